@@ -1,0 +1,39 @@
+# rooftool — build, test, bench, vet, fuzz. go-sqlite3 needs cgo.
+export CGO_ENABLED := 1
+GO ?= go
+BIN := bin/rooftool
+FUZZTIME ?= 30s
+
+.PHONY: build test test-go test-py vet bench fuzz demo gpu-check clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/rooftool
+
+test: test-go test-py
+
+test-go:
+	$(GO) test ./...
+
+test-py:
+	python3 -m pytest -q kernels
+
+vet:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l .)" || (gofmt -l .; echo "gofmt: files above need formatting"; exit 1)
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+fuzz:
+	$(GO) test ./ingest -run '^$$' -fuzz FuzzNCUCSV -fuzztime $(FUZZTIME)
+	$(GO) test ./ingest -run '^$$' -fuzz FuzzKineto -fuzztime $(FUZZTIME)
+
+demo: build
+	./$(BIN) report -o out/report
+
+# On the GPU machine: every variant against its reference.
+gpu-check:
+	python3 kernels/run.py check --all --out out/check
+
+clean:
+	rm -rf bin out

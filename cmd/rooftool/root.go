@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rooftool/rooftool/ingest"
+)
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitBadArgs = 2 // bad usage or bad input
+)
+
+// version is set with -ldflags "-X main.version=...".
+var version = "dev"
+
+// usageError marks errors in how the command was called.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usageErrorf(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+// IO carries the command's streams so that run functions never touch os.Stdout.
+type IO struct {
+	In       io.Reader
+	Out, Err io.Writer
+	IsTTY    bool // Out is a terminal
+}
+
+func stdIO() *IO {
+	tty := false
+	if fi, err := os.Stdout.Stat(); err == nil {
+		tty = fi.Mode()&os.ModeCharDevice != 0
+	}
+	return &IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, IsTTY: tty}
+}
+
+// newRootCmd builds the command tree.
+func newRootCmd(io *IO) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "rooftool",
+		Short:         "Check kernel-fusion claims with real measurements",
+		Long:          "rooftool profiles fused and unfused kernel variants under Nsight Compute and Nsight Systems,\ningests the exports into Arrow tables, draws roofline plots and writes go/no-go reports.",
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(io.Out)
+	root.SetErr(io.Err)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	for _, f := range commands {
+		root.AddCommand(f(io))
+	}
+	return root
+}
+
+// commands lists every subcommand constructor; each lives in its own file.
+var commands = []func(*IO) *cobra.Command{
+	newIngestCmd,
+	newStatsCmd,
+	newProfileCmd,
+	newDoctorCmd,
+	newGPUsCmd,
+	newCeilingsCmd,
+	newRooflineCmd,
+	newReportCmd,
+	newDiffCmd,
+}
+
+// Main runs rooftool with os.Args and returns the exit code.
+func Main() int {
+	return run(context.Background(), os.Args[1:], stdIO())
+}
+
+func run(ctx context.Context, args []string, io *IO) int {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	root := newRootCmd(io)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintln(io.Err, "rooftool:", err)
+	return exitCode(err)
+}
+
+func exitCode(err error) int {
+	var ie *ingest.InputError
+	var ue usageError
+	switch {
+	case errors.As(err, &ie), errors.As(err, &ue):
+		return exitBadArgs
+	}
+	// cobra's own argument errors ("unknown command", "accepts 1 arg(s)")
+	// are plain errors; treat unknown commands and arg counts as usage.
+	if isCobraUsage(err) {
+		return exitBadArgs
+	}
+	return exitFailure
+}

@@ -1,0 +1,193 @@
+// Package ingest is the first stage of rooftool's pipeline after the profile
+// runner: it reads raw profiler exports (Nsight Compute CSV, Nsight Systems
+// SQLite, Kineto / PyTorch-profiler Chrome traces, rooftool timing JSON) into
+// the Arrow tables described in schema.go, and persists them as Parquet or
+// Arrow IPC. Arrow, cgo and SQLite details stay behind this package's API.
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// Format names of raw exports.
+const (
+	FormatNCUCSV  = "ncu-csv"
+	FormatNCURep  = "ncu-rep"
+	FormatNsysDB  = "nsys-sqlite"
+	FormatNsysRep = "nsys-rep"
+	FormatKineto  = "kineto-json"
+	FormatTiming  = "timing-json"
+)
+
+// InputError reports input that is not a valid export: a bad file, not a
+// failure of rooftool. Commands exit with status 2 on it.
+type InputError struct {
+	File  string // path as given
+	Line  int    // 1-based line, 0 if not applicable
+	Table string // SQLite table or JSON key, "" if not applicable
+	Err   error
+}
+
+func (e *InputError) Error() string {
+	var b strings.Builder
+	b.WriteString("ingest ")
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	if e.Table != "" {
+		b.WriteString(": table ")
+		b.WriteString(e.Table)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Err.Error())
+	return b.String()
+}
+
+func (e *InputError) Unwrap() error { return e.Err }
+
+// badInput builds an *InputError.
+func badInput(file string, line int, table string, format string, args ...any) error {
+	return &InputError{File: file, Line: line, Table: table, Err: fmt.Errorf(format, args...)}
+}
+
+// Options annotate the rows of one input. Empty fields leave what the
+// parser found.
+type Options struct {
+	Experiment, Variant, Shape string // the cell, when the caller knows it
+	Pass                       string // PassKernel or PassRange for ncu exports
+	NCU, Nsys                  string // paths of the ncu / nsys binaries for .ncu-rep / .nsys-rep
+}
+
+// Input is one file to ingest.
+type Input struct {
+	Path string
+	Options
+}
+
+// Files parses every input into one set of tables. On any error nothing is
+// returned: callers write either all tables or none.
+func Files(inputs []Input, mem memory.Allocator) (*Tables, error) {
+	b := NewBuilder(mem)
+	defer b.Release()
+	for _, in := range inputs {
+		if err := parseFile(b, in); err != nil {
+			return nil, err
+		}
+	}
+	return b.Finish(), nil
+}
+
+// File parses one export.
+func File(path string, opts Options, mem memory.Allocator) (*Tables, error) {
+	return Files([]Input{{Path: path, Options: opts}}, mem)
+}
+
+// Detect names the format of the export at path from its contents (and, for
+// the binary Nsight reports, its extension).
+func Detect(path string) (string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", &InputError{File: path, Err: errors.Unwrap(err)}
+	}
+	if st.IsDir() {
+		return "", badInput(path, 0, "", "is a directory, expected an export file (ncu CSV, nsys SQLite, Kineto JSON)")
+	}
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".ncu-rep":
+		return FormatNCURep, nil
+	case ".nsys-rep", ".qdrep":
+		return FormatNsysRep, nil
+	}
+	if st.Size() == 0 {
+		return "", badInput(path, 0, "", "empty file, expected an export (ncu CSV, nsys SQLite, Kineto JSON)")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", &InputError{File: path, Err: errors.Unwrap(err)}
+	}
+	defer f.Close()
+	head := make([]byte, 4096)
+	n, _ := io.ReadFull(f, head)
+	head = head[:n]
+	return sniff(path, head)
+}
+
+func sniff(path string, head []byte) (string, error) {
+	switch {
+	case bytes.HasPrefix(head, []byte("SQLite format 3\x00")):
+		return FormatNsysDB, nil
+	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
+		zr, err := gzip.NewReader(bytes.NewReader(head))
+		if err != nil {
+			return "", badInput(path, 0, "", "gzip header: %v", err)
+		}
+		inner := make([]byte, 1024)
+		k, _ := io.ReadFull(zr, inner)
+		inner = bytes.TrimSpace(bytes.TrimPrefix(inner[:k], []byte("\xef\xbb\xbf")))
+		if len(inner) > 0 && inner[0] == '{' {
+			return FormatKineto, nil
+		}
+		return "", badInput(path, 0, "", "gzip file does not hold a JSON trace")
+	}
+	t := bytes.TrimSpace(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")))
+	if len(t) == 0 {
+		return "", badInput(path, 0, "", "file holds only white space, expected an export")
+	}
+	if t[0] == '{' || t[0] == '[' {
+		if bytes.Contains(head, []byte(`"samples_ms"`)) || bytes.Contains(head, []byte(`"rooftool_timing"`)) {
+			return FormatTiming, nil
+		}
+		return FormatKineto, nil
+	}
+	// Text: an ncu CSV starts with ==PROF==/==WARNING==/==ERROR== lines or a
+	// quoted header whose first field is "ID" (raw page, details page).
+	sc := bufio.NewScanner(bytes.NewReader(head))
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	for sc.Scan() {
+		l := strings.TrimSpace(sc.Text())
+		if l == "" {
+			continue
+		}
+		if strings.HasPrefix(l, "==") || strings.HasPrefix(l, `"ID"`) || strings.HasPrefix(l, "ID,") {
+			return FormatNCUCSV, nil
+		}
+		break
+	}
+	if bytes.IndexByte(head, 0) >= 0 {
+		return "", badInput(path, 0, "", "binary file of unknown kind, expected an export (ncu CSV, nsys SQLite, Kineto JSON)")
+	}
+	return "", badInput(path, 1, "", "not a known export: expected an ncu CSV (header starting with \"ID\"), an nsys SQLite or a Kineto JSON trace")
+}
+
+func parseFile(b *Builder, in Input) error {
+	format, err := Detect(in.Path)
+	if err != nil {
+		return err
+	}
+	switch format {
+	case FormatNCUCSV:
+		return parseNCUFile(b, in)
+	case FormatNCURep:
+		return parseNCURep(b, in)
+	case FormatNsysDB:
+		return parseNsys(b, in)
+	case FormatNsysRep:
+		return parseNsysRep(b, in)
+	case FormatKineto:
+		return parseKinetoFile(b, in)
+	case FormatTiming:
+		return parseTimingFile(b, in)
+	}
+	return badInput(in.Path, 0, "", "unsupported format %s", format)
+}

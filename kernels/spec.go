@@ -1,0 +1,292 @@
+// Package kernels holds rooftool's experiments: what to run. Each experiment
+// is a folder kernels/<name>/ with spec.yaml (variants, shapes, tolerances),
+// claims.yaml (the seed document's claims and the theoretical byte and FLOP
+// model per variant) and a Python module with the variants, all run by
+// kernels/run.py. This package loads and validates the specs; the launcher
+// (kernels/launch) and the analysis and reports stages read them.
+package kernels
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+//go:embed */spec.yaml */claims.yaml
+var specFS embed.FS
+
+// Roles of a variant.
+const (
+	RoleBaseline  = "baseline"
+	RoleCandidate = "candidate"
+	RoleReference = "reference" // shown, never compared (e.g. an eager PyTorch reference)
+)
+
+// Experiment is one experiment: spec.yaml merged with claims.yaml.
+type Experiment struct {
+	Name        string    `yaml:"experiment"` // folder name, also the outer NVTX range
+	Title       string    `yaml:"title"`
+	Seeds       []string  `yaml:"seeds"` // seed documents, e.g. ["000"]
+	Description string    `yaml:"description"`
+	DType       string    `yaml:"dtype"`     // bf16, fp16, fp8, fp32
+	Tolerance   float64   `yaml:"tolerance"` // max relative error against the reference
+	Vars        []string  `yaml:"vars"`      // shape variables, in canonical order
+	Shapes      []string  `yaml:"shapes"`    // default grid, canonical strings
+	Sweeps      []Sweep   `yaml:"sweeps"`    // named sweeps over one variable
+	Variants    []Variant `yaml:"variants"`
+	Passes      []string  `yaml:"passes"` // passes this experiment supports, default all
+
+	// From claims.yaml.
+	Claims []Claim           `yaml:"-"`
+	Theory map[string]Theory `yaml:"-"` // variant -> theoretical model
+
+	Dir string `yaml:"-"` // kernels/<name>
+}
+
+// Sweep is a named series of shapes that vary one variable.
+type Sweep struct {
+	Name   string   `yaml:"name"`   // e.g. "T"
+	Var    string   `yaml:"var"`    // the variable that changes
+	Shapes []string `yaml:"shapes"` // canonical strings, in sweep order
+}
+
+// Variant is one implementation of the experiment's computation.
+type Variant struct {
+	Name        string `yaml:"name"` // NVTX range name, e.g. "unfused"
+	Role        string `yaml:"role"` // baseline | candidate | reference
+	Description string `yaml:"description"`
+	Kernels     int    `yaml:"kernels"`  // expected kernel launches per forward, 0 if unknown
+	Graph       bool   `yaml:"graph"`    // timed with CUDA-graph replay
+	Requires    string `yaml:"requires"` // optional Python package it needs (e.g. "cutlass"); missing -> skipped
+	Backward    bool   `yaml:"backward"` // forward+backward variant
+}
+
+// Claim is one claim of a seed document, as data.
+type Claim struct {
+	ID        string   `yaml:"id"`
+	Seed      string   `yaml:"seed"`      // seed document id, e.g. "000"
+	Line      int      `yaml:"line"`      // line in the seed document
+	Quote     string   `yaml:"quote"`     // the claim's words
+	Metric    string   `yaml:"metric"`    // speedup | dram_reduction | dram_ratio | kernel_count | kernel_reduction | time_us | rel_error | dram_bytes
+	Candidate string   `yaml:"candidate"` // variant
+	Baseline  string   `yaml:"baseline"`  // variant, for comparisons
+	Op        string   `yaml:"op"`        // >=, <=, >, <
+	Threshold float64  `yaml:"threshold"`
+	Shapes    []string `yaml:"shapes"` // shapes it applies to; empty: every shape run
+	Note      string   `yaml:"note"`
+}
+
+// Theory is a variant's theoretical model: expressions over the shape
+// variables (github.com/expr-lang/expr syntax), e.g. "2*(B*T*d + d*dv)".
+type Theory struct {
+	DRAMBytes string `yaml:"dram_bytes"`
+	FLOPs     string `yaml:"flops"`
+	Note      string `yaml:"note"`
+}
+
+type claimsFile struct {
+	Experiment string            `yaml:"experiment"`
+	Claims     []Claim           `yaml:"claims"`
+	Theory     map[string]Theory `yaml:"theory"`
+}
+
+// Load reads every embedded experiment, sorted by name.
+func Load() ([]*Experiment, error) { return LoadFS(specFS) }
+
+// LoadFS reads every <dir>/spec.yaml (and <dir>/claims.yaml if present) of fsys.
+func LoadFS(fsys fs.FS) ([]*Experiment, error) {
+	specs, err := fs.Glob(fsys, "*/spec.yaml")
+	if err != nil {
+		return nil, err
+	}
+	var out []*Experiment
+	for _, p := range specs {
+		e, err := loadOne(fsys, p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+func loadOne(fsys fs.FS, specPath string) (*Experiment, error) {
+	data, err := fs.ReadFile(fsys, specPath)
+	if err != nil {
+		return nil, err
+	}
+	var e Experiment
+	dec := yaml.NewDecoder(strings.NewReader(string(data)))
+	dec.KnownFields(true)
+	if err := dec.Decode(&e); err != nil {
+		return nil, fmt.Errorf("kernels/%s: %w", specPath, err)
+	}
+	e.Dir = path.Dir(specPath)
+	cp := path.Join(e.Dir, "claims.yaml")
+	if cdata, err := fs.ReadFile(fsys, cp); err == nil {
+		var c claimsFile
+		dec := yaml.NewDecoder(strings.NewReader(string(cdata)))
+		dec.KnownFields(true)
+		if err := dec.Decode(&c); err != nil {
+			return nil, fmt.Errorf("kernels/%s: %w", cp, err)
+		}
+		if c.Experiment != "" && c.Experiment != e.Name {
+			return nil, fmt.Errorf("kernels/%s: experiment %q, spec.yaml says %q", cp, c.Experiment, e.Name)
+		}
+		e.Claims, e.Theory = c.Claims, c.Theory
+	}
+	if err := e.Validate(); err != nil {
+		return nil, fmt.Errorf("kernels/%s: %w", specPath, err)
+	}
+	return &e, nil
+}
+
+// Validate checks names, roles and shapes.
+func (e *Experiment) Validate() error {
+	if e.Name == "" || strings.ContainsAny(e.Name, "/ ") {
+		return fmt.Errorf("experiment name %q: want a non-empty name without '/' or spaces", e.Name)
+	}
+	if e.Dir != "" && e.Dir != e.Name {
+		return fmt.Errorf("experiment %q lives in folder %q: they must match", e.Name, e.Dir)
+	}
+	seen := map[string]bool{}
+	for _, v := range e.Variants {
+		if v.Name == "" || strings.ContainsAny(v.Name, "/ ") {
+			return fmt.Errorf("variant name %q: want a non-empty name without '/' or spaces", v.Name)
+		}
+		if seen[v.Name] {
+			return fmt.Errorf("variant %q listed twice", v.Name)
+		}
+		seen[v.Name] = true
+		switch v.Role {
+		case RoleBaseline, RoleCandidate, RoleReference:
+		default:
+			return fmt.Errorf("variant %q: role %q, want baseline, candidate or reference", v.Name, v.Role)
+		}
+	}
+	if e.Baseline() == "" {
+		return fmt.Errorf("no variant has role baseline")
+	}
+	all := append([]string{}, e.Shapes...)
+	for _, s := range e.Sweeps {
+		all = append(all, s.Shapes...)
+	}
+	for _, s := range all {
+		vars, err := ParseShape(s)
+		if err != nil {
+			return err
+		}
+		if c := CanonicalShape(vars, e.Vars); c != s {
+			return fmt.Errorf("shape %q is not canonical: want %q (variables in the order %v)", s, c, e.Vars)
+		}
+	}
+	for _, c := range e.Claims {
+		for _, v := range []string{c.Candidate, c.Baseline} {
+			if v != "" && !seen[v] {
+				return fmt.Errorf("claim %s names variant %q, which the spec does not have", c.ID, v)
+			}
+		}
+	}
+	for v := range e.Theory {
+		if !seen[v] {
+			return fmt.Errorf("theory for variant %q, which the spec does not have", v)
+		}
+	}
+	return nil
+}
+
+// Baseline returns the name of the first baseline variant.
+func (e *Experiment) Baseline() string {
+	for _, v := range e.Variants {
+		if v.Role == RoleBaseline {
+			return v.Name
+		}
+	}
+	return ""
+}
+
+// Variant returns the named variant, or nil.
+func (e *Experiment) Variant(name string) *Variant {
+	for i := range e.Variants {
+		if e.Variants[i].Name == name {
+			return &e.Variants[i]
+		}
+	}
+	return nil
+}
+
+// AllShapes returns the default grid followed by every sweep's shapes,
+// without duplicates, in first-seen order.
+func (e *Experiment) AllShapes() []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(s string) {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	for _, s := range e.Shapes {
+		add(s)
+	}
+	for _, sw := range e.Sweeps {
+		for _, s := range sw.Shapes {
+			add(s)
+		}
+	}
+	return out
+}
+
+// ParseShape parses a canonical shape string "B=16,T=512,d=768" into its
+// variables. Values are integers.
+func ParseShape(s string) (map[string]int64, error) {
+	if s == "" {
+		return nil, fmt.Errorf("empty shape")
+	}
+	out := map[string]int64{}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("shape %q: %q is not name=value", s, kv)
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("shape %q: %s=%q is not an integer", s, k, v)
+		}
+		if _, dup := out[k]; dup {
+			return nil, fmt.Errorf("shape %q: %s given twice", s, k)
+		}
+		out[k] = n
+	}
+	return out, nil
+}
+
+// CanonicalShape writes vars in the given order (remaining ones sorted).
+func CanonicalShape(vars map[string]int64, order []string) string {
+	var parts []string
+	used := map[string]bool{}
+	for _, k := range order {
+		if v, ok := vars[k]; ok {
+			parts = append(parts, fmt.Sprintf("%s=%d", k, v))
+			used[k] = true
+		}
+	}
+	var rest []string
+	for k := range vars {
+		if !used[k] {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	for _, k := range rest {
+		parts = append(parts, fmt.Sprintf("%s=%d", k, vars[k]))
+	}
+	return strings.Join(parts, ",")
+}

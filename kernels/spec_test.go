@@ -1,0 +1,33 @@
+package kernels
+
+import "testing"
+
+func TestLoadEmbedded(t *testing.T) {
+	exps, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(exps) < 4 {
+		t.Fatalf("loaded %d experiments, want at least 4", len(exps))
+	}
+	for _, e := range exps {
+		if len(e.AllShapes()) == 0 {
+			t.Errorf("%s: no shapes", e.Name)
+		}
+	}
+}
+
+func TestParseShape(t *testing.T) {
+	v, err := ParseShape("B=16,T=512,d=768")
+	if err != nil || v["B"] != 16 || v["T"] != 512 || v["d"] != 768 {
+		t.Fatalf("ParseShape = %v, %v", v, err)
+	}
+	for _, bad := range []string{"", "B", "B=x", "B=1,B=2", "=3"} {
+		if _, err := ParseShape(bad); err == nil {
+			t.Errorf("ParseShape(%q) succeeded", bad)
+		}
+	}
+	if got := CanonicalShape(map[string]int64{"d": 768, "B": 16, "T": 512}, []string{"B", "T", "d"}); got != "B=16,T=512,d=768" {
+		t.Errorf("CanonicalShape = %q", got)
+	}
+}
