@@ -1,0 +1,144 @@
+// Package analysis is the stage after ingest: from ingested tables (and the
+// experiment specs) to the facts a report states — per-kernel FLOPs, bytes,
+// arithmetic intensity and bound class; per-cell kernel counts, times and
+// bytes; candidate-versus-baseline comparisons with significance; sweep
+// crossovers. It draws nothing and writes nothing.
+//
+// This file is the contract with roofline and reports.
+package analysis
+
+// Warning codes. A warning is a fact about a measurement, never a failure.
+const (
+	WarnL2Resident    = "l2-resident"    // working set fits in L2: DRAM bytes undercount
+	WarnLaunchBound   = "launch-bound"   // kernels shorter than ~5 us
+	WarnFewSamples    = "few-samples"    // fewer than 6 timing samples
+	WarnClocks        = "clocks-differ"  // ncu clocks vs timing clocks
+	WarnMissing       = "missing-metric" // a metric the fact needs is absent
+	WarnZeroOnLog     = "zero-on-log"    // values left off a log axis
+	WarnModelMismatch = "model-mismatch" // measured bytes far from the theoretical model
+)
+
+// Warning travels beside results (benchmath style). Metric names what it
+// voids ("" = informational), e.g. "dram_bytes", "speedup".
+type Warning struct {
+	Code   string `json:"code"`
+	Metric string `json:"metric,omitempty"`
+	Msg    string `json:"message"`
+}
+
+func (w Warning) Error() string { return w.Code + ": " + w.Msg }
+
+// Ceiling is one roof of the roofline.
+type Ceiling struct {
+	Name   string  `json:"name"`   // "DRAM", "L2", "L1", "fp32", "fp64", "tensor bf16", ...
+	Kind   string  `json:"kind"`   // "bandwidth" (byte/s) or "compute" (FLOP/s)
+	Value  float64 `json:"value"`  // byte/s or FLOP/s
+	Source string  `json:"source"` // "device: ncu peak_sustained x clock", "catalog: <doc>", "measured: rooftool ceilings"
+}
+
+// Ceilings is the set of roofs for one GPU.
+type Ceilings struct {
+	GPU   string    `json:"gpu"`
+	Items []Ceiling `json:"items"`
+}
+
+// Interval is a point estimate with a 95% confidence interval.
+type Interval struct {
+	Center float64 `json:"center"`
+	Lo     float64 `json:"lo"`
+	Hi     float64 `json:"hi"`
+	N      int     `json:"n"` // samples behind it
+}
+
+// Bound classes.
+const (
+	ClassMemory  = "memory-bound"
+	ClassCompute = "compute-bound"
+	ClassLatency = "latency-bound"
+	ClassUnknown = "unknown"
+)
+
+// KernelFact is what analysis derives for one kernel row of the ncu kernel pass.
+type KernelFact struct {
+	KernelID       int64              `json:"kernel_id"`
+	Experiment     string             `json:"experiment"`
+	Variant        string             `json:"variant"`
+	Shape          string             `json:"shape"`
+	Name           string             `json:"name"`
+	ShortName      string             `json:"short_name"`
+	DurationNs     float64            `json:"duration_ns"`
+	FLOPs          map[string]float64 `json:"flops"` // by class: tensor_bf16, tensor_fp16, tensor_fp8, tensor_tf32, fp32, fp16, fp64
+	TotalFLOPs     float64            `json:"total_flops"`
+	TensorFLOPs    float64            `json:"tensor_flops"`
+	DRAMReadBytes  float64            `json:"dram_read_bytes"`
+	DRAMWriteBytes float64            `json:"dram_write_bytes"`
+	L2Bytes        float64            `json:"l2_bytes"`
+	L1Bytes        float64            `json:"l1_bytes"`
+	AI             map[string]float64 `json:"ai"`            // FLOP/byte per level: dram, l2, l1
+	FLOPRate       float64            `json:"flop_rate"`     // FLOP/s
+	ByteRate       map[string]float64 `json:"byte_rate"`     // byte/s per level
+	PctOfRoof      map[string]float64 `json:"pct_of_roof"`   // % of each ceiling (by Ceiling.Name)
+	SOL            map[string]float64 `json:"sol,omitempty"` // ncu's own SOL %: "dram", "compute", "l2", "l1"
+	Class          string             `json:"class"`
+	Elementwise    bool               `json:"elementwise"` // no tensor work
+	Warnings       []Warning          `json:"warnings,omitempty"`
+}
+
+// CellFact is what analysis derives for one (experiment, variant, shape).
+type CellFact struct {
+	Experiment         string    `json:"experiment"`
+	Variant            string    `json:"variant"`
+	Role               string    `json:"role"`
+	Shape              string    `json:"shape"`
+	Kernels            int       `json:"kernels"`             // launches per iteration (nsys, else ncu)
+	ElementwiseKernels int       `json:"elementwise_kernels"` // kernels with no tensor work
+	KernelNames        []string  `json:"kernel_names"`        // in launch order
+	GPUTimeNs          float64   `json:"gpu_time_ns"`         // sum of kernel durations (nsys timeline)
+	Wall               Interval  `json:"wall_ms"`             // timing pass: median and 95% CI, ms
+	WallSamplesMs      []float64 `json:"-"`
+	DRAMBytesRange     float64   `json:"dram_bytes_range"`   // ncu range pass, read+write (L2 reuse included)
+	DRAMBytesKernels   float64   `json:"dram_bytes_kernels"` // sum over ncu kernel pass
+	L2Bytes            float64   `json:"l2_bytes"`
+	FLOPs              float64   `json:"flops"`
+	Class              string    `json:"class"` // class of the cell's heaviest kernel
+	TheoryDRAMBytes    float64   `json:"theory_dram_bytes,omitempty"`
+	TheoryFLOPs        float64   `json:"theory_flops,omitempty"`
+	Status             string    `json:"status"` // ok | failed | missing
+	Warnings           []Warning `json:"warnings,omitempty"`
+}
+
+// Comparison is a candidate against the baseline at one shape.
+type Comparison struct {
+	Experiment    string    `json:"experiment"`
+	Shape         string    `json:"shape"`
+	Baseline      string    `json:"baseline"`
+	Candidate     string    `json:"candidate"`
+	Speedup       Interval  `json:"speedup"`        // baseline time / candidate time, 95% CI
+	P             float64   `json:"p"`              // Mann-Whitney U p-value
+	Significant   bool      `json:"significant"`    // P < alpha (0.05)
+	DRAMRatio     float64   `json:"dram_ratio"`     // candidate / baseline DRAM bytes (range pass)
+	DRAMReduction float64   `json:"dram_reduction"` // 1 - DRAMRatio
+	KernelDelta   int       `json:"kernel_delta"`   // candidate kernels - baseline kernels
+	Warnings      []Warning `json:"warnings,omitempty"`
+}
+
+// Crossover names where, along a sweep, a candidate stops (or starts) winning.
+type Crossover struct {
+	Experiment string `json:"experiment"`
+	Sweep      string `json:"sweep"`
+	Var        string `json:"var"`
+	Candidate  string `json:"candidate"`
+	Baseline   string `json:"baseline"`
+	Text       string `json:"text"` // e.g. "dual-acc wins for M <= 1024"
+}
+
+// Run is everything analysis knows about one run.
+type Run struct {
+	GPU         string       `json:"gpu"`
+	Ceilings    Ceilings     `json:"ceilings"`
+	Kernels     []KernelFact `json:"kernels"`
+	Cells       []CellFact   `json:"cells"`
+	Comparisons []Comparison `json:"comparisons"`
+	Crossovers  []Crossover  `json:"crossovers"`
+	Warnings    []Warning    `json:"warnings,omitempty"`
+}

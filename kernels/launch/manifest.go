@@ -1,0 +1,154 @@
+// Package launch is the profile runner: it drives kernels/run.py under the
+// timing pass, ncu and nsys, and keeps a run directory (layout below) with a
+// manifest of every cell's status. It sits between the experiment specs
+// (package kernels) and ingest.
+//
+//	runs/<date>-<gpu>-<id>/
+//	  manifest.json
+//	  raw/check/<exp>/<variant>/<shape>.check.json
+//	  raw/timing/<exp>/<variant>/<shape>.json
+//	  raw/ncu/<exp>/...            ncu kernel pass CSV(s)
+//	  raw/ncu-range/<exp>/...      ncu range pass CSV(s)
+//	  raw/nsys/<exp>/...           nsys SQLite export(s)
+//	  tables/*.parquet
+//	  report.md report.json plots/
+package launch
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+)
+
+// Status of a cell's pass.
+const (
+	StatusOK      = "ok"
+	StatusFailed  = "failed"
+	StatusSkipped = "skipped"
+)
+
+// Pass names.
+const (
+	PassCheck  = "check"
+	PassTiming = "timing"
+	PassNCU    = "ncu"
+	PassRange  = "range"
+	PassNsys   = "nsys"
+)
+
+// AllPasses in run order.
+var AllPasses = []string{PassCheck, PassTiming, PassNCU, PassRange, PassNsys}
+
+// Manifest is manifest.json of a run directory.
+type Manifest struct {
+	Tool         string            `json:"tool"` // "rooftool"
+	Version      string            `json:"version"`
+	Command      []string          `json:"command"`
+	Created      time.Time         `json:"created"`
+	Finished     time.Time         `json:"finished,omitzero"`
+	GitCommit    string            `json:"git_commit,omitempty"`
+	GPURequested string            `json:"gpu_requested,omitempty"` // the --gpu flag
+	GPU          GPUInfo           `json:"gpu"`
+	Versions     map[string]string `json:"versions"` // python, torch, triton, cuda, driver, ncu, nsys
+	Passes       []string          `json:"passes"`
+	Options      map[string]string `json:"options,omitempty"` // e.g. ncu clock-control, reps
+	Cells        []Cell            `json:"cells"`
+	Warnings     []string          `json:"warnings,omitempty"`
+}
+
+// GPUInfo is the device the run really ran on.
+type GPUInfo struct {
+	Name           string  `json:"name"` // e.g. "NVIDIA H100 80GB HBM3"
+	UUID           string  `json:"uuid,omitempty"`
+	SMCount        int     `json:"sm_count,omitempty"`
+	L2Bytes        int64   `json:"l2_bytes,omitempty"`
+	MemoryBytes    int64   `json:"memory_bytes,omitempty"`
+	CC             string  `json:"compute_capability,omitempty"`
+	SMClockMHz     float64 `json:"sm_clock_mhz,omitempty"`  // as read during the run
+	MemClockMHz    float64 `json:"mem_clock_mhz,omitempty"` // as read during the run
+	MaxSMClockMHz  float64 `json:"max_sm_clock_mhz,omitempty"`
+	MaxMemClockMHz float64 `json:"max_mem_clock_mhz,omitempty"`
+}
+
+// Cell is one (experiment, variant, shape) and the status of each pass.
+type Cell struct {
+	Experiment string                `json:"experiment"`
+	Variant    string                `json:"variant"`
+	Shape      string                `json:"shape"`
+	Passes     map[string]PassStatus `json:"passes"`
+}
+
+// PassStatus is the outcome of one pass of one cell.
+type PassStatus struct {
+	Status  string   `json:"status"` // ok | failed | skipped
+	Reason  string   `json:"reason,omitempty"`
+	Files   []string `json:"files,omitempty"` // raw exports, relative to the run directory
+	Seconds float64  `json:"seconds,omitempty"`
+}
+
+// Key identifies a cell.
+func (c Cell) Key() string { return c.Experiment + "/" + c.Variant + "/" + c.Shape }
+
+// Cell returns the named cell, adding it if absent.
+func (m *Manifest) Cell(exp, variant, shape string) *Cell {
+	for i := range m.Cells {
+		c := &m.Cells[i]
+		if c.Experiment == exp && c.Variant == variant && c.Shape == shape {
+			return c
+		}
+	}
+	m.Cells = append(m.Cells, Cell{Experiment: exp, Variant: variant, Shape: shape, Passes: map[string]PassStatus{}})
+	return &m.Cells[len(m.Cells)-1]
+}
+
+// ReadManifest reads dir/manifest.json.
+func ReadManifest(dir string) (*Manifest, error) {
+	p := filepath.Join(dir, "manifest.json")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	return &m, nil
+}
+
+// Write writes dir/manifest.json atomically (temp file, then rename), cells sorted.
+func (m *Manifest) Write(dir string) error {
+	sort.SliceStable(m.Cells, func(i, j int) bool { return m.Cells[i].Key() < m.Cells[j].Key() })
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(filepath.Join(dir, "manifest.json"), append(data, '\n'))
+}
+
+// WriteFileAtomic writes data to a temp file beside path and renames it.
+func WriteFileAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return nil
+}
