@@ -1,6 +1,7 @@
 # rooftool — build, test, bench, vet, fuzz. go-sqlite3 needs cgo.
 export CGO_ENABLED := 1
-GO ?= go
+# Go from PATH, else where scripts/setup.sh installs it.
+GO ?= $(shell command -v go 2>/dev/null || echo /usr/local/go/bin/go)
 BIN := bin/rooftool
 FUZZTIME ?= 30s
 
