@@ -7,6 +7,8 @@
 // This file is the contract with roofline and reports.
 package analysis
 
+import "strings"
+
 // Warning codes. A warning is a fact about a measurement, never a failure.
 const (
 	WarnL2Resident    = "l2-resident"    // working set fits in L2: DRAM bytes undercount
@@ -40,6 +42,19 @@ type Ceiling struct {
 type Ceilings struct {
 	GPU   string    `json:"gpu"`
 	Items []Ceiling `json:"items"`
+	// L2Bytes is the GPU's L2 size (device facts, else catalog); 0 unknown.
+	L2Bytes int64 `json:"l2_bytes,omitempty"`
+}
+
+// Get returns the first ceiling with the given name whose Source starts with
+// sourcePrefix ("" = any), and whether there is one.
+func (c Ceilings) Get(name, sourcePrefix string) (Ceiling, bool) {
+	for _, it := range c.Items {
+		if it.Name == name && strings.HasPrefix(it.Source, sourcePrefix) {
+			return it, true
+		}
+	}
+	return Ceiling{}, false
 }
 
 // Interval is a point estimate with a 95% confidence interval.

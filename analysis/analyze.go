@@ -1,0 +1,37 @@
+package analysis
+
+import (
+	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/kernels"
+)
+
+// Options tune Analyze. The zero value is usable.
+type Options struct {
+	// Ceilings are the roofs (roofline.CeilingsFor). Empty: the device's own
+	// ncu peak_sustained ceilings (DeviceCeilings) where the export has them.
+	Ceilings Ceilings
+	// L2Bytes is the GPU's L2 size for the working-set warning; 0: from
+	// Ceilings.L2Bytes, else the gpus table.
+	L2Bytes int64
+	// Alpha is the significance level of the Mann-Whitney test (0.05).
+	Alpha float64
+	// Confidence of the intervals (0.95).
+	Confidence float64
+	// LaunchBoundNs: kernels shorter than this are launch-bound (5000 ns).
+	LaunchBoundNs float64
+	// MinSamples: fewer timing samples than this warn (6).
+	MinSamples int
+	// BoundPct: a kernel with neither roof at this % or more is
+	// latency-bound (60).
+	BoundPct float64
+	// Theory evaluates a variant's theoretical model at a shape. nil: the
+	// claims.yaml formulas evaluated with expr-lang (TheoryFromSpec).
+	Theory func(e *kernels.Experiment, variant, shape string) (dramBytes, flops float64, err error)
+}
+
+// Analyze derives every fact of a run from its ingested tables and the
+// experiment specs (exps may be nil: cells are then taken from the tables
+// and no comparison has a baseline role to go by).
+func Analyze(t *ingest.Tables, exps []*kernels.Experiment, opts Options) (*Run, error) {
+	return analyze(t, exps, opts)
+}

@@ -1,0 +1,23 @@
+package roofline
+
+import (
+	"errors"
+
+	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/kernels"
+)
+
+func catalogSpecs() []GPUSpec            { return nil }
+func lookup(name string) (GPUSpec, bool) { return GPUSpec{}, false }
+func ceilingsFor(t *ingest.Tables, gpuName string, measured *Measured) analysis.Ceilings {
+	return analysis.Ceilings{GPU: gpuName}
+}
+func readMeasured(path string) (*Measured, error) { return nil, errors.New("not written yet") }
+func fileName(experiment, s, kind string) string  { return experiment + "-" + s + "-" + kind }
+func writeRoofline(dir string, run *analysis.Run, experiment, shape string) ([]string, []analysis.Warning, error) {
+	return nil, nil, errors.New("roofline: not written yet")
+}
+func writeSweep(dir string, run *analysis.Run, experiment string, sweep kernels.Sweep) ([]string, []analysis.Warning, error) {
+	return nil, nil, errors.New("roofline: not written yet")
+}
