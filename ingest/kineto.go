@@ -1,0 +1,706 @@
+package ingest
+
+// Kineto / PyTorch-profiler Chrome traces (.json, .json.gz). The file is
+// streamed with encoding/json tokens: traceEvents is decoded one event at a
+// time and only kernels, CUDA runtime/driver calls and user annotations are
+// kept.
+//
+// Kernel attribution: the CUDA runtime call with the kernel's correlation id,
+// inside the innermost user_annotation on the same thread; failing that, the
+// innermost gpu_user_annotation on the kernel's device and stream that
+// contains the kernel.
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+func parseKinetoFile(b *Builder, in Input) error {
+	f, err := os.Open(in.Path)
+	if err != nil {
+		return &InputError{File: in.Path, Err: err}
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 1<<16)
+	var r io.Reader = br
+	if head, _ := br.Peek(2); len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return badInput(in.Path, 0, "", "gzip: %v", err)
+		}
+		defer zr.Close()
+		r = zr
+	}
+	return parseKineto(b, in, r)
+}
+
+// kEvent is one traceEvents entry; only the fields rooftool reads.
+type kEvent struct {
+	Ph   string          `json:"ph"`
+	Cat  string          `json:"cat"`
+	Name string          `json:"name"`
+	Pid  json.RawMessage `json:"pid"`
+	Tid  json.RawMessage `json:"tid"`
+	Ts   json.Number     `json:"ts"`
+	Dur  json.Number     `json:"dur"`
+	Args json.RawMessage `json:"args"`
+}
+
+// kArgs are the args of kernel and runtime events.
+type kArgs struct {
+	Device      *json.Number  `json:"device"`
+	Context     *json.Number  `json:"context"`
+	Stream      *json.Number  `json:"stream"`
+	Correlation *json.Number  `json:"correlation"`
+	Grid        []json.Number `json:"grid"`
+	Block       []json.Number `json:"block"`
+	Registers   *json.Number  `json:"registers per thread"`
+	Shared      *json.Number  `json:"shared memory"`
+}
+
+// kSpan is a timed event on one thread (or one device stream).
+type kSpan struct {
+	pid, tid   string // as printed in the trace, the thread key
+	start, end int64  // ns
+	name, cat  string
+	seq        int // position in the file, for stable order
+	// filled by nesting
+	id     int64
+	parent int
+	depth  int32
+	comps  []string
+}
+
+type kKernel struct {
+	ev    kSpan
+	args  kArgs
+	corr  int64
+	hasCr bool
+}
+
+// kinetoError names the file and the key for bad input.
+func kinetoError(in Input, key string, format string, a ...any) error {
+	return badInput(in.Path, 0, key, format, a...)
+}
+
+// kinetoReader holds what one trace contributes until every event is read
+// (kernels may come before the calls and annotations that attribute them).
+type kinetoReader struct {
+	in        Input
+	file      string
+	dec       *json.Decoder
+	kernels   []kKernel
+	calls     map[int64]kSpan // correlation -> runtime call
+	cpuAnn    []kSpan         // user_annotation
+	gpuAnn    []kSpan         // gpu_user_annotation
+	metas     []Meta
+	gpus      []GPU
+	sawEvents bool
+	seq       int
+}
+
+func parseKineto(b *Builder, in Input, r io.Reader) error {
+	dec := json.NewDecoder(r)
+	dec.UseNumber()
+	k := &kinetoReader{in: in, file: filepath.Base(in.Path), dec: dec, calls: map[int64]kSpan{}}
+	t, err := dec.Token()
+	if err != nil {
+		if err == io.EOF {
+			return kinetoError(in, "", "empty file, expected a Kineto / Chrome JSON trace")
+		}
+		return k.syntax(err)
+	}
+	switch t {
+	case json.Delim('['):
+		// Chrome trace "array format": the file is the event list.
+		if err := k.events(true); err != nil {
+			return err
+		}
+	case json.Delim('{'):
+		if err := k.object(); err != nil {
+			return err
+		}
+	default:
+		return kinetoError(in, "", "top level is %v, expected a JSON object with traceEvents", t)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return kinetoError(in, "", "data after the trace at byte %d, expected the end of the file", dec.InputOffset())
+	}
+	if !k.sawEvents {
+		return kinetoError(in, "traceEvents", "missing: not a Kineto / Chrome trace (top-level keys: %s)", metaKeys(k.metas))
+	}
+	return k.emit(b)
+}
+
+func (k *kinetoReader) syntax(err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return kinetoError(k.in, "", "truncated JSON at byte %d: the trace ends before its closing brackets", k.dec.InputOffset())
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return kinetoError(k.in, "", "at byte %d: a JSON %s where %s was expected", k.dec.InputOffset(), te.Value, te.Type)
+	}
+	return kinetoError(k.in, "", "malformed JSON at byte %d: %v", k.dec.InputOffset(), err)
+}
+
+// object reads the members of the top-level object (its '{' consumed).
+func (k *kinetoReader) object() error {
+	dec := k.dec
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return k.syntax(err)
+		}
+		key, _ := kt.(string)
+		switch key {
+		case "traceEvents":
+			if err := k.events(false); err != nil {
+				return err
+			}
+		case "deviceProperties":
+			var props []map[string]any
+			if err := dec.Decode(&props); err != nil {
+				var te *json.UnmarshalTypeError
+				if errors.As(err, &te) {
+					return kinetoError(k.in, "deviceProperties", "holds a JSON %s, expected an array of objects", te.Value)
+				}
+				return k.syntax(err)
+			}
+			for _, p := range props {
+				k.gpus = append(k.gpus, kinetoGPU(k.file, p))
+			}
+		default:
+			var v json.RawMessage
+			if err := dec.Decode(&v); err != nil {
+				return k.syntax(err)
+			}
+			val := string(v)
+			var s string
+			if json.Unmarshal(v, &s) == nil {
+				val = s
+			}
+			k.metas = append(k.metas, Meta{Source: SourceKineto, File: k.file, Key: key, Value: val})
+		}
+	}
+	if _, err := dec.Token(); err != nil { // closing }
+		return k.syntax(err)
+	}
+	return nil
+}
+
+// events reads the traceEvents array one event at a time.
+func (k *kinetoReader) events(opened bool) error {
+	dec := k.dec
+	k.sawEvents = true
+	if !opened {
+		t, err := dec.Token()
+		if err != nil {
+			return k.syntax(err)
+		}
+		if d, ok := t.(json.Delim); !ok || d != '[' {
+			return kinetoError(k.in, "traceEvents", "is %v, expected an array of events", t)
+		}
+	}
+	for dec.More() {
+		var ev kEvent
+		if err := dec.Decode(&ev); err != nil {
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) {
+				return kinetoError(k.in, "traceEvents", "event %d: field %q is a JSON %s, expected %s", k.seq, te.Field, te.Value, te.Type)
+			}
+			return k.syntax(err)
+		}
+		i := k.seq
+		k.seq++
+		if ev.Ph != "X" {
+			continue
+		}
+		cat := ev.Cat
+		isKernel := strings.EqualFold(cat, "kernel")
+		isCall := cat == "cuda_runtime" || cat == "cuda_driver" || cat == "Runtime" || cat == "Driver"
+		isAnn := cat == "user_annotation" || cat == "gpu_user_annotation"
+		if !isKernel && !isCall && !isAnn {
+			continue
+		}
+		s, err := kinetoSpan(k.in, i, &ev)
+		if err != nil {
+			return err
+		}
+		switch {
+		case cat == "user_annotation":
+			k.cpuAnn = append(k.cpuAnn, s)
+		case isAnn:
+			k.gpuAnn = append(k.gpuAnn, s)
+		default:
+			var a kArgs
+			if len(ev.Args) > 0 && !bytes.Equal(ev.Args, []byte("null")) {
+				if err := json.Unmarshal(ev.Args, &a); err != nil {
+					return kinetoError(k.in, "traceEvents", "event %d (%s %q): args: %v", i, cat, ev.Name, err)
+				}
+			}
+			corr, hasCr, err := optInt(a.Correlation)
+			if err != nil {
+				return kinetoError(k.in, "traceEvents", "event %d (%s %q): args.correlation: %v", i, cat, ev.Name, err)
+			}
+			if isKernel {
+				k.kernels = append(k.kernels, kKernel{ev: s, args: a, corr: corr, hasCr: hasCr})
+			} else if hasCr {
+				if _, dup := k.calls[corr]; !dup {
+					k.calls[corr] = s
+				}
+			}
+		}
+	}
+	if _, err := dec.Token(); err != nil { // closing ]
+		return k.syntax(err)
+	}
+	return nil
+}
+
+// emit nests the annotations, attributes the kernels and appends all rows.
+func (k *kinetoReader) emit(b *Builder) error {
+	in, file := k.in, k.file
+	cpuAnn, gpuAnn, kernels := k.cpuAnn, k.gpuAnn, k.kernels
+	// Validate kernels before appending anything.
+	rows := make([]Kernel, len(kernels))
+	for i := range kernels {
+		row, err := kinetoKernel(file, &kernels[i])
+		if err != nil {
+			return kinetoError(in, "traceEvents", "%v", err)
+		}
+		rows[i] = row
+	}
+
+	// Range ids in time order; nesting per thread (CPU) and device stream (GPU).
+	base := b.NextRangeID()
+	all := make([]*kSpan, 0, len(cpuAnn)+len(gpuAnn))
+	for i := range cpuAnn {
+		all = append(all, &cpuAnn[i])
+	}
+	for i := range gpuAnn {
+		all = append(all, &gpuAnn[i])
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		a, b := all[i], all[j]
+		if a.start != b.start {
+			return a.start < b.start
+		}
+		if a.end != b.end {
+			return a.end > b.end
+		}
+		return a.seq < b.seq
+	})
+	for i, s := range all {
+		s.id = base + int64(i)
+	}
+	nestSpans(cpuAnn)
+	nestSpans(gpuAnn)
+	for _, s := range all {
+		r := Range{Source: SourceKineto, File: file, Kind: RangeAnnotation, Domain: s.cat, Text: s.name,
+			Path: strings.Join(s.comps, "/"), Depth: s.depth, PID: numOrZero(s.pid), TID: numOrZero(s.tid),
+			StartNs: s.start, EndNs: s.end}
+		if s.parent >= 0 {
+			var par int64
+			if s.cat == "user_annotation" {
+				par = cpuAnn[s.parent].id
+			} else {
+				par = gpuAnn[s.parent].id
+			}
+			r.ParentID = &par
+		}
+		b.AddRange(r)
+	}
+
+	// Attribution: CPU side through the launching call, else GPU side.
+	kq := make([]kSpan, len(kernels))
+	cq := make([]kSpan, len(kernels))
+	hasCall := make([]bool, len(kernels))
+	for i := range kernels {
+		kk := &kernels[i]
+		kq[i] = kk.ev
+		if kk.hasCr {
+			if c, ok := k.calls[kk.corr]; ok {
+				cq[i], hasCall[i] = c, true
+			}
+		}
+		if !hasCall[i] {
+			cq[i] = kSpan{pid: "\x00none", tid: "\x00none"}
+		}
+	}
+	cpuHit := innermostSpans(cpuAnn, cq)
+	gpuHit := innermostSpans(gpuAnn, kq)
+	for _, m := range k.metas {
+		b.AddMeta(m)
+	}
+	for _, g := range k.gpus {
+		b.AddGPU(g)
+	}
+	for i := range rows {
+		row := &rows[i]
+		var comps []string
+		if hasCall[i] {
+			c := cq[i]
+			row.PID, row.TID = numOrZero(c.pid), numOrZero(c.tid)
+			if h := cpuHit[i]; h >= 0 {
+				comps = cpuAnn[h].comps
+			}
+		}
+		if comps == nil {
+			if h := gpuHit[i]; h >= 0 {
+				comps = gpuAnn[h].comps
+			}
+		}
+		if len(comps) > 0 {
+			row.Range = comps[len(comps)-1]
+			row.RangePath = strings.Join(comps, "/")
+		}
+		row.Experiment, row.Variant, row.Shape = cellFromPath(comps, in.Options)
+		b.AddKernel(*row)
+	}
+	return nil
+}
+
+// kinetoKernel converts a kernel event's own fields.
+func kinetoKernel(file string, k *kKernel) (Kernel, error) {
+	a := &k.args
+	row := Kernel{Source: SourceKineto, File: file, Pass: PassTimeline,
+		Name: k.ev.name, ShortName: kinetoBaseName(k.ev.name),
+		StartNs: k.ev.start, DurationNs: k.ev.end - k.ev.start}
+	if k.hasCr {
+		row.CorrelationID = k.corr
+	}
+	dev, ok, err1 := optInt(a.Device)
+	if err1 == nil && !ok {
+		dev = numOrZero(k.ev.pid)
+	}
+	ctx, _, err2 := optInt(a.Context)
+	st, ok, err3 := optInt(a.Stream)
+	if err3 == nil && !ok {
+		st = numOrZero(k.ev.tid)
+	}
+	regs, _, err4 := optInt(a.Registers)
+	sh, _, err5 := optInt(a.Shared)
+	if err := errors.Join(err1, err2, err3, err4, err5); err != nil {
+		return row, fmt.Errorf("kernel %q args: %v", k.ev.name, err)
+	}
+	if dev < math.MinInt32 || dev > math.MaxInt32 || regs < 0 || regs > math.MaxInt32 {
+		return row, fmt.Errorf("kernel %q args: device %d or registers %d out of range", k.ev.name, dev, regs)
+	}
+	row.Device, row.Context, row.Stream, row.Registers = int32(dev), ctx, st, int32(regs)
+	row.StaticSharedBytes = sh // Kineto prints static + dynamic shared memory as one number
+	dims := func(d []json.Number, key string) ([3]int32, error) {
+		out := [3]int32{}
+		if len(d) > 3 {
+			return out, fmt.Errorf("kernel %q: args.%s has %d entries, expected 3", k.ev.name, key, len(d))
+		}
+		for j := range d {
+			v, err := d[j].Int64()
+			if err != nil || v < 0 || v > math.MaxInt32 {
+				return out, fmt.Errorf("kernel %q: args.%s[%d] is %q, expected a dimension", k.ev.name, key, j, d[j])
+			}
+			out[j] = int32(v)
+		}
+		return out, nil
+	}
+	g, err := dims(a.Grid, "grid")
+	if err != nil {
+		return row, err
+	}
+	bl, err := dims(a.Block, "block")
+	if err != nil {
+		return row, err
+	}
+	row.GridX, row.GridY, row.GridZ = g[0], g[1], g[2]
+	row.BlockX, row.BlockY, row.BlockZ = bl[0], bl[1], bl[2]
+	return row, nil
+}
+
+func metaKeys(m []Meta) string {
+	if len(m) == 0 {
+		return "none"
+	}
+	var k []string
+	for _, x := range m {
+		k = append(k, strconv.Quote(x.Key))
+	}
+	if len(k) > 8 {
+		k = append(k[:8], "...")
+	}
+	return strings.Join(k, ", ")
+}
+
+// kinetoSpan converts an X event's time fields (microseconds, possibly
+// fractional) to exact nanoseconds.
+func kinetoSpan(in Input, i int, ev *kEvent) (kSpan, error) {
+	if ev.Ts == "" {
+		return kSpan{}, kinetoError(in, "traceEvents", "event %d (%s %q) has no ts", i, ev.Cat, ev.Name)
+	}
+	ts, err := usToNs(ev.Ts)
+	if err != nil {
+		return kSpan{}, kinetoError(in, "traceEvents", "event %d (%s %q): ts %q: %v", i, ev.Cat, ev.Name, ev.Ts, err)
+	}
+	var dur int64
+	if ev.Dur != "" {
+		if dur, err = usToNs(ev.Dur); err != nil || dur < 0 {
+			return kSpan{}, kinetoError(in, "traceEvents", "event %d (%s %q): dur %q is not a duration in microseconds", i, ev.Cat, ev.Name, ev.Dur)
+		}
+	}
+	if dur > math.MaxInt64-ts {
+		return kSpan{}, kinetoError(in, "traceEvents", "event %d (%s %q): ts + dur overflows", i, ev.Cat, ev.Name)
+	}
+	return kSpan{pid: idKey(ev.Pid), tid: idKey(ev.Tid), start: ts, end: ts + dur, name: ev.Name, cat: ev.Cat, seq: i, parent: -1}, nil
+}
+
+// usToNs converts a decimal number of microseconds to nanoseconds without
+// going through float64 where the text is a plain decimal (float64 cannot
+// hold 1695835542514261.123 exactly).
+func usToNs(n json.Number) (int64, error) {
+	s := string(n)
+	if !strings.ContainsAny(s, "eE") {
+		neg := strings.HasPrefix(s, "-")
+		s = strings.TrimPrefix(s, "-")
+		ip, fp, _ := strings.Cut(s, ".")
+		if ip == "" {
+			ip = "0"
+		}
+		whole, err := strconv.ParseInt(ip, 10, 64)
+		if err != nil || whole > math.MaxInt64/1000-1 {
+			return 0, fmt.Errorf("out of range")
+		}
+		frac := int64(0)
+		for j := 0; j < 3; j++ {
+			frac *= 10
+			if j < len(fp) {
+				if !isDigit(fp[j]) {
+					return 0, fmt.Errorf("not a number")
+				}
+				frac += int64(fp[j] - '0')
+			}
+		}
+		if len(fp) > 3 && fp[3] >= '5' && fp[3] <= '9' {
+			frac++ // round half up on the sub-nanosecond digit
+		}
+		v := whole*1000 + frac
+		if neg {
+			v = -v
+		}
+		return v, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(f) || math.Abs(f*1000) >= math.MaxInt64 {
+		return 0, fmt.Errorf("not a finite number")
+	}
+	return int64(math.Round(f * 1000)), nil
+}
+
+// idKey renders a pid/tid (number or string) as a map key.
+func idKey(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(bytes.TrimSpace(raw))
+}
+
+// numOrZero parses a pid/tid key as an integer, 0 when it is not one.
+func numOrZero(s string) int64 {
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0
+	}
+	return v
+}
+
+func optInt(n *json.Number) (int64, bool, error) {
+	if n == nil || *n == "" {
+		return 0, false, nil
+	}
+	v, err := n.Int64()
+	if err != nil {
+		f, ferr := n.Float64()
+		if ferr != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+			return 0, false, fmt.Errorf("%q is not an integer", string(*n))
+		}
+		v = int64(f)
+	}
+	return v, true, nil
+}
+
+// nestSpans sets parent, depth and path components of spans nested per
+// (pid, tid). spans keep their order; parent is an index into spans.
+func nestSpans(spans []kSpan) {
+	idx := make([]int, len(spans))
+	for i := range idx {
+		idx[i] = i
+	}
+	sortSpanIdx(spans, idx)
+	stacks := map[[2]string][]int{}
+	for _, i := range idx {
+		s := &spans[i]
+		k := [2]string{s.pid, s.tid}
+		st := stacks[k]
+		for len(st) > 0 {
+			top := &spans[st[len(st)-1]]
+			if top.start <= s.start && s.end <= top.end {
+				break
+			}
+			st = st[:len(st)-1]
+		}
+		s.parent = -1
+		if len(st) > 0 {
+			par := &spans[st[len(st)-1]]
+			s.parent = st[len(st)-1]
+			s.depth = int32(len(st))
+			s.comps = make([]string, len(par.comps)+1)
+			copy(s.comps, par.comps)
+			s.comps[len(par.comps)] = s.name
+		} else {
+			s.comps = []string{s.name}
+		}
+		stacks[k] = append(st, i)
+	}
+}
+
+func sortSpanIdx(spans []kSpan, idx []int) {
+	sort.SliceStable(idx, func(i, j int) bool {
+		a, b := &spans[idx[i]], &spans[idx[j]]
+		if a.start != b.start {
+			return a.start < b.start
+		}
+		if a.end != b.end {
+			return a.end > b.end
+		}
+		return a.seq < b.seq
+	})
+}
+
+// innermostSpans returns, for each query, the index in spans of the
+// innermost span on the same (pid, tid) that contains the query's whole
+// interval, or -1. spans must be nested (nestSpans). One sweep per thread:
+// O((S + Q) log(S + Q)).
+func innermostSpans(spans []kSpan, qs []kSpan) []int {
+	out := make([]int, len(qs))
+	for i := range out {
+		out[i] = -1
+	}
+	type key = [2]string
+	byThread := map[key][]int{}
+	for i := range spans {
+		k := key{spans[i].pid, spans[i].tid}
+		byThread[k] = append(byThread[k], i)
+	}
+	qByThread := map[key][]int{}
+	for i := range qs {
+		k := key{qs[i].pid, qs[i].tid}
+		if _, ok := byThread[k]; ok {
+			qByThread[k] = append(qByThread[k], i)
+		}
+	}
+	for k, qi := range qByThread {
+		si := byThread[k]
+		sortSpanIdx(spans, si)
+		sort.SliceStable(qi, func(a, b int) bool { return qs[qi[a]].start < qs[qi[b]].start })
+		var stack []int
+		next := 0
+		for _, q := range qi {
+			qs := qs[q]
+			for next < len(si) && spans[si[next]].start <= qs.start {
+				s := &spans[si[next]]
+				for len(stack) > 0 && spans[stack[len(stack)-1]].end < s.start {
+					stack = stack[:len(stack)-1]
+				}
+				stack = append(stack, si[next])
+				next++
+			}
+			for len(stack) > 0 && spans[stack[len(stack)-1]].end < qs.start {
+				stack = stack[:len(stack)-1]
+			}
+			for j := len(stack) - 1; j >= 0; j-- {
+				if s := &spans[stack[j]]; s.start <= qs.start && qs.end <= s.end {
+					out[q] = stack[j]
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// kinetoGPU maps one deviceProperties entry to a gpus row.
+func kinetoGPU(file string, p map[string]any) GPU {
+	num := func(k string) float64 {
+		switch v := p[k].(type) {
+		case json.Number:
+			f, _ := v.Float64()
+			return f
+		}
+		return 0
+	}
+	name, _ := p["name"].(string)
+	g := GPU{Source: SourceKineto, File: file, Device: int32(num("id")), Name: name,
+		CCMajor: int32(num("computeMajor")), CCMinor: int32(num("computeMinor")), SMCount: int32(num("numSms")),
+		MemoryBytes: int64(num("totalGlobalMem")), L2Bytes: int64(num("l2CacheSize")),
+		SMClockHz: num("clockRate") * 1000, MemClockHz: num("memoryClockRate") * 1000}
+	if bw := num("memoryBusWidth"); bw > 0 && g.MemClockHz > 0 {
+		g.MemoryBandwidth = 2 * g.MemClockHz * bw / 8 // DDR: two transfers a clock
+	}
+	if s, ok := p["pciBusID"].(string); ok {
+		g.Bus = s
+	}
+	return g
+}
+
+// kinetoBaseName reduces a demangled kernel name to its base name: no
+// return type, namespace, template arguments or argument list.
+func kinetoBaseName(s string) string {
+	s = strings.TrimSpace(s)
+	s = strings.TrimSuffix(s, " const")
+	// argument list
+	if strings.HasSuffix(s, ")") {
+		if i := matchOpen(s, '(', ')'); i > 0 {
+			s = strings.TrimSpace(s[:i])
+		}
+	}
+	// template arguments
+	if strings.HasSuffix(s, ">") {
+		if i := matchOpen(s, '<', '>'); i > 0 {
+			s = strings.TrimSpace(s[:i])
+		}
+	}
+	if i := strings.LastIndex(s, "::"); i >= 0 {
+		s = s[i+2:]
+	}
+	if i := strings.LastIndexByte(s, ' '); i >= 0 {
+		s = s[i+1:]
+	}
+	return s
+}
+
+// matchOpen returns the index of the bracket that opens the one closing s,
+// or -1.
+func matchOpen(s string, open, close byte) int {
+	depth := 0
+	for i := len(s) - 1; i >= 0; i-- {
+		switch s[i] {
+		case close:
+			depth++
+		case open:
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}

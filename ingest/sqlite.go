@@ -1,0 +1,158 @@
+package ingest
+
+// SQLite access for the Nsight Systems parser: read-only opening, the
+// no-cgo check, and schema introspection (nsys exports add and drop tables
+// and columns between schema versions, so every SELECT is built from what a
+// file actually has).
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	sqlite3 "github.com/mattn/go-sqlite3"
+)
+
+// sqliteBusyTimeout is how long a query waits on a database that another
+// connection holds locked before it fails with "database is locked".
+var sqliteBusyTimeout = 3 * time.Second
+
+// sqliteDB is a read-only nsys export with its table and column names.
+type sqliteDB struct {
+	path   string
+	db     *sql.DB
+	tables map[string]bool
+	cols   map[string]map[string]bool // table -> column -> present
+}
+
+// sqliteDSN builds a read-only URI for path. Characters that a URI would
+// take as a query or fragment are escaped.
+func sqliteDSN(path string) string {
+	u := url.URL{Path: path}
+	p := u.EscapedPath()
+	p = strings.ReplaceAll(p, "?", "%3F")
+	p = strings.ReplaceAll(p, "#", "%23")
+	return fmt.Sprintf("file:%s?mode=ro&_busy_timeout=%d", p, sqliteBusyTimeout.Milliseconds())
+}
+
+// openSQLite opens path read-only and checks that it is a readable SQLite
+// database. A go-sqlite3 built without cgo is reported as a build problem
+// (not an InputError); a file that is not SQLite, is corrupt or is locked is
+// an *InputError.
+func openSQLite(path string) (*sqliteDB, error) {
+	db, err := sql.Open("sqlite3", sqliteDSN(path))
+	if err != nil {
+		return nil, fmt.Errorf("ingest %s: open sqlite: %w", path, err)
+	}
+	db.SetMaxOpenConns(2)
+	s := &sqliteDB{path: path, db: db, tables: map[string]bool{}, cols: map[string]map[string]bool{}}
+	var v string
+	if err := db.QueryRow("SELECT sqlite_version()").Scan(&v); err != nil {
+		db.Close()
+		if strings.Contains(err.Error(), "cgo") {
+			return nil, fmt.Errorf("ingest %s: rooftool was built without cgo, so it cannot read SQLite (build with CGO_ENABLED=1): %w", path, err)
+		}
+		return nil, s.wrap("", err)
+	}
+	rows, err := db.Query("SELECT name FROM sqlite_master WHERE type IN ('table','view')")
+	if err != nil {
+		db.Close()
+		return nil, s.wrap("sqlite_master", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			db.Close()
+			return nil, s.wrap("sqlite_master", err)
+		}
+		s.tables[n] = true
+	}
+	if err := rows.Err(); err != nil {
+		db.Close()
+		return nil, s.wrap("sqlite_master", err)
+	}
+	return s, nil
+}
+
+func (s *sqliteDB) Close() error { return s.db.Close() }
+
+// wrap turns a SQLite error into an *InputError naming the file and table,
+// with a hint for the common causes.
+func (s *sqliteDB) wrap(table string, err error) error {
+	var se sqlite3.Error
+	if errors.As(err, &se) {
+		switch se.Code {
+		case sqlite3.ErrBusy, sqlite3.ErrLocked:
+			return &InputError{File: s.path, Table: table, Err: fmt.Errorf("database is locked by another process (waited %v; is nsys still writing it?): %w", sqliteBusyTimeout, err)}
+		case sqlite3.ErrNotADB:
+			return &InputError{File: s.path, Table: table, Err: fmt.Errorf("not an SQLite database, expected an Nsight Systems export: %w", err)}
+		case sqlite3.ErrCorrupt:
+			return &InputError{File: s.path, Table: table, Err: fmt.Errorf("corrupt SQLite database (truncated copy? export it again with nsys export --type sqlite): %w", err)}
+		case sqlite3.ErrCantOpen, sqlite3.ErrPerm, sqlite3.ErrReadonly:
+			return &InputError{File: s.path, Table: table, Err: fmt.Errorf("cannot open database: %w", err)}
+		}
+	}
+	return &InputError{File: s.path, Table: table, Err: err}
+}
+
+// has reports whether the table exists.
+func (s *sqliteDB) has(table string) bool { return s.tables[table] }
+
+// columns returns the set of columns of table (empty if it does not exist).
+func (s *sqliteDB) columns(table string) (map[string]bool, error) {
+	if c, ok := s.cols[table]; ok {
+		return c, nil
+	}
+	c := map[string]bool{}
+	if s.has(table) {
+		// Table names come from sqlite_master, never from input text
+		// outside it; quote them anyway.
+		rows, err := s.db.Query(`SELECT name FROM pragma_table_info(?)`, table)
+		if err != nil {
+			return nil, s.wrap(table, err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var n string
+			if err := rows.Scan(&n); err != nil {
+				return nil, s.wrap(table, err)
+			}
+			c[n] = true
+		}
+		if err := rows.Err(); err != nil {
+			return nil, s.wrap(table, err)
+		}
+	}
+	s.cols[table] = c
+	return c, nil
+}
+
+// colOr returns the quoted column name if table has it, else the SQL
+// fallback expression.
+func colOr(cols map[string]bool, prefix, name, fallback string) string {
+	if cols[name] {
+		return prefix + `"` + name + `"`
+	}
+	return fallback
+}
+
+// tableList names the tables of the database, sorted, for error messages.
+func (s *sqliteDB) tableList(max int) string {
+	var n []string
+	for t := range s.tables {
+		n = append(n, t)
+	}
+	sort.Strings(n)
+	if len(n) == 0 {
+		return "no tables"
+	}
+	if len(n) > max {
+		return strings.Join(n[:max], ", ") + fmt.Sprintf(", ... (%d tables)", len(n))
+	}
+	return strings.Join(n, ", ")
+}
