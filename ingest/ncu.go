@@ -1,0 +1,610 @@
+package ingest
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Nsight Compute CSV exports.
+//
+// Three layouts are read, told apart by the header:
+//
+//   - raw page (--page raw): one row per profiled kernel (or range), a units
+//     row after the header, one column per metric;
+//   - details page (--page details) and the long --metrics export: one row
+//     per (kernel, metric) with Section Name / Metric Name / Metric Unit /
+//     Metric Value columns, optionally rule rows (Rule Name, Rule Type, Rule
+//     Description, Estimated Speedup Type, Estimated Speedup) and a Body Item
+//     Label. Rows may be shorter than the header (ncu leaves the rule columns
+//     out of metric rows);
+//   - the 2020-era long layout with a "Kernel Time" column (a wall-clock
+//     timestamp of the launch, not a duration) and no Block/Grid/Device/CC.
+//
+// ==PROF==/==WARNING==/==ERROR== lines before, inside or after the table
+// become meta rows (key PROF, WARNING, ERROR).
+
+// Identity columns of ncu CSVs (everything else on the raw page is a metric;
+// so is "Kernel Time", kept as a text metric).
+const (
+	ncuColID          = "ID"
+	ncuColPID         = "Process ID"
+	ncuColProcess     = "Process Name"
+	ncuColHost        = "Host Name"
+	ncuColKernel      = "Kernel Name"
+	ncuColKernelTime  = "Kernel Time"
+	ncuColContext     = "Context"
+	ncuColStream      = "Stream"
+	ncuColBlock       = "Block Size"
+	ncuColGrid        = "Grid Size"
+	ncuColDevice      = "Device"
+	ncuColCC          = "CC"
+	ncuColSection     = "Section Name"
+	ncuColMetricName  = "Metric Name"
+	ncuColMetricUnit  = "Metric Unit"
+	ncuColMetricValue = "Metric Value"
+	ncuColRuleName    = "Rule Name"
+	ncuColRuleType    = "Rule Type"
+	ncuColRuleDesc    = "Rule Description"
+	ncuColSpeedupType = "Estimated Speedup Type"
+	ncuColSpeedup     = "Estimated Speedup"
+	ncuColBodyLabel   = "Body Item Label"
+)
+
+var ncuIdentityCols = map[string]bool{
+	ncuColID: true, ncuColPID: true, ncuColProcess: true, ncuColHost: true, ncuColKernel: true,
+	ncuColContext: true, ncuColStream: true, ncuColBlock: true,
+	ncuColGrid: true, ncuColDevice: true, ncuColCC: true, ncuColSection: true,
+	ncuColMetricName: true, ncuColMetricUnit: true, ncuColMetricValue: true,
+	ncuColRuleName: true, ncuColRuleType: true, ncuColRuleDesc: true,
+	ncuColSpeedupType: true, ncuColSpeedup: true, ncuColBodyLabel: true,
+}
+
+func ncuIsNVTXColumn(h string) bool {
+	return strings.Contains(h, "Push/Pop_Range") || strings.Contains(h, "Start/Stop_Range")
+}
+
+// Metric roles: metrics whose values also fill kernel or gpu columns.
+type ncuRole uint8
+
+const (
+	roleNone ncuRole = iota
+	roleDuration
+	roleDurationSOL // details page "Duration": used when gpu__time_duration is absent
+	roleRegisters
+	roleSmemStatic
+	roleSmemDynamic
+	roleGridX
+	roleGridY
+	roleGridZ
+	roleBlockX
+	roleBlockY
+	roleBlockZ
+	roleDevice
+	roleStream
+	roleContext
+	roleGPUName
+	roleGPUSMs
+	roleGPUL2
+	roleGPUMem
+	roleGPUSMClockKHz
+	roleGPUMemClockKHz
+	roleGPUCCMajor
+	roleGPUCCMinor
+	roleGPUPCIBus
+	roleGPUPCIDomain
+	roleGPUPCIDevice
+)
+
+var ncuRoles = map[string]ncuRole{
+	"gpu__time_duration.sum":                     roleDuration,
+	"Duration":                                   roleDurationSOL,
+	"launch__registers_per_thread":               roleRegisters,
+	"Registers Per Thread":                       roleRegisters,
+	"launch__shared_mem_per_block_static":        roleSmemStatic,
+	"Static Shared Memory Per Block":             roleSmemStatic,
+	"launch__shared_mem_per_block_dynamic":       roleSmemDynamic,
+	"Dynamic Shared Memory Per Block":            roleSmemDynamic,
+	"launch__grid_dim_x":                         roleGridX,
+	"launch__grid_dim_y":                         roleGridY,
+	"launch__grid_dim_z":                         roleGridZ,
+	"launch__block_dim_x":                        roleBlockX,
+	"launch__block_dim_y":                        roleBlockY,
+	"launch__block_dim_z":                        roleBlockZ,
+	"launch__device_id":                          roleDevice,
+	"launch__stream_id":                          roleStream,
+	"launch__context_id":                         roleContext,
+	"device__attribute_display_name":             roleGPUName,
+	"device__attribute_multiprocessor_count":     roleGPUSMs,
+	"device__attribute_l2_cache_size":            roleGPUL2,
+	"device__attribute_total_memory":             roleGPUMem,
+	"device__attribute_max_gpu_frequency_khz":    roleGPUSMClockKHz,
+	"device__attribute_max_mem_frequency_khz":    roleGPUMemClockKHz,
+	"device__attribute_compute_capability_major": roleGPUCCMajor,
+	"device__attribute_compute_capability_minor": roleGPUCCMinor,
+	"device__attribute_pci_bus_id":               roleGPUPCIBus,
+	"device__attribute_pci_domain_id":            roleGPUPCIDomain,
+	"device__attribute_pci_device_id":            roleGPUPCIDevice,
+	"device__attribute_clock_rate":               roleGPUSMClockKHz,
+	"device__attribute_memory_clock_rate":        roleGPUMemClockKHz,
+}
+
+// ncuKernel collects one kernel row and the facts its metrics state.
+type ncuKernel struct {
+	k            Kernel
+	line         int
+	idText       string
+	durSet       bool
+	durSOL       float64 // ns, from "Duration"
+	durSOLSet    bool
+	gpu          GPU
+	gpuSeen      bool // any device__attribute_* or CC
+	pciBus       int64
+	pciDom       int64
+	pciDev       int64
+	pciSet       int      // bit mask of bus/domain/device seen
+	metrics      []Metric // long layouts: collected before the kernel id is known
+	hasDeviceCol bool
+}
+
+type ncuParser struct {
+	b      *Builder
+	path   string // as given, for errors
+	file   string // base name, for rows
+	opts   Options
+	lines  *ncuLines
+	r      *csv.Reader
+	hdr    []string
+	col    map[string]int
+	nvtx   int // column of the push/pop NVTX stack, -1 if none
+	nvtxN  int // fields after the range name in each NVTX entry
+	gpus   []GPU
+	gpuIdx map[int32]int
+	seen   map[[2]string]bool // meta key/value pairs already written
+}
+
+// parseNCUFile ingests an ncu CSV export.
+func parseNCUFile(b *Builder, in Input) error {
+	f, err := os.Open(in.Path)
+	if err != nil {
+		return &InputError{File: in.Path, Err: err}
+	}
+	defer f.Close()
+	return parseNCU(b, in.Path, f, in.Options)
+}
+
+// parseNCU ingests an ncu CSV read from r; path names it in rows and errors.
+func parseNCU(b *Builder, path string, r io.Reader, opts Options) error {
+	p := &ncuParser{b: b, path: path, file: filepath.Base(path), opts: opts, nvtx: -1,
+		gpuIdx: map[int32]int{}, seen: map[[2]string]bool{}}
+	p.lines = newNCULines(r)
+	p.r = csv.NewReader(p.lines)
+	p.r.FieldsPerRecord = -1
+	p.r.ReuseRecord = true
+	err := p.parse()
+	// ncu's own messages are kept whether or not the table parsed.
+	if err == nil {
+		p.writeNotes()
+	}
+	return err
+}
+
+func (p *ncuParser) errf(line int, format string, args ...any) error {
+	return badInput(p.path, line, "", format, args...)
+}
+
+// csvErr turns an encoding/csv error into an InputError on the original line.
+func (p *ncuParser) csvErr(err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return p.errf(p.lines.origLine(pe.Line), "malformed CSV: %v", pe.Err)
+	}
+	return &InputError{File: p.path, Err: fmt.Errorf("read ncu CSV: %w", err)}
+}
+
+func (p *ncuParser) lineOf() int {
+	l, _ := p.r.FieldPos(0)
+	return p.lines.origLine(l)
+}
+
+func (p *ncuParser) parse() error {
+	hdr, err := p.r.Read()
+	if err == io.EOF {
+		return p.noTable()
+	}
+	if err != nil {
+		return p.csvErr(err)
+	}
+	hdrLine := p.lineOf()
+	p.hdr = append([]string(nil), hdr...)
+	p.col = make(map[string]int, len(p.hdr))
+	for i, h := range p.hdr {
+		if _, dup := p.col[h]; !dup {
+			p.col[h] = i
+		}
+		if p.nvtx < 0 && strings.Contains(h, "Push/Pop_Range") {
+			p.nvtx = i
+			p.nvtxN = ncuNVTXTrailing(h)
+		}
+	}
+	for _, need := range []string{ncuColID, ncuColKernel} {
+		if _, ok := p.col[need]; !ok {
+			return p.errf(hdrLine, "ncu CSV header has no %q column (header starts %s): expected a raw or details page export", need, ncuHeadPreview(p.hdr))
+		}
+	}
+	_, hasName := p.col[ncuColMetricName]
+	_, hasValue := p.col[ncuColMetricValue]
+	switch {
+	case hasName && hasValue:
+		p.addMeta("layout", "long")
+		return p.parseLong()
+	case hasName || hasValue:
+		return p.errf(hdrLine, "ncu CSV header has %q without %q", map[bool]string{true: ncuColMetricName, false: ncuColMetricValue}[hasName], map[bool]string{true: ncuColMetricValue, false: ncuColMetricName}[hasName])
+	}
+	p.addMeta("layout", "raw")
+	return p.parseRaw()
+}
+
+func ncuHeadPreview(h []string) string {
+	n := len(h)
+	if n > 4 {
+		n = 4
+	}
+	q := make([]string, n)
+	for i := range q {
+		q[i] = strconv.Quote(h[i])
+	}
+	s := strings.Join(q, ",")
+	if len(h) > n {
+		s += ",..."
+	}
+	return s
+}
+
+// noTable explains an export without a CSV table: an ncu error log, or an
+// empty file.
+func (p *ncuParser) noTable() error {
+	for _, n := range p.lines.notes {
+		if n.Kind == "ERROR" {
+			return p.errf(n.Line, "no CSV table: ncu reported an error: ==ERROR== %s", n.Text)
+		}
+	}
+	if len(p.lines.notes) == 0 {
+		return p.errf(0, "empty file, expected an ncu CSV export (header starting with \"ID\")")
+	}
+	last := p.lines.notes[len(p.lines.notes)-1]
+	return p.errf(last.Line, "no CSV table after ncu's messages: expected a header starting with \"ID\" (was --csv given, and did ncu profile any kernel?)")
+}
+
+func (p *ncuParser) writeNotes() {
+	src := SourceNCU
+	for _, n := range p.lines.notes {
+		p.b.AddMeta(Meta{Source: src, File: p.file, Key: n.Kind, Value: n.Text})
+	}
+}
+
+// addMeta writes a key/value meta row once per file.
+func (p *ncuParser) addMeta(key, value string) {
+	k := [2]string{key, value}
+	if p.seen[k] {
+		return
+	}
+	p.seen[k] = true
+	p.b.AddMeta(Meta{Source: SourceNCU, File: p.file, Key: key, Value: value})
+}
+
+// field returns rec[name] or "" when the column is absent or the row short.
+func (p *ncuParser) field(rec []string, name string) string {
+	if i, ok := p.col[name]; ok && i < len(rec) {
+		return rec[i]
+	}
+	return ""
+}
+
+// identity fills the kernel's identity columns from a row.
+func (p *ncuParser) identity(rec []string, line int) (*ncuKernel, error) {
+	nk := &ncuKernel{line: line}
+	k := &nk.k
+	k.Source, k.File = SourceNCU, p.file
+	id := strings.TrimSpace(p.field(rec, ncuColID))
+	v, err := strconv.ParseInt(strings.ReplaceAll(id, ",", ""), 10, 64)
+	if err != nil {
+		return nil, p.errf(line, "column %q: %q is not an integer kernel id", ncuColID, id)
+	}
+	nk.idText = id
+	k.CorrelationID = v
+	if k.PID, err = p.optInt(rec, ncuColPID, line); err != nil {
+		return nil, err
+	}
+	if k.Context, err = p.optInt(rec, ncuColContext, line); err != nil {
+		return nil, err
+	}
+	if k.Stream, err = p.optInt(rec, ncuColStream, line); err != nil {
+		return nil, err
+	}
+	dev, err := p.optInt(rec, ncuColDevice, line)
+	if err != nil {
+		return nil, err
+	}
+	if dev < math.MinInt32 || dev > math.MaxInt32 {
+		return nil, p.errf(line, "column %q: device %d out of range", ncuColDevice, dev)
+	}
+	k.Device = int32(dev)
+	_, nk.hasDeviceCol = p.col[ncuColDevice]
+	if k.GridX, k.GridY, k.GridZ, err = p.dim3(rec, ncuColGrid, line); err != nil {
+		return nil, err
+	}
+	if k.BlockX, k.BlockY, k.BlockZ, err = p.dim3(rec, ncuColBlock, line); err != nil {
+		return nil, err
+	}
+	if cc := strings.TrimSpace(p.field(rec, ncuColCC)); cc != "" && cc != "n/a" {
+		maj, min, ok := ncuParseCC(cc)
+		if !ok {
+			return nil, p.errf(line, "column %q: %q is not a compute capability like 9.0", ncuColCC, cc)
+		}
+		nk.gpu.CCMajor, nk.gpu.CCMinor = maj, min
+		nk.gpuSeen = true
+	}
+	name := p.field(rec, ncuColKernel)
+	k.Name = name
+	if strings.HasPrefix(name, "_Z") {
+		k.Mangled = name
+		k.ShortName = name
+	} else {
+		k.ShortName = kernelShortName(name)
+	}
+	if pn := p.field(rec, ncuColProcess); pn != "" {
+		p.addMeta("process_name", pn)
+	}
+	if hn := p.field(rec, ncuColHost); hn != "" {
+		p.addMeta("host_name", hn)
+	}
+	// NVTX push/pop stack.
+	if p.nvtx >= 0 && p.nvtx < len(rec) {
+		if st := ncuNVTXStack(rec[p.nvtx], p.nvtxN); len(st) > 0 {
+			k.Range = st[len(st)-1]
+			k.RangePath = strings.Join(st, "/")
+			if len(st) >= 3 && ncuLooksLikeShape(st[len(st)-1]) {
+				k.Experiment, k.Variant, k.Shape = st[len(st)-3], st[len(st)-2], st[len(st)-1]
+			}
+		}
+	}
+	k.Experiment = or(p.opts.Experiment, k.Experiment)
+	k.Variant = or(p.opts.Variant, k.Variant)
+	k.Shape = or(p.opts.Shape, k.Shape)
+	switch {
+	case p.opts.Pass != "":
+		k.Pass = p.opts.Pass
+	case ncuIsRangeRow(name, k.Range, k.RangePath):
+		k.Pass = PassRange
+	default:
+		k.Pass = PassKernel
+	}
+	return nk, nil
+}
+
+// ncuIsRangeRow reports whether a row of a range-replay export stands for an
+// NVTX range rather than a kernel: ncu prints "range" or the range's name in
+// the Kernel Name column then.
+func ncuIsRangeRow(name, rng, path string) bool {
+	n := strings.TrimSpace(name)
+	if n == "range" {
+		return true
+	}
+	if rng == "" {
+		return false
+	}
+	n = strings.TrimSuffix(n, "/")
+	return n == rng || n == path
+}
+
+func (p *ncuParser) optInt(rec []string, col string, line int) (int64, error) {
+	s := strings.TrimSpace(p.field(rec, col))
+	if s == "" || s == "n/a" {
+		return 0, nil
+	}
+	v, ok := ncuParseNumber(s)
+	if !ok || v != math.Trunc(v) || math.Abs(v) > 1<<53 {
+		return 0, p.errf(line, "column %q: %q is not an integer", col, s)
+	}
+	return int64(v), nil
+}
+
+// dim3 parses "(128, 1, 1)".
+func (p *ncuParser) dim3(rec []string, col string, line int) (x, y, z int32, err error) {
+	s := strings.TrimSpace(p.field(rec, col))
+	if s == "" || s == "n/a" {
+		return 0, 0, 0, nil
+	}
+	x, y, z, ok := ncuParseDim3(s)
+	if !ok {
+		return 0, 0, 0, p.errf(line, "column %q: %q is not a dimension like (128, 1, 1)", col, s)
+	}
+	return x, y, z, nil
+}
+
+func ncuParseDim3(s string) (x, y, z int32, ok bool) {
+	if len(s) < 2 || s[0] != '(' || s[len(s)-1] != ')' {
+		return 0, 0, 0, false
+	}
+	parts := strings.Split(s[1:len(s)-1], ",")
+	if len(parts) != 3 {
+		return 0, 0, 0, false
+	}
+	var v [3]int32
+	for i, q := range parts {
+		n, err := strconv.ParseInt(strings.TrimSpace(q), 10, 32)
+		if err != nil || n < 0 {
+			return 0, 0, 0, false
+		}
+		v[i] = int32(n)
+	}
+	return v[0], v[1], v[2], true
+}
+
+func ncuParseCC(s string) (maj, min int32, ok bool) {
+	a, b, found := strings.Cut(s, ".")
+	x, err1 := strconv.ParseInt(a, 10, 32)
+	y := int64(0)
+	var err2 error
+	if found {
+		y, err2 = strconv.ParseInt(b, 10, 32)
+	}
+	if err1 != nil || err2 != nil || x < 0 || y < 0 {
+		return 0, 0, false
+	}
+	return int32(x), int32(y), true
+}
+
+// apply records what a metric says about its kernel or device. v is in the
+// base unit u; text is the value as printed when it is not a number.
+func (nk *ncuKernel) apply(role ncuRole, v float64, valid bool, u, text string) {
+	k := &nk.k
+	i32 := func(dst *int32) {
+		if valid && *dst == 0 && v >= 0 && v <= math.MaxInt32 {
+			*dst = int32(v)
+		}
+	}
+	i64 := func(dst *int64) {
+		if valid && *dst == 0 && v >= 0 && v < 1<<62 {
+			*dst = int64(math.Round(v))
+		}
+	}
+	khz := func(dst *float64) { // CUDA attributes state clocks in kHz
+		if !valid || *dst != 0 {
+			return
+		}
+		if u == "Hz" {
+			*dst = v
+		} else {
+			*dst = v * 1e3
+		}
+		nk.gpuSeen = true
+	}
+	switch role {
+	case roleDuration:
+		if valid && u == "ns" {
+			k.DurationNs = int64(math.Round(v))
+			nk.durSet = true
+		}
+	case roleDurationSOL:
+		if valid && u == "ns" && !nk.durSOLSet {
+			nk.durSOL, nk.durSOLSet = v, true
+		}
+	case roleRegisters:
+		i32(&k.Registers)
+	case roleSmemStatic:
+		i64(&k.StaticSharedBytes)
+	case roleSmemDynamic:
+		i64(&k.DynSharedBytes)
+	case roleGridX:
+		i32(&k.GridX)
+	case roleGridY:
+		i32(&k.GridY)
+	case roleGridZ:
+		i32(&k.GridZ)
+	case roleBlockX:
+		i32(&k.BlockX)
+	case roleBlockY:
+		i32(&k.BlockY)
+	case roleBlockZ:
+		i32(&k.BlockZ)
+	case roleDevice:
+		if !nk.hasDeviceCol {
+			i32(&k.Device)
+		}
+	case roleStream:
+		i64(&k.Stream)
+	case roleContext:
+		i64(&k.Context)
+	case roleGPUName:
+		if nk.gpu.Name == "" {
+			nk.gpu.Name = strings.TrimSpace(text)
+			nk.gpuSeen = true
+		}
+	case roleGPUSMs:
+		i32(&nk.gpu.SMCount)
+		nk.gpuSeen = true
+	case roleGPUL2:
+		i64(&nk.gpu.L2Bytes)
+		nk.gpuSeen = true
+	case roleGPUMem:
+		i64(&nk.gpu.MemoryBytes)
+		nk.gpuSeen = true
+	case roleGPUSMClockKHz:
+		khz(&nk.gpu.SMClockHz)
+	case roleGPUMemClockKHz:
+		khz(&nk.gpu.MemClockHz)
+	case roleGPUCCMajor:
+		i32(&nk.gpu.CCMajor)
+		nk.gpuSeen = true
+	case roleGPUCCMinor:
+		i32(&nk.gpu.CCMinor)
+		nk.gpuSeen = true
+	case roleGPUPCIBus, roleGPUPCIDomain, roleGPUPCIDevice:
+		if !valid || v < 0 || v > 1<<31 {
+			return
+		}
+		switch role {
+		case roleGPUPCIBus:
+			nk.pciBus = int64(v)
+		case roleGPUPCIDomain:
+			nk.pciDom = int64(v)
+		default:
+			nk.pciDev = int64(v)
+		}
+		nk.pciSet |= 1 << (role - roleGPUPCIBus)
+	}
+}
+
+// finish settles derived kernel columns and the device row.
+func (p *ncuParser) finish(nk *ncuKernel) {
+	if !nk.durSet && nk.durSOLSet {
+		nk.k.DurationNs = int64(math.Round(nk.durSOL))
+	}
+	if !nk.gpuSeen {
+		return
+	}
+	dev := nk.k.Device
+	if _, ok := p.gpuIdx[dev]; ok {
+		return
+	}
+	g := nk.gpu
+	g.Source, g.File, g.Device = SourceNCU, p.file, dev
+	if nk.pciSet == 7 {
+		g.Bus = fmt.Sprintf("%04x:%02x:%02x", nk.pciDom, nk.pciBus, nk.pciDev)
+	}
+	p.gpuIdx[dev] = len(p.gpus)
+	p.gpus = append(p.gpus, g)
+}
+
+func (p *ncuParser) writeGPUs() {
+	for _, g := range p.gpus {
+		p.b.AddGPU(g)
+	}
+}
+
+// value converts one printed metric value. It returns the value in base
+// units, whether it is a number, the text to keep when it is not, and an
+// error when a number was required (the metric has a unit) but the value
+// is text.
+func ncuMetricValue(s string, c unitConv) (v float64, valid bool, text string, bad bool) {
+	if x, ok := ncuParseNumber(s); ok {
+		return x * c.scale, true, "", false
+	}
+	t := strings.TrimSpace(s)
+	if t == "" || t == "n/a" || t == "N/A" {
+		return 0, false, t, false
+	}
+	if x, ok := ncuParseNumber(t); ok {
+		return x * c.scale, true, "", false
+	}
+	// A unit other than "" says the metric is a quantity.
+	return 0, false, t, c.base != ""
+}
