@@ -1,0 +1,371 @@
+"""The torch side of kernels/run.py: env, check, time, profile, bench."""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import math
+import os
+import platform
+import sys
+import time
+import traceback
+
+import torch
+
+from . import spec as specmod
+from .impl import DTYPES
+
+_MODULES = {}
+
+
+def exp_module(name):
+    """Import kernels/<name>/variants.py (or a package kernels/<name>/variants/)."""
+    if name in _MODULES:
+        return _MODULES[name]
+    base = os.path.join(specmod.KERNELS_DIR, name)
+    path = os.path.join(base, "variants.py")
+    if not os.path.isfile(path):
+        path = os.path.join(base, "variants", "__init__.py")
+    modname = f"rooftool_exp_{name}"
+    s = importlib.util.spec_from_file_location(modname, path)
+    mod = importlib.util.module_from_spec(s)
+    sys.modules[modname] = mod
+    s.loader.exec_module(mod)
+    _MODULES[name] = mod
+    return mod
+
+
+# ------------------------------------------------------------------ env
+
+def _nvml():
+    try:
+        import pynvml
+        pynvml.nvmlInit()
+        return pynvml, pynvml.nvmlDeviceGetHandleByIndex(torch.cuda.current_device())
+    except Exception:  # noqa: BLE001 - no NVML: clocks stay empty
+        return None, None
+
+
+def clocks():
+    nv, h = _nvml()
+    if nv is None:
+        return {}
+    out = {}
+    try:
+        out["sm_mhz"] = float(nv.nvmlDeviceGetClockInfo(h, nv.NVML_CLOCK_SM))
+        out["mem_mhz"] = float(nv.nvmlDeviceGetClockInfo(h, nv.NVML_CLOCK_MEM))
+    except Exception:  # noqa: BLE001
+        pass
+    return out
+
+
+def env_info():
+    import triton
+    info = {"python": platform.python_version(), "torch": torch.__version__, "triton": triton.__version__,
+            "cuda": torch.version.cuda or ""}
+    if not torch.cuda.is_available():
+        info["error"] = "no CUDA device"
+        return info
+    p = torch.cuda.get_device_properties(torch.cuda.current_device())
+    info.update({"device": p.name, "sm_count": p.multi_processor_count,
+                 "l2_bytes": int(getattr(p, "L2_cache_size", 0)), "memory_bytes": int(p.total_memory),
+                 "compute_capability": f"{p.major}.{p.minor}"})
+    nv, h = _nvml()
+    if nv is not None:
+        try:
+            info["driver"] = nv.nvmlSystemGetDriverVersion()
+            if isinstance(info["driver"], bytes):
+                info["driver"] = info["driver"].decode()
+            info["max_sm_mhz"] = float(nv.nvmlDeviceGetMaxClockInfo(h, nv.NVML_CLOCK_SM))
+            info["max_mem_mhz"] = float(nv.nvmlDeviceGetMaxClockInfo(h, nv.NVML_CLOCK_MEM))
+            info["uuid"] = nv.nvmlDeviceGetUUID(h)
+            if isinstance(info["uuid"], bytes):
+                info["uuid"] = info["uuid"].decode()
+        except Exception:  # noqa: BLE001
+            pass
+    info["clocks"] = clocks()
+    return info
+
+
+# ------------------------------------------------------------------ helpers
+
+def l2_bytes():
+    p = torch.cuda.get_device_properties(torch.cuda.current_device())
+    return int(getattr(p, "L2_cache_size", 0)) or 50 * 2**20
+
+
+def cell_seed(seed, exp, variant, shape, salt=0):
+    # Same inputs for every variant of a (shape, seed): variants are compared on equal data.
+    h = hashlib.sha256(f"{seed}|{exp}|{shape}|{salt}".encode()).digest()
+    return int.from_bytes(h[:6], "little")
+
+
+def requires_missing(req):
+    if not req:
+        return ""
+    mod = {"fla": "fla", "cutlass": "cutlass_cppgen"}.get(req, req)
+    if importlib.util.find_spec(mod) is None:
+        return f"requires {req}: not installed"
+    return ""
+
+
+def _tensors(d):
+    for v in d.values():
+        if isinstance(v, torch.Tensor):
+            yield v
+        elif isinstance(v, (list, tuple)):
+            for t in v:
+                if isinstance(t, torch.Tensor):
+                    yield t
+        elif isinstance(v, dict):
+            yield from _tensors(v)
+
+
+def nbytes(d):
+    seen, n = set(), 0
+    for t in _tensors(d):
+        key = (t.untyped_storage().data_ptr())
+        if key in seen:
+            continue
+        seen.add(key)
+        n += t.untyped_storage().nbytes()
+    return n
+
+
+def poison(out):
+    for t in _tensors(out):
+        if t.is_floating_point():
+            t.fill_(float("nan"))
+
+
+def poison_allocator(nbytes_hint):
+    """Fill freshly freed allocator blocks with NaN so that outputs a variant allocates
+    itself (torch.compile, autograd) start as NaN too, as far as the caching allocator
+    hands the same blocks back. Best effort; preallocated outputs are poisoned exactly."""
+    if nbytes_hint <= 0:
+        return
+    try:
+        blk = torch.empty(int(nbytes_hint) // 4 + 1, dtype=torch.float32, device="cuda")
+        blk.fill_(float("nan"))
+        del blk
+    except torch.OutOfMemoryError:
+        pass
+
+
+def compare(res, ref, tol):
+    """Norm-wise relative error ||out-ref||/||ref|| per output, computed in float64."""
+    per = {}
+    ok, err = True, ""
+    max_abs, max_rel = 0.0, 0.0
+    for k, r in ref.items():
+        if k not in res:
+            return False, f"output {k!r} missing", 0.0, float("inf"), per
+        o = res[k]
+        if tuple(o.shape) != tuple(r.shape):
+            return False, f"output {k!r}: shape {tuple(o.shape)}, reference {tuple(r.shape)}", 0.0, float("inf"), per
+        o64 = o.detach().to(torch.float64)
+        r64 = r.detach().to(torch.float64)
+        nan = int(torch.isnan(o64).sum().item())
+        if nan:
+            ok = False
+            err = err or f"output {k!r}: {nan} NaN elements (unwritten or invalid)"
+            per[k] = {"nan": nan}
+            max_rel = float("inf")
+            continue
+        d = o64 - r64
+        rn = torch.linalg.vector_norm(r64).item()
+        rel = torch.linalg.vector_norm(d).item() / (rn if rn > 0 else 1.0)
+        ab = d.abs().max().item() if d.numel() else 0.0
+        per[k] = {"rel_err": rel, "max_abs_err": ab, "ref_norm": rn}
+        max_abs = max(max_abs, ab)
+        max_rel = max(max_rel, rel)
+        if not (rel <= tol):
+            ok = False
+            err = err or f"output {k!r}: relative error {rel:.3g} > tolerance {tol:g}"
+    return ok, err, max_abs, max_rel, per
+
+
+def write_json(path, obj):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(obj, f, indent=1, sort_keys=False, allow_nan=False, default=_json_default)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+def _json_default(o):
+    raise TypeError(f"not JSON serialisable: {type(o)}")
+
+
+def _finite(x):
+    return x if isinstance(x, (int, float)) and math.isfinite(x) else None
+
+
+# ------------------------------------------------------------------ cells
+
+class Cell:
+    def __init__(self, exp, variant, shape, seed):
+        self.exp, self.variant, self.shape = exp, variant, shape
+        self.seed = seed
+        self.vars = specmod.parse_shape(shape)
+        self.dtype = DTYPES[exp.dtype]
+        self.mod = exp_module(exp.name)
+        self.impl = None
+
+    @property
+    def label(self):
+        return f"{self.exp.name}/{self.variant.name}/{self.shape}"
+
+    def make_impl(self):
+        factory = getattr(self.mod, "VARIANTS", {}).get(self.variant.name)
+        if factory is None:
+            raise NotImplementedError(f"variant {self.variant.name!r} has no implementation in kernels/{self.exp.name}")
+        self.impl = factory(self.vars, self.dtype)
+        return self.impl
+
+    def inputs(self, salt):
+        g = torch.Generator(device="cuda")
+        g.manual_seed(cell_seed(self.seed, self.exp.name, self.variant.name, self.shape, salt))
+        return self.mod.make_inputs(self.vars, self.dtype, g, backward=self.variant.backward)
+
+    def reference(self, inputs):
+        return self.mod.reference(self.vars, inputs, backward=self.variant.backward)
+
+
+def run_check(cell):
+    """Check one cell; returns the check JSON object."""
+    res = {"experiment": cell.exp.name, "variant": cell.variant.name, "shape": cell.shape,
+           "ok": False, "max_abs_err": None, "max_rel_err": None, "tolerance": cell.exp.tolerance,
+           "error": "", "metric": "norm-wise relative error ||out-ref||/||ref|| per output; reference in float32 (TF32 off) on the same bf16/fp16 inputs"}
+    miss = requires_missing(cell.variant.requires)
+    if miss:
+        res.update(skipped=True, error=miss)
+        return res
+    t0 = time.time()
+    try:
+        impl = cell.make_impl()
+        # Warm call on one input set (compiles, autotunes; autotuning writes the outputs).
+        st = impl.prepare(cell.inputs(0))
+        out = impl.alloc(st)
+        impl.run(st, out)
+        torch.cuda.synchronize()
+        del st, out
+        # Checked call on fresh inputs, outputs poisoned first.
+        inputs = cell.inputs(1)
+        st = impl.prepare(inputs)
+        out = impl.alloc(st)
+        poison(out)
+        poison_allocator(2 * nbytes(inputs))
+        got = impl.run(st, out)
+        torch.cuda.synchronize()
+        ref = cell.reference(inputs)
+        ok, err, mabs, mrel, per = compare(got, ref, cell.exp.tolerance)
+        res.update(ok=ok, error=err, max_abs_err=_finite(mabs), max_rel_err=_finite(mrel), outputs=per)
+        del got, ref, st, out, inputs
+    except Exception as e:  # noqa: BLE001 - a failing variant fails its cell, loudly
+        res.update(ok=False, error=f"{type(e).__name__}: {e}", traceback=traceback.format_exc()[-4000:])
+    res["seconds"] = round(time.time() - t0, 3)
+    torch.cuda.empty_cache()
+    return res
+
+
+def _rotation_sets(cell, impl, min_bytes, max_sets=16):
+    first_inputs = cell.inputs(100)
+    st = impl.prepare(first_inputs)
+    out = impl.alloc(st)
+    sets = [(st, out)]
+    per = max(1, nbytes(first_inputs) + nbytes(out))
+    want = min(max_sets, max(1, math.ceil(min_bytes / per)))
+    free, _ = torch.cuda.mem_get_info()
+    want = max(1, min(want, int(0.4 * free // per)))
+    for i in range(1, want):
+        st = impl.prepare(cell.inputs(100 + i))
+        sets.append((st, impl.alloc(st)))
+    return sets
+
+
+def run_time(cell, reps, warmup):
+    """Time one cell (its check must have passed). Returns the timing JSON object."""
+    impl = cell.impl or cell.make_impl()
+    l2 = l2_bytes()
+    sets = _rotation_sets(cell, impl, 3 * l2)
+    graph = cell.variant.graph
+    fns = []
+    if graph:
+        for st, out in sets:
+            impl.run(st, out)  # warm outside capture
+        torch.cuda.synchronize()
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            for st, out in sets:
+                impl.run(st, out)
+        torch.cuda.current_stream().wait_stream(s)
+        torch.cuda.synchronize()
+        graphs = []
+        for st, out in sets:
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):
+                impl.run(st, out)
+            graphs.append(g)
+        fns = [g.replay for g in graphs]
+    else:
+        fns = [(lambda st=st, out=out: impl.run(st, out)) for st, out in sets]
+    for i in range(max(warmup, len(fns))):
+        fns[i % len(fns)]()
+    torch.cuda.synchronize()
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    for i in range(reps):
+        f = fns[i % len(fns)]
+        starts[i].record()
+        f()
+        ends[i].record()
+    torch.cuda.synchronize()
+    clk = clocks()
+    samples = [starts[i].elapsed_time(ends[i]) for i in range(reps)]
+    set_bytes = nbytes(sets[0][0]) + nbytes(sets[0][1])
+    n_sets = len(sets)
+    del fns, sets
+    torch.cuda.empty_cache()
+    return {"rooftool_timing": 1, "experiment": cell.exp.name, "variant": cell.variant.name,
+            "shape": cell.shape, "device": torch.cuda.get_device_name(), "method": "cuda-graph" if graph else "cuda-events",
+            "warmup": warmup, "reps": reps, "rotate_buffers": n_sets,
+            "clocks": clk, "samples_ms": samples, "set_bytes": set_bytes, "l2_bytes": l2}
+
+
+def run_profile(cell, warmup):
+    impl = cell.impl or cell.make_impl()
+    st = impl.prepare(cell.inputs(200))
+    out = impl.alloc(st)
+    fn = lambda: impl.run(st, out)
+    if cell.variant.graph:
+        fn()
+        torch.cuda.synchronize()
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            fn()
+        torch.cuda.current_stream().wait_stream(s)
+        torch.cuda.synchronize()
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            impl.run(st, out)
+        fn = g.replay
+    for _ in range(max(1, warmup)):
+        fn()
+    torch.cuda.synchronize()
+    nv = torch.cuda.nvtx
+    nv.range_push(cell.exp.name)
+    nv.range_push(cell.variant.name)
+    nv.range_push(cell.shape)
+    fn()
+    torch.cuda.synchronize()
+    nv.range_pop()
+    nv.range_pop()
+    nv.range_pop()
+    del st, out, fn
+    torch.cuda.empty_cache()
+    return {"ok": True, "error": ""}

@@ -1,0 +1,284 @@
+"""Triton kernels shared by the experiments (Hopper-minded: tl.dot on bf16/fp16
+inputs with fp32 accumulators, 128x128x64 / 128x256x64 tiles, 8 warps, 3-4 stages).
+
+- mm_epi: C = prologue(A) @ B with an epilogue: none | silu(aux)*acc | acc+aux |
+  per-column segments (identity, per-head L2 normalisation, SiLU, sigmoid).
+- dual_acc / dual_acc_persistent: C = silu(A B1) * (A B2), each A tile loaded once.
+- silu_mul, l2norm_heads: memory-bound elementwise kernels.
+"""
+from __future__ import annotations
+
+import inspect
+
+import torch
+import triton
+import triton.language as tl
+
+_AUTOTUNE_KW = {}
+if "cache_results" in inspect.signature(triton.autotune).parameters:
+    _AUTOTUNE_KW["cache_results"] = True  # keep the chosen config on disk across runner processes
+
+EPI_NONE, EPI_SILU_AUX_MUL, EPI_ADD_AUX, EPI_SEGMENTS = 0, 1, 2, 3
+
+
+def _cfg(bm, bn, bk, w, s, g=8):
+    return triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": g}, num_warps=w, num_stages=s)
+
+
+MM_CONFIGS = [
+    _cfg(128, 128, 64, 8, 4),
+    _cfg(128, 256, 64, 8, 3),
+    _cfg(128, 128, 64, 4, 4),
+    _cfg(64, 128, 64, 4, 4),
+]
+# The per-head L2 normalisation reduces over one tile's columns: BLOCK_N == head dim (128).
+MM_CONFIGS_N128 = [
+    _cfg(128, 128, 64, 8, 4),
+    _cfg(128, 128, 64, 4, 4),
+    _cfg(64, 128, 64, 4, 4),
+]
+
+
+@triton.jit
+def _tile_ids(pid, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_M: tl.constexpr):
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    num_pid_in_group = GROUP_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+    return pid_m, pid_n
+
+
+@triton.jit
+def _mm_epi_kernel(a_ptr, b_ptr, c_ptr, aux_ptr, g_ptr,
+                   M, N, K,
+                   s_am, s_ak, s_bk, s_bn, s_cm, s_cn, s_xm, s_xn, s_gm, s_gk,
+                   seg_norm, seg_silu, seg_sig,
+                   EPI: tl.constexpr, PRO: tl.constexpr, HEAD: tl.constexpr,
+                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                   GROUP_M: tl.constexpr):
+    pid = tl.program_id(0)
+    pid_m, pid_n = _tile_ids(pid, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    rm = offs_m % M  # wrapped rows/cols: loads need no mask, the store is masked
+    rn = offs_n % N
+    a_ptrs = a_ptr + rm[:, None] * s_am + offs_k[None, :] * s_ak
+    b_ptrs = b_ptr + offs_k[:, None] * s_bk + rn[None, :] * s_bn
+    g_ptrs = g_ptr + rm[:, None] * s_gm + offs_k[None, :] * s_gk
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for _k in range(0, K // BLOCK_K):  # host asserts K % BLOCK_K == 0
+        a = tl.load(a_ptrs)
+        b = tl.load(b_ptrs)
+        if PRO == 1:  # gating prologue: A := A * G elementwise (o * gate)
+            g = tl.load(g_ptrs)
+            a = (a.to(tl.float32) * g.to(tl.float32)).to(b.dtype)
+            g_ptrs += BLOCK_K * s_gk
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BLOCK_K * s_ak
+        b_ptrs += BLOCK_K * s_bk
+    cm = offs_m[:, None]
+    cn = offs_n[None, :]
+    mask = (cm < M) & (cn < N)
+    if EPI == 1:  # C = silu(aux) * acc  (aux = GEMM1's output)
+        h = tl.load(aux_ptr + cm * s_xm + cn * s_xn, mask=mask, other=0.0).to(tl.float32)
+        y = h * tl.sigmoid(h) * acc
+    elif EPI == 2:  # C = acc + aux  (residual)
+        r = tl.load(aux_ptr + cm * s_xm + cn * s_xn, mask=mask, other=0.0).to(tl.float32)
+        y = acc + r
+    elif EPI == 3:  # per-column segments
+        sig = tl.sigmoid(acc)
+        y = tl.where(cn < seg_silu, acc, tl.where(cn < seg_sig, acc * sig, sig))
+        if HEAD > 0:
+            col0 = pid_n * BLOCK_N
+            nrm = tl.maximum(tl.sqrt(tl.sum(acc * acc, axis=1)), 1e-12)
+            in_norm = (col0 >= seg_norm) & (col0 < seg_silu)
+            y = tl.where(in_norm, acc / nrm[:, None], y)
+    else:
+        y = acc
+    tl.store(c_ptr + cm * s_cm + cn * s_cn, y.to(c_ptr.dtype.element_ty), mask=mask)
+
+
+_mm_epi = triton.autotune(configs=MM_CONFIGS, key=["M", "N", "K", "EPI", "PRO"], **_AUTOTUNE_KW)(_mm_epi_kernel)
+_mm_epi_n128 = triton.autotune(configs=MM_CONFIGS_N128, key=["M", "N", "K", "EPI", "PRO", "HEAD"], **_AUTOTUNE_KW)(_mm_epi_kernel)
+
+
+def mm_epi(a, b, c, epi=EPI_NONE, aux=None, gate=None, seg=(0, 0, 0), head=0):
+    """c[M,N] = epilogue((a * gate if gate is not None else a) @ b).
+
+    a: [M,K] (any strides), b: [K,N], c: [M,N] output (written, any strides).
+    seg = (seg_norm, seg_silu, seg_sig) column boundaries for EPI_SEGMENTS:
+    [0,seg_norm) identity, [seg_norm,seg_silu) per-head L2 norm (head > 0),
+    [seg_silu,seg_sig) SiLU, [seg_sig,N) sigmoid.
+    """
+    M, K = a.shape
+    K2, N = b.shape
+    assert K == K2 and c.shape == (M, N), (a.shape, b.shape, c.shape)
+    assert K % 64 == 0, f"K={K} must be a multiple of 64"
+    aux_t = aux if aux is not None else c
+    g_t = gate if gate is not None else a
+    if head:
+        assert head == 128, "per-head normalisation epilogue is built for head dim 128"
+        assert seg[0] % head == 0 and seg[1] % head == 0
+    kern = _mm_epi_n128 if head else _mm_epi
+    grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
+    kern[grid](a, b, c, aux_t, g_t, M, N, K,
+               a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+               aux_t.stride(0), aux_t.stride(1), g_t.stride(0), g_t.stride(1),
+               seg[0], seg[1], seg[2],
+               EPI=epi, PRO=1 if gate is not None else 0, HEAD=head)
+    return c
+
+
+# ---------------------------------------------------------------- dual accumulator
+
+DUAL_CONFIGS = [
+    _cfg(128, 128, 64, 8, 4),
+    _cfg(128, 128, 64, 8, 3),
+    _cfg(64, 128, 64, 4, 4),
+    _cfg(64, 64, 64, 4, 4),
+]
+
+
+@triton.jit
+def _dual_acc_kernel(a_ptr, b1_ptr, b2_ptr, c_ptr, M, N, K,
+                     s_am, s_ak, s_bk, s_bn, s_cm, s_cn,
+                     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                     GROUP_M: tl.constexpr):
+    pid = tl.program_id(0)
+    pid_m, pid_n = _tile_ids(pid, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    rm = offs_m % M
+    rn = offs_n % N
+    a_ptrs = a_ptr + rm[:, None] * s_am + offs_k[None, :] * s_ak
+    b1_ptrs = b1_ptr + offs_k[:, None] * s_bk + rn[None, :] * s_bn
+    b2_ptrs = b2_ptr + offs_k[:, None] * s_bk + rn[None, :] * s_bn
+    acc1 = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    acc2 = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for _k in range(0, K // BLOCK_K):
+        a = tl.load(a_ptrs)  # loaded once, used by both products
+        b1 = tl.load(b1_ptrs)
+        b2 = tl.load(b2_ptrs)
+        acc1 = tl.dot(a, b1, acc1)
+        acc2 = tl.dot(a, b2, acc2)
+        a_ptrs += BLOCK_K * s_ak
+        b1_ptrs += BLOCK_K * s_bk
+        b2_ptrs += BLOCK_K * s_bk
+    y = acc1 * tl.sigmoid(acc1) * acc2
+    cm = offs_m[:, None]
+    cn = offs_n[None, :]
+    tl.store(c_ptr + cm * s_cm + cn * s_cn, y.to(c_ptr.dtype.element_ty), mask=(cm < M) & (cn < N))
+
+
+@triton.jit
+def _dual_acc_persistent_kernel(a_ptr, b1_ptr, b2_ptr, c_ptr, M, N, K,
+                                s_am, s_ak, s_bk, s_bn, s_cm, s_cn,
+                                NUM_SMS: tl.constexpr,
+                                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                                GROUP_M: tl.constexpr):
+    start = tl.program_id(0)
+    num_tiles = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    for tile in tl.range(start, num_tiles, NUM_SMS):
+        pid_m, pid_n = _tile_ids(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+        offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+        offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+        rm = offs_m % M
+        rn = offs_n % N
+        a_ptrs = a_ptr + rm[:, None] * s_am + offs_k[None, :] * s_ak
+        b1_ptrs = b1_ptr + offs_k[:, None] * s_bk + rn[None, :] * s_bn
+        b2_ptrs = b2_ptr + offs_k[:, None] * s_bk + rn[None, :] * s_bn
+        acc1 = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        acc2 = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for _k in range(0, K // BLOCK_K):
+            a = tl.load(a_ptrs)
+            b1 = tl.load(b1_ptrs)
+            b2 = tl.load(b2_ptrs)
+            acc1 = tl.dot(a, b1, acc1)
+            acc2 = tl.dot(a, b2, acc2)
+            a_ptrs += BLOCK_K * s_ak
+            b1_ptrs += BLOCK_K * s_bk
+            b2_ptrs += BLOCK_K * s_bk
+        y = acc1 * tl.sigmoid(acc1) * acc2
+        cm = offs_m[:, None]
+        cn = offs_n[None, :]
+        tl.store(c_ptr + cm * s_cm + cn * s_cn, y.to(c_ptr.dtype.element_ty), mask=(cm < M) & (cn < N))
+
+
+_dual_acc = triton.autotune(configs=DUAL_CONFIGS, key=["M", "N", "K"], **_AUTOTUNE_KW)(_dual_acc_kernel)
+_dual_acc_persistent = triton.autotune(configs=DUAL_CONFIGS, key=["M", "N", "K"], **_AUTOTUNE_KW)(_dual_acc_persistent_kernel)
+
+_SMS = {}
+
+
+def num_sms(device=None):
+    d = torch.cuda.current_device() if device is None else device
+    if d not in _SMS:
+        _SMS[d] = torch.cuda.get_device_properties(d).multi_processor_count
+    return _SMS[d]
+
+
+def dual_acc(a, b1, b2, c, persistent=False):
+    """c = silu(a @ b1) * (a @ b2); a [M,K], b1/b2 [K,N] with equal strides, c [M,N]."""
+    M, K = a.shape
+    N = b1.shape[1]
+    assert b1.shape == b2.shape == (K, N) and b1.stride() == b2.stride() and c.shape == (M, N)
+    assert K % 64 == 0
+    args = (a, b1, b2, c, M, N, K, a.stride(0), a.stride(1), b1.stride(0), b1.stride(1), c.stride(0), c.stride(1))
+    if persistent:
+        sms = num_sms(a.device.index)
+        grid = lambda meta: (min(sms, triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"])),)
+        _dual_acc_persistent[grid](*args, NUM_SMS=sms)
+    else:
+        grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
+        _dual_acc[grid](*args)
+    return c
+
+
+# ---------------------------------------------------------------- elementwise
+
+@triton.jit
+def _silu_mul_kernel(x_ptr, y_ptr, o_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0).to(tl.int64)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=0.0).to(tl.float32)
+    y = tl.load(y_ptr + offs, mask=m, other=0.0).to(tl.float32)
+    tl.store(o_ptr + offs, (x * tl.sigmoid(x) * y).to(o_ptr.dtype.element_ty), mask=m)
+
+
+def silu_mul(x, y, out):
+    """out = silu(x) * y, one pass; contiguous tensors of equal shape."""
+    assert x.is_contiguous() and y.is_contiguous() and out.is_contiguous() and x.shape == y.shape == out.shape
+    n = x.numel()
+    BLOCK = 4096
+    _silu_mul_kernel[(triton.cdiv(n, BLOCK),)](x, y, out, n, BLOCK=BLOCK, num_warps=8)
+    return out
+
+
+@triton.jit
+def _l2norm_heads_kernel(x_ptr, o_ptr, R, s_xr, s_or, HEAD: tl.constexpr, ROWS: tl.constexpr):
+    pid_r = tl.program_id(0)
+    h = tl.program_id(1)
+    rows = pid_r * ROWS + tl.arange(0, ROWS)
+    cols = h * HEAD + tl.arange(0, HEAD)
+    m = rows[:, None] < R
+    x = tl.load(x_ptr + rows[:, None].to(tl.int64) * s_xr + cols[None, :], mask=m, other=0.0).to(tl.float32)
+    nrm = tl.maximum(tl.sqrt(tl.sum(x * x, axis=1)), 1e-12)
+    tl.store(o_ptr + rows[:, None].to(tl.int64) * s_or + cols[None, :], (x / nrm[:, None]).to(o_ptr.dtype.element_ty), mask=m)
+
+
+def l2norm_heads(x, out, head):
+    """out[r, h*head:(h+1)*head] = x[r, ...] / max(||x[r, ...]||, 1e-12); unit column stride."""
+    R, C = x.shape
+    assert C % head == 0 and x.stride(1) == 1 and out.stride(1) == 1 and out.shape == x.shape
+    ROWS = 32
+    _l2norm_heads_kernel[(triton.cdiv(R, ROWS), C // head)](x, out, R, x.stride(0), out.stride(0),
+                                                           HEAD=head, ROWS=ROWS, num_warps=4)
+    return out

@@ -1,0 +1,149 @@
+"""Gated-SSM layer minus its scan (seed 000).
+
+Pre-scan:  [Q|K|V] = x W_qkv, gate = SiLU(x W_g), alpha = sigmoid(x W_alpha)
+Post-scan: y = (o * gate) W_O + x
+x: [B*T, d]; W_qkv: [d, 3 H dk]; W_g: [d, H dk]; W_alpha: [d, n H]; W_O: [H dk, d].
+o: [B*T, H dk] is the scan's readout. The chunkwise scan is the same in every variant,
+so it is left out and o is an input (random, like the others): every variant computes
+the same function of (x, o, weights). Outputs checked: Q, K, V, gate, alpha, y.
+"""
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+from common import tk
+from common.impl import Impl, compiled, randn
+
+
+def dims(v):
+    BT, d, HD, nH = v["B"] * v["T"], v["d"], v["H"] * v["dk"], v["n"] * v["H"]
+    return BT, d, HD, nH
+
+
+def make_inputs(v, dtype, gen, backward=False):
+    BT, d, HD, nH = dims(v)
+    return {"x": randn((BT, d), gen, dtype), "o": randn((BT, HD), gen, dtype),
+            "W_qkv": randn((d, 3 * HD), gen, dtype, d ** -0.5), "W_g": randn((d, HD), gen, dtype, d ** -0.5),
+            "W_alpha": randn((d, nH), gen, dtype, d ** -0.5), "W_O": randn((HD, d), gen, dtype, HD ** -0.5)}
+
+
+def _layer(x, o, W_qkv, W_g, W_alpha, W_O):
+    HD = W_g.shape[1]
+    qkv = x @ W_qkv
+    gate = F.silu(x @ W_g)
+    alpha = torch.sigmoid(x @ W_alpha)
+    y = (o * gate) @ W_O + x
+    return {"Q": qkv[:, :HD], "K": qkv[:, HD:2 * HD], "V": qkv[:, 2 * HD:], "gate": gate, "alpha": alpha, "y": y}
+
+
+def reference(v, inp, backward=False):
+    f = {k: t.float() for k, t in inp.items()}
+    return _layer(f["x"], f["o"], f["W_qkv"], f["W_g"], f["W_alpha"], f["W_O"])
+
+
+class Eager(Impl):
+    """Eager PyTorch, one launch per op: 3 GEMMs, SiLU, sigmoid, multiply, GEMM, add (8)."""
+
+    def alloc(self, st):
+        BT, d, HD, nH = dims(self.v)
+        e = lambda *s: torch.empty(s, device="cuda", dtype=self.dtype)
+        return {"qkv": e(BT, 3 * HD), "g_raw": e(BT, HD), "a_raw": e(BT, nH), "gate": e(BT, HD),
+                "alpha": e(BT, nH), "go": e(BT, HD), "y0": e(BT, d), "y": e(BT, d)}
+
+    def run(self, st, out):
+        HD = st["W_g"].shape[1]
+        torch.mm(st["x"], st["W_qkv"], out=out["qkv"])
+        torch.mm(st["x"], st["W_g"], out=out["g_raw"])
+        torch.mm(st["x"], st["W_alpha"], out=out["a_raw"])
+        torch.ops.aten.silu.out(out["g_raw"], out=out["gate"])
+        torch.sigmoid(out["a_raw"], out=out["alpha"])
+        torch.mul(st["o"], out["gate"], out=out["go"])
+        torch.mm(out["go"], st["W_O"], out=out["y0"])
+        torch.add(out["y0"], st["x"], out=out["y"])
+        q = out["qkv"]
+        return {"Q": q[:, :HD], "K": q[:, HD:2 * HD], "V": q[:, 2 * HD:], "gate": out["gate"],
+                "alpha": out["alpha"], "y": out["y"]}
+
+
+class Compiled(Impl):
+    """torch.compile (default mode, dynamic=False) of the eager layer, compiled once per shape."""
+    graph_ok = False
+
+    def run(self, st, out):
+        key = ("gated_ssm", tuple(sorted(self.v.items())))
+        fn = compiled(key, _layer)
+        return fn(st["x"], st["o"], st["W_qkv"], st["W_g"], st["W_alpha"], st["W_O"])
+
+
+class TritonEpilogue(Impl):
+    """Two Triton GEMMs, no standalone elementwise kernel:
+    1. x @ [W_qkv | W_g | W_alpha] with a per-column epilogue (identity | SiLU | sigmoid);
+    2. (o * gate) @ W_O with the gating multiply in the A-operand prologue and the
+       residual add of x in the epilogue."""
+
+    def prepare(self, inp):
+        st = dict(inp)
+        st["W_in"] = torch.cat([inp["W_qkv"], inp["W_g"], inp["W_alpha"]], dim=1).contiguous()
+        return st
+
+    def alloc(self, st):
+        BT, d, HD, nH = dims(self.v)
+        return {"wide": torch.empty((BT, 4 * HD + nH), device="cuda", dtype=self.dtype),
+                "y": torch.empty((BT, d), device="cuda", dtype=self.dtype)}
+
+    def run(self, st, out):
+        BT, d, HD, nH = dims(self.v)
+        w = out["wide"]
+        tk.mm_epi(st["x"], st["W_in"], w, epi=tk.EPI_SEGMENTS, seg=(3 * HD, 3 * HD, 4 * HD))
+        gate = w[:, 3 * HD:4 * HD]
+        tk.mm_epi(st["o"], st["W_O"], out["y"], epi=tk.EPI_ADD_AUX, aux=st["x"], gate=gate)
+        return {"Q": w[:, :HD], "K": w[:, HD:2 * HD], "V": w[:, 2 * HD:3 * HD], "gate": gate,
+                "alpha": w[:, 4 * HD:], "y": out["y"]}
+
+
+def _cutlass_factory(v, dtype):
+    import importlib.util
+    import os
+    import sys
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cutlass_evt.py")
+    if not os.path.isfile(path):
+        raise NotImplementedError("cutlass-evt: no CUTLASS EVT implementation in this checkout")
+    s = importlib.util.spec_from_file_location("rooftool_gated_ssm_cutlass_evt", path)
+    m = importlib.util.module_from_spec(s)
+    sys.modules[s.name] = m
+    s.loader.exec_module(m)
+    return m.CutlassEVT(v, dtype, dims)
+
+
+VARIANTS = {
+    "eager": Eager,
+    "compiled": Compiled,
+    "triton-epilogue": TritonEpilogue,
+    "cutlass-evt": _cutlass_factory,
+}
+
+
+def bench_rows(v, ctx):
+    BT, d, HD, nH = dims(v)
+    N1 = 4 * HD + nH
+    f1, f2 = 2 * BT * N1 * d, 2 * BT * d * HD
+    c1, c2 = ctx.cublas_ms(BT, N1, d), ctx.cublas_ms(BT, d, HD)
+    rows = []
+    ms = ctx.time_variant("triton-epilogue")
+    rows.append(ctx.gemm_row("triton-epilogue (both GEMMs)", ms, f1 + f2, (f1 + f2) / ((c1 + c2) * 1e-3) / 1e12))
+    e = 2
+
+    def mk1():
+        return (torch.randn((BT, d), device="cuda").to(torch.bfloat16), (torch.randn((d, N1), device="cuda") * d ** -0.5).to(torch.bfloat16),
+                torch.empty((BT, N1), device="cuda", dtype=torch.bfloat16))
+    ms1 = ctx.time_fn(lambda s: tk.mm_epi(s[0], s[1], s[2], epi=tk.EPI_SEGMENTS, seg=(3 * HD, 3 * HD, 4 * HD)), mk1, e * (BT * d + d * N1 + BT * N1))
+    rows.append(ctx.gemm_row(f"  GEMM1 x@W_in + SiLU/sigmoid epilogue ({BT}x{N1}x{d})", ms1, f1, ctx.cublas_tflops(BT, N1, d)))
+
+    def mk2():
+        return (torch.randn((BT, HD), device="cuda").to(torch.bfloat16), torch.randn((BT, HD), device="cuda").to(torch.bfloat16),
+                (torch.randn((HD, d), device="cuda") * HD ** -0.5).to(torch.bfloat16), torch.randn((BT, d), device="cuda").to(torch.bfloat16),
+                torch.empty((BT, d), device="cuda", dtype=torch.bfloat16))
+    ms2 = ctx.time_fn(lambda s: tk.mm_epi(s[0], s[2], s[4], epi=tk.EPI_ADD_AUX, aux=s[3], gate=s[1]), mk2, e * (2 * BT * HD + HD * d + 2 * BT * d))
+    rows.append(ctx.gemm_row(f"  GEMM2 (o*gate)@W_O + x ({BT}x{d}x{HD})", ms2, f2, ctx.cublas_tflops(BT, d, HD)))
+    return rows

@@ -1,0 +1,258 @@
+"""GLA input projection chain (seed 002).
+
+x: [B*T, d]. Five projections, three activations:
+  Q = x W_Q, K = l2norm_per_head(x W_K), V = x W_V, g = SiLU(x W_g), alpha = sigmoid(x W_alpha)
+W_Q, W_K: [d, H dk]; W_V, W_g: [d, H dv]; W_alpha: [d, H n]. l2norm_per_head divides each
+head's dk-slice of a row by max(||slice||, 1e-12) (F.normalize).
+Forward variants check Q, K, V, g, alpha. The *-fwdbwd variants (backward: true) run the
+forward and its backward for random output cotangents and check dx and every dW.
+"""
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+from common import tk
+from common.impl import Impl, compiled, randn
+
+NAMES = ("Q", "K", "V", "g", "alpha")
+WNAMES = ("W_Q", "W_K", "W_V", "W_g", "W_alpha")
+# Column order of the wide weight: the identity segments first, then the activated ones.
+WIDE_ORDER = ("Q", "V", "K", "g", "alpha")
+
+
+def dims(v):
+    return v["B"] * v["T"], v["d"], v["H"] * v["dk"], v["H"] * v["dv"], v["H"] * v["n"]
+
+
+def widths(v):
+    BT, d, HK, HV, HN = dims(v)
+    return {"Q": HK, "K": HK, "V": HV, "g": HV, "alpha": HN}
+
+
+def make_inputs(v, dtype, gen, backward=False):
+    BT, d, HK, HV, HN = dims(v)
+    w = widths(v)
+    inp = {"x": randn((BT, d), gen, dtype)}
+    for n, wn in zip(NAMES, WNAMES):
+        inp[wn] = randn((d, w[n]), gen, dtype, d ** -0.5)
+    if backward:
+        for n in NAMES:
+            inp["d" + n] = randn((BT, w[n]), gen, dtype)
+    return inp
+
+
+def _forward(x, W_Q, W_K, W_V, W_g, W_alpha, dk):
+    BT = x.shape[0]
+    k = x @ W_K
+    k = F.normalize(k.view(BT, -1, dk), dim=-1).view(BT, -1)
+    return {"Q": x @ W_Q, "K": k, "V": x @ W_V, "g": F.silu(x @ W_g), "alpha": torch.sigmoid(x @ W_alpha)}
+
+
+def _forward_wide(x, W, v):
+    BT = x.shape[0]
+    w = widths(v)
+    z = x @ W
+    seg, c = {}, 0
+    for n in WIDE_ORDER:
+        seg[n] = z[:, c:c + w[n]]
+        c += w[n]
+    k = F.normalize(seg["K"].reshape(BT, -1, v["dk"]), dim=-1).reshape(BT, -1)
+    return {"Q": seg["Q"], "K": k, "V": seg["V"], "g": F.silu(seg["g"]), "alpha": torch.sigmoid(seg["alpha"])}
+
+
+def _grads(outs, leaves, inp):
+    cot = [inp["d" + n] for n in NAMES]
+    return torch.autograd.grad([outs[n] for n in NAMES], leaves, cot)
+
+
+def reference(v, inp, backward=False):
+    f = {k: t.float() for k, t in inp.items()}
+    if not backward:
+        return _forward(f["x"], *(f[w] for w in WNAMES), v["dk"])
+    leaves = [f["x"].requires_grad_()] + [f[w].requires_grad_() for w in WNAMES]
+    with torch.enable_grad():
+        outs = _forward(f["x"], *leaves[1:], v["dk"])
+        gr = _grads(outs, leaves, f)
+    return {"dx": gr[0], **{"d" + w: g for w, g in zip(WNAMES, gr[1:])}}
+
+
+def _wide_weight(inp):
+    idx = dict(zip(NAMES, WNAMES))
+    return torch.cat([inp[idx[n]] for n in WIDE_ORDER], dim=1).contiguous()
+
+
+def _seg_bounds(v):
+    w = widths(v)
+    s_norm = w["Q"] + w["V"]
+    s_silu = s_norm + w["K"]
+    s_sig = s_silu + w["g"]
+    return s_norm, s_silu, s_sig
+
+
+# ------------------------------------------------------------------ forward
+
+class Unfused(Impl):
+    """Five cuBLAS GEMMs, then three activation kernels (Triton per-head L2 norm, SiLU, sigmoid): 8 launches."""
+
+    def alloc(self, st):
+        BT = st["x"].shape[0]
+        w = widths(self.v)
+        e = lambda c: torch.empty((BT, c), device="cuda", dtype=self.dtype)
+        return {"Q": e(w["Q"]), "Kraw": e(w["K"]), "V": e(w["V"]), "graw": e(w["g"]), "araw": e(w["alpha"]),
+                "K": e(w["K"]), "g": e(w["g"]), "alpha": e(w["alpha"])}
+
+    def run(self, st, out):
+        x = st["x"]
+        torch.mm(x, st["W_Q"], out=out["Q"])
+        torch.mm(x, st["W_K"], out=out["Kraw"])
+        torch.mm(x, st["W_V"], out=out["V"])
+        torch.mm(x, st["W_g"], out=out["graw"])
+        torch.mm(x, st["W_alpha"], out=out["araw"])
+        tk.l2norm_heads(out["Kraw"], out["K"], self.v["dk"])
+        torch.ops.aten.silu.out(out["graw"], out=out["g"])
+        torch.sigmoid(out["araw"], out=out["alpha"])
+        return {n: out[n] for n in NAMES}
+
+
+class WideGemm(Impl):
+    """One wide cuBLAS GEMM x @ [W_Q|W_V|W_K|W_g|W_alpha], split by views, three activation kernels: 4 launches."""
+
+    def prepare(self, inp):
+        st = dict(inp)
+        st["W"] = _wide_weight(inp)
+        return st
+
+    def alloc(self, st):
+        BT = st["x"].shape[0]
+        w = widths(self.v)
+        e = lambda c: torch.empty((BT, c), device="cuda", dtype=self.dtype)
+        return {"z": e(st["W"].shape[1]), "K": e(w["K"]), "g": e(w["g"]), "alpha": e(w["alpha"])}
+
+    def run(self, st, out):
+        z = out["z"]
+        torch.mm(st["x"], st["W"], out=z)
+        s_norm, s_silu, s_sig = _seg_bounds(self.v)
+        HK = widths(self.v)["Q"]
+        tk.l2norm_heads(z[:, s_norm:s_silu], out["K"], self.v["dk"])
+        torch.ops.aten.silu.out(z[:, s_silu:s_sig], out=out["g"])
+        torch.sigmoid(z[:, s_sig:], out=out["alpha"])
+        return {"Q": z[:, :HK], "V": z[:, HK:s_norm], "K": out["K"], "g": out["g"], "alpha": out["alpha"]}
+
+
+class Compiled(Impl):
+    """torch.compile (default mode) of the five-GEMM forward, compiled once per shape."""
+    graph_ok = False
+
+    def run(self, st, out):
+        fn = compiled(("gla_proj", "fwd", tuple(sorted(self.v.items()))), _forward)
+        return fn(st["x"], *(st[w] for w in WNAMES), self.v["dk"])
+
+
+class WideGemmEpilogue(Impl):
+    """One Triton wide GEMM applying each segment's activation in its epilogue
+    (identity | per-head L2 norm over a 128-column tile | SiLU | sigmoid): 1 launch."""
+
+    def prepare(self, inp):
+        st = dict(inp)
+        st["W"] = _wide_weight(inp)
+        return st
+
+    def alloc(self, st):
+        return {"z": torch.empty((st["x"].shape[0], st["W"].shape[1]), device="cuda", dtype=self.dtype)}
+
+    def run(self, st, out):
+        z = out["z"]
+        seg = _seg_bounds(self.v)
+        tk.mm_epi(st["x"], st["W"], z, epi=tk.EPI_SEGMENTS, seg=seg, head=self.v["dk"])
+        HK = widths(self.v)["Q"]
+        s_norm, s_silu, s_sig = seg
+        return {"Q": z[:, :HK], "V": z[:, HK:s_norm], "K": z[:, s_norm:s_silu], "g": z[:, s_silu:s_sig], "alpha": z[:, s_sig:]}
+
+
+# ------------------------------------------------------------------ forward + backward
+
+class _FwdBwd(Impl):
+    graph_ok = False
+
+    def prepare(self, inp):
+        st = {k: t for k, t in inp.items()}
+        st["x"] = inp["x"].detach().clone().requires_grad_()
+        for w in WNAMES:
+            st[w] = inp[w].detach().clone().requires_grad_()
+        return st
+
+
+class UnfusedFwdBwd(_FwdBwd):
+    """Eager autograd through five GEMMs, F.normalize, SiLU, sigmoid."""
+
+    def run(self, st, out):
+        leaves = [st["x"]] + [st[w] for w in WNAMES]
+        with torch.enable_grad():
+            outs = _forward(st["x"], *leaves[1:], self.v["dk"])
+            gr = _grads(outs, leaves, st)
+        return {"dx": gr[0], **{"d" + w: g for w, g in zip(WNAMES, gr[1:])}}
+
+
+class WideGemmFwdBwd(_FwdBwd):
+    """Eager autograd through one wide GEMM (one concatenated weight), split, activations."""
+
+    def prepare(self, inp):
+        st = {k: t for k, t in inp.items()}
+        st["x"] = inp["x"].detach().clone().requires_grad_()
+        st["W"] = _wide_weight(inp).requires_grad_()
+        return st
+
+    def _fwd(self, x, W):
+        return _forward_wide(x, W, self.v)
+
+    def run(self, st, out):
+        with torch.enable_grad():
+            outs = self._fwd(st["x"], st["W"])
+            dx, dW = _grads(outs, [st["x"], st["W"]], st)
+        w = widths(self.v)
+        res, c = {"dx": dx}, 0
+        idx = dict(zip(NAMES, WNAMES))
+        for n in WIDE_ORDER:
+            res["d" + idx[n]] = dW[:, c:c + w[n]]
+            c += w[n]
+        return res
+
+
+class CompiledFwdBwd(_FwdBwd):
+    """torch.compile of the five-GEMM forward; AOTAutograd compiles its backward."""
+
+    def run(self, st, out):
+        fn = compiled(("gla_proj", "fwdbwd", tuple(sorted(self.v.items()))), _forward)
+        leaves = [st["x"]] + [st[w] for w in WNAMES]
+        with torch.enable_grad():
+            outs = fn(st["x"], *leaves[1:], self.v["dk"])
+            gr = _grads(outs, leaves, st)
+        return {"dx": gr[0], **{"d" + w: g for w, g in zip(WNAMES, gr[1:])}}
+
+
+VARIANTS = {
+    "unfused": Unfused,
+    "wide-gemm": WideGemm,
+    "compiled": Compiled,
+    "wide-gemm-epilogue": WideGemmEpilogue,
+    "unfused-fwdbwd": UnfusedFwdBwd,
+    "wide-gemm-fwdbwd": WideGemmFwdBwd,
+    "compiled-fwdbwd": CompiledFwdBwd,
+}
+
+
+def bench_rows(v, ctx):
+    BT, d, HK, HV, HN = dims(v)
+    N = 2 * HK + 2 * HV + HN
+    flops = 2 * BT * N * d
+    rows = []
+    ms = ctx.time_variant("wide-gemm-epilogue")
+    rows.append(ctx.gemm_row(f"wide-gemm-epilogue ({BT}x{N}x{d})", ms, flops, ctx.cublas_tflops(BT, N, d)))
+    e = 2
+
+    def mk():
+        return (torch.randn((BT, HK), device="cuda").to(torch.bfloat16), torch.empty((BT, HK), device="cuda", dtype=torch.bfloat16))
+    ms = ctx.time_fn(lambda s: tk.l2norm_heads(s[0], s[1], v["dk"]), mk, 2 * e * BT * HK)
+    rows.append(ctx.bw_row("l2norm_heads (Triton, unfused K activation)", ms, 2 * e * BT * HK))
+    return rows

@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""rooftool's kernel runner. Contract: kernels/README.md.
+
+    python3 kernels/run.py MODE --experiment E [--cell VARIANT/SHAPE]... --out DIR
+                           [--reps N] [--warmup N] [--seed S]
+
+Modes: env, check, time, profile (the contract), plus list (cells as JSON, no torch
+needed) and bench (efficiency figures against measured cuBLAS and copy ceilings).
+`--all` runs every experiment (check and bench); output then goes to DIR/<experiment>/.
+Exit codes: 0 every cell ok (skipped cells count as ok), 1 a cell failed, 2 bad usage.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from common import spec as specmod  # noqa: E402  (needs only PyYAML)
+from common.spec import UsageError  # noqa: E402
+
+MODES = ("env", "check", "time", "profile", "bench", "list")
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise UsageError(message)
+
+
+def build_parser():
+    p = _Parser(prog="kernels/run.py", description="rooftool kernel runner (see kernels/README.md)")
+    p.add_argument("mode", choices=MODES)
+    p.add_argument("--experiment", "-e", action="append", default=[], help="experiment name (repeatable)")
+    p.add_argument("--all", action="store_true", help="every experiment")
+    p.add_argument("--cell", action="append", default=[], help="VARIANT/SHAPE (repeatable); default every cell")
+    p.add_argument("--out", default="", help="output directory")
+    p.add_argument("--reps", type=int, default=50, help="timed repetitions (>= 30)")
+    p.add_argument("--warmup", type=int, default=10, help="warm-up iterations")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--default-grid", action="store_true", help="only the spec's shapes:, not its sweeps")
+    return p
+
+
+def parse_args(argv):
+    """Parse and validate argv; returns (args, [(experiment, [(variant, shape)])]).
+
+    Raises UsageError for anything the contract calls bad usage (exit 2)."""
+    a = build_parser().parse_args(argv)
+    if a.mode == "env":
+        return a, []
+    if a.reps < 30 and a.mode in ("time", "bench"):
+        raise UsageError(f"--reps {a.reps}: want at least 30")
+    if a.warmup < 0:
+        raise UsageError(f"--warmup {a.warmup}: want >= 0")
+    if a.all and a.experiment:
+        raise UsageError("give --experiment or --all, not both")
+    if a.all and a.cell:
+        raise UsageError("--cell needs one --experiment, not --all")
+    names = specmod.experiment_names() if a.all else a.experiment
+    if not names:
+        raise UsageError("missing --experiment (or --all)")
+    if a.cell and len(names) != 1:
+        raise UsageError("--cell needs exactly one --experiment")
+    if a.mode in ("check", "time", "profile") and not a.out:
+        raise UsageError(f"mode {a.mode} needs --out DIR")
+    plan = []
+    for n in names:
+        e = specmod.load(n)
+        cs = specmod.cells(e, a.cell)
+        if a.default_grid and not a.cell:
+            cs = [(v, s) for v, s in cs if s in e.shapes]
+        plan.append((e, cs))
+    return a, plan
+
+
+def out_dir(a, e):
+    if a.all or len(a.experiment) > 1:
+        return os.path.join(a.out, e.name)
+    return a.out
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        a, plan = parse_args(argv)
+    except UsageError as err:
+        print(f"run.py: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except ValueError as err:  # a malformed spec.yaml
+        print(f"run.py: {err}", file=sys.stderr)
+        return EXIT_USAGE
+
+    if a.mode == "list":
+        print(json.dumps([{"experiment": e.name, "variant": v.name, "shape": s, "role": v.role,
+                           "graph": v.graph, "backward": v.backward, "requires": v.requires}
+                          for e, cs in plan for v, s in cs], indent=1))
+        return EXIT_OK
+
+    import torch  # noqa: F401  (the GPU modes need torch)
+    from common import runner
+
+    if a.mode == "env":
+        print(json.dumps(runner.env_info(), indent=1))
+        return EXIT_OK
+    if not torch.cuda.is_available():
+        print("run.py: no CUDA device", file=sys.stderr)
+        return EXIT_FAIL
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+
+    if a.mode == "bench":
+        from common import bench
+        return bench.main(a, plan)
+
+    failed = 0
+    for e, cs in plan:
+        d = out_dir(a, e)
+        for v, s in cs:
+            cell = runner.Cell(e, v, s, a.seed)
+            chk = runner.run_check(cell)
+            base = os.path.join(d, v.name, s)
+            status = "ok" if chk["ok"] else ("skipped" if chk.get("skipped") else "FAILED")
+            if a.mode == "check" or not chk["ok"]:
+                runner.write_json(base + ".check.json", chk)
+            if not chk["ok"]:
+                if not chk.get("skipped"):
+                    failed += 1
+                if a.mode == "profile":
+                    runner.write_json(base + ".profile.json", {"ok": False, "skipped": bool(chk.get("skipped")),
+                                                               "error": "check failed: " + chk["error"] if not chk.get("skipped") else chk["error"]})
+                print(f"{cell.label}: {status}: {chk['error']}", file=sys.stderr, flush=True)
+                continue
+            msg = f"{cell.label}: check ok (rel {chk['max_rel_err']:.2e}, {chk['seconds']}s)"
+            try:
+                if a.mode == "time":
+                    t = runner.run_time(cell, a.reps, a.warmup)
+                    runner.write_json(base + ".json", t)
+                    sm = sorted(t["samples_ms"])
+                    msg += f"; median {sm[len(sm)//2]*1e3:.1f} us over {len(sm)} reps, {t['rotate_buffers']} buffer sets"
+                elif a.mode == "profile":
+                    runner.write_json(base + ".profile.json", runner.run_profile(cell, a.warmup))
+            except Exception as err:  # noqa: BLE001
+                failed += 1
+                import traceback
+                rec = {"ok": False, "error": f"{a.mode}: {type(err).__name__}: {err}", "traceback": traceback.format_exc()[-4000:]}
+                runner.write_json(base + (".profile.json" if a.mode == "profile" else ".time-error.json"), rec)
+                msg = f"{cell.label}: FAILED in {a.mode}: {rec['error']}"
+            print(msg, file=sys.stderr, flush=True)
+            cell.impl = None
+            torch.cuda.empty_cache()
+    return EXIT_FAIL if failed else EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,101 @@
+"""Dual-GEMM SwiGLU: C = silu(A @ B1) * (A @ B2).
+
+A [M,K], B1/B2 [K,N] (row-major, the layout both cuBLAS and the Triton kernels read),
+C [M,N]; bf16 in and out, fp32 accumulation.
+"""
+from __future__ import annotations
+
+import torch
+
+from common import tk
+from common.impl import Impl, randn
+
+
+def make_inputs(v, dtype, gen, backward=False):
+    M, N, K = v["M"], v["N"], v["K"]
+    # A ~ N(0,1), B ~ N(0, 1/K): products ~ N(0,1), SiLU not saturated.
+    return {"A": randn((M, K), gen, dtype), "B1": randn((K, N), gen, dtype, K ** -0.5),
+            "B2": randn((K, N), gen, dtype, K ** -0.5)}
+
+
+def reference(v, inp, backward=False):
+    A, B1, B2 = (inp[k].float() for k in ("A", "B1", "B2"))
+    h1 = A @ B1
+    return {"C": torch.nn.functional.silu(h1) * (A @ B2)}
+
+
+class _Base(Impl):
+    def alloc(self, st):
+        M, N = self.v["M"], self.v["N"]
+        return {"C": torch.empty((M, N), device="cuda", dtype=self.dtype),
+                "h1": torch.empty((M, N), device="cuda", dtype=self.dtype),
+                "h2": torch.empty((M, N), device="cuda", dtype=self.dtype)}
+
+
+class Unfused(_Base):
+    """Two cuBLAS GEMMs and one Triton silu-mul kernel: 3 launches."""
+
+    def run(self, st, out):
+        torch.mm(st["A"], st["B1"], out=out["h1"])
+        torch.mm(st["A"], st["B2"], out=out["h2"])
+        tk.silu_mul(out["h1"], out["h2"], out["C"])
+        return {"C": out["C"]}
+
+
+class Gemm2Epilogue(_Base):
+    """cuBLAS GEMM1 writes h1; Triton GEMM2 applies silu(h1) * acc in its epilogue: 2 launches."""
+
+    def run(self, st, out):
+        torch.mm(st["A"], st["B1"], out=out["h1"])
+        tk.mm_epi(st["A"], st["B2"], out["C"], epi=tk.EPI_SILU_AUX_MUL, aux=out["h1"])
+        return {"C": out["C"]}
+
+
+class DualAcc(Impl):
+    persistent = False
+
+    def alloc(self, st):
+        return {"C": torch.empty((self.v["M"], self.v["N"]), device="cuda", dtype=self.dtype)}
+
+    def run(self, st, out):
+        tk.dual_acc(st["A"], st["B1"], st["B2"], out["C"], persistent=self.persistent)
+        return {"C": out["C"]}
+
+
+class DualAccPersistent(DualAcc):
+    persistent = True
+
+
+VARIANTS = {
+    "unfused": Unfused,
+    "unfused-graph": Unfused,
+    "gemm2-epilogue": Gemm2Epilogue,
+    "dual-acc": DualAcc,
+    "dual-acc-persistent": DualAccPersistent,
+}
+
+
+def bench_rows(v, ctx):
+    """Efficiency rows for run.py bench (see common/bench.py)."""
+    M, N, K = v["M"], v["N"], v["K"]
+    flops = 4 * M * N * K
+    e = 2  # bytes per bf16
+    min_bytes = e * (M * K + 2 * K * N + M * N)
+    cublas = ctx.cublas_tflops(M, N, K)
+    rows = []
+    for name in ("dual-acc", "dual-acc-persistent"):
+        ms = ctx.time_variant(name)
+        rows.append(ctx.gemm_row(name, ms, flops, cublas, min_bytes=min_bytes, sol=True))
+    ms = ctx.time_variant("gemm2-epilogue")
+    if ms:
+        # GEMM2 alone (the fused one): total minus a cuBLAS GEMM1 timed alone.
+        g1 = ctx.cublas_ms(M, N, K)
+        rows.append(ctx.gemm_row("gemm2-epilogue (fused GEMM2 = total - cuBLAS GEMM1)", ms - g1, 2 * M * N * K, cublas))
+    # The memory-bound kernel of the unfused chain.
+    h1 = torch.randn((M, N), device="cuda").to(torch.bfloat16)
+    h2 = torch.randn((M, N), device="cuda").to(torch.bfloat16)
+    c = torch.empty_like(h1)
+    ms = ctx.time_fn(lambda bufs: tk.silu_mul(*bufs), lambda: (torch.randn_like(h1), torch.randn_like(h2), torch.empty_like(c)),
+                     3 * M * N * e)
+    rows.append(ctx.bw_row("silu_mul (Triton)", ms, 3 * M * N * e))
+    return rows
