@@ -36,7 +36,10 @@ type GPUSpec struct {
 	FP8      float64  `json:"fp8" yaml:"fp8"`       // tensor, dense
 	INT8     float64  `json:"int8" yaml:"int8"`     // tensor, dense, OP/s
 	Source   string   `json:"source" yaml:"source"` // document name and URL
-	Notes    string   `json:"notes,omitempty" yaml:"notes"`
+	// Sources names the source of single figures that come from elsewhere
+	// than Source, keyed by field (e.g. "l2_mib", "sms").
+	Sources map[string]string `json:"sources,omitempty" yaml:"sources"`
+	Notes   string            `json:"notes,omitempty" yaml:"notes"`
 }
 
 // Measured is RUNDIR/ceilings.json as `rooftool ceilings` (kernels/ceilings.py) writes it.
@@ -44,9 +47,13 @@ type Measured struct {
 	Version int                `json:"rooftool_ceilings"`
 	Device  string             `json:"device"`
 	Torch   string             `json:"torch,omitempty"`
-	Clocks  map[string]float64 `json:"clocks,omitempty"`
+	SMCount int                `json:"sm_count,omitempty"`
+	L2Bytes int64              `json:"l2_bytes,omitempty"`
+	CC      string             `json:"cc,omitempty"`
+	Clocks  map[string]float64 `json:"clocks,omitempty"` // MHz: sm_mhz, mem_mhz, max_sm_mhz, max_mem_mhz
 	Items   []MeasuredCeiling  `json:"items"`
-	Skipped string             `json:"skipped,omitempty"` // why nothing was measured (no GPU)
+	Errors  map[string]string  `json:"errors,omitempty"`  // ceilings that failed to measure, and why
+	Skipped string             `json:"skipped,omitempty"` // why nothing was measured (no GPU, no torch)
 }
 
 // MeasuredCeiling is one empirical ceiling.

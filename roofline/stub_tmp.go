@@ -8,13 +8,10 @@ import (
 	"github.com/rooftool/rooftool/kernels"
 )
 
-func catalogSpecs() []GPUSpec            { return nil }
-func lookup(name string) (GPUSpec, bool) { return GPUSpec{}, false }
 func ceilingsFor(t *ingest.Tables, gpuName string, measured *Measured) analysis.Ceilings {
 	return analysis.Ceilings{GPU: gpuName}
 }
-func readMeasured(path string) (*Measured, error) { return nil, errors.New("not written yet") }
-func fileName(experiment, s, kind string) string  { return experiment + "-" + s + "-" + kind }
+func fileName(experiment, s, kind string) string { return experiment + "-" + s + "-" + kind }
 func writeRoofline(dir string, run *analysis.Run, experiment, shape string) ([]string, []analysis.Warning, error) {
 	return nil, nil, errors.New("roofline: not written yet")
 }

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rooftool/rooftool/roofline"
+)
+
+// fakePython writes an executable that stands in for python3: it copies
+// JSON to the path after --out and exits with code.
+func fakePython(t *testing.T, json string, code int) string {
+	t.Helper()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "out.json")
+	if err := os.WriteFile(src, []byte(json), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := "#!/bin/sh\nwhile [ $# -gt 0 ]; do if [ \"$1\" = --out ]; then shift; cp " + src + " \"$1\"; fi; shift; done\nexit " + string(rune('0'+code)) + "\n"
+	p := filepath.Join(dir, "python")
+	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func runCeilingsTest(t *testing.T, py, out string) (string, string, error) {
+	t.Helper()
+	var o, e bytes.Buffer
+	err := runCeilings(context.Background(), &CeilingsOptions{IO: &IO{Out: &o, Err: &e}, Output: out, Python: py, Reps: 3})
+	return o.String(), e.String(), err
+}
+
+func TestCeilingsMeasured(t *testing.T) {
+	py := fakePython(t, `{"rooftool_ceilings": 1, "device": "NVIDIA H100 80GB HBM3", "items": [
+	  {"name": "DRAM", "kind": "bandwidth", "value": 3.0e12, "median": 2.9e12, "method": "copy", "reps": 3},
+	  {"name": "tensor bf16", "kind": "compute", "value": 7.5e14, "median": 7.4e14, "method": "matmul", "reps": 3}],
+	  "errors": {"tensor fp8": "RuntimeError: nope"}}`, 0)
+	dir := t.TempDir()
+	stdout, stderr, err := runCeilingsTest(t, py, dir)
+	if err != nil {
+		t.Fatalf("runCeilings: %v (stderr %s)", err, stderr)
+	}
+	m, err := roofline.ReadMeasured(filepath.Join(dir, "ceilings.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Items) != 2 || m.Items[0].Value != 3.0e12 {
+		t.Errorf("stored %+v", m)
+	}
+	for _, w := range []string{"DRAM", "3.00 TB/s", "750 TFLOP/s"} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("stdout lacks %q:\n%s", w, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "tensor fp8 not measured") {
+		t.Errorf("stderr lacks the failed ceiling:\n%s", stderr)
+	}
+}
+
+func TestCeilingsSkipped(t *testing.T) {
+	py := fakePython(t, `{"rooftool_ceilings": 1, "device": "", "items": [], "skipped": "no CUDA device"}`, 3)
+	out := filepath.Join(t.TempDir(), "run", "ceilings.json")
+	_, stderr, err := runCeilingsTest(t, py, out)
+	if err != nil {
+		t.Fatalf("skipped run must not fail: %v", err)
+	}
+	if !strings.Contains(stderr, "skipped: no CUDA device") {
+		t.Errorf("stderr: %s", stderr)
+	}
+	m, err := roofline.ReadMeasured(out)
+	if err != nil || m.Skipped == "" {
+		t.Errorf("ReadMeasured = %+v, %v", m, err)
+	}
+}
+
+func TestCeilingsFailures(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := runCeilingsTest(t, fakePython(t, `{}`, 1), dir); err == nil || !strings.Contains(err.Error(), "status 1") {
+		t.Errorf("exit 1: err = %v", err)
+	}
+	if _, _, err := runCeilingsTest(t, fakePython(t, `{"rooftool_ceilings": 1, "items": [{"name": "DRAM", "kind": "bandwidth", "value": -1}]}`, 0), dir); err == nil || !strings.Contains(err.Error(), "positive") {
+		t.Errorf("bad value: err = %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ceilings.json")); !os.IsNotExist(err) {
+		t.Errorf("a failed run left ceilings.json behind: %v", err)
+	}
+	if _, _, err := runCeilingsTest(t, filepath.Join(dir, "no-such-python"), dir); err == nil {
+		t.Error("missing python: no error")
+	} else if exitCode(err) != exitBadArgs {
+		t.Errorf("missing python: exit code %d, want %d", exitCode(err), exitBadArgs)
+	}
+}
+
+// The embedded script itself, with the python3 of this machine: where torch
+// is missing it must write a skipped JSON and exit 3, which rooftool treats
+// as a clean skip.
+func TestCeilingsScriptWithoutTorch(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3 on this machine")
+	}
+	if exec.Command(py, "-c", "import torch").Run() == nil {
+		t.Skip("torch is installed here: the script would measure, not skip")
+	}
+	out := filepath.Join(t.TempDir(), "ceilings.json")
+	_, stderr, err := runCeilingsTest(t, py, out)
+	if err != nil {
+		t.Fatalf("runCeilings: %v", err)
+	}
+	if !strings.Contains(stderr, "skipped: torch not importable") {
+		t.Errorf("stderr: %s", stderr)
+	}
+}
