@@ -76,6 +76,10 @@ type nsysParser struct {
 	// enclosing runtime call i, or -1; callGTID[i] its globalTid.
 	callRange []int32
 	callGTID  []int64
+	// byPID: kernels carry globalPid and calls globalTid, so correlation ids
+	// are matched within a process (ids repeat across processes). Older
+	// exports without globalPid match on the correlation id alone.
+	byPID bool
 }
 
 type callKey struct{ pid, corr int64 }
@@ -116,6 +120,11 @@ func (p *nsysParser) run() error {
 	if !kcols["demangledName"] && !kcols["shortName"] {
 		return badInput(p.in.Path, 0, tabKernel, "no demangledName or shortName column: not an Nsight Systems kernel table")
 	}
+	rcols, err := db.columns(tabRuntime)
+	if err != nil {
+		return err
+	}
+	p.byPID = kcols["globalPid"] && rcols["globalTid"]
 	p.strStmt, err = db.db.Prepare(`SELECT value FROM StringIds WHERE id = ?`)
 	if err != nil {
 		return db.wrap(tabStrings, err)
@@ -436,7 +445,10 @@ func (p *nsysParser) runtime() error {
 			rows.Close()
 			return p.db.wrap(tabRuntime, err)
 		}
-		k := callKey{gtidPID(g), corr}
+		k := callKey{0, corr}
+		if p.byPID {
+			k.pid = gtidPID(g)
+		}
 		if _, dup := p.calls[k]; dup {
 			continue // keep the first call with this id
 		}
@@ -579,7 +591,11 @@ func (p *nsysParser) kernels(c map[string]bool) error {
 			k.GraphNodeID = &gn
 		}
 		cl := none
-		if ci, ok := p.calls[callKey{gtidPID(gpid), corr}]; ok && corr >= 0 {
+		key := callKey{0, corr}
+		if p.byPID {
+			key.pid = gtidPID(gpid)
+		}
+		if ci, ok := p.calls[key]; ok && corr >= 0 {
 			g := p.callGTID[ci]
 			k.PID, k.TID = gtidPID(g), gtidTID(g)
 			if ri := p.callRange[ci]; ri >= 0 {
