@@ -1,0 +1,264 @@
+package reports
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"time"
+
+	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/kernels/launch"
+)
+
+// Input is what Build turns into a Report. Run and Experiments are
+// required; the rest may be zero.
+type Input struct {
+	Name          string // run name, e.g. the run directory's base name
+	Run           *analysis.Run
+	Experiments   []*kernels.Experiment
+	Manifest      *launch.Manifest
+	Checks        []Check
+	TimingDevices map[string][]string // experiment -> devices named by its timing JSON
+	TimingMethods map[string][]string // experiment -> cuda-events / cuda-graph
+	Plots         map[string][]Plot   // experiment -> plots written
+	Warnings      []analysis.Warning  // more run-level warnings (e.g. from plotting)
+}
+
+// Build derives the report: the verdict of every claim of every experiment
+// at each of its shapes (claims are never dropped: one without a
+// measurement is NOT MEASURED with the reason), and each experiment's
+// per-shape tables. It is deterministic.
+func Build(in Input) *Report {
+	x := newIndex(in.Run, in.Manifest, in.Checks)
+	r := &Report{Version: 1, Run: runInfo(in)}
+	if in.Run != nil {
+		r.Warnings = append(r.Warnings, in.Run.Warnings...)
+	}
+	r.Warnings = append(r.Warnings, in.Warnings...)
+	r.Warnings = dedupe(r.Warnings)
+	exps := append([]*kernels.Experiment(nil), in.Experiments...)
+	sort.SliceStable(exps, func(i, j int) bool { return exps[i].Name < exps[j].Name })
+	for _, e := range exps {
+		for _, c := range e.Claims {
+			for _, s := range x.shapesFor(e, c) {
+				r.Decisions = append(r.Decisions, x.decide(e, c, s))
+			}
+		}
+		r.Experiments = append(r.Experiments, x.experiment(e, in))
+	}
+	return r
+}
+
+func runInfo(in Input) RunInfo {
+	ri := RunInfo{Name: in.Name}
+	if in.Run != nil {
+		ri.Ceilings = in.Run.Ceilings
+		ri.GPU.Name = in.Run.GPU
+	}
+	m := in.Manifest
+	if m == nil {
+		return ri
+	}
+	ri.Tool, ri.Version, ri.Command, ri.GitCommit = m.Tool, m.Version, m.Command, m.GitCommit
+	ri.GPURequested, ri.GPU, ri.Versions, ri.Options, ri.Passes = m.GPURequested, m.GPU, m.Versions, m.Options, m.Passes
+	if ri.GPU.Name == "" && in.Run != nil {
+		ri.GPU.Name = in.Run.GPU
+	}
+	if !m.Created.IsZero() {
+		ri.Created = m.Created.UTC().Format(time.RFC3339)
+	}
+	if !m.Finished.IsZero() {
+		ri.Finished = m.Finished.UTC().Format(time.RFC3339)
+	}
+	ri.Notes = m.Warnings
+	return ri
+}
+
+func dedupe(ws []analysis.Warning) []analysis.Warning {
+	seen := map[analysis.Warning]bool{}
+	var out []analysis.Warning
+	for _, w := range ws {
+		if !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func (x *index) experiment(e *kernels.Experiment, in Input) ExperimentReport {
+	er := ExperimentReport{Name: e.Name, Title: e.Title, Seeds: e.Seeds, Baseline: e.Baseline(), InRun: x.inRun[e.Name]}
+	er.Env = envOf(in, e.Name)
+	er.Plots = in.Plots[e.Name]
+	var ws []analysis.Warning
+	for _, s := range x.shapesOf(e) {
+		sr := ShapeReport{Shape: s}
+		for _, v := range e.Variants {
+			row, cw := x.row(e, v, s)
+			sr.Rows = append(sr.Rows, row)
+			ws = append(ws, cw...)
+		}
+		er.Shapes = append(er.Shapes, sr)
+	}
+	if in.Run != nil {
+		for _, c := range in.Run.Comparisons {
+			if c.Experiment == e.Name {
+				ws = append(ws, c.Warnings...)
+			}
+		}
+		for _, c := range in.Run.Crossovers {
+			if c.Experiment == e.Name {
+				er.Crossovers = append(er.Crossovers, c)
+			}
+		}
+	}
+	er.Warnings = dedupe(ws)
+	return er
+}
+
+// shapesOf lists the experiment's shapes that the run has, in spec order
+// (default grid, then sweeps), then any others the run has, sorted.
+func (x *index) shapesOf(e *kernels.Experiment) []string {
+	has := map[string]bool{}
+	for k := range x.cells {
+		if exp, rest, ok := cutFirst(k); ok && exp == e.Name {
+			if _, s, ok := cutFirst(rest); ok {
+				has[s] = true
+			}
+		}
+	}
+	for k := range x.manCells {
+		if exp, rest, ok := cutFirst(k); ok && exp == e.Name {
+			if _, s, ok := cutFirst(rest); ok {
+				has[s] = true
+			}
+		}
+	}
+	var out []string
+	for _, s := range e.AllShapes() {
+		if has[s] {
+			out = append(out, s)
+			delete(has, s)
+		}
+	}
+	var rest []string
+	for s := range has {
+		rest = append(rest, s)
+	}
+	sort.Strings(rest)
+	return append(out, rest...)
+}
+
+func cutFirst(s string) (string, string, bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '/' {
+			return s[:i], s[i+1:], true
+		}
+	}
+	return s, "", false
+}
+
+func envOf(in Input, exp string) Env {
+	var env Env
+	if in.Manifest != nil {
+		g := in.Manifest.GPU
+		env.GPU = g.Name
+		env.SMClockMHz, env.MemClockMHz, env.MaxSMClockMHz, env.MaxMemClockMHz = g.SMClockMHz, g.MemClockMHz, g.MaxSMClockMHz, g.MaxMemClockMHz
+		for k, v := range in.Manifest.Versions {
+			if v != "" {
+				env.Versions = append(env.Versions, k+" "+v)
+			}
+		}
+		sort.Strings(env.Versions)
+	}
+	if env.GPU == "" && in.Run != nil {
+		env.GPU = in.Run.GPU
+	}
+	env.TimingDevices = in.TimingDevices[exp]
+	env.TimingMethods = in.TimingMethods[exp]
+	return env
+}
+
+func (x *index) row(e *kernels.Experiment, v kernels.Variant, shape string) (CellRow, []analysis.Warning) {
+	row := CellRow{Variant: v.Name, Role: v.Role}
+	row.Status, row.Reason = x.status(e.Name, v.Name, shape)
+	if th, ok := e.Theory[v.Name]; ok {
+		if b, f, err := EvalTheory(th, shape); err == nil {
+			row.TheoryDRAMBytes, row.TheoryFLOPs = b, f
+		} else {
+			row.Reason = joinNote(row.Reason, "theory: "+err.Error())
+		}
+	}
+	if ck := x.checks[key(e.Name, v.Name, shape)]; ck != nil && ck.MaxRelErr != nil {
+		r := *ck.MaxRelErr
+		row.RelError = &r
+	}
+	c := x.cells[key(e.Name, v.Name, shape)]
+	if c == nil {
+		return row, nil
+	}
+	row.Kernels, row.ElementwiseKernels = c.Kernels, c.ElementwiseKernels
+	if c.Wall.N > 0 {
+		row.WallMs = &Value{Center: c.Wall.Center, Lo: c.Wall.Lo, Hi: c.Wall.Hi, N: c.Wall.N}
+	}
+	row.DRAMBytes, row.DRAMBytesKernels, row.L2Bytes, row.FLOPs, row.Class = c.DRAMBytesRange, c.DRAMBytesKernels, c.L2Bytes, c.FLOPs, c.Class
+	if row.TheoryDRAMBytes == 0 {
+		row.TheoryDRAMBytes = c.TheoryDRAMBytes
+	}
+	if row.TheoryFLOPs == 0 {
+		row.TheoryFLOPs = c.TheoryFLOPs
+	}
+	ws := append([]analysis.Warning(nil), c.Warnings...)
+	if meas, _ := dramOf(c); meas > 0 && row.TheoryDRAMBytes > 0 {
+		mr := meas / row.TheoryDRAMBytes
+		row.ModelRatio = &mr
+		if mr < modelLo || mr > modelHi {
+			has := false
+			for _, w := range ws {
+				has = has || w.Code == analysis.WarnModelMismatch
+			}
+			if !has {
+				ws = append(ws, analysis.Warning{Code: analysis.WarnModelMismatch,
+					Msg: fmt.Sprintf("%s at %s: measured DRAM %s is %s the model's %s (outside %sx..%sx)",
+						v.Name, shape, Bytes(meas), Ratio(mr), Bytes(row.TheoryDRAMBytes), num(modelLo), num(modelHi))})
+			}
+		}
+	}
+	if v.Role == kernels.RoleCandidate {
+		if cmp := x.comps[key(e.Name, shape, baselineFor(e, v.Name), v.Name)]; cmp != nil && cmp.Speedup.N > 0 {
+			s := cmp.Speedup
+			row.Speedup = &Value{Center: s.Center, Lo: s.Lo, Hi: s.Hi, N: s.N}
+			p := cmp.P
+			row.P = &p
+		}
+	}
+	seen := map[string]bool{}
+	for _, w := range ws {
+		if !seen[w.Code] {
+			seen[w.Code] = true
+			row.Warnings = append(row.Warnings, w.Code)
+		}
+	}
+	sort.Strings(row.Warnings)
+	return row, ws
+}
+
+// plotPath is the report-relative path of a plot file.
+func plotPath(file string) string { return path.Join("plots", path.Base(file)) }
+
+// baselineFor is the baseline a variant is compared with: the first
+// baseline of the same kind (forward, or forward+backward), else the
+// experiment's first baseline.
+func baselineFor(e *kernels.Experiment, variant string) string {
+	v := e.Variant(variant)
+	if v == nil {
+		return e.Baseline()
+	}
+	for _, b := range e.Variants {
+		if b.Role == kernels.RoleBaseline && b.Backward == v.Backward {
+			return b.Name
+		}
+	}
+	return e.Baseline()
+}

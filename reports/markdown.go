@@ -1,0 +1,370 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/rooftool/rooftool/analysis"
+)
+
+// fmtMetric formats a value of a claim metric in its natural unit.
+func fmtMetric(metric string, v float64) string {
+	switch metric {
+	case MetricSpeedup, MetricDRAMRatio, MetricElementwiseDRAM:
+		return Ratio(v)
+	case MetricDRAMReduction:
+		return Pct(v)
+	case MetricDRAMBytes:
+		return SI(v, "B")
+	case MetricTimeUs:
+		return SI(v/1e6, "s")
+	case MetricKernelCount, MetricKernelReduction, MetricElementwiseKernels:
+		return fmt.Sprintf("%.0f", v)
+	case MetricRelError:
+		return fmt.Sprintf("%.2e", v)
+	}
+	return num(v)
+}
+
+// fmtInterval formats "center [lo, hi]" with the center's SI prefix.
+func fmtInterval(metric string, v Value) string {
+	c := fmtMetric(metric, v.Center)
+	if v.Lo == v.Center && v.Hi == v.Center {
+		return c
+	}
+	lo, hi := boundStr(metric, v.Lo), boundStr(metric, v.Hi)
+	if metric == MetricTimeUs {
+		return fmtSeconds(v.Center/1e6, v.Lo/1e6, v.Hi/1e6)
+	}
+	return c + " [" + lo + ", " + hi + "]"
+}
+
+func boundStr(metric string, b float64) string {
+	if math.IsInf(b, 0) {
+		if b > 0 {
+			return "+∞"
+		}
+		return "-∞"
+	}
+	s := fmtMetric(metric, b)
+	return strings.TrimSuffix(s, "x")
+}
+
+// fmtSeconds formats a time and its interval with one SI prefix:
+// "12.35 µs [12.30, 12.41]".
+func fmtSeconds(c, lo, hi float64) string {
+	s := SI(c, "s")
+	if lo == c && hi == c {
+		return s
+	}
+	f := strings.Fields(s)
+	unit := f[len(f)-1]
+	scale := c / mustParse(f[0])
+	b := func(x float64) string {
+		if math.IsInf(x, 0) {
+			if x > 0 {
+				return "+∞"
+			}
+			return "-∞"
+		}
+		return sig4(x / scale)
+	}
+	return fmt.Sprintf("%s %s [%s, %s]", f[0], unit, b(lo), b(hi))
+}
+
+func mustParse(s string) float64 {
+	var v float64
+	fmt.Sscanf(s, "%g", &v)
+	if v == 0 {
+		return 1
+	}
+	return v
+}
+
+// fmtTest writes a claim's test: "speedup(triton-epilogue / eager) > 1.1x".
+func fmtTest(d Decision) string {
+	subject := d.Candidate
+	if d.Baseline != "" {
+		subject += " / " + d.Baseline
+	}
+	return fmt.Sprintf("%s(%s) %s %s", d.Metric, subject, d.Op, fmtMetric(d.Metric, d.Threshold))
+}
+
+// WriteMarkdown writes report.md: the decision table first, then per
+// experiment its environment, per-shape tables, plots, crossovers and
+// warnings. Output is deterministic.
+func WriteMarkdown(w io.Writer, r *Report) error {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	title := "rooftool report"
+	if r.Run.Name != "" {
+		title += ": " + r.Run.Name
+	}
+	p("# %s\n\n", title)
+	p("%s\n\n", runLine(r.Run))
+	if len(r.Run.Command) > 0 {
+		p("Command: `%s`\n\n", strings.Join(r.Run.Command, " "))
+	}
+	counts := map[string]int{}
+	for _, d := range r.Decisions {
+		counts[d.Verdict]++
+	}
+	p("Verdicts: %d GO, %d NO-GO, %d INCONCLUSIVE, %d NOT MEASURED, over %d claim-shape pairs.\n\n",
+		counts[VerdictGo], counts[VerdictNoGo], counts[VerdictInconclusive], counts[VerdictNotMeasured], len(r.Decisions))
+	p("## Decisions\n\n")
+	p("GO: the measured value and its whole 95%% interval clear the threshold. NO-GO: both miss it.\n")
+	p("INCONCLUSIVE: the interval straddles it, or a warning voids the metric. Theory: the metric under\n")
+	p("the claims.yaml models. Numbers in the first column refer to the list below the table.\n\n")
+	t := Table{Header: []string{"#", "Experiment", "Claim", "Source", "Shape", "Test", "Theory", "Measured (95% CI)", "Verdict"},
+		Align: []Align{Right, Left, Left, Left, Left, Left, Right, Right, Left}}
+	for i, d := range r.Decisions {
+		th, me := "—", "—"
+		if d.Theory != nil {
+			th = fmtMetric(d.Metric, *d.Theory)
+		}
+		if d.Measured != nil {
+			me = fmtInterval(d.Metric, *d.Measured)
+		}
+		t.Rows = append(t.Rows, []string{fmt.Sprint(i + 1), d.Experiment, d.Claim, fmt.Sprintf("seed %s:%d", d.Seed, d.Line),
+			d.Shape, fmtTest(d), th, me, d.Verdict})
+	}
+	if err := t.Write(&b); err != nil {
+		return err
+	}
+	p("\n")
+	for i, d := range r.Decisions {
+		p("%d. **%s** %s/%s at `%s`: %s.\n", i+1, d.Verdict, d.Experiment, d.Claim, d.Shape, d.Reason)
+		p("   Seed %s line %d: \"%s\"", d.Seed, d.Line, oneLine(d.Quote))
+		if d.Note != "" {
+			p(" Note: %s.", strings.TrimSuffix(oneLine(d.Note), "."))
+		}
+		p("\n")
+	}
+	if len(r.Warnings) > 0 {
+		p("\nRun warnings:\n\n")
+		writeWarnings(&b, r.Warnings)
+	}
+	if len(r.Run.Notes) > 0 {
+		p("\nRun notes (manifest):\n\n")
+		for _, n := range r.Run.Notes {
+			p("- %s\n", oneLine(n))
+		}
+	}
+	for _, e := range r.Experiments {
+		writeExperiment(&b, e, r)
+	}
+	if c := r.Run.Ceilings; len(c.Items) > 0 {
+		p("\n## Ceilings\n\n")
+		ct := Table{Header: []string{"Roof", "Kind", "Value", "Source"}, Align: []Align{Left, Left, Right, Left}}
+		items := append([]analysis.Ceiling(nil), c.Items...)
+		sort.SliceStable(items, func(i, j int) bool { return items[i].Kind < items[j].Kind })
+		for _, it := range items {
+			unit := "FLOP/s"
+			if it.Kind == "bandwidth" {
+				unit = "B/s"
+			}
+			ct.Rows = append(ct.Rows, []string{it.Name, it.Kind, SI(it.Value, unit), it.Source})
+		}
+		if err := ct.Write(&b); err != nil {
+			return err
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func runLine(ri RunInfo) string {
+	var parts []string
+	g := ri.GPU
+	if g.Name != "" {
+		gpu := "GPU **" + g.Name + "**"
+		var facts []string
+		if g.SMCount > 0 {
+			facts = append(facts, fmt.Sprintf("%d SMs", g.SMCount))
+		}
+		if g.L2Bytes > 0 {
+			facts = append(facts, SI(float64(g.L2Bytes), "B")+" L2")
+		}
+		if g.MemoryBytes > 0 {
+			facts = append(facts, SI(float64(g.MemoryBytes), "B")+" memory")
+		}
+		if g.CC != "" {
+			facts = append(facts, "CC "+g.CC)
+		}
+		if len(facts) > 0 {
+			gpu += " (" + strings.Join(facts, ", ") + ")"
+		}
+		parts = append(parts, gpu)
+	}
+	if ri.Created != "" {
+		parts = append(parts, "created "+ri.Created)
+	}
+	if ri.Version != "" {
+		parts = append(parts, "rooftool "+ri.Version)
+	}
+	if ri.GitCommit != "" {
+		c := ri.GitCommit
+		if len(c) > 12 {
+			c = c[:12]
+		}
+		parts = append(parts, "commit "+c)
+	}
+	if len(ri.Passes) > 0 {
+		parts = append(parts, "passes "+strings.Join(ri.Passes, ", "))
+	}
+	if len(parts) == 0 {
+		return "No manifest: run facts unknown."
+	}
+	return strings.Join(parts, "; ") + "."
+}
+
+func writeWarnings(b *strings.Builder, ws []analysis.Warning) {
+	for _, w := range ws {
+		m := ""
+		if w.Metric != "" {
+			m = " (voids " + w.Metric + ")"
+		}
+		fmt.Fprintf(b, "- %s%s: %s\n", w.Code, m, oneLine(w.Msg))
+	}
+}
+
+func mhz(cur, max float64) string {
+	if cur == 0 {
+		return "unknown"
+	}
+	s := fmt.Sprintf("%.0f MHz", cur)
+	if max > 0 {
+		s += fmt.Sprintf(" (max %.0f MHz)", max)
+	}
+	return s
+}
+
+func writeExperiment(b *strings.Builder, e ExperimentReport, r *Report) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	p("\n## %s: %s\n\n", e.Name, e.Title)
+	p("Seeds %s; baseline `%s`.", strings.Join(e.Seeds, ", "), e.Baseline)
+	if !e.InRun {
+		p(" This run has no cell of this experiment: its claims above are NOT MEASURED.\n")
+		return
+	}
+	p("\n\nEnvironment:\n\n")
+	p("- GPU: %s\n", orUnknown(e.Env.GPU))
+	p("- Clocks during the run: SM %s, memory %s\n", mhz(e.Env.SMClockMHz, e.Env.MaxSMClockMHz), mhz(e.Env.MemClockMHz, e.Env.MaxMemClockMHz))
+	if len(e.Env.TimingDevices) > 0 || len(e.Env.TimingMethods) > 0 {
+		p("- Timing pass: %s, %s\n", orUnknown(strings.Join(e.Env.TimingDevices, ", ")), orUnknown(strings.Join(e.Env.TimingMethods, ", ")))
+	}
+	if len(e.Env.Versions) > 0 {
+		p("- Versions: %s\n", strings.Join(e.Env.Versions, ", "))
+	}
+	if len(r.Run.Options) > 0 {
+		var ks []string
+		for k := range r.Run.Options {
+			ks = append(ks, k)
+		}
+		sort.Strings(ks)
+		var kv []string
+		for _, k := range ks {
+			kv = append(kv, k+"="+r.Run.Options[k])
+		}
+		p("- Options: %s\n", strings.Join(kv, ", "))
+	}
+	for _, s := range e.Shapes {
+		p("\n### %s `%s`\n\n", e.Name, s.Shape)
+		t := Table{Header: []string{"Variant", "Kernels", "Elementwise", "Wall (95% CI)", "Speedup (95% CI)", "p",
+			"DRAM", "DRAM theory", "DRAM/theory", "L2 bytes", "FLOPs", "FLOPs theory", "Class", "Rel. error"},
+			Align: []Align{Left, Right, Right, Right, Right, Right, Right, Right, Right, Right, Right, Right, Left, Right}}
+		var notes []string
+		for _, row := range s.Rows {
+			name := row.Variant
+			if row.Role != "candidate" {
+				name += " (" + row.Role + ")"
+			}
+			dash := func(ok bool, s string) string {
+				if !ok {
+					return "—"
+				}
+				return s
+			}
+			wall := "—"
+			if row.WallMs != nil {
+				v := row.WallMs
+				wall = fmtSeconds(v.Center/1e3, v.Lo/1e3, v.Hi/1e3)
+			}
+			sp, pv := "—", "—"
+			if row.Speedup != nil {
+				sp = fmtInterval(MetricSpeedup, *row.Speedup)
+			}
+			if row.P != nil {
+				pv = pval(*row.P)
+			}
+			dram := Bytes(row.DRAMBytes)
+			if row.DRAMBytes == 0 && row.DRAMBytesKernels > 0 {
+				dram = Bytes(row.DRAMBytesKernels) + "*"
+			}
+			mr := "—"
+			if row.ModelRatio != nil {
+				mr = Ratio(*row.ModelRatio)
+				if *row.ModelRatio < modelLo || *row.ModelRatio > modelHi {
+					mr += " !"
+				}
+			}
+			re := "—"
+			if row.RelError != nil {
+				re = fmt.Sprintf("%.2e", *row.RelError)
+			}
+			t.Rows = append(t.Rows, []string{name, dash(row.Kernels > 0, fmt.Sprint(row.Kernels)),
+				dash(row.Kernels > 0, fmt.Sprint(row.ElementwiseKernels)), wall, sp, pv, dram,
+				Bytes(row.TheoryDRAMBytes), mr, Bytes(row.L2Bytes), FLOPs(row.FLOPs), FLOPs(row.TheoryFLOPs),
+				dash(row.Class != "", row.Class), re})
+			if row.Status != "ok" {
+				notes = append(notes, fmt.Sprintf("%s: %s (%s)", row.Variant, strings.ToUpper(row.Status), row.Reason))
+			}
+			if len(row.Warnings) > 0 {
+				notes = append(notes, fmt.Sprintf("%s: warnings %s", row.Variant, strings.Join(row.Warnings, ", ")))
+			}
+		}
+		t.Write(b)
+		if len(notes) > 0 {
+			p("\n")
+			for _, n := range notes {
+				p("- %s\n", n)
+			}
+		}
+	}
+	p("\nDRAM: read + write bytes of the whole variant, ncu range pass (`*`: sum of the kernel pass,\n")
+	p("L2 flushed before each kernel). DRAM/theory outside %sx..%sx is marked `!`. Speedup: baseline\n", num(modelLo), num(modelHi))
+	p("median wall time / this variant's, p from a Mann-Whitney U test (alpha 0.05).\n")
+	if len(e.Plots) > 0 {
+		p("\n### Plots\n\n")
+		for i, pl := range e.Plots {
+			if i > 0 {
+				p("\n")
+			}
+			p("![%s](%s)\n", pl.Title, pl.Path)
+		}
+	}
+	p("\n### Crossover\n\n")
+	if len(e.Crossovers) == 0 {
+		p("No sweep crossover found.\n")
+	}
+	for _, c := range e.Crossovers {
+		p("- %s sweep: %s\n", c.Sweep, oneLine(c.Text))
+	}
+	p("\n### Warnings\n\n")
+	if len(e.Warnings) == 0 {
+		p("None.\n")
+	}
+	writeWarnings(b, e.Warnings)
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}

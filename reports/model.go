@@ -1,0 +1,146 @@
+package reports
+
+import (
+	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/kernels/launch"
+)
+
+// Verdicts of a claim at a shape (DESIGN.md "Claims and verdicts").
+const (
+	VerdictGo           = "GO"           // measured and its 95% interval clear the threshold
+	VerdictNoGo         = "NO-GO"        // measured and its 95% interval miss it
+	VerdictInconclusive = "INCONCLUSIVE" // the interval straddles it, or a warning voids the metric
+	VerdictNotMeasured  = "NOT MEASURED" // the cell failed, was skipped or is absent
+)
+
+// Report is everything report.md states; report.json is its JSON encoding
+// (keys sorted, floats as Go formats them).
+type Report struct {
+	Version     int                `json:"rooftool_report"` // format version, 1
+	Run         RunInfo            `json:"run"`
+	Decisions   []Decision         `json:"decisions"`
+	Experiments []ExperimentReport `json:"experiments"`
+	Warnings    []analysis.Warning `json:"warnings,omitempty"` // run-level
+}
+
+// RunInfo describes the run: where, on what, with which tools.
+type RunInfo struct {
+	Name         string             `json:"name"` // base name of the run directory
+	Tool         string             `json:"tool,omitempty"`
+	Version      string             `json:"version,omitempty"`
+	Command      []string           `json:"command,omitempty"`
+	Created      string             `json:"created,omitempty"` // RFC 3339, UTC
+	Finished     string             `json:"finished,omitempty"`
+	GitCommit    string             `json:"git_commit,omitempty"`
+	GPURequested string             `json:"gpu_requested,omitempty"`
+	GPU          launch.GPUInfo     `json:"gpu"`
+	Versions     map[string]string  `json:"versions,omitempty"`
+	Options      map[string]string  `json:"options,omitempty"`
+	Passes       []string           `json:"passes,omitempty"`
+	Ceilings     analysis.Ceilings  `json:"ceilings"`
+	Notes        []string           `json:"notes,omitempty"` // manifest warnings
+	TimingClocks map[string]float64 `json:"timing_clocks,omitempty"`
+}
+
+// Value is a measured value with its 95% interval (Lo = Hi = Center for
+// counts and single-shot counters).
+type Value struct {
+	Center float64 `json:"center"`
+	Lo     float64 `json:"lo"`
+	Hi     float64 `json:"hi"`
+	N      int     `json:"n,omitempty"` // samples behind it (0: a single counter reading)
+}
+
+// Decision is the verdict on one claim at one shape.
+type Decision struct {
+	Experiment string   `json:"experiment"`
+	Claim      string   `json:"claim"` // claim id
+	Seed       string   `json:"seed"`
+	Line       int      `json:"line"`
+	Quote      string   `json:"quote"`
+	Metric     string   `json:"metric"`
+	Candidate  string   `json:"candidate"`
+	Baseline   string   `json:"baseline,omitempty"`
+	Op         string   `json:"op"`
+	Threshold  float64  `json:"threshold"`
+	Shape      string   `json:"shape"`
+	Theory     *float64 `json:"theory,omitempty"`   // the metric under the claims.yaml models
+	Measured   *Value   `json:"measured,omitempty"` // nil: not measured
+	Verdict    string   `json:"verdict"`
+	Reason     string   `json:"reason"`
+	Note       string   `json:"note,omitempty"`
+}
+
+// ExperimentReport is one experiment's section of the report.
+type ExperimentReport struct {
+	Name       string               `json:"name"`
+	Title      string               `json:"title"`
+	Seeds      []string             `json:"seeds"`
+	Baseline   string               `json:"baseline"`
+	InRun      bool                 `json:"in_run"` // the run has cells of it
+	Env        Env                  `json:"environment"`
+	Shapes     []ShapeReport        `json:"shapes"`
+	Plots      []Plot               `json:"plots,omitempty"`
+	Crossovers []analysis.Crossover `json:"crossovers,omitempty"`
+	Warnings   []analysis.Warning   `json:"warnings,omitempty"`
+}
+
+// Env is the environment an experiment's numbers were taken in.
+type Env struct {
+	GPU            string   `json:"gpu"`
+	TimingDevices  []string `json:"timing_devices,omitempty"` // as the timing JSON names them
+	TimingMethods  []string `json:"timing_methods,omitempty"` // cuda-events, cuda-graph
+	SMClockMHz     float64  `json:"sm_clock_mhz,omitempty"`
+	MemClockMHz    float64  `json:"mem_clock_mhz,omitempty"`
+	MaxSMClockMHz  float64  `json:"max_sm_clock_mhz,omitempty"`
+	MaxMemClockMHz float64  `json:"max_mem_clock_mhz,omitempty"`
+	Versions       []string `json:"versions,omitempty"` // "torch 2.9.0", sorted
+}
+
+// ShapeReport is the per-variant table of one shape.
+type ShapeReport struct {
+	Shape string    `json:"shape"`
+	Rows  []CellRow `json:"rows"`
+}
+
+// CellRow is one variant at one shape.
+type CellRow struct {
+	Variant            string   `json:"variant"`
+	Role               string   `json:"role"`
+	Status             string   `json:"status"`           // ok | failed | skipped | missing
+	Reason             string   `json:"reason,omitempty"` // why not ok
+	Kernels            int      `json:"kernels"`
+	ElementwiseKernels int      `json:"elementwise_kernels"`
+	WallMs             *Value   `json:"wall_ms,omitempty"`
+	Speedup            *Value   `json:"speedup,omitempty"` // against the baseline
+	P                  *float64 `json:"p,omitempty"`       // Mann-Whitney U p-value of the speedup
+	DRAMBytes          float64  `json:"dram_bytes"`        // ncu range pass (0: not measured)
+	DRAMBytesKernels   float64  `json:"dram_bytes_kernels"`
+	TheoryDRAMBytes    float64  `json:"theory_dram_bytes,omitempty"`
+	ModelRatio         *float64 `json:"model_ratio,omitempty"` // measured / theory DRAM bytes
+	L2Bytes            float64  `json:"l2_bytes"`
+	FLOPs              float64  `json:"flops"`
+	TheoryFLOPs        float64  `json:"theory_flops,omitempty"`
+	Class              string   `json:"class,omitempty"`
+	RelError           *float64 `json:"rel_error,omitempty"` // check pass, max relative error
+	Warnings           []string `json:"warnings,omitempty"`  // warning codes
+}
+
+// Plot is one chart written under plots/.
+type Plot struct {
+	Title string `json:"title"`
+	Path  string `json:"path"` // relative to the report, e.g. "plots/swiglu-M-sweep.png"
+}
+
+// Check is one cell's check-pass JSON (kernels/README.md, mode check).
+type Check struct {
+	Experiment string   `json:"experiment"`
+	Variant    string   `json:"variant"`
+	Shape      string   `json:"shape"`
+	OK         bool     `json:"ok"`
+	Skipped    bool     `json:"skipped,omitempty"`
+	MaxAbsErr  *float64 `json:"max_abs_err,omitempty"`
+	MaxRelErr  *float64 `json:"max_rel_err,omitempty"`
+	Tolerance  float64  `json:"tolerance,omitempty"`
+	Error      string   `json:"error,omitempty"`
+}

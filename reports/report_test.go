@@ -1,0 +1,224 @@
+package reports
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/kernels"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// golden compares got with testdata/<name>, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	p := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("%v (run go test ./reports -run %s -update to create it)", err, t.Name())
+	}
+	if d := cmp.Diff(string(want), string(got)); d != "" {
+		t.Errorf("%s differs from the golden file (-want +got; -update to accept):\n%s", p, d)
+	}
+}
+
+func syntheticReport(t *testing.T) *Report {
+	t.Helper()
+	in := syntheticInput()
+	exps, err := kernels.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Experiments = exps
+	return Build(in)
+}
+
+func TestGoldenSynthetic(t *testing.T) {
+	r := syntheticReport(t)
+	var md, js bytes.Buffer
+	if err := WriteMarkdown(&md, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteJSON(&js, r); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "synthetic.md", md.Bytes())
+	golden(t, "synthetic.json", js.Bytes())
+
+	// Deterministic: a second build renders byte-identical output.
+	var md2, js2 bytes.Buffer
+	r2 := syntheticReport(t)
+	WriteMarkdown(&md2, r2)
+	WriteJSON(&js2, r2)
+	if !bytes.Equal(md.Bytes(), md2.Bytes()) || !bytes.Equal(js.Bytes(), js2.Bytes()) {
+		t.Error("two builds of the same input differ")
+	}
+	// The JSON twin reads back into the same report.
+	back, err := ReadJSON(&js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(r, back); d != "" {
+		t.Errorf("report.json does not round-trip (-built +read):\n%s", d)
+	}
+}
+
+func find(t *testing.T, r *Report, exp, claim, shape string) Decision {
+	t.Helper()
+	for _, d := range r.Decisions {
+		if d.Experiment == exp && d.Claim == claim && (shape == "" || d.Shape == shape) {
+			return d
+		}
+	}
+	t.Fatalf("no decision %s/%s at %q", exp, claim, shape)
+	return Decision{}
+}
+
+func TestVerdictsSynthetic(t *testing.T) {
+	r := syntheticReport(t)
+	const gs = "B=16,T=512,d=768,H=12,dk=64,n=16"
+	for _, tc := range []struct {
+		exp, claim, shape string
+		verdict           string
+		reason            string // substring
+	}{
+		// dual-acc: 1 kernel <= 1.
+		{"swiglu", "single-kernel", "", VerdictGo, "1 clears <= 1"},
+		// 131 MB <= 135 MB.
+		{"swiglu", "no-intermediate", "", VerdictGo, "131.0 MB clears <= 135.0 MB"},
+		// 80 us [79, 81] misses <= 15 us.
+		{"swiglu", "latency", "", VerdictNoGo, "80.00 µs and its whole 95% interval [79.00 µs, 81.00 µs] miss <= 15.00 µs"},
+		// gemm2-epilogue failed in timing, skipped in nsys.
+		{"swiglu", "two-kernels", "", VerdictNotMeasured, "gemm2-epilogue: nsys pass skipped: timing failed"},
+		// dual-acc-persistent is not in the run at all.
+		{"swiglu", "persistent-latency", "", VerdictNotMeasured, "dual-acc-persistent: not in the run's manifest"},
+		// semi-fused: interval [0.96, 1.38] straddles 1.3.
+		{"scan_gate", "speedup-semi-fused", "", VerdictInconclusive, "straddles > 1.300x"},
+		// megakernel is 4x slower: the whole interval misses.
+		{"scan_gate", "speedup-megakernel", "", VerdictNoGo, "miss > 1.300x"},
+		// DRAM ratio 1/9 would clear < 0.5, but the working set is in L2.
+		{"scan_gate", "dram-megakernel", "", VerdictInconclusive, "voided by l2-resident"},
+		{"scan_gate", "launches-megakernel", "", VerdictGo, ""},
+		// 1.667x clears 1.1, but eager has 4 samples: few-samples voids time metrics.
+		{"gated_ssm", "speedup-d768", gs, VerdictInconclusive, "voided by few-samples"},
+		// cutlass-evt was skipped: not installed.
+		{"gated_ssm", "speedup-d768-cutlass", gs, VerdictNotMeasured, "requires cutlass: not installed"},
+		{"gated_ssm", "kernel-launches", gs, VerdictGo, "8 -> 2 kernels"},
+		{"gated_ssm", "elementwise-kernels", gs, VerdictGo, ""},
+		// (92 - 80) / 40 = 0.3 <= 0.3636.
+		{"gated_ssm", "elementwise-hbm", gs, VerdictGo, "0.300x clears <= 0.364x"},
+		{"gated_ssm", "hbm-traffic", gs, VerdictGo, ""},
+		// 3.9e-3 misses < 1e-3.
+		{"gated_ssm", "rel-error", gs, VerdictNoGo, "3.90e-03 misses < 1.00e-03"},
+		// The d=2048 shape was not run.
+		{"gated_ssm", "speedup-d2048", "", VerdictNotMeasured, "not in the run's manifest"},
+		// gla_proj is not in the run: its claims stay, NOT MEASURED.
+		{"gla_proj", "speedup", "", VerdictNotMeasured, "experiment gla_proj is not in this run"},
+	} {
+		d := find(t, r, tc.exp, tc.claim, tc.shape)
+		if d.Verdict != tc.verdict || !strings.Contains(d.Reason, tc.reason) {
+			t.Errorf("%s/%s at %s: %s (%s), want %s with %q", tc.exp, tc.claim, d.Shape, d.Verdict, d.Reason, tc.verdict, tc.reason)
+		}
+	}
+	// Every claim of every experiment appears at least once.
+	exps, _ := kernels.Load()
+	for _, e := range exps {
+		for _, c := range e.Claims {
+			find(t, r, e.Name, c.ID, "")
+		}
+	}
+}
+
+func TestJudge(t *testing.T) {
+	for _, tc := range []struct {
+		v    Value
+		op   string
+		thr  float64
+		want string
+	}{
+		{Value{1.3, 1.2, 1.4, 30}, ">", 1.1, VerdictGo},
+		{Value{1.3, 1.0, 1.4, 30}, ">", 1.1, VerdictInconclusive},
+		{Value{1.0, 0.9, 1.05, 30}, ">", 1.1, VerdictNoGo},
+		{Value{1.05, 0.9, 1.2, 30}, ">", 1.1, VerdictInconclusive},
+		{Value{1.1, 1.1, 1.1, 0}, ">", 1.1, VerdictNoGo},
+		{Value{1.1, 1.1, 1.1, 0}, ">=", 1.1, VerdictGo},
+		{Value{12, 11, 13, 30}, "<=", 15, VerdictGo},
+		{Value{16, 14, 18, 30}, "<=", 15, VerdictInconclusive},
+		{Value{0.5, 0.5, 0.5, 0}, "<", 0.5, VerdictNoGo},
+	} {
+		if got, why := judge(MetricSpeedup, tc.v, tc.op, tc.thr); got != tc.want {
+			t.Errorf("judge(%+v %s %v) = %s (%s), want %s", tc.v, tc.op, tc.thr, got, why, tc.want)
+		}
+	}
+}
+
+func TestVoids(t *testing.T) {
+	for _, tc := range []struct {
+		w    analysis.Warning
+		fam  string
+		want bool
+	}{
+		{analysis.Warning{Code: analysis.WarnL2Resident}, metricFamilyDRAM, true},
+		{analysis.Warning{Code: analysis.WarnL2Resident}, metricFamilyTime, false},
+		{analysis.Warning{Code: analysis.WarnLaunchBound}, metricFamilyTime, true},
+		{analysis.Warning{Code: analysis.WarnFewSamples}, metricFamilyTime, true},
+		{analysis.Warning{Code: analysis.WarnClocks}, metricFamilyTime, true},
+		{analysis.Warning{Code: analysis.WarnClocks}, metricFamilyKernels, false},
+		{analysis.Warning{Code: analysis.WarnModelMismatch}, metricFamilyDRAM, false},
+		{analysis.Warning{Code: analysis.WarnMissing, Metric: "dram_bytes_range"}, metricFamilyDRAM, true},
+		{analysis.Warning{Code: analysis.WarnL2Resident, Metric: "speedup"}, metricFamilyDRAM, false},
+	} {
+		if got := voids(tc.w, tc.fam); got != tc.want {
+			t.Errorf("voids(%+v, %s) = %v, want %v", tc.w, tc.fam, got, tc.want)
+		}
+	}
+}
+
+func TestSI(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		unit string
+		want string
+	}{
+		{1.747976192e9, "B", "1.748 GB"},
+		{128974848, "B", "129.0 MB"},
+		{0.000012345, "s", "12.35 µs"},
+		{999.96, "B", "1.000 kB"},
+		{0, "B", "0 B"},
+		{60.13e9, "FLOP", "60.13 GFLOP"},
+		{-2.5e-3, "s", "-2.500 ms"},
+	} {
+		if got := SI(tc.v, tc.unit); got != tc.want {
+			t.Errorf("SI(%v, %q) = %q, want %q", tc.v, tc.unit, got, tc.want)
+		}
+	}
+}
+
+func TestTableAligned(t *testing.T) {
+	var b bytes.Buffer
+	Table{Header: []string{"a", "value"}, Align: []Align{Left, Right}, Rows: [][]string{{"µs-long", "1"}, {"x|y", "22.5"}}}.Write(&b)
+	want := "" +
+		"| a       | value |\n" +
+		"| ------- | ----: |\n" +
+		"| µs-long |     1 |\n" +
+		"| x\\|y    |  22.5 |\n"
+	if b.String() != want {
+		t.Errorf("table:\n%s\nwant:\n%s", b.String(), want)
+	}
+}

@@ -1,0 +1,310 @@
+package reports
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/kernels/launch"
+	"github.com/rooftool/rooftool/roofline"
+)
+
+func writeRun(ctx context.Context, runDir, outDir string, formats []string) error {
+	return writeRunMem(ctx, runDir, outDir, formats, memory.DefaultAllocator)
+}
+
+// checkFormats validates and normalises the formats list.
+func checkFormats(formats []string) ([]string, error) {
+	if len(formats) == 0 {
+		return DefaultFormats, nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range formats {
+		f = strings.ToLower(strings.TrimSpace(f))
+		switch f {
+		case FormatMarkdown, "markdown":
+			f = FormatMarkdown
+		case FormatJSON, FormatHTML:
+		default:
+			return nil, fmt.Errorf("unknown report format %q (want md, json or html)", f)
+		}
+		if !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+func writeRunMem(ctx context.Context, runDir, outDir string, formats []string, mem memory.Allocator) error {
+	formats, err := checkFormats(formats)
+	if err != nil {
+		return err
+	}
+	if outDir == "" {
+		outDir = runDir
+	}
+	in, tables, err := LoadRun(ctx, runDir, mem)
+	if err != nil {
+		return err
+	}
+	defer tables.Release()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	plotDir := filepath.Join(outDir, "plots")
+	in.Plots, in.Warnings = writePlots(ctx, plotDir, in.Run, in.Experiments, in.Warnings)
+	rep := Build(*in)
+	return writeFormats(outDir, rep, formats)
+}
+
+// writeFormats writes report.<format> for each format, atomically.
+func writeFormats(outDir string, rep *Report, formats []string) error {
+	for _, f := range formats {
+		var buf bytes.Buffer
+		var err error
+		switch f {
+		case FormatMarkdown:
+			err = WriteMarkdown(&buf, rep)
+		case FormatJSON:
+			err = WriteJSON(&buf, rep)
+		case FormatHTML:
+			err = WriteHTML(&buf, rep)
+		}
+		if err != nil {
+			return err
+		}
+		p := filepath.Join(outDir, "report."+f)
+		if err := launch.WriteFileAtomic(p, buf.Bytes()); err != nil {
+			return fmt.Errorf("write %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// LoadRun reads a run directory (manifest.json, tables/, ceilings.json,
+// raw/check/) and analyses it: everything Build needs but the plots. The
+// caller releases the tables.
+func LoadRun(ctx context.Context, runDir string, mem memory.Allocator) (*Input, *ingest.Tables, error) {
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	fi, err := os.Stat(runDir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("run directory: %w", err)
+	}
+	if !fi.IsDir() {
+		return nil, nil, fmt.Errorf("run directory %s: not a directory", runDir)
+	}
+	in := &Input{Name: filepath.Base(filepath.Clean(runDir))}
+	if abs, err := filepath.Abs(runDir); err == nil {
+		in.Name = filepath.Base(abs)
+	}
+	man, err := launch.ReadManifest(runDir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		in.Warnings = append(in.Warnings, analysis.Warning{Code: analysis.WarnMissing, Msg: "no manifest.json in " + runDir + ": cell status, GPU clocks and versions unknown"})
+	case err != nil:
+		return nil, nil, err
+	default:
+		in.Manifest = man
+	}
+	tdir := filepath.Join(runDir, "tables")
+	if _, err := os.Stat(tdir); err != nil {
+		// A directory written by `rooftool ingest -o DIR` holds the tables itself.
+		tdir = runDir
+	}
+	tables, err := ingest.ReadDir(tdir, mem)
+	if err != nil {
+		return nil, nil, fmt.Errorf("run %s: %w", runDir, err)
+	}
+	fail := func(err error) (*Input, *ingest.Tables, error) {
+		tables.Release()
+		return nil, nil, err
+	}
+	var measured *roofline.Measured
+	cp := filepath.Join(runDir, "ceilings.json")
+	if _, err := os.Stat(cp); err == nil {
+		if measured, err = roofline.ReadMeasured(cp); err != nil {
+			return fail(fmt.Errorf("%s: %w", cp, err))
+		}
+	}
+	exps, err := kernels.Load()
+	if err != nil {
+		return fail(err)
+	}
+	in.Experiments = exps
+	gpu := ""
+	if man != nil {
+		gpu = man.GPU.Name
+	}
+	if err := ctx.Err(); err != nil {
+		return fail(err)
+	}
+	ceil := roofline.CeilingsFor(tables, gpu, measured)
+	run, err := analysis.Analyze(tables, exps, analysis.Options{Ceilings: ceil, Theory: TheoryFunc})
+	if err != nil {
+		return fail(fmt.Errorf("analyse %s: %w", runDir, err))
+	}
+	in.Run = run
+	in.Checks, err = ReadChecks(runDir)
+	if err != nil {
+		return fail(err)
+	}
+	in.TimingDevices, in.TimingMethods = timingEnv(tables.Timings())
+	return in, tables, nil
+}
+
+// timingEnv lists per experiment the devices and methods of its timing pass.
+func timingEnv(ts []ingest.Timing) (devices, methods map[string][]string) {
+	dev := map[string]map[string]bool{}
+	met := map[string]map[string]bool{}
+	for _, t := range ts {
+		if dev[t.Experiment] == nil {
+			dev[t.Experiment], met[t.Experiment] = map[string]bool{}, map[string]bool{}
+		}
+		if t.Device != "" {
+			dev[t.Experiment][t.Device] = true
+		}
+		if t.Method != "" {
+			met[t.Experiment][t.Method] = true
+		}
+	}
+	flat := func(m map[string]map[string]bool) map[string][]string {
+		out := map[string][]string{}
+		for k, set := range m {
+			var l []string
+			for s := range set {
+				l = append(l, s)
+			}
+			sort.Strings(l)
+			if len(l) > 0 {
+				out[k] = l
+			}
+		}
+		return out
+	}
+	return flat(dev), flat(met)
+}
+
+// ReadChecks reads every raw/check/**/*.check.json of a run directory
+// (kernels/README.md, mode check). A run without checks gives none.
+func ReadChecks(runDir string) ([]Check, error) {
+	root := filepath.Join(runDir, "raw", "check")
+	var out []Check
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && p == root {
+				return fs.SkipAll
+			}
+			return err
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".check.json") {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		var c Check
+		if err := json.Unmarshal(data, &c); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		if c.Experiment == "" || c.Variant == "" || c.Shape == "" {
+			// Fall back to the path: raw/check/<exp>/<variant>/<shape>.check.json.
+			rel, _ := filepath.Rel(root, p)
+			parts := strings.Split(filepath.ToSlash(rel), "/")
+			if len(parts) == 3 {
+				c.Experiment = or(c.Experiment, parts[0])
+				c.Variant = or(c.Variant, parts[1])
+				c.Shape = or(c.Shape, strings.TrimSuffix(parts[2], ".check.json"))
+			}
+		}
+		out = append(out, c)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read checks: %w", err)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		return key(out[i].Experiment, out[i].Variant, out[i].Shape) < key(out[j].Experiment, out[j].Variant, out[j].Shape)
+	})
+	return out, nil
+}
+
+func or(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// writePlots draws each experiment's rooflines (one per default-grid shape
+// the run has) and sweep charts (each sweep with two or more shapes in the
+// run) into dir. A plot that fails becomes a warning in the report, never
+// a failure of the report.
+func writePlots(ctx context.Context, dir string, run *analysis.Run, exps []*kernels.Experiment, ws []analysis.Warning) (map[string][]Plot, []analysis.Warning) {
+	plots := map[string][]Plot{}
+	if run == nil {
+		return plots, ws
+	}
+	has := map[string]bool{}
+	for _, c := range run.Cells {
+		has[key(c.Experiment, c.Shape)] = true
+	}
+	add := func(exp, title string, files []string, pw []analysis.Warning, err error) {
+		ws = append(ws, pw...)
+		if err != nil {
+			ws = append(ws, analysis.Warning{Code: analysis.WarnMissing, Metric: "", Msg: fmt.Sprintf("%s: %s not drawn: %v", exp, title, err)})
+		}
+		sort.Strings(files)
+		for _, f := range files {
+			if strings.HasSuffix(f, ".png") {
+				plots[exp] = append(plots[exp], Plot{Title: title, Path: plotPath(f)})
+			}
+		}
+	}
+	for _, e := range exps {
+		if ctx.Err() != nil {
+			break
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			ws = append(ws, analysis.Warning{Code: analysis.WarnMissing, Msg: fmt.Sprintf("plots: %v", err)})
+			return plots, ws
+		}
+		for _, s := range e.Shapes {
+			if !has[key(e.Name, s)] {
+				continue
+			}
+			files, pw, err := roofline.WriteRoofline(dir, run, e.Name, s)
+			add(e.Name, fmt.Sprintf("%s roofline at %s", e.Name, s), files, pw, err)
+		}
+		for _, sw := range e.Sweeps {
+			n := 0
+			for _, s := range sw.Shapes {
+				if has[key(e.Name, s)] {
+					n++
+				}
+			}
+			if n < 2 {
+				continue
+			}
+			files, pw, err := roofline.WriteSweep(dir, run, e.Name, sw)
+			add(e.Name, fmt.Sprintf("%s sweep over %s", e.Name, sw.Var), files, pw, err)
+		}
+	}
+	return plots, ws
+}

@@ -1,0 +1,550 @@
+package reports
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/kernels/launch"
+)
+
+// Metrics a claim can test (kernels.Claim.Metric).
+const (
+	MetricSpeedup            = "speedup"                  // baseline wall time / candidate wall time, 95% CI
+	MetricTimeUs             = "time_us"                  // candidate median wall time, microseconds
+	MetricDRAMRatio          = "dram_ratio"               // candidate / baseline DRAM bytes (range pass)
+	MetricDRAMReduction      = "dram_reduction"           // 1 - dram_ratio
+	MetricDRAMBytes          = "dram_bytes"               // candidate DRAM bytes (range pass)
+	MetricElementwiseDRAM    = "elementwise_dram_ratio"   // elementwise DRAM traffic, candidate / baseline
+	MetricKernelCount        = "kernel_count"             // candidate kernel launches per iteration
+	MetricKernelReduction    = "kernel_reduction"         // baseline kernels - candidate kernels
+	MetricElementwiseKernels = "elementwise_kernel_count" // candidate kernels with no tensor work
+	MetricRelError           = "rel_error"                // candidate max relative error (check pass)
+)
+
+const (
+	metricFamilyTime       = "time"
+	metricFamilyDRAM       = "dram"
+	metricFamilyKernels    = "kernels"
+	metricFamilyError      = "error"
+	modelLo, modelHi       = 0.5, 2.0 // measured/theory DRAM bytes outside this is reported
+	defaultConfidenceLabel = "95%"
+)
+
+// Metrics lists every metric a claim may name.
+var Metrics = []string{MetricSpeedup, MetricTimeUs, MetricDRAMRatio, MetricDRAMReduction, MetricDRAMBytes,
+	MetricElementwiseDRAM, MetricKernelCount, MetricKernelReduction, MetricElementwiseKernels, MetricRelError}
+
+// family groups metrics by what can void them.
+func family(metric string) string {
+	switch {
+	case metric == MetricSpeedup, metric == MetricTimeUs, strings.HasPrefix(metric, "wall"), strings.HasPrefix(metric, "time"), strings.HasPrefix(metric, "gpu_time"):
+		return metricFamilyTime
+	case strings.HasPrefix(metric, "dram"), metric == MetricElementwiseDRAM:
+		return metricFamilyDRAM
+	case strings.HasPrefix(metric, "kernel"), metric == MetricElementwiseKernels:
+		return metricFamilyKernels
+	case metric == MetricRelError:
+		return metricFamilyError
+	}
+	return metric
+}
+
+// voids reports whether warning w voids a metric of the given family. A
+// warning naming a metric voids that metric's family; a warning naming none
+// voids by its code: a working set inside L2 voids DRAM metrics (writes stay
+// in L2); launch-bound kernels, too few samples and clocks that differ
+// between passes void times and speedups.
+func voids(w analysis.Warning, fam string) bool {
+	if w.Metric != "" {
+		return family(w.Metric) == fam
+	}
+	switch w.Code {
+	case analysis.WarnL2Resident:
+		return fam == metricFamilyDRAM
+	case analysis.WarnLaunchBound, analysis.WarnFewSamples, analysis.WarnClocks:
+		return fam == metricFamilyTime
+	}
+	return false
+}
+
+// passFor is the pass whose failure leaves a metric unmeasured.
+func passFor(metric string) string {
+	switch family(metric) {
+	case metricFamilyTime:
+		return launch.PassTiming
+	case metricFamilyDRAM:
+		if metric == MetricElementwiseDRAM {
+			return launch.PassNCU
+		}
+		return launch.PassRange
+	case metricFamilyKernels:
+		return launch.PassNsys
+	case metricFamilyError:
+		return launch.PassCheck
+	}
+	return ""
+}
+
+// clears reports whether v satisfies "v op threshold".
+func clears(v float64, op string, thr float64) bool {
+	switch op {
+	case ">":
+		return v > thr
+	case ">=":
+		return v >= thr
+	case "<":
+		return v < thr
+	case "<=":
+		return v <= thr
+	}
+	return false
+}
+
+// judge applies DESIGN.md's rule to a measured value with its interval;
+// the reason formats numbers in the metric's unit.
+func judge(metric string, m Value, op string, thr float64) (verdict, reason string) {
+	f := func(v float64) string { return fmtMetric(metric, v) }
+	test := op + " " + f(thr)
+	c := clears(m.Center, op, thr)
+	lo, hi := clears(m.Lo, op, thr), clears(m.Hi, op, thr)
+	iv := func() string {
+		return fmt.Sprintf("%s interval [%s, %s]", defaultConfidenceLabel, boundStr(metric, m.Lo), boundStr(metric, m.Hi))
+	}
+	point := m.Lo == m.Center && m.Hi == m.Center
+	switch {
+	case c && lo && hi:
+		if point {
+			return VerdictGo, fmt.Sprintf("%s clears %s", f(m.Center), test)
+		}
+		return VerdictGo, fmt.Sprintf("%s and its whole %s clear %s", f(m.Center), iv(), test)
+	case !c && !lo && !hi:
+		if point {
+			return VerdictNoGo, fmt.Sprintf("%s misses %s", f(m.Center), test)
+		}
+		return VerdictNoGo, fmt.Sprintf("%s and its whole %s miss %s", f(m.Center), iv(), test)
+	}
+	return VerdictInconclusive, fmt.Sprintf("the %s straddles %s (median %s)", iv(), test, f(m.Center))
+}
+
+// index gives fast access to a run's facts.
+type index struct {
+	run      *analysis.Run
+	man      *launch.Manifest
+	cells    map[string]*analysis.CellFact
+	comps    map[string]*analysis.Comparison
+	kernels  map[string][]*analysis.KernelFact // exp/variant/shape
+	checks   map[string]*Check
+	inRun    map[string]bool // experiment has cells in the run
+	manCells map[string]*launch.Cell
+}
+
+func key(parts ...string) string { return strings.Join(parts, "/") }
+
+func newIndex(run *analysis.Run, man *launch.Manifest, checks []Check) *index {
+	x := &index{run: run, man: man, cells: map[string]*analysis.CellFact{}, comps: map[string]*analysis.Comparison{},
+		kernels: map[string][]*analysis.KernelFact{}, checks: map[string]*Check{}, inRun: map[string]bool{}, manCells: map[string]*launch.Cell{}}
+	if run != nil {
+		for i := range run.Cells {
+			c := &run.Cells[i]
+			x.cells[key(c.Experiment, c.Variant, c.Shape)] = c
+			x.inRun[c.Experiment] = true
+		}
+		for i := range run.Comparisons {
+			c := &run.Comparisons[i]
+			x.comps[key(c.Experiment, c.Shape, c.Baseline, c.Candidate)] = c
+		}
+		for i := range run.Kernels {
+			k := &run.Kernels[i]
+			kk := key(k.Experiment, k.Variant, k.Shape)
+			x.kernels[kk] = append(x.kernels[kk], k)
+		}
+	}
+	if man != nil {
+		for i := range man.Cells {
+			c := &man.Cells[i]
+			x.manCells[c.Key()] = c
+			x.inRun[c.Experiment] = true
+		}
+	}
+	for i := range checks {
+		c := &checks[i]
+		x.checks[key(c.Experiment, c.Variant, c.Shape)] = c
+	}
+	return x
+}
+
+// status is a cell's overall state from the manifest (else the analysis):
+// ok, failed, skipped or missing, and why when not ok.
+func (x *index) status(exp, variant, shape string) (string, string) {
+	if mc := x.manCells[key(exp, variant, shape)]; mc != nil {
+		for _, p := range launch.AllPasses {
+			if ps, ok := mc.Passes[p]; ok && ps.Status == launch.StatusFailed {
+				return launch.StatusFailed, p + " pass failed: " + orDash(ps.Reason)
+			}
+		}
+		for _, p := range launch.AllPasses {
+			if ps, ok := mc.Passes[p]; ok && ps.Status == launch.StatusSkipped {
+				return launch.StatusSkipped, p + " pass skipped: " + orDash(ps.Reason)
+			}
+		}
+		if len(mc.Passes) == 0 {
+			return "missing", "no pass ran"
+		}
+		return launch.StatusOK, ""
+	}
+	if c := x.cells[key(exp, variant, shape)]; c != nil {
+		if c.Status == "" || c.Status == launch.StatusOK {
+			return launch.StatusOK, ""
+		}
+		return c.Status, "analysis: cell " + c.Status
+	}
+	if x.man != nil {
+		return "missing", "not in the run's manifest"
+	}
+	return "missing", "not in the run"
+}
+
+// whyMissing explains why a variant's measurement for metric is absent.
+func (x *index) whyMissing(exp, variant, shape, metric, what string) string {
+	if !x.inRun[exp] {
+		return "experiment " + exp + " is not in this run"
+	}
+	pass := passFor(metric)
+	if mc := x.manCells[key(exp, variant, shape)]; mc != nil {
+		if ps, ok := mc.Passes[pass]; ok && ps.Status != launch.StatusOK {
+			return fmt.Sprintf("%s: %s pass %s: %s", variant, pass, ps.Status, orDash(ps.Reason))
+		}
+	}
+	st, why := x.status(exp, variant, shape)
+	if st != launch.StatusOK {
+		return variant + ": " + why
+	}
+	if mc := x.manCells[key(exp, variant, shape)]; mc != nil && pass != "" {
+		if _, ok := mc.Passes[pass]; !ok {
+			return fmt.Sprintf("%s: the %s pass did not run", variant, pass)
+		}
+	}
+	return fmt.Sprintf("%s has no %s at this shape", variant, what)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "no reason given"
+	}
+	return s
+}
+
+// warningsFor gathers the warnings on the cells and comparison a claim uses.
+func (x *index) warningsFor(exp, shape, cand, base string) []analysis.Warning {
+	var out []analysis.Warning
+	if c := x.cells[key(exp, cand, shape)]; c != nil {
+		out = append(out, c.Warnings...)
+	}
+	if base != "" {
+		if c := x.cells[key(exp, base, shape)]; c != nil {
+			out = append(out, c.Warnings...)
+		}
+		if c := x.comps[key(exp, shape, base, cand)]; c != nil {
+			out = append(out, c.Warnings...)
+		}
+	}
+	return out
+}
+
+// shapesFor lists the shapes a claim is judged at.
+func (x *index) shapesFor(e *kernels.Experiment, c kernels.Claim) []string {
+	if len(c.Shapes) > 0 {
+		return c.Shapes
+	}
+	var out []string
+	for _, s := range e.AllShapes() {
+		for _, v := range []string{c.Candidate, c.Baseline} {
+			if v == "" {
+				continue
+			}
+			if x.cells[key(e.Name, v, s)] != nil || x.manCells[key(e.Name, v, s)] != nil {
+				out = append(out, s)
+				break
+			}
+		}
+	}
+	if len(out) == 0 {
+		return e.AllShapes()
+	}
+	return out
+}
+
+// decide judges one claim at one shape.
+func (x *index) decide(e *kernels.Experiment, c kernels.Claim, shape string) Decision {
+	base := c.Baseline
+	if base == "" && needsBaseline(c.Metric) {
+		base = baselineFor(e, c.Candidate)
+	}
+	d := Decision{Experiment: e.Name, Claim: c.ID, Seed: c.Seed, Line: c.Line, Quote: c.Quote, Metric: c.Metric,
+		Candidate: c.Candidate, Baseline: base, Op: c.Op, Threshold: c.Threshold, Shape: shape, Note: c.Note}
+	d.Theory = theoryOf(e, c.Metric, c.Candidate, base, shape)
+	if !needsBaseline(c.Metric) {
+		d.Baseline = ""
+	}
+	switch c.Op {
+	case ">", ">=", "<", "<=":
+	default:
+		d.Verdict, d.Reason = VerdictNotMeasured, fmt.Sprintf("claims.yaml: op %q, want >, >=, < or <=", c.Op)
+		return d
+	}
+	m, missing, extra := x.measure(e, c.Metric, c.Candidate, base, shape)
+	if missing != "" {
+		d.Verdict, d.Reason = VerdictNotMeasured, missing
+		return d
+	}
+	d.Measured = &m
+	d.Verdict, d.Reason = judge(c.Metric, m, c.Op, c.Threshold)
+	if extra != "" {
+		d.Reason += "; " + extra
+	}
+	fam := family(c.Metric)
+	var voiding []string
+	seen := map[string]bool{}
+	for _, w := range x.warningsFor(e.Name, shape, c.Candidate, d.Baseline) {
+		if voids(w, fam) && !seen[w.Code+w.Msg] {
+			seen[w.Code+w.Msg] = true
+			voiding = append(voiding, w.Code+": "+w.Msg)
+		}
+	}
+	if x.run != nil {
+		for _, w := range x.run.Warnings {
+			if w.Metric != "" && voids(w, fam) && !seen[w.Code+w.Msg] {
+				seen[w.Code+w.Msg] = true
+				voiding = append(voiding, w.Code+": "+w.Msg)
+			}
+		}
+	}
+	if len(voiding) > 0 {
+		d.Reason = fmt.Sprintf("would be %s (%s), but voided by %s", d.Verdict, d.Reason, strings.Join(voiding, "; "))
+		d.Verdict = VerdictInconclusive
+	}
+	return d
+}
+
+func needsBaseline(metric string) bool {
+	switch metric {
+	case MetricSpeedup, MetricDRAMRatio, MetricDRAMReduction, MetricElementwiseDRAM, MetricKernelReduction:
+		return true
+	}
+	return false
+}
+
+func point(v float64) Value { return Value{Center: v, Lo: v, Hi: v} }
+
+// dramOf is a cell's DRAM bytes: the range pass, else the sum over the
+// kernel pass (noted: per-kernel replay flushes L2 and overstates a chain).
+func dramOf(c *analysis.CellFact) (float64, string) {
+	if c == nil {
+		return 0, ""
+	}
+	if c.DRAMBytesRange > 0 {
+		return c.DRAMBytesRange, ""
+	}
+	if c.DRAMBytesKernels > 0 {
+		return c.DRAMBytesKernels, "from the ncu kernel pass (no range pass): L2 flushed per kernel"
+	}
+	return 0, ""
+}
+
+// measure returns the claim metric's measured value, or why it has none,
+// and a note on how it was measured.
+func (x *index) measure(e *kernels.Experiment, metric, cand, base, shape string) (v Value, missing, note string) {
+	cc := x.cells[key(e.Name, cand, shape)]
+	bc := x.cells[key(e.Name, base, shape)]
+	okCell := func(c *analysis.CellFact) bool {
+		return c != nil && (c.Status == "" || c.Status == launch.StatusOK)
+	}
+	switch metric {
+	case MetricSpeedup:
+		cmp := x.comps[key(e.Name, shape, base, cand)]
+		if cmp == nil || cmp.Speedup.N == 0 {
+			if !okCell(bc) || bc.Wall.N == 0 {
+				return v, x.whyMissing(e.Name, base, shape, metric, "wall-time samples"), ""
+			}
+			return v, x.whyMissing(e.Name, cand, shape, metric, "wall-time samples"), ""
+		}
+		s := cmp.Speedup
+		note = fmt.Sprintf("p%s, n=%d", pvalEq(cmp.P), s.N)
+		return Value{Center: s.Center, Lo: s.Lo, Hi: s.Hi, N: s.N}, "", note
+	case MetricTimeUs:
+		if !okCell(cc) || cc.Wall.N == 0 {
+			return v, x.whyMissing(e.Name, cand, shape, metric, "wall-time samples"), ""
+		}
+		w := cc.Wall
+		return Value{Center: w.Center * 1e3, Lo: w.Lo * 1e3, Hi: w.Hi * 1e3, N: w.N}, "", fmt.Sprintf("n=%d", w.N)
+	case MetricKernelCount, MetricElementwiseKernels:
+		if !okCell(cc) || cc.Kernels == 0 {
+			return v, x.whyMissing(e.Name, cand, shape, metric, "kernel count"), ""
+		}
+		if metric == MetricKernelCount {
+			return point(float64(cc.Kernels)), "", ""
+		}
+		return point(float64(cc.ElementwiseKernels)), "", fmt.Sprintf("of %d kernels", cc.Kernels)
+	case MetricKernelReduction:
+		if !okCell(bc) || bc.Kernels == 0 {
+			return v, x.whyMissing(e.Name, base, shape, metric, "kernel count"), ""
+		}
+		if !okCell(cc) || cc.Kernels == 0 {
+			return v, x.whyMissing(e.Name, cand, shape, metric, "kernel count"), ""
+		}
+		return point(float64(bc.Kernels - cc.Kernels)), "", fmt.Sprintf("%d -> %d kernels", bc.Kernels, cc.Kernels)
+	case MetricDRAMRatio, MetricDRAMReduction:
+		bb, bn := dramOf(bc)
+		if !okCell(bc) || bb == 0 {
+			return v, x.whyMissing(e.Name, base, shape, metric, "DRAM bytes"), ""
+		}
+		cb, cn := dramOf(cc)
+		if !okCell(cc) || cb == 0 {
+			return v, x.whyMissing(e.Name, cand, shape, metric, "DRAM bytes"), ""
+		}
+		if bn != "" || cn != "" {
+			note = "DRAM bytes " + firstNonEmpty(bn, cn)
+		}
+		r := cb / bb
+		note = joinNote(fmt.Sprintf("%s / %s", Bytes(cb), Bytes(bb)), note)
+		if metric == MetricDRAMReduction {
+			return point(1 - r), "", note
+		}
+		return point(r), "", note
+	case MetricDRAMBytes:
+		cb, cn := dramOf(cc)
+		if !okCell(cc) || cb == 0 {
+			return v, x.whyMissing(e.Name, cand, shape, metric, "DRAM bytes"), ""
+		}
+		return point(cb), "", cn
+	case MetricElementwiseDRAM:
+		return x.elementwiseDRAM(e, cand, base, shape)
+	case MetricRelError:
+		ck := x.checks[key(e.Name, cand, shape)]
+		if ck == nil || ck.MaxRelErr == nil {
+			if ck != nil && ck.Error != "" {
+				return v, cand + ": check: " + ck.Error, ""
+			}
+			return v, x.whyMissing(e.Name, cand, shape, metric, "check result"), ""
+		}
+		r := *ck.MaxRelErr
+		if math.IsNaN(r) || math.IsInf(r, 0) {
+			return v, fmt.Sprintf("%s: check gave a max relative error of %v", cand, r), ""
+		}
+		return point(r), "", "max relative error against the reference (check pass)"
+	}
+	return v, fmt.Sprintf("claims.yaml: unknown metric %q (want one of %s)", metric, strings.Join(Metrics, ", ")), ""
+}
+
+// elementwiseDRAM measures the seed-000 style "elementwise traffic" ratio
+// from the ncu kernel pass: the baseline's elementwise kernels carry its
+// elementwise traffic; the candidate's is what its kernels move beyond the
+// baseline's GEMM kernels (GEMM traffic taken as unchanged).
+func (x *index) elementwiseDRAM(e *kernels.Experiment, cand, base, shape string) (v Value, missing, note string) {
+	bk := x.kernels[key(e.Name, base, shape)]
+	ck := x.kernels[key(e.Name, cand, shape)]
+	if len(bk) == 0 {
+		return v, x.whyMissing(e.Name, base, shape, MetricElementwiseDRAM, "per-kernel DRAM bytes"), ""
+	}
+	if len(ck) == 0 {
+		return v, x.whyMissing(e.Name, cand, shape, MetricElementwiseDRAM, "per-kernel DRAM bytes"), ""
+	}
+	var bElem, bGEMM, cTotal float64
+	for _, k := range bk {
+		b := k.DRAMReadBytes + k.DRAMWriteBytes
+		if k.Elementwise {
+			bElem += b
+		} else {
+			bGEMM += b
+		}
+	}
+	for _, k := range ck {
+		cTotal += k.DRAMReadBytes + k.DRAMWriteBytes
+	}
+	if bElem == 0 {
+		return v, base + ": no elementwise kernel with DRAM bytes in the ncu kernel pass", ""
+	}
+	cElem := cTotal - bGEMM
+	note = fmt.Sprintf("baseline elementwise %s, GEMM %s; candidate total %s (ncu kernel pass)", Bytes(bElem), Bytes(bGEMM), Bytes(cTotal))
+	if cElem < 0 {
+		note += "; candidate moves less than the baseline's GEMMs alone: ratio taken as 0"
+		cElem = 0
+	}
+	return point(cElem / bElem), "", note
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+func joinNote(a, b string) string {
+	if b == "" {
+		return a
+	}
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// pvalEq formats "=0.028" or "<0.001".
+func pvalEq(p float64) string {
+	if p < 0.001 {
+		return "<0.001"
+	}
+	return "=" + pval(p)
+}
+
+func pval(p float64) string {
+	if p < 0.001 {
+		return "<0.001"
+	}
+	return fmt.Sprintf("%.3f", p)
+}
+
+// theoryOf is the claim metric under the claims.yaml models, if they give one.
+func theoryOf(e *kernels.Experiment, metric, cand, base, shape string) *float64 {
+	get := func(v string) (b float64, ok bool) {
+		th, has := e.Theory[v]
+		if !has || th.DRAMBytes == "" {
+			return 0, false
+		}
+		b, _, err := EvalTheory(th, shape)
+		return b, err == nil && b > 0
+	}
+	f := func(v float64) *float64 { return &v }
+	switch metric {
+	case MetricDRAMRatio, MetricDRAMReduction, MetricElementwiseDRAM:
+		cb, ok1 := get(cand)
+		bb, ok2 := get(base)
+		if !ok1 || !ok2 {
+			return nil
+		}
+		if metric == MetricDRAMReduction {
+			return f(1 - cb/bb)
+		}
+		return f(cb / bb)
+	case MetricDRAMBytes:
+		if cb, ok := get(cand); ok {
+			return f(cb)
+		}
+	case MetricKernelCount:
+		if v := e.Variant(cand); v != nil && v.Kernels > 0 {
+			return f(float64(v.Kernels))
+		}
+	case MetricKernelReduction:
+		cv, bv := e.Variant(cand), e.Variant(base)
+		if cv != nil && bv != nil && cv.Kernels > 0 && bv.Kernels > 0 {
+			return f(float64(bv.Kernels - cv.Kernels))
+		}
+	}
+	return nil
+}
