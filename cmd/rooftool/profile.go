@@ -1,17 +1,196 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/rooftool/rooftool/kernels/launch"
 )
 
-// Placeholder until the profile command is written; its owner replaces this file.
+// ProfileOptions are the flags of `rooftool profile`.
+type ProfileOptions struct {
+	IO          *IO
+	GPU         string
+	Experiments []string
+	Variants    []string
+	Shapes      []string
+	OutDir      string
+	Resume      bool
+	Timeout     time.Duration
+	Passes      []string
+	NCU, Nsys   string
+	NsysLibs    string
+	Python      string
+	Kernels     string
+	Reps        int
+	DefaultOnly bool
+	Sweeps      bool
+	NoIngest    bool
+	Args        []string // the command line, for the manifest
+}
+
 func newProfileCmd(io *IO) *cobra.Command {
-	return &cobra.Command{
-		Use:    "profile",
-		Short:  "(not yet written)",
-		Hidden: true,
-		RunE:   func(*cobra.Command, []string) error { return errors.New("profile: not yet written") },
+	opts := &ProfileOptions{IO: io}
+	c := &cobra.Command{
+		Use:   "profile --gpu GPU [-o RUNDIR]",
+		Short: "Run the experiment suite on this GPU: timing, ncu, ncu range and nsys passes",
+		Long: `Profile runs every experiment's variants (kernels/<experiment>) through
+kernels/run.py: a correctness check, a timing pass (CUDA events, no profiler),
+an ncu kernel pass (per-kernel counters), an ncu range pass (DRAM bytes of the
+whole NVTX range of a cell, L2 reuse included) and an nsys pass (timeline).
+Raw exports land in RUNDIR/raw exactly as the profilers wrote them, the tables
+in RUNDIR/tables, and RUNDIR/manifest.json records versions, the GPU, clocks
+and each cell's status per pass, rewritten after every runner process.
+
+A crashing variant, a profiler error or a cell past --timeout marks that cell
+failed with the reason and the sweep goes on; Ctrl-C keeps every finished cell
+and --resume skips them. By default sweep shapes run under check and timing
+only (--sweeps profiles them too, --default-only drops them).`,
+		Example: `  rooftool profile --gpu h100
+  rooftool profile --gpu h100 --experiment swiglu --passes check,timing
+  rooftool profile --gpu h100 -o runs/x --resume`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if opts.GPU == "" {
+				return usageErrorf("profile: --gpu is required (e.g. --gpu h100)")
+			}
+			if opts.DefaultOnly && opts.Sweeps {
+				return usageErrorf("profile: --default-only and --sweeps exclude each other")
+			}
+			opts.Args = os.Args
+			return runProfile(c.Context(), opts)
+		},
 	}
+	f := c.Flags()
+	f.StringVar(&opts.GPU, "gpu", "", "the GPU this run is meant for (h100, h200, ...); a different device is recorded and warned about")
+	f.StringArrayVar(&opts.Experiments, "experiment", nil, "experiment to run (repeatable; default all)")
+	f.StringArrayVar(&opts.Variants, "variant", nil, "variant to run (repeatable; default all)")
+	f.StringArrayVar(&opts.Shapes, "shape", nil, "canonical shape to run, e.g. M=512,N=4096,K=7168 (repeatable; default all)")
+	f.StringVarP(&opts.OutDir, "output", "o", "", "run directory (default runs/<date>-<gpu>-<time>)")
+	f.BoolVar(&opts.Resume, "resume", false, "continue the run in -o, skipping finished cells")
+	f.DurationVar(&opts.Timeout, "timeout", 10*time.Minute, "time limit per cell and pass")
+	f.StringSliceVar(&opts.Passes, "passes", launch.AllPasses, "passes to run: "+strings.Join(launch.AllPasses, ","))
+	f.StringVar(&opts.NCU, "ncu", "", "ncu binary (default: PATH or the usual NVIDIA folders)")
+	f.StringVar(&opts.Nsys, "nsys", "", "nsys binary (default: PATH, Nsight Systems, or the copy inside Nsight Compute)")
+	f.StringVar(&opts.NsysLibs, "nsys-libs", "", "folder added to nsys' LD_LIBRARY_PATH (default $ROOFTOOL_NSYS_LIBS or .nsysdeps/root/usr/lib/x86_64-linux-gnu)")
+	f.StringVar(&opts.Python, "python", "python3", "Python interpreter for kernels/run.py")
+	f.StringVar(&opts.Kernels, "kernels", "kernels", "folder with run.py and the experiment specs")
+	f.IntVar(&opts.Reps, "reps", 0, "timed repetitions per cell (default: the runner's, >= 30)")
+	f.BoolVar(&opts.DefaultOnly, "default-only", false, "run the default grid only, no sweep shapes")
+	f.BoolVar(&opts.Sweeps, "sweeps", false, "profile sweep shapes under every pass, not only check and timing")
+	f.BoolVar(&opts.NoIngest, "no-ingest", false, "leave RUNDIR/tables unwritten")
+	return c
+}
+
+func runProfile(ctx context.Context, opts *ProfileOptions) error {
+	if opts.Reps != 0 && opts.Reps < 30 {
+		return usageErrorf("profile: --reps %d: want at least 30", opts.Reps)
+	}
+	if opts.Timeout <= 0 {
+		return usageErrorf("profile: --timeout %s: want a positive duration", opts.Timeout)
+	}
+	sweeps := launch.SweepsTiming
+	switch {
+	case opts.DefaultOnly:
+		sweeps = launch.SweepsNone
+	case opts.Sweeps:
+		sweeps = launch.SweepsAll
+	}
+	cfg := launch.Config{
+		RunDir:      opts.OutDir,
+		KernelsDir:  opts.Kernels,
+		Python:      opts.Python,
+		GPU:         opts.GPU,
+		Experiments: opts.Experiments,
+		Variants:    opts.Variants,
+		Shapes:      opts.Shapes,
+		Passes:      opts.Passes,
+		Sweeps:      sweeps,
+		Timeout:     opts.Timeout,
+		Reps:        opts.Reps,
+		NCU:         opts.NCU,
+		Nsys:        opts.Nsys,
+		NsysLibs:    opts.NsysLibs,
+		Resume:      opts.Resume,
+		NoIngest:    opts.NoIngest,
+		Command:     opts.Args,
+		Version:     version,
+		Progress:    launch.NewProgress(opts.IO.Err, opts.IO.IsTTY),
+		Log:         opts.IO.Err,
+	}
+	m, err := launch.Run(ctx, cfg)
+	var ce *launch.ConfigError
+	if errors.As(err, &ce) {
+		return usageErrorf("profile: %v", ce.Err)
+	}
+	if m == nil {
+		if err != nil {
+			return fmt.Errorf("profile: %w", err)
+		}
+		return nil
+	}
+	writeProfileSummary(opts, m)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return fmt.Errorf("profile: interrupted; finished cells are kept: rerun with --resume to continue")
+		}
+		return fmt.Errorf("profile: %w", err)
+	}
+	return nil
+}
+
+// writeProfileSummary prints one line per pass with its counts, then the
+// failed cells with their reasons.
+func writeProfileSummary(opts *ProfileOptions, m *launch.Manifest) {
+	w := opts.IO.Out
+	counts := map[string]map[string]int{}
+	type failure struct{ key, pass, reason string }
+	var fails []failure
+	for _, c := range m.Cells {
+		for p, st := range c.Passes {
+			if counts[p] == nil {
+				counts[p] = map[string]int{}
+			}
+			counts[p][st.Status]++
+			if st.Status == launch.StatusFailed {
+				fails = append(fails, failure{c.Key(), p, st.Reason})
+			}
+		}
+	}
+	fmt.Fprintf(w, "run: %s\ngpu: %s\n", runDirOf(opts, m), m.GPU.Name)
+	for _, p := range launch.AllPasses {
+		if counts[p] == nil {
+			continue
+		}
+		fmt.Fprintf(w, "%-7s %d ok, %d failed, %d skipped\n", p+":", counts[p][launch.StatusOK], counts[p][launch.StatusFailed], counts[p][launch.StatusSkipped])
+	}
+	sort.Slice(fails, func(i, j int) bool {
+		if fails[i].key != fails[j].key {
+			return fails[i].key < fails[j].key
+		}
+		return fails[i].pass < fails[j].pass
+	})
+	for _, f := range fails {
+		fmt.Fprintf(w, "failed: %s [%s]: %s\n", f.key, f.pass, f.reason)
+	}
+	for _, wn := range m.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", wn)
+	}
+}
+
+func runDirOf(opts *ProfileOptions, m *launch.Manifest) string {
+	if opts.OutDir != "" {
+		return opts.OutDir
+	}
+	if d, ok := m.Options["run_dir"]; ok {
+		return d
+	}
+	return "(see runs/)"
 }

@@ -87,6 +87,19 @@ type PassStatus struct {
 	Reason  string   `json:"reason,omitempty"`
 	Files   []string `json:"files,omitempty"` // raw exports, relative to the run directory
 	Seconds float64  `json:"seconds,omitempty"`
+	// Kernels lists the kernels (or ranges) ncu profiled for this cell and
+	// how many replay passes each needed; ncu passes only.
+	Kernels []KernelReplay `json:"kernels,omitempty"`
+	// Attempts counts the runner processes this pass took for the cell
+	// (a crash or timeout of a shared process re-launches the rest).
+	Attempts int `json:"attempts,omitempty"`
+}
+
+// KernelReplay is one profiled kernel (or NVTX range) of an ncu pass.
+type KernelReplay struct {
+	ID     int    `json:"id"`     // ncu's result ID in the export
+	Name   string `json:"name"`   // kernel name as ncu printed it ("range" for range replay)
+	Passes int    `json:"passes"` // replay passes ncu needed, 0 if it did not say
 }
 
 // Key identifies a cell.
@@ -102,6 +115,27 @@ func (m *Manifest) Cell(exp, variant, shape string) *Cell {
 	}
 	m.Cells = append(m.Cells, Cell{Experiment: exp, Variant: variant, Shape: shape, Passes: map[string]PassStatus{}})
 	return &m.Cells[len(m.Cells)-1]
+}
+
+// Pass returns the status of one pass of a cell, and whether it was recorded.
+func (m *Manifest) Pass(exp, variant, shape, pass string) (PassStatus, bool) {
+	for i := range m.Cells {
+		c := &m.Cells[i]
+		if c.Experiment == exp && c.Variant == variant && c.Shape == shape {
+			st, ok := c.Passes[pass]
+			return st, ok
+		}
+	}
+	return PassStatus{}, false
+}
+
+// SetPass records the status of one pass of a cell, adding the cell if absent.
+func (m *Manifest) SetPass(exp, variant, shape, pass string, st PassStatus) {
+	c := m.Cell(exp, variant, shape)
+	if c.Passes == nil {
+		c.Passes = map[string]PassStatus{}
+	}
+	c.Passes[pass] = st
 }
 
 // ReadManifest reads dir/manifest.json.

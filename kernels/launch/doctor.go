@@ -1,0 +1,306 @@
+package launch
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Finding levels.
+const (
+	LevelOK      = "ok"
+	LevelInfo    = "info"
+	LevelWarn    = "warn"
+	LevelProblem = "problem"
+)
+
+// Finding is one line of `rooftool doctor`: what was checked, what was
+// seen, and for anything not ok, what to do.
+type Finding struct {
+	Check  string `json:"check"`
+	Level  string `json:"level"`
+	Detail string `json:"detail"`
+	Fix    string `json:"fix,omitempty"`
+}
+
+// DoctorConfig says where to look.
+type DoctorConfig struct {
+	Python     string // "" : python3
+	KernelsDir string // "" : kernels
+	NCU, Nsys  string // overrides
+	NsysLibs   string
+	SMI        string // nvidia-smi override
+	Params     string // "" : /proc/driver/nvidia/params
+	Probe      bool   // run ncu on a tiny kernel to test counter permissions (needs a GPU and torch)
+}
+
+// libdwFix is DEVICE.md's remedy for nsys' importer.
+const libdwFix = "mkdir -p .nsysdeps && (cd .nsysdeps && apt-get download libdw1 libelf1 && for f in *.deb; do dpkg -x $f root; done); " +
+	"rooftool then prepends .nsysdeps/root/usr/lib/x86_64-linux-gnu to nsys' LD_LIBRARY_PATH (or pass --nsys-libs DIR / set ROOFTOOL_NSYS_LIBS)"
+
+// Doctor checks the machine for a profile run. It never fails: problems
+// are findings, each with what to do. It works without a GPU and says so.
+func Doctor(ctx context.Context, cfg DoctorConfig) []Finding {
+	if cfg.Python == "" {
+		cfg.Python = "python3"
+	}
+	if cfg.KernelsDir == "" {
+		cfg.KernelsDir = "kernels"
+	}
+	if cfg.Params == "" {
+		cfg.Params = "/proc/driver/nvidia/params"
+	}
+	var out []Finding
+	add := func(f Finding) { out = append(out, f) }
+
+	// GPU and driver.
+	hasGPU := false
+	smi := cfg.SMI
+	var err error
+	if smi == "" {
+		smi, err = FindSMI()
+	}
+	if err != nil {
+		add(Finding{Check: "gpu", Level: LevelWarn, Detail: "no GPU: nvidia-smi not found on PATH or in /usr/bin, /usr/local/nvidia/bin",
+			Fix: "profile on a machine with an NVIDIA GPU and driver; ingest, stats, report and diff work here without one"})
+	} else if gpus, err := QueryGPUs(ctx, smi); err != nil {
+		add(Finding{Check: "gpu", Level: LevelWarn, Detail: fmt.Sprintf("no usable GPU: %v", err),
+			Fix: "check the NVIDIA driver (nvidia-smi must list the GPU); ingest, stats, report and diff work without one"})
+	} else {
+		hasGPU = true
+		for i, g := range gpus {
+			add(Finding{Check: "gpu", Level: LevelOK, Detail: fmt.Sprintf("%d: %s, driver %s, SM clock %.0f/%.0f MHz, memory clock %.0f/%.0f MHz, %.0f GiB",
+				i, g.Name, g.Driver, g.SMClockMHz, g.MaxSMClockMHz, g.MemClockMHz, g.MaxMemClockMHz, float64(g.MemoryBytes)/(1<<30))})
+		}
+	}
+
+	// CUDA toolkit.
+	if nvcc, err := findTool("nvcc", "", []string{"/usr/local/cuda/bin/nvcc", "/usr/local/cuda-*/bin/nvcc"}); err == nil {
+		if v, err := ToolVersion(ctx, nvcc, nil); err == nil {
+			add(Finding{Check: "cuda", Level: LevelOK, Detail: fmt.Sprintf("nvcc %s (%s)", v, nvcc)})
+		} else {
+			add(Finding{Check: "cuda", Level: LevelWarn, Detail: err.Error(), Fix: "reinstall the CUDA toolkit"})
+		}
+	} else {
+		add(Finding{Check: "cuda", Level: LevelInfo, Detail: "nvcc not found (not needed: torch brings its own CUDA runtime)"})
+	}
+
+	// ncu.
+	ncu, ncuErr := FindNCU(cfg.NCU)
+	if ncuErr != nil {
+		add(Finding{Check: "ncu", Level: LevelProblem, Detail: ncuErr.Error(),
+			Fix: "install Nsight Compute (CUDA toolkit or /opt/nvidia/nsight-compute) or pass --ncu PATH; without it the ncu and range passes fail"})
+	} else if v, err := ToolVersion(ctx, ncu, nil); err != nil {
+		add(Finding{Check: "ncu", Level: LevelProblem, Detail: err.Error(), Fix: "reinstall Nsight Compute or pass another --ncu"})
+	} else {
+		add(Finding{Check: "ncu", Level: LevelOK, Detail: fmt.Sprintf("ncu %s (%s)", v, ncu)})
+	}
+
+	// nsys and its importer.
+	libs := NsysLibDir(cfg.NsysLibs, ".")
+	env := NsysEnv(libs)
+	nsys, nsysErr := FindNsys(cfg.Nsys)
+	if nsysErr != nil {
+		add(Finding{Check: "nsys", Level: LevelProblem, Detail: nsysErr.Error(),
+			Fix: "install Nsight Systems, or use the nsys inside Nsight Compute (/opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys), or pass --nsys PATH"})
+	} else {
+		if v, err := ToolVersion(ctx, nsys, env); err != nil {
+			add(Finding{Check: "nsys", Level: LevelProblem, Detail: err.Error(), Fix: "reinstall Nsight Systems or pass another --nsys"})
+		} else {
+			add(Finding{Check: "nsys", Level: LevelOK, Detail: fmt.Sprintf("nsys %s (%s)", v, nsys)})
+		}
+		out = append(out, checkImporter(ctx, nsys, libs)...)
+	}
+
+	// Performance counters.
+	out = append(out, checkCounters(ctx, cfg, hasGPU, ncu, ncuErr)...)
+
+	// Python, torch, triton.
+	out = append(out, checkPython(ctx, cfg, hasGPU)...)
+	return out
+}
+
+// checkImporter runs ldd on nsys' QdstrmImporter (with the extra library
+// folder, if any) and names missing libraries.
+func checkImporter(ctx context.Context, nsys, libs string) []Finding {
+	imps := QdstrmImporters(nsys)
+	if len(imps) == 0 {
+		return []Finding{{Check: "nsys importer", Level: LevelWarn, Detail: "no QdstrmImporter found beside " + nsys,
+			Fix: "a .qdstrm cannot become .nsys-rep without it: use a full Nsight Systems install"}}
+	}
+	ldd, err := exec.LookPath("ldd")
+	if err != nil {
+		return []Finding{{Check: "nsys importer", Level: LevelInfo, Detail: "ldd not found: cannot check " + imps[0] + "'s libraries"}}
+	}
+	var out []Finding
+	for _, imp := range imps {
+		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		cmd := exec.CommandContext(cctx, ldd, imp)
+		cmd.Env = mergeEnv(os.Environ(), NsysEnv(libs))
+		b, _ := cmd.CombinedOutput()
+		cancel()
+		missing := LddMissing(string(b))
+		with := ""
+		if libs != "" {
+			with = " with LD_LIBRARY_PATH+=" + libs
+		}
+		if len(missing) == 0 {
+			out = append(out, Finding{Check: "nsys importer", Level: LevelOK, Detail: imp + " loads all its libraries" + with})
+			continue
+		}
+		f := Finding{Check: "nsys importer", Level: LevelProblem,
+			Detail: fmt.Sprintf("%s cannot load %s%s: nsys records a .qdstrm but makes no .nsys-rep", imp, strings.Join(missing, ", "), with),
+			Fix:    "install the libraries that provide them"}
+		for _, m := range missing {
+			if strings.HasPrefix(m, "libdw.so") || strings.HasPrefix(m, "libelf.so") {
+				f.Fix = libdwFix
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// LddMissing returns the libraries ldd reports as "not found".
+func LddMissing(out string) []string {
+	var miss []string
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		l := strings.TrimSpace(sc.Text())
+		if name, rest, ok := strings.Cut(l, "=>"); ok && strings.TrimSpace(rest) == "not found" {
+			miss = append(miss, strings.TrimSpace(name))
+		}
+	}
+	return miss
+}
+
+// checkCounters reads RmProfilingAdminOnly and, when asked and possible,
+// profiles a tiny torch kernel to see ERR_NVGPUCTRPERM first-hand.
+func checkCounters(ctx context.Context, cfg DoctorConfig, hasGPU bool, ncu string, ncuErr error) []Finding {
+	var out []Finding
+	fix := "run as root, or have an admin set `options nvidia NVreg_RestrictProfilingToAdminUsers=0` (modprobe.d) and reload the driver; see https://developer.nvidia.com/ERR_NVGPUCTRPERM"
+	if data, err := os.ReadFile(cfg.Params); err == nil {
+		v := ParamValue(string(data), "RmProfilingAdminOnly")
+		switch {
+		case v == "":
+			out = append(out, Finding{Check: "counters", Level: LevelInfo, Detail: cfg.Params + " has no RmProfilingAdminOnly"})
+		case v == "0":
+			out = append(out, Finding{Check: "counters", Level: LevelOK, Detail: "RmProfilingAdminOnly: 0 (any user may read performance counters)"})
+		case os.Geteuid() == 0:
+			out = append(out, Finding{Check: "counters", Level: LevelOK, Detail: "RmProfilingAdminOnly: " + v + ", and rooftool runs as root"})
+		default:
+			out = append(out, Finding{Check: "counters", Level: LevelProblem, Detail: "RmProfilingAdminOnly: " + v + ": only admins may read performance counters; ncu fails with ERR_NVGPUCTRPERM", Fix: fix})
+		}
+	} else if hasGPU {
+		out = append(out, Finding{Check: "counters", Level: LevelInfo, Detail: fmt.Sprintf("cannot read %s: %v", cfg.Params, err)})
+	} else {
+		out = append(out, Finding{Check: "counters", Level: LevelInfo, Detail: "no GPU driver: counter permissions not checked"})
+	}
+	if !cfg.Probe || !hasGPU || ncuErr != nil {
+		return out
+	}
+	cctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(cctx, ncu, "--clock-control", "none", "--metrics", "gpu__time_duration.sum,dram__bytes_read.sum", "--csv",
+		cfg.Python, "-c", "import torch; x = torch.ones(1 << 20, device='cuda'); y = x * 2; torch.cuda.synchronize()")
+	b, err := cmd.CombinedOutput()
+	s := string(b)
+	switch {
+	case strings.Contains(s, "ERR_NVGPUCTRPERM"):
+		out = append(out, Finding{Check: "counters probe", Level: LevelProblem, Detail: "ncu on a tiny kernel: ERR_NVGPUCTRPERM (no permission for performance counters)", Fix: fix})
+	case err != nil:
+		out = append(out, Finding{Check: "counters probe", Level: LevelWarn, Detail: fmt.Sprintf("ncu on a tiny torch kernel failed: %v: %s", err, lastLine(s)), Fix: "run the probe by hand: ncu --metrics gpu__time_duration.sum python3 -c 'import torch; torch.ones(1, device=\"cuda\")*2'"})
+	case strings.Contains(s, "gpu__time_duration.sum"):
+		out = append(out, Finding{Check: "counters probe", Level: LevelOK, Detail: "ncu profiled a tiny torch kernel"})
+	default:
+		out = append(out, Finding{Check: "counters probe", Level: LevelWarn, Detail: "ncu ran but printed no metric: " + lastLine(s)})
+	}
+	return out
+}
+
+// ParamValue reads "Key: value" from /proc/driver/nvidia/params.
+func ParamValue(params, key string) string {
+	for _, l := range strings.Split(params, "\n") {
+		k, v, ok := strings.Cut(l, ":")
+		if ok && strings.TrimSpace(k) == key {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// checkPython reports python, torch, triton (and CUDA as torch sees it).
+func checkPython(ctx context.Context, cfg DoctorConfig, hasGPU bool) []Finding {
+	py, err := exec.LookPath(cfg.Python)
+	if err != nil {
+		return []Finding{{Check: "python", Level: LevelProblem, Detail: fmt.Sprintf("%s: %v", cfg.Python, err), Fix: "install Python 3.10+ or pass --python"}}
+	}
+	script := `import json, platform
+out = {"python": platform.python_version()}
+for m in ("torch", "triton", "yaml", "numpy", "cutlass"):
+    try:
+        mod = __import__(m)
+        out[m] = getattr(mod, "__version__", "present")
+    except Exception as e:
+        out[m + "_error"] = type(e).__name__ + ": " + str(e)[:200]
+try:
+    import torch
+    out["torch_cuda"] = torch.version.cuda or ""
+    out["cuda_available"] = bool(torch.cuda.is_available())
+except Exception:
+    pass
+print(json.dumps(out))`
+	cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	b, err := exec.CommandContext(cctx, py, "-c", script).Output()
+	if err != nil {
+		return []Finding{{Check: "python", Level: LevelProblem, Detail: fmt.Sprintf("%s -c: %v", py, err), Fix: "check the Python install"}}
+	}
+	env, err := ParseRunnerEnv(b)
+	if err != nil {
+		return []Finding{{Check: "python", Level: LevelProblem, Detail: err.Error()}}
+	}
+	out := []Finding{{Check: "python", Level: LevelOK, Detail: fmt.Sprintf("python %s (%s)", env.String("python"), py)}}
+	for _, m := range []struct{ name, fix string }{
+		{"torch", "pip install torch (see kernels/requirements-ci.txt); the runner needs it on the GPU machine"},
+		{"triton", "pip install triton (comes with torch on Linux)"},
+		{"yaml", "pip install pyyaml (the runner reads the specs with it)"},
+		{"numpy", "pip install numpy"},
+	} {
+		if v := env.String(m.name); v != "" {
+			d := m.name + " " + v
+			if m.name == "torch" {
+				if c := env.String("torch_cuda"); c != "" {
+					d += ", CUDA " + c
+				}
+				if env.String("cuda_available") == "false" && hasGPU {
+					out = append(out, Finding{Check: m.name, Level: LevelProblem, Detail: d + ", but torch.cuda.is_available() is false", Fix: "install a CUDA build of torch that matches the driver"})
+					continue
+				}
+			}
+			out = append(out, Finding{Check: m.name, Level: LevelOK, Detail: d})
+			continue
+		}
+		level := LevelWarn
+		if hasGPU && m.name != "numpy" {
+			level = LevelProblem
+		}
+		out = append(out, Finding{Check: m.name, Level: level, Detail: m.name + " not importable: " + env.String(m.name+"_error"), Fix: m.fix})
+	}
+	if v := env.String("cutlass"); v != "" {
+		out = append(out, Finding{Check: "cutlass", Level: LevelOK, Detail: "cutlass " + v})
+	} else {
+		out = append(out, Finding{Check: "cutlass", Level: LevelInfo, Detail: "nvidia-cutlass not installed: variants that require it are skipped"})
+	}
+	if _, err := os.Stat(filepath.Join(cfg.KernelsDir, "run.py")); err != nil {
+		out = append(out, Finding{Check: "runner", Level: LevelWarn, Detail: fmt.Sprintf("%s: %v", filepath.Join(cfg.KernelsDir, "run.py"), err), Fix: "run rooftool from the repository root (or pass --kernels) to profile"})
+	} else {
+		out = append(out, Finding{Check: "runner", Level: LevelOK, Detail: filepath.Join(cfg.KernelsDir, "run.py")})
+	}
+	return out
+}

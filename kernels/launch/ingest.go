@@ -1,0 +1,108 @@
+package launch
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"github.com/rooftool/rooftool/ingest"
+)
+
+// TablesDir is where a run's tables go, relative to the run directory.
+const TablesDir = "tables"
+
+// Inputs lists the raw exports of a manifest's finished passes with what
+// is known of each: timing JSON and per-cell ncu CSVs carry their cell,
+// shared exports (a whole experiment's nsys SQLite) their experiment.
+func Inputs(dir string, m *Manifest) []ingest.Input {
+	var out []ingest.Input
+	seen := map[string]bool{}
+	add := func(rel string, o ingest.Options) {
+		if seen[rel] {
+			return
+		}
+		seen[rel] = true
+		out = append(out, ingest.Input{Path: filepath.Join(dir, filepath.FromSlash(rel)), Options: o})
+	}
+	for _, c := range m.Cells {
+		for _, pass := range []string{PassTiming, PassNCU, PassRange, PassNsys} {
+			st, ok := c.Passes[pass]
+			if !ok || st.Status != StatusOK || len(st.Files) == 0 {
+				continue
+			}
+			cell := ingest.Options{Experiment: c.Experiment, Variant: c.Variant, Shape: c.Shape}
+			f := st.Files[0]
+			switch pass {
+			case PassTiming:
+				add(f, cell)
+			case PassNCU, PassRange:
+				o := cell
+				o.Pass = ingest.PassKernel
+				if pass == PassRange {
+					o.Pass = ingest.PassRange
+				}
+				if filepath.Ext(f) == ".csv" && filepath.Base(filepath.Dir(f)) == c.Variant {
+					add(f, o) // the cell's own rows
+				} else {
+					add(f, ingest.Options{Experiment: c.Experiment, Pass: o.Pass})
+				}
+			case PassNsys:
+				add(f, ingest.Options{Experiment: c.Experiment})
+			}
+		}
+	}
+	return out
+}
+
+// Ingest reads a run's raw exports into dir/tables (Parquet). A file the
+// parsers reject is left out with a warning; the others are still written.
+func Ingest(dir string, m *Manifest) ([]string, error) {
+	ins := Inputs(dir, m)
+	if len(ins) == 0 {
+		return []string{"no raw export to ingest: no tables written"}, nil
+	}
+	var warns []string
+	var good []ingest.Input
+	for _, in := range ins {
+		t, err := ingest.Files([]ingest.Input{in}, nil)
+		if err != nil {
+			warns = append(warns, fmt.Sprintf("ingest left out %s: %v", rel(dir, in.Path), err))
+			continue
+		}
+		t.Release()
+		good = append(good, in)
+	}
+	if len(good) == 0 {
+		return warns, errors.New("ingest: every raw export was rejected")
+	}
+	t, err := ingest.Files(good, nil)
+	if err != nil {
+		return warns, fmt.Errorf("ingest: %w", err)
+	}
+	defer t.Release()
+	out := filepath.Join(dir, TablesDir)
+	if err := t.Write(out, ingest.FormatParquet); err != nil {
+		return warns, fmt.Errorf("ingest: write %s: %w", out, err)
+	}
+	return warns, nil
+}
+
+func rel(dir, p string) string {
+	if r, err := filepath.Rel(dir, p); err == nil {
+		return filepath.ToSlash(r)
+	}
+	return p
+}
+
+func (r *Runner) ingest() []string {
+	warns, err := Ingest(r.dir, r.m)
+	if err != nil {
+		warns = append(warns, err.Error())
+	}
+	r.m.Options["tables"] = TablesDir
+	if err != nil {
+		r.m.Options["tables"] = "not written"
+	}
+	return slices.Clip(warns)
+}
