@@ -35,3 +35,25 @@ type Options struct {
 func Analyze(t *ingest.Tables, exps []*kernels.Experiment, opts Options) (*Run, error) {
 	return analyze(t, exps, opts)
 }
+
+func (o Options) withDefaults() Options {
+	if o.Alpha <= 0 {
+		o.Alpha = 0.05
+	}
+	if o.Confidence <= 0 || o.Confidence >= 1 {
+		o.Confidence = 0.95
+	}
+	if o.LaunchBoundNs <= 0 {
+		o.LaunchBoundNs = 5000
+	}
+	if o.MinSamples <= 0 {
+		o.MinSamples = 6
+	}
+	if o.BoundPct <= 0 {
+		o.BoundPct = 60
+	}
+	if o.Theory == nil {
+		o.Theory = TheoryFromSpec
+	}
+	return o
+}

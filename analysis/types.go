@@ -87,6 +87,7 @@ type KernelFact struct {
 	TensorFLOPs    float64            `json:"tensor_flops"`
 	DRAMReadBytes  float64            `json:"dram_read_bytes"`
 	DRAMWriteBytes float64            `json:"dram_write_bytes"`
+	DRAMBytes      float64            `json:"dram_bytes"` // read + write, or dram__bytes.sum where the export has only that
 	L2Bytes        float64            `json:"l2_bytes"`
 	L1Bytes        float64            `json:"l1_bytes"`
 	AI             map[string]float64 `json:"ai"`            // FLOP/byte per level: dram, l2, l1

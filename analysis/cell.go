@@ -1,0 +1,307 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"golang.org/x/perf/benchmath"
+
+	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/kernels"
+)
+
+type cellKey struct{ exp, variant, shape string }
+
+// Unbounded is the Hi of an interval that too few samples cannot bound
+// (benchmath reports +Inf; JSON cannot carry it). Lo is 0 then.
+const Unbounded = math.MaxFloat64
+
+// SummarizeMs is the median of a timing sample with its confidence interval,
+// as benchstat computes it (benchmath.AssumeNothing: order statistics, no
+// distribution assumed). Where the sample is too small to bound the
+// interval, Lo is 0 and Hi is Unbounded, and the warnings say so.
+func SummarizeMs(samples []float64, confidence float64) (Interval, []Warning) {
+	if len(samples) == 0 {
+		return Interval{}, nil
+	}
+	s := benchmath.NewSample(append([]float64(nil), samples...), &benchmath.DefaultThresholds)
+	sum := benchmath.AssumeNothing.Summary(s, confidence)
+	iv := Interval{Center: sum.Center, Lo: sum.Lo, Hi: sum.Hi, N: len(samples)}
+	var ws []Warning
+	if math.IsInf(iv.Lo, 0) || math.IsInf(iv.Hi, 0) || math.IsNaN(iv.Lo) || math.IsNaN(iv.Hi) {
+		iv.Lo, iv.Hi = 0, Unbounded
+	}
+	for _, w := range sum.Warnings {
+		ws = append(ws, Warning{Code: WarnFewSamples, Metric: "wall_ms", Msg: w.Error()})
+	}
+	return iv, ws
+}
+
+// CellFacts derives one CellFact per (experiment, variant, shape) seen in the
+// tables, plus one with Status "missing" for every cell of exps whose
+// experiment has data but that cell has none. kfacts are KernelFacts of the
+// same tables. roofs.L2Bytes (or opts.L2Bytes) sizes the L2 warning.
+func CellFacts(t *ingest.Tables, kfacts []KernelFact, exps []*kernels.Experiment, roofs Ceilings, opts Options) []CellFact {
+	opts = opts.withDefaults()
+	l2 := opts.L2Bytes
+	if l2 == 0 {
+		l2 = roofs.L2Bytes
+	}
+	if l2 == 0 {
+		for _, g := range t.GPUs() {
+			if g.L2Bytes > 0 {
+				l2 = g.L2Bytes
+				break
+			}
+		}
+	}
+	expByName := map[string]*kernels.Experiment{}
+	for _, e := range exps {
+		expByName[e.Name] = e
+	}
+	byKernel := metricsByKernel(t)
+
+	cells := map[cellKey]*CellFact{}
+	var order []cellKey
+	cell := func(k cellKey) *CellFact {
+		c := cells[k]
+		if c == nil {
+			c = &CellFact{Experiment: k.exp, Variant: k.variant, Shape: k.shape, Status: "ok"}
+			if e := expByName[k.exp]; e != nil {
+				if v := e.Variant(k.variant); v != nil {
+					c.Role = v.Role
+				}
+			}
+			cells[k] = c
+			order = append(order, k)
+		}
+		return c
+	}
+
+	// ncu kernel facts by cell.
+	kfByCell := map[cellKey][]KernelFact{}
+	for _, f := range kfacts {
+		if f.Experiment == "" {
+			continue
+		}
+		k := cellKey{f.Experiment, f.Variant, f.Shape}
+		cell(k)
+		kfByCell[k] = append(kfByCell[k], f)
+	}
+	// nsys/Kineto timeline rows and ncu range rows by cell.
+	timeline := map[cellKey][]ingest.Kernel{}
+	rangeBytes := map[cellKey]float64{}
+	rangeSeen := map[cellKey]bool{}
+	for _, k := range t.Kernels() {
+		if k.Experiment == "" {
+			continue
+		}
+		key := cellKey{k.Experiment, k.Variant, k.Shape}
+		switch {
+		case k.Pass == ingest.PassTimeline:
+			cell(key)
+			timeline[key] = append(timeline[key], k)
+		case k.Source == ingest.SourceNCU && k.Pass == ingest.PassRange:
+			cell(key)
+			m := byKernel[k.ID]
+			r, okR := m.get(MDRAMRead)
+			w, okW := m.get(MDRAMWrite)
+			if okR || okW {
+				rangeBytes[key] += r + w
+				rangeSeen[key] = true
+			} else if tot, ok := m.get(MDRAMBytes); ok {
+				rangeBytes[key] += tot
+				rangeSeen[key] = true
+			}
+		}
+	}
+	samples := map[cellKey][]float64{}
+	for _, tm := range t.Timings() {
+		key := cellKey{tm.Experiment, tm.Variant, tm.Shape}
+		cell(key)
+		samples[key] = append(samples[key], tm.Ms)
+	}
+	// Spec cells without data, for experiments that have data.
+	hasData := map[string]bool{}
+	for k := range cells {
+		hasData[k.exp] = true
+	}
+	for _, e := range exps {
+		if !hasData[e.Name] {
+			continue
+		}
+		for _, v := range e.Variants {
+			for _, s := range e.AllShapes() {
+				k := cellKey{e.Name, v.Name, s}
+				if cells[k] == nil {
+					cell(k).Status = "missing"
+				}
+			}
+		}
+	}
+
+	out := make([]CellFact, 0, len(cells))
+	for _, key := range order {
+		c := cells[key]
+		if c.Status == "missing" {
+			out = append(out, *c)
+			continue
+		}
+		kf := kfByCell[key]
+		ewByName := map[string]bool{}
+		var heaviest *KernelFact
+		for i := range kf {
+			f := &kf[i]
+			c.DRAMBytesKernels += f.DRAMBytes
+			c.L2Bytes += f.L2Bytes
+			c.FLOPs += f.TotalFLOPs
+			ewByName[f.Name] = f.Elementwise
+			if heaviest == nil || f.DurationNs > heaviest.DurationNs {
+				heaviest = f
+			}
+		}
+		if heaviest != nil {
+			c.Class = heaviest.Class
+		}
+		short := 0
+		if tl := timeline[key]; len(tl) > 0 {
+			sort.SliceStable(tl, func(i, j int) bool { return tl[i].StartNs < tl[j].StartNs })
+			for _, k := range tl {
+				c.Kernels++
+				c.KernelNames = append(c.KernelNames, k.Name)
+				c.GPUTimeNs += float64(k.DurationNs)
+				ew, ok := ewByName[k.Name]
+				if !ok {
+					ew = !looksLikeMatmul(k.Name)
+				}
+				if ew {
+					c.ElementwiseKernels++
+				}
+				if k.DurationNs > 0 && float64(k.DurationNs) < opts.LaunchBoundNs {
+					short++
+				}
+			}
+		} else if len(kf) > 0 {
+			for _, f := range kf {
+				c.Kernels++
+				c.KernelNames = append(c.KernelNames, f.Name)
+				c.GPUTimeNs += f.DurationNs
+				if f.Elementwise {
+					c.ElementwiseKernels++
+				}
+				if f.DurationNs > 0 && f.DurationNs < opts.LaunchBoundNs {
+					short++
+				}
+			}
+			c.Warnings = append(c.Warnings, Warning{Code: WarnMissing, Metric: "gpu_time_ns",
+				Msg: "no nsys timeline for this cell: kernel count and GPU time come from the ncu kernel pass (serialised replay, not the real launch sequence)"})
+		}
+		if short > 0 {
+			c.Warnings = append(c.Warnings, Warning{Code: WarnLaunchBound, Metric: "",
+				Msg: fmt.Sprintf("%d of %d kernels run under %.0f us: launch overhead weighs on the time", short, c.Kernels, opts.LaunchBoundNs/1e3)})
+		}
+		if rangeSeen[key] {
+			c.DRAMBytesRange = rangeBytes[key]
+		} else {
+			c.Warnings = append(c.Warnings, Warning{Code: WarnMissing, Metric: "dram_bytes",
+				Msg: "no ncu range-pass DRAM bytes for this cell: the kernel-pass sum (L2 flushed before every kernel) overstates an unfused chain"})
+		}
+		if s := samples[key]; len(s) > 0 {
+			c.WallSamplesMs = s
+			iv, ws := SummarizeMs(s, opts.Confidence)
+			c.Wall = iv
+			c.Warnings = append(c.Warnings, ws...)
+			if len(s) < opts.MinSamples {
+				c.Warnings = append(c.Warnings, Warning{Code: WarnFewSamples, Metric: "speedup",
+					Msg: fmt.Sprintf("%d timing samples, fewer than %d", len(s), opts.MinSamples)})
+			}
+		} else {
+			c.Warnings = append(c.Warnings, Warning{Code: WarnMissing, Metric: "wall_ms", Msg: "no timing samples for this cell"})
+		}
+		if e := expByName[key.exp]; e != nil {
+			b, f, err := opts.Theory(e, key.variant, key.shape)
+			if err != nil {
+				c.Warnings = append(c.Warnings, Warning{Code: WarnMissing, Metric: "theory", Msg: err.Error()})
+			} else {
+				c.TheoryDRAMBytes, c.TheoryFLOPs = b, f
+			}
+		}
+		// Working set against L2.
+		ws := c.TheoryDRAMBytes
+		what := "theoretical"
+		if ws == 0 {
+			ws, what = c.DRAMBytesRange, "measured (range pass)"
+			if ws == 0 {
+				ws, what = c.DRAMBytesKernels, "measured (kernel pass)"
+			}
+		}
+		if l2 > 0 && ws > 0 && ws < float64(l2) {
+			c.Warnings = append(c.Warnings, Warning{Code: WarnL2Resident, Metric: "dram_bytes",
+				Msg: fmt.Sprintf("%s working set %.1f MB fits in the %.1f MB L2: DRAM bytes undercount (writes can stay in L2)", what, ws/1e6, float64(l2)/1e6)})
+		}
+		if c.TheoryDRAMBytes > 0 && c.DRAMBytesRange > 0 {
+			r := c.DRAMBytesRange / c.TheoryDRAMBytes
+			if r < 0.5 || r > 2 {
+				c.Warnings = append(c.Warnings, Warning{Code: WarnModelMismatch, Metric: "dram_bytes",
+					Msg: fmt.Sprintf("range-pass DRAM bytes %.3g are %.2fx the model's %.3g", c.DRAMBytesRange, r, c.TheoryDRAMBytes)})
+			}
+		}
+		out = append(out, *c)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Experiment != b.Experiment {
+			return a.Experiment < b.Experiment
+		}
+		if a.Shape != b.Shape {
+			return shapeLess(expByName[a.Experiment], a.Shape, b.Shape)
+		}
+		return variantLess(expByName[a.Experiment], a.Variant, b.Variant)
+	})
+	return out
+}
+
+// shapeLess orders shapes as the spec lists them (AllShapes), else by name.
+func shapeLess(e *kernels.Experiment, a, b string) bool {
+	if e != nil {
+		ia, ib := -1, -1
+		for i, s := range e.AllShapes() {
+			if s == a {
+				ia = i
+			}
+			if s == b {
+				ib = i
+			}
+		}
+		if ia >= 0 && ib >= 0 {
+			return ia < ib
+		}
+		if ia >= 0 || ib >= 0 {
+			return ia >= 0
+		}
+	}
+	return a < b
+}
+
+// variantLess orders variants as the spec lists them, else by name.
+func variantLess(e *kernels.Experiment, a, b string) bool {
+	if e != nil {
+		ia, ib := -1, -1
+		for i, v := range e.Variants {
+			if v.Name == a {
+				ia = i
+			}
+			if v.Name == b {
+				ib = i
+			}
+		}
+		if ia >= 0 && ib >= 0 {
+			return ia < ib
+		}
+		if ia >= 0 || ib >= 0 {
+			return ia >= 0
+		}
+	}
+	return a < b
+}

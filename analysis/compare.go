@@ -1,0 +1,262 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"golang.org/x/perf/benchmath"
+
+	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/kernels"
+)
+
+// SpeedupInterval is baseline time / candidate time with a conservative
+// interval: the ratio of the two medians, bounded by the ratio of the ends
+// of the two medians' order-statistic confidence intervals
+// (lo = base.Lo/cand.Hi, hi = base.Hi/cand.Lo). Each median interval has at
+// least the requested confidence, so the ratio interval's coverage is at
+// least 1-2(1-confidence) by Bonferroni (0.90 for two 95% intervals) and in
+// practice wider than the 95% a bootstrap gives: a claim that clears it
+// clears it comfortably. An unbounded side stays unbounded.
+func SpeedupInterval(base, cand Interval) Interval {
+	iv := Interval{N: min(base.N, cand.N)}
+	if base.Center <= 0 || cand.Center <= 0 {
+		return iv
+	}
+	iv.Center = base.Center / cand.Center
+	iv.Lo, iv.Hi = 0, Unbounded
+	if cand.Hi > 0 && cand.Hi != Unbounded && base.Lo > 0 {
+		iv.Lo = base.Lo / cand.Hi
+	}
+	if cand.Lo > 0 && base.Hi != Unbounded {
+		iv.Hi = base.Hi / cand.Lo
+	}
+	return iv
+}
+
+// MannWhitneyP is the p-value of benchmath.AssumeNothing.Compare (the U test
+// benchstat runs) of two samples, with its warnings.
+func MannWhitneyP(a, b []float64, alpha float64) (float64, []Warning) {
+	th := benchmath.DefaultThresholds
+	th.CompareAlpha = alpha
+	sa := benchmath.NewSample(append([]float64(nil), a...), &th)
+	sb := benchmath.NewSample(append([]float64(nil), b...), &th)
+	c := benchmath.AssumeNothing.Compare(sa, sb)
+	var ws []Warning
+	for _, w := range c.Warnings {
+		ws = append(ws, Warning{Code: WarnFewSamples, Metric: "speedup", Msg: w.Error()})
+	}
+	return c.P, ws
+}
+
+// Comparisons compares every candidate of every experiment with its
+// baseline at each shape where both cells have data. Reference variants are
+// never compared.
+func Comparisons(cells []CellFact, exps []*kernels.Experiment, opts Options) []Comparison {
+	opts = opts.withDefaults()
+	idx := map[cellKey]*CellFact{}
+	for i := range cells {
+		c := &cells[i]
+		idx[cellKey{c.Experiment, c.Variant, c.Shape}] = c
+	}
+	var out []Comparison
+	for _, e := range exps {
+		base := e.Baseline()
+		for _, shape := range e.AllShapes() {
+			bc := idx[cellKey{e.Name, base, shape}]
+			if bc == nil || bc.Status != "ok" {
+				continue
+			}
+			for _, v := range e.Variants {
+				if v.Role != kernels.RoleCandidate {
+					continue
+				}
+				cc := idx[cellKey{e.Name, v.Name, shape}]
+				if cc == nil || cc.Status != "ok" {
+					continue
+				}
+				out = append(out, compare(e.Name, shape, bc, cc, opts))
+			}
+		}
+	}
+	return out
+}
+
+func compare(exp, shape string, b, c *CellFact, opts Options) Comparison {
+	cmp := Comparison{Experiment: exp, Shape: shape, Baseline: b.Variant, Candidate: c.Variant,
+		KernelDelta: c.Kernels - b.Kernels, P: 1}
+	if len(b.WallSamplesMs) > 0 && len(c.WallSamplesMs) > 0 {
+		cmp.Speedup = SpeedupInterval(b.Wall, c.Wall)
+		p, ws := MannWhitneyP(b.WallSamplesMs, c.WallSamplesMs, opts.Alpha)
+		cmp.P = p
+		cmp.Significant = p < opts.Alpha
+		cmp.Warnings = append(cmp.Warnings, ws...)
+		if n := min(len(b.WallSamplesMs), len(c.WallSamplesMs)); n < opts.MinSamples {
+			cmp.Warnings = append(cmp.Warnings, Warning{Code: WarnFewSamples, Metric: "speedup",
+				Msg: fmt.Sprintf("%d timing samples in the smaller cell, fewer than %d", n, opts.MinSamples)})
+		}
+	} else {
+		cmp.Warnings = append(cmp.Warnings, Warning{Code: WarnMissing, Metric: "speedup", Msg: "a cell has no timing samples"})
+	}
+	switch {
+	case b.DRAMBytesRange > 0 && c.DRAMBytesRange > 0:
+		cmp.DRAMRatio = c.DRAMBytesRange / b.DRAMBytesRange
+	case b.DRAMBytesKernels > 0 && c.DRAMBytesKernels > 0:
+		cmp.DRAMRatio = c.DRAMBytesKernels / b.DRAMBytesKernels
+		cmp.Warnings = append(cmp.Warnings, Warning{Code: WarnMissing, Metric: "dram_reduction",
+			Msg: "no range-pass DRAM bytes: ratio of kernel-pass sums (L2 flushed before each kernel; overstates what fusion saves)"})
+	default:
+		cmp.Warnings = append(cmp.Warnings, Warning{Code: WarnMissing, Metric: "dram_reduction", Msg: "no DRAM bytes for one of the cells"})
+	}
+	if cmp.DRAMRatio > 0 {
+		cmp.DRAMReduction = 1 - cmp.DRAMRatio
+	}
+	for _, w := range append(append([]Warning(nil), b.Warnings...), c.Warnings...) {
+		if w.Code == WarnL2Resident {
+			cmp.Warnings = append(cmp.Warnings, Warning{Code: WarnL2Resident, Metric: "dram_reduction", Msg: w.Msg})
+			break
+		}
+	}
+	return cmp
+}
+
+// Crossovers names, for every sweep of every experiment and every candidate,
+// where along the sweep the candidate starts or stops winning: it wins at a
+// shape when the speedup is significant (Mann-Whitney) and above 1. Sweeps
+// where the candidate wins everywhere or nowhere have no crossover and are
+// left out.
+func Crossovers(cmps []Comparison, exps []*kernels.Experiment) []Crossover {
+	type key struct{ exp, cand, shape string }
+	idx := map[key]Comparison{}
+	for _, c := range cmps {
+		idx[key{c.Experiment, c.Candidate, c.Shape}] = c
+	}
+	var out []Crossover
+	for _, e := range exps {
+		for _, sw := range e.Sweeps {
+			for _, v := range e.Variants {
+				if v.Role != kernels.RoleCandidate {
+					continue
+				}
+				type pt struct {
+					val  int64
+					wins bool
+				}
+				var pts []pt
+				for _, s := range sw.Shapes {
+					c, ok := idx[key{e.Name, v.Name, s}]
+					if !ok {
+						continue
+					}
+					vars, err := kernels.ParseShape(s)
+					if err != nil {
+						continue
+					}
+					pts = append(pts, pt{vars[sw.Var], c.Significant && c.Speedup.Center > 1})
+				}
+				if len(pts) < 2 {
+					continue
+				}
+				sort.SliceStable(pts, func(i, j int) bool { return pts[i].val < pts[j].val })
+				nw := 0
+				for _, p := range pts {
+					if p.wins {
+						nw++
+					}
+				}
+				if nw == 0 || nw == len(pts) {
+					continue
+				}
+				// A prefix or a suffix of wins gives one threshold; anything
+				// else lists where it wins.
+				prefix, suffix := true, true
+				for i, p := range pts {
+					if p.wins != (i < nw) {
+						prefix = false
+					}
+					if p.wins != (i >= len(pts)-nw) {
+						suffix = false
+					}
+				}
+				var text string
+				switch {
+				case prefix:
+					text = fmt.Sprintf("%s wins for %s <= %d", v.Name, sw.Var, pts[nw-1].val)
+				case suffix:
+					text = fmt.Sprintf("%s wins for %s >= %d", v.Name, sw.Var, pts[len(pts)-nw].val)
+				default:
+					var at []string
+					for _, p := range pts {
+						if p.wins {
+							at = append(at, fmt.Sprint(p.val))
+						}
+					}
+					text = fmt.Sprintf("%s wins for %s in {%s}", v.Name, sw.Var, strings.Join(at, ", "))
+				}
+				out = append(out, Crossover{Experiment: e.Name, Sweep: sw.Name, Var: sw.Var,
+					Candidate: v.Name, Baseline: e.Baseline(), Text: text})
+			}
+		}
+	}
+	return out
+}
+
+func analyze(t *ingest.Tables, exps []*kernels.Experiment, opts Options) (*Run, error) {
+	if t == nil {
+		return nil, fmt.Errorf("analyze: no tables")
+	}
+	opts = opts.withDefaults()
+	roofs := opts.Ceilings
+	if len(roofs.Items) == 0 {
+		dev := DeviceCeilings(t)
+		roofs.Items = dev.Items
+		if roofs.GPU == "" {
+			roofs.GPU = dev.GPU
+		}
+		if roofs.L2Bytes == 0 {
+			roofs.L2Bytes = dev.L2Bytes
+		}
+	}
+	run := &Run{GPU: roofs.GPU, Ceilings: roofs}
+	if run.GPU == "" {
+		for _, g := range t.GPUs() {
+			if g.Name != "" {
+				run.GPU = g.Name
+				break
+			}
+		}
+	}
+	if len(roofs.Items) == 0 {
+		run.Warnings = append(run.Warnings, Warning{Code: WarnMissing, Metric: "pct_of_roof",
+			Msg: "no ceilings: the export states no peaks and no GPU was named; % of roof is left out"})
+	}
+	run.Kernels = KernelFacts(t, roofs, opts)
+	run.Cells = CellFacts(t, run.Kernels, exps, roofs, opts)
+	run.Comparisons = Comparisons(run.Cells, exps, opts)
+	run.Crossovers = Crossovers(run.Comparisons, exps)
+	// Run-level summary of missing kernel metrics (one line per kind).
+	missing := map[string]int{}
+	for _, f := range run.Kernels {
+		for _, w := range f.Warnings {
+			if w.Code == WarnMissing {
+				if i := strings.Index(w.Msg, " lacks "); i >= 0 {
+					missing[w.Msg[i+len(" lacks "):]]++
+				}
+			}
+		}
+	}
+	for _, m := range sortedKeys(missing) {
+		run.Warnings = append(run.Warnings, Warning{Code: WarnMissing, Metric: "kernel",
+			Msg: fmt.Sprintf("%d of %d ncu kernels lack %s", missing[m], len(run.Kernels), m)})
+	}
+	for i := range run.Kernels {
+		for k, v := range run.Kernels[i].PctOfRoof {
+			if math.IsNaN(v) {
+				delete(run.Kernels[i].PctOfRoof, k)
+			}
+		}
+	}
+	return run, nil
+}

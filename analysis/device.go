@@ -1,0 +1,120 @@
+package analysis
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/rooftool/rooftool/ingest"
+)
+
+// DeviceCeilings derives the roofs the export itself states: for every ncu
+// kernel-pass row with a *.peak_sustained metric and the clock it runs on,
+// peak per cycle x cycles per second, and the median over rows (clocks move a
+// little from kernel to kernel). Without ncu peaks, the DRAM bandwidth a
+// device row states (nsys TARGET_INFO_GPU) is used. Each Ceiling's Source
+// says which metrics it comes from. L2Bytes and GPU come from the gpus table.
+func DeviceCeilings(t *ingest.Tables) Ceilings {
+	var c Ceilings
+	for _, g := range t.GPUs() {
+		if c.GPU == "" && g.Name != "" {
+			c.GPU = g.Name
+		}
+		if c.L2Bytes == 0 && g.L2Bytes > 0 {
+			c.L2Bytes = g.L2Bytes
+		}
+	}
+	byKernel := metricsByKernel(t)
+	var ids []int64
+	for _, k := range t.Kernels() {
+		if k.Source == ingest.SourceNCU && k.Pass != ingest.PassRange {
+			ids = append(ids, k.ID)
+		}
+	}
+	type spec struct {
+		name, kind, peak, clock, fallbackClock string
+		factor                                 float64
+	}
+	specs := []spec{
+		{CeilDRAM, KindBandwidth, MDRAMPeak, MDRAMClock, "", 1},
+		{CeilL2, KindBandwidth, ML2Peak, ML2Clock, "", 1},
+		{CeilL1, KindBandwidth, ML1Peak, ML1Clock, MSMClock, 1},
+		{CeilFP64, KindCompute, instPrefix + "dfma_pred_on.sum" + peakSuffix, MSMClock, "", 2},
+		{CeilFP32, KindCompute, instPrefix + "ffma_pred_on.sum" + peakSuffix, MSMClock, "", 2},
+		{CeilFP16, KindCompute, instPrefix + "hfma_pred_on.sum" + peakSuffix, MSMClock, "", 2},
+	}
+	// Tensor peaks: every sm__ops_path_tensor_src_*.sum.peak_sustained seen.
+	tensorPeaks := map[string]string{} // class -> metric (first in name order)
+	for _, id := range ids {
+		for _, name := range sortedKeys(byKernel[id]) {
+			if !strings.HasPrefix(name, tensorPrefix) || !strings.HasSuffix(name, peakSuffix) {
+				continue
+			}
+			g := tensorRE.FindStringSubmatch(strings.TrimSuffix(name, peakSuffix))
+			if g == nil || g[3] != "" {
+				continue
+			}
+			cl := tensorClass(g[1])
+			if _, ok := tensorPeaks[cl]; !ok {
+				tensorPeaks[cl] = name
+			}
+		}
+	}
+	for _, cl := range sortedKeys(tensorPeaks) {
+		specs = append(specs, spec{CeilingFor(cl), KindCompute, tensorPeaks[cl], MSMClock, "", 1})
+	}
+	for _, s := range specs {
+		var vals []float64
+		clockUsed := s.clock
+		for _, id := range ids {
+			m := byKernel[id]
+			p, ok := m.get(s.peak)
+			if !ok || p <= 0 {
+				continue
+			}
+			clk, ok := m.get(s.clock)
+			if !ok && s.fallbackClock != "" {
+				clk, ok = m.get(s.fallbackClock)
+				clockUsed = s.fallbackClock
+			}
+			if !ok || clk <= 0 {
+				continue
+			}
+			vals = append(vals, p*clk*s.factor)
+		}
+		if len(vals) == 0 {
+			continue
+		}
+		factor := ""
+		if s.factor != 1 {
+			factor = fmt.Sprintf(" x %g", s.factor)
+		}
+		c.Items = append(c.Items, Ceiling{
+			Name: s.name, Kind: s.kind, Value: median(vals),
+			Source: fmt.Sprintf("device: ncu %s%s x %s (median of %d kernels)", s.peak, factor, clockUsed, len(vals)),
+		})
+	}
+	if _, ok := c.Get(CeilDRAM, ""); !ok {
+		for _, g := range t.GPUs() {
+			if g.MemoryBandwidth > 0 {
+				c.Items = append(c.Items, Ceiling{Name: CeilDRAM, Kind: KindBandwidth, Value: g.MemoryBandwidth,
+					Source: fmt.Sprintf("device: %s %s memory bandwidth (%s)", g.Source, g.File, g.Name)})
+				break
+			}
+		}
+	}
+	return c
+}
+
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	n := len(s)
+	if n == 0 {
+		return 0
+	}
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}

@@ -1,0 +1,265 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/rooftool/rooftool/ingest"
+)
+
+// Primary returns the roof analysis measures a kernel against for each
+// ceiling name: the first ceiling of that name that is not a measured one
+// (device, else catalog), else the measured one.
+func (c Ceilings) Primary() map[string]Ceiling {
+	out := map[string]Ceiling{}
+	for _, it := range c.Items {
+		if strings.HasPrefix(it.Source, "measured:") {
+			continue
+		}
+		if _, ok := out[it.Name]; !ok {
+			out[it.Name] = it
+		}
+	}
+	for _, it := range c.Items {
+		if _, ok := out[it.Name]; !ok {
+			out[it.Name] = it
+		}
+	}
+	return out
+}
+
+// byteLevels are the memory levels of a kernel fact, outermost first.
+var byteLevels = []struct{ key, ceiling string }{{"dram", CeilDRAM}, {"l2", CeilL2}, {"l1", CeilL1}}
+
+// KernelFacts derives a KernelFact for every ncu kernel-pass row of t,
+// measured against the roofs c (roofline.CeilingsFor, or DeviceCeilings).
+// Rows come in kernel id (launch) order. It works on any ingested export:
+// experiment, variant and shape are "" where the rows have none.
+func KernelFacts(t *ingest.Tables, c Ceilings, opts Options) []KernelFact {
+	opts = opts.withDefaults()
+	byKernel := metricsByKernel(t)
+	roofs := c.Primary()
+	var out []KernelFact
+	for _, k := range t.Kernels() {
+		if k.Source != ingest.SourceNCU || k.Pass == ingest.PassRange || k.Pass == ingest.PassTimeline {
+			continue
+		}
+		out = append(out, kernelFact(k, byKernel[k.ID], roofs, opts))
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].KernelID < out[j].KernelID })
+	return out
+}
+
+func kernelFact(k ingest.Kernel, m kernelMetrics, roofs map[string]Ceiling, opts Options) KernelFact {
+	f := KernelFact{
+		KernelID: k.ID, Experiment: k.Experiment, Variant: k.Variant, Shape: k.Shape,
+		Name: k.Name, ShortName: k.ShortName,
+		FLOPs: map[string]float64{}, AI: map[string]float64{}, ByteRate: map[string]float64{},
+		PctOfRoof: map[string]float64{}, SOL: map[string]float64{},
+	}
+	if f.ShortName == "" {
+		f.ShortName = k.Name
+	}
+	var missing []string
+	miss := func(names ...string) { missing = append(missing, strings.Join(names, " or ")) }
+
+	// Duration: the row's, else ncu's metric, else cycles / clock.
+	f.DurationNs = float64(k.DurationNs)
+	if f.DurationNs <= 0 {
+		if v, ok := m.get(MDuration); ok {
+			f.DurationNs = v
+		} else if cyc, ok := m.get(MSMCycles); ok {
+			if clk, ok := m.get(MSMClock); ok && clk > 0 {
+				f.DurationNs = cyc / clk * 1e9
+			}
+		}
+	}
+	if f.DurationNs <= 0 {
+		miss(MDuration, MSMCycles+" with "+MSMClock)
+	}
+
+	// FLOPs by class.
+	tensor, hasTensor := tensorFLOPs(m)
+	for cl, v := range tensor {
+		f.FLOPs[cl] = v
+		f.TensorFLOPs += v
+	}
+	hasSIMT := false
+	for _, p := range []struct{ prefix, class string }{{"f", "fp32"}, {"h", "fp16"}, {"d", "fp64"}} {
+		if v, ok := simtFLOPs(m, p.prefix); ok {
+			hasSIMT = true
+			f.FLOPs[p.class] = v
+		}
+	}
+	if !hasTensor {
+		miss("sm__ops_path_tensor_*.sum")
+	}
+	if _, ok := f.FLOPs["fp32"]; !ok {
+		miss(instPrefix + "{fadd,fmul,ffma}_pred_on.sum")
+	}
+	for _, v := range f.FLOPs {
+		f.TotalFLOPs += v
+	}
+	// Drop zero classes so that maps list only the work the kernel does.
+	for cl, v := range f.FLOPs {
+		if v == 0 {
+			delete(f.FLOPs, cl)
+		}
+	}
+
+	// Bytes per level.
+	r, okR := m.get(MDRAMRead)
+	w, okW := m.get(MDRAMWrite)
+	hasDRAM := okR || okW
+	if hasDRAM {
+		f.DRAMReadBytes, f.DRAMWriteBytes, f.DRAMBytes = r, w, r+w
+	} else if tot, ok := m.get(MDRAMBytes); ok {
+		f.DRAMBytes, hasDRAM = tot, true
+	} else {
+		miss(MDRAMRead+" + "+MDRAMWrite, MDRAMBytes)
+	}
+	l2, hasL2 := m.get(ML2Bytes)
+	f.L2Bytes = l2
+	if !hasL2 {
+		miss(ML2Bytes)
+	}
+	l1, hasL1 := m.get(ML1Bytes)
+	if tma, ok := m.get(ML1TMABytes); ok {
+		l1 += tma
+		hasL1 = true
+	}
+	f.L1Bytes = l1
+	if !hasL1 {
+		miss(ML1Bytes)
+	}
+	bytes := map[string]float64{}
+	if hasDRAM {
+		bytes["dram"] = f.DRAMBytes
+	}
+	if hasL2 {
+		bytes["l2"] = f.L2Bytes
+	}
+	if hasL1 {
+		bytes["l1"] = f.L1Bytes
+	}
+
+	// Rates, intensities and % of each roof.
+	secs := f.DurationNs / 1e9
+	hasFLOPs := hasTensor || hasSIMT
+	if secs > 0 && hasFLOPs {
+		f.FLOPRate = f.TotalFLOPs / secs
+	}
+	for _, lv := range byteLevels {
+		b, ok := bytes[lv.key]
+		if !ok {
+			continue
+		}
+		if hasFLOPs && b > 0 {
+			f.AI[lv.key] = f.TotalFLOPs / b
+		}
+		if secs > 0 {
+			f.ByteRate[lv.key] = b / secs
+			if roof, ok := roofs[lv.ceiling]; ok && roof.Value > 0 {
+				f.PctOfRoof[lv.ceiling] = 100 * f.ByteRate[lv.key] / roof.Value
+			}
+		}
+	}
+	if secs > 0 {
+		for cl, v := range f.FLOPs {
+			if roof, ok := roofs[CeilingFor(cl)]; ok && roof.Value > 0 {
+				f.PctOfRoof[roof.Name] = 100 * v / secs / roof.Value
+			}
+		}
+	}
+
+	// ncu's own speed-of-light percentages, where the export has them.
+	sol := func(key string, names ...string) {
+		for _, n := range names {
+			if v, ok := m.get(n); ok {
+				f.SOL[key] = v
+				return
+			}
+		}
+	}
+	sol("dram", solDRAM, detDRAM)
+	sol("memory", solMemory, detMemory)
+	sol("l2", solL2, detL2)
+	sol("l1", solL1, detL1)
+	sol("compute", solSM, detCompute, solSMInst)
+	sol("tensor", solTensorPipe)
+
+	f.Class = classify(f, opts.BoundPct)
+	f.Elementwise = f.TensorFLOPs == 0
+	if !hasTensor {
+		f.Elementwise = !looksLikeMatmul(f.Name)
+	}
+	if len(missing) > 0 {
+		f.Warnings = append(f.Warnings, Warning{Code: WarnMissing, Metric: "kernel",
+			Msg: fmt.Sprintf("kernel %d (%s) lacks %s", k.ID, f.ShortName, strings.Join(missing, "; "))})
+	}
+	if f.DurationNs > 0 && f.DurationNs < opts.LaunchBoundNs {
+		f.Warnings = append(f.Warnings, Warning{Code: WarnLaunchBound, Metric: "",
+			Msg: fmt.Sprintf("kernel %d (%s) runs %.1f us, under %.0f us: launch overhead weighs on it", k.ID, f.ShortName, f.DurationNs/1e3, opts.LaunchBoundNs/1e3)})
+	}
+	for _, mp := range []map[string]float64{f.AI, f.ByteRate, f.PctOfRoof, f.SOL} {
+		for key, v := range mp {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				delete(mp, key)
+			}
+		}
+	}
+	return f
+}
+
+// classify names the bound of a kernel: ncu's SOL percentages where present
+// (memory = the highest of DRAM, memory, L2, L1; compute = SM or tensor
+// pipe), else the % of each roof this package computed. Neither side at
+// boundPct or more: latency-bound.
+func classify(f KernelFact, boundPct float64) string {
+	mem, comp, any := -1.0, -1.0, false
+	for _, k := range []string{"dram", "memory", "l2", "l1"} {
+		if v, ok := f.SOL[k]; ok {
+			mem, any = math.Max(mem, v), true
+		}
+	}
+	for _, k := range []string{"compute", "tensor"} {
+		if v, ok := f.SOL[k]; ok {
+			comp, any = math.Max(comp, v), true
+		}
+	}
+	if !any {
+		for name, v := range f.PctOfRoof {
+			switch name {
+			case CeilDRAM, CeilL2, CeilL1:
+				mem, any = math.Max(mem, v), true
+			default:
+				comp, any = math.Max(comp, v), true
+			}
+		}
+	}
+	if !any {
+		return ClassUnknown
+	}
+	switch {
+	case mem < boundPct && comp < boundPct:
+		return ClassLatency
+	case mem >= comp:
+		return ClassMemory
+	default:
+		return ClassCompute
+	}
+}
+
+// looksLikeMatmul guesses from a kernel name whether it does tensor work,
+// for exports without tensor counters.
+func looksLikeMatmul(name string) bool {
+	n := strings.ToLower(name)
+	for _, s := range []string{"gemm", "matmul", "xmma", "wgmma", "mma", "nvjet", "cutlass", "flash", "attn", "attention", "conv"} {
+		if strings.Contains(n, s) {
+			return true
+		}
+	}
+	return false
+}

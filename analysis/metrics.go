@@ -1,0 +1,208 @@
+package analysis
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/rooftool/rooftool/ingest"
+)
+
+// Metric names analysis reads (ncu raw-page names; details-page names where
+// ncu's sections state the same fact).
+const (
+	MDuration      = "gpu__time_duration.sum"
+	MDRAMRead      = "dram__bytes_read.sum"
+	MDRAMWrite     = "dram__bytes_write.sum"
+	MDRAMBytes     = "dram__bytes.sum"
+	ML2Bytes       = "lts__t_bytes.sum"
+	ML1Bytes       = "l1tex__t_bytes.sum"
+	ML1TMABytes    = "l1tex__m_xbar2l1tex_read_bytes.sum"
+	MSMCycles      = "sm__cycles_elapsed.avg"
+	MSMClock       = "sm__cycles_elapsed.avg.per_second"
+	MDRAMClock     = "dram__cycles_elapsed.avg.per_second"
+	ML2Clock       = "lts__cycles_elapsed.avg.per_second"
+	ML1Clock       = "l1tex__cycles_elapsed.avg.per_second"
+	MDRAMPeak      = "dram__bytes.sum.peak_sustained"
+	ML2Peak        = "lts__t_bytes.sum.peak_sustained"
+	ML1Peak        = "l1tex__t_bytes.sum.peak_sustained"
+	instPrefix     = "sm__sass_thread_inst_executed_op_"
+	tensorPrefix   = "sm__ops_path_tensor_src_"
+	peakSuffix     = ".peak_sustained"
+	pctElapsed     = ".avg.pct_of_peak_sustained_elapsed"
+	solDRAM        = "dram__throughput" + pctElapsed
+	solMemory      = "gpu__compute_memory_throughput" + pctElapsed
+	solL2          = "lts__throughput" + pctElapsed
+	solL1          = "l1tex__throughput" + pctElapsed
+	solSM          = "sm__throughput" + pctElapsed
+	solSMInst      = "sm__instruction_throughput" + pctElapsed
+	solTensorPipe  = "sm__pipe_tensor_cycles_active" + pctElapsed
+	detDRAM        = "DRAM Throughput"         // details page, GPU Speed Of Light Throughput
+	detMemory      = "Memory Throughput"       // details page, %, GPU Speed Of Light Throughput
+	detL2          = "L2 Cache Throughput"     // details page
+	detL1          = "L1/TEX Cache Throughput" // details page
+	detCompute     = "Compute (SM) Throughput" // details page
+	detSMFrequency = "SM Frequency"            // details page, Hz
+	detDRAMFreq    = "DRAM Frequency"          // details page, Hz
+)
+
+// Ceiling names. FLOP classes of KernelFact.FLOPs map to them with "_"
+// replaced by " " (tensor_bf16 -> "tensor bf16").
+const (
+	CeilDRAM = "DRAM"
+	CeilL2   = "L2"
+	CeilL1   = "L1"
+	CeilFP64 = "fp64"
+	CeilFP32 = "fp32"
+	CeilFP16 = "fp16"
+)
+
+// Kinds of ceilings.
+const (
+	KindBandwidth = "bandwidth"
+	KindCompute   = "compute"
+)
+
+// CeilingFor returns the ceiling name of a FLOP class ("tensor_bf16" ->
+// "tensor bf16", "fp32" -> "fp32").
+func CeilingFor(class string) string { return strings.ReplaceAll(class, "_", " ") }
+
+// kernelMetrics holds the numeric metrics of one kernel row by name. A
+// name printed twice with different units (the details page has "Memory
+// Throughput" in % and in byte/s) keeps the first under its name and the
+// others as "name [unit]".
+type kernelMetrics map[string]float64
+
+func (m kernelMetrics) get(name string) (float64, bool) {
+	v, ok := m[name]
+	return v, ok
+}
+
+// metricsByKernel groups the valid numeric metrics of t by kernel id.
+func metricsByKernel(t *ingest.Tables) map[int64]kernelMetrics {
+	out := map[int64]kernelMetrics{}
+	units := map[int64]map[string]string{}
+	for _, m := range t.Metrics() {
+		if !m.Valid {
+			continue
+		}
+		km := out[m.KernelID]
+		if km == nil {
+			km = kernelMetrics{}
+			out[m.KernelID] = km
+			units[m.KernelID] = map[string]string{}
+		}
+		name := m.Name
+		if u, seen := units[m.KernelID][name]; seen {
+			if u == m.Unit {
+				continue // first value wins
+			}
+			name = fmt.Sprintf("%s [%s]", m.Name, m.Unit)
+			if _, dup := km[name]; dup {
+				continue
+			}
+		}
+		units[m.KernelID][m.Name] = m.Unit
+		km[name] = m.Value
+	}
+	return out
+}
+
+// tensorRE matches the tensor-path op counters: source type, optional
+// destination type, optional sparsity split.
+var tensorRE = regexp.MustCompile(`^sm__ops_path_tensor_src_([a-z0-9]+?)(?:_dst_([a-z0-9]+?))?(?:_sparsity_(on|off))?\.sum$`)
+
+// tensorClass maps a tensor source type to a FLOP class.
+func tensorClass(src string) string {
+	switch src {
+	case "bf16":
+		return "tensor_bf16"
+	case "fp16", "f16", "hf":
+		return "tensor_fp16"
+	case "tf32":
+		return "tensor_tf32"
+	case "fp8", "e4m3", "e5m2", "fp6", "fp4", "e2m1":
+		if src == "fp4" || src == "e2m1" {
+			return "tensor_fp4"
+		}
+		if src == "fp6" {
+			return "tensor_fp6"
+		}
+		return "tensor_fp8"
+	case "fp64", "dmma", "f64":
+		return "tensor_fp64"
+	case "int8", "s8", "u8", "i8", "int4", "s4", "u4", "int1", "b1":
+		return "tensor_int"
+	}
+	return "tensor_" + src
+}
+
+// tensorFLOPs sums the tensor-path counters of one kernel by class, counting
+// each (source, destination) once: an unsplit counter wins over its sparsity
+// splits, and destination-specific counters win over the bare source total.
+// ok is false when the kernel has no tensor counter at all.
+func tensorFLOPs(m kernelMetrics) (byClass map[string]float64, ok bool) {
+	type key struct{ src, dst string }
+	unsplit := map[key]float64{}
+	split := map[key]float64{}
+	hasDst := map[string]bool{}
+	for name, v := range m {
+		if !strings.HasPrefix(name, tensorPrefix) {
+			continue
+		}
+		g := tensorRE.FindStringSubmatch(name)
+		if g == nil {
+			continue
+		}
+		ok = true
+		k := key{g[1], g[2]}
+		if g[2] != "" {
+			hasDst[g[1]] = true
+		}
+		if g[3] == "" {
+			unsplit[k] = v
+		} else {
+			split[k] += v
+		}
+	}
+	byClass = map[string]float64{}
+	keys := map[key]bool{}
+	for k := range unsplit {
+		keys[k] = true
+	}
+	for k := range split {
+		keys[k] = true
+	}
+	for k := range keys {
+		if k.dst == "" && hasDst[k.src] {
+			continue
+		}
+		v, has := unsplit[k]
+		if !has {
+			v = split[k]
+		}
+		byClass[tensorClass(k.src)] += v
+	}
+	return byClass, ok
+}
+
+// simtFLOPs returns the non-tensor FLOPs of one class from SASS thread
+// instruction counts: add + mul + 2*fma with prefix "f" (fp32), "h" (fp16)
+// or "d" (fp64). ok is false when none of the three counters is present.
+func simtFLOPs(m kernelMetrics, p string) (float64, bool) {
+	add, okA := m.get(instPrefix + p + "add_pred_on.sum")
+	mul, okM := m.get(instPrefix + p + "mul_pred_on.sum")
+	fma, okF := m.get(instPrefix + p + "fma_pred_on.sum")
+	return add + mul + 2*fma, okA || okM || okF
+}
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
