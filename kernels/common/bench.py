@@ -85,9 +85,30 @@ class Ctx:
         t = runner.run_time(cell, self.reps, 5)
         return statistics.median(t["samples_ms"])
 
-    def time_fn(self, fn, make_bufs, set_bytes):
+    def time_fn(self, fn, make_bufs, set_bytes, graph=True):
+        """Median ms of one fn(bufs) call, bufs rotated over sets so the working set
+        exceeds L2. graph=True: L calls captured in one CUDA graph, replay time / L, so
+        host launch overhead (tens of us per Triton launch) stays out of kernel figures."""
         sets = self._sets(make_bufs, set_bytes)
-        return _median_ms([lambda s=s: fn(s) for s in sets], reps=self.reps)
+        fns = [lambda s=s: fn(s) for s in sets]
+        if not graph:
+            return _median_ms(fns, reps=self.reps)
+        for f in fns:
+            f()
+        torch.cuda.synchronize()
+        L = max(len(fns), 32)
+        g = torch.cuda.CUDAGraph()
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            for f in fns:
+                f()
+        torch.cuda.current_stream().wait_stream(s)
+        torch.cuda.synchronize()
+        with torch.cuda.graph(g):
+            for i in range(L):
+                fns[i % len(fns)]()
+        return _median_ms([g.replay], reps=max(10, self.reps // 3), warmup=2) / L
 
     # --- rows
     def gemm_row(self, name, ms, flops, cublas_tflops, min_bytes=0, sol=False):

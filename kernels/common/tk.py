@@ -9,6 +9,7 @@ inputs with fp32 accumulators, 128x128x64 / 128x256x64 tiles, 8 warps, 3-4 stage
 from __future__ import annotations
 
 import inspect
+import os
 
 import torch
 import triton
@@ -19,6 +20,8 @@ if "cache_results" in inspect.signature(triton.autotune).parameters:
     _AUTOTUNE_KW["cache_results"] = True  # keep the chosen config on disk across runner processes
 
 EPI_NONE, EPI_SILU_AUX_MUL, EPI_ADD_AUX, EPI_SEGMENTS = 0, 1, 2, 3
+# mm_epi's operand path: "tma" (tensor descriptors, default where Triton has them) or "ptr".
+MM_IMPL = os.environ.get("ROOFTOOL_MM_IMPL", "tma")
 
 
 def _cfg(bm, bn, bk, w, s, g=8):
@@ -53,6 +56,31 @@ def _tile_ids(pid, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_M: 
 
 
 @triton.jit
+def _epilogue(acc, c_ptr, aux_ptr, offs_m, offs_n, pid_n, M, N, s_cm, s_cn, s_xm, s_xn,
+              seg_norm, seg_silu, seg_sig, EPI: tl.constexpr, HEAD: tl.constexpr, BLOCK_N: tl.constexpr):
+    cm = offs_m[:, None]
+    cn = offs_n[None, :]
+    mask = (cm < M) & (cn < N)
+    if EPI == 1:  # C = silu(aux) * acc  (aux = GEMM1's output)
+        h = tl.load(aux_ptr + cm * s_xm + cn * s_xn, mask=mask, other=0.0).to(tl.float32)
+        y = h * tl.sigmoid(h) * acc
+    elif EPI == 2:  # C = acc + aux  (residual)
+        r = tl.load(aux_ptr + cm * s_xm + cn * s_xn, mask=mask, other=0.0).to(tl.float32)
+        y = acc + r
+    elif EPI == 3:  # per-column segments
+        sig = tl.sigmoid(acc)
+        y = tl.where(cn < seg_silu, acc, tl.where(cn < seg_sig, acc * sig, sig))
+        if HEAD > 0:
+            col0 = pid_n * BLOCK_N
+            nrm = tl.maximum(tl.sqrt(tl.sum(acc * acc, axis=1)), 1e-12)
+            in_norm = (col0 >= seg_norm) & (col0 < seg_silu)
+            y = tl.where(in_norm, acc / nrm[:, None], y)
+    else:
+        y = acc
+    tl.store(c_ptr + cm * s_cm + cn * s_cn, y.to(c_ptr.dtype.element_ty), mask=mask)
+
+
+@triton.jit
 def _mm_epi_kernel(a_ptr, b_ptr, c_ptr, aux_ptr, g_ptr,
                    M, N, K,
                    s_am, s_ak, s_bk, s_bn, s_cm, s_cn, s_xm, s_xn, s_gm, s_gk,
@@ -81,33 +109,90 @@ def _mm_epi_kernel(a_ptr, b_ptr, c_ptr, aux_ptr, g_ptr,
         acc = tl.dot(a, b, acc)
         a_ptrs += BLOCK_K * s_ak
         b_ptrs += BLOCK_K * s_bk
-    cm = offs_m[:, None]
-    cn = offs_n[None, :]
-    mask = (cm < M) & (cn < N)
-    if EPI == 1:  # C = silu(aux) * acc  (aux = GEMM1's output)
-        h = tl.load(aux_ptr + cm * s_xm + cn * s_xn, mask=mask, other=0.0).to(tl.float32)
-        y = h * tl.sigmoid(h) * acc
-    elif EPI == 2:  # C = acc + aux  (residual)
-        r = tl.load(aux_ptr + cm * s_xm + cn * s_xn, mask=mask, other=0.0).to(tl.float32)
-        y = acc + r
-    elif EPI == 3:  # per-column segments
-        sig = tl.sigmoid(acc)
-        y = tl.where(cn < seg_silu, acc, tl.where(cn < seg_sig, acc * sig, sig))
-        if HEAD > 0:
-            col0 = pid_n * BLOCK_N
-            nrm = tl.maximum(tl.sqrt(tl.sum(acc * acc, axis=1)), 1e-12)
-            in_norm = (col0 >= seg_norm) & (col0 < seg_silu)
-            y = tl.where(in_norm, acc / nrm[:, None], y)
-    else:
-        y = acc
-    tl.store(c_ptr + cm * s_cm + cn * s_cn, y.to(c_ptr.dtype.element_ty), mask=mask)
+    _epilogue(acc, c_ptr, aux_ptr, offs_m, offs_n, pid_n, M, N, s_cm, s_cn, s_xm, s_xn,
+              seg_norm, seg_silu, seg_sig, EPI, HEAD, BLOCK_N)
 
 
 _mm_epi = triton.autotune(configs=MM_CONFIGS, key=["M", "N", "K", "EPI", "PRO"], **_AUTOTUNE_KW)(_mm_epi_kernel)
 _mm_epi_n128 = triton.autotune(configs=MM_CONFIGS_N128, key=["M", "N", "K", "EPI", "PRO", "HEAD"], **_AUTOTUNE_KW)(_mm_epi_kernel)
 
 
-def mm_epi(a, b, c, epi=EPI_NONE, aux=None, gate=None, seg=(0, 0, 0), head=0):
+
+# TMA (tensor-descriptor) variant of mm_epi for Hopper: A, B (and the gating operand G)
+# come in through the bulk tensor copy engine; out-of-range rows/columns read as zero.
+try:
+    from triton.tools.tensor_descriptor import TensorDescriptor
+except ImportError:  # older Triton: the pointer kernel above is used
+    TensorDescriptor = None
+
+
+def _tma_hook(nargs):
+    bm, bn, bk = nargs["BLOCK_M"], nargs["BLOCK_N"], nargs["BLOCK_K"]
+    nargs["a_desc"].block_shape = [bm, bk]
+    nargs["b_desc"].block_shape = [bk, bn]
+    nargs["g_desc"].block_shape = [bm, bk]
+
+
+def _tcfg(bm, bn, bk, w, s, g=8):
+    return triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": g}, num_warps=w, num_stages=s,
+                         pre_hook=_tma_hook)
+
+
+TMA_CONFIGS = [
+    _tcfg(128, 128, 64, 8, 4),
+    _tcfg(128, 256, 64, 8, 3),
+    _tcfg(128, 128, 64, 4, 4),
+    _tcfg(64, 128, 64, 4, 4),
+]
+TMA_CONFIGS_N128 = [
+    _tcfg(128, 128, 64, 8, 4),
+    _tcfg(128, 128, 64, 4, 4),
+    _tcfg(64, 128, 64, 4, 4),
+]
+
+
+@triton.jit
+def _mm_epi_tma_kernel(a_desc, b_desc, g_desc, c_ptr, aux_ptr,
+                       M, N, K,
+                       s_cm, s_cn, s_xm, s_xn,
+                       seg_norm, seg_silu, seg_sig,
+                       EPI: tl.constexpr, PRO: tl.constexpr, HEAD: tl.constexpr,
+                       BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                       GROUP_M: tl.constexpr):
+    pid = tl.program_id(0)
+    pid_m, pid_n = _tile_ids(pid, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    om = pid_m * BLOCK_M
+    on = pid_n * BLOCK_N
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = a_desc.load([om, k])
+        b = b_desc.load([k, on])
+        if PRO == 1:  # gating prologue: A := A * G (one bf16 rounding, as torch.mul does)
+            a = a * g_desc.load([om, k])
+        acc = tl.dot(a, b, acc)
+    offs_m = om + tl.arange(0, BLOCK_M)
+    offs_n = on + tl.arange(0, BLOCK_N)
+    _epilogue(acc, c_ptr, aux_ptr, offs_m, offs_n, pid_n, M, N, s_cm, s_cn, s_xm, s_xn,
+              seg_norm, seg_silu, seg_sig, EPI, HEAD, BLOCK_N)
+
+
+_mm_epi_tma = triton.autotune(configs=TMA_CONFIGS, key=["M", "N", "K", "EPI", "PRO"], **_AUTOTUNE_KW)(_mm_epi_tma_kernel)
+_mm_epi_tma_n128 = triton.autotune(configs=TMA_CONFIGS_N128, key=["M", "N", "K", "EPI", "PRO", "HEAD"], **_AUTOTUNE_KW)(_mm_epi_tma_kernel)
+
+
+def _tma_ok(*ts):
+    if TensorDescriptor is None:
+        return False
+    for t in ts:
+        if t.stride(1) != 1 or (t.stride(0) * t.element_size()) % 16 or t.data_ptr() % 16:
+            return False
+    return True
+
+
+def _desc(t):
+    return TensorDescriptor(t, list(t.shape), list(t.stride()), [1, 1])
+
+def mm_epi(a, b, c, epi=EPI_NONE, aux=None, gate=None, seg=(0, 0, 0), head=0, impl=None):
     """c[M,N] = epilogue((a * gate if gate is not None else a) @ b).
 
     a: [M,K] (any strides), b: [K,N], c: [M,N] output (written, any strides).
@@ -115,6 +200,7 @@ def mm_epi(a, b, c, epi=EPI_NONE, aux=None, gate=None, seg=(0, 0, 0), head=0):
     [0,seg_norm) identity, [seg_norm,seg_silu) per-head L2 norm (head > 0),
     [seg_silu,seg_sig) SiLU, [seg_sig,N) sigmoid.
     """
+    impl = impl or MM_IMPL
     M, K = a.shape
     K2, N = b.shape
     assert K == K2 and c.shape == (M, N), (a.shape, b.shape, c.shape)
@@ -124,8 +210,15 @@ def mm_epi(a, b, c, epi=EPI_NONE, aux=None, gate=None, seg=(0, 0, 0), head=0):
     if head:
         assert head == 128, "per-head normalisation epilogue is built for head dim 128"
         assert seg[0] % head == 0 and seg[1] % head == 0
-    kern = _mm_epi_n128 if head else _mm_epi
     grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
+    if impl == "tma" and _tma_ok(a, b, g_t):
+        kern = _mm_epi_tma_n128 if head else _mm_epi_tma
+        kern[grid](_desc(a), _desc(b), _desc(g_t), c, aux_t, M, N, K,
+                   c.stride(0), c.stride(1), aux_t.stride(0), aux_t.stride(1),
+                   seg[0], seg[1], seg[2],
+                   EPI=epi, PRO=1 if gate is not None else 0, HEAD=head)
+        return c
+    kern = _mm_epi_n128 if head else _mm_epi
     kern[grid](a, b, c, aux_t, g_t, M, N, K,
                a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
                aux_t.stride(0), aux_t.stride(1), g_t.stride(0), g_t.stride(1),

@@ -11,7 +11,29 @@ which compiles each kernel with nvcc on first use and caches it in compiled_cach
 """
 from __future__ import annotations
 
+import sys
+
 import torch
+
+
+def _cuda_python_shim():
+    """cutlass_cppgen 4.2 imports the pre-13 cuda-python layout (cuda.cuda, cuda.cudart,
+    cuda.nvrtc, cuda.__version__); cuda-bindings 13 keeps them under cuda.bindings."""
+    import cuda
+    try:
+        import cuda.cuda  # noqa: F401  (old layout present)
+        return
+    except ImportError:
+        pass
+    import cuda.bindings
+    from cuda.bindings import driver, nvrtc, runtime
+    sys.modules["cuda.cuda"], sys.modules["cuda.cudart"], sys.modules["cuda.nvrtc"] = driver, runtime, nvrtc
+    cuda.cuda, cuda.cudart, cuda.nvrtc = driver, runtime, nvrtc
+    if not hasattr(cuda, "__version__"):
+        cuda.__version__ = cuda.bindings.__version__
+
+
+_cuda_python_shim()
 
 import cutlass_cppgen as cutlass  # noqa: E402  (missing -> the runner skips the variant first)
 from cutlass_cppgen.epilogue import sigmoid, silu  # noqa: F401  (names used inside traced functions)

@@ -139,6 +139,8 @@ def bench_rows(v, ctx):
                 torch.empty((BT, N1), device="cuda", dtype=torch.bfloat16))
     ms1 = ctx.time_fn(lambda s: tk.mm_epi(s[0], s[1], s[2], epi=tk.EPI_SEGMENTS, seg=(3 * HD, 3 * HD, 4 * HD)), mk1, e * (BT * d + d * N1 + BT * N1))
     rows.append(ctx.gemm_row(f"  GEMM1 x@W_in + SiLU/sigmoid epilogue ({BT}x{N1}x{d})", ms1, f1, ctx.cublas_tflops(BT, N1, d)))
+    ms1p = ctx.time_fn(lambda s: tk.mm_epi(s[0], s[1], s[2], epi=tk.EPI_SEGMENTS, seg=(3 * HD, 3 * HD, 4 * HD), impl="ptr"), mk1, e * (BT * d + d * N1 + BT * N1))
+    rows.append(ctx.gemm_row("  GEMM1, pointer loads instead of TMA", ms1p, f1, ctx.cublas_tflops(BT, N1, d)))
 
     def mk2():
         return (torch.randn((BT, HD), device="cuda").to(torch.bfloat16), torch.randn((BT, HD), device="cuda").to(torch.bfloat16),
@@ -146,4 +148,6 @@ def bench_rows(v, ctx):
                 torch.empty((BT, d), device="cuda", dtype=torch.bfloat16))
     ms2 = ctx.time_fn(lambda s: tk.mm_epi(s[0], s[2], s[4], epi=tk.EPI_ADD_AUX, aux=s[3], gate=s[1]), mk2, e * (2 * BT * HD + HD * d + 2 * BT * d))
     rows.append(ctx.gemm_row(f"  GEMM2 (o*gate)@W_O + x ({BT}x{d}x{HD})", ms2, f2, ctx.cublas_tflops(BT, d, HD)))
+    ms2p = ctx.time_fn(lambda s: tk.mm_epi(s[0], s[2], s[4], epi=tk.EPI_ADD_AUX, aux=s[3], gate=s[1], impl="ptr"), mk2, e * (2 * BT * HD + HD * d + 2 * BT * d))
+    rows.append(ctx.gemm_row("  GEMM2, pointer loads instead of TMA", ms2p, f2, ctx.cublas_tflops(BT, d, HD)))
     return rows

@@ -188,7 +188,6 @@ class Mega(Impl):
 class FLA(_Base):
     """flash-linear-attention's HGRN recurrence (h_t = exp(g_t) h_{t-1} + x_t) as the scan:
     cuBLAS GEMM, PyTorch elementwise for log a and (1-a) u, fla's fused_recurrent_hgrn, SiLU gate."""
-    graph_ok = False
 
     def __init__(self, v, dtype):
         super().__init__(v, dtype)
