@@ -308,3 +308,43 @@ func writePlots(ctx context.Context, dir string, run *analysis.Run, exps []*kern
 	}
 	return plots, ws
 }
+
+// CopyRunFS copies what a report reads from a run held in fsys (such as
+// an embedded committed run) into the directory dst: manifest.json,
+// ceilings.json, tables/ and raw/check/.
+func CopyRunFS(fsys fs.FS, dst string) error {
+	copyFile := func(p string) error {
+		data, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		out := filepath.Join(dst, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(out, data, 0o644)
+	}
+	for _, p := range []string{"manifest.json", "ceilings.json"} {
+		if err := copyFile(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+	}
+	for _, root := range []string{"tables", "raw/check"} {
+		err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) && p == root {
+					return fs.SkipAll
+				}
+				return err
+			}
+			if d.IsDir() {
+				return nil
+			}
+			return copyFile(p)
+		})
+		if err != nil {
+			return fmt.Errorf("%s: %w", root, err)
+		}
+	}
+	return nil
+}

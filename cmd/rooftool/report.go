@@ -1,17 +1,102 @@
 package main
 
 import (
-	"errors"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/rooftool/rooftool/reports"
+	"github.com/rooftool/rooftool/testdata"
 )
 
-// Placeholder until the report command is written; its owner replaces this file.
+// ReportOptions are the flags of `rooftool report`.
+type ReportOptions struct {
+	IO      *IO
+	RunDir  string   // "" renders the run committed under testdata/runs (embedded)
+	OutDir  string   // "" = RunDir, or out/report for the embedded run
+	Formats []string // md, json, html
+}
+
 func newReportCmd(io *IO) *cobra.Command {
-	return &cobra.Command{
-		Use:    "report",
-		Short:  "(not yet written)",
-		Hidden: true,
-		RunE:   func(*cobra.Command, []string) error { return errors.New("report: not yet written") },
+	opts := &ReportOptions{IO: io}
+	c := &cobra.Command{
+		Use:   "report [RUNDIR]",
+		Short: "Render the go/no-go report of a run offline (Markdown, JSON, plots)",
+		Long: `Report re-renders the verdict of a run from its run directory alone: manifest.json,
+tables/*.parquet, ceilings.json and raw/check/. It writes report.md (a decision
+table of every claim, then per experiment its environment, per-shape tables,
+plots, crossovers and warnings), report.json (the same facts) and plots/*.png.
+
+Each claim of kernels/<experiment>/claims.yaml is judged at each of its shapes:
+GO when the measured value and its whole 95% interval clear the threshold,
+NO-GO when both miss it, INCONCLUSIVE when the interval straddles it or a
+warning voids the metric, NOT MEASURED (with the reason) when the cell failed,
+was skipped or is absent.
+
+With no RUNDIR, report renders the real run committed under testdata/runs/,
+which is embedded in the binary, into out/report (or -o DIR).`,
+		Example: `  rooftool report                                   # the committed run, into out/report
+  rooftool report runs/2026-11-22-h100-1            # writes into the run directory
+  rooftool report runs/2026-11-22-h100-1 -o /tmp/r --format md,json,html`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.RunDir = args[0]
+			}
+			return runReport(c.Context(), opts)
+		},
 	}
+	c.Flags().StringVarP(&opts.OutDir, "output", "o", "", "directory for report.md, report.json and plots/ (default: RUNDIR; out/report for the committed run)")
+	c.Flags().StringSliceVar(&opts.Formats, "format", reports.DefaultFormats, "formats to write: md, json, html (comma-separated)")
+	return c
+}
+
+func runReport(ctx context.Context, opts *ReportOptions) error {
+	for _, f := range opts.Formats {
+		switch strings.ToLower(strings.TrimSpace(f)) {
+		case reports.FormatMarkdown, "markdown", reports.FormatJSON, reports.FormatHTML:
+		default:
+			return usageErrorf("--format %q: want md, json or html", f)
+		}
+	}
+	runDir, outDir := opts.RunDir, opts.OutDir
+	if runDir == "" {
+		name, fsys, err := testdata.Run("")
+		if err != nil {
+			return fmt.Errorf("no RUNDIR given and %w", err)
+		}
+		tmp, err := os.MkdirTemp("", "rooftool-run-*")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		runDir = filepath.Join(tmp, name)
+		if err := reports.CopyRunFS(fsys, runDir); err != nil {
+			return fmt.Errorf("embedded run %s: %w", name, err)
+		}
+		if outDir == "" {
+			outDir = filepath.Join("out", "report")
+		}
+		fmt.Fprintf(opts.IO.Err, "rendering the committed run %s (testdata/runs/%s)\n", name, name)
+	} else if st, err := os.Stat(runDir); err != nil || !st.IsDir() {
+		return usageErrorf("RUNDIR %s: not a run directory", runDir)
+	}
+	if outDir == "" {
+		outDir = runDir
+	}
+	if err := reports.WriteRun(ctx, runDir, outDir, opts.Formats); err != nil {
+		return err
+	}
+	for _, f := range opts.Formats {
+		f = strings.ToLower(strings.TrimSpace(f))
+		if f == "markdown" {
+			f = reports.FormatMarkdown
+		}
+		fmt.Fprintln(opts.IO.Out, filepath.Join(outDir, "report."+f))
+	}
+	return nil
 }

@@ -1,0 +1,278 @@
+package reports
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"golang.org/x/perf/benchmath"
+
+	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/kernels/launch"
+)
+
+// DiffRow compares one cell's wall time between two runs, benchstat style:
+// medians with their 95% intervals, and a Mann-Whitney U test.
+type DiffRow struct {
+	Experiment  string   `json:"experiment"`
+	Variant     string   `json:"variant"`
+	Shape       string   `json:"shape"`
+	Old         *Value   `json:"old_ms,omitempty"` // nil: the cell is not in run A
+	New         *Value   `json:"new_ms,omitempty"` // nil: the cell is not in run B
+	Delta       *float64 `json:"delta,omitempty"`  // new/old - 1 of the medians
+	P           *float64 `json:"p,omitempty"`
+	Significant bool     `json:"significant"` // P < alpha
+	Warnings    []string `json:"warnings,omitempty"`
+}
+
+// DiffResult is the cell-by-cell comparison of two runs.
+type DiffResult struct {
+	A, B         string // run names
+	GPUA, GPUB   string // devices, from the manifests or the timing files
+	Alpha        float64
+	Confidence   float64
+	Rows         []DiffRow
+	OnlyA, OnlyB int // cells in one run only
+}
+
+// DiffTimings compares the timing samples of two runs cell by cell.
+func DiffTimings(a, b []ingest.Timing) *DiffResult {
+	const conf = 0.95
+	d := &DiffResult{Alpha: benchmath.DefaultThresholds.CompareAlpha, Confidence: conf}
+	group := func(ts []ingest.Timing) map[string][]float64 {
+		m := map[string][]float64{}
+		for _, t := range ts {
+			k := key(t.Experiment, t.Variant, t.Shape)
+			m[k] = append(m[k], t.Ms)
+		}
+		return m
+	}
+	ga, gb := group(a), group(b)
+	keys := map[string]bool{}
+	for k := range ga {
+		keys[k] = true
+	}
+	for k := range gb {
+		keys[k] = true
+	}
+	var ks []string
+	for k := range keys {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	th := benchmath.DefaultThresholds
+	summ := func(xs []float64) (*benchmath.Sample, *Value, []string) {
+		s := benchmath.NewSample(append([]float64(nil), xs...), &th)
+		sm := benchmath.AssumeNothing.Summary(s, conf)
+		var ws []string
+		for _, w := range sm.Warnings {
+			ws = append(ws, w.Error())
+		}
+		return s, &Value{Center: sm.Center, Lo: sm.Lo, Hi: sm.Hi, N: len(xs)}, ws
+	}
+	for _, k := range ks {
+		parts := strings.SplitN(k, "/", 3)
+		row := DiffRow{Experiment: parts[0], Variant: parts[1], Shape: parts[2]}
+		var sa, sb *benchmath.Sample
+		var ws []string
+		if xs, ok := ga[k]; ok {
+			sa, row.Old, ws = summ(xs)
+			row.Warnings = append(row.Warnings, ws...)
+		} else {
+			d.OnlyB++
+		}
+		if xs, ok := gb[k]; ok {
+			sb, row.New, ws = summ(xs)
+			row.Warnings = append(row.Warnings, ws...)
+		} else {
+			d.OnlyA++
+		}
+		if sa != nil && sb != nil {
+			c := benchmath.AssumeNothing.Compare(sa, sb)
+			p := c.P
+			row.P = &p
+			row.Significant = c.P < c.Alpha
+			for _, w := range c.Warnings {
+				row.Warnings = append(row.Warnings, w.Error())
+			}
+			if row.Old.Center > 0 {
+				dl := row.New.Center/row.Old.Center - 1
+				row.Delta = &dl
+			}
+		}
+		d.Rows = append(d.Rows, row)
+	}
+	return d
+}
+
+// DiffRuns reads the timings of two run directories (or table
+// directories) and compares them.
+func DiffRuns(ctx context.Context, dirA, dirB string, mem memory.Allocator) (*DiffResult, error) {
+	read := func(dir string) ([]ingest.Timing, string, error) {
+		tdir := filepath.Join(dir, "tables")
+		if _, err := os.Stat(tdir); err != nil {
+			tdir = dir
+		}
+		t, err := ingest.ReadDir(tdir, mem)
+		if err != nil {
+			return nil, "", fmt.Errorf("run %s: %w", dir, err)
+		}
+		defer t.Release()
+		ts := t.Timings()
+		gpu := ""
+		if m, err := launch.ReadManifest(dir); err == nil {
+			gpu = m.GPU.Name
+		}
+		if gpu == "" {
+			seen := map[string]bool{}
+			var devs []string
+			for _, x := range ts {
+				if x.Device != "" && !seen[x.Device] {
+					seen[x.Device] = true
+					devs = append(devs, x.Device)
+				}
+			}
+			sort.Strings(devs)
+			gpu = strings.Join(devs, ", ")
+		}
+		return ts, gpu, nil
+	}
+	ta, ga, err := read(dirA)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	tb, gb, err := read(dirB)
+	if err != nil {
+		return nil, err
+	}
+	if len(ta) == 0 {
+		return nil, fmt.Errorf("run %s: table timings has no rows: nothing to compare", dirA)
+	}
+	if len(tb) == 0 {
+		return nil, fmt.Errorf("run %s: table timings has no rows: nothing to compare", dirB)
+	}
+	d := DiffTimings(ta, tb)
+	d.A, d.B, d.GPUA, d.GPUB = runName(dirA), runName(dirB), ga, gb
+	return d, nil
+}
+
+func runName(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		return filepath.Base(abs)
+	}
+	return filepath.Base(dir)
+}
+
+func (r DiffRow) delta(alpha float64) string {
+	switch {
+	case r.Old == nil || r.New == nil:
+		return "—"
+	case r.P != nil && *r.P >= alpha:
+		return "~"
+	case r.Delta == nil:
+		return "?"
+	}
+	return fmt.Sprintf("%+.2f%%", 100**r.Delta)
+}
+
+func (r DiffRow) n() string {
+	n1, n2 := 0, 0
+	if r.Old != nil {
+		n1 = r.Old.N
+	}
+	if r.New != nil {
+		n2 = r.New.N
+	}
+	if n1 == n2 {
+		return fmt.Sprintf("n=%d", n1)
+	}
+	return fmt.Sprintf("n=%d+%d", n1, n2)
+}
+
+func fmtTime(v *Value) string {
+	if v == nil {
+		return "—"
+	}
+	s := fmtSeconds(v.Center/1e3, v.Lo/1e3, v.Hi/1e3)
+	return s
+}
+
+// WriteTable writes the comparison as an aligned table (Markdown-compatible),
+// benchstat style: "~" where the difference is not significant.
+func (d *DiffResult) WriteTable(w io.Writer) error {
+	fmt.Fprintf(w, "old: %s (%s)\nnew: %s (%s)\n\n", d.A, orUnknown(d.GPUA), d.B, orUnknown(d.GPUB))
+	t := Table{Header: []string{"Experiment", "Variant", "Shape", "Old wall (95% CI)", "New wall (95% CI)", "Delta", "p", "n"},
+		Align: []Align{Left, Left, Left, Right, Right, Right, Right, Left}}
+	var notes []string
+	for _, r := range d.Rows {
+		p := "—"
+		if r.P != nil {
+			p = pval(*r.P)
+		}
+		t.Rows = append(t.Rows, []string{r.Experiment, r.Variant, r.Shape, fmtTime(r.Old), fmtTime(r.New), r.delta(d.Alpha), p, r.n()})
+		for _, w := range r.Warnings {
+			notes = append(notes, fmt.Sprintf("%s/%s/%s: %s", r.Experiment, r.Variant, r.Shape, w))
+		}
+	}
+	if err := t.Write(w); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nMedians with %.0f%% intervals; p from a Mann-Whitney U test; \"~\": no significant difference (p >= %s).\n", 100*d.Confidence, num(d.Alpha))
+	if d.OnlyA > 0 || d.OnlyB > 0 {
+		fmt.Fprintf(w, "Cells only in %s: %d; only in %s: %d.\n", d.A, d.OnlyA, d.B, d.OnlyB)
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(w, "\nWarnings:")
+		for _, n := range notes {
+			fmt.Fprintln(w, "- "+n)
+		}
+	}
+	return nil
+}
+
+// WriteCSV writes one row per cell; times in ms, delta as a fraction,
+// empty fields where a run lacks the cell.
+func (d *DiffResult) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"experiment", "variant", "shape", "old_ms", "old_lo_ms", "old_hi_ms", "old_n",
+		"new_ms", "new_lo_ms", "new_hi_ms", "new_n", "delta", "p", "significant"})
+	f := func(v float64) string {
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return ""
+		}
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	val := func(v *Value) []string {
+		if v == nil {
+			return []string{"", "", "", ""}
+		}
+		return []string{f(v.Center), f(v.Lo), f(v.Hi), strconv.Itoa(v.N)}
+	}
+	for _, r := range d.Rows {
+		rec := []string{r.Experiment, r.Variant, r.Shape}
+		rec = append(rec, val(r.Old)...)
+		rec = append(rec, val(r.New)...)
+		dl, p := "", ""
+		if r.Delta != nil {
+			dl = f(*r.Delta)
+		}
+		if r.P != nil {
+			p = f(*r.P)
+		}
+		rec = append(rec, dl, p, strconv.FormatBool(r.Significant))
+		cw.Write(rec)
+	}
+	cw.Flush()
+	return cw.Error()
+}
