@@ -4,13 +4,9 @@ import (
 	"errors"
 
 	"github.com/rooftool/rooftool/analysis"
-	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/kernels"
 )
 
-func ceilingsFor(t *ingest.Tables, gpuName string, measured *Measured) analysis.Ceilings {
-	return analysis.Ceilings{GPU: gpuName}
-}
 func fileName(experiment, s, kind string) string { return experiment + "-" + s + "-" + kind }
 func writeRoofline(dir string, run *analysis.Run, experiment, shape string) ([]string, []analysis.Warning, error) {
 	return nil, nil, errors.New("roofline: not written yet")
