@@ -70,19 +70,14 @@ type nsysParser struct {
 	str     map[int64]string
 	strStmt *sql.Stmt
 
-	ranges []nsysRange
-	calls  map[callKey]int32 // (pid, correlationId) -> index in callRange
-	// callRange[i] is the index in ranges of the innermost push/pop range
-	// enclosing runtime call i, or -1; callGTID[i] its globalTid.
-	callRange []int32
-	callGTID  []int64
+	ranges    []nsysRange
+	rangeBase int64    // ranges[i].id == rangeBase + i
+	calls     []rtCall // sorted by (pid, corr)
 	// byPID: kernels carry globalPid and calls globalTid, so correlation ids
 	// are matched within a process (ids repeat across processes). Older
 	// exports without globalPid match on the correlation id alone.
 	byPID bool
 }
-
-type callKey struct{ pid, corr int64 }
 
 type nsysRange struct {
 	id         int64
@@ -357,6 +352,7 @@ func (p *nsysParser) nvtx() error {
 		return a.gtid < b.gtid
 	})
 	base := p.b.NextRangeID()
+	p.rangeBase = base
 	type stackKey struct{ gtid, domain int64 }
 	stacks := map[stackKey][]int{}
 	for i := range p.ranges {
@@ -402,8 +398,46 @@ func (p *nsysParser) nvtx() error {
 	return nil
 }
 
+// rtCall is one CUDA runtime call that carries a correlationId.
+type rtCall struct {
+	pid, corr, gtid int64
+	rng             int32 // index in ranges of the innermost enclosing push/pop range, -1 if none
+}
+
+// rangeGroup is the push/pop ranges of one thread and one NVTX domain,
+// sorted by start; they nest (NVTX push/pop is a per-thread, per-domain
+// stack).
+type rangeGroup struct {
+	domain int64
+	idx    []int   // indices into nsysParser.ranges
+	starts []int64 // start of each, for binary search
+}
+
+// innermost returns the index of the innermost range of g that holds
+// [cs, ce], or -1. The ranges holding a point form a chain of ancestors of
+// the last range that starts at or before it, so a binary search and a walk
+// up the parents find it in O(log n + depth).
+func (p *nsysParser) innermost(g *rangeGroup, cs, ce int64) int {
+	j := sort.Search(len(g.starts), func(i int) bool { return g.starts[i] > cs }) - 1
+	if j < 0 {
+		return -1
+	}
+	for r := g.idx[j]; r >= 0; {
+		rr := &p.ranges[r]
+		if rr.start <= cs && ce <= rr.end {
+			return r
+		}
+		if rr.parent < 0 {
+			break
+		}
+		r = int(rr.parent - p.rangeBase)
+	}
+	return -1
+}
+
 // runtime reads the CUDA runtime calls that carry a correlationId and
-// attributes each to the innermost push/pop range on its thread.
+// attributes each to the innermost push/pop range on its thread: the
+// default domain (id 0) first, else the deepest range of another domain.
 func (p *nsysParser) runtime() error {
 	if !p.db.has(tabRuntime) {
 		return nil
@@ -415,110 +449,82 @@ func (p *nsysParser) runtime() error {
 	if !c["correlationId"] || !c["start"] || !c["end"] {
 		return nil
 	}
-	gt := colOr(c, "", "globalTid", "0")
+	groups := map[int64][]*rangeGroup{} // gtid -> groups, default domain first
+	for i := range p.ranges {
+		r := &p.ranges[i]
+		if r.kind != RangePushPop {
+			continue
+		}
+		var g *rangeGroup
+		for _, x := range groups[r.gtid] {
+			if x.domain == r.domainID {
+				g = x
+			}
+		}
+		if g == nil {
+			g = &rangeGroup{domain: r.domainID}
+			groups[r.gtid] = append(groups[r.gtid], g)
+		}
+		g.idx = append(g.idx, i)
+		g.starts = append(g.starts, r.start)
+	}
+	for _, gs := range groups {
+		sort.Slice(gs, func(i, j int) bool { return gs[i].domain < gs[j].domain })
+	}
 	var n int64
 	if err := p.db.db.QueryRow(`SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME`).Scan(&n); err != nil {
 		return p.db.wrap(tabRuntime, err)
 	}
-	p.calls = make(map[callKey]int32, n)
-	p.callGTID = make([]int64, 0, n)
-	p.callRange = make([]int32, 0, n)
-	// Threads with push/pop ranges: only their calls need the sweep.
-	ranged := map[int64][]int{} // gtid -> indices of push/pop ranges, in sorted order
-	for i := range p.ranges {
-		if p.ranges[i].kind == RangePushPop {
-			ranged[p.ranges[i].gtid] = append(ranged[p.ranges[i].gtid], i)
-		}
-	}
-	type call struct {
-		idx        int32
-		start, end int64
-	}
-	perThread := map[int64][]call{}
-	rows, err := p.db.db.Query(`SELECT correlationId, COALESCE(` + gt + `,0), start, end FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE correlationId IS NOT NULL`)
-	if err != nil {
-		return p.db.wrap(tabRuntime, err)
-	}
-	var corr, g, s, e int64
-	for rows.Next() {
-		if err := rows.Scan(&corr, &g, &s, &e); err != nil {
-			rows.Close()
-			return p.db.wrap(tabRuntime, err)
-		}
-		k := callKey{0, corr}
+	p.calls = make([]rtCall, 0, n)
+	gt := colOr(c, "", "globalTid", "0")
+	q := `SELECT correlationId, COALESCE(` + gt + `,0), start, COALESCE(end, start) FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE correlationId IS NOT NULL`
+	sorted := true
+	err = p.db.scanInts(tabRuntime, q, 4, func(v []int64) error {
+		call := rtCall{corr: v[0], gtid: v[1], rng: -1}
 		if p.byPID {
-			k.pid = gtidPID(g)
+			call.pid = gtidPID(call.gtid)
 		}
-		if _, dup := p.calls[k]; dup {
-			continue // keep the first call with this id
-		}
-		idx := int32(len(p.callGTID))
-		p.calls[k] = idx
-		p.callGTID = append(p.callGTID, g)
-		p.callRange = append(p.callRange, -1)
-		if _, ok := ranged[g]; ok {
-			perThread[g] = append(perThread[g], call{idx, s, e})
-		}
-	}
-	err = rows.Err()
-	rows.Close()
-	if err != nil {
-		return p.db.wrap(tabRuntime, err)
-	}
-	// Sweep each thread: calls and ranges both by start. Ranges of one
-	// domain nest; across domains, the default domain (id 0) wins, then
-	// the innermost range of any domain.
-	for g, calls := range perThread {
-		sort.Slice(calls, func(i, j int) bool { return calls[i].start < calls[j].start })
-		rs := ranged[g]
-		byDomain := map[int64][]int{}
-		var doms []int64
-		for _, ri := range rs {
-			d := p.ranges[ri].domainID
-			if _, ok := byDomain[d]; !ok {
-				doms = append(doms, d)
-			}
-			byDomain[d] = append(byDomain[d], ri)
-		}
-		sort.Slice(doms, func(i, j int) bool { return doms[i] < doms[j] })
-		for _, d := range doms {
-			list := byDomain[d]
-			var stack []int
-			next := 0
-			for _, cl := range calls {
-				for next < len(list) && p.ranges[list[next]].start <= cl.start {
-					r := &p.ranges[list[next]]
-					for len(stack) > 0 && p.ranges[stack[len(stack)-1]].end < r.start {
-						stack = stack[:len(stack)-1]
-					}
-					stack = append(stack, list[next])
-					next++
-				}
-				for len(stack) > 0 && p.ranges[stack[len(stack)-1]].end < cl.start {
-					stack = stack[:len(stack)-1]
-				}
-				// Innermost range holding the whole call.
-				found := -1
-				for j := len(stack) - 1; j >= 0; j-- {
-					if r := &p.ranges[stack[j]]; r.start <= cl.start && cl.end <= r.end {
-						found = stack[j]
-						break
-					}
-				}
-				if found < 0 {
+		if gs := groups[call.gtid]; gs != nil {
+			for _, g := range gs {
+				r := p.innermost(g, v[2], v[3])
+				if r < 0 {
 					continue
 				}
-				cur := p.callRange[cl.idx]
-				switch {
-				case cur < 0:
-					p.callRange[cl.idx] = int32(found)
-				case p.ranges[cur].domainID == 0:
-					// default domain already attributed
-				case d != 0 && p.ranges[found].depth > p.ranges[cur].depth:
-					p.callRange[cl.idx] = int32(found)
+				if call.rng < 0 || g.domain != 0 && p.ranges[call.rng].domainID != 0 && p.ranges[r].depth > p.ranges[call.rng].depth {
+					call.rng = int32(r)
 				}
 			}
 		}
+		if m := len(p.calls); m > 0 && callLess(&call, &p.calls[m-1]) {
+			sorted = false
+		}
+		p.calls = append(p.calls, call)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if !sorted {
+		// Stable: of calls sharing (pid, correlationId), the first in table
+		// order is the one findCall returns.
+		sort.SliceStable(p.calls, func(i, j int) bool { return callLess(&p.calls[i], &p.calls[j]) })
+	}
+	return nil
+}
+
+func callLess(a, b *rtCall) bool {
+	if a.pid != b.pid {
+		return a.pid < b.pid
+	}
+	return a.corr < b.corr
+}
+
+// findCall returns the first call with (pid, corr), or nil.
+func (p *nsysParser) findCall(pid, corr int64) *rtCall {
+	c := p.calls
+	i := sort.Search(len(c), func(i int) bool { return c[i].pid > pid || c[i].pid == pid && c[i].corr >= corr })
+	if i < len(c) && c[i].pid == pid && c[i].corr == corr {
+		return &c[i]
 	}
 	return nil
 }
@@ -528,7 +534,7 @@ func (p *nsysParser) kernels(c map[string]bool) error {
 	nameCol := colOr(c, "", "demangledName", `"shortName"`)
 	shortCol := colOr(c, "", "shortName", `"demangledName"`)
 	q := "SELECT " + strings.Join([]string{
-		`"start"`, `"end"`, ic("deviceId"), ic("contextId"), ic("streamId"),
+		`COALESCE("start",0)`, `COALESCE("end","start",0)`, ic("deviceId"), ic("contextId"), ic("streamId"),
 		"COALESCE(" + colOr(c, "", "correlationId", "-1") + ",-1)",
 		"COALESCE(" + colOr(c, "", "globalPid", "0") + ",0)",
 		"COALESCE(" + nameCol + ",-1)", "COALESCE(" + shortCol + ",-1)",
@@ -536,17 +542,6 @@ func (p *nsysParser) kernels(c map[string]bool) error {
 		ic("registersPerThread"), ic("gridX"), ic("gridY"), ic("gridZ"), ic("blockX"), ic("blockY"), ic("blockZ"),
 		ic("staticSharedMemory"), ic("dynamicSharedMemory"), ic("graphNodeId"),
 	}, ", ") + ` FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY rowid`
-	rows, err := p.db.db.Query(q)
-	if err != nil {
-		return p.db.wrap(tabKernel, err)
-	}
-	defer rows.Close()
-	var (
-		start, end, dev, ctx, stream, corr, gpid, nameID, shortID, mangledID int64
-		regs, gx, gy, gz, bx, by, bz, ss, ds, graphNode                      int64
-	)
-	dst := []any{&start, &end, &dev, &ctx, &stream, &corr, &gpid, &nameID, &shortID, &mangledID,
-		&regs, &gx, &gy, &gz, &bx, &by, &bz, &ss, &ds, &graphNode}
 	// Cell of each range, computed once per range.
 	type cell struct{ exp, variant, shape, rng, path string }
 	cells := make([]*cell, len(p.ranges))
@@ -560,10 +555,14 @@ func (p *nsysParser) kernels(c map[string]bool) error {
 	}
 	none := &cell{}
 	none.exp, none.variant, none.shape = cellFromPath(nil, p.in.Options)
-	for rows.Next() {
-		if err := rows.Scan(dst...); err != nil {
-			return p.db.wrap(tabKernel, err)
-		}
+	app := newKernelAppender(p.b)
+	defer app.flush()
+	var k Kernel
+	var keys kernelKeys
+	var gn int64
+	return p.db.scanInts(tabKernel, q, 20, func(v []int64) error {
+		start, end, corr, gpid := v[0], v[1], v[5], v[6]
+		nameID, shortID, mangledID := v[7], v[8], v[9]
 		name, err := p.lookup(nameID)
 		if err != nil {
 			return err
@@ -578,37 +577,36 @@ func (p *nsysParser) kernels(c map[string]bool) error {
 				return err
 			}
 		}
-		k := Kernel{Source: SourceNsys, File: p.file, Pass: PassTimeline,
+		k = Kernel{Source: SourceNsys, File: p.file, Pass: PassTimeline,
 			Name: name, ShortName: short, Mangled: mangled,
-			Device: int32(dev), Context: ctx, Stream: stream, CorrelationID: corr,
-			PID:   gtidPID(gpid),
-			GridX: int32(gx), GridY: int32(gy), GridZ: int32(gz),
-			BlockX: int32(bx), BlockY: int32(by), BlockZ: int32(bz),
-			Registers: int32(regs), StaticSharedBytes: ss, DynSharedBytes: ds,
+			Device: int32(v[2]), Context: v[3], Stream: v[4], CorrelationID: corr,
+			PID:       gtidPID(gpid),
+			Registers: int32(v[10]), GridX: int32(v[11]), GridY: int32(v[12]), GridZ: int32(v[13]),
+			BlockX: int32(v[14]), BlockY: int32(v[15]), BlockZ: int32(v[16]),
+			StaticSharedBytes: v[17], DynSharedBytes: v[18],
 			StartNs: start, DurationNs: end - start}
-		if graphNode != 0 {
-			gn := graphNode
+		if v[19] != 0 {
+			gn = v[19]
 			k.GraphNodeID = &gn
 		}
-		cl := none
-		key := callKey{0, corr}
+		cl, ckey := none, int64(0)
+		pid := int64(0)
 		if p.byPID {
-			key.pid = gtidPID(gpid)
+			pid = gtidPID(gpid)
 		}
-		if ci, ok := p.calls[key]; ok && corr >= 0 {
-			g := p.callGTID[ci]
-			k.PID, k.TID = gtidPID(g), gtidTID(g)
-			if ri := p.callRange[ci]; ri >= 0 {
-				cl = cellOf(ri)
+		if corr >= 0 {
+			if call := p.findCall(pid, corr); call != nil {
+				k.PID, k.TID = gtidPID(call.gtid), gtidTID(call.gtid)
+				if call.rng >= 0 {
+					cl, ckey = cellOf(call.rng), int64(call.rng)+1
+				}
 			}
 		}
 		k.Experiment, k.Variant, k.Shape, k.Range, k.RangePath = cl.exp, cl.variant, cl.shape, cl.rng, cl.path
-		p.b.AddKernel(k)
-	}
-	if err := rows.Err(); err != nil {
-		return p.db.wrap(tabKernel, err)
-	}
-	return nil
+		keys = kernelKeys{0, 0, 0, ckey, ckey, ckey, ckey, ckey, nameID, shortID, mangledID}
+		app.add(&k, &keys)
+		return nil
+	})
 }
 
 // cellFromPath derives experiment, variant and shape from a range path:

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/google/go-cmp/cmp"
 )
 
 // -update rewrites golden files. Defined here only if another test file of
@@ -188,7 +189,7 @@ func TestNsysNoKernelTable(t *testing.T) {
 	}
 }
 
-func copyFile(t *testing.T, src, dst string, n int64) {
+func copyFile(t testing.TB, src, dst string, n int64) {
 	t.Helper()
 	b, err := os.ReadFile(src)
 	if err != nil {
@@ -545,5 +546,37 @@ func TestNsysRepExport(t *testing.T) {
 	defer tb.Release()
 	if n := tb.NumRows(TableKernels); n != 9 || tb.Kernels()[0].File != "cell.nsys-rep" {
 		t.Errorf("%d kernels, file %q", n, tb.Kernels()[0].File)
+	}
+}
+
+// TestKernelAppenderMatchesAddKernel ingests several exports into one
+// builder with the cached-index appender and with AddKernel and compares.
+func TestKernelAppenderMatchesAddKernel(t *testing.T) {
+	synth := filepath.Join(t.TempDir(), "synth.sqlite")
+	synthDB(t, synth, true)
+	inputs := []Input{
+		{Path: nsysRealdata + "DLProf/nsys_profile.sqlite"},
+		{Path: synth, Options: Options{Variant: "V"}},
+		{Path: nsysRealdata + "gpu4/report.sqlite"},
+		{Path: nsysRealdata + "DLProf/nsys_profile.sqlite"},
+	}
+	run := func(slow bool) []Kernel {
+		kernelAppenderSlow = slow
+		defer func() { kernelAppenderSlow = false }()
+		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		defer mem.AssertSize(t, 0)
+		tb, err := Files(inputs, mem)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tb.Release()
+		return tb.Kernels()
+	}
+	fast, slow := run(false), run(true)
+	if len(fast) != 46+9+4+46 {
+		t.Fatalf("%d kernels", len(fast))
+	}
+	if d := cmp.Diff(slow, fast); d != "" {
+		t.Errorf("fast appender differs from AddKernel (-slow +fast):\n%s", d)
 	}
 }

@@ -6,8 +6,11 @@ package ingest
 // file actually has).
 
 import (
+	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
+	"io"
 	"fmt"
 	"net/url"
 	"sort"
@@ -155,4 +158,61 @@ func (s *sqliteDB) tableList(max int) string {
 		return strings.Join(n[:max], ", ") + fmt.Sprintf(", ... (%d tables)", len(n))
 	}
 	return strings.Join(n, ", ")
+}
+
+// scanInts runs query, whose columns must all be integers (use COALESCE for
+// nullable ones), and calls fn with each row. It reads through the driver
+// directly: database/sql's per-value conversion costs more than SQLite
+// itself on million-row tables. vals is reused between rows.
+func (s *sqliteDB) scanInts(table, query string, ncol int, fn func(vals []int64) error) error {
+	ctx := context.Background()
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return s.wrap(table, err)
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		q, ok := dc.(driver.Queryer)
+		if !ok {
+			return fmt.Errorf("sqlite driver %T cannot query", dc)
+		}
+		rows, err := q.Query(query, nil)
+		if err != nil {
+			return s.wrap(table, err)
+		}
+		defer rows.Close()
+		if n := len(rows.Columns()); n != ncol {
+			return fmt.Errorf("query on %s returned %d columns, want %d", table, n, ncol)
+		}
+		dest := make([]driver.Value, ncol)
+		vals := make([]int64, ncol)
+		for {
+			if err := rows.Next(dest); err != nil {
+				if err == io.EOF {
+					return nil
+				}
+				return s.wrap(table, err)
+			}
+			for i, v := range dest {
+				switch x := v.(type) {
+				case int64:
+					vals[i] = x
+				case float64:
+					vals[i] = int64(x)
+				case bool:
+					vals[i] = 0
+					if x {
+						vals[i] = 1
+					}
+				case nil:
+					vals[i] = 0
+				default:
+					return &InputError{File: s.path, Table: table, Err: fmt.Errorf("column %s holds %T %v, expected an integer", rows.Columns()[i], v, v)}
+				}
+			}
+			if err := fn(vals); err != nil {
+				return err
+			}
+		}
+	})
 }

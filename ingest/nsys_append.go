@@ -1,0 +1,136 @@
+package ingest
+
+import (
+	"github.com/apache/arrow-go/v18/arrow/array"
+)
+
+// kernelAppender appends kernel rows like Builder.AddKernel, but for the
+// dictionary columns it remembers the dictionary index of each value under
+// a caller's integer key (a StringIds id, a range index), so a million rows
+// cost a million index appends instead of a million string hashes. It falls
+// back to AddKernel when the kernels schema is not the one it was written
+// for. Call flush before anything else appends kernels.
+type kernelAppender struct {
+	b    *Builder
+	rb   *array.RecordBuilder
+	fast bool
+	dict [nKernelDict]dictCol
+}
+
+// Dictionary columns of the kernels table, in schema order after id.
+const (
+	kdSource = iota
+	kdFile
+	kdPass
+	kdExperiment
+	kdVariant
+	kdShape
+	kdRange
+	kdRangePath
+	kdName
+	kdShortName
+	kdMangled
+	nKernelDict
+)
+
+var kernelFastColumns = []string{"id", "source", "file", "pass", "experiment", "variant", "shape", "range", "range_path",
+	"name", "short_name", "mangled", "device", "context", "stream", "correlation_id", "pid", "tid",
+	"grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "registers",
+	"static_shared_bytes", "dynamic_shared_bytes", "start_ns", "duration_ns", "graph_node_id"}
+
+type dictCol struct {
+	b       *array.BinaryDictionaryBuilder
+	cache   map[int64]int
+	pending []int
+}
+
+func (c *dictCol) flush() {
+	if len(c.pending) > 0 {
+		c.b.AppendIndices(c.pending, nil)
+		c.pending = c.pending[:0]
+	}
+}
+
+// append adds value s known under key.
+func (c *dictCol) append(key int64, s string) {
+	if i, ok := c.cache[key]; ok {
+		c.pending = append(c.pending, i)
+		if len(c.pending) == cap(c.pending) {
+			c.flush()
+		}
+		return
+	}
+	c.flush()
+	if err := c.b.AppendString(s); err != nil {
+		panic(err) // only fails on a type mismatch, checked in newKernelAppender
+	}
+	c.cache[key] = c.b.GetValueIndex(c.b.Len() - 1)
+}
+
+// kernelAppenderSlow forces the AddKernel path (tests compare the two).
+var kernelAppenderSlow = false
+
+func newKernelAppender(b *Builder) *kernelAppender {
+	a := &kernelAppender{b: b, rb: b.b[TableKernels]}
+	sc := a.rb.Schema()
+	if kernelAppenderSlow || sc.NumFields() != len(kernelFastColumns) {
+		return a
+	}
+	for i, n := range kernelFastColumns {
+		if sc.Field(i).Name != n {
+			return a
+		}
+	}
+	for j := range a.dict {
+		db, ok := a.rb.Field(1 + j).(*array.BinaryDictionaryBuilder)
+		if !ok {
+			return a
+		}
+		a.dict[j] = dictCol{b: db, cache: map[int64]int{}, pending: make([]int, 0, 4096)}
+	}
+	a.fast = true
+	return a
+}
+
+// kernelKeys are the cache keys of a row's dictionary values: keys[j] names
+// the value of dictionary column j; equal keys must mean equal strings.
+type kernelKeys [nKernelDict]int64
+
+func (a *kernelAppender) add(k *Kernel, keys *kernelKeys) {
+	if !a.fast {
+		a.b.AddKernel(*k)
+		return
+	}
+	id := a.b.nextKernel
+	a.b.nextKernel++
+	rb := a.rb
+	rb.Field(0).(*array.Int64Builder).Append(id)
+	strs := [nKernelDict]string{k.Source, k.File, k.Pass, k.Experiment, k.Variant, k.Shape, k.Range, k.RangePath, k.Name, k.ShortName, k.Mangled}
+	for j := range a.dict {
+		a.dict[j].append(keys[j], strs[j])
+	}
+	rb.Field(12).(*array.Int32Builder).Append(k.Device)
+	for j, v := range [...]int64{k.Context, k.Stream, k.CorrelationID, k.PID, k.TID} {
+		rb.Field(13 + j).(*array.Int64Builder).Append(v)
+	}
+	for j, v := range [...]int32{k.GridX, k.GridY, k.GridZ, k.BlockX, k.BlockY, k.BlockZ, k.Registers} {
+		rb.Field(18 + j).(*array.Int32Builder).Append(v)
+	}
+	for j, v := range [...]int64{k.StaticSharedBytes, k.DynSharedBytes, k.StartNs, k.DurationNs} {
+		rb.Field(25 + j).(*array.Int64Builder).Append(v)
+	}
+	g := rb.Field(29).(*array.Int64Builder)
+	if k.GraphNodeID != nil {
+		g.Append(*k.GraphNodeID)
+	} else {
+		g.AppendNull()
+	}
+}
+
+func (a *kernelAppender) flush() {
+	for j := range a.dict {
+		if a.dict[j].b != nil {
+			a.dict[j].flush()
+		}
+	}
+}
