@@ -227,7 +227,7 @@ func writeWarnings(b *strings.Builder, ws []analysis.Warning) {
 	for _, w := range ws {
 		m := ""
 		if w.Metric != "" {
-			m = " (voids " + w.Metric + ")"
+			m = " (" + w.Metric + ")"
 		}
 		fmt.Fprintf(b, "- %s%s: %s\n", w.Code, m, oneLine(w.Msg))
 	}

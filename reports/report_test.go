@@ -170,22 +170,27 @@ func TestJudge(t *testing.T) {
 
 func TestVoids(t *testing.T) {
 	for _, tc := range []struct {
-		w    analysis.Warning
-		fam  string
-		want bool
+		w      analysis.Warning
+		metric string
+		want   bool
 	}{
-		{analysis.Warning{Code: analysis.WarnL2Resident}, metricFamilyDRAM, true},
-		{analysis.Warning{Code: analysis.WarnL2Resident}, metricFamilyTime, false},
-		{analysis.Warning{Code: analysis.WarnLaunchBound}, metricFamilyTime, true},
-		{analysis.Warning{Code: analysis.WarnFewSamples}, metricFamilyTime, true},
-		{analysis.Warning{Code: analysis.WarnClocks}, metricFamilyTime, true},
-		{analysis.Warning{Code: analysis.WarnClocks}, metricFamilyKernels, false},
-		{analysis.Warning{Code: analysis.WarnModelMismatch}, metricFamilyDRAM, false},
-		{analysis.Warning{Code: analysis.WarnMissing, Metric: "dram_bytes_range"}, metricFamilyDRAM, true},
-		{analysis.Warning{Code: analysis.WarnL2Resident, Metric: "speedup"}, metricFamilyDRAM, false},
+		{analysis.Warning{Code: analysis.WarnL2Resident, Metric: "dram_bytes"}, MetricDRAMRatio, true},
+		{analysis.Warning{Code: analysis.WarnL2Resident}, MetricElementwiseDRAM, true},
+		{analysis.Warning{Code: analysis.WarnL2Resident}, MetricSpeedup, false},
+		{analysis.Warning{Code: analysis.WarnLaunchBound}, MetricTimeUs, true},
+		{analysis.Warning{Code: analysis.WarnLaunchBound}, MetricSpeedup, false},
+		{analysis.Warning{Code: analysis.WarnFewSamples, Metric: "speedup"}, MetricSpeedup, true},
+		{analysis.Warning{Code: analysis.WarnFewSamples, Metric: "wall_ms"}, MetricTimeUs, true},
+		{analysis.Warning{Code: analysis.WarnClocks}, MetricSpeedup, true},
+		{analysis.Warning{Code: analysis.WarnClocks}, MetricKernelCount, false},
+		{analysis.Warning{Code: analysis.WarnModelMismatch, Metric: "dram_bytes"}, MetricDRAMBytes, false},
+		{analysis.Warning{Code: analysis.WarnMissing, Metric: "dram_reduction"}, MetricDRAMRatio, true},
+		{analysis.Warning{Code: analysis.WarnMissing, Metric: "gpu_time_ns"}, MetricSpeedup, false},
+		{analysis.Warning{Code: analysis.WarnMissing, Metric: "theory"}, MetricDRAMRatio, false},
+		{analysis.Warning{Code: analysis.WarnMissing}, MetricKernelCount, false},
 	} {
-		if got := voids(tc.w, tc.fam); got != tc.want {
-			t.Errorf("voids(%+v, %s) = %v, want %v", tc.w, tc.fam, got, tc.want)
+		if got := voids(tc.w, tc.metric); got != tc.want {
+			t.Errorf("voids(%+v, %s) = %v, want %v", tc.w, tc.metric, got, tc.want)
 		}
 	}
 }

@@ -21,6 +21,10 @@ import (
 	"github.com/rooftool/rooftool/roofline"
 )
 
+// WarnPlotFailed is the code of a warning for a plot that could not be
+// drawn: the report is still written, and says so.
+const WarnPlotFailed = "plot-failed"
+
 func writeRun(ctx context.Context, runDir, outDir string, formats []string) error {
 	return writeRunMem(ctx, runDir, outDir, formats, memory.DefaultAllocator)
 }
@@ -268,7 +272,7 @@ func writePlots(ctx context.Context, dir string, run *analysis.Run, exps []*kern
 	add := func(exp, title string, files []string, pw []analysis.Warning, err error) {
 		ws = append(ws, pw...)
 		if err != nil {
-			ws = append(ws, analysis.Warning{Code: analysis.WarnMissing, Metric: "", Msg: fmt.Sprintf("%s: %s not drawn: %v", exp, title, err)})
+			ws = append(ws, analysis.Warning{Code: WarnPlotFailed, Msg: fmt.Sprintf("%s not drawn: %v", title, err)})
 		}
 		sort.Strings(files)
 		for _, f := range files {
@@ -282,7 +286,7 @@ func writePlots(ctx context.Context, dir string, run *analysis.Run, exps []*kern
 			break
 		}
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			ws = append(ws, analysis.Warning{Code: analysis.WarnMissing, Msg: fmt.Sprintf("plots: %v", err)})
+			ws = append(ws, analysis.Warning{Code: WarnPlotFailed, Msg: fmt.Sprintf("plots: %v", err)})
 			return plots, ws
 		}
 		for _, s := range e.Shapes {

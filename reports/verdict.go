@@ -37,10 +37,11 @@ const (
 var Metrics = []string{MetricSpeedup, MetricTimeUs, MetricDRAMRatio, MetricDRAMReduction, MetricDRAMBytes,
 	MetricElementwiseDRAM, MetricKernelCount, MetricKernelReduction, MetricElementwiseKernels, MetricRelError}
 
-// family groups metrics by what can void them.
+// family groups metrics by what can void them. GPU time (nsys) is not
+// wall time: nothing a claim tests is derived from it.
 func family(metric string) string {
 	switch {
-	case metric == MetricSpeedup, metric == MetricTimeUs, strings.HasPrefix(metric, "wall"), strings.HasPrefix(metric, "time"), strings.HasPrefix(metric, "gpu_time"):
+	case metric == MetricSpeedup, metric == MetricTimeUs, strings.HasPrefix(metric, "wall"), strings.HasPrefix(metric, "time"):
 		return metricFamilyTime
 	case strings.HasPrefix(metric, "dram"), metric == MetricElementwiseDRAM:
 		return metricFamilyDRAM
@@ -52,20 +53,31 @@ func family(metric string) string {
 	return metric
 }
 
-// voids reports whether warning w voids a metric of the given family. A
-// warning naming a metric voids that metric's family; a warning naming none
-// voids by its code: a working set inside L2 voids DRAM metrics (writes stay
-// in L2); launch-bound kernels, too few samples and clocks that differ
-// between passes void times and speedups.
-func voids(w analysis.Warning, fam string) bool {
-	if w.Metric != "" {
-		return family(w.Metric) == fam
-	}
+// voids reports whether warning w voids a claim metric:
+//
+//   - l2-resident voids DRAM metrics: the working set fits in L2, writes
+//     can stay there and DRAM bytes undercount;
+//   - few-samples and clocks-differ void times and speedups;
+//   - launch-bound voids absolute times (time_us): a kernel shorter than
+//     the launch overhead times the host, not the kernel. It does not void
+//     a speedup, a ratio of real wall times in which the launches a fusion
+//     saves are part of what it claims;
+//   - missing-metric voids the family of the metric it names (e.g. no range
+//     pass: DRAM ratios fall back to kernel-pass sums, which overstate what
+//     fusion saves);
+//   - model-mismatch and zero-on-log are reported, never void: the model
+//     or the plot may be what is off.
+func voids(w analysis.Warning, metric string) bool {
+	fam := family(metric)
 	switch w.Code {
 	case analysis.WarnL2Resident:
 		return fam == metricFamilyDRAM
-	case analysis.WarnLaunchBound, analysis.WarnFewSamples, analysis.WarnClocks:
+	case analysis.WarnFewSamples, analysis.WarnClocks:
 		return fam == metricFamilyTime
+	case analysis.WarnLaunchBound:
+		return metric == MetricTimeUs
+	case analysis.WarnMissing:
+		return w.Metric != "" && family(w.Metric) == fam
 	}
 	return false
 }
@@ -129,6 +141,9 @@ func judge(metric string, m Value, op string, thr float64) (verdict, reason stri
 	return VerdictInconclusive, fmt.Sprintf("the %s straddles %s (median %s)", iv(), test, f(m.Center))
 }
 
+// cellMissing is CellFact.Status for a cell of the spec without data.
+const cellMissing = "missing"
+
 // index gives fast access to a run's facts.
 type index struct {
 	run      *analysis.Run
@@ -149,6 +164,9 @@ func newIndex(run *analysis.Run, man *launch.Manifest, checks []Check) *index {
 	if run != nil {
 		for i := range run.Cells {
 			c := &run.Cells[i]
+			if c.Status == cellMissing {
+				continue // analysis lists every spec cell; a missing one is not in the run
+			}
 			x.cells[key(c.Experiment, c.Variant, c.Shape)] = c
 			x.inRun[c.Experiment] = true
 		}
@@ -191,7 +209,7 @@ func (x *index) status(exp, variant, shape string) (string, string) {
 			}
 		}
 		if len(mc.Passes) == 0 {
-			return "missing", "no pass ran"
+			return cellMissing, "no pass ran"
 		}
 		return launch.StatusOK, ""
 	}
@@ -202,9 +220,9 @@ func (x *index) status(exp, variant, shape string) (string, string) {
 		return c.Status, "analysis: cell " + c.Status
 	}
 	if x.man != nil {
-		return "missing", "not in the run's manifest"
+		return cellMissing, "not in the run's manifest"
 	}
-	return "missing", "not in the run"
+	return cellMissing, "not in the run"
 }
 
 // whyMissing explains why a variant's measurement for metric is absent.
@@ -305,18 +323,19 @@ func (x *index) decide(e *kernels.Experiment, c kernels.Claim, shape string) Dec
 	if extra != "" {
 		d.Reason += "; " + extra
 	}
-	fam := family(c.Metric)
 	var voiding []string
 	seen := map[string]bool{}
 	for _, w := range x.warningsFor(e.Name, shape, c.Candidate, d.Baseline) {
-		if voids(w, fam) && !seen[w.Code+w.Msg] {
+		if voids(w, c.Metric) && !seen[w.Code+w.Msg] {
 			seen[w.Code+w.Msg] = true
 			voiding = append(voiding, w.Code+": "+w.Msg)
 		}
 	}
 	if x.run != nil {
+		// Run-level warnings are listed under the decisions; only clocks
+		// that differ between passes reach every cell's times.
 		for _, w := range x.run.Warnings {
-			if w.Metric != "" && voids(w, fam) && !seen[w.Code+w.Msg] {
+			if w.Code == analysis.WarnClocks && voids(w, c.Metric) && !seen[w.Code+w.Msg] {
 				seen[w.Code+w.Msg] = true
 				voiding = append(voiding, w.Code+": "+w.Msg)
 			}
