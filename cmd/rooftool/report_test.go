@@ -1,0 +1,67 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rooftool/rooftool/testdata"
+)
+
+func TestReportCommand(t *testing.T) {
+	dir := t.TempDir()
+	runDir := filepath.Join(dir, "2026-11-22-test-1")
+	writeTimingRun(t, runDir, 0.1, 10)
+	out := filepath.Join(dir, "out")
+	for _, tc := range []struct {
+		args []string
+		code int
+		out  string // substring of stdout
+		err  string // substring of stderr
+	}{
+		{[]string{"report", runDir, "-o", out, "--format", "md,json"}, 0, filepath.Join(out, "report.json"), ""},
+		{[]string{"report", runDir, "--format", "pdf"}, 2, "", `--format "pdf"`},
+		{[]string{"report", filepath.Join(dir, "missing")}, 2, "", "not a run directory"},
+		{[]string{"report", runDir, runDir}, 2, "", "accepts at most 1 arg"},
+	} {
+		var o, e bytes.Buffer
+		code := run(context.Background(), tc.args, &IO{Out: &o, Err: &e})
+		if code != tc.code {
+			t.Errorf("%v: exit %d, want %d (stderr %q)", tc.args, code, tc.code, e.String())
+		}
+		if !strings.Contains(o.String(), tc.out) || !strings.Contains(e.String(), tc.err) {
+			t.Errorf("%v: stdout %q, stderr %q; want %q and %q", tc.args, o.String(), e.String(), tc.out, tc.err)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "# rooftool report: 2026-11-22-test-1") || !strings.Contains(string(md), "## Decisions") {
+		t.Errorf("report.md:\n%s", md)
+	}
+}
+
+// With no RUNDIR, report renders the run committed under testdata/runs.
+func TestReportCommittedRun(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "report")
+	var o, e bytes.Buffer
+	code := run(context.Background(), []string{"report", "-o", out}, &IO{Out: &o, Err: &e})
+	if len(testdata.Runs()) == 0 {
+		if code != 1 || !strings.Contains(e.String(), "no run is committed under testdata/runs") {
+			t.Errorf("no committed run: exit %d, stderr %q", code, e.String())
+		}
+		t.Skip("no run committed under testdata/runs yet")
+	}
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, e.String())
+	}
+	for _, f := range []string{"report.md", "report.json"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}
