@@ -143,7 +143,7 @@ func RunCmd(ctx context.Context, c Cmd) Result {
 		res.TimedOut = true
 	}
 	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
+	if err != nil && !errors.As(err, &ee) && !res.TimedOut && !res.Canceled {
 		res.Err = err
 	}
 	if outTmp != nil && !res.Canceled {

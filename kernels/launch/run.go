@@ -151,15 +151,16 @@ func Run(ctx context.Context, cfg Config) (*Manifest, error) {
 		m.Versions = map[string]string{}
 	}
 	m.Versions["rooftool"] = cfg.Version
-	if driver != "" {
-		m.Versions["driver"] = driver
-	}
 	if envErr == nil {
 		env.Fill(&gpu)
 		for k, v := range env.Versions() {
 			m.Versions[k] = v
 		}
-	} else {
+	}
+	if driver != "" {
+		m.Versions["driver"] = driver // nvidia-smi's word over the runner's
+	}
+	if envErr != nil {
 		r.warn("runner environment: %v", envErr)
 	}
 	m.GPU = gpu
@@ -394,7 +395,6 @@ type attemptResult struct {
 func (r *Runner) runPass(ctx context.Context, exp *kernels.Experiment, pass string, cells []string) error {
 	pending := cells
 	attempts := 0
-	stalled := false
 	for len(pending) > 0 {
 		attempts++
 		r.prog.Begin(fmt.Sprintf("%s %s: %s (%d cells)", exp.Name, pass, pending[0], len(pending)))
@@ -430,8 +430,8 @@ func (r *Runner) runPass(ctx context.Context, exp *kernels.Experiment, pass stri
 			switch {
 			case a.res.Exited(2):
 				fail = rest // bad usage: every cell fails the same way
-			case stalled && len(pending)-len(rest) == 0:
-				fail = rest // two launches in a row made no progress
+			case a.res.Err != nil && a.res.ExitCode < 0 && !a.res.TimedOut:
+				fail = rest // the process could not start (or was lost): same for every cell
 			default:
 				culprit := -1
 				for i, c := range rest {
@@ -461,7 +461,6 @@ func (r *Runner) runPass(ctx context.Context, exp *kernels.Experiment, pass stri
 					next = append(next, c)
 				}
 			}
-			stalled = len(pending)-len(rest) == 0
 			pending = next
 		} else {
 			pending = nil

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rooftool/rooftool/kernels/launch"
+)
+
+func TestProfileUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"profile"}, "--gpu is required"},
+		{[]string{"profile", "--gpu", "h100", "--default-only", "--sweeps"}, "exclude each other"},
+		{[]string{"profile", "--gpu", "h100", "--reps", "5"}, "--reps 5"},
+		{[]string{"profile", "--gpu", "h100", "--kernels", "../../kernels/launch/testdata/kernels", "--experiment", "nope", "-o", "x"}, `--experiment "nope"`},
+		{[]string{"profile", "--gpu", "h100", "--kernels", "../../kernels/launch/testdata/kernels", "--passes", "check,bogus", "-o", "x"}, `unknown pass "bogus"`},
+	} {
+		var o, e bytes.Buffer
+		code := run(context.Background(), tc.args, &IO{Out: &o, Err: &e})
+		if code != exitBadArgs || !strings.Contains(e.String(), tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want exit 2 with %q", tc.args, code, e.String(), tc.want)
+		}
+	}
+}
+
+// TestProfileFake runs the command end to end on the fake runner (no GPU,
+// no profiler): check and timing passes, a summary on stdout, plain
+// progress lines on stderr.
+func TestProfileFake(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not on PATH: the fake runner is a Python script")
+	}
+	t.Setenv("FAKE_LOG", "")
+	dir := filepath.Join(t.TempDir(), "run")
+	args := []string{"profile", "--gpu", "h100", "--kernels", "../../kernels/launch/testdata/kernels",
+		"--variant", "good", "--variant", "wrong", "--shape", "n=1", "--passes", "check,timing", "-o", dir}
+	var o, e bytes.Buffer
+	if code := run(context.Background(), args, &IO{Out: &o, Err: &e}); code != exitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, o.String(), e.String())
+	}
+	for _, want := range []string{"run: " + dir, "check:  1 ok, 1 failed, 0 skipped", "timing: 1 ok, 0 failed, 1 skipped", "failed: fake/wrong/n=1 [check]: max rel err"} {
+		if !strings.Contains(o.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, o.String())
+		}
+	}
+	if !strings.Contains(e.String(), "[1/4] fake check: 1 ok, 1 failed") {
+		t.Errorf("stderr progress lines:\n%s", e.String())
+	}
+	m, err := launch.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.GPURequested != "h100" || m.Versions["rooftool"] != version || len(m.Cells) != 2 {
+		t.Errorf("manifest: gpu_requested %q, versions %v, %d cells", m.GPURequested, m.Versions, len(m.Cells))
+	}
+	if _, err := os.Stat(filepath.Join(dir, "tables", "timings.parquet")); err != nil {
+		t.Errorf("tables: %v", err)
+	}
+	// A second run into the same directory needs --resume.
+	o.Reset()
+	e.Reset()
+	if code := run(context.Background(), args, &IO{Out: &o, Err: &e}); code != exitBadArgs || !strings.Contains(e.String(), "--resume") {
+		t.Errorf("rerun: exit %d, stderr %q", code, e.String())
+	}
+	o.Reset()
+	e.Reset()
+	if code := run(context.Background(), append(args, "--resume"), &IO{Out: &o, Err: &e}); code != exitOK {
+		t.Errorf("resume: exit %d, stderr %q", code, e.String())
+	}
+}

@@ -1,0 +1,430 @@
+package launch
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/rooftool/rooftool/ingest"
+)
+
+// fakeEnv copies the fake tools into a folder whose name has a space (a
+// shell line would split it) and returns a Config that uses them.
+func fakeEnv(t *testing.T) (Config, string) {
+	t.Helper()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not on PATH: the fake runner and profilers are Python scripts")
+	}
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "fake tools")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"ncu", "nsys", "nvidia-smi"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "bin", n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(bin, n), data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	logf := filepath.Join(tmp, "runner.jsonl")
+	t.Setenv("FAKE_LOG", logf)
+	t.Setenv("FAKE_NCU_PERM", "")
+	t.Setenv("FAKE_NSYS_NOLIB", "")
+	cfg := Config{
+		RunDir:     filepath.Join(tmp, "run dir"),
+		KernelsDir: filepath.Join("testdata", "kernels"),
+		GPU:        "h100",
+		NCU:        filepath.Join(bin, "ncu"),
+		Nsys:       filepath.Join(bin, "nsys"),
+		NsysLibs:   filepath.Join(tmp, "libs"),
+		SMI:        filepath.Join(bin, "nvidia-smi"),
+		Timeout:    time.Minute,
+		Version:    "test",
+		Command:    []string{"rooftool", "profile", "--gpu", "h100"},
+		Now:        func() time.Time { return time.Date(2026, 11, 22, 1, 2, 3, 0, time.UTC) },
+	}
+	return cfg, logf
+}
+
+// runnerCalls reads the fake runner's argument vectors.
+func runnerCalls(t *testing.T, logf string) [][]string {
+	t.Helper()
+	f, err := os.Open(logf)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out [][]string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var argv []string
+		if err := json.Unmarshal(sc.Bytes(), &argv); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, argv)
+	}
+	return out
+}
+
+func cellsOf(argv []string) []string {
+	var cs []string
+	for i := 0; i+1 < len(argv); i++ {
+		if argv[i] == "--cell" {
+			cs = append(cs, argv[i+1])
+		}
+	}
+	return cs
+}
+
+func mustPass(t *testing.T, m *Manifest, cell, pass, status, reasonHas string) PassStatus {
+	t.Helper()
+	p := strings.SplitN(cell, "/", 3)
+	st, ok := m.Pass(p[0], p[1], p[2], pass)
+	if !ok {
+		t.Fatalf("%s [%s]: no status recorded", cell, pass)
+	}
+	if st.Status != status {
+		t.Fatalf("%s [%s]: status %q (%s), want %q", cell, pass, st.Status, st.Reason, status)
+	}
+	if !strings.Contains(st.Reason, reasonHas) {
+		t.Fatalf("%s [%s]: reason %q, want it to contain %q", cell, pass, st.Reason, reasonHas)
+	}
+	return st
+}
+
+func hasWarning(m *Manifest, sub string) bool {
+	return slices.ContainsFunc(m.Warnings, func(w string) bool { return strings.Contains(w, sub) })
+}
+
+func TestRunAllPasses(t *testing.T) {
+	cfg, logf := fakeEnv(t)
+	cfg.Variants = []string{"good", "wrong", "needs"}
+	var lines strings.Builder
+	cfg.Progress = NewProgress(&lines, false)
+	m, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The device it really ran on, and the warning about --gpu.
+	if m.GPU.Name != "NVIDIA H200" || m.GPU.SMCount != 132 || m.GPU.L2Bytes != 62914560 || m.GPU.MaxMemClockMHz != 3201 {
+		t.Errorf("gpu = %+v", m.GPU)
+	}
+	if !hasWarning(m, "--gpu h100 was asked, but this machine has NVIDIA H200") {
+		t.Errorf("no warning about the GPU model: %q", m.Warnings)
+	}
+	for k, want := range map[string]string{"ncu": "2025.3.1.0", "nsys": "2025.3.1.90", "torch": "2.11.0", "triton": "3.6.0", "driver": "580.65.06", "python": "3.12.0", "rooftool": "test"} {
+		if m.Versions[k] != want {
+			t.Errorf("versions[%s] = %q, want %q", k, m.Versions[k], want)
+		}
+	}
+	// dfma is not in the fake device's metric list; the fp8 glob expands.
+	if !hasWarning(m, "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum") {
+		t.Errorf("no warning about the missing dfma metric: %q", m.Warnings)
+	}
+	if ms := m.Options["ncu.metrics"]; !strings.Contains(ms, "sm__ops_path_tensor_src_fp8_dst_fp16.sum") || strings.Contains(ms, "*") || strings.Contains(ms, "dfma") {
+		t.Errorf("ncu.metrics = %s", ms)
+	}
+
+	for _, sh := range []string{"n=1", "n=2"} {
+		c := "fake/good/" + sh
+		mustPass(t, m, c, PassCheck, StatusOK, "")
+		mustPass(t, m, c, PassTiming, StatusOK, "")
+		st := mustPass(t, m, c, PassNCU, StatusOK, "")
+		if len(st.Kernels) != 2 || st.Kernels[0].Passes < 3 || st.Kernels[0].Name != "void fake_kernel_a<float>(float*, int)" {
+			t.Errorf("%s ncu kernels = %+v", c, st.Kernels)
+		}
+		if st.Files[0] != "raw/ncu/fake/good/"+sh+".csv" {
+			t.Errorf("%s ncu files = %q", c, st.Files)
+		}
+		data, err := os.ReadFile(filepath.Join(cfg.RunDir, st.Files[0]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// header + units row + the cell's two kernels, as ncu wrote them
+		if n := strings.Count(string(data), "\n"); n != 4 || !strings.Contains(string(data), `"fake_kernel_b(float*)"`) {
+			t.Errorf("%s: split CSV has %d lines:\n%s", st.Files[0], n, data)
+		}
+		rs := mustPass(t, m, c, PassRange, StatusOK, "")
+		if len(rs.Kernels) != 1 || rs.Kernels[0].Name != "range" {
+			t.Errorf("%s range kernels = %+v", c, rs.Kernels)
+		}
+		ns := mustPass(t, m, c, PassNsys, StatusOK, "")
+		if !strings.HasSuffix(ns.Files[0], ".sqlite") {
+			t.Errorf("nsys files = %q", ns.Files)
+		}
+	}
+	if !hasWarning(m, "attributed to cells in launch order") {
+		t.Errorf("no warning about range rows attributed by order: %q", m.Warnings)
+	}
+	// A sweep shape runs under check and timing only.
+	mustPass(t, m, "fake/good/n=3", PassTiming, StatusOK, "")
+	if _, ok := m.Pass("fake", "good", "n=3", PassNCU); ok {
+		t.Errorf("sweep shape n=3 was profiled under ncu")
+	}
+	// A failing check stops its cell; a missing package skips it.
+	mustPass(t, m, "fake/wrong/n=1", PassCheck, StatusFailed, "max rel err")
+	mustPass(t, m, "fake/wrong/n=1", PassTiming, StatusSkipped, "check failed")
+	mustPass(t, m, "fake/wrong/n=1", PassNsys, StatusSkipped, "check failed")
+	mustPass(t, m, "fake/needs/n=2", PassCheck, StatusSkipped, "requires nothere")
+	mustPass(t, m, "fake/needs/n=2", PassNCU, StatusSkipped, "requires nothere")
+
+	// One runner process per pass; argument vectors arrive intact.
+	calls := runnerCalls(t, logf)
+	modes := map[string]int{}
+	for _, argv := range calls {
+		modes[argv[0]]++
+	}
+	if modes["env"] != 1 || modes["check"] != 1 || modes["time"] != 1 || modes["profile"] != 3 {
+		t.Errorf("runner calls per mode = %v", modes)
+	}
+	for _, argv := range calls {
+		if argv[0] == "check" {
+			want := []string{"good/n=1", "good/n=2", "good/n=3", "wrong/n=1", "wrong/n=2", "wrong/n=3", "needs/n=1", "needs/n=2", "needs/n=3"}
+			if got := cellsOf(argv); !slices.Equal(got, want) {
+				t.Errorf("check cells = %q, want %q", got, want)
+			}
+		}
+		if argv[0] == "profile" {
+			if got := cellsOf(argv); !slices.Equal(got, []string{"good/n=1", "good/n=2"}) {
+				t.Errorf("profile cells = %q", got)
+			}
+		}
+	}
+
+	// Tables: the timing exports at least (the fake SQLite is rejected and
+	// said so).
+	if !hasWarning(m, "ingest left out raw/nsys/fake/part-1.sqlite") {
+		t.Errorf("no warning about the fake SQLite: %q", m.Warnings)
+	}
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	tb, err := ingest.ReadDir(filepath.Join(cfg.RunDir, TablesDir), mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := tb.NumRows(ingest.TableTimings); n != 3*30 {
+		t.Errorf("timings rows = %d, want %d", n, 3*30)
+	}
+	tb.Release()
+
+	// The manifest on disk is the one returned, finished.
+	disk, err := ReadManifest(cfg.RunDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if disk.Finished.IsZero() || len(disk.Cells) != 9 {
+		t.Errorf("manifest on disk: finished %v, %d cells", disk.Finished, len(disk.Cells))
+	}
+	if !strings.Contains(lines.String(), "fake ncu: 2 ok") {
+		t.Errorf("progress lines:\n%s", lines.String())
+	}
+	// No temp file is left behind.
+	filepath.WalkDir(cfg.RunDir, func(p string, d os.DirEntry, err error) error {
+		if strings.Contains(filepath.Base(p), ".tmp") {
+			t.Errorf("temp file left: %s", p)
+		}
+		return nil
+	})
+}
+
+func TestRunCrashAndTimeout(t *testing.T) {
+	cfg, logf := fakeEnv(t)
+	cfg.Variants = []string{"good", "crash", "hang", "after"}
+	cfg.Shapes = []string{"n=1"}
+	cfg.Passes = []string{PassCheck, PassTiming}
+	cfg.Timeout = 2 * time.Second
+	start := time.Now()
+	m, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el > 30*time.Second {
+		t.Errorf("took %s: the hanging cell was not cut at its timeout", el)
+	}
+	mustPass(t, m, "fake/good/n=1", PassTiming, StatusOK, "")
+	mustPass(t, m, "fake/crash/n=1", PassTiming, StatusFailed, "exit status 139")
+	mustPass(t, m, "fake/crash/n=1", PassTiming, StatusFailed, "Segmentation fault (simulated)")
+	mustPass(t, m, "fake/hang/n=1", PassTiming, StatusFailed, "timeout")
+	mustPass(t, m, "fake/after/n=1", PassTiming, StatusOK, "")
+	var times [][]string
+	for _, argv := range runnerCalls(t, logf) {
+		if argv[0] == "time" {
+			times = append(times, cellsOf(argv))
+		}
+	}
+	want := [][]string{{"good/n=1", "crash/n=1", "hang/n=1", "after/n=1"}, {"hang/n=1", "after/n=1"}, {"after/n=1"}}
+	if len(times) != len(want) {
+		t.Fatalf("time calls = %q, want %q", times, want)
+	}
+	for i := range want {
+		if !slices.Equal(times[i], want[i]) {
+			t.Errorf("time call %d cells = %q, want %q", i, times[i], want[i])
+		}
+	}
+}
+
+func TestRunCancelAndResume(t *testing.T) {
+	cfg, logf := fakeEnv(t)
+	cfg.Variants = []string{"good", "hang"}
+	cfg.Shapes = []string{"n=1"}
+	cfg.Passes = []string{PassCheck, PassTiming, PassNCU}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// Cancel while the timing runner sits in the hanging cell.
+	cfg.Progress = &cancelAt{pass: "fake timing", after: 500 * time.Millisecond, cancel: cancel}
+	_, err := Run(ctx, cfg)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	m, err := ReadManifest(cfg.RunDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustPass(t, m, "fake/good/n=1", PassCheck, StatusOK, "")
+	mustPass(t, m, "fake/hang/n=1", PassCheck, StatusOK, "")
+	mustPass(t, m, "fake/good/n=1", PassTiming, StatusOK, "") // finished before the cancel
+	if st, ok := m.Pass("fake", "hang", "n=1", PassTiming); ok {
+		t.Errorf("interrupted cell has a timing status: %+v", st)
+	}
+	if !m.Finished.IsZero() {
+		t.Errorf("interrupted run marked finished")
+	}
+
+	// Without --resume the directory is refused.
+	cfg.Progress = nil
+	if _, err := Run(context.Background(), cfg); !errors.As(err, new(*ConfigError)) {
+		t.Fatalf("rerun without resume: err = %v, want a ConfigError", err)
+	}
+
+	// --resume runs only what is not finished.
+	os.Remove(logf)
+	cfg.Resume = true
+	cfg.Variants = []string{"good"}
+	m, err = Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, argv := range runnerCalls(t, logf) {
+		got = append(got, argv[0]+" "+strings.Join(cellsOf(argv), ","))
+	}
+	if want := []string{"env ", "profile good/n=1"}; !slices.Equal(got, want) {
+		t.Errorf("resume ran %q, want %q", got, want)
+	}
+	mustPass(t, m, "fake/good/n=1", PassNCU, StatusOK, "")
+	if m.Finished.IsZero() {
+		t.Errorf("resumed run not finished")
+	}
+}
+
+// cancelAt cancels the run a moment after a pass whose description starts
+// with pass begins.
+type cancelAt struct {
+	pass   string
+	after  time.Duration
+	cancel context.CancelFunc
+	fired  bool
+}
+
+func (c *cancelAt) Start(int) {}
+func (c *cancelAt) Begin(what string) {
+	if !c.fired && strings.HasPrefix(what, c.pass) {
+		c.fired = true
+		time.AfterFunc(c.after, c.cancel)
+	}
+}
+func (c *cancelAt) Done(int, string) {}
+func (c *cancelAt) Finish()          {}
+
+func TestRunProfilerFaults(t *testing.T) {
+	cfg, _ := fakeEnv(t)
+	cfg.Variants = []string{"good"}
+	cfg.Shapes = []string{"n=1"}
+	cfg.Passes = []string{PassNCU, PassRange, PassNsys}
+	t.Setenv("FAKE_NCU_PERM", "1")
+	t.Setenv("FAKE_NSYS_NOLIB", "1")
+	m, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustPass(t, m, "fake/good/n=1", PassNCU, StatusFailed, "ERR_NVGPUCTRPERM")
+	mustPass(t, m, "fake/good/n=1", PassRange, StatusFailed, "ERR_NVGPUCTRPERM")
+	mustPass(t, m, "fake/good/n=1", PassNsys, StatusFailed, "libdw.so.1")
+	if !hasWarning(m, "no raw export to ingest") {
+		t.Errorf("warnings = %q", m.Warnings)
+	}
+}
+
+func TestRunDropsRejectedMetric(t *testing.T) {
+	cfg, _ := fakeEnv(t)
+	cfg.Variants = []string{"good"}
+	cfg.Shapes = []string{"n=1"}
+	cfg.Passes = []string{PassNCU}
+	old := NCUMetrics
+	NCUMetrics = append(slices.Clip(old), "bogus__thing.sum")
+	defer func() { NCUMetrics = old }()
+	m, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustPass(t, m, "fake/good/n=1", PassNCU, StatusOK, "")
+	if !hasWarning(m, "ncu rejected metric(s) bogus__thing.sum") {
+		t.Errorf("warnings = %q", m.Warnings)
+	}
+}
+
+func TestRunNoTools(t *testing.T) {
+	cfg, _ := fakeEnv(t)
+	cfg.Variants = []string{"good"}
+	cfg.Shapes = []string{"n=1"}
+	cfg.Passes = []string{PassNCU, PassNsys}
+	cfg.NCU = filepath.Join(t.TempDir(), "no-ncu")
+	cfg.Nsys = filepath.Join(t.TempDir(), "no-nsys")
+	m, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustPass(t, m, "fake/good/n=1", PassNCU, StatusFailed, "no-ncu")
+	mustPass(t, m, "fake/good/n=1", PassNsys, StatusFailed, "no-nsys")
+}
+
+func TestRunBadSelection(t *testing.T) {
+	cfg, _ := fakeEnv(t)
+	for _, tc := range []struct {
+		name string
+		mod  func(*Config)
+		want string
+	}{
+		{"experiment", func(c *Config) { c.Experiments = []string{"nope"} }, `--experiment "nope"`},
+		{"variant", func(c *Config) { c.Variants = []string{"nope"} }, `--variant "nope"`},
+		{"shape", func(c *Config) { c.Shapes = []string{"n=9"} }, `--shape "n=9"`},
+		{"pass", func(c *Config) { c.Passes = []string{"bogus"} }, `unknown pass "bogus"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := cfg
+			tc.mod(&c)
+			_, err := Run(context.Background(), c)
+			var ce *ConfigError
+			if !errors.As(err, &ce) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want a ConfigError containing %q", err, tc.want)
+			}
+		})
+	}
+}

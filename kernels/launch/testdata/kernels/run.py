@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""Fake kernels/run.py for the launcher tests: writes the runner contract's
+JSON files (kernels/README.md) without a GPU. Behaviour by variant name, see
+fake/spec.yaml. Every invocation is appended as JSON to $FAKE_LOG."""
+import json, os, sys, time
+
+def main(argv):
+    mode = argv[0]
+    if os.environ.get("FAKE_LOG"):
+        with open(os.environ["FAKE_LOG"], "a") as f:
+            f.write(json.dumps(argv) + "\n")
+    if mode == "env":
+        print("some warning line before the JSON")
+        print(json.dumps({"python": "3.12.0", "torch": "2.11.0", "triton": "3.6.0", "cuda": "13.0",
+                          "device": "NVIDIA H200", "sm_count": 132, "l2_bytes": 62914560,
+                          "compute_capability": "9.0", "driver": "580.00"}))
+        return 0
+    exp, cells, out = None, [], None
+    i = 1
+    while i < len(argv):
+        a = argv[i]
+        if a == "--experiment":
+            exp = argv[i + 1]; i += 2
+        elif a == "--cell":
+            cells.append(argv[i + 1]); i += 2
+        elif a == "--out":
+            out = argv[i + 1]; i += 2
+        elif a in ("--reps", "--warmup", "--seed"):
+            i += 2
+        else:
+            print("run.py: unknown argument " + a, file=sys.stderr)
+            return 2
+    if exp != "fake" or not out:
+        print("run.py: bad usage", file=sys.stderr)
+        return 2
+    failed = 0
+    for cell in cells:
+        v, s = cell.split("/", 1)
+        base = os.path.join(out, v, s)
+        os.makedirs(os.path.dirname(base), exist_ok=True)
+        def write(suffix, obj):
+            with open(base + suffix + ".tmp", "w") as f:
+                json.dump(obj, f)
+            os.replace(base + suffix + ".tmp", base + suffix)
+        if v == "needs":
+            chk = {"ok": False, "skipped": True, "error": "requires nothere: not installed"}
+        elif v == "wrong":
+            chk = {"ok": False, "error": "max rel err 1 > tolerance 0.001", "max_rel_err": 1.0, "tolerance": 0.001}
+        else:
+            chk = {"ok": True, "max_abs_err": 0.0, "max_rel_err": 1e-6, "tolerance": 0.001}
+        chk.update({"experiment": exp, "variant": v, "shape": s})
+        if mode == "check":
+            write(".check.json", chk)
+            failed += 0 if chk["ok"] or chk.get("skipped") else 1
+            continue
+        if not chk["ok"]:
+            write(".check.json", chk)
+            if mode == "profile":
+                write(".profile.json", {"ok": False, "skipped": bool(chk.get("skipped")), "error": chk["error"]})
+            failed += 0 if chk.get("skipped") else 1
+            continue
+        if v == "crash" and mode in ("time", "profile"):
+            sys.stderr.write("Segmentation fault (simulated)\n"); sys.stderr.flush()
+            os._exit(139)
+        if v == "hang" and mode == "time":
+            time.sleep(60)
+        if mode == "time":
+            write(".json", {"rooftool_timing": 1, "experiment": exp, "variant": v, "shape": s,
+                            "device": "NVIDIA H200", "method": "cuda-events", "warmup": 2, "reps": 30,
+                            "rotate_buffers": 2, "clocks": {"sm_mhz": 1980, "mem_mhz": 3201},
+                            "samples_ms": [0.5 + 0.001 * k for k in range(30)]})
+        elif mode == "profile":
+            if os.environ.get("FAKE_TRACE"):
+                with open(os.environ["FAKE_TRACE"], "a") as f:
+                    f.write(json.dumps([exp, v, s]) + "\n")
+            write(".profile.json", {"ok": True})
+    return 1 if failed else 0
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
