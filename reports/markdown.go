@@ -116,8 +116,10 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		counts[VerdictGo], counts[VerdictNoGo], counts[VerdictInconclusive], counts[VerdictNotMeasured], len(r.Decisions))
 	p("## Decisions\n\n")
 	p("GO: the measured value and its whole 95%% interval clear the threshold. NO-GO: both miss it.\n")
-	p("INCONCLUSIVE: the interval straddles it, or a warning voids the metric. Theory: the metric under\n")
-	p("the claims.yaml models. Numbers in the first column refer to the list below the table.\n\n")
+	p("INCONCLUSIVE: the interval straddles it, or a warning voids the metric. NOT MEASURED: the cell\n")
+	p("failed, was skipped or is not in the run. Theory: the metric under the claims.yaml models; for\n")
+	p("speedup and time_us, their roofline bound max(bytes / DRAM roof, FLOPs / compute roof). The\n")
+	p("numbers in the first column refer to the list below the table: reason, seed quote, notes.\n\n")
 	t := Table{Header: []string{"#", "Experiment", "Claim", "Source", "Shape", "Test", "Theory", "Measured (95% CI)", "Verdict"},
 		Align: []Align{Right, Left, Left, Left, Left, Left, Right, Right, Left}}
 	for i, d := range r.Decisions {

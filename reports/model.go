@@ -143,4 +143,5 @@ type Check struct {
 	MaxRelErr  *float64 `json:"max_rel_err,omitempty"`
 	Tolerance  float64  `json:"tolerance,omitempty"`
 	Error      string   `json:"error,omitempty"`
+	Metric     string   `json:"metric,omitempty"` // how the error is measured, in the runner's words
 }

@@ -303,7 +303,7 @@ func (x *index) decide(e *kernels.Experiment, c kernels.Claim, shape string) Dec
 	}
 	d := Decision{Experiment: e.Name, Claim: c.ID, Seed: c.Seed, Line: c.Line, Quote: c.Quote, Metric: c.Metric,
 		Candidate: c.Candidate, Baseline: base, Op: c.Op, Threshold: c.Threshold, Shape: shape, Note: c.Note}
-	d.Theory = theoryOf(e, c.Metric, c.Candidate, base, shape)
+	d.Theory = x.theoryOf(e, c.Metric, c.Candidate, base, shape)
 	if !needsBaseline(c.Metric) {
 		d.Baseline = ""
 	}
@@ -453,7 +453,11 @@ func (x *index) measure(e *kernels.Experiment, metric, cand, base, shape string)
 		if math.IsNaN(r) || math.IsInf(r, 0) {
 			return v, fmt.Sprintf("%s: check gave a max relative error of %v", cand, r), ""
 		}
-		return point(r), "", "max relative error against the reference (check pass)"
+		how := "max relative error against the reference (check pass)"
+		if ck.Metric != "" {
+			how += ": " + ck.Metric
+		}
+		return point(r), "", how
 	}
 	return v, fmt.Sprintf("claims.yaml: unknown metric %q (want one of %s)", metric, strings.Join(Metrics, ", ")), ""
 }
@@ -529,8 +533,11 @@ func pval(p float64) string {
 	return fmt.Sprintf("%.3f", p)
 }
 
-// theoryOf is the claim metric under the claims.yaml models, if they give one.
-func theoryOf(e *kernels.Experiment, metric, cand, base, shape string) *float64 {
+// theoryOf is the claim metric under the claims.yaml models, if they give
+// one. For speedup and time_us it is the roofline bound of the models:
+// t = max(DRAM bytes / DRAM roof, FLOPs / compute roof of the experiment's
+// dtype), so a reader sees the floor a latency target has to beat.
+func (x *index) theoryOf(e *kernels.Experiment, metric, cand, base, shape string) *float64 {
 	get := func(v string) (b float64, ok bool) {
 		th, has := e.Theory[v]
 		if !has || th.DRAMBytes == "" {
@@ -564,6 +571,58 @@ func theoryOf(e *kernels.Experiment, metric, cand, base, shape string) *float64 
 		if cv != nil && bv != nil && cv.Kernels > 0 && bv.Kernels > 0 {
 			return f(float64(bv.Kernels - cv.Kernels))
 		}
+	case MetricTimeUs:
+		if t, ok := x.rooflineTime(e, cand, shape); ok {
+			return f(t * 1e6)
+		}
+	case MetricSpeedup:
+		tc, ok1 := x.rooflineTime(e, cand, shape)
+		tb, ok2 := x.rooflineTime(e, base, shape)
+		if ok1 && ok2 {
+			return f(tb / tc)
+		}
 	}
 	return nil
+}
+
+// ceiling returns a roof of the run by name, preferring the device's own
+// (ncu), then measured, then catalog figures.
+func (x *index) ceiling(name string) (float64, bool) {
+	if x.run == nil {
+		return 0, false
+	}
+	for _, pre := range []string{"device", "measured", "catalog", ""} {
+		if c, ok := x.run.Ceilings.Get(name, pre); ok && c.Value > 0 {
+			return c.Value, true
+		}
+	}
+	return 0, false
+}
+
+// computeRoof names the compute ceiling of a dtype.
+func computeRoof(dtype string) string {
+	switch dtype {
+	case "bf16", "fp16", "fp8", "tf32":
+		return "tensor " + dtype
+	}
+	return dtype
+}
+
+// rooflineTime is the roofline lower bound of a variant's run time under
+// its models, in seconds.
+func (x *index) rooflineTime(e *kernels.Experiment, variant, shape string) (float64, bool) {
+	th, ok := e.Theory[variant]
+	if !ok {
+		return 0, false
+	}
+	b, fl, err := EvalTheory(th, shape)
+	if err != nil || b <= 0 || fl <= 0 {
+		return 0, false
+	}
+	bw, ok1 := x.ceiling(analysis.CeilDRAM)
+	peak, ok2 := x.ceiling(computeRoof(e.DType))
+	if !ok1 || !ok2 {
+		return 0, false
+	}
+	return math.Max(b/bw, fl/peak), true
 }
