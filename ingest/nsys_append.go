@@ -127,6 +127,49 @@ func (a *kernelAppender) add(k *Kernel, keys *kernelKeys) {
 	}
 }
 
+// addBase appends every column of k except the ones that depend on the
+// launching call (experiment, variant, shape, range, range_path, pid, tid);
+// addCall appends those. Rows must get both, in the same order. Only for
+// the fast path.
+func (a *kernelAppender) addBase(k *Kernel, keys *kernelKeys) {
+	id := a.b.nextKernel
+	a.b.nextKernel++
+	rb := a.rb
+	rb.Field(0).(*array.Int64Builder).Append(id)
+	a.dict[kdSource].append(keys[kdSource], k.Source)
+	a.dict[kdFile].append(keys[kdFile], k.File)
+	a.dict[kdPass].append(keys[kdPass], k.Pass)
+	a.dict[kdName].append(keys[kdName], k.Name)
+	a.dict[kdShortName].append(keys[kdShortName], k.ShortName)
+	a.dict[kdMangled].append(keys[kdMangled], k.Mangled)
+	rb.Field(12).(*array.Int32Builder).Append(k.Device)
+	for j, v := range [...]int64{k.Context, k.Stream, k.CorrelationID} {
+		rb.Field(13 + j).(*array.Int64Builder).Append(v)
+	}
+	for j, v := range [...]int32{k.GridX, k.GridY, k.GridZ, k.BlockX, k.BlockY, k.BlockZ, k.Registers} {
+		rb.Field(18 + j).(*array.Int32Builder).Append(v)
+	}
+	for j, v := range [...]int64{k.StaticSharedBytes, k.DynSharedBytes, k.StartNs, k.DurationNs} {
+		rb.Field(25 + j).(*array.Int64Builder).Append(v)
+	}
+	g := rb.Field(29).(*array.Int64Builder)
+	if k.GraphNodeID != nil {
+		g.Append(*k.GraphNodeID)
+	} else {
+		g.AppendNull()
+	}
+}
+
+func (a *kernelAppender) addCall(k *Kernel, cellKey int64) {
+	a.dict[kdExperiment].append(cellKey, k.Experiment)
+	a.dict[kdVariant].append(cellKey, k.Variant)
+	a.dict[kdShape].append(cellKey, k.Shape)
+	a.dict[kdRange].append(cellKey, k.Range)
+	a.dict[kdRangePath].append(cellKey, k.RangePath)
+	a.rb.Field(16).(*array.Int64Builder).Append(k.PID)
+	a.rb.Field(17).(*array.Int64Builder).Append(k.TID)
+}
+
 func (a *kernelAppender) flush() {
 	for j := range a.dict {
 		if a.dict[j].b != nil {

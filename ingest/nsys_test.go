@@ -580,3 +580,33 @@ func TestKernelAppenderMatchesAddKernel(t *testing.T) {
 		t.Errorf("fast appender differs from AddKernel (-slow +fast):\n%s", d)
 	}
 }
+
+// TestNsysUnpackedFallback: values too wide for the packed SELECT columns
+// are read again unpacked.
+func TestNsysUnpackedFallback(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "wide.sqlite")
+	synthDB(t, p, true)
+	db, err := sql.Open("sqlite3", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET gridY = 70000, blockZ = 600, registersPerThread = 70000, staticSharedMemory = 2199023255553 WHERE correlationId = 3`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	tb, err := File(p, Options{}, mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Release()
+	ks := tb.Kernels()
+	k := ks[2]
+	if k.GridY != 70000 || k.BlockZ != 600 || k.Registers != 70000 || k.StaticSharedBytes != 2199023255553 || k.GridX != 10 || k.BlockX != 128 {
+		t.Errorf("wide row: %s", kernelLine(k))
+	}
+	if k := ks[1]; k.GridY != 2 || k.GridZ != 1 || k.BlockX != 128 || k.BlockY != 1 || k.BlockZ != 1 || k.Registers != 32 || k.DynSharedBytes != 1024 {
+		t.Errorf("packed row: %s", kernelLine(k))
+	}
+}

@@ -10,8 +10,8 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"errors"
-	"io"
 	"fmt"
+	"io"
 	"net/url"
 	"sort"
 	"strings"
@@ -51,7 +51,7 @@ func openSQLite(path string) (*sqliteDB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ingest %s: open sqlite: %w", path, err)
 	}
-	db.SetMaxOpenConns(2)
+	db.SetMaxOpenConns(4)
 	s := &sqliteDB{path: path, db: db, tables: map[string]bool{}, cols: map[string]map[string]bool{}}
 	var v string
 	if err := db.QueryRow("SELECT sqlite_version()").Scan(&v); err != nil {
