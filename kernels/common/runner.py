@@ -368,4 +368,5 @@ def run_profile(cell, warmup):
     nv.range_pop()
     del st, out, fn
     torch.cuda.empty_cache()
-    return {"ok": True, "error": ""}
+    return {"experiment": cell.exp.name, "variant": cell.variant.name, "shape": cell.shape, "ok": True, "error": "",
+            "nvtx": f"{cell.exp.name}/{cell.variant.name}/{cell.shape}", "graph": cell.variant.graph}

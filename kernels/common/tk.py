@@ -22,6 +22,16 @@ if "cache_results" in inspect.signature(triton.autotune).parameters:
 EPI_NONE, EPI_SILU_AUX_MUL, EPI_ADD_AUX, EPI_SEGMENTS = 0, 1, 2, 3
 # mm_epi's operand path: "tma" (tensor descriptors, default where Triton has them) or "ptr".
 MM_IMPL = os.environ.get("ROOFTOOL_MM_IMPL", "tma")
+# Weight layout the Triton GEMM variants keep (set up untimed, in prepare): "nk" stores
+# W^T contiguous ([N, K], nn.Linear's layout; K-major TMA boxes of 128 bytes), "kn" keeps W.
+W_LAYOUT = os.environ.get("ROOFTOOL_W_LAYOUT", "nk")
+
+
+def weight_for(w, layout=None):
+    """w [K, N] -> a [K, N] operand in the chosen storage layout (a view of W^T for "nk")."""
+    if (layout or W_LAYOUT) == "nk":
+        return w.t().contiguous().t()
+    return w.contiguous()
 
 
 def _cfg(bm, bn, bk, w, s, g=8):
@@ -129,7 +139,7 @@ except ImportError:  # older Triton: the pointer kernel above is used
 def _tma_hook(nargs):
     bm, bn, bk = nargs["BLOCK_M"], nargs["BLOCK_N"], nargs["BLOCK_K"]
     nargs["a_desc"].block_shape = [bm, bk]
-    nargs["b_desc"].block_shape = [bk, bn]
+    nargs["b_desc"].block_shape = [bn, bk] if nargs["B_T"] else [bk, bn]
     nargs["g_desc"].block_shape = [bm, bk]
 
 
@@ -156,7 +166,7 @@ def _mm_epi_tma_kernel(a_desc, b_desc, g_desc, c_ptr, aux_ptr,
                        M, N, K,
                        s_cm, s_cn, s_xm, s_xn,
                        seg_norm, seg_silu, seg_sig,
-                       EPI: tl.constexpr, PRO: tl.constexpr, HEAD: tl.constexpr,
+                       EPI: tl.constexpr, PRO: tl.constexpr, HEAD: tl.constexpr, B_T: tl.constexpr,
                        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
                        GROUP_M: tl.constexpr):
     pid = tl.program_id(0)
@@ -166,18 +176,20 @@ def _mm_epi_tma_kernel(a_desc, b_desc, g_desc, c_ptr, aux_ptr,
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k in range(0, K, BLOCK_K):
         a = a_desc.load([om, k])
-        b = b_desc.load([k, on])
         if PRO == 1:  # gating prologue: A := A * G (one bf16 rounding, as torch.mul does)
             a = a * g_desc.load([om, k])
-        acc = tl.dot(a, b, acc)
+        if B_T:  # B stored [N, K] (K-major, like nn.Linear's weight)
+            acc = tl.dot(a, b_desc.load([on, k]).T, acc)
+        else:
+            acc = tl.dot(a, b_desc.load([k, on]), acc)
     offs_m = om + tl.arange(0, BLOCK_M)
     offs_n = on + tl.arange(0, BLOCK_N)
     _epilogue(acc, c_ptr, aux_ptr, offs_m, offs_n, pid_n, M, N, s_cm, s_cn, s_xm, s_xn,
               seg_norm, seg_silu, seg_sig, EPI, HEAD, BLOCK_N)
 
 
-_mm_epi_tma = triton.autotune(configs=TMA_CONFIGS, key=["M", "N", "K", "EPI", "PRO"], **_AUTOTUNE_KW)(_mm_epi_tma_kernel)
-_mm_epi_tma_n128 = triton.autotune(configs=TMA_CONFIGS_N128, key=["M", "N", "K", "EPI", "PRO", "HEAD"], **_AUTOTUNE_KW)(_mm_epi_tma_kernel)
+_mm_epi_tma = triton.autotune(configs=TMA_CONFIGS, key=["M", "N", "K", "EPI", "PRO", "B_T"], **_AUTOTUNE_KW)(_mm_epi_tma_kernel)
+_mm_epi_tma_n128 = triton.autotune(configs=TMA_CONFIGS_N128, key=["M", "N", "K", "EPI", "PRO", "HEAD", "B_T"], **_AUTOTUNE_KW)(_mm_epi_tma_kernel)
 
 
 def _tma_ok(*ts):
@@ -195,7 +207,8 @@ def _desc(t):
 def mm_epi(a, b, c, epi=EPI_NONE, aux=None, gate=None, seg=(0, 0, 0), head=0, impl=None):
     """c[M,N] = epilogue((a * gate if gate is not None else a) @ b).
 
-    a: [M,K] (any strides), b: [K,N], c: [M,N] output (written, any strides).
+    a: [M,K] (any strides), b: [K,N] (any strides; a transposed view of an [N,K] tensor,
+    i.e. the nn.Linear weight layout, takes the K-major TMA path), c: [M,N] output.
     seg = (seg_norm, seg_silu, seg_sig) column boundaries for EPI_SEGMENTS:
     [0,seg_norm) identity, [seg_norm,seg_silu) per-head L2 norm (head > 0),
     [seg_silu,seg_sig) SiLU, [seg_sig,N) sigmoid.
@@ -211,12 +224,13 @@ def mm_epi(a, b, c, epi=EPI_NONE, aux=None, gate=None, seg=(0, 0, 0), head=0, im
         assert head == 128, "per-head normalisation epilogue is built for head dim 128"
         assert seg[0] % head == 0 and seg[1] % head == 0
     grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
-    if impl == "tma" and _tma_ok(a, b, g_t):
+    b_t = b.stride(0) == 1 and b.stride(1) != 1  # b is the transposed view of an [N, K] tensor
+    if impl == "tma" and _tma_ok(a, b.T if b_t else b, g_t):
         kern = _mm_epi_tma_n128 if head else _mm_epi_tma
-        kern[grid](_desc(a), _desc(b), _desc(g_t), c, aux_t, M, N, K,
+        kern[grid](_desc(a), _desc(b.T if b_t else b), _desc(g_t), c, aux_t, M, N, K,
                    c.stride(0), c.stride(1), aux_t.stride(0), aux_t.stride(1),
                    seg[0], seg[1], seg[2],
-                   EPI=epi, PRO=1 if gate is not None else 0, HEAD=head)
+                   EPI=epi, PRO=1 if gate is not None else 0, HEAD=head, B_T=b_t)
         return c
     kern = _mm_epi_n128 if head else _mm_epi
     kern[grid](a, b, c, aux_t, g_t, M, N, K,

@@ -20,17 +20,20 @@ def _cuda_python_shim():
     """cutlass_cppgen 4.2 imports the pre-13 cuda-python layout (cuda.cuda, cuda.cudart,
     cuda.nvrtc, cuda.__version__); cuda-bindings 13 keeps them under cuda.bindings."""
     import cuda
+    ver = None
     try:
-        import cuda.cuda  # noqa: F401  (old layout present)
-        return
+        import cuda.bindings
+        ver = getattr(cuda.bindings, "__version__", None)
     except ImportError:
         pass
-    import cuda.bindings
-    from cuda.bindings import driver, nvrtc, runtime
-    sys.modules["cuda.cuda"], sys.modules["cuda.cudart"], sys.modules["cuda.nvrtc"] = driver, runtime, nvrtc
-    cuda.cuda, cuda.cudart, cuda.nvrtc = driver, runtime, nvrtc
-    if not hasattr(cuda, "__version__"):
-        cuda.__version__ = cuda.bindings.__version__
+    try:
+        import cuda.cuda  # noqa: F401  (old layout present)
+    except ImportError:
+        from cuda.bindings import driver, nvrtc, runtime
+        sys.modules["cuda.cuda"], sys.modules["cuda.cudart"], sys.modules["cuda.nvrtc"] = driver, runtime, nvrtc
+        cuda.cuda, cuda.cudart, cuda.nvrtc = driver, runtime, nvrtc
+    if not hasattr(cuda, "__version__") and ver:
+        cuda.__version__ = ver
 
 
 _cuda_python_shim()

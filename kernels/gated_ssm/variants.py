@@ -84,7 +84,8 @@ class TritonEpilogue(Impl):
 
     def prepare(self, inp):
         st = dict(inp)
-        st["W_in"] = torch.cat([inp["W_qkv"], inp["W_g"], inp["W_alpha"]], dim=1).contiguous()
+        st["W_in"] = tk.weight_for(torch.cat([inp["W_qkv"], inp["W_g"], inp["W_alpha"]], dim=1))
+        st["W_O"] = tk.weight_for(inp["W_O"])
         return st
 
     def alloc(self, st):
@@ -131,23 +132,22 @@ def bench_rows(v, ctx):
     c1, c2 = ctx.cublas_ms(BT, N1, d), ctx.cublas_ms(BT, d, HD)
     rows = []
     ms = ctx.time_variant("triton-epilogue")
-    rows.append(ctx.gemm_row("triton-epilogue (both GEMMs)", ms, f1 + f2, (f1 + f2) / ((c1 + c2) * 1e-3) / 1e12))
+    rows.append(ctx.gemm_row("triton-epilogue (both GEMMs, vs the two cuBLAS GEMMs)", ms, f1 + f2, (f1 + f2) / ((c1 + c2) * 1e-3) / 1e12))
     e = 2
+    bf = torch.bfloat16
+    for impl, lay in (("tma", "nk"), ("tma", "kn"), ("ptr", "kn")):
+        def mk1(lay=lay):
+            return (torch.randn((BT, d), device="cuda").to(bf), tk.weight_for((torch.randn((d, N1), device="cuda") * d ** -0.5).to(bf), lay),
+                    torch.empty((BT, N1), device="cuda", dtype=bf))
+        ms1 = ctx.time_fn(lambda s, impl=impl: tk.mm_epi(s[0], s[1], s[2], epi=tk.EPI_SEGMENTS, seg=(3 * HD, 3 * HD, 4 * HD), impl=impl),
+                          mk1, e * (BT * d + d * N1 + BT * N1))
+        rows.append(ctx.gemm_row(f"  GEMM1 x@W_in, SiLU/sigmoid epilogue ({BT}x{N1}x{d}) {impl} W:{lay}", ms1, f1, ctx.cublas_tflops(BT, N1, d)))
 
-    def mk1():
-        return (torch.randn((BT, d), device="cuda").to(torch.bfloat16), (torch.randn((d, N1), device="cuda") * d ** -0.5).to(torch.bfloat16),
-                torch.empty((BT, N1), device="cuda", dtype=torch.bfloat16))
-    ms1 = ctx.time_fn(lambda s: tk.mm_epi(s[0], s[1], s[2], epi=tk.EPI_SEGMENTS, seg=(3 * HD, 3 * HD, 4 * HD)), mk1, e * (BT * d + d * N1 + BT * N1))
-    rows.append(ctx.gemm_row(f"  GEMM1 x@W_in + SiLU/sigmoid epilogue ({BT}x{N1}x{d})", ms1, f1, ctx.cublas_tflops(BT, N1, d)))
-    ms1p = ctx.time_fn(lambda s: tk.mm_epi(s[0], s[1], s[2], epi=tk.EPI_SEGMENTS, seg=(3 * HD, 3 * HD, 4 * HD), impl="ptr"), mk1, e * (BT * d + d * N1 + BT * N1))
-    rows.append(ctx.gemm_row("  GEMM1, pointer loads instead of TMA", ms1p, f1, ctx.cublas_tflops(BT, N1, d)))
-
-    def mk2():
-        return (torch.randn((BT, HD), device="cuda").to(torch.bfloat16), torch.randn((BT, HD), device="cuda").to(torch.bfloat16),
-                (torch.randn((HD, d), device="cuda") * HD ** -0.5).to(torch.bfloat16), torch.randn((BT, d), device="cuda").to(torch.bfloat16),
-                torch.empty((BT, d), device="cuda", dtype=torch.bfloat16))
-    ms2 = ctx.time_fn(lambda s: tk.mm_epi(s[0], s[2], s[4], epi=tk.EPI_ADD_AUX, aux=s[3], gate=s[1]), mk2, e * (2 * BT * HD + HD * d + 2 * BT * d))
-    rows.append(ctx.gemm_row(f"  GEMM2 (o*gate)@W_O + x ({BT}x{d}x{HD})", ms2, f2, ctx.cublas_tflops(BT, d, HD)))
-    ms2p = ctx.time_fn(lambda s: tk.mm_epi(s[0], s[2], s[4], epi=tk.EPI_ADD_AUX, aux=s[3], gate=s[1], impl="ptr"), mk2, e * (2 * BT * HD + HD * d + 2 * BT * d))
-    rows.append(ctx.gemm_row("  GEMM2, pointer loads instead of TMA", ms2p, f2, ctx.cublas_tflops(BT, d, HD)))
+        def mk2(lay=lay):
+            return (torch.randn((BT, HD), device="cuda").to(bf), torch.randn((BT, HD), device="cuda").to(bf),
+                    tk.weight_for((torch.randn((HD, d), device="cuda") * HD ** -0.5).to(bf), lay), torch.randn((BT, d), device="cuda").to(bf),
+                    torch.empty((BT, d), device="cuda", dtype=bf))
+        ms2 = ctx.time_fn(lambda s, impl=impl: tk.mm_epi(s[0], s[2], s[4], epi=tk.EPI_ADD_AUX, aux=s[3], gate=s[1], impl=impl),
+                          mk2, e * (2 * BT * HD + HD * d + 2 * BT * d))
+        rows.append(ctx.gemm_row(f"  GEMM2 (o*gate)@W_O + x ({BT}x{d}x{HD}) {impl} W:{lay}", ms2, f2, ctx.cublas_tflops(BT, d, HD)))
     return rows

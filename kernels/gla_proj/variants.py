@@ -155,7 +155,7 @@ class WideGemmEpilogue(Impl):
 
     def prepare(self, inp):
         st = dict(inp)
-        st["W"] = _wide_weight(inp)
+        st["W"] = tk.weight_for(_wide_weight(inp))
         return st
 
     def alloc(self, st):
@@ -247,12 +247,22 @@ def bench_rows(v, ctx):
     N = 2 * HK + 2 * HV + HN
     flops = 2 * BT * N * d
     rows = []
+    cub = ctx.cublas_tflops(BT, N, d)
     ms = ctx.time_variant("wide-gemm-epilogue")
-    rows.append(ctx.gemm_row(f"wide-gemm-epilogue ({BT}x{N}x{d})", ms, flops, ctx.cublas_tflops(BT, N, d)))
+    rows.append(ctx.gemm_row(f"wide-gemm-epilogue variant ({BT}x{N}x{d})", ms, flops, cub))
     e = 2
+    bf = torch.bfloat16
+    seg = _seg_bounds(v)
+    for impl, lay in (("tma", "nk"), ("tma", "kn"), ("ptr", "kn")):
+        def mk(lay=lay):
+            return (torch.randn((BT, d), device="cuda").to(bf), tk.weight_for((torch.randn((d, N), device="cuda") * d ** -0.5).to(bf), lay),
+                    torch.empty((BT, N), device="cuda", dtype=bf))
+        ms = ctx.time_fn(lambda s, impl=impl: tk.mm_epi(s[0], s[1], s[2], epi=tk.EPI_SEGMENTS, seg=seg, head=v["dk"], impl=impl),
+                         mk, e * (BT * d + d * N + BT * N))
+        rows.append(ctx.gemm_row(f"  wide GEMM + segment epilogue, {impl} W:{lay}", ms, flops, cub))
 
     def mk():
-        return (torch.randn((BT, HK), device="cuda").to(torch.bfloat16), torch.empty((BT, HK), device="cuda", dtype=torch.bfloat16))
+        return (torch.randn((BT, HK), device="cuda").to(bf), torch.empty((BT, HK), device="cuda", dtype=bf))
     ms = ctx.time_fn(lambda s: tk.l2norm_heads(s[0], s[1], v["dk"]), mk, 2 * e * BT * HK)
     rows.append(ctx.bw_row("l2norm_heads (Triton, unfused K activation)", ms, 2 * e * BT * HK))
     return rows

@@ -45,6 +45,11 @@ class Unfused(_Base):
 class Gemm2Epilogue(_Base):
     """cuBLAS GEMM1 writes h1; Triton GEMM2 applies silu(h1) * acc in its epilogue: 2 launches."""
 
+    def prepare(self, inp):
+        st = dict(inp)
+        st["B2"] = tk.weight_for(inp["B2"])
+        return st
+
     def run(self, st, out):
         torch.mm(st["A"], st["B1"], out=out["h1"])
         tk.mm_epi(st["A"], st["B2"], out["C"], epi=tk.EPI_SILU_AUX_MUL, aux=out["h1"])
@@ -87,10 +92,15 @@ def bench_rows(v, ctx):
         ms = ctx.time_variant(name)
         rows.append(ctx.gemm_row(name, ms, flops, cublas, min_bytes=min_bytes, sol=True))
     ms = ctx.time_variant("gemm2-epilogue")
-    if ms:
-        # GEMM2 alone (the fused one): total minus a cuBLAS GEMM1 timed alone.
-        g1 = ctx.cublas_ms(M, N, K)
-        rows.append(ctx.gemm_row("gemm2-epilogue (fused GEMM2 = total - cuBLAS GEMM1)", ms - g1, 2 * M * N * K, cublas))
+    rows.append(ctx.gemm_row("gemm2-epilogue variant (cuBLAS GEMM1 + fused GEMM2)", ms, flops, cublas))
+    bf = torch.bfloat16
+    for impl, lay in (("tma", "nk"), ("tma", "kn"), ("ptr", "kn")):
+        def mk(lay=lay):
+            return (torch.randn((M, K), device="cuda").to(bf), tk.weight_for((torch.randn((K, N), device="cuda") * K ** -0.5).to(bf), lay),
+                    torch.randn((M, N), device="cuda").to(bf), torch.empty((M, N), device="cuda", dtype=bf))
+        ms = ctx.time_fn(lambda s, impl=impl: tk.mm_epi(s[0], s[1], s[3], epi=tk.EPI_SILU_AUX_MUL, aux=s[2], impl=impl),
+                         mk, e * (M * K + K * N + 2 * M * N))
+        rows.append(ctx.gemm_row(f"  fused GEMM2 alone, {impl} W:{lay}", ms, 2 * M * N * K, cublas))
     # The memory-bound kernel of the unfused chain.
     h1 = torch.randn((M, N), device="cuda").to(torch.bfloat16)
     h2 = torch.randn((M, N), device="cuda").to(torch.bfloat16)
