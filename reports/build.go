@@ -226,7 +226,7 @@ func (x *index) row(e *kernels.Experiment, v kernels.Variant, shape string) (Cel
 		}
 	}
 	if v.Role == kernels.RoleCandidate {
-		if cmp := x.comps[key(e.Name, shape, baselineFor(e, v.Name), v.Name)]; cmp != nil && cmp.Speedup.N > 0 {
+		if cmp := x.comparison(e.Name, shape, baselineFor(e, v.Name), v.Name); cmp != nil && cmp.Speedup.N > 0 {
 			s := cmp.Speedup
 			row.Speedup = &Value{Center: s.Center, Lo: s.Lo, Hi: s.Hi, N: s.N}
 			p := cmp.P

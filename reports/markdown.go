@@ -42,8 +42,12 @@ func fmtInterval(metric string, v Value) string {
 	return c + " [" + lo + ", " + hi + "]"
 }
 
+// unbounded reports an interval end that too few samples cannot bound
+// (benchmath's ±Inf, analysis.Unbounded).
+func unbounded(b float64) bool { return math.IsInf(b, 0) || math.Abs(b) >= analysis.Unbounded/2 }
+
 func boundStr(metric string, b float64) string {
-	if math.IsInf(b, 0) {
+	if unbounded(b) {
 		if b > 0 {
 			return "+∞"
 		}
@@ -64,7 +68,7 @@ func fmtSeconds(c, lo, hi float64) string {
 	unit := f[len(f)-1]
 	scale := c / mustParse(f[0])
 	b := func(x float64) string {
-		if math.IsInf(x, 0) {
+		if unbounded(x) {
 			if x > 0 {
 				return "+∞"
 			}

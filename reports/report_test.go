@@ -227,3 +227,57 @@ func TestTableAligned(t *testing.T) {
 		t.Errorf("table:\n%s\nwant:\n%s", b.String(), want)
 	}
 }
+
+// A forward+backward candidate is compared with the forward+backward
+// baseline, from the cells' samples, when analysis compared it with the
+// forward baseline only; too few samples give an unbounded interval.
+func TestComparisonFallback(t *testing.T) {
+	exps, err := kernels.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const shape = "B=8,T=4096,d=2048,dk=128,dv=128,H=16,n=16"
+	samples := func(ms float64, n int) []float64 {
+		var out []float64
+		for i := 0; i < n; i++ {
+			out = append(out, ms*(1+float64(i%3-1)*0.001))
+		}
+		return out
+	}
+	cell := func(v, role string, ms float64, n int) analysis.CellFact {
+		s := samples(ms, n)
+		iv, _ := analysis.SummarizeMs(s, 0.95)
+		return analysis.CellFact{Experiment: "gla_proj", Variant: v, Role: role, Shape: shape, Status: "ok", Kernels: 4, Wall: iv, WallSamplesMs: s}
+	}
+	run := &analysis.Run{Cells: []analysis.CellFact{
+		cell("unfused-fwdbwd", "baseline", 15.3, 30),
+		cell("wide-gemm-fwdbwd", "candidate", 19.9, 30),
+		cell("unfused", "baseline", 5.0, 3),
+		cell("wide-gemm", "candidate", 5.1, 3),
+	}}
+	r := Build(Input{Run: run, Experiments: exps})
+	var rows []CellRow
+	for _, e := range r.Experiments {
+		if e.Name == "gla_proj" {
+			rows = e.Shapes[0].Rows
+		}
+	}
+	got := map[string]*Value{}
+	for _, row := range rows {
+		got[row.Variant] = row.Speedup
+	}
+	if s := got["wide-gemm-fwdbwd"]; s == nil || s.Center < 0.76 || s.Center > 0.78 || s.Hi >= 1 {
+		t.Errorf("wide-gemm-fwdbwd speedup %+v, want about 15.3/19.9 = 0.769 against unfused-fwdbwd", s)
+	}
+	s := got["wide-gemm"]
+	if s == nil || !unbounded(s.Hi) {
+		t.Fatalf("wide-gemm speedup %+v, want an unbounded interval from 3 samples", s)
+	}
+	if f := fmtInterval(MetricSpeedup, *s); !strings.Contains(f, "+∞") {
+		t.Errorf("unbounded interval formats as %q", f)
+	}
+	d := find(t, r, "gla_proj", "speedup", shape)
+	if d.Verdict != VerdictInconclusive || !strings.Contains(d.Reason, "few-samples") {
+		t.Errorf("gla_proj/speedup with 3 samples: %s (%s)", d.Verdict, d.Reason)
+	}
+}

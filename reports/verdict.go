@@ -265,7 +265,7 @@ func (x *index) warningsFor(exp, shape, cand, base string) []analysis.Warning {
 		if c := x.cells[key(exp, base, shape)]; c != nil {
 			out = append(out, c.Warnings...)
 		}
-		if c := x.comps[key(exp, shape, base, cand)]; c != nil {
+		if c := x.comparison(exp, shape, base, cand); c != nil {
 			out = append(out, c.Warnings...)
 		}
 	}
@@ -383,7 +383,7 @@ func (x *index) measure(e *kernels.Experiment, metric, cand, base, shape string)
 	}
 	switch metric {
 	case MetricSpeedup:
-		cmp := x.comps[key(e.Name, shape, base, cand)]
+		cmp := x.comparison(e.Name, shape, base, cand)
 		if cmp == nil || cmp.Speedup.N == 0 {
 			if !okCell(bc) || bc.Wall.N == 0 {
 				return v, x.whyMissing(e.Name, base, shape, metric, "wall-time samples"), ""
@@ -625,4 +625,33 @@ func (x *index) rooflineTime(e *kernels.Experiment, variant, shape string) (floa
 		return 0, false
 	}
 	return math.Max(b/bw, fl/peak), true
+}
+
+// comparison returns analysis's comparison of cand against base at shape,
+// or, where analysis made none (it compares with an experiment's first
+// baseline only; a forward+backward candidate has its own), one derived the
+// same way from the two cells' wall-time samples.
+func (x *index) comparison(exp, shape, base, cand string) *analysis.Comparison {
+	k := key(exp, shape, base, cand)
+	if c := x.comps[k]; c != nil {
+		return c
+	}
+	bc, cc := x.cells[key(exp, base, shape)], x.cells[key(exp, cand, shape)]
+	if bc == nil || cc == nil || len(bc.WallSamplesMs) == 0 || len(cc.WallSamplesMs) == 0 {
+		return nil
+	}
+	c := &analysis.Comparison{Experiment: exp, Shape: shape, Baseline: base, Candidate: cand,
+		Speedup: analysis.SpeedupInterval(bc.Wall, cc.Wall), KernelDelta: cc.Kernels - bc.Kernels}
+	p, ws := analysis.MannWhitneyP(bc.WallSamplesMs, cc.WallSamplesMs, 0.05)
+	c.P, c.Significant, c.Warnings = p, p < 0.05, ws
+	if n := min(len(bc.WallSamplesMs), len(cc.WallSamplesMs)); n < 6 {
+		c.Warnings = append(c.Warnings, analysis.Warning{Code: analysis.WarnFewSamples, Metric: MetricSpeedup,
+			Msg: fmt.Sprintf("%d timing samples in the smaller cell, fewer than 6", n)})
+	}
+	if bb, cb := bc.DRAMBytesRange, cc.DRAMBytesRange; bb > 0 && cb > 0 {
+		c.DRAMRatio = cb / bb
+		c.DRAMReduction = 1 - c.DRAMRatio
+	}
+	x.comps[k] = c
+	return c
 }
