@@ -39,7 +39,7 @@ func sqliteDSN(path string) string {
 	p := u.EscapedPath()
 	p = strings.ReplaceAll(p, "?", "%3F")
 	p = strings.ReplaceAll(p, "#", "%23")
-	return fmt.Sprintf("file:%s?mode=ro&_busy_timeout=%d", p, sqliteBusyTimeout.Milliseconds())
+	return fmt.Sprintf("file:%s?mode=ro&_mutex=no&_busy_timeout=%d", p, sqliteBusyTimeout.Milliseconds())
 }
 
 // openSQLite opens path read-only and checks that it is a readable SQLite
