@@ -281,9 +281,10 @@ func writeExperiment(b *strings.Builder, e ExperimentReport, r *Report) {
 	}
 	for _, s := range e.Shapes {
 		p("\n### %s `%s`\n\n", e.Name, s.Shape)
-		t := Table{Header: []string{"Variant", "Kernels", "Elementwise", "Wall (95% CI)", "Speedup (95% CI)", "p",
-			"DRAM", "DRAM theory", "DRAM/theory", "L2 bytes", "FLOPs", "FLOPs theory", "Class", "Rel. error"},
-			Align: []Align{Left, Right, Right, Right, Right, Right, Right, Right, Right, Right, Right, Right, Left, Right}}
+		tt := Table{Header: []string{"Variant", "Kernels", "Elementwise", "Wall (95% CI)", "Speedup (95% CI)", "p", "Class", "Rel. error"},
+			Align: []Align{Left, Right, Right, Right, Right, Right, Left, Right}}
+		bt := Table{Header: []string{"Variant", "DRAM", "DRAM theory", "DRAM/theory", "L2 bytes", "FLOPs", "FLOPs theory"},
+			Align: []Align{Left, Right, Right, Right, Right, Right, Right}}
 		var notes []string
 		for _, row := range s.Rows {
 			name := row.Variant
@@ -323,10 +324,9 @@ func writeExperiment(b *strings.Builder, e ExperimentReport, r *Report) {
 			if row.RelError != nil {
 				re = fmt.Sprintf("%.2e", *row.RelError)
 			}
-			t.Rows = append(t.Rows, []string{name, dash(row.Kernels > 0, fmt.Sprint(row.Kernels)),
-				dash(row.Kernels > 0, fmt.Sprint(row.ElementwiseKernels)), wall, sp, pv, dram,
-				Bytes(row.TheoryDRAMBytes), mr, Bytes(row.L2Bytes), FLOPs(row.FLOPs), FLOPs(row.TheoryFLOPs),
-				dash(row.Class != "", row.Class), re})
+			tt.Rows = append(tt.Rows, []string{name, dash(row.Kernels > 0, fmt.Sprint(row.Kernels)),
+				dash(row.Kernels > 0, fmt.Sprint(row.ElementwiseKernels)), wall, sp, pv, dash(row.Class != "", row.Class), re})
+			bt.Rows = append(bt.Rows, []string{name, dram, Bytes(row.TheoryDRAMBytes), mr, Bytes(row.L2Bytes), FLOPs(row.FLOPs), FLOPs(row.TheoryFLOPs)})
 			if row.Status != "ok" {
 				notes = append(notes, fmt.Sprintf("%s: %s (%s)", row.Variant, strings.ToUpper(row.Status), row.Reason))
 			}
@@ -334,7 +334,9 @@ func writeExperiment(b *strings.Builder, e ExperimentReport, r *Report) {
 				notes = append(notes, fmt.Sprintf("%s: warnings %s", row.Variant, strings.Join(row.Warnings, ", ")))
 			}
 		}
-		t.Write(b)
+		tt.Write(b)
+		p("\n")
+		bt.Write(b)
 		if len(notes) > 0 {
 			p("\n")
 			for _, n := range notes {
@@ -342,9 +344,11 @@ func writeExperiment(b *strings.Builder, e ExperimentReport, r *Report) {
 			}
 		}
 	}
-	p("\nDRAM: read + write bytes of the whole variant, ncu range pass (`*`: sum of the kernel pass,\n")
-	p("L2 flushed before each kernel). DRAM/theory outside %sx..%sx is marked `!`. Speedup: baseline\n", num(modelLo), num(modelHi))
-	p("median wall time / this variant's, p from a Mann-Whitney U test (alpha 0.05).\n")
+	p("\nWall: median of the timing pass with its 95%% interval. Speedup: baseline median / this\n")
+	p("variant's, p from a Mann-Whitney U test (alpha 0.05). Rel. error: max relative error against\n")
+	p("the reference (check pass). DRAM: read + write bytes of the whole variant, ncu range pass\n")
+	p("(`*`: sum of the kernel pass, L2 flushed before each kernel); DRAM/theory outside %sx..%sx is\n", num(modelLo), num(modelHi))
+	p("marked `!`. FLOPs: ncu kernel pass; theory: claims.yaml.\n")
 	if len(e.Plots) > 0 {
 		p("\n### Plots\n\n")
 		for i, pl := range e.Plots {
