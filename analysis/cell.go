@@ -170,11 +170,13 @@ func CellFacts(t *ingest.Tables, kfacts []KernelFact, exps []*kernels.Experiment
 			for _, k := range tl {
 				c.Kernels++
 				c.KernelNames = append(c.KernelNames, k.Name)
+				c.KernelTimesNs = append(c.KernelTimesNs, float64(k.DurationNs))
 				c.GPUTimeNs += float64(k.DurationNs)
 				ew, ok := ewByName[k.Name]
 				if !ok {
 					ew = !looksLikeMatmul(k.Name)
 				}
+				c.KernelElementwise = append(c.KernelElementwise, ew)
 				if ew {
 					c.ElementwiseKernels++
 				}
@@ -186,6 +188,8 @@ func CellFacts(t *ingest.Tables, kfacts []KernelFact, exps []*kernels.Experiment
 			for _, f := range kf {
 				c.Kernels++
 				c.KernelNames = append(c.KernelNames, f.Name)
+				c.KernelTimesNs = append(c.KernelTimesNs, f.DurationNs)
+				c.KernelElementwise = append(c.KernelElementwise, f.Elementwise)
 				c.GPUTimeNs += f.DurationNs
 				if f.Elementwise {
 					c.ElementwiseKernels++

@@ -109,6 +109,8 @@ type CellFact struct {
 	Kernels            int       `json:"kernels"`             // launches per iteration (nsys, else ncu)
 	ElementwiseKernels int       `json:"elementwise_kernels"` // kernels with no tensor work
 	KernelNames        []string  `json:"kernel_names"`        // in launch order
+	KernelTimesNs      []float64 `json:"kernel_times_ns"`     // duration of each of KernelNames (nsys, else ncu)
+	KernelElementwise  []bool    `json:"kernel_elementwise"`  // whether each of KernelNames does no tensor work
 	GPUTimeNs          float64   `json:"gpu_time_ns"`         // sum of kernel durations (nsys timeline)
 	Wall               Interval  `json:"wall_ms"`             // timing pass: median and 95% CI, ms
 	WallSamplesMs      []float64 `json:"-"`

@@ -1,0 +1,183 @@
+package roofline
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Colours: Okabe-Ito, readable for the colour-blind and on white; no yellow.
+var seriesColors = []color.RGBA{
+	{0, 114, 178, 255},   // blue
+	{213, 94, 0, 255},    // vermillion
+	{0, 158, 115, 255},   // bluish green
+	{204, 121, 167, 255}, // reddish purple
+	{230, 159, 0, 255},   // orange
+	{86, 180, 233, 255},  // sky blue
+	{0, 0, 0, 255},       // black
+	{120, 120, 120, 255}, // grey: "other"
+}
+
+var (
+	roofGrey  = color.RGBA{70, 70, 70, 255}
+	roofLight = color.RGBA{140, 140, 140, 255}
+)
+
+func seriesColor(i int) color.RGBA { return seriesColors[i%len(seriesColors)] }
+
+// textStyle returns a plain text style of the given size.
+func textStyle(size vg.Length, c color.Color) text.Style {
+	return text.Style{Color: c, Font: font.From(plot.DefaultFont, size), Handler: plot.DefaultTextHandler,
+		XAlign: draw.XLeft, YAlign: draw.YBottom}
+}
+
+// decadeLabel prints 10^e as "0.01", "1", "100", "1k", "10M", "1T".
+func decadeLabel(e int) string {
+	if e < 0 {
+		return strconv.FormatFloat(math.Pow10(e), 'f', -e, 64)
+	}
+	prefixes := []string{"", "k", "M", "G", "T", "P", "E"}
+	p := e / 3
+	if p >= len(prefixes) {
+		return fmt.Sprintf("1e%d", e)
+	}
+	return strconv.Itoa(int(math.Pow10(e%3))) + prefixes[p]
+}
+
+// logTicks labels each decade with an SI prefix and the unit and marks
+// 2..9 as minor ticks.
+type logTicks struct{ unit string }
+
+func (t logTicks) Ticks(min, max float64) []plot.Tick {
+	if min <= 0 || max <= 0 || min >= max {
+		return nil
+	}
+	lo, hi := int(math.Floor(math.Log10(min))), int(math.Ceil(math.Log10(max)))
+	var ticks []plot.Tick
+	for e := lo; e <= hi; e++ {
+		v := math.Pow10(e)
+		ticks = append(ticks, plot.Tick{Value: v, Label: decadeLabel(e) + t.unit})
+		for i := 2; i < 10 && e < hi; i++ {
+			ticks = append(ticks, plot.Tick{Value: v * float64(i)})
+		}
+	}
+	return ticks
+}
+
+// floorDecade and ceilDecade round to whole decades.
+func floorDecade(v float64) float64 { return math.Pow10(int(math.Floor(math.Log10(v)))) }
+func ceilDecade(v float64) float64  { return math.Pow10(int(math.Ceil(math.Log10(v)))) }
+
+func fileName(experiment, s, kind string) string {
+	clean := func(x, def string) string {
+		if x == "" {
+			return def
+		}
+		return strings.Map(func(r rune) rune {
+			if r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("=,._-", r)) {
+				return r
+			}
+			return '_'
+		}, x)
+	}
+	return clean(experiment, "export") + "-" + clean(s, "all") + "-" + kind
+}
+
+// Plot sizes.
+var (
+	rooflineW, rooflineH = 11 * vg.Inch, 7.5 * vg.Inch
+	sweepW, sweepH       = 10 * vg.Inch, 6 * vg.Inch
+)
+
+// savePlot writes p as dir/base.png and dir/base.svg, each to a temporary
+// name renamed into place.
+func savePlot(p *plot.Plot, w, h vg.Length, dir, base string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("plot %s: %w", base, err)
+	}
+	var files []string
+	for _, format := range []string{"png", "svg"} {
+		wt, err := p.WriterTo(w, h, format)
+		if err != nil {
+			return files, fmt.Errorf("plot %s.%s: %w", base, format, err)
+		}
+		path := filepath.Join(dir, base+"."+format)
+		f, err := os.CreateTemp(dir, "."+base+".*.tmp")
+		if err != nil {
+			return files, fmt.Errorf("plot %s: %w", path, err)
+		}
+		_, werr := wt.WriteTo(f)
+		cerr := f.Close()
+		if werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			os.Remove(f.Name())
+			return files, fmt.Errorf("plot %s: %w", path, werr)
+		}
+		if err := os.Rename(f.Name(), path); err != nil {
+			os.Remove(f.Name())
+			return files, fmt.Errorf("plot %s: %w", path, err)
+		}
+		files = append(files, path)
+	}
+	return files, nil
+}
+
+// placed keeps the rectangles of text already drawn so that later labels
+// can avoid them.
+type placed []vg.Rectangle
+
+func overlaps(a, b vg.Rectangle) bool {
+	return a.Min.X < b.Max.X && b.Min.X < a.Max.X && a.Min.Y < b.Max.Y && b.Min.Y < a.Max.Y
+}
+
+func (ps placed) free(r vg.Rectangle, c draw.Canvas) bool {
+	if r.Min.X < c.Min.X || r.Max.X > c.Max.X || r.Min.Y < c.Min.Y || r.Max.Y > c.Max.Y {
+		return false
+	}
+	for _, q := range ps {
+		if overlaps(r, q) {
+			return false
+		}
+	}
+	return true
+}
+
+// textRect is the box of txt drawn with its bottom-left corner at pt.
+func textRect(sty text.Style, pt vg.Point, txt string) vg.Rectangle {
+	w, h := sty.Width(txt), sty.Height(txt)
+	return vg.Rectangle{Min: pt, Max: vg.Point{X: pt.X + w, Y: pt.Y + h}}
+}
+
+// fillTextBG draws txt with a white box behind it so lines under it do not
+// make it hard to read.
+func fillTextBG(c draw.Canvas, sty text.Style, pt vg.Point, txt string) vg.Rectangle {
+	r := textRect(sty, pt, txt)
+	pad := vg.Points(1)
+	c.FillPolygon(color.NRGBA{255, 255, 255, 220}, []vg.Point{
+		{X: r.Min.X - pad, Y: r.Min.Y - pad}, {X: r.Max.X + pad, Y: r.Min.Y - pad},
+		{X: r.Max.X + pad, Y: r.Max.Y + pad}, {X: r.Min.X - pad, Y: r.Max.Y + pad}})
+	c.FillText(sty, pt, txt)
+	return r
+}
+
+// shorten cuts a kernel name to n runes with an ellipsis.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,675 @@
+package roofline
+
+import (
+	"errors"
+	"fmt"
+	"image/color"
+	"math"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/rooftool/rooftool/analysis"
+)
+
+// Memory levels as the roofline draws them: marker shape per level.
+var levels = []struct {
+	key, ceiling string
+	glyph        draw.GlyphDrawer
+}{
+	{"dram", analysis.CeilDRAM, draw.CircleGlyph{}},
+	{"l2", analysis.CeilL2, draw.TriangleGlyph{}},
+	{"l1", analysis.CeilL1, draw.SquareGlyph{}},
+}
+
+// maxSeries is how many named series (variants, or kernels of a foreign
+// export) get their own colour; the rest are "other".
+const maxSeries = 7
+
+// labelledKernels is how many of the heaviest kernels carry their name.
+const labelledKernels = 5
+
+type roof struct {
+	names    []string // several roofs with the same value share a line
+	kind     string
+	value    float64
+	src      string // "device", "catalog", "measured"
+	measured bool
+}
+
+func (r roof) label() string {
+	return fmt.Sprintf("%s %s (%s)", strings.Join(r.names, "/"), FormatRate(r.value, r.kind), r.src)
+}
+
+type kpoint struct {
+	x, y   float64
+	series int
+	level  int
+}
+
+type klabel struct {
+	x, y float64
+	text string
+}
+
+type aggregate struct {
+	series int
+	x, y   float64
+	name   string
+}
+
+// ErrNoData reports a selection with nothing to draw.
+var ErrNoData = errors.New("no kernel or cell data")
+
+// RooflinePlot draws the hierarchical roofline of one (experiment, shape) of
+// run: DRAM, L2 and L1 slopes and the compute roofs the kernels use, each
+// labelled with value and source (measured ceilings dashed); one point per
+// kernel per memory level (marker = level, colour = variant), the heaviest
+// kernels named; each variant's aggregate (a diamond) and arrows from the
+// baseline's aggregate to each candidate's. experiment "" and shape ""
+// select the kernels of an export without rooftool's NVTX ranges; their
+// colours then go by kernel name. Points with zero FLOPs or bytes cannot sit
+// on log axes: they are left off and counted in a WarnZeroOnLog warning.
+func RooflinePlot(run *analysis.Run, experiment, shape string) (*plot.Plot, []analysis.Warning, error) {
+	if run == nil {
+		return nil, nil, fmt.Errorf("roofline: no run")
+	}
+	var kfs []analysis.KernelFact
+	for _, f := range run.Kernels {
+		if f.Experiment == experiment && f.Shape == shape {
+			kfs = append(kfs, f)
+		}
+	}
+	var cells []analysis.CellFact
+	for _, c := range run.Cells {
+		if c.Experiment == experiment && c.Shape == shape && c.Status == "ok" {
+			cells = append(cells, c)
+		}
+	}
+	if len(kfs) == 0 && len(cells) == 0 {
+		return nil, nil, fmt.Errorf("roofline %s %s: %w", orAll(experiment), orAll(shape), ErrNoData)
+	}
+	var warnings []analysis.Warning
+
+	// Series: variants in cell (spec) order, else kernel names by total time.
+	seriesNames, seriesOf := seriesFor(kfs, cells, experiment)
+
+	// Kernel points per level; zeros counted.
+	var pts []kpoint
+	zeros := 0
+	for _, f := range kfs {
+		s := seriesOf(f)
+		for li, lv := range levels {
+			if _, has := f.ByteRate[lv.key]; !has {
+				continue // the export has no bytes for this level
+			}
+			ai := f.AI[lv.key]
+			if ai <= 0 || f.FLOPRate <= 0 || math.IsInf(ai, 0) {
+				zeros++
+				continue
+			}
+			pts = append(pts, kpoint{ai, f.FLOPRate, s, li})
+		}
+	}
+	if zeros > 0 {
+		warnings = append(warnings, analysis.Warning{Code: analysis.WarnZeroOnLog, Metric: "roofline",
+			Msg: fmt.Sprintf("%d kernel points with zero FLOPs or bytes left off the log axes of %s %s", zeros, orAll(experiment), orAll(shape))})
+	}
+	noPoint := 0
+	for _, f := range kfs {
+		has := false
+		for _, lv := range levels {
+			if f.AI[lv.key] > 0 && f.FLOPRate > 0 {
+				has = true
+			}
+		}
+		missing := false
+		for _, w := range f.Warnings {
+			if w.Code == analysis.WarnMissing {
+				missing = true
+			}
+		}
+		if !has && missing {
+			noPoint++
+		}
+	}
+	if noPoint > 0 {
+		warnings = append(warnings, analysis.Warning{Code: analysis.WarnMissing, Metric: "roofline",
+			Msg: fmt.Sprintf("%d of %d kernels lack FLOP or byte counters and have no point", noPoint, len(kfs))})
+	}
+
+	// Labels for the heaviest kernels that have a point.
+	heavy := append([]analysis.KernelFact(nil), kfs...)
+	sort.SliceStable(heavy, func(i, j int) bool { return heavy[i].DurationNs > heavy[j].DurationNs })
+	var labels []klabel
+	for _, f := range heavy {
+		if len(labels) == labelledKernels {
+			break
+		}
+		for _, lv := range levels {
+			if ai := f.AI[lv.key]; ai > 0 && f.FLOPRate > 0 {
+				labels = append(labels, klabel{ai, f.FLOPRate, shorten(f.ShortName, 32)})
+				break
+			}
+		}
+	}
+
+	// Aggregates: cell FLOPs over DRAM bytes (range pass, else kernels) and
+	// over wall time (timing pass, else GPU time).
+	var aggs []aggregate
+	aggByVariant := map[string]aggregate{}
+	aggNote := ""
+	for _, c := range cells {
+		bytes := c.DRAMBytesRange
+		if bytes <= 0 {
+			bytes = c.DRAMBytesKernels
+		}
+		secs := c.Wall.Center / 1e3
+		if secs <= 0 {
+			secs = c.GPUTimeNs / 1e9
+		}
+		if c.FLOPs <= 0 || bytes <= 0 || secs <= 0 {
+			continue
+		}
+		s := seriesOf(analysis.KernelFact{Variant: c.Variant, ShortName: c.Variant})
+		a := aggregate{s, c.FLOPs / bytes, c.FLOPs / secs, c.Variant}
+		aggs = append(aggs, a)
+		aggByVariant[c.Variant] = a
+		if aggNote == "" {
+			aggNote = "variant total: FLOPs per DRAM byte, FLOPs per wall second"
+		}
+	}
+	var arrows [][2]aggregate
+	for _, c := range cells {
+		if c.Role != "baseline" {
+			continue
+		}
+		b, ok := aggByVariant[c.Variant]
+		if !ok {
+			continue
+		}
+		for _, d := range cells {
+			if d.Role == "candidate" {
+				if a, ok := aggByVariant[d.Variant]; ok {
+					arrows = append(arrows, [2]aggregate{b, a})
+				}
+			}
+		}
+	}
+
+	// Roofs.
+	used := map[string]bool{analysis.CeilFP32: true}
+	for _, f := range kfs {
+		for cl, v := range f.FLOPs {
+			if v > 0 {
+				used[analysis.CeilingFor(cl)] = true
+			}
+		}
+	}
+	roofs := pickRoofs(run.Ceilings, used)
+
+	// Axis ranges.
+	minX, maxX, minY, maxY := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for _, p := range pts {
+		minX, maxX, minY, maxY = math.Min(minX, p.x), math.Max(maxX, p.x), math.Min(minY, p.y), math.Max(maxY, p.y)
+	}
+	for _, a := range aggs {
+		minX, maxX, minY, maxY = math.Min(minX, a.x), math.Max(maxX, a.x), math.Min(minY, a.y), math.Max(maxY, a.y)
+	}
+	top, minBW := 0.0, math.Inf(1)
+	for _, r := range roofs {
+		if r.kind == analysis.KindCompute {
+			top = math.Max(top, r.value)
+		} else if !r.measured {
+			minBW = math.Min(minBW, r.value)
+		}
+	}
+	xlo, xhi, ylo, yhi := 0.1, 1000.0, 1e9, 1e15
+	if top > 0 && !math.IsInf(minBW, 1) {
+		ridge := top / minBW
+		xlo, xhi = ridge/1000, ridge*20
+		ylo, yhi = top/1e4, top*3
+	} else if top > 0 {
+		ylo, yhi = top/1e4, top*3
+	}
+	if !math.IsInf(minX, 1) {
+		xlo, xhi = math.Min(xlo, minX/3), math.Max(xhi, maxX*5)
+		ylo, yhi = math.Min(ylo, minY/3), math.Max(yhi, maxY*3)
+	}
+	xlo, xhi, ylo = floorDecade(xlo), ceilDecade(xhi), floorDecade(ylo)
+
+	p := plot.New()
+	p.Title.Text = rooflineTitle(run, experiment, shape)
+	p.Title.Padding = vg.Points(10)
+	p.X.Label.Text = "arithmetic intensity (FLOP/byte)"
+	p.Y.Label.Text = "performance (FLOP/s)"
+	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
+	p.X.Tick.Marker, p.Y.Tick.Marker = logTicks{}, logTicks{}
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = xlo, xhi, ylo, yhi
+
+	grid := plotter.NewGrid()
+	grid.Vertical.Color = color.RGBA{225, 225, 225, 255}
+	grid.Horizontal.Color = color.RGBA{225, 225, 225, 255}
+	p.Add(grid)
+	layer := &rooflineLayer{roofs: roofs, labels: labels, arrows: arrows, top: top}
+	p.Add(layer)
+
+	// Kernel points, one scatter per (series, level).
+	for li, lv := range levels {
+		for s := range seriesNames {
+			var xys plotter.XYs
+			for _, q := range pts {
+				if q.level == li && q.series == s {
+					xys = append(xys, plotter.XY{X: q.x, Y: q.y})
+				}
+			}
+			if len(xys) == 0 {
+				continue
+			}
+			sc, err := plotter.NewScatter(xys)
+			if err != nil {
+				return nil, nil, err
+			}
+			sc.GlyphStyle = draw.GlyphStyle{Color: seriesColor(s), Radius: vg.Points(4), Shape: lv.glyph}
+			p.Add(sc)
+		}
+	}
+	for _, a := range aggs {
+		sc, err := plotter.NewScatter(plotter.XYs{{X: a.x, Y: a.y}})
+		if err != nil {
+			return nil, nil, err
+		}
+		sc.GlyphStyle = draw.GlyphStyle{Color: seriesColor(a.series), Radius: vg.Points(8), Shape: diamondGlyph{}}
+		p.Add(sc)
+	}
+	layer.aggs = aggs
+	layer.points = pts
+
+	// Legend: series colours, level shapes, aggregate.
+	p.Legend.Top, p.Legend.Left = false, false
+	p.Legend.TextStyle = textStyle(vg.Points(9), color.Black)
+	p.Legend.ThumbnailWidth = vg.Points(14)
+	p.Legend.Padding = vg.Points(1)
+	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(6), vg.Points(6)
+	for s, name := range seriesNames {
+		p.Legend.Add(name, glyphThumb{draw.GlyphStyle{Color: seriesColor(s), Radius: vg.Points(4.5), Shape: draw.CircleGlyph{}}})
+	}
+	usedLevel := map[int]bool{}
+	for _, q := range pts {
+		usedLevel[q.level] = true
+	}
+	for li, lv := range levels {
+		if usedLevel[li] {
+			p.Legend.Add("kernel at "+lv.ceiling, glyphThumb{draw.GlyphStyle{Color: color.Black, Radius: vg.Points(4), Shape: lv.glyph}})
+		}
+	}
+	if len(aggs) > 0 {
+		p.Legend.Add(aggNote, glyphThumb{draw.GlyphStyle{Color: color.RGBA{150, 150, 150, 255}, Radius: vg.Points(6), Shape: diamondGlyph{}}})
+	}
+	if len(pts) == 0 && len(aggs) == 0 {
+		layer.note = "no kernel has both FLOP and byte counters: roofs only"
+	}
+	return p, warnings, nil
+}
+
+func orAll(s string) string {
+	if s == "" {
+		return "(all)"
+	}
+	return s
+}
+
+func rooflineTitle(run *analysis.Run, experiment, shape string) string {
+	var parts []string
+	if experiment != "" {
+		parts = append(parts, experiment)
+	}
+	if shape != "" {
+		parts = append(parts, shape)
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "roofline")
+	}
+	gpu := run.GPU
+	if gpu == "" {
+		gpu = "unknown GPU"
+	}
+	return strings.Join(parts, "  ") + "  on " + gpu
+}
+
+// seriesFor assigns series: variants in cell order where the kernels carry
+// variants, else kernel short names by total duration (the top maxSeries,
+// then "other").
+func seriesFor(kfs []analysis.KernelFact, cells []analysis.CellFact, experiment string) ([]string, func(analysis.KernelFact) int) {
+	hasVariants := false
+	for _, f := range kfs {
+		if f.Variant != "" {
+			hasVariants = true
+			break
+		}
+	}
+	for _, c := range cells {
+		if c.Variant != "" {
+			hasVariants = true
+			break
+		}
+	}
+	idx := map[string]int{}
+	var names []string
+	if hasVariants {
+		for _, c := range cells {
+			if _, ok := idx[c.Variant]; !ok {
+				idx[c.Variant] = len(names)
+				names = append(names, c.Variant)
+			}
+		}
+		for _, f := range kfs {
+			if _, ok := idx[f.Variant]; !ok {
+				idx[f.Variant] = len(names)
+				names = append(names, f.Variant)
+			}
+		}
+		return names, func(f analysis.KernelFact) int { return idx[f.Variant] }
+	}
+	tot := map[string]float64{}
+	for _, f := range kfs {
+		tot[f.ShortName] += f.DurationNs
+	}
+	var all []string
+	for n := range tot {
+		all = append(all, n)
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if tot[all[i]] != tot[all[j]] {
+			return tot[all[i]] > tot[all[j]]
+		}
+		return all[i] < all[j]
+	})
+	for i, n := range all {
+		if i < maxSeries {
+			idx[n] = i
+			names = append(names, shorten(n, 40))
+		}
+	}
+	if len(all) > maxSeries {
+		names = append(names, "other")
+	}
+	return names, func(f analysis.KernelFact) int {
+		if i, ok := idx[f.ShortName]; ok {
+			return i
+		}
+		return maxSeries
+	}
+}
+
+// pickRoofs chooses the roofs to draw: the primary DRAM, L2 and L1 roofs
+// and the primary compute roofs the kernels use (fp32 always), plus every
+// measured ceiling of those names or of a measured-only name; compute roofs
+// with the same value and source share one line.
+func pickRoofs(c analysis.Ceilings, used map[string]bool) []roof {
+	short := func(src string) string {
+		if i := strings.Index(src, ":"); i > 0 {
+			return src[:i]
+		}
+		return src
+	}
+	prim := c.Primary()
+	var out []roof
+	add := func(it analysis.Ceiling, measured bool) {
+		r := roof{names: []string{it.Name}, kind: it.Kind, value: it.Value, src: short(it.Source), measured: measured}
+		if it.Kind == analysis.KindCompute {
+			for i := range out {
+				o := &out[i]
+				if o.kind == r.kind && o.measured == r.measured && o.src == r.src && math.Abs(o.value-r.value) <= 1e-3*r.value {
+					o.names = append(o.names, it.Name)
+					return
+				}
+			}
+		}
+		out = append(out, r)
+	}
+	for _, name := range []string{analysis.CeilDRAM, analysis.CeilL2, analysis.CeilL1} {
+		if it, ok := prim[name]; ok && !strings.HasPrefix(it.Source, "measured:") {
+			add(it, false)
+		}
+	}
+	var computeNames []string
+	for name := range used {
+		computeNames = append(computeNames, name)
+	}
+	sort.Slice(computeNames, func(i, j int) bool { return prim[computeNames[i]].Value > prim[computeNames[j]].Value })
+	for _, name := range computeNames {
+		if it, ok := prim[name]; ok && it.Kind == analysis.KindCompute && !strings.HasPrefix(it.Source, "measured:") {
+			add(it, false)
+		}
+	}
+	for _, it := range c.Items {
+		if strings.HasPrefix(it.Source, "measured:") && it.Value > 0 {
+			add(it, true)
+		}
+	}
+	return out
+}
+
+// glyphThumb is a legend thumbnail that is one glyph.
+type glyphThumb struct{ sty draw.GlyphStyle }
+
+func (g glyphThumb) Thumbnail(c *draw.Canvas) { c.DrawGlyph(g.sty, c.Center()) }
+
+// diamondGlyph is a filled diamond with a black outline.
+type diamondGlyph struct{}
+
+func (diamondGlyph) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	r := sty.Radius
+	poly := []vg.Point{{X: pt.X, Y: pt.Y + r}, {X: pt.X + r, Y: pt.Y}, {X: pt.X, Y: pt.Y - r}, {X: pt.X - r, Y: pt.Y}}
+	c.FillPolygon(sty.Color, poly)
+	c.StrokeLines(draw.LineStyle{Color: color.Black, Width: vg.Points(1.2)}, append(poly, poly[0]))
+}
+
+// rooflineLayer draws the roofs and their labels, the names of the heaviest
+// kernels and the baseline-to-candidate arrows.
+type rooflineLayer struct {
+	roofs  []roof
+	labels []klabel
+	aggs   []aggregate
+	arrows [][2]aggregate
+	top    float64
+	note   string
+	points []kpoint // kernel markers: labels keep off them
+}
+
+func (l *rooflineLayer) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	pt := func(x, y float64) vg.Point { return vg.Point{X: trX(x), Y: trY(y)} }
+	var taken placed
+	solid := func(w float64, clr color.Color) draw.LineStyle {
+		return draw.LineStyle{Color: clr, Width: vg.Points(w)}
+	}
+	dashed := func(w float64, clr color.Color) draw.LineStyle {
+		s := solid(w, clr)
+		s.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+		return s
+	}
+	lab := textStyle(vg.Points(9), roofGrey)
+	labM := textStyle(vg.Points(9), roofLight)
+	xmin, xmax, ymin := p.X.Min, p.X.Max, p.Y.Min
+
+	dramBW := 0.0
+	for _, r := range l.roofs {
+		if r.kind == analysis.KindBandwidth && !r.measured && r.names[0] == analysis.CeilDRAM {
+			dramBW = r.value
+		}
+	}
+	// Compute roofs: flat, from the DRAM slope to the right edge.
+	var flats []roof
+	for _, r := range l.roofs {
+		if r.kind == analysis.KindCompute {
+			flats = append(flats, r)
+		}
+	}
+	sort.SliceStable(flats, func(i, j int) bool { return flats[i].value > flats[j].value })
+	flatStart := func(r roof) float64 {
+		if dramBW > 0 {
+			return math.Max(xmin, r.value/dramBW)
+		}
+		return xmin
+	}
+	// Lines first, and each line an obstacle for every label.
+	for _, r := range flats {
+		sty := solid(1.8, roofGrey)
+		if r.measured {
+			sty = dashed(1.4, roofLight)
+		}
+		a, b := pt(flatStart(r), r.value), pt(xmax, r.value)
+		c.StrokeLines(sty, c.ClipLinesXY([]vg.Point{a, b})...)
+		taken = append(taken, vg.Rectangle{Min: vg.Point{X: a.X, Y: a.Y - vg.Points(1)}, Max: vg.Point{X: b.X, Y: b.Y + vg.Points(1)}})
+	}
+	for _, r := range flats {
+		tsty := lab
+		if r.measured {
+			tsty = labM
+		}
+		// Label at the right end: above the line, else below, else further left.
+		txt := r.label()
+		w, h := tsty.Width(txt), tsty.Height(txt)
+		y := trY(r.value)
+		right := c.Max.X - vg.Points(4) - w
+		cands := []vg.Point{{X: right, Y: y + vg.Points(2)}, {X: right, Y: y - h - vg.Points(2)}}
+		for k := 1; k <= 4; k++ {
+			dx := vg.Length(k) * (w + vg.Points(12))
+			cands = append(cands, vg.Point{X: right - dx, Y: y + vg.Points(2)}, vg.Point{X: right - dx, Y: y - h - vg.Points(2)})
+		}
+		for _, cand := range cands {
+			rect := textRect(tsty, cand, txt)
+			if taken.free(rect, c) {
+				taken = append(taken, fillTextBG(c, tsty, cand, txt))
+				break
+			}
+		}
+	}
+	// Bandwidth roofs: slopes from the left edge to the highest flat roof.
+	top := l.top
+	for _, r := range l.roofs {
+		if r.kind != analysis.KindBandwidth {
+			continue
+		}
+		x1 := xmax
+		if top > 0 {
+			x1 = math.Min(xmax, top/r.value)
+		}
+		x0 := xmin
+		if r.value*x0 < ymin {
+			x0 = ymin / r.value
+		}
+		if x0 >= x1 {
+			continue
+		}
+		sty := solid(1.8, roofGrey)
+		tsty := lab
+		if r.measured {
+			sty, tsty = dashed(1.4, roofLight), labM
+		}
+		lines := c.ClipLinesXY([]vg.Point{pt(x0, r.value*x0), pt(x1, r.value*x1)})
+		c.StrokeLines(sty, lines...)
+		// Label along the slope near its lower end, rotated to the line.
+		a, b := pt(x0, r.value*x0), pt(x1, r.value*x1)
+		ang := math.Atan2(float64(b.Y-a.Y), float64(b.X-a.X))
+		txt := r.label()
+		tsty.Rotation = ang
+		// Start a little in from the lower end; measured roofs below the line.
+		frac := 0.06
+		if r.measured {
+			frac = 0.30
+		}
+		start := vg.Point{X: a.X + vg.Length(frac)*(b.X-a.X), Y: a.Y + vg.Length(frac)*(b.Y-a.Y)}
+		off := vg.Points(3)
+		if r.measured {
+			off = -tsty.Height(txt) - vg.Points(2)
+		}
+		start.X -= vg.Length(math.Sin(ang)) * off
+		start.Y += vg.Length(math.Cos(ang)) * off
+		c.FillText(tsty, start, txt)
+	}
+	// Arrows from the baseline's aggregate to each candidate's.
+	for _, ar := range l.arrows {
+		from, to := pt(ar[0].x, ar[0].y), pt(ar[1].x, ar[1].y)
+		drawArrow(c, from, to, vg.Points(9))
+	}
+	// Markers are obstacles for kernel names.
+	for _, q := range l.points {
+		at := pt(q.x, q.y)
+		r := vg.Points(5)
+		taken = append(taken, vg.Rectangle{Min: vg.Point{X: at.X - r, Y: at.Y - r}, Max: vg.Point{X: at.X + r, Y: at.Y + r}})
+	}
+	for _, a := range l.aggs {
+		at := pt(a.x, a.y)
+		r := vg.Points(9)
+		taken = append(taken, vg.Rectangle{Min: vg.Point{X: at.X - r, Y: at.Y - r}, Max: vg.Point{X: at.X + r, Y: at.Y + r}})
+	}
+	// Kernel names next to their points, avoiding other text and the edges.
+	ksty := textStyle(vg.Points(8), color.RGBA{40, 40, 40, 255})
+	for _, kl := range l.labels {
+		at := pt(kl.x, kl.y)
+		w, h := ksty.Width(kl.text), ksty.Height(kl.text)
+		cands := []vg.Point{
+			{X: at.X + vg.Points(6), Y: at.Y + vg.Points(3)},
+			{X: at.X + vg.Points(6), Y: at.Y - h - vg.Points(3)},
+			{X: at.X - w - vg.Points(6), Y: at.Y + vg.Points(3)},
+			{X: at.X - w - vg.Points(6), Y: at.Y - h - vg.Points(3)},
+			{X: at.X + vg.Points(6), Y: at.Y + h + vg.Points(6)},
+			{X: at.X + vg.Points(6), Y: at.Y - 2*h - vg.Points(6)},
+			{X: at.X - w/2, Y: at.Y + h + vg.Points(10)},
+			{X: at.X - w/2, Y: at.Y - 2*h - vg.Points(10)},
+		}
+		// Further away, with a leader line back to the point.
+		for k := 2; k <= 6; k++ {
+			dy := vg.Length(k) * (h + vg.Points(4))
+			cands = append(cands,
+				vg.Point{X: at.X + vg.Points(14), Y: at.Y + dy}, vg.Point{X: at.X + vg.Points(14), Y: at.Y - dy - h},
+				vg.Point{X: at.X - w - vg.Points(14), Y: at.Y + dy}, vg.Point{X: at.X - w - vg.Points(14), Y: at.Y - dy - h})
+		}
+		for i, cand := range cands {
+			if !taken.free(textRect(ksty, cand, kl.text), c) {
+				continue
+			}
+			if i >= 8 {
+				end := vg.Point{X: cand.X, Y: cand.Y + h/2}
+				if cand.X < at.X {
+					end.X = cand.X + w
+				}
+				c.StrokeLine2(draw.LineStyle{Color: color.RGBA{120, 120, 120, 255}, Width: vg.Points(0.6)}, at.X, at.Y, end.X, end.Y)
+			}
+			taken = append(taken, fillTextBG(c, ksty, cand, kl.text))
+			break
+		}
+	}
+	if l.note != "" {
+		nsty := textStyle(vg.Points(11), color.RGBA{150, 40, 40, 255})
+		w := nsty.Width(l.note)
+		fillTextBG(c, nsty, vg.Point{X: (c.Min.X+c.Max.X)/2 - w/2, Y: (c.Min.Y + c.Max.Y) / 2}, l.note)
+	}
+}
+
+// drawArrow draws a line from a to b that stops short of both ends by gap
+// and ends in a filled head.
+func drawArrow(c draw.Canvas, a, b vg.Point, gap vg.Length) {
+	dx, dy := float64(b.X-a.X), float64(b.Y-a.Y)
+	n := math.Hypot(dx, dy)
+	if n <= 2*float64(gap)+1 {
+		return
+	}
+	ux, uy := dx/n, dy/n
+	s := vg.Point{X: a.X + gap*vg.Length(ux), Y: a.Y + gap*vg.Length(uy)}
+	e := vg.Point{X: b.X - gap*vg.Length(ux), Y: b.Y - gap*vg.Length(uy)}
+	clr := color.RGBA{60, 60, 60, 255}
+	c.StrokeLine2(draw.LineStyle{Color: clr, Width: vg.Points(1.4)}, s.X, s.Y, e.X, e.Y)
+	hl, hw := 9.0, 4.0
+	base := vg.Point{X: e.X - vg.Length(hl*ux), Y: e.Y - vg.Length(hl*uy)}
+	c.FillPolygon(clr, []vg.Point{e,
+		{X: base.X - vg.Length(hw*uy), Y: base.Y + vg.Length(hw*ux)},
+		{X: base.X + vg.Length(hw*uy), Y: base.Y - vg.Length(hw*ux)}})
+}

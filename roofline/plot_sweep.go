@@ -1,0 +1,356 @@
+package roofline
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/kernels"
+)
+
+func writeRoofline(dir string, run *analysis.Run, experiment, shape string) ([]string, []analysis.Warning, error) {
+	p, ws, err := RooflinePlot(run, experiment, shape)
+	if err != nil {
+		return nil, nil, err
+	}
+	files, err := savePlot(p, rooflineW, rooflineH, dir, fileName(experiment, shape, "roofline"))
+	return files, ws, err
+}
+
+// SaveRoofline writes a roofline plot as dir/base.png and dir/base.svg at the
+// size WriteRoofline uses.
+func SaveRoofline(p *plot.Plot, dir, base string) ([]string, error) {
+	return savePlot(p, rooflineW, rooflineH, dir, base)
+}
+
+func writeSweep(dir string, run *analysis.Run, experiment string, sweep kernels.Sweep) ([]string, []analysis.Warning, error) {
+	var files []string
+	var warnings []analysis.Warning
+	sp, ws, err := SweepPlot(run, experiment, sweep)
+	if err != nil {
+		return nil, nil, err
+	}
+	warnings = append(warnings, ws...)
+	f, err := savePlot(sp, sweepW, sweepH, dir, fileName(experiment, sweep.Name, "sweep"))
+	files = append(files, f...)
+	if err != nil {
+		return files, warnings, err
+	}
+	kp, ws, err := KernelsPlot(run, experiment, sweep)
+	if err != nil {
+		return files, warnings, err
+	}
+	warnings = append(warnings, ws...)
+	f, err = savePlot(kp, sweepW, sweepH, dir, fileName(experiment, sweep.Name, "kernels"))
+	files = append(files, f...)
+	return files, warnings, err
+}
+
+// shapeTick labels a sweep shape by its swept variable ("M=512"), else the
+// whole shape.
+func shapeTick(shape, v string) string {
+	vars, err := kernels.ParseShape(shape)
+	if err != nil {
+		return shape
+	}
+	if x, ok := vars[v]; ok {
+		return fmt.Sprintf("%s=%d", v, x)
+	}
+	return shape
+}
+
+// SweepPlot draws the speedup of every candidate over the baseline along a
+// sweep: the median ratio with its 95% interval as bars, a dashed line at
+// 1.0, significant points filled and the others hollow. Unbounded intervals
+// (too few samples) have no bar and are counted in a warning.
+func SweepPlot(run *analysis.Run, experiment string, sweep kernels.Sweep) (*plot.Plot, []analysis.Warning, error) {
+	idx := map[string]int{}
+	for i, s := range sweep.Shapes {
+		idx[s] = i
+	}
+	var cands []string
+	byCand := map[string][]analysis.Comparison{}
+	baseline := ""
+	for _, c := range run.Comparisons {
+		if c.Experiment != experiment {
+			continue
+		}
+		if _, ok := idx[c.Shape]; !ok || c.Speedup.Center <= 0 {
+			continue
+		}
+		if _, ok := byCand[c.Candidate]; !ok {
+			cands = append(cands, c.Candidate)
+		}
+		byCand[c.Candidate] = append(byCand[c.Candidate], c)
+		baseline = c.Baseline
+	}
+	if len(cands) == 0 {
+		return nil, nil, fmt.Errorf("sweep %s %s: no comparison with timings: %w", experiment, sweep.Name, ErrNoData)
+	}
+	var warnings []analysis.Warning
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("%s: speedup over %s along %s (median, 95%% interval)  on %s", experiment, baseline, sweep.Var, orUnknown(run.GPU))
+	p.Title.Padding = vg.Points(10)
+	p.Y.Label.Text = "speedup (baseline time / candidate time)"
+	p.X.Label.Text = sweep.Var
+	ylo, yhi := 1.0, 1.0
+	unbounded := 0
+	n := len(cands)
+	width := 0.6
+	for ci, cand := range cands {
+		clr := seriesColor(ci + 1) // series 0 is the baseline's colour on the roofline
+		var xys, sig plotter.XYs
+		var errs plotter.YErrors
+		var bars plotter.XYs
+		for _, c := range byCand[cand] {
+			x := float64(idx[c.Shape]) + width*(float64(ci)+0.5)/float64(n) - width/2
+			xys = append(xys, plotter.XY{X: x, Y: c.Speedup.Center})
+			if c.Significant {
+				sig = append(sig, plotter.XY{X: x, Y: c.Speedup.Center})
+			}
+			ylo, yhi = math.Min(ylo, c.Speedup.Center), math.Max(yhi, c.Speedup.Center)
+			if c.Speedup.Hi == analysis.Unbounded || c.Speedup.Lo <= 0 {
+				unbounded++
+				continue
+			}
+			bars = append(bars, plotter.XY{X: x, Y: c.Speedup.Center})
+			errs = append(errs, struct{ Low, High float64 }{c.Speedup.Center - c.Speedup.Lo, c.Speedup.Hi - c.Speedup.Center})
+			ylo, yhi = math.Min(ylo, c.Speedup.Lo), math.Max(yhi, c.Speedup.Hi)
+		}
+		if len(bars) > 0 {
+			eb := &plotter.YErrorBars{XYs: bars, YErrors: errs, LineStyle: draw.LineStyle{Color: clr, Width: vg.Points(1.5)}, CapWidth: vg.Points(7)}
+			p.Add(eb)
+		}
+		line, pts, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			return nil, nil, err
+		}
+		line.Color, line.Width = clr, vg.Points(1)
+		line.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
+		pts.GlyphStyle = draw.GlyphStyle{Color: clr, Radius: vg.Points(4), Shape: draw.RingGlyph{}}
+		p.Add(line, pts)
+		if len(sig) > 0 {
+			s, err := plotter.NewScatter(sig)
+			if err != nil {
+				return nil, nil, err
+			}
+			s.GlyphStyle = draw.GlyphStyle{Color: clr, Radius: vg.Points(4), Shape: draw.CircleGlyph{}}
+			p.Add(s)
+		}
+		p.Legend.Add(cand, glyphThumb{draw.GlyphStyle{Color: clr, Radius: vg.Points(4), Shape: draw.CircleGlyph{}}})
+	}
+	if unbounded > 0 {
+		warnings = append(warnings, analysis.Warning{Code: analysis.WarnFewSamples, Metric: "speedup",
+			Msg: fmt.Sprintf("%d speedups of %s sweep %s have no bounded interval (too few samples): drawn without bars", unbounded, experiment, sweep.Name)})
+	}
+	one := plotter.NewFunction(func(float64) float64 { return 1 })
+	one.Color, one.Width = color.Black, vg.Points(1)
+	one.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+	p.Add(one)
+	p.Legend.Add("filled: p < 0.05 (Mann-Whitney)", glyphThumb{draw.GlyphStyle{Color: color.Black, Radius: vg.Points(4), Shape: draw.CircleGlyph{}}})
+	p.Legend.Add("hollow: not significant", glyphThumb{draw.GlyphStyle{Color: color.Black, Radius: vg.Points(4), Shape: draw.RingGlyph{}}})
+	pad := (yhi - ylo) * 0.08
+	if pad == 0 {
+		pad = 0.1
+	}
+	p.X.Min, p.X.Max = -0.6, float64(len(sweep.Shapes))-0.4
+	p.Y.Min = math.Max(0, ylo-pad)
+	// Headroom for the legend above the data.
+	p.Y.Max = yhi + pad + (yhi-ylo+pad)*0.05*float64(len(cands)+2)
+	p.X.Tick.Marker = categoryTicks(sweep.Shapes, sweep.Var)
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.TextStyle = textStyle(vg.Points(9), color.Black)
+	p.Legend.XOffs, p.Legend.YOffs = vg.Points(6), -vg.Points(4)
+	grid := plotter.NewGrid()
+	grid.Vertical.Color = color.Transparent
+	grid.Horizontal.Color = color.RGBA{225, 225, 225, 255}
+	p.Add(grid)
+	return p, warnings, nil
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown GPU"
+	}
+	return s
+}
+
+// categoryTicks puts one labelled tick per shape at 0, 1, 2, ...
+func categoryTicks(shapes []string, v string) plot.ConstantTicks {
+	var ts plot.ConstantTicks
+	for i, s := range shapes {
+		ts = append(ts, plot.Tick{Value: float64(i), Label: shapeTick(s, v)})
+	}
+	return ts
+}
+
+// KernelsPlot draws, for each shape of a sweep and each variant, a bar of
+// the variant's GPU time split into its kernels in launch order (nsys
+// timeline, else ncu), relative to the baseline's total at that shape:
+// tensor kernels in blue, elementwise kernels in orange, so the launches a
+// fusion removes show as missing segments.
+func KernelsPlot(run *analysis.Run, experiment string, sweep kernels.Sweep) (*plot.Plot, []analysis.Warning, error) {
+	idx := map[string]int{}
+	for i, s := range sweep.Shapes {
+		idx[s] = i
+	}
+	var variants []string
+	seen := map[string]bool{}
+	baseTotal := map[string]float64{}
+	baseline := ""
+	var cells []analysis.CellFact
+	for _, c := range run.Cells {
+		if c.Experiment != experiment || c.Status != "ok" || len(c.KernelTimesNs) == 0 {
+			continue
+		}
+		if _, ok := idx[c.Shape]; !ok {
+			continue
+		}
+		cells = append(cells, c)
+		if !seen[c.Variant] {
+			seen[c.Variant] = true
+			variants = append(variants, c.Variant)
+		}
+		if c.Role == kernels.RoleBaseline {
+			baseTotal[c.Shape] = c.GPUTimeNs
+			baseline = c.Variant
+		}
+	}
+	if len(cells) == 0 {
+		return nil, nil, fmt.Errorf("kernels %s %s: no cell with kernel times: %w", experiment, sweep.Name, ErrNoData)
+	}
+	var warnings []analysis.Warning
+	norm := "baseline"
+	if baseline == "" {
+		norm = "the longest variant"
+	}
+	for _, s := range sweep.Shapes {
+		if baseTotal[s] > 0 {
+			continue
+		}
+		for _, c := range cells {
+			if c.Shape == s {
+				baseTotal[s] = math.Max(baseTotal[s], c.GPUTimeNs)
+			}
+		}
+		if baseline != "" {
+			warnings = append(warnings, analysis.Warning{Code: analysis.WarnMissing, Metric: "gpu_time_ns",
+				Msg: fmt.Sprintf("%s %s: no baseline kernel times; bars relative to the longest variant", experiment, s)})
+		}
+	}
+	bars := &stackedBars{}
+	n := len(variants)
+	width := 0.8 / float64(n)
+	ymax := 1.0
+	for _, c := range cells {
+		vi := 0
+		for i, v := range variants {
+			if v == c.Variant {
+				vi = i
+			}
+		}
+		x := float64(idx[c.Shape]) - 0.4 + width*(float64(vi)+0.5)
+		tot := baseTotal[c.Shape]
+		if tot <= 0 {
+			continue
+		}
+		b := bar{x: x, width: width * 0.85, label: fmt.Sprintf("%s (%d)", c.Variant, len(c.KernelTimesNs)), edge: seriesColor(vi)}
+		y := 0.0
+		for k, t := range c.KernelTimesNs {
+			ew := k < len(c.KernelElementwise) && c.KernelElementwise[k]
+			b.segs = append(b.segs, seg{y, y + t/tot, segColor(ew, k)})
+			y += t / tot
+		}
+		ymax = math.Max(ymax, y)
+		bars.bars = append(bars.bars, b)
+	}
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("%s: GPU time per kernel, relative to %s's total  on %s", experiment, norm, orUnknown(run.GPU))
+	p.Title.Padding = vg.Points(10)
+	p.Y.Label.Text = "GPU time / baseline GPU time (segments: kernels in launch order)"
+	p.X.Label.Text = sweep.Var
+	p.Add(bars)
+	p.X.Min, p.X.Max = -0.6, float64(len(sweep.Shapes))-0.4
+	p.Y.Min, p.Y.Max = 0, ymax*1.35
+	p.X.Tick.Marker = categoryTicks(sweep.Shapes, sweep.Var)
+	p.Legend.Top, p.Legend.Left = true, false
+	p.Legend.TextStyle = textStyle(vg.Points(9), color.Black)
+	p.Legend.Add("tensor kernel (GEMM etc.)", boxThumb{segColor(false, 0)})
+	p.Legend.Add("elementwise kernel (no tensor work)", boxThumb{segColor(true, 0)})
+	p.Legend.Add("bar label: variant (kernel count)", boxThumb{color.White})
+	return p, warnings, nil
+}
+
+func segColor(elementwise bool, k int) color.RGBA {
+	if elementwise {
+		if k%2 == 0 {
+			return color.RGBA{230, 159, 0, 255}
+		}
+		return color.RGBA{245, 200, 110, 255}
+	}
+	if k%2 == 0 {
+		return color.RGBA{0, 114, 178, 255}
+	}
+	return color.RGBA{90, 165, 215, 255}
+}
+
+type seg struct {
+	y0, y1 float64
+	color  color.RGBA
+}
+
+type bar struct {
+	x, width float64
+	segs     []seg
+	label    string
+	edge     color.RGBA
+}
+
+type stackedBars struct{ bars []bar }
+
+func (s *stackedBars) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	lsty := textStyle(vg.Points(7.5), color.RGBA{40, 40, 40, 255})
+	for _, b := range s.bars {
+		x0, x1 := trX(b.x-b.width/2), trX(b.x+b.width/2)
+		for _, sg := range b.segs {
+			y0, y1 := trY(sg.y0), trY(sg.y1)
+			rect := []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}}
+			c.FillPolygon(sg.color, c.ClipPolygonXY(rect))
+			c.StrokeLines(draw.LineStyle{Color: color.White, Width: vg.Points(0.8)}, c.ClipLinesXY([]vg.Point{{X: x0, Y: y1}, {X: x1, Y: y1}})...)
+		}
+		if len(b.segs) > 0 {
+			top := b.segs[len(b.segs)-1].y1
+			sty := lsty
+			sty.Rotation = math.Pi / 2
+			sty.XAlign, sty.YAlign = draw.XLeft, draw.YCenter
+			c.FillText(sty, vg.Point{X: (x0 + x1) / 2, Y: trY(top) + vg.Points(3)}, b.label)
+		}
+	}
+}
+
+// DataRange lets the axes cover the bars.
+func (s *stackedBars) DataRange() (xmin, xmax, ymin, ymax float64) {
+	xmin, xmax = math.Inf(1), math.Inf(-1)
+	for _, b := range s.bars {
+		xmin, xmax = math.Min(xmin, b.x-b.width), math.Max(xmax, b.x+b.width)
+		for _, sg := range b.segs {
+			ymax = math.Max(ymax, sg.y1)
+		}
+	}
+	return xmin, xmax, 0, ymax
+}
+
+type boxThumb struct{ clr color.Color }
+
+func (b boxThumb) Thumbnail(c *draw.Canvas) {
+	pts := []vg.Point{{X: c.Min.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Max.Y}, {X: c.Min.X, Y: c.Max.Y}}
+	c.FillPolygon(b.clr, pts)
+	c.StrokeLines(draw.LineStyle{Color: color.Gray{Y: 120}, Width: vg.Points(0.5)}, append(pts, pts[0]))
+}
