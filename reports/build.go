@@ -198,7 +198,8 @@ func (x *index) row(e *kernels.Experiment, v kernels.Variant, shape string) (Cel
 	if c == nil {
 		return row, nil
 	}
-	row.Kernels, row.ElementwiseKernels = c.Kernels, c.ElementwiseKernels
+	row.Kernels, row.ElementwiseKernels, row.GPUTimeNs = c.Kernels, c.ElementwiseKernels, c.GPUTimeNs
+	row.KernelNames = append([]string(nil), c.KernelNames...)
 	if c.Wall.N > 0 {
 		row.WallMs = &Value{Center: c.Wall.Center, Lo: c.Wall.Lo, Hi: c.Wall.Hi, N: c.Wall.N}
 	}

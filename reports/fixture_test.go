@@ -63,9 +63,10 @@ func syntheticInput() Input {
 			{Name: "tensor bf16", Kind: "compute", Value: 989e12, Source: "catalog: synthetic"},
 		}},
 		Cells: []analysis.CellFact{
-			{Experiment: "swiglu", Variant: "unfused", Role: "baseline", Shape: sw, Kernels: 3, ElementwiseKernels: 1,
-				Wall: iv(0.1, 0.099, 0.102, 50), DRAMBytesRange: 150e6, DRAMBytesKernels: 160e6, L2Bytes: 900e6, FLOPs: 60.1e9, Class: analysis.ClassCompute, Status: "ok"},
-			{Experiment: "swiglu", Variant: "dual-acc", Role: "candidate", Shape: sw, Kernels: 1,
+			{Experiment: "swiglu", Variant: "unfused", Role: "baseline", Shape: sw, Kernels: 3, ElementwiseKernels: 1, GPUTimeNs: 91e3,
+				KernelNames: []string{"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas", "sm90_xmma_gemm_bf16bf16_bf16f32", "_silu_mul_kernel"},
+				Wall:        iv(0.1, 0.099, 0.102, 50), DRAMBytesRange: 150e6, DRAMBytesKernels: 160e6, L2Bytes: 900e6, FLOPs: 60.1e9, Class: analysis.ClassCompute, Status: "ok"},
+			{Experiment: "swiglu", Variant: "dual-acc", Role: "candidate", Shape: sw, Kernels: 1, GPUTimeNs: 78.5e3, KernelNames: []string{"_dual_acc_kernel"},
 				Wall: iv(0.08, 0.079, 0.081, 50), DRAMBytesRange: 131e6, DRAMBytesKernels: 131e6, L2Bytes: 700e6, FLOPs: 60.1e9, Class: analysis.ClassCompute, Status: "ok"},
 			{Experiment: "swiglu", Variant: "gemm2-epilogue", Role: "candidate", Shape: sw, Status: "failed"},
 			{Experiment: "scan_gate", Variant: "three-kernel", Role: "baseline", Shape: sg, Kernels: 3, ElementwiseKernels: 2,

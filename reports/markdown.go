@@ -281,8 +281,8 @@ func writeExperiment(b *strings.Builder, e ExperimentReport, r *Report) {
 	}
 	for _, s := range e.Shapes {
 		p("\n### %s `%s`\n\n", e.Name, s.Shape)
-		tt := Table{Header: []string{"Variant", "Kernels", "Elementwise", "Wall (95% CI)", "Speedup (95% CI)", "p", "Class", "Rel. error"},
-			Align: []Align{Left, Right, Right, Right, Right, Right, Left, Right}}
+		tt := Table{Header: []string{"Variant", "Kernels", "Elementwise", "GPU time", "Wall (95% CI)", "Speedup (95% CI)", "p", "Class", "Rel. error"},
+			Align: []Align{Left, Right, Right, Right, Right, Right, Right, Left, Right}}
 		bt := Table{Header: []string{"Variant", "DRAM", "DRAM theory", "DRAM/theory", "L2 bytes", "FLOPs", "FLOPs theory"},
 			Align: []Align{Left, Right, Right, Right, Right, Right, Right}}
 		var notes []string
@@ -324,11 +324,22 @@ func writeExperiment(b *strings.Builder, e ExperimentReport, r *Report) {
 			if row.RelError != nil {
 				re = fmt.Sprintf("%.2e", *row.RelError)
 			}
+			gt := "—"
+			if row.GPUTimeNs > 0 {
+				gt = SI(row.GPUTimeNs/1e9, "s")
+			}
 			tt.Rows = append(tt.Rows, []string{name, dash(row.Kernels > 0, fmt.Sprint(row.Kernels)),
-				dash(row.Kernels > 0, fmt.Sprint(row.ElementwiseKernels)), wall, sp, pv, dash(row.Class != "", row.Class), re})
+				dash(row.Kernels > 0, fmt.Sprint(row.ElementwiseKernels)), gt, wall, sp, pv, dash(row.Class != "", row.Class), re})
 			bt.Rows = append(bt.Rows, []string{name, dram, Bytes(row.TheoryDRAMBytes), mr, Bytes(row.L2Bytes), FLOPs(row.FLOPs), FLOPs(row.TheoryFLOPs)})
 			if row.Status != "ok" {
 				notes = append(notes, fmt.Sprintf("%s: %s (%s)", row.Variant, strings.ToUpper(row.Status), row.Reason))
+			}
+			if len(row.KernelNames) > 0 {
+				var ks []string
+				for _, k := range row.KernelNames {
+					ks = append(ks, "`"+shorten(k, 48)+"`")
+				}
+				notes = append(notes, fmt.Sprintf("%s kernels: %s", row.Variant, strings.Join(ks, ", ")))
 			}
 			if len(row.Warnings) > 0 {
 				notes = append(notes, fmt.Sprintf("%s: warnings %s", row.Variant, strings.Join(row.Warnings, ", ")))
@@ -344,7 +355,8 @@ func writeExperiment(b *strings.Builder, e ExperimentReport, r *Report) {
 			}
 		}
 	}
-	p("\nWall: median of the timing pass with its 95%% interval. Speedup: baseline median / this\n")
+	p("\nGPU time: sum of the kernels' durations (nsys timeline, else ncu). Wall: median of the\n")
+	p("timing pass with its 95%% interval. Speedup: baseline median / this\n")
 	p("variant's, p from a Mann-Whitney U test (alpha 0.05). Rel. error: max relative error against\n")
 	p("the reference (check pass). DRAM: read + write bytes of the whole variant, ncu range pass\n")
 	p("(`*`: sum of the kernel pass, L2 flushed before each kernel); DRAM/theory outside %sx..%sx is\n", num(modelLo), num(modelHi))
@@ -377,4 +389,13 @@ func orUnknown(s string) string {
 		return "unknown"
 	}
 	return s
+}
+
+// shorten cuts a kernel name to n characters with an ellipsis.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }

@@ -111,6 +111,8 @@ type CellRow struct {
 	Reason             string   `json:"reason,omitempty"` // why not ok
 	Kernels            int      `json:"kernels"`
 	ElementwiseKernels int      `json:"elementwise_kernels"`
+	KernelNames        []string `json:"kernel_names,omitempty"` // in launch order
+	GPUTimeNs          float64  `json:"gpu_time_ns"`            // sum of kernel durations (nsys, else ncu)
 	WallMs             *Value   `json:"wall_ms,omitempty"`
 	Speedup            *Value   `json:"speedup,omitempty"` // against the baseline
 	P                  *float64 `json:"p,omitempty"`       // Mann-Whitney U p-value of the speedup
