@@ -293,7 +293,7 @@ func writePlots(ctx context.Context, dir string, run *analysis.Run, exps []*kern
 			if !has[key(e.Name, s)] {
 				continue
 			}
-			files, pw, err := roofline.WriteRoofline(dir, run, e.Name, s)
+			files, pw, err := safePlot(func() ([]string, []analysis.Warning, error) { return roofline.WriteRoofline(dir, run, e.Name, s) })
 			add(e.Name, fmt.Sprintf("%s roofline at %s", e.Name, s), files, pw, err)
 		}
 		for _, sw := range e.Sweeps {
@@ -306,7 +306,7 @@ func writePlots(ctx context.Context, dir string, run *analysis.Run, exps []*kern
 			if n < 2 {
 				continue
 			}
-			files, pw, err := roofline.WriteSweep(dir, run, e.Name, sw)
+			files, pw, err := safePlot(func() ([]string, []analysis.Warning, error) { return roofline.WriteSweep(dir, run, e.Name, sw) })
 			add(e.Name, fmt.Sprintf("%s sweep over %s", e.Name, sw.Var), files, pw, err)
 		}
 	}
@@ -351,4 +351,15 @@ func CopyRunFS(fsys fs.FS, dst string) error {
 		}
 	}
 	return nil
+}
+
+// safePlot runs a plot function, turning a panic (gonum panics on some
+// degenerate data, e.g. zeros on a log axis) into an error.
+func safePlot(f func() ([]string, []analysis.Warning, error)) (files []string, ws []analysis.Warning, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			files, ws, err = nil, nil, fmt.Errorf("plotting panicked: %v", r)
+		}
+	}()
+	return f()
 }
