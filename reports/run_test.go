@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -155,5 +156,30 @@ func TestWriteRunErrors(t *testing.T) {
 	}
 	if err := WriteRun(ctx, t.TempDir(), "", nil); err == nil || !strings.Contains(err.Error(), "kernels") {
 		t.Errorf("run without tables: %v", err)
+	}
+}
+
+func TestCopyRunFS(t *testing.T) {
+	fsys := fstest.MapFS{
+		"manifest.json":                            {Data: []byte(`{"tool":"rooftool"}`)},
+		"tables/kernels.parquet":                   {Data: []byte("k")},
+		"raw/check/swiglu/dual-acc/M=1.check.json": {Data: []byte(`{"ok":true}`)},
+		"raw/nsys/swiglu/big.sqlite":               {Data: []byte("not copied")},
+	}
+	dst := t.TempDir()
+	if err := CopyRunFS(fsys, dst); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"manifest.json", "tables/kernels.parquet", "raw/check/swiglu/dual-acc/M=1.check.json"} {
+		if _, err := os.Stat(filepath.Join(dst, p)); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dst, "raw/nsys/swiglu/big.sqlite")); err == nil {
+		t.Error("raw/nsys copied: a report does not read it")
+	}
+	checks, err := ReadChecks(dst)
+	if err != nil || len(checks) != 1 || checks[0].Experiment != "swiglu" || checks[0].Variant != "dual-acc" || checks[0].Shape != "M=1" {
+		t.Errorf("ReadChecks = %+v, %v; want the path's experiment, variant and shape", checks, err)
 	}
 }
