@@ -51,7 +51,7 @@ func TestProfileFake(t *testing.T) {
 			t.Errorf("stdout lacks %q:\n%s", want, o.String())
 		}
 	}
-	if !strings.Contains(e.String(), "[1/4] fake check: 1 ok, 1 failed") {
+	if !strings.Contains(e.String(), "[2/4] fake check: 1 ok, 1 failed") {
 		t.Errorf("stderr progress lines:\n%s", e.String())
 	}
 	m, err := launch.ReadManifest(dir)

@@ -23,6 +23,7 @@ type Cmd struct {
 	Stdout  string        // file that receives stdout exactly as written ("" : into the log)
 	Log     string        // file that receives stderr (and stdout when Stdout is "")
 	Timeout time.Duration // 0: none
+	OnLine  func(string)  // called with each line the child writes to stderr
 }
 
 // Result is how a child process ended.
@@ -111,7 +112,11 @@ func RunCmd(ctx context.Context, c Cmd) Result {
 		fmt.Fprintf(lf, "$ %s\n", quoteArgv(c.Argv))
 		logw = lf
 	}
-	cmd.Stderr = io.MultiWriter(logw, &tail)
+	ws := []io.Writer{logw, &tail}
+	if c.OnLine != nil {
+		ws = append(ws, &lineWriter{fn: c.OnLine})
+	}
+	cmd.Stderr = io.MultiWriter(ws...)
 	var outTmp *os.File
 	if c.Stdout != "" {
 		if err := os.MkdirAll(filepath.Dir(c.Stdout), 0o755); err != nil {
@@ -227,4 +232,28 @@ func (t *tailBuffer) String() string {
 		s = "..." + s[len(s)-600:]
 	}
 	return s
+}
+
+// lineWriter calls fn with each complete line written to it.
+type lineWriter struct {
+	fn  func(string)
+	buf []byte
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.buf = append(w.buf, p...)
+	for {
+		i := bytes.IndexAny(w.buf, "\r\n")
+		if i < 0 {
+			break
+		}
+		if l := strings.TrimSpace(string(w.buf[:i])); l != "" {
+			w.fn(l)
+		}
+		w.buf = w.buf[i+1:]
+	}
+	if len(w.buf) > 64<<10 {
+		w.buf = w.buf[:0]
+	}
+	return len(p), nil
 }

@@ -380,6 +380,20 @@ func (r *Runner) setupTools(ctx context.Context, cells []PlannedCell) {
 	}
 }
 
+// onLine turns the runner's per-cell stderr lines ("exp/variant/shape: check
+// ok ...") into the progress description, so a terminal shows the cell at work.
+func (r *Runner) onLine(exp, pass string) func(string) {
+	return func(l string) {
+		if strings.HasPrefix(l, "==") {
+			return // profiler chatter
+		}
+		if len(l) > 100 {
+			l = l[:97] + "..."
+		}
+		r.prog.Begin(exp + " " + pass + ": " + l)
+	}
+}
+
 // attemptResult is what one runner process gave.
 type attemptResult struct {
 	got  map[string]PassStatus // cells with a definitive outcome
@@ -587,7 +601,7 @@ func removeCellFiles(dir string, cells []string, suffixes ...string) {
 func (r *Runner) attemptCheck(ctx context.Context, exp *kernels.Experiment, cells []string) attemptResult {
 	dir := r.rawDir(PassCheck, exp.Name)
 	removeCellFiles(dir, cells, ".check.json")
-	res := RunCmd(ctx, Cmd{Argv: r.runnerArgv("check", exp, cells, dir), Log: filepath.Join(dir, "runner.log"), Timeout: r.timeout(len(cells))})
+	res := RunCmd(ctx, Cmd{Argv: r.runnerArgv("check", exp, cells, dir), Log: filepath.Join(dir, "runner.log"), Timeout: r.timeout(len(cells)), OnLine: r.onLine(exp.Name, PassCheck)})
 	a := attemptResult{got: map[string]PassStatus{}, ran: map[string]bool{}, res: res, what: "runner check"}
 	for _, c := range cells {
 		p := cellFile(dir, c, ".check.json")
@@ -602,7 +616,7 @@ func (r *Runner) attemptCheck(ctx context.Context, exp *kernels.Experiment, cell
 		}
 		st := cj.status()
 		st.Files = []string{r.rel(p)}
-		if st.Status == StatusFailed && cj.MaxRelErr != nil && cj.Tolerance != nil {
+		if st.Status == StatusFailed && cj.MaxRelErr != nil && cj.Tolerance != nil && !strings.Contains(st.Reason, "toler") {
 			st.Reason += fmt.Sprintf(" (max rel err %.3g, tolerance %.3g)", *cj.MaxRelErr, *cj.Tolerance)
 		}
 		a.got[c] = st
@@ -613,7 +627,7 @@ func (r *Runner) attemptCheck(ctx context.Context, exp *kernels.Experiment, cell
 func (r *Runner) attemptTiming(ctx context.Context, exp *kernels.Experiment, cells []string) attemptResult {
 	dir := r.rawDir(PassTiming, exp.Name)
 	removeCellFiles(dir, cells, ".json", ".check.json", ".time-error.json")
-	res := RunCmd(ctx, Cmd{Argv: r.runnerArgv("time", exp, cells, dir), Log: filepath.Join(dir, "runner.log"), Timeout: r.timeout(len(cells))})
+	res := RunCmd(ctx, Cmd{Argv: r.runnerArgv("time", exp, cells, dir), Log: filepath.Join(dir, "runner.log"), Timeout: r.timeout(len(cells)), OnLine: r.onLine(exp.Name, PassTiming)})
 	a := attemptResult{got: map[string]PassStatus{}, ran: map[string]bool{}, res: res, what: "runner time"}
 	for _, c := range cells {
 		p := cellFile(dir, c, ".json")
@@ -728,7 +742,7 @@ func (r *Runner) attemptNCU(ctx context.Context, exp *kernels.Experiment, pass s
 		}
 		argv = append(argv, "--metrics", strings.Join(metrics, ","))
 		argv = append(argv, r.runnerArgv("profile", exp, cells, dir)...)
-		res = RunCmd(ctx, Cmd{Argv: argv, Log: logf, Timeout: r.timeout(len(cells))})
+		res = RunCmd(ctx, Cmd{Argv: argv, Log: logf, Timeout: r.timeout(len(cells)), OnLine: r.onLine(exp.Name, pass)})
 		logText, _ := os.ReadFile(logf)
 		missing := MissingMetrics(string(logText))
 		if len(missing) == 0 || try >= 2 || res.Canceled {
@@ -890,7 +904,7 @@ func (r *Runner) attemptNsys(ctx context.Context, exp *kernels.Experiment, cells
 	logf := filepath.Join(dir, part+".log")
 	argv := []string{r.nsys, "profile", "--trace=cuda,nvtx", "--sample=none", "--cpuctxsw=none", "--force-overwrite=true", "-o", tmpBase}
 	argv = append(argv, r.runnerArgv("profile", exp, cells, dir)...)
-	res := RunCmd(ctx, Cmd{Argv: argv, Env: r.nsysEnv, Log: logf, Timeout: r.timeout(len(cells))})
+	res := RunCmd(ctx, Cmd{Argv: argv, Env: r.nsysEnv, Log: logf, Timeout: r.timeout(len(cells)), OnLine: r.onLine(exp.Name, PassNsys)})
 	a.res = res
 	okCells := r.profileVerdicts(dir, cells, &a)
 	if res.Canceled {

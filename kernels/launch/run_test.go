@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -287,8 +288,9 @@ func TestRunCancelAndResume(t *testing.T) {
 	cfg.Passes = []string{PassCheck, PassTiming, PassNCU}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	// Cancel while the timing runner sits in the hanging cell.
-	cfg.Progress = &cancelAt{pass: "fake timing", after: 500 * time.Millisecond, cancel: cancel}
+	// Cancel while the timing runner sits in the hanging cell: once the
+	// good cell's timing file is there.
+	cfg.Progress = &cancelAt{pass: "fake timing", wait: filepath.Join(cfg.RunDir, "raw", "timing", "fake", "good", "n=1.json"), cancel: cancel}
 	_, err := Run(ctx, cfg)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
@@ -334,20 +336,30 @@ func TestRunCancelAndResume(t *testing.T) {
 	}
 }
 
-// cancelAt cancels the run a moment after a pass whose description starts
-// with pass begins.
+// cancelAt cancels the run once the file wait exists, after a pass whose
+// description starts with pass has begun.
 type cancelAt struct {
 	pass   string
-	after  time.Duration
+	wait   string
 	cancel context.CancelFunc
-	fired  bool
+	once   sync.Once
 }
 
 func (c *cancelAt) Start(int) {}
 func (c *cancelAt) Begin(what string) {
-	if !c.fired && strings.HasPrefix(what, c.pass) {
-		c.fired = true
-		time.AfterFunc(c.after, c.cancel)
+	if strings.HasPrefix(what, c.pass) {
+		c.once.Do(func() {
+			go func() {
+				for i := 0; i < 2000; i++ {
+					if _, err := os.Stat(c.wait); err == nil {
+						break
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+				time.Sleep(100 * time.Millisecond) // the runner moves on to the hanging cell
+				c.cancel()
+			}()
+		})
 	}
 }
 func (c *cancelAt) Done(int, string) {}
