@@ -37,6 +37,9 @@ func ceilingsFor(t *ingest.Tables, gpuName string, measured *Measured) analysis.
 	if !ok && dev.GPU != "" {
 		spec, ok = lookup(dev.GPU)
 	}
+	if ok && normalizeGPUName(out.GPU) == normalizeGPUName(spec.Key) {
+		out.GPU = spec.Name // a catalog key names the GPU by its catalog name
+	}
 	// Device roofs first; the catalog fills the roofs the device does not state.
 	out.Items = append(out.Items, dev.Items...)
 	if ok {

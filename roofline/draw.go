@@ -25,7 +25,7 @@ var seriesColors = []color.RGBA{
 	{204, 121, 167, 255}, // reddish purple
 	{230, 159, 0, 255},   // orange
 	{86, 180, 233, 255},  // sky blue
-	{0, 0, 0, 255},       // black
+	{136, 34, 85, 255},   // wine (Tol muted)
 	{120, 120, 120, 255}, // grey: "other"
 }
 
@@ -91,7 +91,10 @@ func fileName(experiment, s, kind string) string {
 			return '_'
 		}, x)
 	}
-	return clean(experiment, "export") + "-" + clean(s, "all") + "-" + kind
+	if s == "" {
+		return clean(experiment, "export") + "-" + kind
+	}
+	return clean(experiment, "export") + "-" + clean(s, "") + "-" + kind
 }
 
 // Plot sizes.

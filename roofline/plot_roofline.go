@@ -42,7 +42,13 @@ type roof struct {
 }
 
 func (r roof) label() string {
-	return fmt.Sprintf("%s %s (%s)", strings.Join(r.names, "/"), FormatRate(r.value, r.kind), r.src)
+	names := append([]string(nil), r.names...)
+	for i := 1; i < len(names); i++ {
+		if strings.HasPrefix(names[0], "tensor ") {
+			names[i] = strings.TrimPrefix(names[i], "tensor ")
+		}
+	}
+	return fmt.Sprintf("%s %s (%s)", strings.Join(names, "/"), FormatRate(r.value, r.kind), r.src)
 }
 
 type kpoint struct {
@@ -210,6 +216,15 @@ func RooflinePlot(run *analysis.Run, experiment, shape string) (*plot.Plot, []an
 			}
 		}
 	}
+	anyFLOPs := false
+	for _, f := range kfs {
+		anyFLOPs = anyFLOPs || len(f.FLOPs) > 0
+	}
+	if !anyFLOPs {
+		// No kernel states tensor work (or any FLOPs): show the common
+		// tensor roof too, so the plot still says where the tensor cores sit.
+		used["tensor bf16"], used["tensor fp16"] = true, true
+	}
 	roofs := pickRoofs(run.Ceilings, used)
 
 	// Axis ranges.
@@ -295,8 +310,17 @@ func RooflinePlot(run *analysis.Run, experiment, shape string) (*plot.Plot, []an
 	p.Legend.ThumbnailWidth = vg.Points(14)
 	p.Legend.Padding = vg.Points(1)
 	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(6), vg.Points(6)
+	shown := map[int]bool{}
+	for _, q := range pts {
+		shown[q.series] = true
+	}
+	for _, a := range aggs {
+		shown[a.series] = true
+	}
 	for s, name := range seriesNames {
-		p.Legend.Add(name, glyphThumb{draw.GlyphStyle{Color: seriesColor(s), Radius: vg.Points(4.5), Shape: draw.CircleGlyph{}}})
+		if shown[s] {
+			p.Legend.Add(name, glyphThumb{draw.GlyphStyle{Color: seriesColor(s), Radius: vg.Points(4.5), Shape: draw.CircleGlyph{}}})
+		}
 	}
 	usedLevel := map[int]bool{}
 	for _, q := range pts {
@@ -304,7 +328,7 @@ func RooflinePlot(run *analysis.Run, experiment, shape string) (*plot.Plot, []an
 	}
 	for li, lv := range levels {
 		if usedLevel[li] {
-			p.Legend.Add("kernel at "+lv.ceiling, glyphThumb{draw.GlyphStyle{Color: color.Black, Radius: vg.Points(4), Shape: lv.glyph}})
+			p.Legend.Add("kernel at "+lv.ceiling, glyphThumb{draw.GlyphStyle{Color: color.RGBA{110, 110, 110, 255}, Radius: vg.Points(4), Shape: lv.glyph}})
 		}
 	}
 	if len(aggs) > 0 {
@@ -649,8 +673,7 @@ func (l *rooflineLayer) Plot(c draw.Canvas, p *plot.Plot) {
 	}
 	if l.note != "" {
 		nsty := textStyle(vg.Points(11), color.RGBA{150, 40, 40, 255})
-		w := nsty.Width(l.note)
-		fillTextBG(c, nsty, vg.Point{X: (c.Min.X+c.Max.X)/2 - w/2, Y: (c.Min.Y + c.Max.Y) / 2}, l.note)
+		fillTextBG(c, nsty, vg.Point{X: c.Min.X + vg.Points(12), Y: c.Max.Y - nsty.Height(l.note) - vg.Points(12)}, l.note)
 	}
 }
 

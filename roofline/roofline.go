@@ -88,7 +88,8 @@ func CeilingsFor(t *ingest.Tables, gpuName string, measured *Measured) analysis.
 func ReadMeasured(path string) (*Measured, error) { return readMeasured(path) }
 
 // FileName is the base name (without extension) of a plot:
-// "<experiment>-<shape-or-sweep>-<kind>", kind "roofline", "sweep" or "kernels",
+// "<experiment>-<shape-or-sweep>-<kind>" ("<experiment>-<kind>" when
+// shapeOrSweep is ""), kind "roofline", "sweep" or "kernels",
 // with characters other than letters, digits and "=,._-" replaced by "_".
 func FileName(experiment, shapeOrSweep, kind string) string {
 	return fileName(experiment, shapeOrSweep, kind)

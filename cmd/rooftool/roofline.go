@@ -1,17 +1,213 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/roofline"
 )
 
-// Placeholder until the roofline command is written; its owner replaces this file.
+// RooflineOptions are the flags of `rooftool roofline`.
+type RooflineOptions struct {
+	IO       *IO
+	Inputs   []string
+	OutDir   string
+	GPU      string // catalog name for the roofs the export does not state
+	Ceilings string // ceilings.json of `rooftool ceilings`
+}
+
 func newRooflineCmd(io *IO) *cobra.Command {
-	return &cobra.Command{
-		Use:    "roofline",
-		Short:  "(not yet written)",
-		Hidden: true,
-		RunE:   func(*cobra.Command, []string) error { return errors.New("roofline: not yet written") },
+	opts := &RooflineOptions{IO: io}
+	c := &cobra.Command{
+		Use:   "roofline INPUT... -o DIR",
+		Short: "Draw the hierarchical roofline of an export or a run (PNG and SVG)",
+		Long: `Roofline draws one hierarchical roofline per (experiment, shape) found in the
+input, and for rooftool runs the sweep charts (speedup along each sweep, GPU time
+per kernel). INPUT is one or more raw exports (ncu CSV, nsys SQLite, ...) or one
+directory of ingested tables (a run directory or its tables/ folder).
+
+Roofs come from the export's own ncu peak_sustained metrics where it has them,
+else from the catalog entry of --gpu (or of the device name in the export; see
+rooftool gpus); --ceilings adds measured ceilings (rooftool ceilings), drawn
+dashed. A run directory's ceilings.json is used without the flag.
+
+Kernels of an export without rooftool's NVTX ranges go into one plot named
+after the first input. Warnings (points left off the log axes, missing
+counters) are printed; they do not fail the command.`,
+		Example: `  rooftool roofline testdata/realdata/Roofline-Analysis/torch_sdpa_flash__gqa_bf16_b8_ctx32k_p64.ncu.csv -o out/
+  rooftool roofline --gpu rtx-5090 testdata/realdata/llm-perf-opt/kernel_0001.ncu.details.csv -o out/
+  rooftool roofline runs/2026-11-22-h100-1 -o runs/2026-11-22-h100-1/plots`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Inputs = args
+			if opts.OutDir == "" {
+				return usageErrorf("roofline: -o DIR is required")
+			}
+			return runRoofline(c.Context(), opts)
+		},
 	}
+	c.Flags().StringVarP(&opts.OutDir, "output", "o", "", "directory to write the plots to")
+	c.Flags().StringVar(&opts.GPU, "gpu", "", "GPU whose catalog roofs fill in what the export lacks (default: the export's device name)")
+	c.Flags().StringVar(&opts.Ceilings, "ceilings", "", "measured ceilings JSON (rooftool ceilings -o FILE)")
+	return c
+}
+
+func runRoofline(ctx context.Context, opts *RooflineOptions) error {
+	if opts.GPU != "" {
+		if _, ok := roofline.Lookup(opts.GPU); !ok {
+			return usageErrorf("roofline: --gpu %q is not in the catalog (see rooftool gpus)", opts.GPU)
+		}
+	}
+	t, runDir, err := rooflineTables(opts.Inputs)
+	if err != nil {
+		return err
+	}
+	defer t.Release()
+	var measured *roofline.Measured
+	cpath := opts.Ceilings
+	if cpath == "" && runDir != "" {
+		if _, err := os.Stat(filepath.Join(runDir, "ceilings.json")); err == nil {
+			cpath = filepath.Join(runDir, "ceilings.json")
+		}
+	}
+	if cpath != "" {
+		if measured, err = roofline.ReadMeasured(cpath); err != nil {
+			return usageErrorf("roofline: --ceilings: %v", err)
+		}
+	}
+	exps, err := kernels.Load()
+	if err != nil {
+		return err
+	}
+	ceil := roofline.CeilingsFor(t, opts.GPU, measured)
+	run, err := analysis.Analyze(t, exps, analysis.Options{Ceilings: ceil})
+	if err != nil {
+		return fmt.Errorf("roofline: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	type sel struct{ exp, shape string }
+	seen := map[sel]bool{}
+	var sels []sel
+	for _, f := range run.Kernels {
+		s := sel{f.Experiment, f.Shape}
+		if !seen[s] {
+			seen[s] = true
+			sels = append(sels, s)
+		}
+	}
+	for _, c := range run.Cells {
+		s := sel{c.Experiment, c.Shape}
+		if !seen[s] && c.Status == "ok" {
+			seen[s] = true
+			sels = append(sels, s)
+		}
+	}
+	sort.SliceStable(sels, func(i, j int) bool {
+		if sels[i].exp != sels[j].exp {
+			return sels[i].exp < sels[j].exp
+		}
+		return sels[i].shape < sels[j].shape
+	})
+	if len(sels) == 0 {
+		return &ingest.InputError{File: strings.Join(opts.Inputs, " "), Err: errors.New("no ncu kernels or rooftool cells to draw")}
+	}
+	var files []string
+	var warnings []analysis.Warning
+	for _, s := range sels {
+		var fs []string
+		var ws []analysis.Warning
+		if s.exp == "" && s.shape == "" {
+			p, w, err := roofline.RooflinePlot(run, "", "")
+			if err != nil {
+				return err
+			}
+			p.Title.Text = filepath.Base(opts.Inputs[0]) + "  on " + orUnknownGPU(run.GPU)
+			base := strings.TrimSuffix(filepath.Base(opts.Inputs[0]), filepath.Ext(opts.Inputs[0]))
+			fs, err = roofline.SaveRoofline(p, opts.OutDir, roofline.FileName(base, "", "roofline"))
+			if err != nil {
+				return err
+			}
+			ws = w
+		} else {
+			fs, ws, err = roofline.WriteRoofline(opts.OutDir, run, s.exp, s.shape)
+			if errors.Is(err, roofline.ErrNoData) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+		}
+		files = append(files, fs...)
+		warnings = append(warnings, ws...)
+	}
+	for _, e := range exps {
+		for _, sw := range e.Sweeps {
+			fs, ws, err := roofline.WriteSweep(opts.OutDir, run, e.Name, sw)
+			if errors.Is(err, roofline.ErrNoData) {
+				continue
+			}
+			files = append(files, fs...)
+			warnings = append(warnings, ws...)
+			if err != nil {
+				return err
+			}
+		}
+	}
+	for _, it := range ceil.Items {
+		src := it.Source
+		if i := strings.Index(src, " ("); i > 0 && strings.HasPrefix(src, "catalog:") {
+			src = src[:i] // the catalog entry; `rooftool gpus NAME` shows its sources
+		}
+		fmt.Fprintf(opts.IO.Err, "roof %-12s %-14s %s\n", it.Name, roofline.FormatRate(it.Value, it.Kind), src)
+	}
+	for _, w := range append(run.Warnings, warnings...) {
+		fmt.Fprintf(opts.IO.Err, "warning: %s\n", w.Error())
+	}
+	for _, f := range files {
+		fmt.Fprintln(opts.IO.Out, f)
+	}
+	return nil
+}
+
+func orUnknownGPU(s string) string {
+	if s == "" {
+		return "unknown GPU (use --gpu)"
+	}
+	return s
+}
+
+// rooflineTables reads raw exports, or one directory of ingested tables (a
+// run directory, whose path it returns, or its tables/ folder).
+func rooflineTables(inputs []string) (*ingest.Tables, string, error) {
+	if len(inputs) == 1 {
+		if st, err := os.Stat(inputs[0]); err == nil && st.IsDir() {
+			dir, runDir := inputs[0], ""
+			if st, err := os.Stat(filepath.Join(dir, "tables")); err == nil && st.IsDir() {
+				dir, runDir = filepath.Join(dir, "tables"), inputs[0]
+			}
+			t, err := ingest.ReadDir(dir, nil)
+			if err != nil {
+				return nil, "", &ingest.InputError{File: dir, Err: err}
+			}
+			return t, runDir, nil
+		}
+	}
+	var in []ingest.Input
+	for _, p := range inputs {
+		in = append(in, ingest.Input{Path: p})
+	}
+	t, err := ingest.Files(in, nil)
+	return t, "", err
 }
