@@ -37,7 +37,7 @@ func ceilingsFor(t *ingest.Tables, gpuName string, measured *Measured) analysis.
 	if !ok && dev.GPU != "" {
 		spec, ok = lookup(dev.GPU)
 	}
-	if ok && normalizeGPUName(out.GPU) == normalizeGPUName(spec.Key) {
+	if ok && gpuName != "" && normalizeGPUName(gpuName) == normalizeGPUName(spec.Key) {
 		out.GPU = spec.Name // a catalog key names the GPU by its catalog name
 	}
 	// Device roofs first; the catalog fills the roofs the device does not state.
