@@ -18,6 +18,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from common import records  # noqa: E402  (no torch)
 from common import spec as specmod  # noqa: E402  (needs only PyYAML)
 from common.spec import UsageError  # noqa: E402
 
@@ -129,8 +130,9 @@ def main(argv=None):
                 if not chk.get("skipped"):
                     failed += 1
                 if a.mode == "profile":
-                    runner.write_json(base + ".profile.json", {"ok": False, "skipped": bool(chk.get("skipped")),
-                                                               "error": "check failed: " + chk["error"] if not chk.get("skipped") else chk["error"]})
+                    why = chk["error"] if chk.get("skipped") else "check failed: " + chk["error"]
+                    runner.write_json(base + ".profile.json", records.profile_record(
+                        e.name, v.name, s, v.graph, ok=False, error=why, skipped=bool(chk.get("skipped"))))
                 print(f"{cell.label}: {status}: {chk['error']}", file=sys.stderr, flush=True)
                 continue
             msg = f"{cell.label}: check ok (rel {chk['max_rel_err']:.2e}, {chk['seconds']}s)"
@@ -145,7 +147,8 @@ def main(argv=None):
             except Exception as err:  # noqa: BLE001
                 failed += 1
                 import traceback
-                rec = {"ok": False, "error": f"{a.mode}: {type(err).__name__}: {err}", "traceback": traceback.format_exc()[-4000:]}
+                rec = records.profile_record(e.name, v.name, s, v.graph, ok=False, error=f"{a.mode}: {type(err).__name__}: {err}")
+                rec["traceback"] = traceback.format_exc()[-4000:]
                 runner.write_json(base + (".profile.json" if a.mode == "profile" else ".time-error.json"), rec)
                 msg = f"{cell.label}: FAILED in {a.mode}: {rec['error']}"
             print(msg, file=sys.stderr, flush=True)

@@ -13,6 +13,7 @@ import traceback
 
 import torch
 
+from . import records
 from . import spec as specmod
 from .impl import DTYPES
 
@@ -236,13 +237,10 @@ class Cell:
 
 def run_check(cell):
     """Check one cell; returns the check JSON object."""
-    res = {"experiment": cell.exp.name, "variant": cell.variant.name, "shape": cell.shape,
-           "ok": False, "max_abs_err": None, "max_rel_err": None, "tolerance": cell.exp.tolerance,
-           "error": "", "metric": "norm-wise relative error ||out-ref||/||ref|| per output; reference in float32 (TF32 off) on the same bf16/fp16 inputs"}
+    res = records.check_record(cell.exp.name, cell.variant.name, cell.shape, cell.exp.tolerance)
     miss = requires_missing(cell.variant.requires)
     if miss:
-        res.update(skipped=True, error=miss)
-        return res
+        return records.skipped_record(res, miss)
     t0 = time.time()
     try:
         impl = cell.make_impl()
@@ -286,6 +284,22 @@ def _rotation_sets(cell, impl, min_bytes, max_sets=16):
     return sets
 
 
+def warm_up(fns, n, min_s=0.2):
+    """At least n calls and at least min_s seconds of device work (clocks ramp up from
+    idle; the first reps of a cold GPU run slower)."""
+    t0 = time.perf_counter()
+    i = 0
+    while True:
+        for _ in range(max(1, len(fns))):
+            fns[i % len(fns)]()
+            i += 1
+        torch.cuda.synchronize()
+        if i >= n and time.perf_counter() - t0 >= min_s:
+            return i
+        if i > 100000:
+            return i
+
+
 def run_time(cell, reps, warmup):
     """Time one cell (its check must have passed). Returns the timing JSON object."""
     impl = cell.impl or cell.make_impl()
@@ -313,9 +327,7 @@ def run_time(cell, reps, warmup):
         fns = [g.replay for g in graphs]
     else:
         fns = [(lambda st=st, out=out: impl.run(st, out)) for st, out in sets]
-    for i in range(max(warmup, len(fns))):
-        fns[i % len(fns)]()
-    torch.cuda.synchronize()
+    warm_up(fns, warmup)
     starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
     ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
     for i in range(reps):
@@ -330,10 +342,8 @@ def run_time(cell, reps, warmup):
     n_sets = len(sets)
     del fns, sets
     torch.cuda.empty_cache()
-    return {"rooftool_timing": 1, "experiment": cell.exp.name, "variant": cell.variant.name,
-            "shape": cell.shape, "device": torch.cuda.get_device_name(), "method": "cuda-graph" if graph else "cuda-events",
-            "warmup": warmup, "reps": reps, "rotate_buffers": n_sets,
-            "clocks": clk, "samples_ms": samples, "set_bytes": set_bytes, "l2_bytes": l2}
+    return records.timing_record(cell.exp.name, cell.variant.name, cell.shape, torch.cuda.get_device_name(), graph,
+                                 warmup, reps, n_sets, clk, samples, set_bytes=set_bytes, l2_bytes=l2)
 
 
 def run_profile(cell, warmup):
@@ -354,9 +364,7 @@ def run_profile(cell, warmup):
         with torch.cuda.graph(g):
             impl.run(st, out)
         fn = g.replay
-    for _ in range(max(1, warmup)):
-        fn()
-    torch.cuda.synchronize()
+    warm_up([fn], max(1, warmup), min_s=0.05)
     nv = torch.cuda.nvtx
     nv.range_push(cell.exp.name)
     nv.range_push(cell.variant.name)
@@ -368,5 +376,4 @@ def run_profile(cell, warmup):
     nv.range_pop()
     del st, out, fn
     torch.cuda.empty_cache()
-    return {"experiment": cell.exp.name, "variant": cell.variant.name, "shape": cell.shape, "ok": True, "error": "",
-            "nvtx": f"{cell.exp.name}/{cell.variant.name}/{cell.shape}", "graph": cell.variant.graph}
+    return records.profile_record(cell.exp.name, cell.variant.name, cell.shape, cell.variant.graph)

@@ -135,7 +135,7 @@ def bench_rows(v, ctx):
     rows.append(ctx.gemm_row("triton-epilogue (both GEMMs, vs the two cuBLAS GEMMs)", ms, f1 + f2, (f1 + f2) / ((c1 + c2) * 1e-3) / 1e12))
     e = 2
     bf = torch.bfloat16
-    for impl, lay in (("tma", "nk"), ("tma", "kn"), ("ptr", "kn")):
+    for impl, lay in (("tma", "kn"), ("tma-persistent", "kn"), ("ptr", "kn")):
         def mk1(lay=lay):
             return (torch.randn((BT, d), device="cuda").to(bf), tk.weight_for((torch.randn((d, N1), device="cuda") * d ** -0.5).to(bf), lay),
                     torch.empty((BT, N1), device="cuda", dtype=bf))
@@ -150,4 +150,9 @@ def bench_rows(v, ctx):
         ms2 = ctx.time_fn(lambda s, impl=impl: tk.mm_epi(s[0], s[2], s[4], epi=tk.EPI_ADD_AUX, aux=s[3], gate=s[1], impl=impl),
                           mk2, e * (2 * BT * HD + HD * d + 2 * BT * d))
         rows.append(ctx.gemm_row(f"  GEMM2 (o*gate)@W_O + x ({BT}x{d}x{HD}) {impl} W:{lay}", ms2, f2, ctx.cublas_tflops(BT, d, HD)))
+    def mk0():
+        return (torch.randn((BT, d), device="cuda").to(bf), (torch.randn((d, N1), device="cuda") * d ** -0.5).to(bf),
+                torch.empty((BT, N1), device="cuda", dtype=bf))
+    ms0 = ctx.time_fn(lambda s: tk.mm_epi(s[0], s[1], s[2]), mk0, e * (BT * d + d * N1 + BT * N1))
+    rows.append(ctx.gemm_row(f"  plain Triton GEMM, no epilogue ({BT}x{N1}x{d}), auto", ms0, f1, ctx.cublas_tflops(BT, N1, d)))
     return rows

@@ -253,13 +253,19 @@ def bench_rows(v, ctx):
     e = 2
     bf = torch.bfloat16
     seg = _seg_bounds(v)
-    for impl, lay in (("tma", "nk"), ("tma", "kn"), ("ptr", "kn")):
+    for impl, lay in (("tma", "kn"), ("tma-persistent", "kn"), ("ptr", "kn")):
         def mk(lay=lay):
             return (torch.randn((BT, d), device="cuda").to(bf), tk.weight_for((torch.randn((d, N), device="cuda") * d ** -0.5).to(bf), lay),
                     torch.empty((BT, N), device="cuda", dtype=bf))
         ms = ctx.time_fn(lambda s, impl=impl: tk.mm_epi(s[0], s[1], s[2], epi=tk.EPI_SEGMENTS, seg=seg, head=v["dk"], impl=impl),
                          mk, e * (BT * d + d * N + BT * N))
         rows.append(ctx.gemm_row(f"  wide GEMM + segment epilogue, {impl} W:{lay}", ms, flops, cub))
+
+    def mk0():
+        return (torch.randn((BT, d), device="cuda").to(bf), (torch.randn((d, N), device="cuda") * d ** -0.5).to(bf),
+                torch.empty((BT, N), device="cuda", dtype=bf))
+    ms0 = ctx.time_fn(lambda s: tk.mm_epi(s[0], s[1], s[2]), mk0, e * (BT * d + d * N + BT * N))
+    rows.append(ctx.gemm_row("  plain Triton GEMM, no epilogue, auto", ms0, flops, cub))
 
     def mk():
         return (torch.randn((BT, HK), device="cuda").to(bf), torch.empty((BT, HK), device="cuda", dtype=bf))

@@ -94,18 +94,18 @@ def bench_rows(v, ctx):
     ms = ctx.time_variant("gemm2-epilogue")
     rows.append(ctx.gemm_row("gemm2-epilogue variant (cuBLAS GEMM1 + fused GEMM2)", ms, flops, cublas))
     bf = torch.bfloat16
-    for impl, lay in (("tma", "nk"), ("tma", "kn"), ("ptr", "kn")):
+    for impl, lay in (("tma", "kn"), ("tma-persistent", "kn"), ("ptr", "kn")):
         def mk(lay=lay):
             return (torch.randn((M, K), device="cuda").to(bf), tk.weight_for((torch.randn((K, N), device="cuda") * K ** -0.5).to(bf), lay),
                     torch.randn((M, N), device="cuda").to(bf), torch.empty((M, N), device="cuda", dtype=bf))
         ms = ctx.time_fn(lambda s, impl=impl: tk.mm_epi(s[0], s[1], s[3], epi=tk.EPI_SILU_AUX_MUL, aux=s[2], impl=impl),
                          mk, e * (M * K + K * N + 2 * M * N))
         rows.append(ctx.gemm_row(f"  fused GEMM2 alone, {impl} W:{lay}", ms, 2 * M * N * K, cublas))
-    # The memory-bound kernel of the unfused chain.
-    h1 = torch.randn((M, N), device="cuda").to(torch.bfloat16)
-    h2 = torch.randn((M, N), device="cuda").to(torch.bfloat16)
-    c = torch.empty_like(h1)
-    ms = ctx.time_fn(lambda bufs: tk.silu_mul(*bufs), lambda: (torch.randn_like(h1), torch.randn_like(h2), torch.empty_like(c)),
-                     3 * M * N * e)
-    rows.append(ctx.bw_row("silu_mul (Triton)", ms, 3 * M * N * e))
+    # The memory-bound kernel of the unfused chain, at the cell's size and at a large size.
+    for R in (M, 16384):
+        def mk(R=R):
+            return (torch.randn((R, N), device="cuda").to(bf), torch.randn((R, N), device="cuda").to(bf),
+                    torch.empty((R, N), device="cuda", dtype=bf))
+        ms = ctx.time_fn(lambda s: tk.silu_mul(*s), mk, 3 * R * N * e)
+        rows.append(ctx.bw_row(f"silu_mul (Triton) {R}x{N}", ms, 3 * R * N * e))
     return rows
