@@ -359,6 +359,30 @@ func TestFewSamplesAndL2(t *testing.T) {
 	}
 }
 
+func TestClockWarnings(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	defer mem.AssertSize(t, 0)
+	for _, c := range []struct {
+		timingMHz string
+		want      bool
+	}{{"1980", false}, {"1755", true}, {"", false}} {
+		b := ingest.NewBuilder(mem)
+		f := fixture{b}
+		f.ncuKernel("unfused", "k", 100_000, ingest.PassKernel, map[string]float64{MSMClock: 1.98e9})
+		f.ncuKernel("unfused", "k2", 100_000, ingest.PassKernel, map[string]float64{MSMClock: 1.96e9})
+		if c.timingMHz != "" {
+			b.AddMeta(ingest.Meta{Source: ingest.SourceTiming, File: "t.json", Key: "clock.sm_mhz", Value: c.timingMHz})
+		}
+		tb := b.Finish()
+		b.Release()
+		ws := ClockWarnings(tb, 0.10)
+		tb.Release()
+		if got := hasWarning(ws, WarnClocks, ""); got != c.want {
+			t.Errorf("timing at %q MHz, ncu at 1970: warned %v, want %v (%v)", c.timingMHz, got, c.want, ws)
+		}
+	}
+}
+
 func TestSpeedupIntervalUnbounded(t *testing.T) {
 	iv := SpeedupInterval(Interval{Center: 2, Lo: 0, Hi: Unbounded, N: 3}, Interval{Center: 1, Lo: 0.9, Hi: 1.1, N: 10})
 	if iv.Center != 2 || iv.Lo != 0 || iv.Hi != Unbounded {

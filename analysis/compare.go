@@ -236,6 +236,7 @@ func analyze(t *ingest.Tables, exps []*kernels.Experiment, opts Options) (*Run, 
 	run.Cells = CellFacts(t, run.Kernels, exps, roofs, opts)
 	run.Comparisons = Comparisons(run.Cells, exps, opts)
 	run.Crossovers = Crossovers(run.Comparisons, exps)
+	run.Warnings = append(run.Warnings, ClockWarnings(t, 0.10)...)
 	// Run-level summary of missing kernel metrics (one line per kind).
 	missing := map[string]int{}
 	for _, f := range run.Kernels {
