@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -123,12 +122,13 @@ func writeStatsCSV(w io.Writer, rows []analysis.SummaryRow) error {
 }
 
 func writeStatsTable(w io.Writer, rows []analysis.SummaryRow) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "Time(%)\tTotal (ns)\tInstances\tAvg (ns)\tMed (ns)\tMin (ns)\tMax (ns)\t\tRange\tName\t")
+	// Numbers right-aligned, range and name left-aligned, as nsys stats prints.
+	head := []string{"Time(%)", "Total (ns)", "Instances", "Avg (ns)", "Med (ns)", "Min (ns)", "Max (ns)", "Range", "Name"}
 	var grand int64
 	for _, r := range rows {
 		grand += r.TotalNs
 	}
+	cells := [][]string{head}
 	for _, r := range rows {
 		pct := 0.0
 		if grand > 0 {
@@ -139,10 +139,35 @@ func writeStatsTable(w io.Writer, rows []analysis.SummaryRow) error {
 			rng = "-"
 		}
 		name := r.Name
-		if len(name) > 80 {
-			name = name[:77] + "..."
+		if len(name) > 100 {
+			name = name[:97] + "..."
 		}
-		fmt.Fprintf(tw, "%.1f\t%d\t%d\t%s\t%s\t%d\t%d\t\t%s\t%s\t\n", pct, r.TotalNs, r.Instances, fmtF(r.AvgNs), fmtF(r.MedNs), r.MinNs, r.MaxNs, rng, name)
+		cells = append(cells, []string{strconv.FormatFloat(pct, 'f', 1, 64), strconv.FormatInt(r.TotalNs, 10), strconv.Itoa(r.Instances),
+			fmtF(r.AvgNs), fmtF(r.MedNs), strconv.FormatInt(r.MinNs, 10), strconv.FormatInt(r.MaxNs, 10), rng, name})
 	}
-	return tw.Flush()
+	width := make([]int, len(head))
+	for _, row := range cells {
+		for i, c := range row {
+			width[i] = max(width[i], len(c))
+		}
+	}
+	for _, row := range cells {
+		var line []byte
+		for i, c := range row {
+			if i > 0 {
+				line = append(line, "  "...)
+			}
+			if i < 7 {
+				line = fmt.Appendf(line, "%*s", width[i], c)
+			} else if i < len(row)-1 {
+				line = fmt.Appendf(line, "%-*s", width[i], c)
+			} else {
+				line = append(line, c...)
+			}
+		}
+		if _, err := fmt.Fprintf(w, "%s\n", line); err != nil {
+			return err
+		}
+	}
+	return nil
 }
