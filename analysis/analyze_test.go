@@ -159,6 +159,37 @@ func TestDeviceCeilings(t *testing.T) {
 	}
 }
 
+// The profile runner asks for smsp__ instruction counters and collects no
+// L2 clock: both must still give FLOPs and roofs.
+func TestSMSPCountersAndL2ClockFallback(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	defer mem.AssertSize(t, 0)
+	b := ingest.NewBuilder(mem)
+	f := fixture{b}
+	f.ncuKernel("unfused", "k", 1_000_000, ingest.PassKernel, map[string]float64{
+		"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum":                1e9,
+		"smsp__sass_thread_inst_executed_op_fadd_pred_on.sum":                1e8,
+		"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained": 16896,
+		ML2Peak: 5000, MSMClock: 1.98e9, ML2Bytes: 1e9,
+	})
+	tb := b.Finish()
+	b.Release()
+	defer tb.Release()
+	c := DeviceCeilings(tb)
+	fp32, ok := c.Get(CeilFP32, "device:")
+	if !ok || fp32.Value != 16896*2*1.98e9 || !strings.Contains(fp32.Source, "smsp__") {
+		t.Errorf("fp32 %+v", fp32)
+	}
+	l2, ok := c.Get(CeilL2, "device:")
+	if !ok || l2.Value != 5000*1.98e9 || !strings.Contains(l2.Source, "SM clock used") {
+		t.Errorf("L2 %+v", l2)
+	}
+	kf := KernelFacts(tb, c, Options{})
+	if got := kf[0].FLOPs["fp32"]; got != 2e9+1e8 {
+		t.Errorf("fp32 FLOPs from smsp__ counters: %v", got)
+	}
+}
+
 func TestKernelFacts(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
 	defer mem.AssertSize(t, 0)

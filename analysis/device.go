@@ -32,16 +32,23 @@ func DeviceCeilings(t *ingest.Tables) Ceilings {
 		}
 	}
 	type spec struct {
-		name, kind, peak, clock, fallbackClock string
-		factor                                 float64
+		name, kind           string
+		peaks                []string // first present wins
+		clock, fallbackClock string
+		factor               float64
 	}
+	inst := func(op string) []string {
+		return []string{instPrefix + op + "_pred_on.sum" + peakSuffix, instPrefixSMSP + op + "_pred_on.sum" + peakSuffix}
+	}
+	// L2 and L1 run in their own clock domains; where the export lacks
+	// their cycle rates the SM clock stands in, and the Source says so.
 	specs := []spec{
-		{CeilDRAM, KindBandwidth, MDRAMPeak, MDRAMClock, "", 1},
-		{CeilL2, KindBandwidth, ML2Peak, ML2Clock, "", 1},
-		{CeilL1, KindBandwidth, ML1Peak, ML1Clock, MSMClock, 1},
-		{CeilFP64, KindCompute, instPrefix + "dfma_pred_on.sum" + peakSuffix, MSMClock, "", 2},
-		{CeilFP32, KindCompute, instPrefix + "ffma_pred_on.sum" + peakSuffix, MSMClock, "", 2},
-		{CeilFP16, KindCompute, instPrefix + "hfma_pred_on.sum" + peakSuffix, MSMClock, "", 2},
+		{CeilDRAM, KindBandwidth, []string{MDRAMPeak}, MDRAMClock, "", 1},
+		{CeilL2, KindBandwidth, []string{ML2Peak}, ML2Clock, MSMClock, 1},
+		{CeilL1, KindBandwidth, []string{ML1Peak}, ML1Clock, MSMClock, 1},
+		{CeilFP64, KindCompute, inst("dfma"), MSMClock, "", 2},
+		{CeilFP32, KindCompute, inst("ffma"), MSMClock, "", 2},
+		{CeilFP16, KindCompute, inst("hfma"), MSMClock, "", 2},
 	}
 	// Tensor peaks: every sm__ops_path_tensor_src_*.sum.peak_sustained seen.
 	tensorPeaks := map[string]string{} // class -> metric (first in name order)
@@ -61,21 +68,27 @@ func DeviceCeilings(t *ingest.Tables) Ceilings {
 		}
 	}
 	for _, cl := range sortedKeys(tensorPeaks) {
-		specs = append(specs, spec{CeilingFor(cl), KindCompute, tensorPeaks[cl], MSMClock, "", 1})
+		specs = append(specs, spec{CeilingFor(cl), KindCompute, []string{tensorPeaks[cl]}, MSMClock, "", 1})
 	}
 	for _, s := range specs {
 		var vals []float64
-		clockUsed := s.clock
+		peakUsed, clockUsed, fellBack := "", s.clock, false
 		for _, id := range ids {
 			m := byKernel[id]
-			p, ok := m.get(s.peak)
+			p, ok := 0.0, false
+			for _, name := range s.peaks {
+				if p, ok = m.get(name); ok {
+					peakUsed = name
+					break
+				}
+			}
 			if !ok || p <= 0 {
 				continue
 			}
 			clk, ok := m.get(s.clock)
 			if !ok && s.fallbackClock != "" {
 				clk, ok = m.get(s.fallbackClock)
-				clockUsed = s.fallbackClock
+				clockUsed, fellBack = s.fallbackClock, true
 			}
 			if !ok || clk <= 0 {
 				continue
@@ -89,9 +102,13 @@ func DeviceCeilings(t *ingest.Tables) Ceilings {
 		if s.factor != 1 {
 			factor = fmt.Sprintf(" x %g", s.factor)
 		}
+		note := ""
+		if fellBack {
+			note = fmt.Sprintf("; %s not in the export, SM clock used", s.clock)
+		}
 		c.Items = append(c.Items, Ceiling{
 			Name: s.name, Kind: s.kind, Value: median(vals),
-			Source: fmt.Sprintf("device: ncu %s%s x %s (median of %d kernels)", s.peak, factor, clockUsed, len(vals)),
+			Source: fmt.Sprintf("device: ncu %s%s x %s (median of %d kernels%s)", peakUsed, factor, clockUsed, len(vals), note),
 		})
 	}
 	if _, ok := c.Get(CeilDRAM, ""); !ok {

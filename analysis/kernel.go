@@ -97,7 +97,7 @@ func kernelFact(k ingest.Kernel, m kernelMetrics, roofs map[string]Ceiling, opts
 		miss("sm__ops_path_tensor_*.sum")
 	}
 	if _, ok := f.FLOPs["fp32"]; !ok {
-		miss(instPrefix + "{fadd,fmul,ffma}_pred_on.sum")
+		miss("sm[sp]__sass_thread_inst_executed_op_{fadd,fmul,ffma}_pred_on.sum")
 	}
 	for _, v := range f.FLOPs {
 		f.TotalFLOPs += v

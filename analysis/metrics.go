@@ -28,6 +28,7 @@ const (
 	ML2Peak        = "lts__t_bytes.sum.peak_sustained"
 	ML1Peak        = "l1tex__t_bytes.sum.peak_sustained"
 	instPrefix     = "sm__sass_thread_inst_executed_op_"
+	instPrefixSMSP = "smsp__sass_thread_inst_executed_op_" // the same counts, summed over SM sub-partitions
 	tensorPrefix   = "sm__ops_path_tensor_src_"
 	peakSuffix     = ".peak_sustained"
 	pctElapsed     = ".avg.pct_of_peak_sustained_elapsed"
@@ -191,10 +192,20 @@ func tensorFLOPs(m kernelMetrics) (byClass map[string]float64, ok bool) {
 // instruction counts: add + mul + 2*fma with prefix "f" (fp32), "h" (fp16)
 // or "d" (fp64). ok is false when none of the three counters is present.
 func simtFLOPs(m kernelMetrics, p string) (float64, bool) {
-	add, okA := m.get(instPrefix + p + "add_pred_on.sum")
-	mul, okM := m.get(instPrefix + p + "mul_pred_on.sum")
-	fma, okF := m.get(instPrefix + p + "fma_pred_on.sum")
+	add, okA := m.inst(p + "add_pred_on.sum")
+	mul, okM := m.inst(p + "mul_pred_on.sum")
+	fma, okF := m.inst(p + "fma_pred_on.sum")
 	return add + mul + 2*fma, okA || okM || okF
+}
+
+// inst reads a SASS thread-instruction counter under its sm__ or smsp__
+// name (ncu accepts both; the sum over all SMs is the same).
+func (m kernelMetrics) inst(suffix string) (float64, bool) {
+	if v, ok := m[instPrefix+suffix]; ok {
+		return v, true
+	}
+	v, ok := m[instPrefixSMSP+suffix]
+	return v, ok
 }
 
 // sortedKeys returns the keys of m in order.
