@@ -1,6 +1,7 @@
 package roofline
 
 import (
+	"errors"
 	"fmt"
 	"image/color"
 	"math"
@@ -32,24 +33,32 @@ func SaveRoofline(p *plot.Plot, dir, base string) ([]string, error) {
 func writeSweep(dir string, run *analysis.Run, experiment string, sweep kernels.Sweep) ([]string, []analysis.Warning, error) {
 	var files []string
 	var warnings []analysis.Warning
-	sp, ws, err := SweepPlot(run, experiment, sweep)
-	if err != nil {
-		return nil, nil, err
+	drawn := 0
+	for _, ch := range []struct {
+		kind string
+		draw func(*analysis.Run, string, kernels.Sweep) (*plot.Plot, []analysis.Warning, error)
+	}{{"sweep", SweepPlot}, {"kernels", KernelsPlot}} {
+		p, ws, err := ch.draw(run, experiment, sweep)
+		if errors.Is(err, ErrNoData) {
+			// One chart without data does not void the other.
+			warnings = append(warnings, analysis.Warning{Code: analysis.WarnMissing, Metric: "plot", Msg: err.Error()})
+			continue
+		}
+		if err != nil {
+			return files, warnings, err
+		}
+		warnings = append(warnings, ws...)
+		f, err := savePlot(p, sweepW, sweepH, dir, fileName(experiment, sweep.Name, ch.kind))
+		files = append(files, f...)
+		if err != nil {
+			return files, warnings, err
+		}
+		drawn++
 	}
-	warnings = append(warnings, ws...)
-	f, err := savePlot(sp, sweepW, sweepH, dir, fileName(experiment, sweep.Name, "sweep"))
-	files = append(files, f...)
-	if err != nil {
-		return files, warnings, err
+	if drawn == 0 {
+		return nil, warnings, fmt.Errorf("sweep %s %s: %w", experiment, sweep.Name, ErrNoData)
 	}
-	kp, ws, err := KernelsPlot(run, experiment, sweep)
-	if err != nil {
-		return files, warnings, err
-	}
-	warnings = append(warnings, ws...)
-	f, err = savePlot(kp, sweepW, sweepH, dir, fileName(experiment, sweep.Name, "kernels"))
-	files = append(files, f...)
-	return files, warnings, err
+	return files, warnings, nil
 }
 
 // shapeTick labels a sweep shape by its swept variable ("M=512"), else the

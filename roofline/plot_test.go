@@ -170,3 +170,22 @@ func TestWriteSweepGolden(t *testing.T) {
 	}
 	checkGolden(t, files)
 }
+
+func TestWriteSweepPartial(t *testing.T) {
+	run := synthRun()
+	run.Comparisons = nil // e.g. no timing pass: no speedups, kernel times only
+	files, ws, err := WriteSweep(t.TempDir(), run, "swiglu", swigluSweep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 2 || !strings.Contains(files[0], "-kernels.") {
+		t.Errorf("files %v", files)
+	}
+	if len(ws) != 1 || ws[0].Code != analysis.WarnMissing {
+		t.Errorf("warnings %v", ws)
+	}
+	run.Cells = nil
+	if _, _, err := WriteSweep(t.TempDir(), run, "swiglu", swigluSweep); !errors.Is(err, ErrNoData) {
+		t.Errorf("no data at all: %v", err)
+	}
+}

@@ -107,7 +107,9 @@ func WriteRoofline(dir string, run *analysis.Run, experiment, shape string) (fil
 // candidate against the baseline over the sweep's shapes with 95% interval
 // bars (dir/<FileName(experiment, sweep.Name, "sweep")>.png/.svg), and a
 // stacked bar of GPU time per kernel for each variant at each shape
-// (dir/<FileName(experiment, sweep.Name, "kernels")>.png/.svg).
+// (dir/<FileName(experiment, sweep.Name, "kernels")>.png/.svg). A chart
+// without data is left out with a warning; the error wraps ErrNoData only
+// when neither has any.
 func WriteSweep(dir string, run *analysis.Run, experiment string, sweep kernels.Sweep) (files []string, warnings []analysis.Warning, err error) {
 	return writeSweep(dir, run, experiment, sweep)
 }
