@@ -456,7 +456,7 @@ func kinetoSpan(in Input, i int, ev *kEvent) (kSpan, error) {
 			return kSpan{}, kinetoError(in, "traceEvents", "event %d (%s %q): dur %q is not a duration in microseconds", i, ev.Cat, ev.Name, ev.Dur)
 		}
 	}
-	if dur > math.MaxInt64-ts {
+	if ts > 0 && dur > math.MaxInt64-ts {
 		return kSpan{}, kinetoError(in, "traceEvents", "event %d (%s %q): ts + dur overflows", i, ev.Cat, ev.Name)
 	}
 	return kSpan{pid: idKey(ev.Pid), tid: idKey(ev.Tid), start: ts, end: ts + dur, name: ev.Name, cat: ev.Cat, seq: i, parent: -1}, nil
