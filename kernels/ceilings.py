@@ -159,7 +159,7 @@ def measure_dram(torch, timer, l2_bytes, quick):
     cands.append(rate_item("DRAM", "bandwidth", 2 * nbytes, timer.samples(lambda: torch.mul(src, 2.0, out=dst)),
                            f"elementwise multiply of {gib:.2f} GiB fp32 (read + write)"))
     acc = torch.empty((), device="cuda", dtype=torch.float32)
-    cands.append(rate_item("DRAM", "bandwidth", nbytes, timer.samples(lambda: torch.sum(src, out=acc)),
+    cands.append(rate_item("DRAM", "bandwidth", nbytes, timer.samples(lambda: torch.sum(src, dim=0, out=acc)),
                            f"sum reduction over {gib:.2f} GiB fp32 (read only)"))
     del src, dst
     torch.cuda.empty_cache()
@@ -303,8 +303,11 @@ def main(argv=None):
             doc["errors"][label] = f"{type(e).__name__}: {e}"
             return None
         finally:
-            torch.cuda.synchronize()
-            torch.cuda.empty_cache()
+            try:  # a sticky CUDA error must not take the other ceilings down here
+                torch.cuda.synchronize()
+                torch.cuda.empty_cache()
+            except Exception as e:
+                doc["errors"].setdefault(label, f"{type(e).__name__}: {e}")
 
     attempt("DRAM", lambda: measure_dram(torch, timer, l2, args.quick))
     if attempt("L2", lambda: measure_l2_triton(torch, timer, l2, sms)) is None:
