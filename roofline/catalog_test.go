@@ -56,6 +56,7 @@ func TestLookup(t *testing.T) {
 		{"NVIDIA H100 PCIe", "h100-pcie"},
 		{"NVIDIA H100 NVL", "h100-nvl"},
 		{"NVIDIA H200", "h200"},
+		{"NVIDIA H200 NVL", "h200-nvl"},
 		{"NVIDIA A100-SXM4-40GB", "a100-sxm-40"},
 		{"NVIDIA A100-SXM4-80GB", "a100-sxm-80"},
 		{"NVIDIA A100-PCIE-40GB", "a100-pcie-40"},
