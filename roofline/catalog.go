@@ -78,8 +78,8 @@ func parseCatalog(data []byte) ([]GPUSpec, error) {
 			return nil, fmt.Errorf("key %q listed twice", e.Key)
 		}
 		seen[e.Key] = true
-		if e.SMs <= 0 || e.BoostMHz <= 0 || e.DRAMGBs <= 0 || e.L2MiB <= 0 || e.Source == "" {
-			return nil, fmt.Errorf("%s: sms, boost_mhz, dram_gbs, l2_mib and source are required", e.Key)
+		if e.SMs <= 0 || e.BoostMHz < 0 || e.DRAMGBs <= 0 || e.L2MiB <= 0 || e.Source == "" {
+			return nil, fmt.Errorf("%s: sms, dram_gbs, l2_mib and source are required (boost_mhz 0 = not stated)", e.Key)
 		}
 		for k := range e.TFLOPS {
 			if !contains(tflopsKeys, k) {

@@ -18,7 +18,7 @@ func TestCatalogLoads(t *testing.T) {
 			t.Errorf("catalog lacks %s", k)
 			continue
 		}
-		if s.Source == "" || s.DRAMBW <= 0 || s.FP32 <= 0 || s.L2Bytes <= 0 || s.SMs <= 0 {
+		if s.Source == "" || s.DRAMBW <= 0 || s.FP32 <= 0 || s.L2Bytes <= 0 || s.SMs <= 0 || s.BoostMHz <= 0 {
 			t.Errorf("%s: incomplete: %+v", k, s)
 		}
 	}
