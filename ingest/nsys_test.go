@@ -1,13 +1,13 @@
+//go:build cgo
+
 package ingest
 
 import (
 	"database/sql"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -15,41 +15,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/google/go-cmp/cmp"
 )
-
-// -update rewrites golden files. Defined here only if another test file of
-// the package has not defined it already.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files under testdata/")
-	}
-}
-
-func goldenUpdate() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
-
-func checkGolden(t *testing.T, path, got string) {
-	t.Helper()
-	if goldenUpdate() {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from output (run go test -update after checking):\n--- want\n%s\n--- got\n%s", path, want, got)
-	}
-}
-
-const nsysRealdata = "../testdata/realdata/"
 
 // TestNsysRealFiles pins what each committed real export yields. Every
 // figure was checked by hand with the sqlite3 CLI; the query is beside it.
@@ -186,20 +151,6 @@ func TestNsysNoKernelTable(t *testing.T) {
 	var ie *InputError
 	if !errors.As(err, &ie) || ie.Table != "CUPTI_ACTIVITY_KIND_KERNEL" || !strings.Contains(err.Error(), "no CUDA kernel activity") {
 		t.Fatalf("err = %v, want an InputError naming CUPTI_ACTIVITY_KIND_KERNEL and 'no CUDA kernel activity'", err)
-	}
-}
-
-func copyFile(t testing.TB, src, dst string, n int64) {
-	t.Helper()
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n >= 0 && n < int64(len(b)) {
-		b = b[:n]
-	}
-	if err := os.WriteFile(dst, b, 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -376,46 +327,6 @@ func synthDB(t testing.TB, path string, full bool) {
 	}
 	exec(`CREATE TABLE ` + meta + ` (name TEXT, value TEXT)`)
 	exec(`INSERT INTO `+meta+` VALUES ('EXPORT_SCHEMA_VERSION', ?)`, map[bool]string{true: "3.20.3", false: "2.9.1"}[full])
-}
-
-// kernelLine and rangeLine render rows for golden files.
-func kernelLine(k Kernel) string {
-	g := "null"
-	if k.GraphNodeID != nil {
-		g = fmt.Sprint(*k.GraphNodeID)
-	}
-	return fmt.Sprintf("%d corr=%d pid=%d tid=%d %s/%s mangled=%q range=%q path=%q cell=%q/%q/%q grid=%dx%dx%d block=%dx%dx%d regs=%d smem=%d/%d t=%d+%d graph=%s",
-		k.ID, k.CorrelationID, k.PID, k.TID, k.ShortName, k.Name, k.Mangled, k.Range, k.RangePath, k.Experiment, k.Variant, k.Shape,
-		k.GridX, k.GridY, k.GridZ, k.BlockX, k.BlockY, k.BlockZ, k.Registers, k.StaticSharedBytes, k.DynSharedBytes, k.StartNs, k.DurationNs, g)
-}
-
-func rangeLine(r Range) string {
-	p := "null"
-	if r.ParentID != nil {
-		p = fmt.Sprint(*r.ParentID)
-	}
-	return fmt.Sprintf("%d %s domain=%q text=%q path=%q depth=%d parent=%s pid=%d tid=%d t=[%d,%d]",
-		r.ID, r.Kind, r.Domain, r.Text, r.Path, r.Depth, p, r.PID, r.TID, r.StartNs, r.EndNs)
-}
-
-func dumpTables(tb *Tables) string {
-	var b strings.Builder
-	for _, k := range tb.Kernels() {
-		b.WriteString("kernel " + kernelLine(k) + "\n")
-	}
-	for _, r := range tb.Ranges() {
-		b.WriteString("range " + rangeLine(r) + "\n")
-	}
-	for _, g := range tb.GPUs() {
-		fmt.Fprintf(&b, "gpu %+v\n", g)
-	}
-	var m []string
-	for _, x := range tb.Metas() {
-		m = append(m, "meta "+x.Key+"="+x.Value)
-	}
-	sort.Strings(m)
-	b.WriteString(strings.Join(m, "\n") + "\n")
-	return b.String()
 }
 
 func TestNsysSynthetic(t *testing.T) {

@@ -9,7 +9,6 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
-	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -17,7 +16,18 @@ import (
 	"strings"
 	"time"
 
-	sqlite3 "github.com/mattn/go-sqlite3"
+	_ "github.com/mattn/go-sqlite3" // registers "sqlite3" (a stub without cgo)
+)
+
+// SQLite primary result codes (sqlite.org/rescode.html).
+const (
+	sqlitePerm     = 3
+	sqliteBusy     = 5
+	sqliteLocked   = 6
+	sqliteReadonly = 8
+	sqliteCorrupt  = 11
+	sqliteCantOpen = 14
+	sqliteNotADB   = 26
 )
 
 // sqliteBusyTimeout is how long a query waits on a database that another
@@ -87,16 +97,15 @@ func (s *sqliteDB) Close() error { return s.db.Close() }
 // wrap turns a SQLite error into an *InputError naming the file and table,
 // with a hint for the common causes.
 func (s *sqliteDB) wrap(table string, err error) error {
-	var se sqlite3.Error
-	if errors.As(err, &se) {
-		switch se.Code {
-		case sqlite3.ErrBusy, sqlite3.ErrLocked:
+	if code, ok := sqliteCode(err); ok {
+		switch code {
+		case sqliteBusy, sqliteLocked:
 			return &InputError{File: s.path, Table: table, Err: fmt.Errorf("database is locked by another process (waited %v; is nsys still writing it?): %w", sqliteBusyTimeout, err)}
-		case sqlite3.ErrNotADB:
+		case sqliteNotADB:
 			return &InputError{File: s.path, Table: table, Err: fmt.Errorf("not an SQLite database, expected an Nsight Systems export: %w", err)}
-		case sqlite3.ErrCorrupt:
+		case sqliteCorrupt:
 			return &InputError{File: s.path, Table: table, Err: fmt.Errorf("corrupt SQLite database (truncated copy? export it again with nsys export --type sqlite): %w", err)}
-		case sqlite3.ErrCantOpen, sqlite3.ErrPerm, sqlite3.ErrReadonly:
+		case sqliteCantOpen, sqlitePerm, sqliteReadonly:
 			return &InputError{File: s.path, Table: table, Err: fmt.Errorf("cannot open database: %w", err)}
 		}
 	}

@@ -1,0 +1,18 @@
+//go:build cgo
+
+package ingest
+
+import (
+	"errors"
+
+	sqlite3 "github.com/mattn/go-sqlite3"
+)
+
+// sqliteCode returns the primary SQLite result code of err.
+func sqliteCode(err error) (int, bool) {
+	var se sqlite3.Error
+	if errors.As(err, &se) {
+		return int(se.Code), true
+	}
+	return 0, false
+}

@@ -1,0 +1,19 @@
+//go:build !cgo
+
+package ingest
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestNsysWithoutCgo: with CGO_ENABLED=0 go-sqlite3 is a stub whose first
+// query fails; the error must name the fix, and it is not bad input.
+func TestNsysWithoutCgo(t *testing.T) {
+	_, err := File(nsysRealdata+"gpu4/report.sqlite", Options{}, nil)
+	var ie *InputError
+	if err == nil || !strings.Contains(err.Error(), "CGO_ENABLED=1") || errors.As(err, &ie) {
+		t.Fatalf("err = %v, want a build error naming CGO_ENABLED=1", err)
+	}
+}
