@@ -267,7 +267,9 @@ func writePlots(ctx context.Context, dir string, run *analysis.Run, exps []*kern
 	}
 	has := map[string]bool{}
 	for _, c := range run.Cells {
-		has[key(c.Experiment, c.Shape)] = true
+		if c.Status != cellMissing {
+			has[key(c.Experiment, c.Shape)] = true
+		}
 	}
 	add := func(exp, title string, files []string, pw []analysis.Warning, err error) {
 		ws = append(ws, pw...)
@@ -276,9 +278,17 @@ func writePlots(ctx context.Context, dir string, run *analysis.Run, exps []*kern
 		}
 		sort.Strings(files)
 		for _, f := range files {
-			if strings.HasSuffix(f, ".png") {
-				plots[exp] = append(plots[exp], Plot{Title: title, Path: plotPath(f)})
+			if !strings.HasSuffix(f, ".png") {
+				continue
 			}
+			t := title
+			switch base := strings.TrimSuffix(filepath.Base(f), ".png"); {
+			case strings.HasSuffix(base, "-kernels"):
+				t = "GPU time per kernel, " + title
+			case strings.HasSuffix(base, "-sweep"):
+				t = "speedup against the baseline, " + title
+			}
+			plots[exp] = append(plots[exp], Plot{Title: t, Path: plotPath(f)})
 		}
 	}
 	for _, e := range exps {
@@ -307,7 +317,11 @@ func writePlots(ctx context.Context, dir string, run *analysis.Run, exps []*kern
 				continue
 			}
 			files, pw, err := safePlot(func() ([]string, []analysis.Warning, error) { return roofline.WriteSweep(dir, run, e.Name, sw) })
-			add(e.Name, fmt.Sprintf("%s sweep over %s", e.Name, sw.Var), files, pw, err)
+			title := fmt.Sprintf("%s sweep over %s", e.Name, sw.Var)
+			if sw.Name != sw.Var {
+				title += " (" + sw.Name + ")"
+			}
+			add(e.Name, title, files, pw, err)
 		}
 	}
 	return plots, ws

@@ -21,38 +21,45 @@ import (
 // (1 kernel), through every pass rooftool profile makes.
 func writeSyntheticRunDir(t *testing.T, dir string, mem memory.Allocator) {
 	t.Helper()
-	const exp, shape = "swiglu", "M=512,N=4096,K=7168"
+	const exp = "swiglu"
 	b := ingest.NewBuilder(mem)
 	defer b.Release()
-	ncu := func(variant, name string, durNs int64, pass string, m map[string]float64) {
-		id := b.AddKernel(ingest.Kernel{Source: ingest.SourceNCU, File: "k.csv", Pass: pass, Experiment: exp, Variant: variant,
-			Shape: shape, Name: name, ShortName: name, DurationNs: durNs})
-		for _, n := range []string{"gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_bytes.sum"} {
-			if v, ok := m[n]; ok {
-				b.AddMetric(ingest.Metric{KernelID: id, Name: n, Unit: "", Value: v, Valid: true})
+	for _, sc := range []struct {
+		shape string
+		f     float64 // scale of times and bytes against M=512
+	}{{"M=512,N=4096,K=7168", 1}, {"M=1024,N=4096,K=7168", 2}} {
+		shape, f := sc.shape, sc.f
+		ncu := func(variant, name string, durNs float64, pass string, m map[string]float64) {
+			id := b.AddKernel(ingest.Kernel{Source: ingest.SourceNCU, File: "k.csv", Pass: pass, Experiment: exp, Variant: variant,
+				Shape: shape, Name: name, ShortName: name, DurationNs: int64(durNs * f)})
+			for _, n := range []string{"gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_bytes.sum"} {
+				if v, ok := m[n]; ok {
+					b.AddMetric(ingest.Metric{KernelID: id, Name: n, Unit: "", Value: v * f, Valid: true})
+				}
 			}
 		}
+		gemm := map[string]float64{"gpu__time_duration.sum": 40000, "dram__bytes_read.sum": 66e6, "dram__bytes_write.sum": 4.2e6, "lts__t_bytes.sum": 300e6}
+		silu := map[string]float64{"gpu__time_duration.sum": 6000, "dram__bytes_read.sum": 8.4e6, "dram__bytes_write.sum": 4.2e6, "lts__t_bytes.sum": 17e6}
+		dual := map[string]float64{"gpu__time_duration.sum": 70000, "dram__bytes_read.sum": 126e6, "dram__bytes_write.sum": 4.2e6, "lts__t_bytes.sum": 600e6}
+		ncu("unfused", "gemm1", 40000, ingest.PassKernel, gemm)
+		ncu("unfused", "gemm2", 40000, ingest.PassKernel, gemm)
+		ncu("unfused", "silu_mul", 6000, ingest.PassKernel, silu)
+		ncu("dual-acc", "dual_acc", 70000, ingest.PassKernel, dual)
+		ncu("unfused", "range", 86000, ingest.PassRange, map[string]float64{"dram__bytes_read.sum": 138e6, "dram__bytes_write.sum": 12e6})
+		ncu("dual-acc", "range", 70000, ingest.PassRange, map[string]float64{"dram__bytes_read.sum": 126e6, "dram__bytes_write.sum": 4.2e6})
+		for i, n := range []string{"gemm1", "gemm2", "silu_mul"} {
+			b.AddKernel(ingest.Kernel{Source: ingest.SourceNsys, File: "t.sqlite", Pass: ingest.PassTimeline, Experiment: exp, Variant: "unfused",
+				Shape: shape, Name: n, ShortName: n, StartNs: int64(i) * 50000, DurationNs: int64(40000 * f)})
+		}
+		b.AddKernel(ingest.Kernel{Source: ingest.SourceNsys, File: "t.sqlite", Pass: ingest.PassTimeline, Experiment: exp, Variant: "dual-acc",
+			Shape: shape, Name: "dual_acc", ShortName: "dual_acc", DurationNs: int64(70000 * f)})
+		for i := 0; i < 30; i++ {
+			jitter := float64(i%7-3) * 0.0005
+			b.AddTiming(ingest.Timing{Experiment: exp, Variant: "unfused", Shape: shape, File: shape + ".json", Device: "synthetic", Method: "cuda-events", Rep: int32(i), Ms: 0.100*f + jitter})
+			b.AddTiming(ingest.Timing{Experiment: exp, Variant: "dual-acc", Shape: shape, File: shape + ".json", Device: "synthetic", Method: "cuda-events", Rep: int32(i), Ms: 0.075*f + jitter})
+		}
 	}
-	gemm := map[string]float64{"gpu__time_duration.sum": 40000, "dram__bytes_read.sum": 66e6, "dram__bytes_write.sum": 4.2e6, "lts__t_bytes.sum": 300e6}
-	silu := map[string]float64{"gpu__time_duration.sum": 6000, "dram__bytes_read.sum": 8.4e6, "dram__bytes_write.sum": 4.2e6, "lts__t_bytes.sum": 17e6}
-	dual := map[string]float64{"gpu__time_duration.sum": 70000, "dram__bytes_read.sum": 126e6, "dram__bytes_write.sum": 4.2e6, "lts__t_bytes.sum": 600e6}
-	ncu("unfused", "gemm1", 40000, ingest.PassKernel, gemm)
-	ncu("unfused", "gemm2", 40000, ingest.PassKernel, gemm)
-	ncu("unfused", "silu_mul", 6000, ingest.PassKernel, silu)
-	ncu("dual-acc", "dual_acc", 70000, ingest.PassKernel, dual)
-	ncu("unfused", "range", 86000, ingest.PassRange, map[string]float64{"dram__bytes_read.sum": 138e6, "dram__bytes_write.sum": 12e6})
-	ncu("dual-acc", "range", 70000, ingest.PassRange, map[string]float64{"dram__bytes_read.sum": 126e6, "dram__bytes_write.sum": 4.2e6})
-	for i, n := range []string{"gemm1", "gemm2", "silu_mul"} {
-		b.AddKernel(ingest.Kernel{Source: ingest.SourceNsys, File: "t.sqlite", Pass: ingest.PassTimeline, Experiment: exp, Variant: "unfused",
-			Shape: shape, Name: n, ShortName: n, StartNs: int64(i) * 50000, DurationNs: 40000})
-	}
-	b.AddKernel(ingest.Kernel{Source: ingest.SourceNsys, File: "t.sqlite", Pass: ingest.PassTimeline, Experiment: exp, Variant: "dual-acc",
-		Shape: shape, Name: "dual_acc", ShortName: "dual_acc", DurationNs: 70000})
-	for i := 0; i < 30; i++ {
-		jitter := float64(i%7-3) * 0.0005
-		b.AddTiming(ingest.Timing{Experiment: exp, Variant: "unfused", Shape: shape, File: shape + ".json", Device: "synthetic", Method: "cuda-events", Rep: int32(i), Ms: 0.100 + jitter})
-		b.AddTiming(ingest.Timing{Experiment: exp, Variant: "dual-acc", Shape: shape, File: shape + ".json", Device: "synthetic", Method: "cuda-events", Rep: int32(i), Ms: 0.075 + jitter})
-	}
+	const shape = "M=512,N=4096,K=7168"
 	tb := b.Finish()
 	defer tb.Release()
 	if err := tb.Write(filepath.Join(dir, "tables"), ingest.FormatParquet); err != nil {
@@ -135,6 +142,19 @@ func TestWriteRun(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "report.html")); err != nil {
 		t.Error(err)
 	}
+	// The plots the report links to exist.
+	var plots []string
+	for _, e := range r.Experiments {
+		for _, p := range e.Plots {
+			plots = append(plots, p.Path)
+			if _, err := os.Stat(filepath.Join(out, filepath.FromSlash(p.Path))); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	if len(plots) < 2 {
+		t.Errorf("plots %v: want the roofline at M=512 and the M sweep", plots)
+	}
 	// Deterministic: a second render is byte-identical.
 	out2 := filepath.Join(t.TempDir(), "out2")
 	if err := writeRunMem(context.Background(), dir, out2, nil, mem); err != nil {
@@ -143,6 +163,13 @@ func TestWriteRun(t *testing.T) {
 	md2, _ := os.ReadFile(filepath.Join(out2, "report.md"))
 	if string(md) != string(md2) {
 		t.Error("two renders of the same run differ")
+	}
+	for _, p := range plots {
+		a, _ := os.ReadFile(filepath.Join(out, filepath.FromSlash(p)))
+		b, _ := os.ReadFile(filepath.Join(out2, filepath.FromSlash(p)))
+		if len(a) == 0 || string(a) != string(b) {
+			t.Errorf("%s: empty or differs between two renders", p)
+		}
 	}
 }
 
