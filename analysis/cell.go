@@ -150,6 +150,7 @@ func CellFacts(t *ingest.Tables, kfacts []KernelFact, exps []*kernels.Experiment
 		}
 		kf := kfByCell[key]
 		ewByName := map[string]bool{}
+		ewByShort := map[string]bool{}
 		var heaviest *KernelFact
 		for i := range kf {
 			f := &kf[i]
@@ -157,6 +158,7 @@ func CellFacts(t *ingest.Tables, kfacts []KernelFact, exps []*kernels.Experiment
 			c.L2Bytes += f.L2Bytes
 			c.FLOPs += f.TotalFLOPs
 			ewByName[f.Name] = f.Elementwise
+			ewByShort[f.ShortName] = f.Elementwise
 			if heaviest == nil || f.DurationNs > heaviest.DurationNs {
 				heaviest = f
 			}
@@ -172,7 +174,12 @@ func CellFacts(t *ingest.Tables, kfacts []KernelFact, exps []*kernels.Experiment
 				c.KernelNames = append(c.KernelNames, k.Name)
 				c.KernelTimesNs = append(c.KernelTimesNs, float64(k.DurationNs))
 				c.GPUTimeNs += float64(k.DurationNs)
+				// nsys and ncu spell the same kernel alike, mostly: full
+				// name, else base name, else a guess from the name.
 				ew, ok := ewByName[k.Name]
+				if !ok {
+					ew, ok = ewByShort[k.ShortName]
+				}
 				if !ok {
 					ew = !looksLikeMatmul(k.Name)
 				}
