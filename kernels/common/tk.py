@@ -20,6 +20,9 @@ if "cache_results" in inspect.signature(triton.autotune).parameters:
     _AUTOTUNE_KW["cache_results"] = True  # keep the chosen config on disk across runner processes
 
 EPI_NONE, EPI_SILU_AUX_MUL, EPI_ADD_AUX, EPI_SEGMENTS = 0, 1, 2, 3
+EPI_SEGMENTS_BRANCH = 4  # EPI_SEGMENTS with a tile-uniform branch: identity tiles skip sigmoid/where
+# "1": EPI_SEGMENTS runs as EPI_SEGMENTS_BRANCH.
+EPI_BRANCH = os.environ.get("ROOFTOOL_EPI_BRANCH", "0") == "1"
 # mm_epi's operand path: "tma" (tensor descriptors, default where Triton has them) or "ptr".
 MM_IMPL = os.environ.get("ROOFTOOL_MM_IMPL", "auto")  # auto: faster of tma / tma-persistent per shape
 # Weight layout the Triton GEMM variants keep (set up untimed, in prepare): "nk" stores
@@ -85,6 +88,17 @@ def _epilogue(acc, c_ptr, aux_ptr, offs_m, offs_n, pid_n, M, N, s_cm, s_cn, s_xm
             nrm = tl.maximum(tl.sqrt(tl.sum(acc * acc, axis=1)), 1e-12)
             in_norm = (col0 >= seg_norm) & (col0 < seg_silu)
             y = tl.where(in_norm, acc / nrm[:, None], y)
+    elif EPI == 4:  # per-column segments, identity tiles branch around the activation math
+        col0 = pid_n * BLOCK_N
+        if col0 + BLOCK_N <= seg_norm:
+            y = acc
+        else:
+            sig = tl.sigmoid(acc)
+            y = tl.where(cn < seg_silu, acc, tl.where(cn < seg_sig, acc * sig, sig))
+            if HEAD > 0:
+                nrm = tl.maximum(tl.sqrt(tl.sum(acc * acc, axis=1)), 1e-12)
+                in_norm = (col0 >= seg_norm) & (col0 < seg_silu)
+                y = tl.where(in_norm, acc / nrm[:, None], y)
     else:
         y = acc
     tl.store(c_ptr + cm * s_cm + cn * s_cn, y.to(c_ptr.dtype.element_ty), mask=mask)
@@ -310,6 +324,8 @@ def mm_epi(a, b, c, epi=EPI_NONE, aux=None, gate=None, seg=(0, 0, 0), head=0, im
     [seg_silu,seg_sig) SiLU, [seg_sig,N) sigmoid.
     """
     impl = impl or MM_IMPL
+    if epi == EPI_SEGMENTS and EPI_BRANCH:
+        epi = EPI_SEGMENTS_BRANCH
     M, K = a.shape
     K2, N = b.shape
     assert K == K2 and c.shape == (M, N), (a.shape, b.shape, c.shape)
@@ -321,10 +337,12 @@ def mm_epi(a, b, c, epi=EPI_NONE, aux=None, gate=None, seg=(0, 0, 0), head=0, im
         assert seg[0] % head == 0 and seg[1] % head == 0
     grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
     b_t = b.stride(0) == 1 and b.stride(1) != 1  # b is the transposed view of an [N, K] tensor
-    if impl in ("auto", "tma", "tma-persistent") and _tma_ok(a, b.T if b_t else b, g_t):
-        if impl == "auto":
-            impl = _pick(("mm", M, N, K, epi, gate is not None, head, b_t, a.dtype),
-                         lambda im: mm_epi(a, b, c, epi, aux, gate, seg, head, impl=im), ("tma", "tma-persistent"))
+    tma_ok = _tma_ok(a, b.T if b_t else b, g_t)
+    if impl == "auto":
+        impl = _pick(("mm", M, N, K, epi, gate is not None, head, b_t, a.dtype),
+                     lambda im: mm_epi(a, b, c, epi, aux, gate, seg, head, impl=im),
+                     ("tma", "tma-persistent", "ptr") if tma_ok else ("ptr",))
+    if impl in ("tma", "tma-persistent") and tma_ok:
         da, db, dg = _desc(a), _desc(b.T if b_t else b), _desc(g_t)
         kw = dict(EPI=epi, PRO=1 if gate is not None else 0, HEAD=head, B_T=b_t)
         args = (da, db, dg, c, aux_t, M, N, K, c.stride(0), c.stride(1), aux_t.stride(0), aux_t.stride(1),
