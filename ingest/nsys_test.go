@@ -521,3 +521,26 @@ func TestNsysUnpackedFallback(t *testing.T) {
 		t.Errorf("packed row: %s", kernelLine(k))
 	}
 }
+
+// TestNsysOddPath: characters a file: URI would misread (?, #, %, space).
+func TestNsysOddPath(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a b?c#d%20e")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "r?x.sqlite")
+	copyFile(t, nsysRealdata+"gpu4/report.sqlite", p, -1)
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	tb, err := File(p, Options{}, mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Release()
+	if n := tb.NumRows(TableKernels); n != 4 {
+		t.Errorf("%d kernels, want 4", n)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r")); err == nil {
+		t.Error("opening created a file named after a truncated path")
+	}
+}
