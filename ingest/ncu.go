@@ -167,6 +167,10 @@ type ncuParser struct {
 	gpus   []GPU
 	gpuIdx map[int32]int
 	seen   map[[2]string]bool // meta key/value pairs already written
+	short  map[string]string  // kernelShortName cache
+
+	size           int64 // input size in bytes when known, else 0
+	firstRowOffset int64 // csv input offset where the first kernel row starts
 }
 
 // parseNCUFile ingests an ncu CSV export.
@@ -182,7 +186,15 @@ func parseNCUFile(b *Builder, in Input) error {
 // parseNCU ingests an ncu CSV read from r; path names it in rows and errors.
 func parseNCU(b *Builder, path string, r io.Reader, opts Options) error {
 	p := &ncuParser{b: b, path: path, file: filepath.Base(path), opts: opts, nvtx: -1,
-		gpuIdx: map[int32]int{}, seen: map[[2]string]bool{}}
+		gpuIdx: map[int32]int{}, seen: map[[2]string]bool{}, short: map[string]string{}}
+	switch x := r.(type) {
+	case interface{ Size() int64 }: // bytes.Reader, strings.Reader
+		p.size = x.Size()
+	case *os.File:
+		if st, err := x.Stat(); err == nil && st.Mode().IsRegular() {
+			p.size = st.Size()
+		}
+	}
 	p.lines = newNCULines(r)
 	p.r = csv.NewReader(p.lines)
 	p.r.FieldsPerRecord = -1
@@ -356,8 +368,11 @@ func (p *ncuParser) identity(rec []string, line int) (*ncuKernel, error) {
 	if strings.HasPrefix(name, "_Z") {
 		k.Mangled = name
 		k.ShortName = name
+	} else if sn, ok := p.short[name]; ok {
+		k.ShortName = sn
 	} else {
 		k.ShortName = kernelShortName(name)
+		p.short[name] = k.ShortName
 	}
 	if pn := p.field(rec, ncuColProcess); pn != "" {
 		p.addMeta("process_name", pn)

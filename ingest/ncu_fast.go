@@ -85,45 +85,34 @@ func (m *ncuMetricBatch) index(col int, s string) int {
 	return idx
 }
 
-// add queues one metric row; flush appends the queue for a kernel id.
-func (m *ncuMetricBatch) add(section, metric, unit int, v float64, valid bool, text int) {
-	m.idx[mbSection] = append(m.idx[mbSection], section)
-	m.idx[mbMetric] = append(m.idx[mbMetric], metric)
-	m.idx[mbUnit] = append(m.idx[mbUnit], unit)
-	m.idx[mbText] = append(m.idx[mbText], text)
-	m.vals = append(m.vals, v)
-	m.valid = append(m.valid, valid)
-	if !valid {
-		m.anyNull = true
-	}
-}
-
-func (m *ncuMetricBatch) flush(kernelID int64) {
-	n := len(m.vals)
+// appendRows appends metric rows for one kernel: the four index slices
+// (section, metric, unit, text) and vals/valid have the same length; valid
+// nil means every value is present.
+func (m *ncuMetricBatch) appendRows(kernelID int64, idx [4][]int, vals []float64, valid []bool) {
+	n := len(vals)
 	if n == 0 {
 		return
 	}
-	m.kids = m.kids[:0]
-	for i := 0; i < n; i++ {
-		m.kids = append(m.kids, kernelID)
+	if cap(m.kids) < n {
+		m.kids = make([]int64, n)
 	}
-	m.kid.AppendValues(m.kids, nil)
+	kids := m.kids[:n]
+	for i := range kids {
+		kids[i] = kernelID
+	}
+	m.kid.AppendValues(kids, nil)
 	for c := range m.dicts {
-		m.dicts[c].AppendIndices(m.idx[c], nil)
-		m.idx[c] = m.idx[c][:0]
+		m.dicts[c].AppendIndices(idx[c], nil)
 	}
-	if m.anyNull {
-		m.val.AppendValues(m.vals, m.valid)
-	} else {
-		m.val.AppendValues(m.vals, nil)
-	}
-	m.vals, m.valid, m.anyNull = m.vals[:0], m.valid[:0], false
+	m.val.AppendValues(vals, valid)
 }
 
-// reset drops queued rows.
-func (m *ncuMetricBatch) reset() {
-	for c := range m.idx {
-		m.idx[c] = m.idx[c][:0]
+// reserve makes room for n more metric rows in every column, so that a
+// large export does not pay for repeated buffer doubling.
+func (m *ncuMetricBatch) reserve(n int) {
+	m.kid.Reserve(n)
+	m.val.Reserve(n)
+	for _, d := range m.dicts {
+		d.Reserve(n)
 	}
-	m.vals, m.valid, m.anyNull = m.vals[:0], m.valid[:0], false
 }

@@ -15,6 +15,32 @@ type ncuRawCol struct {
 	unit    int    // dictionary index of conv.base
 }
 
+// A raw page is parsed by two goroutines: one reads CSV records and parses
+// the numbers (rawProduce), the caller appends the rows to the Arrow
+// builders. Batches of rows travel between them and are recycled.
+type rawText struct {
+	pos int    // index in the row's metric slices
+	s   string // text value, resolved to a dictionary index by the consumer
+}
+
+type rawRow struct {
+	k     Kernel
+	idx   [4][]int // section, metric, unit, text (text before rawText fixes)
+	vals  []float64
+	valid []bool // nil: every value present
+	texts []rawText
+}
+
+type rawBatch struct {
+	rows    []rawRow
+	vals    []float64 // arenas the rows slice into
+	valid   []bool
+	texts   []rawText
+	reserve int // metric rows to reserve before the first row (first batch only)
+}
+
+const rawBatchRows = 32
+
 // parseRaw reads a --page raw export: one row per kernel, one column per
 // metric, a units row after the header.
 func (p *ncuParser) parseRaw() error {
@@ -29,6 +55,51 @@ func (p *ncuParser) parseRaw() error {
 		}
 		cols = append(cols, ncuRawCol{j: j, role: ncuRoles[h], name: mb.index(mbMetric, h)})
 	}
+	full := make(chan *rawBatch, 4)
+	free := make(chan *rawBatch, 8)
+	var perr error
+	go func() {
+		defer close(full)
+		perr = p.rawProduce(mb, cols, full, free)
+	}()
+	rows := 0
+	var textIdx []int
+	for bt := range full {
+		if bt.reserve > 0 {
+			mb.reserve(bt.reserve)
+		}
+		for i := range bt.rows {
+			r := &bt.rows[i]
+			idx := r.idx
+			if len(r.texts) > 0 {
+				textIdx = append(textIdx[:0], idx[mbText]...)
+				for _, t := range r.texts {
+					textIdx[t.pos] = mb.index(mbText, t.s)
+				}
+				idx[mbText] = textIdx
+			}
+			mb.appendRows(p.b.AddKernel(r.k), idx, r.vals, r.valid)
+			rows++
+		}
+		select {
+		case free <- bt:
+		default:
+		}
+	}
+	if perr != nil {
+		return perr
+	}
+	if rows == 0 {
+		return p.errf(p.lines.line, "ncu CSV has a header but no kernel rows")
+	}
+	p.writeGPUs()
+	return nil
+}
+
+// rawProduce reads the rows of a raw page and sends them in batches. It
+// touches no Arrow builder except the meta table (through identity) and
+// the unit dictionary before the first batch is sent.
+func (p *ncuParser) rawProduce(mb *ncuMetricBatch, cols []ncuRawCol, full chan<- *rawBatch, free chan *rawBatch) error {
 	setUnits := func(units []string) {
 		for i := range cols {
 			u := ""
@@ -40,10 +111,29 @@ func (p *ncuParser) parseRaw() error {
 			cols[i].unit = mb.index(mbUnit, cols[i].conv.base)
 		}
 	}
-	secIdx := mb.index(mbSection, "")
+	// Index slices that are the same for every kernel whose row has every
+	// metric; rows that leave cells empty use those of their pattern.
+	nc := len(cols)
+	var constIdx [4][]int
+	for c := range constIdx {
+		constIdx[c] = make([]int, nc)
+	}
 	emptyText := mb.index(mbText, "")
+	secIdx := mb.index(mbSection, "")
+	var pat ncuEmptyPattern
+	vals := make([]float64, nc)
+	valid := make([]bool, nc)
+	present := make([]bool, nc)
+	var texts []rawText
 	idCol := p.col[ncuColID]
-	first, rows := true, 0
+	first, sent := true, 0
+	var bt *rawBatch
+	send := func() {
+		if bt != nil && len(bt.rows) > 0 {
+			full <- bt
+			bt = nil
+		}
+	}
 	for {
 		rec, err := p.r.Read()
 		if err == io.EOF {
@@ -65,11 +155,22 @@ func (p *ncuParser) parseRaw() error {
 		}
 		if first {
 			first = false
-			if strings.TrimSpace(rec[idCol]) == "" {
+			unitsRow := strings.TrimSpace(rec[idCol]) == ""
+			if unitsRow {
 				setUnits(rec)
+				p.firstRowOffset = p.r.InputOffset()
+			} else {
+				setUnits(nil) // an export without a units row
+			}
+			for i := range cols {
+				constIdx[mbSection][i] = secIdx
+				constIdx[mbMetric][i] = cols[i].name
+				constIdx[mbUnit][i] = cols[i].unit
+				constIdx[mbText][i] = emptyText
+			}
+			if unitsRow {
 				continue
 			}
-			setUnits(nil) // an export without a units row
 		}
 		if strings.TrimSpace(rec[idCol]) == "" {
 			return p.errf(line, "row has an empty %q: expected a kernel id (only the row after the header may hold units)", ncuColID)
@@ -78,35 +179,129 @@ func (p *ncuParser) parseRaw() error {
 		if err != nil {
 			return err
 		}
+		anyEmpty, allValid := false, true
+		texts = texts[:0]
+		k := 0 // position among the present cells
 		for i := range cols {
 			c := &cols[i]
 			s := rec[c.j]
 			if s == "" {
-				continue // metric not collected for this kernel
+				anyEmpty = true // metric not collected for this kernel
+				present[i] = false
+				continue
 			}
-			v, valid, text, bad := ncuMetricValue(s, c.conv)
+			present[i] = true
+			v, ok, text, bad := ncuMetricValue(s, c.conv)
 			if bad {
-				mb.reset()
 				return p.errf(line, "kernel %s, column %q (unit %q): %q is not a number", nk.idText, p.hdr[c.j], c.printed, s)
 			}
-			ti := emptyText
-			if text != "" {
-				ti = mb.index(mbText, text)
+			vals[k], valid[k] = v, ok
+			if !ok {
+				allValid = false
+				if text != "" {
+					texts = append(texts, rawText{pos: k, s: text})
+				}
 			}
-			mb.add(secIdx, c.name, c.unit, v, valid, ti)
 			if c.role != roleNone {
-				nk.apply(c.role, v, valid, c.conv.base, text)
+				nk.apply(c.role, v, ok, c.conv.base, text)
 			}
+			k++
 		}
 		p.finish(nk)
-		mb.flush(p.b.AddKernel(nk.k))
-		rows++
+		idx := constIdx
+		if anyEmpty {
+			if !pat.matches(present) {
+				pat.build(present, cols, secIdx, emptyText)
+			}
+			idx = pat.idx
+		}
+		if bt == nil {
+			select {
+			case bt = <-free:
+				bt.rows, bt.vals, bt.valid, bt.texts, bt.reserve = bt.rows[:0], bt.vals[:0], bt.valid[:0], bt.texts[:0], 0
+			default:
+				bt = &rawBatch{vals: make([]float64, 0, rawBatchRows*nc), valid: make([]bool, 0, rawBatchRows*nc)}
+			}
+		}
+		if sent == 0 && len(bt.rows) == 0 {
+			bt.reserve = p.reserveEstimate(k)
+		}
+		r := rawRow{k: nk.k, idx: idx}
+		v0 := len(bt.vals)
+		bt.vals = append(bt.vals, vals[:k]...)
+		r.vals = bt.vals[v0:len(bt.vals):len(bt.vals)]
+		if !allValid {
+			l0 := len(bt.valid)
+			bt.valid = append(bt.valid, valid[:k]...)
+			r.valid = bt.valid[l0:len(bt.valid):len(bt.valid)]
+		}
+		if len(texts) > 0 {
+			t0 := len(bt.texts)
+			bt.texts = append(bt.texts, texts...)
+			r.texts = bt.texts[t0:len(bt.texts):len(bt.texts)]
+		}
+		bt.rows = append(bt.rows, r)
+		if len(bt.rows) == rawBatchRows {
+			send()
+			sent++
+		}
 	}
-	if rows == 0 {
-		return p.errf(p.lines.line, "ncu CSV has a header but no kernel rows")
-	}
-	p.writeGPUs()
+	send()
 	return nil
+}
+
+// ncuEmptyPattern caches the metric index slices for rows that leave the
+// same metric cells empty (e.g. launch__kernel_name on every B200 row).
+// Its slices are never modified once built: batches in flight refer to them.
+type ncuEmptyPattern struct {
+	present []bool   // per column: cell holds a value
+	idx     [4][]int // section, metric, unit, text indices of the present cells
+}
+
+func (q *ncuEmptyPattern) matches(present []bool) bool {
+	if q.present == nil {
+		return false
+	}
+	for i, v := range present {
+		if v != q.present[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (q *ncuEmptyPattern) build(present []bool, cols []ncuRawCol, secIdx, emptyText int) {
+	q.present = append([]bool(nil), present...)
+	var idx [4][]int
+	for i, v := range present {
+		if !v {
+			continue
+		}
+		idx[mbSection] = append(idx[mbSection], secIdx)
+		idx[mbMetric] = append(idx[mbMetric], cols[i].name)
+		idx[mbUnit] = append(idx[mbUnit], cols[i].unit)
+		idx[mbText] = append(idx[mbText], emptyText)
+	}
+	q.idx = idx
+}
+
+// reserveEstimate estimates, after the first kernel row, how many metric
+// rows the whole input holds (from its size, when known).
+func (p *ncuParser) reserveEstimate(perRow int) int {
+	if p.size <= 0 || perRow == 0 {
+		return 0
+	}
+	used := p.r.InputOffset()
+	rowBytes := used - p.firstRowOffset
+	if rowBytes <= 0 || used >= p.size {
+		return 0
+	}
+	n := (p.size-used)/rowBytes*int64(perRow) + int64(perRow)
+	const maxReserve = 1 << 25 // 32M rows, about 1 GB of column buffers
+	if n > maxReserve {
+		n = maxReserve
+	}
+	return int(n)
 }
 
 // parseLong reads the details page and the long --metrics export: one row

@@ -37,7 +37,7 @@ type ncuNote struct {
 }
 
 func newNCULines(r io.Reader) *ncuLines {
-	return &ncuLines{r: bufio.NewReaderSize(r, 1<<20), lineStart: true}
+	return &ncuLines{r: bufio.NewReaderSize(r, 64<<10), lineStart: true}
 }
 
 func (l *ncuLines) Read(p []byte) (int, error) {

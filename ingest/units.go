@@ -151,6 +151,49 @@ var ncuPow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e
 // "" and text such as "(128, 1, 1)". Thousands separators must group
 // exactly three digits.
 func ncuParseNumber(s string) (v float64, ok bool) {
+	// Fastest path, for what ncu prints most: [-]digits[.digits] with at
+	// most 15 digits in all (leading zeros included, to stay simple).
+	n := len(s)
+	i := 0
+	if n > 0 && s[0] == '-' {
+		i = 1
+	}
+	start := i
+	var m uint64
+	for ; i < n; i++ {
+		c := s[i] - '0'
+		if c > 9 {
+			break
+		}
+		m = m*10 + uint64(c)
+	}
+	digits := i - start
+	frac := 0
+	if i < n && s[i] == '.' {
+		i++
+		f0 := i
+		for ; i < n; i++ {
+			c := s[i] - '0'
+			if c > 9 {
+				break
+			}
+			m = m*10 + uint64(c)
+		}
+		frac = i - f0
+	}
+	if i == n && digits+frac > 0 && digits+frac <= 15 {
+		v = float64(m) / ncuPow10[frac]
+		if start == 1 {
+			v = -v
+		}
+		return v, true
+	}
+	return ncuParseNumberGeneral(s)
+}
+
+// ncuParseNumberGeneral is ncuParseNumber for thousands separators, a
+// leading '+', exponents and long mantissas.
+func ncuParseNumberGeneral(s string) (v float64, ok bool) {
 	if len(s) == 0 {
 		return 0, false
 	}

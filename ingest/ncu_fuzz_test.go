@@ -1,0 +1,71 @@
+package ingest
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// FuzzNCUCSV feeds arbitrary bytes to the ncu CSV parser. It must never
+// panic, must fail only with an *InputError, and must leave tables whose
+// columns agree in length. The seed corpus is every real ncu CSV under
+// testdata/realdata plus small hand-made cases; it runs in plain go test.
+func FuzzNCUCSV(f *testing.F) {
+	seeds, _ := filepath.Glob(realdata + "*/*.csv")
+	for _, p := range seeds {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	if len(seeds) < 5 {
+		f.Fatalf("found %d real ncu CSVs, want 5", len(seeds))
+	}
+	for _, s := range []string{
+		"",
+		"==PROF== x\n",
+		`"ID","Kernel Name","x"` + "\n" + `"","","byte"` + "\n" + `"0","k","1,000"` + "\n",
+		`"ID","Kernel Name","Metric Name","Metric Value","Rule Name","Estimated Speedup"` + "\n" + `"0","k","","","R","1"` + "\n",
+		`"ID","Kernel Name","` + nvtxCol + `"` + "\n" + `"","",""` + "\n" + `"0","k","1 ""<d>:a:b"" ""x"`,
+		"ID,Kernel Name\n0,k\n\"1\",\"k\nmulti\"\n==PROF== in the middle\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		b := NewBuilder(mem)
+		err := parseNCU(b, "fuzz.csv", bytes.NewReader(data), Options{})
+		if err != nil {
+			var ie *InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("error is %T, not *InputError: %v", err, err)
+			}
+		}
+		tb := b.Finish()
+		b.Release()
+		for _, name := range TableNames {
+			rec := tb.Record(name)
+			for i := 0; i < int(rec.NumCols()); i++ {
+				if rec.Column(i).Len() != int(rec.NumRows()) {
+					t.Fatalf("table %s column %d has %d rows, record %d", name, i, rec.Column(i).Len(), rec.NumRows())
+				}
+			}
+		}
+		if err == nil {
+			// Every metric row points at a kernel row of this parse.
+			nk := tb.NumRows(TableKernels)
+			for _, m := range tb.Metrics() {
+				if m.KernelID < 0 || m.KernelID >= nk {
+					t.Fatalf("metric %q points at kernel %d of %d", m.Name, m.KernelID, nk)
+				}
+			}
+		}
+		tb.Release()
+		mem.AssertSize(t, 0)
+	})
+}
