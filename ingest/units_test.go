@@ -146,7 +146,8 @@ func TestParseNumberMatchesStrconv(t *testing.T) {
 		intPart := strconv.FormatUint(rng.Uint64()>>uint(rng.Intn(64)), 10)
 		s := intPart
 		if rng.Intn(2) == 0 {
-			s += "." + strconv.FormatUint(rng.Uint64()>>uint(rng.Intn(64)), 10)[:1+rng.Intn(8)]
+			f := strconv.FormatUint(rng.Uint64()>>uint(rng.Intn(64)), 10)
+			s += "." + f[:min(len(f), 1+rng.Intn(8))]
 		}
 		if rng.Intn(4) == 0 {
 			s = "-" + s
