@@ -100,7 +100,11 @@ def main(argv=None):
                           for e, cs in plan for v, s in cs], indent=1))
         return EXIT_OK
 
-    import torch  # noqa: F401  (the GPU modes need torch)
+    try:
+        import torch  # noqa: F401  (the GPU modes need torch)
+    except ImportError:
+        print(f"run.py: mode {a.mode} needs torch, which is not installed", file=sys.stderr)
+        return EXIT_FAIL
     from common import runner
 
     if a.mode == "env":

@@ -306,6 +306,8 @@ def run_time(cell, reps, warmup):
     l2 = l2_bytes()
     sets = _rotation_sets(cell, impl, 3 * l2)
     graph = cell.variant.graph
+    if graph and not getattr(impl, "graph_ok", True):
+        raise RuntimeError(f"{cell.label}: spec says graph: true but the implementation cannot be captured")
     fns = []
     if graph:
         for st, out in sets:
