@@ -191,9 +191,20 @@ def write_json(path, obj):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     tmp = path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(obj, f, indent=1, sort_keys=False, allow_nan=False, default=_json_default)
+        json.dump(_clean(obj), f, indent=1, sort_keys=False, allow_nan=False, default=_json_default)
         f.write("\n")
     os.replace(tmp, path)
+
+
+def _clean(o):
+    """Non-finite floats (an output full of inf, say) become null: JSON has no inf/NaN."""
+    if isinstance(o, float):
+        return o if math.isfinite(o) else None
+    if isinstance(o, dict):
+        return {k: _clean(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [_clean(v) for v in o]
+    return o
 
 
 def _json_default(o):
