@@ -290,3 +290,18 @@ func CanonicalShape(vars map[string]int64, order []string) string {
 	}
 	return strings.Join(parts, ",")
 }
+
+// BaselineFor returns the baseline a variant is compared with: the first
+// baseline of the same direction (forward, or forward+backward when
+// Variant.Backward), else the first baseline.
+func (e *Experiment) BaselineFor(variant string) string {
+	v := e.Variant(variant)
+	if v != nil {
+		for _, b := range e.Variants {
+			if b.Role == RoleBaseline && b.Backward == v.Backward {
+				return b.Name
+			}
+		}
+	}
+	return e.Baseline()
+}

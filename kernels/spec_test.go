@@ -31,3 +31,15 @@ func TestParseShape(t *testing.T) {
 		t.Errorf("CanonicalShape = %q", got)
 	}
 }
+
+func TestBaselineFor(t *testing.T) {
+	e := &Experiment{Variants: []Variant{
+		{Name: "fwd", Role: RoleBaseline}, {Name: "fused", Role: RoleCandidate},
+		{Name: "fwdbwd", Role: RoleBaseline, Backward: true}, {Name: "compiled-fwdbwd", Role: RoleCandidate, Backward: true},
+	}}
+	for v, want := range map[string]string{"fused": "fwd", "compiled-fwdbwd": "fwdbwd", "fwd": "fwd", "nope": "fwd"} {
+		if got := e.BaselineFor(v); got != want {
+			t.Errorf("BaselineFor(%q) = %q, want %q", v, got, want)
+		}
+	}
+}
