@@ -360,6 +360,28 @@ func TestAnalyzeCellsAndComparison(t *testing.T) {
 	}
 }
 
+// A forward+backward candidate is compared with the forward+backward
+// baseline, a forward candidate with the forward one.
+func TestComparisonsByDirection(t *testing.T) {
+	e := &kernels.Experiment{Name: "gla", Shapes: []string{"T=1"}, Variants: []kernels.Variant{
+		{Name: "fwd", Role: kernels.RoleBaseline}, {Name: "fwd-fused", Role: kernels.RoleCandidate},
+		{Name: "bwd", Role: kernels.RoleBaseline, Backward: true}, {Name: "bwd-fused", Role: kernels.RoleCandidate, Backward: true},
+	}}
+	cell := func(v string, ms float64) CellFact {
+		s := []float64{ms, ms, ms, ms, ms, ms, ms}
+		iv, _ := SummarizeMs(s, 0.95)
+		return CellFact{Experiment: "gla", Variant: v, Shape: "T=1", Status: "ok", Wall: iv, WallSamplesMs: s}
+	}
+	cmps := Comparisons([]CellFact{cell("fwd", 1), cell("fwd-fused", 0.5), cell("bwd", 3), cell("bwd-fused", 2)}, []*kernels.Experiment{e}, Options{})
+	got := map[string]string{}
+	for _, c := range cmps {
+		got[c.Candidate] = c.Baseline
+	}
+	if got["fwd-fused"] != "fwd" || got["bwd-fused"] != "bwd" || len(cmps) != 2 {
+		t.Errorf("baselines %v", got)
+	}
+}
+
 func TestFewSamplesAndL2(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
 	defer mem.AssertSize(t, 0)

@@ -63,14 +63,15 @@ func Comparisons(cells []CellFact, exps []*kernels.Experiment, opts Options) []C
 	}
 	var out []Comparison
 	for _, e := range exps {
-		base := e.Baseline()
 		for _, shape := range e.AllShapes() {
-			bc := idx[cellKey{e.Name, base, shape}]
-			if bc == nil || bc.Status != "ok" {
-				continue
-			}
 			for _, v := range e.Variants {
 				if v.Role != kernels.RoleCandidate {
+					continue
+				}
+				// Each candidate against the baseline of its direction
+				// (forward, or forward+backward).
+				bc := idx[cellKey{e.Name, e.BaselineFor(v.Name), shape}]
+				if bc == nil || bc.Status != "ok" {
 					continue
 				}
 				cc := idx[cellKey{e.Name, v.Name, shape}]
@@ -196,7 +197,7 @@ func Crossovers(cmps []Comparison, exps []*kernels.Experiment) []Crossover {
 					text = fmt.Sprintf("%s wins for %s in {%s}", v.Name, sw.Var, strings.Join(at, ", "))
 				}
 				out = append(out, Crossover{Experiment: e.Name, Sweep: sw.Name, Var: sw.Var,
-					Candidate: v.Name, Baseline: e.Baseline(), Text: text})
+					Candidate: v.Name, Baseline: e.BaselineFor(v.Name), Text: text})
 			}
 		}
 	}

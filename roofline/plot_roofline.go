@@ -189,21 +189,16 @@ func RooflinePlot(run *analysis.Run, experiment, shape string) (*plot.Plot, []an
 			aggNote = "variant total: FLOPs per DRAM byte, FLOPs per wall second"
 		}
 	}
+	// Arrows follow the comparisons: from each candidate's baseline.
 	var arrows [][2]aggregate
-	for _, c := range cells {
-		if c.Role != "baseline" {
+	for _, cmp := range run.Comparisons {
+		if cmp.Experiment != experiment || cmp.Shape != shape {
 			continue
 		}
-		b, ok := aggByVariant[c.Variant]
-		if !ok {
-			continue
-		}
-		for _, d := range cells {
-			if d.Role == "candidate" {
-				if a, ok := aggByVariant[d.Variant]; ok {
-					arrows = append(arrows, [2]aggregate{b, a})
-				}
-			}
+		b, okB := aggByVariant[cmp.Baseline]
+		a, okA := aggByVariant[cmp.Candidate]
+		if okA && okB {
+			arrows = append(arrows, [2]aggregate{b, a})
 		}
 	}
 

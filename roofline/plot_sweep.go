@@ -214,6 +214,15 @@ func KernelsPlot(run *analysis.Run, experiment string, sweep kernels.Sweep) (*pl
 	baseTotal := map[string]float64{}
 	baseline := ""
 	var cells []analysis.CellFact
+	// Each variant is measured against its own baseline (the comparisons
+	// say which: forward and forward+backward variants have different ones).
+	baseOf := map[string]string{}
+	for _, c := range run.Comparisons {
+		if c.Experiment == experiment {
+			baseOf[c.Candidate] = c.Baseline
+		}
+	}
+	total := map[[2]string]float64{} // (shape, variant) -> GPU time
 	for _, c := range run.Cells {
 		if c.Experiment != experiment || c.Status != "ok" || len(c.KernelTimesNs) == 0 {
 			continue
@@ -222,22 +231,25 @@ func KernelsPlot(run *analysis.Run, experiment string, sweep kernels.Sweep) (*pl
 			continue
 		}
 		cells = append(cells, c)
+		total[[2]string{c.Shape, c.Variant}] = c.GPUTimeNs
 		if !seen[c.Variant] {
 			seen[c.Variant] = true
 			variants = append(variants, c.Variant)
 		}
-		if c.Role == kernels.RoleBaseline {
-			baseTotal[c.Shape] = c.GPUTimeNs
+		if c.Role == kernels.RoleBaseline && baseline == "" {
 			baseline = c.Variant
+		}
+		if c.Role == kernels.RoleBaseline && c.Variant == baseline {
+			baseTotal[c.Shape] = c.GPUTimeNs
 		}
 	}
 	if len(cells) == 0 {
 		return nil, nil, fmt.Errorf("kernels %s %s: no cell with kernel times: %w", experiment, sweep.Name, ErrNoData)
 	}
 	var warnings []analysis.Warning
-	norm := "baseline"
+	norm := "its baseline's total"
 	if baseline == "" {
-		norm = "the longest variant"
+		norm = "the longest variant's total"
 	}
 	for _, s := range sweep.Shapes {
 		if baseTotal[s] > 0 {
@@ -266,6 +278,11 @@ func KernelsPlot(run *analysis.Run, experiment string, sweep kernels.Sweep) (*pl
 		}
 		x := float64(idx[c.Shape]) - 0.4 + width*(float64(vi)+0.5)
 		tot := baseTotal[c.Shape]
+		if b, ok := baseOf[c.Variant]; ok && total[[2]string{c.Shape, b}] > 0 {
+			tot = total[[2]string{c.Shape, b}]
+		} else if c.Role == kernels.RoleBaseline && c.GPUTimeNs > 0 {
+			tot = c.GPUTimeNs
+		}
 		if tot <= 0 {
 			continue
 		}
@@ -280,7 +297,7 @@ func KernelsPlot(run *analysis.Run, experiment string, sweep kernels.Sweep) (*pl
 		bars.bars = append(bars.bars, b)
 	}
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s: GPU time per kernel, relative to %s's total  on %s", experiment, norm, orUnknown(run.GPU))
+	p.Title.Text = fmt.Sprintf("%s: GPU time per kernel, relative to %s  on %s", experiment, norm, orUnknown(run.GPU))
 	p.Title.Padding = vg.Points(10)
 	p.Y.Label.Text = "GPU time / baseline GPU time (segments: kernels in launch order)"
 	p.X.Label.Text = sweep.Var
