@@ -158,8 +158,7 @@ type ncuParser struct {
 	path   string // as given, for errors
 	file   string // base name, for rows
 	opts   Options
-	lines  *ncuLines
-	r      *csv.Reader
+	r      *ncuRecords
 	hdr    []string
 	col    map[string]int
 	nvtx   int // column of the push/pop NVTX stack, -1 if none
@@ -195,10 +194,7 @@ func parseNCU(b *Builder, path string, r io.Reader, opts Options) error {
 			p.size = st.Size()
 		}
 	}
-	p.lines = newNCULines(r)
-	p.r = csv.NewReader(p.lines)
-	p.r.FieldsPerRecord = -1
-	p.r.ReuseRecord = true
+	p.r = newNCURecords(r)
 	err := p.parse()
 	// ncu's own messages are kept whether or not the table parsed.
 	if err == nil {
@@ -215,15 +211,12 @@ func (p *ncuParser) errf(line int, format string, args ...any) error {
 func (p *ncuParser) csvErr(err error) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		return p.errf(p.lines.origLine(pe.Line), "malformed CSV: %v", pe.Err)
+		return p.errf(pe.Line, "malformed CSV: %v", pe.Err)
 	}
 	return &InputError{File: p.path, Err: fmt.Errorf("read ncu CSV: %w", err)}
 }
 
-func (p *ncuParser) lineOf() int {
-	l, _ := p.r.FieldPos(0)
-	return p.lines.origLine(l)
-}
+func (p *ncuParser) lineOf() int { return p.r.recLine }
 
 func (p *ncuParser) parse() error {
 	hdr, err := p.r.Read()
@@ -282,21 +275,21 @@ func ncuHeadPreview(h []string) string {
 // noTable explains an export without a CSV table: an ncu error log, or an
 // empty file.
 func (p *ncuParser) noTable() error {
-	for _, n := range p.lines.notes {
+	for _, n := range p.r.notes {
 		if n.Kind == "ERROR" {
 			return p.errf(n.Line, "no CSV table: ncu reported an error: ==ERROR== %s", n.Text)
 		}
 	}
-	if len(p.lines.notes) == 0 {
+	if len(p.r.notes) == 0 {
 		return p.errf(0, "empty file, expected an ncu CSV export (header starting with \"ID\")")
 	}
-	last := p.lines.notes[len(p.lines.notes)-1]
+	last := p.r.notes[len(p.r.notes)-1]
 	return p.errf(last.Line, "no CSV table after ncu's messages: expected a header starting with \"ID\" (was --csv given, and did ncu profile any kernel?)")
 }
 
 func (p *ncuParser) writeNotes() {
 	src := SourceNCU
-	for _, n := range p.lines.notes {
+	for _, n := range p.r.notes {
 		p.b.AddMeta(Meta{Source: src, File: p.file, Key: n.Kind, Value: n.Text})
 	}
 }

@@ -2,9 +2,12 @@ package ingest
 
 import (
 	"bytes"
+	"encoding/csv"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -67,5 +70,60 @@ func FuzzNCUCSV(f *testing.F) {
 		}
 		tb.Release()
 		mem.AssertSize(t, 0)
+	})
+}
+
+// FuzzNCURecords checks ncuRecords against encoding/csv (FieldsPerRecord
+// = -1) on input that has no ncu message lines: the same records, and an
+// error where encoding/csv has one.
+func FuzzNCURecords(f *testing.F) {
+	seeds, _ := filepath.Glob(realdata + "*/*.csv")
+	for _, p := range seeds {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if i := bytes.Index(b, []byte(`"ID"`)); i >= 0 {
+			f.Add(b[i:])
+		}
+	}
+	for _, s := range []string{
+		`"a","b"` + "\n" + `"1",""` + "\n",
+		`"a","b",` + "\n",
+		`"a""x","b"` + "\r\n" + `"1","2"`,
+		`"a","b` + "\n" + `c"` + "\n" + `"d"` + "\n",
+		`"a" ,"b"` + "\n",
+		`"a",b` + "\n" + `c,"d"` + "\n",
+		`"a","b` + "\r\n" + `c"` + "\n",
+		`"a"` + "\n\n\r\n" + `"b"`,
+		`"a","` + "\r" + `"` + "\n",
+		`"x"y"` + "\n",
+		`""` + "\n" + `"",""` + "\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) == 0 || data[0] != '"' || bytes.Contains(data, []byte("\n=")) || bytes.Contains(data, []byte("\n ")) || bytes.Contains(data, []byte("\n\t")) {
+			t.Skip("ncu message lines and leading blanks are handled apart from CSV")
+		}
+		want := csv.NewReader(bytes.NewReader(data))
+		want.FieldsPerRecord = -1
+		got := newNCURecords(bytes.NewReader(data))
+		for n := 0; ; n++ {
+			w, werr := want.Read()
+			g, gerr := got.Read()
+			if werr != nil || gerr != nil {
+				if (werr == io.EOF) != (gerr == io.EOF) || (werr == nil) != (gerr == nil) {
+					t.Fatalf("record %d: csv error %v, ncuRecords error %v (csv %q, ncu %q)", n, werr, gerr, w, g)
+				}
+				return
+			}
+			if !slices.Equal(w, g) {
+				t.Fatalf("record %d: csv %q, ncuRecords %q", n, w, g)
+			}
+			if wl, _ := want.FieldPos(0); wl != got.recLine {
+				t.Fatalf("record %d: csv line %d, ncuRecords line %d", n, wl, got.recLine)
+			}
+		}
 	})
 }

@@ -90,7 +90,7 @@ func (p *ncuParser) parseRaw() error {
 		return perr
 	}
 	if rows == 0 {
-		return p.errf(p.lines.line, "ncu CSV has a header but no kernel rows")
+		return p.errf(p.r.line, "ncu CSV has a header but no kernel rows")
 	}
 	p.writeGPUs()
 	return nil
@@ -396,7 +396,7 @@ func (p *ncuParser) parseLong() error {
 		}
 	}
 	if len(kernels) == 0 {
-		return p.errf(p.lines.line, "ncu CSV has a header but no metric rows")
+		return p.errf(p.r.line, "ncu CSV has a header but no metric rows")
 	}
 	for _, nk := range kernels {
 		p.finish(nk)
