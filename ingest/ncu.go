@@ -28,7 +28,34 @@ import (
 //     timestamp of the launch, not a duration) and no Block/Grid/Device/CC.
 //
 // ==PROF==/==WARNING==/==ERROR== lines before, inside or after the table
-// become meta rows (key PROF, WARNING, ERROR).
+// become meta rows (key PROF, WARNING, ERROR), as do process_name,
+// host_name and layout (raw | long).
+//
+// Rows written:
+//   - kernels: one per profiled kernel (ncu's ID is correlation_id), pass
+//     Options.Pass, else "range" where Kernel Name is "range" or the NVTX
+//     range itself (range replay), else "kernel". name is Kernel Name as
+//     printed (ncu demangles by default; a mangled "_Z..." name also goes to
+//     mangled), short_name from kernelShortName. grid/block from Grid Size /
+//     Block Size, else launch__grid_dim_* / launch__block_dim_*; registers,
+//     shared memory and duration from launch__registers_per_thread,
+//     launch__shared_mem_per_block_static/_dynamic and
+//     gpu__time_duration.sum (details page: Registers Per Thread, Static /
+//     Dynamic Shared Memory Per Block, Duration). range / range_path come
+//     from the NVTX push/pop column (innermost range; outermost first,
+//     joined by "/"); a path of three or more ranges whose last looks like
+//     a shape ("k=v,...") names experiment/variant/shape, which Options
+//     override.
+//   - metrics: every metric cell (raw page: every non-identity column; empty
+//     cells, metrics ncu did not collect for that kernel, are left out) in
+//     base units (units.go). Details page: section is Section Name, with
+//     ": <Body Item Label>" appended when there is one; a rule row becomes
+//     metric "rule:<Rule Name>" with its estimated speedup in % as value and
+//     "<Rule Type> (<Speedup Type>): <Description>" as text.
+//   - gpus: one per device seen, from the CC column and the
+//     device__attribute_* metrics (display_name, multiprocessor_count,
+//     l2_cache_size, total_memory, max_gpu_frequency_khz / clock_rate,
+//     max_mem_frequency_khz / memory_clock_rate, pci ids).
 
 // Identity columns of ncu CSVs (everything else on the raw page is a metric;
 // so is "Kernel Time", kept as a text metric).
@@ -207,7 +234,7 @@ func (p *ncuParser) errf(line int, format string, args ...any) error {
 	return badInput(p.path, line, "", format, args...)
 }
 
-// csvErr turns an encoding/csv error into an InputError on the original line.
+// csvErr turns a CSV error into an InputError naming the line.
 func (p *ncuParser) csvErr(err error) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
