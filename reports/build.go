@@ -227,7 +227,7 @@ func (x *index) row(e *kernels.Experiment, v kernels.Variant, shape string) (Cel
 		}
 	}
 	if v.Role == kernels.RoleCandidate {
-		if cmp := x.comparison(e.Name, shape, baselineFor(e, v.Name), v.Name); cmp != nil && cmp.Speedup.N > 0 {
+		if cmp := x.comparison(e.Name, shape, e.BaselineFor(v.Name), v.Name); cmp != nil && cmp.Speedup.N > 0 {
 			s := cmp.Speedup
 			row.Speedup = &Value{Center: s.Center, Lo: s.Lo, Hi: s.Hi, N: s.N}
 			p := cmp.P
@@ -247,19 +247,3 @@ func (x *index) row(e *kernels.Experiment, v kernels.Variant, shape string) (Cel
 
 // plotPath is the report-relative path of a plot file.
 func plotPath(file string) string { return path.Join("plots", path.Base(file)) }
-
-// baselineFor is the baseline a variant is compared with: the first
-// baseline of the same kind (forward, or forward+backward), else the
-// experiment's first baseline.
-func baselineFor(e *kernels.Experiment, variant string) string {
-	v := e.Variant(variant)
-	if v == nil {
-		return e.Baseline()
-	}
-	for _, b := range e.Variants {
-		if b.Role == kernels.RoleBaseline && b.Backward == v.Backward {
-			return b.Name
-		}
-	}
-	return e.Baseline()
-}

@@ -299,7 +299,7 @@ func (x *index) shapesFor(e *kernels.Experiment, c kernels.Claim) []string {
 func (x *index) decide(e *kernels.Experiment, c kernels.Claim, shape string) Decision {
 	base := c.Baseline
 	if base == "" && needsBaseline(c.Metric) {
-		base = baselineFor(e, c.Candidate)
+		base = e.BaselineFor(c.Candidate)
 	}
 	d := Decision{Experiment: e.Name, Claim: c.ID, Seed: c.Seed, Line: c.Line, Quote: c.Quote, Metric: c.Metric,
 		Candidate: c.Candidate, Baseline: base, Op: c.Op, Threshold: c.Threshold, Shape: shape, Note: c.Note}
