@@ -604,3 +604,48 @@ func TestNCURep(t *testing.T) {
 		t.Errorf("err = %v, want ncu's stderr quoted", err)
 	}
 }
+
+// Lines longer than the reader's buffer, a quoted field spanning lines, a
+// ==PROF== line inside the table, CRLF line ends and unquoted fields.
+func TestNCUReaderEdges(t *testing.T) {
+	long := strings.Repeat("x", 200<<10) // a 200 KiB kernel name
+	csv := "==PROF== Connected to process 1\r\n" +
+		`"ID","Kernel Name","Section Name","Metric Name","Metric Unit","Metric Value","Rule Name","Rule Type","Rule Description"` + "\r\n" +
+		`"0","void ` + long + `<int>(int)","S","m","byte","1,024"` + "\r\n" +
+		"==PROF== a message between rows\r\n" +
+		`"0","void ` + long + `<int>(int)","S","","","","R","OPT","first line` + "\r\n" + `second ""quoted"" line"` + "\r\n" +
+		`1,k2,S,m,Kbyte,2` + "\r\n" +
+		`"1","k2","S","bad","byte","x"` + "\r\n"
+	_, err := ncuString(t, "edge.csv", csv, Options{})
+	var ie *InputError
+	if !errors.As(err, &ie) || ie.Line != 8 || !strings.Contains(err.Error(), `metric "bad"`) {
+		t.Fatalf("err = %v, want the bad value on line 8 (lines counted across the split field)", err)
+	}
+	tb, err := ncuString(t, "edge.csv", strings.TrimSuffix(csv, `"1","k2","S","bad","byte","x"`+"\r\n"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks := tb.Kernels()
+	if len(ks) != 2 || ks[0].ShortName != long || ks[1].Name != "k2" {
+		t.Fatalf("kernels: %d, short name of %d bytes, second %q", len(ks), len(ks[0].ShortName), ks[1].Name)
+	}
+	ms := tb.Metrics()
+	if m := metricOf(t, ms, 0, "S", "m"); m.Value != 1024 {
+		t.Errorf("m = %+v", m)
+	}
+	if m := metricOf(t, ms, 0, "S", "rule:R"); m.Text != "OPT: first line\nsecond \"quoted\" line" {
+		t.Errorf("rule text = %q", m.Text)
+	}
+	if m := metricOf(t, ms, 1, "S", "m"); m.Value != 2000 || m.Unit != "byte" {
+		t.Errorf("unquoted row = %+v", m)
+	}
+	var notes []string
+	for _, m := range tb.Metas() {
+		if m.Key == "PROF" {
+			notes = append(notes, m.Value)
+		}
+	}
+	if d := cmp.Diff([]string{"Connected to process 1", "a message between rows"}, notes); d != "" {
+		t.Errorf("PROF notes (-want +got):\n%s", d)
+	}
+}
