@@ -19,10 +19,11 @@ type Input struct {
 	Experiments   []*kernels.Experiment
 	Manifest      *launch.Manifest
 	Checks        []Check
-	TimingDevices map[string][]string // experiment -> devices named by its timing JSON
-	TimingMethods map[string][]string // experiment -> cuda-events / cuda-graph
-	Plots         map[string][]Plot   // experiment -> plots written
-	Warnings      []analysis.Warning  // more run-level warnings (e.g. from plotting)
+	TimingDevices map[string][]string             // experiment -> devices named by its timing JSON
+	TimingMethods map[string][]string             // experiment -> cuda-events / cuda-graph
+	TimingClocks  map[string]map[string][]float64 // experiment -> "sm_mhz"/"mem_mhz" -> [min, max]
+	Plots         map[string][]Plot               // experiment -> plots written
+	Warnings      []analysis.Warning              // more run-level warnings (e.g. from plotting)
 }
 
 // Build derives the report: the verdict of every claim of every experiment
@@ -177,6 +178,8 @@ func envOf(in Input, exp string) Env {
 	}
 	env.TimingDevices = in.TimingDevices[exp]
 	env.TimingMethods = in.TimingMethods[exp]
+	env.TimingSMMHz = in.TimingClocks[exp]["sm_mhz"]
+	env.TimingMemMHz = in.TimingClocks[exp]["mem_mhz"]
 	return env
 }
 

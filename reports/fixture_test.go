@@ -103,6 +103,7 @@ func syntheticInput() Input {
 		},
 		TimingDevices: map[string][]string{"swiglu": {"synthetic"}},
 		TimingMethods: map[string][]string{"swiglu": {"cuda-events", "cuda-graph"}},
+		TimingClocks:  map[string]map[string][]float64{"swiglu": {"sm_mhz": {1755, 1980}, "mem_mhz": {2619, 2619}}},
 		Plots:         map[string][]Plot{"swiglu": {{Title: "swiglu roofline at " + sw, Path: "plots/swiglu-" + sw + "-roofline.png"}}},
 	}
 }

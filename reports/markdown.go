@@ -261,6 +261,13 @@ func writeExperiment(b *strings.Builder, e ExperimentReport, r *Report) {
 	p("\n\nEnvironment:\n\n")
 	p("- GPU: %s\n", orUnknown(e.Env.GPU))
 	p("- Clocks during the run: SM %s, memory %s\n", mhz(e.Env.SMClockMHz, e.Env.MaxSMClockMHz), mhz(e.Env.MemClockMHz, e.Env.MaxMemClockMHz))
+	if r := e.Env.TimingSMMHz; len(r) == 2 {
+		p("- Clocks read after each cell's timing (NVML): SM %s", mhzRange(r))
+		if m := e.Env.TimingMemMHz; len(m) == 2 {
+			p(", memory %s", mhzRange(m))
+		}
+		p("\n")
+	}
 	if len(e.Env.TimingDevices) > 0 || len(e.Env.TimingMethods) > 0 {
 		p("- Timing pass: %s, %s\n", orUnknown(strings.Join(e.Env.TimingDevices, ", ")), orUnknown(strings.Join(e.Env.TimingMethods, ", ")))
 	}
@@ -398,4 +405,11 @@ func shorten(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+func mhzRange(r []float64) string {
+	if r[0] == r[1] {
+		return fmt.Sprintf("%.0f MHz", r[0])
+	}
+	return fmt.Sprintf("%.0f-%.0f MHz", r[0], r[1])
 }

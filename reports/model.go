@@ -95,6 +95,10 @@ type Env struct {
 	MaxSMClockMHz  float64  `json:"max_sm_clock_mhz,omitempty"`
 	MaxMemClockMHz float64  `json:"max_mem_clock_mhz,omitempty"`
 	Versions       []string `json:"versions,omitempty"` // "torch 2.9.0", sorted
+	// Clocks the timing pass read (NVML) after each cell's repetitions:
+	// lowest and highest over the experiment's cells, MHz.
+	TimingSMMHz  []float64 `json:"timing_sm_mhz,omitempty"`
+	TimingMemMHz []float64 `json:"timing_mem_mhz,omitempty"`
 }
 
 // ShapeReport is the per-variant table of one shape.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -169,6 +170,7 @@ func LoadRun(ctx context.Context, runDir string, mem memory.Allocator) (*Input, 
 		return fail(err)
 	}
 	in.TimingDevices, in.TimingMethods = timingEnv(tables.Timings())
+	in.TimingClocks = timingClocks(tables.Metas(), exps)
 	return in, tables, nil
 }
 
@@ -202,6 +204,46 @@ func timingEnv(ts []ingest.Timing) (devices, methods map[string][]string) {
 		return out
 	}
 	return flat(dev), flat(met)
+}
+
+// timingClocks gathers the clocks the timing JSON files recorded (meta
+// rows clock.sm_mhz, clock.mem_mhz of source timing), per experiment: a
+// timing file is named after its shape, and shapes tell experiments apart.
+func timingClocks(metas []ingest.Meta, exps []*kernels.Experiment) map[string]map[string][]float64 {
+	owner := map[string]string{}
+	for _, e := range exps {
+		for _, s := range e.AllShapes() {
+			owner[s+".json"] = e.Name
+		}
+	}
+	out := map[string]map[string][]float64{}
+	for _, m := range metas {
+		if m.Source != ingest.SourceTiming || !strings.HasPrefix(m.Key, "clock.") {
+			continue
+		}
+		exp, ok := owner[m.File]
+		if !ok {
+			continue
+		}
+		v, err := strconv.ParseFloat(m.Value, 64)
+		if err != nil || v <= 0 {
+			continue
+		}
+		k := strings.TrimPrefix(m.Key, "clock.")
+		if out[exp] == nil {
+			out[exp] = map[string][]float64{}
+		}
+		r := out[exp][k]
+		switch {
+		case r == nil:
+			out[exp][k] = []float64{v, v}
+		case v < r[0]:
+			r[0] = v
+		case v > r[1]:
+			r[1] = v
+		}
+	}
+	return out
 }
 
 // ReadChecks reads every raw/check/**/*.check.json of a run directory

@@ -3,6 +3,7 @@ package reports
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,6 +54,7 @@ func writeSyntheticRunDir(t *testing.T, dir string, mem memory.Allocator) {
 		}
 		b.AddKernel(ingest.Kernel{Source: ingest.SourceNsys, File: "t.sqlite", Pass: ingest.PassTimeline, Experiment: exp, Variant: "dual-acc",
 			Shape: shape, Name: "dual_acc", ShortName: "dual_acc", DurationNs: int64(70000 * f)})
+		b.AddMeta(ingest.Meta{Source: ingest.SourceTiming, File: shape + ".json", Key: "clock.sm_mhz", Value: fmt.Sprint(1900 + 80*f)})
 		for i := 0; i < 30; i++ {
 			jitter := float64(i%7-3) * 0.0005
 			b.AddTiming(ingest.Timing{Experiment: exp, Variant: "unfused", Shape: shape, File: shape + ".json", Device: "synthetic", Method: "cuda-events", Rep: int32(i), Ms: 0.100*f + jitter})
@@ -110,6 +112,7 @@ func TestWriteRun(t *testing.T) {
 		"dual-acc-persistent: check pass failed: max_rel_err 0.5 > tolerance 0.02",
 		"### swiglu `M=512,N=4096,K=7168`",
 		"experiment gla_proj is not in this run",
+		"Clocks read after each cell's timing (NVML): SM 1980-2060 MHz",
 	} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md lacks %q", want)
