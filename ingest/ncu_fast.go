@@ -108,11 +108,22 @@ func (m *ncuMetricBatch) appendRows(kernelID int64, idx [4][]int, vals []float64
 }
 
 // reserve makes room for n more metric rows in every column, so that a
-// large export does not pay for repeated buffer doubling.
+// large export does not pay for repeated buffer doubling. It sizes the
+// buffers exactly (Reserve would round up to a power of two).
 func (m *ncuMetricBatch) reserve(n int) {
-	m.kid.Reserve(n)
-	m.val.Reserve(n)
+	n += n / 64 // a little slack: the row count is an estimate
+	grow := func(b interface {
+		Len() int
+		Cap() int
+		Resize(int)
+	}) {
+		if want := b.Len() + n; want > b.Cap() {
+			b.Resize(want)
+		}
+	}
+	grow(m.kid)
+	grow(m.val)
 	for _, d := range m.dicts {
-		d.Reserve(n)
+		grow(d)
 	}
 }
