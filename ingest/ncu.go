@@ -319,6 +319,9 @@ func (p *ncuParser) writeNotes() {
 	for _, n := range p.r.notes {
 		p.b.AddMeta(Meta{Source: src, File: p.file, Key: n.Kind, Value: n.Text})
 	}
+	if p.r.dropped > 0 {
+		p.b.AddMeta(Meta{Source: src, File: p.file, Key: "output_dropped", Value: strconv.Itoa(p.r.dropped)})
+	}
 }
 
 // addMeta writes a key/value meta row once per file.

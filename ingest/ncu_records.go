@@ -30,6 +30,8 @@ type ncuRecords struct {
 	offset  int64 // bytes read
 	started bool  // the header (first CSV record) has been read
 	notes   []ncuNote
+	outputs int // "output" notes kept
+	dropped int // "output" lines beyond maxOutputNotes, counted only
 	rec     []string
 	long    []byte // a line longer than the reader's buffer
 	err     error
@@ -120,7 +122,17 @@ func trimEOL(l []byte) []byte {
 	return l
 }
 
+// maxOutputNotes caps the application output lines kept as meta rows.
+const maxOutputNotes = 200
+
 func (r *ncuRecords) note(kind string, t []byte) {
+	if kind == "output" {
+		if r.outputs >= maxOutputNotes {
+			r.dropped++
+			return
+		}
+		r.outputs++
+	}
 	s := strings.TrimSpace(string(t))
 	if kind != "output" {
 		s = strings.TrimSpace(strings.TrimPrefix(s, "=="+kind+"=="))

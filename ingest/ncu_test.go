@@ -649,3 +649,28 @@ func TestNCUReaderEdges(t *testing.T) {
 		t.Errorf("PROF notes (-want +got):\n%s", d)
 	}
 }
+
+// Application output before the table is kept as meta rows, up to a cap.
+func TestNCUApplicationOutput(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("==PROF== Connected to process 9\n")
+	for i := 0; i < maxOutputNotes+5; i++ {
+		b.WriteString("epoch 1, loss 0.5\n")
+	}
+	b.WriteString(`"ID","Kernel Name","m"` + "\n" + `"","",""` + "\n" + `"0","k","1"` + "\n")
+	tb, err := ncuString(t, "app.csv", b.String(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[string]int{}
+	var dropped string
+	for _, m := range tb.Metas() {
+		counts[m.Key]++
+		if m.Key == "output_dropped" {
+			dropped = m.Value
+		}
+	}
+	if counts["output"] != maxOutputNotes || dropped != "5" || counts["PROF"] != 1 {
+		t.Errorf("meta counts %v, dropped %q; want %d output rows and 5 dropped", counts, dropped, maxOutputNotes)
+	}
+}
