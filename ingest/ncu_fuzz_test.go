@@ -16,18 +16,20 @@ import (
 // FuzzNCUCSV feeds arbitrary bytes to the ncu CSV parser. It must never
 // panic, must fail only with an *InputError, and must leave tables whose
 // columns agree in length. The seed corpus is every real ncu CSV under
-// testdata/realdata plus small hand-made cases; it runs in plain go test.
+// testdata/realdata and testdata/runs plus small hand-made cases; it runs in
+// plain go test.
 func FuzzNCUCSV(f *testing.F) {
 	seeds, _ := filepath.Glob(realdata + "*/*.csv")
+	if len(seeds) < 5 {
+		f.Fatalf("found %d real ncu CSVs, want 5", len(seeds))
+	}
+	seeds = append(seeds, ncuRunCaptures()...) // rooftool's own captures, when committed
 	for _, p := range seeds {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)
 		}
 		f.Add(b)
-	}
-	if len(seeds) < 5 {
-		f.Fatalf("found %d real ncu CSVs, want 5", len(seeds))
 	}
 	for _, s := range []string{
 		"",

@@ -674,3 +674,68 @@ func TestNCUApplicationOutput(t *testing.T) {
 		t.Errorf("meta counts %v, dropped %q; want %d output rows and 5 dropped", counts, dropped, maxOutputNotes)
 	}
 }
+
+// TestNCURunCaptures ingests every ncu CSV of the runs committed under
+// testdata/runs (raw/ncu/<exp>/... kernel pass, raw/ncu-range/<exp>/...
+// range pass; see kernels/launch/manifest.go) and checks what must hold
+// for any capture: it parses, it has rows, kernel rows inside an
+// experiment > variant > shape NVTX path name that experiment, and every
+// row with gpu__time_duration.sum has a positive duration.
+func TestNCURunCaptures(t *testing.T) {
+	files := ncuRunCaptures()
+	if len(files) == 0 {
+		t.Skip("no committed run holds an ncu CSV yet (testdata/runs/*/raw/ncu*/)")
+	}
+	for _, f := range files {
+		t.Run(f, func(t *testing.T) {
+			parts := strings.Split(filepath.ToSlash(f), "/")
+			var exp string
+			for i, p := range parts {
+				if (p == "ncu" || p == "ncu-range") && i > 0 && parts[i-1] == "raw" && i+1 < len(parts) {
+					exp = parts[i+1]
+				}
+			}
+			isRange := strings.Contains(filepath.ToSlash(f), "/raw/ncu-range/")
+			tb := ingestNCU(t, f, Options{})
+			ks := tb.Kernels()
+			if len(ks) == 0 {
+				t.Fatal("no rows")
+			}
+			durs := map[int64]bool{}
+			for _, m := range tb.Metrics() {
+				if m.Name == "gpu__time_duration.sum" && m.Valid {
+					durs[m.KernelID] = true
+				}
+			}
+			for _, k := range ks {
+				if k.Experiment != "" && exp != "" && k.Experiment != exp {
+					t.Errorf("kernel %d (%s) in NVTX path %q names experiment %q, file is under %q", k.CorrelationID, k.ShortName, k.RangePath, k.Experiment, exp)
+				}
+				if durs[k.ID] && k.DurationNs <= 0 {
+					t.Errorf("kernel %d (%s) has gpu__time_duration.sum but duration %d", k.CorrelationID, k.ShortName, k.DurationNs)
+				}
+				if isRange && k.Pass != PassRange && k.Name == "range" {
+					t.Errorf("range-pass row %d has pass %q", k.CorrelationID, k.Pass)
+				}
+			}
+		})
+	}
+}
+
+// ncuRunCaptures lists the ncu CSVs of the runs under testdata/runs.
+func ncuRunCaptures() []string {
+	var files []string
+	root := filepath.Join("..", "testdata", "runs")
+	runs, _ := os.ReadDir(root)
+	for _, r := range runs {
+		for _, pass := range []string{"ncu", "ncu-range"} {
+			filepath.WalkDir(filepath.Join(root, r.Name(), "raw", pass), func(p string, d os.DirEntry, err error) error {
+				if err == nil && !d.IsDir() && strings.HasSuffix(p, ".csv") {
+					files = append(files, p)
+				}
+				return nil
+			})
+		}
+	}
+	return files
+}
