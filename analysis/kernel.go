@@ -148,6 +148,7 @@ func kernelFact(k ingest.Kernel, m kernelMetrics, roofs map[string]Ceiling, opts
 	// Rates, intensities and % of each roof.
 	secs := f.DurationNs / 1e9
 	hasFLOPs := hasTensor || hasSIMT
+	f.FLOPsKnown = hasFLOPs
 	if secs > 0 && hasFLOPs {
 		f.FLOPRate = f.TotalFLOPs / secs
 	}

@@ -84,6 +84,7 @@ type KernelFact struct {
 	DurationNs     float64            `json:"duration_ns"`
 	FLOPs          map[string]float64 `json:"flops"` // by class: tensor_bf16, tensor_fp16, tensor_fp8, tensor_tf32, fp32, fp16, fp64
 	TotalFLOPs     float64            `json:"total_flops"`
+	FLOPsKnown     bool               `json:"flops_known"` // the export has FLOP counters (tensor or SASS) for this kernel
 	TensorFLOPs    float64            `json:"tensor_flops"`
 	DRAMReadBytes  float64            `json:"dram_read_bytes"`
 	DRAMWriteBytes float64            `json:"dram_write_bytes"`

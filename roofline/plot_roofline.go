@@ -109,6 +109,9 @@ func RooflinePlot(run *analysis.Run, experiment, shape string) (*plot.Plot, []an
 	zeros := 0
 	for _, f := range kfs {
 		s := seriesOf(f)
+		if !f.FLOPsKnown {
+			continue // no FLOP counters: counted below as missing, not as zero
+		}
 		for li, lv := range levels {
 			if _, has := f.ByteRate[lv.key]; !has {
 				continue // the export has no bytes for this level
@@ -127,19 +130,7 @@ func RooflinePlot(run *analysis.Run, experiment, shape string) (*plot.Plot, []an
 	}
 	noPoint := 0
 	for _, f := range kfs {
-		has := false
-		for _, lv := range levels {
-			if f.AI[lv.key] > 0 && f.FLOPRate > 0 {
-				has = true
-			}
-		}
-		missing := false
-		for _, w := range f.Warnings {
-			if w.Code == analysis.WarnMissing {
-				missing = true
-			}
-		}
-		if !has && missing {
+		if !f.FLOPsKnown || len(f.ByteRate) == 0 {
 			noPoint++
 		}
 	}

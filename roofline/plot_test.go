@@ -42,7 +42,7 @@ func synthRun() *analysis.Run {
 	k := func(variant, name string, dur, flops, dram, l2, l1 float64, tensor bool) analysis.KernelFact {
 		f := analysis.KernelFact{Experiment: "swiglu", Variant: variant, Shape: shape, Name: name, ShortName: name,
 			DurationNs: dur, TotalFLOPs: flops, DRAMBytes: dram, L2Bytes: l2, L1Bytes: l1,
-			FLOPs: map[string]float64{}, AI: map[string]float64{}, ByteRate: map[string]float64{}, Elementwise: !tensor}
+			FLOPs: map[string]float64{}, AI: map[string]float64{}, ByteRate: map[string]float64{}, Elementwise: !tensor, FLOPsKnown: true}
 		if tensor {
 			f.FLOPs["tensor_bf16"] = flops
 			f.TensorFLOPs = flops
