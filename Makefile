@@ -25,9 +25,11 @@ vet:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
+# -fuzzminimizetime keeps minimisation of the large real seeds from eating the budget.
 fuzz:
-	$(GO) test ./ingest -run '^$$' -fuzz FuzzNCUCSV -fuzztime $(FUZZTIME)
-	$(GO) test ./ingest -run '^$$' -fuzz FuzzKineto -fuzztime $(FUZZTIME)
+	$(GO) test ./ingest -run '^$$' -fuzz '^FuzzNCUCSV$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./ingest -run '^$$' -fuzz '^FuzzNCURecords$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./ingest -run '^$$' -fuzz '^FuzzKineto$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 
 demo: build
 	./$(BIN) report -o out/report
