@@ -126,7 +126,7 @@ func RooflinePlot(run *analysis.Run, experiment, shape string) (*plot.Plot, []an
 	}
 	if zeros > 0 {
 		warnings = append(warnings, analysis.Warning{Code: analysis.WarnZeroOnLog, Metric: "roofline",
-			Msg: fmt.Sprintf("%d kernel points with zero FLOPs or bytes left off the log axes of %s %s", zeros, orAll(experiment), orAll(shape))})
+			Msg: fmt.Sprintf("%d kernel points with zero FLOPs or bytes left off the log axes of the %s roofline", zeros, selName(experiment, shape))})
 	}
 	noPoint := 0
 	for _, f := range kfs {
@@ -136,7 +136,7 @@ func RooflinePlot(run *analysis.Run, experiment, shape string) (*plot.Plot, []an
 	}
 	if noPoint > 0 {
 		warnings = append(warnings, analysis.Warning{Code: analysis.WarnMissing, Metric: "roofline",
-			Msg: fmt.Sprintf("%d of %d kernels lack FLOP or byte counters and have no point", noPoint, len(kfs))})
+			Msg: fmt.Sprintf("%d of %d kernels lack FLOP or byte counters and have no point on the %s roofline", noPoint, len(kfs), selName(experiment, shape))})
 	}
 
 	// Labels for the heaviest kernels that have a point.
@@ -324,6 +324,13 @@ func RooflinePlot(run *analysis.Run, experiment, shape string) (*plot.Plot, []an
 		layer.note = "no kernel has both FLOP and byte counters: roofs only"
 	}
 	return p, warnings, nil
+}
+
+func selName(experiment, shape string) string {
+	if experiment == "" && shape == "" {
+		return "export's"
+	}
+	return strings.TrimSpace(experiment + " " + shape)
 }
 
 func orAll(s string) string {
