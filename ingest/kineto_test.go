@@ -304,3 +304,18 @@ func kinetoSlice(t testing.TB, trace []byte, n int) []byte {
 	}
 	return out
 }
+
+// BenchmarkKinetoHTA parses the real HolisticTraceAnalysis trace (1,408
+// events) from memory.
+func BenchmarkKinetoHTA(b *testing.B) {
+	data := gunzip(b, htaTrace)
+	b.SetBytes(int64(len(data)))
+	for i := 0; i < b.N; i++ {
+		bl := NewBuilder(nil)
+		if err := parseKineto(bl, Input{Path: "hta.json"}, bytes.NewReader(data)); err != nil {
+			b.Fatal(err)
+		}
+		bl.Finish().Release()
+		bl.Release()
+	}
+}
