@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -33,6 +34,7 @@ type ProfileOptions struct {
 	DefaultOnly bool
 	Sweeps      bool
 	NoIngest    bool
+	IngestOnly  bool
 	Args        []string // the command line, for the manifest
 }
 
@@ -58,7 +60,7 @@ only (--sweeps profiles them too, --default-only drops them).`,
   rooftool profile --gpu h100 -o runs/x --resume`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			if opts.GPU == "" {
+			if opts.GPU == "" && !opts.IngestOnly {
 				return usageErrorf("profile: --gpu is required (e.g. --gpu h100)")
 			}
 			if opts.DefaultOnly && opts.Sweeps {
@@ -86,6 +88,7 @@ only (--sweeps profiles them too, --default-only drops them).`,
 	f.BoolVar(&opts.DefaultOnly, "default-only", false, "run the default grid only, no sweep shapes")
 	f.BoolVar(&opts.Sweeps, "sweeps", false, "profile sweep shapes under every pass, not only check and timing")
 	f.BoolVar(&opts.NoIngest, "no-ingest", false, "leave RUNDIR/tables unwritten")
+	f.BoolVar(&opts.IngestOnly, "ingest-only", false, "run nothing: rebuild -o RUNDIR/tables from the raw exports its manifest lists")
 	return c
 }
 
@@ -95,6 +98,20 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 	}
 	if opts.Timeout <= 0 {
 		return usageErrorf("profile: --timeout %s: want a positive duration", opts.Timeout)
+	}
+	if opts.IngestOnly {
+		if opts.OutDir == "" {
+			return usageErrorf("profile: --ingest-only needs -o RUNDIR")
+		}
+		_, warns, err := launch.Reingest(opts.OutDir)
+		for _, w := range warns {
+			fmt.Fprintln(opts.IO.Err, "warning:", w)
+		}
+		if err != nil {
+			return fmt.Errorf("profile --ingest-only %s: %w", opts.OutDir, err)
+		}
+		fmt.Fprintf(opts.IO.Out, "tables: %s\n", filepath.Join(opts.OutDir, launch.TablesDir))
+		return nil
 	}
 	sweeps := launch.SweepsTiming
 	switch {

@@ -156,6 +156,7 @@ func RunCmd(ctx context.Context, c Cmd) Result {
 		// caller decides what in it is usable. Rename only complete files
 		// of processes that ended on their own.
 		if cerr := outTmp.Close(); cerr == nil && res.ExitCode >= 0 {
+			os.Chmod(outTmp.Name(), 0o644)
 			if rerr := os.Rename(outTmp.Name(), c.Stdout); rerr != nil && res.Err == nil {
 				res.Err = rerr
 			}

@@ -106,3 +106,32 @@ func (r *Runner) ingest() []string {
 	}
 	return slices.Clip(warns)
 }
+
+// Reingest rebuilds dir/tables from the raw exports a run's manifest lists
+// (after a parser fix, or after a run resumed with --no-ingest) and records
+// the outcome in the manifest.
+func Reingest(dir string) (*Manifest, []string, error) {
+	m, err := ReadManifest(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	warns, err := Ingest(dir, m)
+	if m.Options == nil {
+		m.Options = map[string]string{}
+	}
+	m.Options["tables"] = TablesDir
+	if err != nil {
+		m.Options["tables"] = "not written"
+		warns = append(warns, err.Error())
+	}
+	m.Options["ingest"] = "true"
+	for _, w := range warns {
+		if !slices.Contains(m.Warnings, w) {
+			m.Warnings = append(m.Warnings, w)
+		}
+	}
+	if werr := m.Write(dir); werr != nil {
+		return m, warns, werr
+	}
+	return m, warns, err
+}

@@ -56,7 +56,17 @@ type Manifest struct {
 	Passes       []string          `json:"passes"`
 	Options      map[string]string `json:"options,omitempty"` // e.g. ncu clock-control, reps
 	Cells        []Cell            `json:"cells"`
-	Warnings     []string          `json:"warnings,omitempty"`
+	// Resumed lists the later invocations that continued this run
+	// (--resume); Command stays the first one's.
+	Resumed  []Invocation `json:"resumed,omitempty"`
+	Warnings []string     `json:"warnings,omitempty"`
+}
+
+// Invocation is one command that worked on a run directory.
+type Invocation struct {
+	Command []string  `json:"command"`
+	Started time.Time `json:"started"`
+	GPU     string    `json:"gpu,omitempty"` // the device it ran on, when it differs from GPU.Name
 }
 
 // GPUInfo is the device the run really ran on.
@@ -169,6 +179,11 @@ func WriteFileAtomic(path string, data []byte) error {
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(f.Name())
 		return err
 	}
 	if _, err := f.Write(data); err != nil {

@@ -40,9 +40,12 @@ var NCUMetrics = []string{
 	"smsp__sass_thread_inst_executed_op_dmul_pred_on.sum",
 	"smsp__sass_thread_inst_executed_op_dfma_pred_on.sum",
 	// tensor core operations (count wgmma on Hopper)
+	// (names as `ncu --query-metrics` lists them on an H200 with ncu 2025.3:
+	// fp16 and fp8 carry no _dst_ suffix there)
 	"sm__ops_path_tensor_src_bf16_dst_fp32.sum",
-	"sm__ops_path_tensor_src_fp16_dst_fp32.sum",
-	"sm__ops_path_tensor_src_fp8*.sum",
+	"sm__ops_path_tensor_src_fp16.sum",
+	"sm__ops_path_tensor_src_fp8.sum",
+	"sm__ops_path_tensor_src_tf32_dst_fp32.sum",
 	// speed of light
 	"sm__throughput.avg.pct_of_peak_sustained_elapsed",
 	"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",

@@ -144,9 +144,25 @@ func Run(ctx context.Context, cfg Config) (*Manifest, error) {
 
 	m := r.m
 	m.Version = cfg.Version
-	m.Command = cfg.Command
+	if old != nil {
+		inv := Invocation{Command: cfg.Command, Started: cfg.Now().UTC()}
+		if gpu.Name != "" && m.GPU.Name != "" && gpu.Name != m.GPU.Name {
+			inv.GPU = gpu.Name
+			r.warn("resumed on %s; the run began on %s", gpu.Name, m.GPU.Name)
+		}
+		m.Resumed = append(m.Resumed, inv)
+		var ps []string
+		for _, p := range AllPasses {
+			if slices.Contains(m.Passes, p) || slices.Contains(cfg.Passes, p) {
+				ps = append(ps, p)
+			}
+		}
+		m.Passes = ps
+	} else {
+		m.Command = cfg.Command
+		m.Passes = cfg.Passes
+	}
 	m.GPURequested = cfg.GPU
-	m.Passes = cfg.Passes
 	if m.Versions == nil {
 		m.Versions = map[string]string{}
 	}
@@ -163,14 +179,16 @@ func Run(ctx context.Context, cfg Config) (*Manifest, error) {
 	if envErr != nil {
 		r.warn("runner environment: %v", envErr)
 	}
-	m.GPU = gpu
+	if old == nil || m.GPU.Name == "" {
+		m.GPU = gpu // a resumed run keeps the device it began on; Resumed names any other
+	}
 	for _, w := range gwarn {
 		r.warn("%s", w)
 	}
 	if c := gitCommit(ctx, cfg.KernelsDir); c != "" {
 		m.GitCommit = c
 	}
-	m.Options = map[string]string{
+	opts := map[string]string{
 		"python":            cfg.Python,
 		"kernels":           cfg.KernelsDir,
 		"timeout_per_cell":  cfg.Timeout.String(),
@@ -181,7 +199,13 @@ func Run(ctx context.Context, cfg Config) (*Manifest, error) {
 		"nsys.sample":       "none",
 		"ingest":            strconv.FormatBool(!cfg.NoIngest),
 	}
-	m.Options["run_dir"] = dir
+	opts["run_dir"] = dir
+	if m.Options == nil {
+		m.Options = map[string]string{}
+	}
+	for k, v := range opts {
+		m.Options[k] = v
+	}
 	if cfg.Reps > 0 {
 		m.Options["reps"] = strconv.Itoa(cfg.Reps)
 	}
