@@ -440,3 +440,89 @@ func TestRunBadSelection(t *testing.T) {
 		})
 	}
 }
+
+func TestResumeOnAnotherDevice(t *testing.T) {
+	cfg, _ := fakeEnv(t)
+	cfg.Variants = []string{"good"}
+	cfg.Shapes = []string{"n=1"}
+	cfg.Passes = []string{PassCheck}
+	if _, err := Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	smi := filepath.Join(t.TempDir(), "nvidia-smi")
+	if err := os.WriteFile(smi, []byte("#!/bin/sh\necho 'NVIDIA H100 80GB HBM3, GPU-h100, 580.65.06, 1980 MHz, 2619 MHz, 1980 MHz, 2619 MHz, 81559 MiB'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg.SMI = smi
+	cfg.Resume = true
+	cfg.Passes = []string{PassTiming}
+	cfg.Command = []string{"rooftool", "profile", "--resume"}
+	m, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.GPU.Name != "NVIDIA H200" {
+		t.Errorf("resumed run's GPU = %q, want the one it began on", m.GPU.Name)
+	}
+	if len(m.Resumed) != 1 || m.Resumed[0].GPU != "NVIDIA H100 80GB HBM3" || !slices.Equal(m.Resumed[0].Command, cfg.Command) {
+		t.Errorf("resumed = %+v", m.Resumed)
+	}
+	if !slices.Equal(m.Command, []string{"rooftool", "profile", "--gpu", "h100"}) {
+		t.Errorf("command = %q, want the first invocation's", m.Command)
+	}
+	if !slices.Equal(m.Passes, []string{PassCheck, PassTiming}) {
+		t.Errorf("passes = %q", m.Passes)
+	}
+	if !hasWarning(m, "resumed on NVIDIA H100 80GB HBM3; the run began on NVIDIA H200") {
+		t.Errorf("warnings = %q", m.Warnings)
+	}
+	mustPass(t, m, "fake/good/n=1", PassCheck, StatusOK, "")
+	mustPass(t, m, "fake/good/n=1", PassTiming, StatusOK, "")
+}
+
+func TestReingest(t *testing.T) {
+	cfg, _ := fakeEnv(t)
+	cfg.Variants = []string{"good"}
+	cfg.Passes = []string{PassTiming}
+	cfg.NoIngest = true
+	if _, err := Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(cfg.RunDir, TablesDir)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("--no-ingest wrote tables (stat: %v)", err)
+	}
+	m, warns, err := Reingest(cfg.RunDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warns) != 0 || m.Options["tables"] != TablesDir {
+		t.Errorf("warnings %q, tables option %q", warns, m.Options["tables"])
+	}
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	tb, err := ingest.ReadDir(filepath.Join(cfg.RunDir, TablesDir), mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Release()
+	if n := tb.NumRows(ingest.TableTimings); n != 3*30 {
+		t.Errorf("timings rows = %d, want %d", n, 3*30)
+	}
+}
+
+func TestQdstrmImporters(t *testing.T) {
+	root := t.TempDir()
+	nsys := filepath.Join(root, "2025.3.1", "host", "target-linux-x64", "nsys")
+	imp := filepath.Join(root, "2025.3.1", "host", "linux-desktop-glibc_2_11_3-x64", "QdstrmImporter")
+	for _, p := range []string{nsys, imp} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := QdstrmImporters(nsys); !slices.Equal(got, []string{imp}) {
+		t.Errorf("importers = %q, want %q", got, []string{imp})
+	}
+}
