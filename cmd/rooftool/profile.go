@@ -77,7 +77,7 @@ only (--sweeps profiles them too, --default-only drops them).`,
 	f.StringArrayVar(&opts.Shapes, "shape", nil, "canonical shape to run, e.g. M=512,N=4096,K=7168 (repeatable; default all)")
 	f.StringVarP(&opts.OutDir, "output", "o", "", "run directory (default runs/<date>-<gpu>-<time>)")
 	f.BoolVar(&opts.Resume, "resume", false, "continue the run in -o, skipping finished cells")
-	f.DurationVar(&opts.Timeout, "timeout", 10*time.Minute, "time limit per cell and pass")
+	f.DurationVar(&opts.Timeout, "timeout", 10*time.Minute, "time limit per cell and pass (one runner process over n cells gets n times it; the cell it is stuck in is marked failed and the rest run again)")
 	f.StringSliceVar(&opts.Passes, "passes", launch.AllPasses, "passes to run: "+strings.Join(launch.AllPasses, ","))
 	f.StringVar(&opts.NCU, "ncu", "", "ncu binary (default: PATH or the usual NVIDIA folders)")
 	f.StringVar(&opts.Nsys, "nsys", "", "nsys binary (default: PATH, Nsight Systems, or the copy inside Nsight Compute)")

@@ -83,6 +83,14 @@ func (p *barProgress) Done(n int, summary string) {
 	_ = p.bar.Add(n)
 }
 
+// Clear wipes the bar so that a warning line prints cleanly; the next
+// update draws it again.
+func (p *barProgress) Clear() {
+	if p.bar != nil {
+		_ = p.bar.Clear()
+	}
+}
+
 func (p *barProgress) Finish() {
 	if p.bar != nil {
 		_ = p.bar.Finish()

@@ -301,6 +301,9 @@ func (r *Runner) warn(format string, args ...any) {
 	if !slices.Contains(r.m.Warnings, w) {
 		r.m.Warnings = append(r.m.Warnings, w)
 	}
+	if c, ok := r.prog.(interface{ Clear() }); ok {
+		c.Clear()
+	}
 	fmt.Fprintln(r.log, "warning:", w)
 }
 
@@ -408,8 +411,8 @@ func (r *Runner) setupTools(ctx context.Context, cells []PlannedCell) {
 // ok ...") into the progress description, so a terminal shows the cell at work.
 func (r *Runner) onLine(exp, pass string) func(string) {
 	return func(l string) {
-		if strings.HasPrefix(l, "==") {
-			return // profiler chatter
+		if !strings.HasPrefix(l, exp+"/") {
+			return // profiler chatter; the runner's lines start with the cell
 		}
 		if len(l) > 100 {
 			l = l[:97] + "..."
