@@ -22,7 +22,7 @@ fi
 # 64 MiB a call may carry; a plain bin/rooftool is used when there is no .gz.
 RT=bin/rooftool
 if [ -f bin/rooftool.gz ]; then
-  RT=/tmp/rooftool-$$
+  mkdir -p /tmp/rooftool-bin.$$ && RT=/tmp/rooftool-bin.$$/rooftool
   gunzip -c bin/rooftool.gz > "$RT" && chmod +x "$RT" || exit 1
 fi
 "$RT" --version
