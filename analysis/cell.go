@@ -80,9 +80,12 @@ func CellFacts(t *ingest.Tables, kfacts []KernelFact, exps []*kernels.Experiment
 	}
 
 	// ncu kernel facts by cell.
+	// A cell needs all three names: rows inside the experiment range but
+	// outside a variant/shape range (warm-up launches) belong to no cell.
+	inCell := func(exp, variant, shape string) bool { return exp != "" && variant != "" && shape != "" }
 	kfByCell := map[cellKey][]KernelFact{}
 	for _, f := range kfacts {
-		if f.Experiment == "" {
+		if !inCell(f.Experiment, f.Variant, f.Shape) {
 			continue
 		}
 		k := cellKey{f.Experiment, f.Variant, f.Shape}
@@ -94,7 +97,7 @@ func CellFacts(t *ingest.Tables, kfacts []KernelFact, exps []*kernels.Experiment
 	rangeBytes := map[cellKey]float64{}
 	rangeSeen := map[cellKey]bool{}
 	for _, k := range t.Kernels() {
-		if k.Experiment == "" {
+		if !inCell(k.Experiment, k.Variant, k.Shape) {
 			continue
 		}
 		key := cellKey{k.Experiment, k.Variant, k.Shape}
@@ -118,6 +121,9 @@ func CellFacts(t *ingest.Tables, kfacts []KernelFact, exps []*kernels.Experiment
 	}
 	samples := map[cellKey][]float64{}
 	for _, tm := range t.Timings() {
+		if !inCell(tm.Experiment, tm.Variant, tm.Shape) {
+			continue
+		}
 		key := cellKey{tm.Experiment, tm.Variant, tm.Shape}
 		cell(key)
 		samples[key] = append(samples[key], tm.Ms)

@@ -68,7 +68,11 @@ func DeviceCeilings(t *ingest.Tables) Ceilings {
 		}
 	}
 	for _, cl := range sortedKeys(tensorPeaks) {
-		specs = append(specs, spec{CeilingFor(cl), KindCompute, []string{tensorPeaks[cl]}, MSMClock, "", 1})
+		// sm__ops_path_tensor_*.peak_sustained is the 2:4-sparse rate: on an
+		// H100 it reads 8192 FLOP/cycle/SM for bf16, twice the dense 4096,
+		// and only half of it reproduces ncu's own sm__throughput for a dense
+		// GEMM (testdata/runs/2026-11-22-h100-003504). Dense roofs use half.
+		specs = append(specs, spec{CeilingFor(cl), KindCompute, []string{tensorPeaks[cl]}, MSMClock, "", 0.5})
 	}
 	for _, s := range specs {
 		var vals []float64
@@ -101,6 +105,9 @@ func DeviceCeilings(t *ingest.Tables) Ceilings {
 		factor := ""
 		if s.factor != 1 {
 			factor = fmt.Sprintf(" x %g", s.factor)
+		}
+		if strings.HasPrefix(peakUsed, tensorPrefix) {
+			factor += " (dense: the peak counts 2:4 sparsity)"
 		}
 		note := ""
 		if fellBack {

@@ -127,7 +127,7 @@ func TestPipelineSyntheticExport(t *testing.T) {
 	if !ok || math.Abs(dram.Value-2048*2.619e9) > 1 {
 		t.Errorf("device DRAM roof %+v, want 2048 B/cycle x 2.619 GHz", dram)
 	}
-	if bf, ok := c.Get("tensor bf16", "device:"); !ok || math.Abs(bf.Value-1013760*1.755e9) > 1e3 {
+	if bf, ok := c.Get("tensor bf16", "device:"); !ok || math.Abs(bf.Value-1013760*1.755e9/2) > 1e3 {
 		t.Errorf("device bf16 roof %+v", bf)
 	}
 	if c.L2Bytes != 50<<20 || c.GPU != "NVIDIA H100 80GB HBM3" {

@@ -251,8 +251,12 @@ func KernelsPlot(run *analysis.Run, experiment string, sweep kernels.Sweep) (*pl
 	if baseline == "" {
 		norm = "the longest variant's total"
 	}
+	hasCell := map[string]bool{}
+	for _, c := range cells {
+		hasCell[c.Shape] = true
+	}
 	for _, s := range sweep.Shapes {
-		if baseTotal[s] > 0 {
+		if baseTotal[s] > 0 || !hasCell[s] {
 			continue
 		}
 		for _, c := range cells {
