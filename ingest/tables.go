@@ -239,6 +239,10 @@ func (t *Tables) Write(dir, format string) error {
 		}
 	}
 	for i, n := range TableNames {
+		// CreateTemp makes 0600 files; tables are ordinary shared outputs.
+		if err := os.Chmod(tmps[i], 0o644); err != nil {
+			return err
+		}
 		if err := os.Rename(tmps[i], filepath.Join(dir, n+"."+format)); err != nil {
 			return err
 		}
