@@ -184,3 +184,35 @@ func shorten(s string, n int) string {
 	}
 	return string(r[:n-1]) + "…"
 }
+
+// linTicks labels round values at a 1-2-5 step with as many decimals as the
+// step needs (gonum's DefaultTicks can label 1.08 as "1.1").
+type linTicks struct{}
+
+func (linTicks) Ticks(min, max float64) []plot.Tick {
+	if !(max > min) {
+		return nil
+	}
+	raw := (max - min) / 8
+	mag := math.Pow10(int(math.Floor(math.Log10(raw))))
+	step := mag
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*mag >= raw {
+			step = m * mag
+			break
+		}
+	}
+	dec := 0
+	if step < 1 {
+		dec = int(math.Ceil(-math.Log10(step) - 1e-9))
+	}
+	var ticks []plot.Tick
+	for i := math.Ceil(min / step); i*step <= max+step*1e-9; i++ {
+		v := i * step
+		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', dec, 64)})
+		if mv := v + step/2; mv < max {
+			ticks = append(ticks, plot.Tick{Value: mv})
+		}
+	}
+	return ticks
+}

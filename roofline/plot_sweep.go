@@ -158,6 +158,13 @@ func SweepPlot(run *analysis.Run, experiment string, sweep kernels.Sweep) (*plot
 		warnings = append(warnings, analysis.Warning{Code: analysis.WarnFewSamples, Metric: "speedup",
 			Msg: fmt.Sprintf("%d speedups of %s sweep %s have no bounded interval (too few samples): drawn without bars", unbounded, experiment, sweep.Name)})
 	}
+	had := map[int]bool{}
+	for _, cs := range byCand {
+		for _, c := range cs {
+			had[idx[c.Shape]] = true
+		}
+	}
+	p.Add(emptySlots(len(sweep.Shapes), had))
 	one := plotter.NewFunction(func(float64) float64 { return 1 })
 	one.Color, one.Width = color.Black, vg.Points(1)
 	one.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
@@ -173,6 +180,7 @@ func SweepPlot(run *analysis.Run, experiment string, sweep kernels.Sweep) (*plot
 	// Headroom for the legend above the data.
 	p.Y.Max = yhi + pad + (yhi-ylo+pad)*0.05*float64(len(cands)+2)
 	p.X.Tick.Marker = categoryTicks(sweep.Shapes, sweep.Var)
+	p.Y.Tick.Marker = linTicks{}
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Legend.TextStyle = textStyle(vg.Points(9), color.Black)
 	p.Legend.XOffs, p.Legend.YOffs = vg.Points(6), -vg.Points(4)
@@ -301,6 +309,11 @@ func KernelsPlot(run *analysis.Run, experiment string, sweep kernels.Sweep) (*pl
 		bars.bars = append(bars.bars, b)
 	}
 	p := plot.New()
+	had := map[int]bool{}
+	for _, c := range cells {
+		had[idx[c.Shape]] = true
+	}
+	p.Add(emptySlots(len(sweep.Shapes), had))
 	p.Title.Text = fmt.Sprintf("%s: GPU time per kernel, relative to %s  on %s", experiment, norm, orUnknown(run.GPU))
 	p.Title.Padding = vg.Points(10)
 	p.Y.Label.Text = "GPU time / baseline GPU time (segments: kernels in launch order)"
@@ -309,6 +322,7 @@ func KernelsPlot(run *analysis.Run, experiment string, sweep kernels.Sweep) (*pl
 	p.X.Min, p.X.Max = -0.6, float64(len(sweep.Shapes))-0.4
 	p.Y.Min, p.Y.Max = 0, ymax*1.35
 	p.X.Tick.Marker = categoryTicks(sweep.Shapes, sweep.Var)
+	p.Y.Tick.Marker = linTicks{}
 	p.Legend.Top, p.Legend.Left = true, false
 	p.Legend.TextStyle = textStyle(vg.Points(9), color.Black)
 	p.Legend.Add("tensor kernel (GEMM etc.)", boxThumb{segColor(false, 0)})
@@ -383,4 +397,26 @@ func (b boxThumb) Thumbnail(c *draw.Canvas) {
 	pts := []vg.Point{{X: c.Min.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Max.Y}, {X: c.Min.X, Y: c.Max.Y}}
 	c.FillPolygon(b.clr, pts)
 	c.StrokeLines(draw.LineStyle{Color: color.Gray{Y: 120}, Width: vg.Points(0.5)}, append(pts, pts[0]))
+}
+
+// slotNotes writes "not measured" at the sweep positions without data.
+type slotNotes struct{ xs []float64 }
+
+func emptySlots(n int, had map[int]bool) *slotNotes {
+	s := &slotNotes{}
+	for i := 0; i < n; i++ {
+		if !had[i] {
+			s.xs = append(s.xs, float64(i))
+		}
+	}
+	return s
+}
+
+func (s *slotNotes) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, _ := p.Transforms(&c)
+	sty := textStyle(vg.Points(9), color.RGBA{150, 150, 150, 255})
+	sty.XAlign = draw.XCenter
+	for _, x := range s.xs {
+		c.FillText(sty, vg.Point{X: trX(x), Y: c.Min.Y + vg.Points(8)}, "not measured")
+	}
 }
