@@ -24,6 +24,15 @@ func DeviceCeilings(t *ingest.Tables) Ceilings {
 			c.L2Bytes = g.L2Bytes
 		}
 	}
+	if c.GPU == "" {
+		// A timing-only run names its device in the timings table.
+		for _, tm := range t.Timings() {
+			if tm.Device != "" {
+				c.GPU = tm.Device
+				break
+			}
+		}
+	}
 	byKernel := metricsByKernel(t)
 	var ids []int64
 	for _, k := range t.Kernels() {

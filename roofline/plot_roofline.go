@@ -180,6 +180,9 @@ func RooflinePlot(run *analysis.Run, experiment, shape string) (*plot.Plot, []an
 			aggNote = "variant total: FLOPs per DRAM byte, FLOPs per wall second"
 		}
 	}
+	if len(kfs) == 0 && len(aggs) == 0 {
+		return nil, nil, fmt.Errorf("roofline %s %s: no ncu kernel pass and no cell with FLOPs and bytes (timing only?): %w", orAll(experiment), orAll(shape), ErrNoData)
+	}
 	// Arrows follow the comparisons: from each candidate's baseline.
 	var arrows [][2]aggregate
 	for _, cmp := range run.Comparisons {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"sort"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -101,6 +102,9 @@ func SweepPlot(run *analysis.Run, experiment string, sweep kernels.Sweep) (*plot
 	}
 	if len(cands) == 0 {
 		return nil, nil, fmt.Errorf("sweep %s %s: no comparison with timings: %w", experiment, sweep.Name, ErrNoData)
+	}
+	for _, cs := range byCand {
+		sort.SliceStable(cs, func(i, j int) bool { return idx[cs[i].Shape] < idx[cs[j].Shape] })
 	}
 	var warnings []analysis.Warning
 	p := plot.New()
