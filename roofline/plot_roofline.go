@@ -468,9 +468,21 @@ func pickRoofs(c analysis.Ceilings, used map[string]bool) []roof {
 		}
 	}
 	for _, it := range c.Items {
-		if strings.HasPrefix(it.Source, "measured:") && it.Value > 0 {
-			add(it, true)
+		if !strings.HasPrefix(it.Source, "measured:") || !(it.Value > 0) {
+			continue
 		}
+		// Measured compute roofs only for the kinds of work the kernels do
+		// ("fp32 sgemm" goes with "fp32").
+		if it.Kind == analysis.KindCompute {
+			base := it.Name
+			if i := strings.Index(base, " sgemm"); i > 0 {
+				base = base[:i]
+			}
+			if !used[base] {
+				continue
+			}
+		}
+		add(it, true)
 	}
 	return out
 }
@@ -524,6 +536,17 @@ func (l *rooflineLayer) Plot(c draw.Canvas, p *plot.Plot) {
 			dramBW = r.value
 		}
 	}
+	// Markers are obstacles for every label.
+	for _, q := range l.points {
+		at := pt(q.x, q.y)
+		r := vg.Points(5)
+		taken = append(taken, vg.Rectangle{Min: vg.Point{X: at.X - r, Y: at.Y - r}, Max: vg.Point{X: at.X + r, Y: at.Y + r}})
+	}
+	for _, a := range l.aggs {
+		at := pt(a.x, a.y)
+		r := vg.Points(9)
+		taken = append(taken, vg.Rectangle{Min: vg.Point{X: at.X - r, Y: at.Y - r}, Max: vg.Point{X: at.X + r, Y: at.Y + r}})
+	}
 	// Compute roofs: flat, from the DRAM slope to the right edge.
 	var flats []roof
 	for _, r := range l.roofs {
@@ -554,21 +577,40 @@ func (l *rooflineLayer) Plot(c draw.Canvas, p *plot.Plot) {
 			tsty = labM
 		}
 		// Label at the right end: above the line, else below, else further left.
+		// Label over its own line: at the right end above or below it,
+		// then further left, never left of where the line starts.
 		txt := r.label()
 		w, h := tsty.Width(txt), tsty.Height(txt)
 		y := trY(r.value)
+		start := trX(flatStart(r))
 		right := c.Max.X - vg.Points(4) - w
-		cands := []vg.Point{{X: right, Y: y + vg.Points(2)}, {X: right, Y: y - h - vg.Points(2)}}
-		for k := 1; k <= 4; k++ {
-			dx := vg.Length(k) * (w + vg.Points(12))
-			cands = append(cands, vg.Point{X: right - dx, Y: y + vg.Points(2)}, vg.Point{X: right - dx, Y: y - h - vg.Points(2)})
+		var cands []vg.Point
+		for k := 0; k <= 6; k++ {
+			x := right - vg.Length(k)*(w/2+vg.Points(6))
+			if x < start {
+				break
+			}
+			cands = append(cands, vg.Point{X: x, Y: y + vg.Points(2)}, vg.Point{X: x, Y: y - h - vg.Points(2)})
 		}
+		placedOK := false
 		for _, cand := range cands {
 			rect := textRect(tsty, cand, txt)
 			if taken.free(rect, c) {
 				taken = append(taken, fillTextBG(c, tsty, cand, txt))
+				placedOK = true
 				break
 			}
+		}
+		if !placedOK && len(cands) > 0 {
+			// Crowded (roofs a few % apart): stack it above the others at
+			// the right end with a leader line down to its own roof.
+			cand := cands[0]
+			for k := 0; k < 12 && !taken.free(textRect(tsty, cand, txt), c); k++ {
+				cand.Y += h + vg.Points(2)
+			}
+			lx := cand.X - vg.Points(3)
+			c.StrokeLine2(draw.LineStyle{Color: roofLight, Width: vg.Points(0.6)}, lx, cand.Y+h/2, lx-vg.Points(8), y)
+			taken = append(taken, fillTextBG(c, tsty, cand, txt))
 		}
 	}
 	// Bandwidth roofs: slopes from the left edge to the highest flat roof.
@@ -600,35 +642,37 @@ func (l *rooflineLayer) Plot(c draw.Canvas, p *plot.Plot) {
 		ang := math.Atan2(float64(b.Y-a.Y), float64(b.X-a.X))
 		txt := r.label()
 		tsty.Rotation = ang
-		// Start a little in from the lower end; measured roofs below the line.
-		frac := 0.06
-		if r.measured {
-			frac = 0.30
-		}
-		start := vg.Point{X: a.X + vg.Length(frac)*(b.X-a.X), Y: a.Y + vg.Length(frac)*(b.Y-a.Y)}
+		// Near the lower end (measured roofs below their line, further up),
+		// sliding along the line until no marker or label is under it.
+		fracs := []float64{0.06, 0.16, 0.26, 0.36, 0.46, 0.56, 0.66}
 		off := vg.Points(3)
 		if r.measured {
+			fracs = []float64{0.30, 0.40, 0.50, 0.60, 0.20, 0.10, 0.70}
 			off = -tsty.Height(txt) - vg.Points(2)
 		}
-		start.X -= vg.Length(math.Sin(ang)) * off
-		start.Y += vg.Length(math.Cos(ang)) * off
+		w := tsty.Width(txt)
+		var boxes []vg.Rectangle
+		var start vg.Point
+		for i, frac := range fracs {
+			start = vg.Point{X: a.X + vg.Length(frac)*(b.X-a.X), Y: a.Y + vg.Length(frac)*(b.Y-a.Y)}
+			start.X -= vg.Length(math.Sin(ang)) * off
+			start.Y += vg.Length(math.Cos(ang)) * off
+			boxes = rotatedBoxes(start, w, tsty.Height(txt), ang)
+			free := true
+			for _, bx := range boxes {
+				free = free && taken.free(bx, c)
+			}
+			if free || i == len(fracs)-1 {
+				break
+			}
+		}
 		c.FillText(tsty, start, txt)
+		taken = append(taken, boxes...)
 	}
 	// Arrows from the baseline's aggregate to each candidate's.
 	for _, ar := range l.arrows {
 		from, to := pt(ar[0].x, ar[0].y), pt(ar[1].x, ar[1].y)
 		drawArrow(c, from, to, vg.Points(9))
-	}
-	// Markers are obstacles for kernel names.
-	for _, q := range l.points {
-		at := pt(q.x, q.y)
-		r := vg.Points(5)
-		taken = append(taken, vg.Rectangle{Min: vg.Point{X: at.X - r, Y: at.Y - r}, Max: vg.Point{X: at.X + r, Y: at.Y + r}})
-	}
-	for _, a := range l.aggs {
-		at := pt(a.x, a.y)
-		r := vg.Points(9)
-		taken = append(taken, vg.Rectangle{Min: vg.Point{X: at.X - r, Y: at.Y - r}, Max: vg.Point{X: at.X + r, Y: at.Y + r}})
 	}
 	// Kernel names next to their points, avoiding other text and the edges.
 	ksty := textStyle(vg.Points(8), color.RGBA{40, 40, 40, 255})
@@ -691,4 +735,18 @@ func drawArrow(c draw.Canvas, a, b vg.Point, gap vg.Length) {
 	c.FillPolygon(clr, []vg.Point{e,
 		{X: base.X - vg.Length(hw*uy), Y: base.Y + vg.Length(hw*ux)},
 		{X: base.X + vg.Length(hw*uy), Y: base.Y - vg.Length(hw*ux)}})
+}
+
+// rotatedBoxes covers a w x h text drawn from start at angle ang (radians)
+// with small squares along its middle line, so that a slanted label is not
+// taken for the large box around it.
+func rotatedBoxes(start vg.Point, w, h vg.Length, ang float64) []vg.Rectangle {
+	cos, sin := vg.Length(math.Cos(ang)), vg.Length(math.Sin(ang))
+	var out []vg.Rectangle
+	for t := h / 2; t < w; t += h {
+		cx := start.X + t*cos - (h/2)*sin
+		cy := start.Y + t*sin + (h/2)*cos
+		out = append(out, vg.Rectangle{Min: vg.Point{X: cx - h/2, Y: cy - h/2}, Max: vg.Point{X: cx + h/2, Y: cy + h/2}})
+	}
+	return out
 }
