@@ -132,11 +132,25 @@ func runCeilings(ctx context.Context, opts *CeilingsOptions) error {
 
 func ceilingsTable(w io.Writer, m *roofline.Measured) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "CEILING\tBEST\tMEDIAN\tMETHOD")
+	spec, known := roofline.Lookup(m.Device)
+	fmt.Fprintln(tw, "CEILING\tBEST\tMEDIAN\tOF DATASHEET\tMETHOD")
 	for _, it := range m.Items {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", it.Name, roofline.FormatRate(it.Value, it.Kind), roofline.FormatRate(it.Median, it.Kind), it.Method)
+		of := "-"
+		if known {
+			peak := spec.Peak(strings.TrimSuffix(it.Name, " sgemm"))
+			if it.Name == "DRAM" {
+				peak = spec.DRAMBW
+			}
+			if peak > 0 {
+				of = fmt.Sprintf("%.0f%%", 100*it.Value/peak)
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", it.Name, roofline.FormatRate(it.Value, it.Kind), roofline.FormatRate(it.Median, it.Kind), of, it.Method)
 	}
 	tw.Flush()
+	if known {
+		fmt.Fprintf(w, "datasheet: %s (rooftool gpus %s); measured at the clocks the GPU ran, datasheet peaks at boost\n", spec.Name, spec.Key)
+	}
 }
 
 func ceilingsWriteFile(path string, data []byte) error {
