@@ -46,6 +46,15 @@ func ceilingsFor(t *ingest.Tables, gpuName string, measured *Measured) analysis.
 		if out.L2Bytes == 0 {
 			out.L2Bytes = spec.L2Bytes
 		}
+		// The export states the bf16 tensor peak at the clocks it ran but
+		// not the fp16 one; where the datasheet gives both the same rate,
+		// the device's bf16 figure is the fp16 roof at those clocks too.
+		if bf, have := out.Get("tensor bf16", "device:"); have && spec.BF16 > 0 && spec.BF16 == spec.FP16 {
+			if _, haveFP16 := out.Get("tensor fp16", ""); !haveFP16 {
+				out.Items = append(out.Items, analysis.Ceiling{Name: "tensor fp16", Kind: analysis.KindCompute, Value: bf.Value,
+					Source: "device: as tensor bf16 (" + spec.Name + " datasheet: equal bf16 and fp16 rates)"})
+			}
+		}
 		for _, c := range catalogCeilings(spec) {
 			if _, have := out.Get(c.Name, ""); !have {
 				out.Items = append(out.Items, c)

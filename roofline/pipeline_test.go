@@ -130,6 +130,9 @@ func TestPipelineSyntheticExport(t *testing.T) {
 	if bf, ok := c.Get("tensor bf16", "device:"); !ok || math.Abs(bf.Value-1013760*1.755e9/2) > 1e3 {
 		t.Errorf("device bf16 roof %+v", bf)
 	}
+	if fp16, ok := c.Get("tensor fp16", "device:"); !ok || fp16.Value != 1013760*1.755e9/2 {
+		t.Errorf("fp16 roof %+v: want the device's bf16 rate (equal on the datasheet)", fp16)
+	}
 	if c.L2Bytes != 50<<20 || c.GPU != "NVIDIA H100 80GB HBM3" {
 		t.Errorf("GPU %q L2 %d", c.GPU, c.L2Bytes)
 	}
