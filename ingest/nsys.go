@@ -36,6 +36,11 @@ const (
 	RangePushPop    = "push_pop"
 	RangeStartEnd   = "start_end"
 	RangeAnnotation = "annotation"
+	// RangeCUDAGraph is one CUDA graph launch as nsys traces it by default
+	// (--cuda-graph-trace=graph): CUPTI_ACTIVITY_KIND_GRAPH_TRACE holds the
+	// graph's GPU time and its kernels are not in the kernel table. The row
+	// hangs under the NVTX range of its cudaGraphLaunch call.
+	RangeCUDAGraph = "cuda_graph"
 )
 
 const (
@@ -44,6 +49,7 @@ const (
 	tabNVTX    = "NVTX_EVENTS"
 	tabGPU     = "TARGET_INFO_GPU"
 	tabStrings = "StringIds"
+	tabGraph   = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE"
 )
 
 // globalTid / globalPid decoding (nsys docs, "Serialized process and thread
@@ -136,7 +142,48 @@ func (p *nsysParser) run() error {
 	if err := p.nvtx(); err != nil {
 		return err
 	}
-	return p.kernels(kcols)
+	if err := p.kernels(kcols); err != nil {
+		return err
+	}
+	return p.graphs()
+}
+
+// graphs adds a cuda_graph range per CUDA graph launch traced as a whole,
+// attributed like a kernel through its launching call.
+func (p *nsysParser) graphs() error {
+	if !p.db.has(tabGraph) {
+		return nil
+	}
+	c, err := p.db.columns(tabGraph)
+	if err != nil {
+		return err
+	}
+	if !c["start"] || !c["end"] {
+		return nil
+	}
+	q := `SELECT start, COALESCE(end, start), COALESCE(` + colOr(c, "", "correlationId", "-1") + `, -1), COALESCE(` +
+		colOr(c, "", "globalPid", "0") + `, 0), COALESCE(` + colOr(c, "", "graphId", "0") + `, 0) FROM ` + tabGraph + ` ORDER BY rowid`
+	return p.db.scanInts(tabGraph, q, 5, func(v []int64) error {
+		text := "CUDA graph " + strconv.FormatInt(v[4], 10)
+		r := Range{Source: SourceNsys, File: p.file, Kind: RangeCUDAGraph, Text: text, Path: text,
+			PID: gtidPID(v[3]), StartNs: v[0], EndNs: v[1]}
+		pid := int64(0)
+		if p.byPID {
+			pid = gtidPID(v[3])
+		}
+		if call := p.findCall(pid, v[2]); call != nil && v[2] >= 0 {
+			r.PID, r.TID = gtidPID(call.gtid), gtidTID(call.gtid)
+			if call.rng >= 0 {
+				par := &p.ranges[call.rng]
+				id := par.id
+				r.ParentID = &id
+				r.Depth = par.depth + 1
+				r.Path = strings.Join(par.comps, "/") + "/" + text
+			}
+		}
+		p.b.AddRange(r)
+		return nil
+	})
 }
 
 // lookup resolves a StringIds id; unknown ids give "".

@@ -544,3 +544,104 @@ func TestNsysOddPath(t *testing.T) {
 		t.Error("opening created a file named after a truncated path")
 	}
 }
+
+// TestNsysH100Run pins the nsys exports of the real profile run committed
+// under testdata/runs (nsys 2025.3.1 on an H100, schema 3.20.3, NVTX
+// experiment > variant > shape). Figures were checked with the sqlite3 CLI:
+//
+//	SELECT count(*), count(DISTINCT demangledName), count(DISTINCT shortName), sum(end-start) FROM CUPTI_ACTIVITY_KIND_KERNEL;
+//	SELECT count(*) FROM NVTX_EVENTS WHERE eventType IN (59,60);
+//	CREATE TEMP TABLE kr AS SELECT k.rowid kid, r.globalTid g, r.start rs, r.end re FROM CUPTI_ACTIVITY_KIND_KERNEL k
+//	  LEFT JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = k.correlationId AND r.globalTid/0x1000000 = k.globalPid/0x1000000;
+//	SELECT (SELECT group_concat(text, '/') FROM (SELECT n.text FROM NVTX_EVENTS n WHERE n.eventType=59 AND n.globalTid=kr.g
+//	  AND n.start<=kr.rs AND kr.re<=n.end ORDER BY n.start)) path, count(*) FROM kr GROUP BY 1;
+//
+// and the same path query over CUPTI_ACTIVITY_KIND_GRAPH_TRACE for graph
+// launches. The profiled cells of scan_gate (and swiglu/unfused-graph) run
+// as CUDA graphs, which nsys traces as whole graphs: their kernels are not
+// in the kernel table, only cuda_graph ranges are.
+func TestNsysH100Run(t *testing.T) {
+	const run = "../testdata/runs/2026-11-22-h100-003504/raw/nsys/"
+	type want struct {
+		exp                    string
+		kernels, names, shorts int
+		totalNs                int64
+		nvtx                   int
+		paths                  map[string]int // kernels per range_path; "" = not in a range
+		graphs                 map[string]int // cuda_graph ranges per parent path
+	}
+	gla, ssm := "B=8,T=4096,d=2048,dk=128,dv=128,H=16,n=16", "B=16,T=512,d=768,H=12,dk=64,n=16"
+	ssm2 := "B=16,T=2048,d=2048,H=16,dk=128,n=16"
+	sw, sg := "M=512,N=4096,K=7168", "B=4,T=2048,d=256,dv=64"
+	cases := []want{
+		{"gla_proj", 3595, 79, 29, 1779792303, 21, map[string]int{"": 3550,
+			"gla_proj/compiled-fwdbwd/" + gla: 8, "gla_proj/compiled/" + gla: 8, "gla_proj/unfused-fwdbwd/" + gla: 10,
+			"gla_proj/unfused/" + gla: 8, "gla_proj/wide-gemm-epilogue/" + gla: 1, "gla_proj/wide-gemm-fwdbwd/" + gla: 6,
+			"gla_proj/wide-gemm/" + gla: 4}, map[string]int{}},
+		{"swiglu", 15789, 26, 12, 1074422904, 15, map[string]int{"": 15782,
+			"swiglu/dual-acc-persistent/" + sw: 1, "swiglu/dual-acc/" + sw: 1, "swiglu/gemm2-epilogue/" + sw: 2, "swiglu/unfused/" + sw: 3},
+			map[string]int{"": 459, "swiglu/unfused-graph/" + sw: 1}},
+		{"scan_gate", 18574, 27, 10, 27955591, 9, map[string]int{"": 18574},
+			map[string]int{"": 2393, "scan_gate/megakernel/" + sg: 1, "scan_gate/semi-fused/" + sg: 1, "scan_gate/three-kernel/" + sg: 1}},
+		{"gated_ssm", 33550, 41, 22, 4744128032, 18, map[string]int{"": 33518,
+			"gated_ssm/compiled/" + ssm2: 6, "gated_ssm/compiled/" + ssm: 6, "gated_ssm/eager/" + ssm2: 8, "gated_ssm/eager/" + ssm: 8,
+			"gated_ssm/triton-epilogue/" + ssm2: 2, "gated_ssm/triton-epilogue/" + ssm: 2}, map[string]int{}},
+	}
+	for _, c := range cases {
+		t.Run(c.exp, func(t *testing.T) {
+			gz := run + c.exp + "/part-1.sqlite.gz"
+			if _, err := os.Stat(gz); err != nil {
+				t.Skipf("run export not present: %v", err)
+			}
+			p := filepath.Join(t.TempDir(), c.exp+".sqlite")
+			if err := os.WriteFile(p, gunzip(t, gz), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			defer mem.AssertSize(t, 0)
+			tb, err := File(p, Options{}, mem)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tb.Release()
+			ks := tb.Kernels()
+			names, shorts, paths := map[string]bool{}, map[string]bool{}, map[string]int{}
+			var total int64
+			for _, k := range ks {
+				names[k.Name], shorts[k.ShortName] = true, true
+				total += k.DurationNs
+				paths[k.RangePath]++
+				if k.RangePath != "" {
+					if want := k.Experiment + "/" + k.Variant + "/" + k.Shape; want != k.RangePath || k.Experiment != c.exp {
+						t.Errorf("kernel in %q has cell %q", k.RangePath, want)
+					}
+				}
+			}
+			if len(ks) != c.kernels || len(names) != c.names || len(shorts) != c.shorts || total != c.totalNs {
+				t.Errorf("kernels %d names %d shorts %d total %d; want %d %d %d %d", len(ks), len(names), len(shorts), total, c.kernels, c.names, c.shorts, c.totalNs)
+			}
+			if fmt.Sprint(paths) != fmt.Sprint(c.paths) {
+				t.Errorf("kernels per path\n got %v\nwant %v", paths, c.paths)
+			}
+			nvtx, graphs := 0, map[string]int{}
+			for _, r := range tb.Ranges() {
+				switch r.Kind {
+				case RangeCUDAGraph:
+					parent := ""
+					if i := strings.LastIndex(r.Path, "/"); i >= 0 {
+						parent = r.Path[:i]
+					}
+					graphs[parent]++
+				default:
+					nvtx++
+				}
+			}
+			if nvtx != c.nvtx || fmt.Sprint(graphs) != fmt.Sprint(c.graphs) {
+				t.Errorf("nvtx ranges %d, graphs per path %v; want %d, %v", nvtx, graphs, c.nvtx, c.graphs)
+			}
+			if g := tb.GPUs(); len(g) != 1 || g[0].Name != "NVIDIA H100 80GB HBM3" {
+				t.Errorf("gpus %+v", g)
+			}
+		})
+	}
+}
