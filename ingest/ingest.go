@@ -24,6 +24,7 @@ const (
 	FormatNCUCSV  = "ncu-csv"
 	FormatNCURep  = "ncu-rep"
 	FormatNsysDB  = "nsys-sqlite"
+	FormatNsysGz  = "nsys-sqlite-gz" // an nsys SQLite export compressed with gzip
 	FormatNsysRep = "nsys-rep"
 	FormatKineto  = "kineto-json"
 	FormatTiming  = "timing-json"
@@ -134,11 +135,15 @@ func sniff(path string, head []byte) (string, error) {
 		}
 		inner := make([]byte, 1024)
 		k, _ := io.ReadFull(zr, inner)
-		inner = bytes.TrimSpace(bytes.TrimPrefix(inner[:k], []byte("\xef\xbb\xbf")))
+		inner = inner[:k]
+		if bytes.HasPrefix(inner, []byte("SQLite format 3\x00")) {
+			return FormatNsysGz, nil
+		}
+		inner = bytes.TrimSpace(bytes.TrimPrefix(inner, []byte("\xef\xbb\xbf")))
 		if len(inner) > 0 && inner[0] == '{' {
 			return FormatKineto, nil
 		}
-		return "", badInput(path, 0, "", "gzip file does not hold a JSON trace")
+		return "", badInput(path, 0, "", "gzip file holds neither a JSON trace nor an nsys SQLite export")
 	}
 	t := bytes.TrimSpace(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")))
 	if len(t) == 0 {
@@ -182,6 +187,8 @@ func parseFile(b *Builder, in Input) error {
 		return parseNCURep(b, in)
 	case FormatNsysDB:
 		return parseNsys(b, in)
+	case FormatNsysGz:
+		return parseNsysGz(b, in)
 	case FormatNsysRep:
 		return parseNsysRep(b, in)
 	case FormatKineto:
@@ -190,4 +197,48 @@ func parseFile(b *Builder, in Input) error {
 		return parseTimingFile(b, in)
 	}
 	return badInput(in.Path, 0, "", "unsupported format %s", format)
+}
+
+// parseNsysGz decompresses a gzipped nsys SQLite export into a temporary
+// directory (SQLite needs a file) under the name it had before compression,
+// parses it, and reports errors against the compressed file.
+func parseNsysGz(b *Builder, in Input) error {
+	f, err := os.Open(in.Path)
+	if err != nil {
+		return &InputError{File: in.Path, Err: err}
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return badInput(in.Path, 0, "", "gzip: %v", err)
+	}
+	dir, err := os.MkdirTemp("", "rooftool-nsys-*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	name := strings.TrimSuffix(filepath.Base(in.Path), ".gz")
+	if name == filepath.Base(in.Path) || name == "" {
+		name = "export.sqlite"
+	}
+	tmp := filepath.Join(dir, name)
+	out, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, zr); err != nil {
+		out.Close()
+		return badInput(in.Path, 0, "", "gzip: %v", err)
+	}
+	if err := out.Close(); err != nil {
+		return err
+	}
+	inner := in
+	inner.Path = tmp
+	err = parseNsys(b, inner)
+	var ie *InputError
+	if errors.As(err, &ie) && ie.File == tmp {
+		ie.File = in.Path
+	}
+	return err
 }

@@ -360,6 +360,16 @@ def run_time(cell, reps, warmup):
 
 
 def run_profile(cell, warmup):
+    # Autograd runs backward on a per-device worker thread by default. NVTX
+    # push/pop ranges are per thread, so ncu's --nvtx-include and nsys'
+    # attribution (launch on the range's thread) would miss every backward
+    # kernel. Single-threaded autograd launches them from this thread, inside
+    # the cell's range; the kernels themselves are the same.
+    with torch.autograd.set_multithreading_enabled(False):
+        return _run_profile(cell, warmup)
+
+
+def _run_profile(cell, warmup):
     impl = cell.impl or cell.make_impl()
     st = impl.prepare(cell.inputs(200))
     out = impl.alloc(st)
