@@ -83,3 +83,56 @@ func TestNsysGzipErrorsNameTheGzFile(t *testing.T) {
 		t.Fatalf("truncated gzip: error = %v, want an InputError", err)
 	}
 }
+
+// Options.Cells keeps the named cells' kernels (and kernels outside any
+// cell) and renumbers ids so that metrics and range parents still match.
+func TestCellsFilter(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	// The DLProf nsys export has nested ranges.
+	p := filepath.Join("..", "testdata", "realdata", "DLProf", "nsys_profile.sqlite")
+	all, err := File(p, Options{}, mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer all.Release()
+	none, err := File(p, Options{Cells: []string{"no-such/cell"}}, mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer none.Release()
+	// DLProf's ranges are not experiment/variant/shape paths: no kernel has a
+	// cell, so the filter keeps every one.
+	if len(all.Kernels()) != len(none.Kernels()) || len(all.Ranges()) != len(none.Ranges()) {
+		t.Fatalf("filter dropped cell-less rows: %d/%d kernels, %d/%d ranges", len(none.Kernels()), len(all.Kernels()), len(none.Ranges()), len(all.Ranges()))
+	}
+	for i, r := range none.Ranges() {
+		if r.ID != int64(i) || (r.ParentID != nil && *r.ParentID >= r.ID) {
+			t.Fatalf("range %d renumbered badly: %+v", i, r)
+		}
+	}
+	// Two cells in one file: keep one.
+	b := NewBuilder(mem)
+	defer b.Release()
+	k0 := b.AddKernel(Kernel{Source: SourceNsys, File: "x", Variant: "a", Shape: "M=1", Name: "ka"})
+	b.AddKernel(Kernel{Source: SourceNsys, File: "x", Variant: "b", Shape: "M=1", Name: "kb"})
+	b.AddKernel(Kernel{Source: SourceNsys, File: "x", Name: "warmup"})
+	b.AddMetric(Metric{KernelID: k0, Name: "m", Value: 1, Valid: true})
+	two := b.Finish()
+	defer two.Release()
+	dst := NewBuilder(mem)
+	defer dst.Release()
+	dst.AddKernel(Kernel{Name: "earlier"}) // ids of the copied rows start after it
+	if err := copyRows(dst, two, map[string]bool{"b/M=1": true}); err != nil {
+		t.Fatal(err)
+	}
+	got := dst.Finish()
+	defer got.Release()
+	var names []string
+	for _, k := range got.Kernels() {
+		names = append(names, k.Name)
+	}
+	if strings.Join(names, ",") != "earlier,kb,warmup" || len(got.Metrics()) != 0 {
+		t.Fatalf("kept %v and %d metrics, want earlier,kb,warmup and none", names, len(got.Metrics()))
+	}
+}

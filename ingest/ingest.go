@@ -68,6 +68,10 @@ type Options struct {
 	Experiment, Variant, Shape string // the cell, when the caller knows it
 	Pass                       string // PassKernel or PassRange for ncu exports
 	NCU, Nsys                  string // paths of the ncu / nsys binaries for .ncu-rep / .nsys-rep
+	// Cells, when set, keeps only the kernels of these cells ("variant/shape")
+	// and those outside any cell: an export that holds several cells, of
+	// which some were measured again elsewhere, contributes the rest.
+	Cells []string
 }
 
 // Input is one file to ingest.
@@ -176,6 +180,9 @@ func sniff(path string, head []byte) (string, error) {
 }
 
 func parseFile(b *Builder, in Input) error {
+	if len(in.Cells) > 0 {
+		return parseFiltered(b, in)
+	}
 	format, err := Detect(in.Path)
 	if err != nil {
 		return err
@@ -241,4 +248,65 @@ func parseNsysGz(b *Builder, in Input) error {
 		ie.File = in.Path
 	}
 	return err
+}
+
+// parseFiltered parses in into a builder of its own and copies the rows of
+// the kept cells into b, renumbering kernel and range ids.
+func parseFiltered(b *Builder, in Input) error {
+	keep := map[string]bool{}
+	for _, c := range in.Cells {
+		keep[c] = true
+	}
+	sub := NewBuilder(b.mem)
+	defer sub.Release()
+	inner := in
+	inner.Cells = nil
+	if err := parseFile(sub, inner); err != nil {
+		return err
+	}
+	t := sub.Finish()
+	defer t.Release()
+	return copyRows(b, t, keep)
+}
+
+// copyRows appends t's rows to b, keeping the kernels of the cells in keep
+// and those outside any cell.
+func copyRows(b *Builder, t *Tables, keep map[string]bool) error {
+	kid := map[int64]int64{}
+	for _, k := range t.Kernels() {
+		if k.Variant != "" && !keep[k.Variant+"/"+k.Shape] {
+			continue
+		}
+		old := k.ID
+		kid[old] = b.AddKernel(k)
+	}
+	for _, m := range t.Metrics() {
+		if id, ok := kid[m.KernelID]; ok {
+			m.KernelID = id
+			b.AddMetric(m)
+		}
+	}
+	ranges := t.Ranges()
+	base := b.NextRangeID()
+	rid := map[int64]int64{}
+	for i, r := range ranges {
+		rid[r.ID] = base + int64(i)
+	}
+	for _, r := range ranges {
+		if r.ParentID != nil {
+			p := rid[*r.ParentID]
+			r.ParentID = &p
+		}
+		b.AddRange(r)
+	}
+	for _, g := range t.GPUs() {
+		b.AddGPU(g)
+	}
+	for _, m := range t.Metas() {
+		b.AddMeta(m)
+	}
+	for _, x := range t.Timings() {
+		b.AddTiming(x)
+	}
+	return nil
 }

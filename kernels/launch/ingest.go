@@ -3,6 +3,7 @@ package launch
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 
@@ -23,7 +24,24 @@ func Inputs(dir string, m *Manifest) []ingest.Input {
 			return
 		}
 		seen[rel] = true
-		out = append(out, ingest.Input{Path: filepath.Join(dir, filepath.FromSlash(rel)), Options: o})
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		// A committed run keeps large exports gzipped (testdata/runs/README.md):
+		// read <file>.gz where <file> itself is gone.
+		if _, err := os.Stat(p); err != nil {
+			if _, gzErr := os.Stat(p + ".gz"); gzErr == nil {
+				p += ".gz"
+			}
+		}
+		out = append(out, ingest.Input{Path: p, Options: o})
+	}
+	// An nsys export holds every cell of its runner process; a cell measured
+	// again later (its pass failed or superseded here, ok in a later part)
+	// must come from the later export only.
+	nsysCells := map[string][]string{}
+	for _, c := range m.Cells {
+		if st, ok := c.Passes[PassNsys]; ok && st.Status == StatusOK && len(st.Files) > 0 {
+			nsysCells[st.Files[0]] = append(nsysCells[st.Files[0]], c.Variant+"/"+c.Shape)
+		}
 	}
 	for _, c := range m.Cells {
 		for _, pass := range []string{PassTiming, PassNCU, PassRange, PassNsys} {
@@ -48,7 +66,7 @@ func Inputs(dir string, m *Manifest) []ingest.Input {
 					add(f, ingest.Options{Experiment: c.Experiment, Pass: o.Pass})
 				}
 			case PassNsys:
-				add(f, ingest.Options{Experiment: c.Experiment})
+				add(f, ingest.Options{Experiment: c.Experiment, Cells: nsysCells[f]})
 			}
 		}
 	}

@@ -189,15 +189,16 @@ func Run(ctx context.Context, cfg Config) (*Manifest, error) {
 		m.GitCommit = c
 	}
 	opts := map[string]string{
-		"python":            cfg.Python,
-		"kernels":           cfg.KernelsDir,
-		"timeout_per_cell":  cfg.Timeout.String(),
-		"sweeps":            cfg.Sweeps,
-		"ncu.clock_control": "none",
-		"ncu.range_cache":   "none",
-		"nsys.trace":        "cuda,nvtx",
-		"nsys.sample":       "none",
-		"ingest":            strconv.FormatBool(!cfg.NoIngest),
+		"python":                cfg.Python,
+		"kernels":               cfg.KernelsDir,
+		"timeout_per_cell":      cfg.Timeout.String(),
+		"sweeps":                cfg.Sweeps,
+		"ncu.clock_control":     "none",
+		"ncu.range_cache":       "none",
+		"nsys.trace":            "cuda,nvtx",
+		"nsys.cuda_graph_trace": "node",
+		"nsys.sample":           "none",
+		"ingest":                strconv.FormatBool(!cfg.NoIngest),
 	}
 	opts["run_dir"] = dir
 	if m.Options == nil {
@@ -929,7 +930,9 @@ func (r *Runner) attemptNsys(ctx context.Context, exp *kernels.Experiment, cells
 	part := nextPart(dir)
 	tmpBase := filepath.Join(dir, "."+part+".tmp")
 	logf := filepath.Join(dir, part+".log")
-	argv := []string{r.nsys, "profile", "--trace=cuda,nvtx", "--sample=none", "--cpuctxsw=none", "--force-overwrite=true", "-o", tmpBase}
+	// --cuda-graph-trace=node: a graph launch otherwise appears as one
+	// whole-graph row and its kernels are missing from the kernel table.
+	argv := []string{r.nsys, "profile", "--trace=cuda,nvtx", "--sample=none", "--cpuctxsw=none", "--cuda-graph-trace=node", "--force-overwrite=true", "-o", tmpBase}
 	argv = append(argv, r.runnerArgv("profile", exp, cells, dir)...)
 	res := RunCmd(ctx, Cmd{Argv: argv, Env: r.nsysEnv, Log: logf, Timeout: r.timeout(len(cells)), OnLine: r.onLine(exp.Name, PassNsys)})
 	a.res = res
