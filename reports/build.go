@@ -22,6 +22,7 @@ type Input struct {
 	TimingDevices map[string][]string             // experiment -> devices named by its timing JSON
 	TimingMethods map[string][]string             // experiment -> cuda-events / cuda-graph
 	TimingClocks  map[string]map[string][]float64 // experiment -> "sm_mhz"/"mem_mhz" -> [min, max]
+	CellSMClocks  map[string]float64              // "exp/variant/shape" -> SM MHz read after the cell's timing
 	Plots         map[string][]Plot               // experiment -> plots written
 	Warnings      []analysis.Warning              // more run-level warnings (e.g. from plotting)
 }
@@ -32,6 +33,7 @@ type Input struct {
 // per-shape tables. It is deterministic.
 func Build(in Input) *Report {
 	x := newIndex(in.Run, in.Manifest, in.Checks)
+	x.clocks = in.CellSMClocks
 	r := &Report{Version: 1, Run: runInfo(in)}
 	if in.Run != nil {
 		r.Warnings = append(r.Warnings, in.Run.Warnings...)
@@ -193,6 +195,7 @@ func (x *index) row(e *kernels.Experiment, v kernels.Variant, shape string) (Cel
 			row.Reason = joinNote(row.Reason, "theory: "+err.Error())
 		}
 	}
+	row.TimingSMMHz = x.clocks[key(e.Name, v.Name, shape)]
 	if ck := x.checks[key(e.Name, v.Name, shape)]; ck != nil && ck.MaxRelErr != nil {
 		r := *ck.MaxRelErr
 		row.RelError = &r
@@ -201,7 +204,8 @@ func (x *index) row(e *kernels.Experiment, v kernels.Variant, shape string) (Cel
 	if c == nil {
 		return row, nil
 	}
-	row.Kernels, row.ElementwiseKernels, row.GPUTimeNs = c.Kernels, c.ElementwiseKernels, c.GPUTimeNs
+	row.Kernels, row.GPUTimeNs = c.Kernels, c.GPUTimeNs
+	row.ElementwiseKernels, _ = x.elementwiseCount(c)
 	row.KernelNames = append([]string(nil), c.KernelNames...)
 	if c.Wall.N > 0 {
 		row.WallMs = &Value{Center: c.Wall.Center, Lo: c.Wall.Lo, Hi: c.Wall.Hi, N: c.Wall.N}

@@ -162,6 +162,17 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	for _, e := range r.Experiments {
 		writeExperiment(&b, e, r)
 	}
+	if len(r.Run.Options) > 0 {
+		p("\n## Run options\n\n")
+		var ks []string
+		for k := range r.Run.Options {
+			ks = append(ks, k)
+		}
+		sort.Strings(ks)
+		for _, k := range ks {
+			p("- %s: %s\n", k, compactOption(r.Run.Options[k]))
+		}
+	}
 	if c := r.Run.Ceilings; len(c.Items) > 0 {
 		p("\n## Ceilings\n\n")
 		ct := Table{Header: []string{"Roof", "Kind", "Value", "Source"}, Align: []Align{Left, Left, Right, Left}}
@@ -260,7 +271,7 @@ func writeExperiment(b *strings.Builder, e ExperimentReport, r *Report) {
 	}
 	p("\n\nEnvironment:\n\n")
 	p("- GPU: %s\n", orUnknown(e.Env.GPU))
-	p("- Clocks during the run: SM %s, memory %s\n", mhz(e.Env.SMClockMHz, e.Env.MaxSMClockMHz), mhz(e.Env.MemClockMHz, e.Env.MaxMemClockMHz))
+	p("- Clocks the manifest recorded: SM %s, memory %s\n", mhz(e.Env.SMClockMHz, e.Env.MaxSMClockMHz), mhz(e.Env.MemClockMHz, e.Env.MaxMemClockMHz))
 	if r := e.Env.TimingSMMHz; len(r) == 2 {
 		p("- Clocks read after each cell's timing (NVML): SM %s", mhzRange(r))
 		if m := e.Env.TimingMemMHz; len(m) == 2 {
@@ -274,22 +285,10 @@ func writeExperiment(b *strings.Builder, e ExperimentReport, r *Report) {
 	if len(e.Env.Versions) > 0 {
 		p("- Versions: %s\n", strings.Join(e.Env.Versions, ", "))
 	}
-	if len(r.Run.Options) > 0 {
-		var ks []string
-		for k := range r.Run.Options {
-			ks = append(ks, k)
-		}
-		sort.Strings(ks)
-		var kv []string
-		for _, k := range ks {
-			kv = append(kv, k+"="+r.Run.Options[k])
-		}
-		p("- Options: %s\n", strings.Join(kv, ", "))
-	}
 	for _, s := range e.Shapes {
 		p("\n### %s `%s`\n\n", e.Name, s.Shape)
-		tt := Table{Header: []string{"Variant", "Kernels", "Elementwise", "GPU time", "Wall (95% CI)", "Speedup (95% CI)", "p", "Class", "Rel. error"},
-			Align: []Align{Left, Right, Right, Right, Right, Right, Right, Left, Right}}
+		tt := Table{Header: []string{"Variant", "Kernels", "Elementwise", "GPU time", "Wall (95% CI)", "SM clock", "Speedup (95% CI)", "p", "Class", "Rel. error"},
+			Align: []Align{Left, Right, Right, Right, Right, Right, Right, Right, Left, Right}}
 		bt := Table{Header: []string{"Variant", "DRAM", "DRAM theory", "DRAM/theory", "L2 bytes", "FLOPs", "FLOPs theory"},
 			Align: []Align{Left, Right, Right, Right, Right, Right, Right}}
 		var notes []string
@@ -336,7 +335,8 @@ func writeExperiment(b *strings.Builder, e ExperimentReport, r *Report) {
 				gt = SI(row.GPUTimeNs/1e9, "s")
 			}
 			tt.Rows = append(tt.Rows, []string{name, dash(row.Kernels > 0, fmt.Sprint(row.Kernels)),
-				dash(row.Kernels > 0, fmt.Sprint(row.ElementwiseKernels)), gt, wall, sp, pv, dash(row.Class != "", row.Class), re})
+				dash(row.Kernels > 0, fmt.Sprint(row.ElementwiseKernels)), gt, wall,
+				dash(row.TimingSMMHz > 0, fmt.Sprintf("%.0f MHz", row.TimingSMMHz)), sp, pv, dash(row.Class != "", row.Class), re})
 			bt.Rows = append(bt.Rows, []string{name, dram, Bytes(row.TheoryDRAMBytes), mr, Bytes(row.L2Bytes), FLOPs(row.FLOPs), FLOPs(row.TheoryFLOPs)})
 			if row.Status != "ok" {
 				notes = append(notes, fmt.Sprintf("%s: %s (%s)", row.Variant, strings.ToUpper(row.Status), row.Reason))
@@ -363,8 +363,9 @@ func writeExperiment(b *strings.Builder, e ExperimentReport, r *Report) {
 		}
 	}
 	p("\nGPU time: sum of the kernels' durations (nsys timeline, else ncu). Wall: median of the\n")
-	p("timing pass with its 95%% interval. Speedup: baseline median / this\n")
-	p("variant's, p from a Mann-Whitney U test (alpha 0.05). Rel. error: max relative error against\n")
+	p("timing pass with its 95%% interval; SM clock: read (NVML) right after its repetitions.\n")
+	p("Speedup: baseline median / this variant's, p from a Mann-Whitney U test (alpha 0.05).\n")
+	p("Rel. error: max relative error against\n")
 	p("the reference (check pass). DRAM: read + write bytes of the whole variant, ncu range pass\n")
 	p("(`*`: sum of the kernel pass, L2 flushed before each kernel); DRAM/theory outside %sx..%sx is\n", num(modelLo), num(modelHi))
 	p("marked `!`. FLOPs: ncu kernel pass; theory: claims.yaml.\n")
@@ -412,4 +413,14 @@ func mhzRange(r []float64) string {
 		return fmt.Sprintf("%.0f MHz", r[0])
 	}
 	return fmt.Sprintf("%.0f-%.0f MHz", r[0], r[1])
+}
+
+// compactOption shortens a long comma-separated option value (such as the
+// ncu metric list) to its first items and a count; report.json keeps it whole.
+func compactOption(v string) string {
+	items := strings.Split(v, ",")
+	if len(items) <= 4 {
+		return "`" + v + "`"
+	}
+	return fmt.Sprintf("`%s`, ... (%d items)", strings.Join(items[:3], ","), len(items))
 }

@@ -118,9 +118,10 @@ type CellRow struct {
 	KernelNames        []string `json:"kernel_names,omitempty"` // in launch order
 	GPUTimeNs          float64  `json:"gpu_time_ns"`            // sum of kernel durations (nsys, else ncu)
 	WallMs             *Value   `json:"wall_ms,omitempty"`
-	Speedup            *Value   `json:"speedup,omitempty"` // against the baseline
-	P                  *float64 `json:"p,omitempty"`       // Mann-Whitney U p-value of the speedup
-	DRAMBytes          float64  `json:"dram_bytes"`        // ncu range pass (0: not measured)
+	TimingSMMHz        float64  `json:"timing_sm_mhz,omitempty"` // SM clock read (NVML) after the timing repetitions
+	Speedup            *Value   `json:"speedup,omitempty"`       // against the baseline
+	P                  *float64 `json:"p,omitempty"`             // Mann-Whitney U p-value of the speedup
+	DRAMBytes          float64  `json:"dram_bytes"`              // ncu range pass (0: not measured)
 	DRAMBytesKernels   float64  `json:"dram_bytes_kernels"`
 	TheoryDRAMBytes    float64  `json:"theory_dram_bytes,omitempty"`
 	ModelRatio         *float64 `json:"model_ratio,omitempty"` // measured / theory DRAM bytes

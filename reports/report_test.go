@@ -281,3 +281,38 @@ func TestComparisonFallback(t *testing.T) {
 		t.Errorf("gla_proj/speedup with 3 samples: %s (%s)", d.Verdict, d.Reason)
 	}
 }
+
+// Clocks that differ between the two cells' timing passes void a speedup
+// only when a clock correction could change its verdict.
+func TestClockCheck(t *testing.T) {
+	exps, err := kernels.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := Input{Experiments: exps, Run: &analysis.Run{
+		Cells: []analysis.CellFact{
+			{Experiment: "scan_gate", Variant: "three-kernel", Shape: "B=4,T=2048,d=256,dv=64", Status: "ok", Wall: analysis.Interval{Center: 1, Lo: 1, Hi: 1, N: 30}},
+			{Experiment: "scan_gate", Variant: "semi-fused", Shape: "B=4,T=2048,d=256,dv=64", Status: "ok", Wall: analysis.Interval{Center: 1, Lo: 1, Hi: 1, N: 30}},
+			{Experiment: "scan_gate", Variant: "megakernel", Shape: "B=4,T=2048,d=256,dv=64", Status: "ok", Wall: analysis.Interval{Center: 1, Lo: 1, Hi: 1, N: 30}},
+		},
+		Comparisons: []analysis.Comparison{
+			// 1.25x [1.24, 1.26] misses > 1.3; the candidate ran 10% slower clocks: corrected up to 1.386.
+			{Experiment: "scan_gate", Shape: "B=4,T=2048,d=256,dv=64", Baseline: "three-kernel", Candidate: "semi-fused", Speedup: analysis.Interval{Center: 1.25, Lo: 1.24, Hi: 1.26, N: 30}, P: 0.001},
+			// 0.5x misses by far: the same clocks cannot rescue it.
+			{Experiment: "scan_gate", Shape: "B=4,T=2048,d=256,dv=64", Baseline: "three-kernel", Candidate: "megakernel", Speedup: analysis.Interval{Center: 0.5, Lo: 0.49, Hi: 0.51, N: 30}, P: 0.001},
+		}},
+		CellSMClocks: map[string]float64{
+			"scan_gate/three-kernel/B=4,T=2048,d=256,dv=64": 1980,
+			"scan_gate/semi-fused/B=4,T=2048,d=256,dv=64":   1800,
+			"scan_gate/megakernel/B=4,T=2048,d=256,dv=64":   1800,
+		}}
+	r := Build(in)
+	d := find(t, r, "scan_gate", "speedup-semi-fused", "")
+	if d.Verdict != VerdictInconclusive || !strings.Contains(d.Reason, "clocks-differ: SM clock after timing was 1980 MHz for three-kernel and 1800 MHz for semi-fused") {
+		t.Errorf("semi-fused: %s (%s)", d.Verdict, d.Reason)
+	}
+	d = find(t, r, "scan_gate", "speedup-megakernel", "")
+	if d.Verdict != VerdictNoGo || !strings.Contains(d.Reason, "a clock correction would not change the verdict") {
+		t.Errorf("megakernel: %s (%s)", d.Verdict, d.Reason)
+	}
+}

@@ -171,6 +171,9 @@ func LoadRun(ctx context.Context, runDir string, mem memory.Allocator) (*Input, 
 	}
 	in.TimingDevices, in.TimingMethods = timingEnv(tables.Timings())
 	in.TimingClocks = timingClocks(tables.Metas(), exps)
+	if in.CellSMClocks, err = ReadTimingClocks(runDir); err != nil {
+		return fail(err)
+	}
 	return in, tables, nil
 }
 
@@ -244,6 +247,46 @@ func timingClocks(metas []ingest.Meta, exps []*kernels.Experiment) map[string]ma
 		}
 	}
 	return out
+}
+
+// ReadTimingClocks reads the SM clock each timing JSON of a run recorded
+// (raw/timing/<exp>/<variant>/<shape>.json, "clocks": {"sm_mhz": ...}),
+// keyed "exp/variant/shape". A run without them gives none.
+func ReadTimingClocks(runDir string) (map[string]float64, error) {
+	root := filepath.Join(runDir, "raw", "timing")
+	out := map[string]float64{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && p == root {
+				return fs.SkipAll
+			}
+			return err
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".json") || strings.HasSuffix(p, ".check.json") || strings.HasSuffix(p, ".time-error.json") {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		var tf struct {
+			Experiment string             `json:"experiment"`
+			Variant    string             `json:"variant"`
+			Shape      string             `json:"shape"`
+			Clocks     map[string]float64 `json:"clocks"`
+		}
+		if err := json.Unmarshal(data, &tf); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		if v := tf.Clocks["sm_mhz"]; v > 0 && tf.Experiment != "" && tf.Variant != "" && tf.Shape != "" {
+			out[key(tf.Experiment, tf.Variant, tf.Shape)] = v
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read timing clocks: %w", err)
+	}
+	return out, nil
 }
 
 // ReadChecks reads every raw/check/**/*.check.json of a run directory
@@ -371,7 +414,7 @@ func writePlots(ctx context.Context, dir string, run *analysis.Run, exps []*kern
 
 // CopyRunFS copies what a report reads from a run held in fsys (such as
 // an embedded committed run) into the directory dst: manifest.json,
-// ceilings.json, tables/ and raw/check/.
+// ceilings.json, tables/, raw/check/ and raw/timing/ (its JSON files).
 func CopyRunFS(fsys fs.FS, dst string) error {
 	copyFile := func(p string) error {
 		data, err := fs.ReadFile(fsys, p)
@@ -389,7 +432,7 @@ func CopyRunFS(fsys fs.FS, dst string) error {
 			return fmt.Errorf("%s: %w", p, err)
 		}
 	}
-	for _, root := range []string{"tables", "raw/check"} {
+	for _, root := range []string{"tables", "raw/check", "raw/timing"} {
 		err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				if errors.Is(err, fs.ErrNotExist) && p == root {
@@ -397,7 +440,7 @@ func CopyRunFS(fsys fs.FS, dst string) error {
 				}
 				return err
 			}
-			if d.IsDir() {
+			if d.IsDir() || (root == "raw/timing" && !strings.HasSuffix(p, ".json")) {
 				return nil
 			}
 			return copyFile(p)

@@ -154,6 +154,8 @@ type index struct {
 	checks   map[string]*Check
 	inRun    map[string]bool // experiment has cells in the run
 	manCells map[string]*launch.Cell
+	clocks   map[string]float64 // exp/variant/shape -> SM MHz after the timing pass
+	extra    []analysis.Warning // warnings of the decision being made
 }
 
 func key(parts ...string) string { return strings.Join(parts, "/") }
@@ -194,24 +196,50 @@ func newIndex(run *analysis.Run, man *launch.Manifest, checks []Check) *index {
 	return x
 }
 
-// status is a cell's overall state from the manifest (else the analysis):
-// ok, failed, skipped or missing, and why when not ok.
+// Cell states besides launch's ok, failed and skipped.
+const (
+	cellPartial = "partial" // some passes failed or were skipped, others gave data
+)
+
+// status is a cell's overall state from the manifest (else the analysis)
+// and why when not ok: failed or skipped when its check pass (or every pass)
+// failed or was skipped; partial when some passes did and others gave data;
+// missing when the run lacks the cell.
 func (x *index) status(exp, variant, shape string) (string, string) {
 	if mc := x.manCells[key(exp, variant, shape)]; mc != nil {
-		for _, p := range launch.AllPasses {
-			if ps, ok := mc.Passes[p]; ok && ps.Status == launch.StatusFailed {
-				return launch.StatusFailed, p + " pass failed: " + orDash(ps.Reason)
-			}
-		}
-		for _, p := range launch.AllPasses {
-			if ps, ok := mc.Passes[p]; ok && ps.Status == launch.StatusSkipped {
-				return launch.StatusSkipped, p + " pass skipped: " + orDash(ps.Reason)
-			}
-		}
 		if len(mc.Passes) == 0 {
 			return cellMissing, "no pass ran"
 		}
-		return launch.StatusOK, ""
+		var bad []string
+		ok, failed := 0, false
+		for _, p := range launch.AllPasses {
+			ps, has := mc.Passes[p]
+			switch {
+			case !has:
+			case ps.Status == launch.StatusOK:
+				ok++
+			default:
+				failed = failed || ps.Status == launch.StatusFailed
+				bad = append(bad, fmt.Sprintf("%s pass %s: %s", p, ps.Status, orDash(ps.Reason)))
+			}
+		}
+		if len(bad) == 0 {
+			return launch.StatusOK, ""
+		}
+		data := 0 // passes that give data: every pass but check
+		for _, p := range []string{launch.PassTiming, launch.PassNCU, launch.PassRange, launch.PassNsys} {
+			if ps, has := mc.Passes[p]; has && ps.Status == launch.StatusOK {
+				data++
+			}
+		}
+		if ck, has := mc.Passes[launch.PassCheck]; (has && ck.Status != launch.StatusOK) || ok == 0 || data == 0 {
+			st := launch.StatusSkipped
+			if failed {
+				st = launch.StatusFailed
+			}
+			return st, bad[0]
+		}
+		return cellPartial, strings.Join(bad, "; ")
 	}
 	if c := x.cells[key(exp, variant, shape)]; c != nil {
 		if c.Status == "" || c.Status == launch.StatusOK {
@@ -237,7 +265,7 @@ func (x *index) whyMissing(exp, variant, shape, metric, what string) string {
 		}
 	}
 	st, why := x.status(exp, variant, shape)
-	if st != launch.StatusOK {
+	if st != launch.StatusOK && st != cellPartial {
 		return variant + ": " + why
 	}
 	if mc := x.manCells[key(exp, variant, shape)]; mc != nil && pass != "" {
@@ -323,25 +351,30 @@ func (x *index) decide(e *kernels.Experiment, c kernels.Claim, shape string) Dec
 	if extra != "" {
 		d.Reason += "; " + extra
 	}
-	var voiding []string
-	seen := map[string]bool{}
-	for _, w := range x.warningsFor(e.Name, shape, c.Candidate, d.Baseline) {
-		if voids(w, c.Metric) && !seen[w.Code+w.Msg] {
-			seen[w.Code+w.Msg] = true
-			voiding = append(voiding, w.Code+": "+w.Msg)
+	if c.Metric == MetricSpeedup {
+		if w, note := x.clockCheck(e.Name, shape, d.Baseline, c.Candidate, m, c.Op, c.Threshold, d.Verdict); w != nil {
+			x.extra = append(x.extra, *w)
+			defer func() { x.extra = x.extra[:0] }()
+		} else if note != "" {
+			d.Reason += "; " + note
+		}
+	}
+	var vw []analysis.Warning
+	for _, w := range append(x.warningsFor(e.Name, shape, c.Candidate, d.Baseline), x.extra...) {
+		if voids(w, c.Metric) {
+			vw = append(vw, w)
 		}
 	}
 	if x.run != nil {
 		// Run-level warnings are listed under the decisions; only clocks
 		// that differ between passes reach every cell's times.
 		for _, w := range x.run.Warnings {
-			if w.Code == analysis.WarnClocks && voids(w, c.Metric) && !seen[w.Code+w.Msg] {
-				seen[w.Code+w.Msg] = true
-				voiding = append(voiding, w.Code+": "+w.Msg)
+			if w.Code == analysis.WarnClocks && voids(w, c.Metric) {
+				vw = append(vw, w)
 			}
 		}
 	}
-	if len(voiding) > 0 {
+	if voiding := summarizeWarnings(vw); len(voiding) > 0 {
 		d.Reason = fmt.Sprintf("would be %s (%s), but voided by %s", d.Verdict, d.Reason, strings.Join(voiding, "; "))
 		d.Verdict = VerdictInconclusive
 	}
@@ -379,7 +412,7 @@ func (x *index) measure(e *kernels.Experiment, metric, cand, base, shape string)
 	cc := x.cells[key(e.Name, cand, shape)]
 	bc := x.cells[key(e.Name, base, shape)]
 	okCell := func(c *analysis.CellFact) bool {
-		return c != nil && (c.Status == "" || c.Status == launch.StatusOK)
+		return c != nil && c.Status != cellMissing && c.Status != launch.StatusFailed && c.Status != launch.StatusSkipped
 	}
 	switch metric {
 	case MetricSpeedup:
@@ -406,7 +439,11 @@ func (x *index) measure(e *kernels.Experiment, metric, cand, base, shape string)
 		if metric == MetricKernelCount {
 			return point(float64(cc.Kernels)), "", ""
 		}
-		return point(float64(cc.ElementwiseKernels)), "", fmt.Sprintf("of %d kernels", cc.Kernels)
+		n, how := x.elementwiseCount(cc)
+		if how == "" {
+			how = fmt.Sprintf("of %d kernels", cc.Kernels)
+		}
+		return point(float64(n)), "", how
 	case MetricKernelReduction:
 		if !okCell(bc) || bc.Kernels == 0 {
 			return v, x.whyMissing(e.Name, base, shape, metric, "kernel count"), ""
@@ -654,4 +691,76 @@ func (x *index) comparison(exp, shape, base, cand string) *analysis.Comparison {
 	}
 	x.comps[k] = c
 	return c
+}
+
+// summarizeWarnings lists each warning code once, with its first message
+// and how many more of that code there were.
+func summarizeWarnings(ws []analysis.Warning) []string {
+	var order []string
+	first := map[string]string{}
+	count := map[string]int{}
+	seen := map[analysis.Warning]bool{}
+	for _, w := range ws {
+		if seen[w] {
+			continue
+		}
+		seen[w] = true
+		if _, ok := first[w.Code]; !ok {
+			order = append(order, w.Code)
+			first[w.Code] = w.Msg
+		}
+		count[w.Code]++
+	}
+	var out []string
+	for _, c := range order {
+		s := c + ": " + first[c]
+		if n := count[c] - 1; n > 0 {
+			s += fmt.Sprintf(" (and %d more)", n)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// elementwiseCount is the number of a cell's kernels without tensor work:
+// from the ncu kernel pass's tensor counters where that pass saw as many
+// kernels as the cell has (a measurement), else analysis's count (nsys
+// kernel names matched to ncu, else a name heuristic).
+func (x *index) elementwiseCount(c *analysis.CellFact) (int, string) {
+	ks := x.kernels[key(c.Experiment, c.Variant, c.Shape)]
+	if len(ks) == 0 || len(ks) != c.Kernels {
+		return c.ElementwiseKernels, "" // the passes disagree on the kernels: keep analysis's count
+	}
+	n := 0
+	for _, k := range ks {
+		if k.Elementwise {
+			n++
+		}
+	}
+	return n, fmt.Sprintf("of %d kernels in the ncu kernel pass (tensor counters)", len(ks))
+}
+
+// clockCheck looks at the SM clocks read after the two cells' timing
+// passes. Where they differ, a compute-bound candidate's time could be off
+// by up to the clock ratio, so the speedup corrected for clocks lies
+// between the measured interval and that interval scaled by
+// f_baseline/f_candidate. When that wider interval would not give the same
+// verdict, the clocks void the speedup (a clocks-differ warning); when it
+// would, a note says so.
+func (x *index) clockCheck(exp, shape, base, cand string, m Value, op string, thr float64, verdict string) (*analysis.Warning, string) {
+	fb, fc := x.clocks[key(exp, base, shape)], x.clocks[key(exp, cand, shape)]
+	if fb <= 0 || fc <= 0 || fb == fc {
+		return nil, ""
+	}
+	k := fb / fc
+	w := Value{Center: m.Center, Lo: math.Min(m.Lo, m.Lo*k), Hi: math.Max(m.Hi, m.Hi*k), N: m.N}
+	if unbounded(m.Hi) {
+		w.Hi = m.Hi
+	}
+	if v, _ := judge(MetricSpeedup, w, op, thr); v == verdict {
+		return nil, fmt.Sprintf("SM clocks after timing %.0f MHz (%s) and %.0f MHz (%s): a clock correction would not change the verdict", fb, base, fc, cand)
+	}
+	return &analysis.Warning{Code: analysis.WarnClocks, Metric: MetricSpeedup,
+		Msg: fmt.Sprintf("SM clock after timing was %.0f MHz for %s and %.0f MHz for %s; corrected for clocks the speedup could lie anywhere in [%s, %s]",
+			fb, base, fc, cand, boundStr(MetricSpeedup, w.Lo), boundStr(MetricSpeedup, w.Hi))}, ""
 }

@@ -37,9 +37,11 @@ NO-GO when both miss it, INCONCLUSIVE when the interval straddles it or a
 warning voids the metric, NOT MEASURED (with the reason) when the cell failed,
 was skipped or is absent.
 
-With no RUNDIR, report renders the real run committed under testdata/runs/,
-which is embedded in the binary, into out/report (or -o DIR).`,
-		Example: `  rooftool report                                   # the committed run, into out/report
+With no RUNDIR, report renders the most complete real run committed under
+testdata/runs/ (embedded in the binary) into out/report (or -o DIR); RUNDIR
+may also name a committed run, e.g. 2026-11-22-h200-004838.`,
+		Example: `  rooftool report                                   # the committed H100 run, into out/report
+  rooftool report 2026-11-22-h200-004838 -o out/h200 # another committed run
   rooftool report runs/2026-11-22-h100-1            # writes into the run directory
   rooftool report runs/2026-11-22-h100-1 -o /tmp/r --format md,json,html`,
 		Args: cobra.MaximumNArgs(1),
@@ -64,8 +66,14 @@ func runReport(ctx context.Context, opts *ReportOptions) error {
 		}
 	}
 	runDir, outDir := opts.RunDir, opts.OutDir
+	committed := ""
+	if runDir != "" {
+		if _, err := os.Stat(runDir); err != nil && isCommittedRun(runDir) {
+			committed, runDir = runDir, ""
+		}
+	}
 	if runDir == "" {
-		name, fsys, err := testdata.Run("")
+		name, fsys, err := testdata.Run(committed)
 		if err != nil {
 			return fmt.Errorf("no RUNDIR given and %w", err)
 		}
@@ -99,4 +107,15 @@ func runReport(ctx context.Context, opts *ReportOptions) error {
 		fmt.Fprintln(opts.IO.Out, filepath.Join(outDir, "report."+f))
 	}
 	return nil
+}
+
+// isCommittedRun reports whether name is a run committed under
+// testdata/runs (and embedded).
+func isCommittedRun(name string) bool {
+	for _, r := range testdata.Runs() {
+		if r == name {
+			return true
+		}
+	}
+	return false
 }
