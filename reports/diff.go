@@ -16,6 +16,7 @@ import (
 	"golang.org/x/perf/benchmath"
 
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/kernels"
 	"github.com/rooftool/rooftool/kernels/launch"
 )
 
@@ -110,7 +111,50 @@ func DiffTimings(a, b []ingest.Timing) *DiffResult {
 		}
 		d.Rows = append(d.Rows, row)
 	}
+	sortDiffRows(d.Rows)
 	return d
+}
+
+// sortDiffRows puts the cells both runs have first, then those of one run,
+// each in the specs' order: experiment, variant, shape (default grid, then
+// sweeps); names the specs lack sort after, by name.
+func sortDiffRows(rows []DiffRow) {
+	exps, _ := kernels.Load()
+	vi, si := map[string]int{}, map[string]int{}
+	for _, e := range exps {
+		for i, v := range e.Variants {
+			vi[e.Name+"/"+v.Name] = i
+		}
+		for i, sh := range e.AllShapes() {
+			si[e.Name+"/"+sh] = i
+		}
+	}
+	idx := func(m map[string]int, k string) int {
+		if i, ok := m[k]; ok {
+			return i
+		}
+		return 1 << 30
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		ba, bb := a.Old != nil && a.New != nil, b.Old != nil && b.New != nil
+		if ba != bb {
+			return ba
+		}
+		if a.Experiment != b.Experiment {
+			return a.Experiment < b.Experiment
+		}
+		if x, y := idx(vi, a.Experiment+"/"+a.Variant), idx(vi, b.Experiment+"/"+b.Variant); x != y {
+			return x < y
+		}
+		if a.Variant != b.Variant {
+			return a.Variant < b.Variant
+		}
+		if x, y := idx(si, a.Experiment+"/"+a.Shape), idx(si, b.Experiment+"/"+b.Shape); x != y {
+			return x < y
+		}
+		return a.Shape < b.Shape
+	})
 }
 
 // DiffRuns reads the timings of two run directories (or table
@@ -212,21 +256,38 @@ func fmtTime(v *Value) string {
 // benchstat style: "~" where the difference is not significant.
 func (d *DiffResult) WriteTable(w io.Writer) error {
 	fmt.Fprintf(w, "old: %s (%s)\nnew: %s (%s)\n\n", d.A, orUnknown(d.GPUA), d.B, orUnknown(d.GPUB))
-	t := Table{Header: []string{"Experiment", "Variant", "Shape", "Old wall (95% CI)", "New wall (95% CI)", "Delta", "p", "n"},
-		Align: []Align{Left, Left, Left, Right, Right, Right, Right, Left}}
+	newTable := func() Table {
+		return Table{Header: []string{"Experiment", "Variant", "Shape", "Old wall (95% CI)", "New wall (95% CI)", "Delta", "p", "n"},
+			Align: []Align{Left, Left, Left, Right, Right, Right, Right, Left}}
+	}
+	both, one := newTable(), newTable()
 	var notes []string
 	for _, r := range d.Rows {
 		p := "—"
 		if r.P != nil {
 			p = pval(*r.P)
 		}
-		t.Rows = append(t.Rows, []string{r.Experiment, r.Variant, r.Shape, fmtTime(r.Old), fmtTime(r.New), r.delta(d.Alpha), p, r.n()})
+		row := []string{r.Experiment, r.Variant, r.Shape, fmtTime(r.Old), fmtTime(r.New), r.delta(d.Alpha), p, r.n()}
+		if r.Old != nil && r.New != nil {
+			both.Rows = append(both.Rows, row)
+		} else {
+			one.Rows = append(one.Rows, row)
+		}
 		for _, w := range r.Warnings {
 			notes = append(notes, fmt.Sprintf("%s/%s/%s: %s", r.Experiment, r.Variant, r.Shape, w))
 		}
 	}
-	if err := t.Write(w); err != nil {
+	if len(both.Rows) == 0 {
+		fmt.Fprintln(w, "No cell is in both runs.")
+	} else if err := both.Write(w); err != nil {
 		return err
+	}
+	if len(one.Rows) > 0 {
+		fmt.Fprintln(w, "\nCells in one run only:")
+		fmt.Fprintln(w)
+		if err := one.Write(w); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(w, "\nMedians with %.0f%% intervals; p from a Mann-Whitney U test; \"~\": no significant difference (p >= %s).\n", 100*d.Confidence, num(d.Alpha))
 	if d.OnlyA > 0 || d.OnlyB > 0 {
