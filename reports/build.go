@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/rooftool/rooftool/analysis"
@@ -100,14 +101,22 @@ func (x *index) experiment(e *kernels.Experiment, in Input) ExperimentReport {
 		for _, v := range e.Variants {
 			row, cw := x.row(e, v, s)
 			sr.Rows = append(sr.Rows, row)
-			ws = append(ws, cw...)
+			for _, w := range cw {
+				if !strings.Contains(w.Msg, v.Name+" at "+s) {
+					w.Msg = v.Name + " at " + s + ": " + w.Msg
+				}
+				ws = append(ws, w)
+			}
 		}
 		er.Shapes = append(er.Shapes, sr)
 	}
 	if in.Run != nil {
 		for _, c := range in.Run.Comparisons {
 			if c.Experiment == e.Name {
-				ws = append(ws, c.Warnings...)
+				for _, w := range c.Warnings {
+					w.Msg = c.Candidate + " vs " + c.Baseline + " at " + c.Shape + ": " + w.Msg
+					ws = append(ws, w)
+				}
 			}
 		}
 		for _, c := range in.Run.Crossovers {

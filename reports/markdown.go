@@ -344,7 +344,7 @@ func writeExperiment(b *strings.Builder, e ExperimentReport, r *Report) {
 			if len(row.KernelNames) > 0 {
 				var ks []string
 				for _, k := range row.KernelNames {
-					ks = append(ks, "`"+shorten(k, 48)+"`")
+					ks = append(ks, "`"+shorten(shortKernelName(k), 48)+"`")
 				}
 				notes = append(notes, fmt.Sprintf("%s kernels: %s", row.Variant, strings.Join(ks, ", ")))
 			}
@@ -365,10 +365,10 @@ func writeExperiment(b *strings.Builder, e ExperimentReport, r *Report) {
 	p("\nGPU time: sum of the kernels' durations (nsys timeline, else ncu). Wall: median of the\n")
 	p("timing pass with its 95%% interval; SM clock: read (NVML) right after its repetitions.\n")
 	p("Speedup: baseline median / this variant's, p from a Mann-Whitney U test (alpha 0.05).\n")
-	p("Rel. error: max relative error against\n")
-	p("the reference (check pass). DRAM: read + write bytes of the whole variant, ncu range pass\n")
-	p("(`*`: sum of the kernel pass, L2 flushed before each kernel); DRAM/theory outside %sx..%sx is\n", num(modelLo), num(modelHi))
-	p("marked `!`. FLOPs: ncu kernel pass; theory: claims.yaml.\n")
+	p("Elementwise: kernels without tensor work. Rel. error: max relative error against the\n")
+	p("reference (check pass). DRAM: read + write bytes of the whole variant, ncu range pass (`*`:\n")
+	p("sum of the kernel pass, L2 flushed before each kernel); DRAM/theory outside %sx..%sx is\n", num(modelLo), num(modelHi))
+	p("marked `!`. FLOPs: ncu kernel pass; theory: claims.yaml. Kernel names are shortened.\n")
 	if len(e.Plots) > 0 {
 		p("\n### Plots\n\n")
 		for i, pl := range e.Plots {
@@ -423,4 +423,21 @@ func compactOption(v string) string {
 		return "`" + v + "`"
 	}
 	return fmt.Sprintf("`%s`, ... (%d items)", strings.Join(items[:3], ","), len(items))
+}
+
+// shortKernelName drops a demangled kernel name's return type, namespaces,
+// template and argument lists: "void at::native::vectorized_elementwise_kernel<4, ...>(...)"
+// becomes "vectorized_elementwise_kernel".
+func shortKernelName(name string) string {
+	s := strings.TrimPrefix(strings.TrimSpace(name), "void ")
+	if i := strings.IndexAny(s, "<("); i > 0 {
+		s = s[:i]
+	}
+	if i := strings.LastIndex(s, "::"); i >= 0 {
+		s = s[i+2:]
+	}
+	if s == "" {
+		return name
+	}
+	return s
 }
