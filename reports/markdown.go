@@ -339,7 +339,7 @@ func writeExperiment(b *strings.Builder, e ExperimentReport, r *Report) {
 				dash(row.TimingSMMHz > 0, fmt.Sprintf("%.0f MHz", row.TimingSMMHz)), sp, pv, dash(row.Class != "", row.Class), re})
 			bt.Rows = append(bt.Rows, []string{name, dram, Bytes(row.TheoryDRAMBytes), mr, Bytes(row.L2Bytes), FLOPs(row.FLOPs), FLOPs(row.TheoryFLOPs)})
 			if row.Status != "ok" {
-				notes = append(notes, fmt.Sprintf("%s: %s (%s)", row.Variant, strings.ToUpper(row.Status), row.Reason))
+				notes = append(notes, fmt.Sprintf("%s: %s (%s)", row.Variant, strings.ToUpper(row.Status), shorten(row.Reason, 300)))
 			}
 			if len(row.KernelNames) > 0 {
 				var ks []string

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/kernels/launch"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -314,5 +315,44 @@ func TestClockCheck(t *testing.T) {
 	d = find(t, r, "scan_gate", "speedup-megakernel", "")
 	if d.Verdict != VerdictNoGo || !strings.Contains(d.Reason, "a clock correction would not change the verdict") {
 		t.Errorf("megakernel: %s (%s)", d.Verdict, d.Reason)
+	}
+}
+
+// Facts of a pass the manifest marks failed are not used, even when the
+// tables hold rows of that failed attempt.
+func TestMaskFailedPasses(t *testing.T) {
+	in := syntheticInput()
+	exps, err := kernels.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Experiments = exps
+	for i := range in.Manifest.Cells {
+		c := &in.Manifest.Cells[i]
+		if c.Experiment == "swiglu" && c.Variant == "dual-acc" {
+			c.Passes["nsys"] = launch.PassStatus{Status: launch.StatusFailed, Reason: "superseded: only forward kernels were counted"}
+			c.Passes["range"] = launch.PassStatus{Status: launch.StatusFailed, Reason: "superseded"}
+			c.Passes["ncu"] = launch.PassStatus{Status: launch.StatusFailed, Reason: "superseded"}
+		}
+	}
+	r := Build(in)
+	for _, tc := range []struct{ claim, want string }{
+		{"single-kernel", "dual-acc: nsys pass failed: superseded: only forward kernels were counted"},
+		{"no-intermediate", "dual-acc: range pass failed: superseded"},
+	} {
+		d := find(t, r, "swiglu", tc.claim, "")
+		if d.Verdict != VerdictNotMeasured || d.Reason != tc.want {
+			t.Errorf("swiglu/%s: %s (%s), want NOT MEASURED (%s)", tc.claim, d.Verdict, d.Reason, tc.want)
+		}
+	}
+	// Timing was fine: the latency claim still stands.
+	if d := find(t, r, "swiglu", "latency", ""); d.Verdict != VerdictNoGo {
+		t.Errorf("swiglu/latency: %s (%s)", d.Verdict, d.Reason)
+	}
+	// The analysis facts themselves are left as they were.
+	for _, c := range in.Run.Cells {
+		if c.Experiment == "swiglu" && c.Variant == "dual-acc" && (c.Kernels != 1 || c.DRAMBytesRange == 0) {
+			t.Errorf("Build changed the run's facts: %+v", c)
+		}
 	}
 }

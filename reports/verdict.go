@@ -193,7 +193,99 @@ func newIndex(run *analysis.Run, man *launch.Manifest, checks []Check) *index {
 		c := &checks[i]
 		x.checks[key(c.Experiment, c.Variant, c.Shape)] = c
 	}
+	x.mask()
 	return x
+}
+
+// passOK reports whether the manifest lets a cell's pass be used: true
+// without a manifest or a record of the pass, false when the pass failed
+// or was skipped (tables can still hold rows of a failed attempt, e.g. one
+// the runner superseded).
+func (x *index) passOK(k, pass string) bool {
+	mc := x.manCells[k]
+	if mc == nil {
+		return true
+	}
+	ps, ok := mc.Passes[pass]
+	return !ok || ps.Status == launch.StatusOK
+}
+
+// mask drops from the cells, kernels and comparisons every fact that comes
+// from a pass the manifest marks failed or skipped, so that no verdict or
+// table rests on a measurement the run itself rejected.
+func (x *index) mask() {
+	if x.man == nil {
+		return
+	}
+	masked := map[string]bool{}
+	for k, c := range x.cells {
+		timing, ncu, rng, nsys := x.passOK(k, launch.PassTiming), x.passOK(k, launch.PassNCU), x.passOK(k, launch.PassRange), x.passOK(k, launch.PassNsys)
+		if !x.passOK(k, launch.PassCheck) {
+			timing, ncu, rng, nsys = false, false, false, false
+		}
+		if timing && ncu && rng && nsys {
+			continue
+		}
+		m := *c // a copy: the run's facts stay as analysis made them
+		masked[k] = true
+		var drop []string
+		if !timing {
+			m.Wall, m.WallSamplesMs = analysis.Interval{}, nil
+			drop = append(drop, "wall", "speedup", "time")
+		}
+		if !ncu {
+			m.FLOPs, m.L2Bytes, m.Class, m.DRAMBytesKernels = 0, 0, "", 0
+			delete(x.kernels, k)
+		}
+		if !rng {
+			m.DRAMBytesRange = 0
+			drop = append(drop, "dram")
+		}
+		if !nsys {
+			// Kernel list from the ncu kernel pass where that pass is good.
+			m.Kernels, m.ElementwiseKernels, m.KernelNames, m.GPUTimeNs = 0, 0, nil, 0
+			if ncu {
+				for _, kf := range x.kernels[k] {
+					m.Kernels++
+					m.KernelNames = append(m.KernelNames, kf.Name)
+					m.GPUTimeNs += kf.DurationNs
+					if kf.Elementwise {
+						m.ElementwiseKernels++
+					}
+				}
+			}
+			drop = append(drop, "launch")
+		}
+		var ws []analysis.Warning
+		for _, w := range c.Warnings {
+			switch {
+			case w.Code == analysis.WarnModelMismatch && !rng,
+				w.Code == analysis.WarnLaunchBound && !nsys,
+				w.Code == analysis.WarnFewSamples && !timing:
+				continue
+			}
+			ws = append(ws, w)
+		}
+		m.Warnings = ws
+		x.cells[k] = &m
+	}
+	for k, c := range x.comps {
+		bk, ck := key(c.Experiment, c.Baseline, c.Shape), key(c.Experiment, c.Candidate, c.Shape)
+		if !masked[bk] && !masked[ck] {
+			continue
+		}
+		m := *c
+		b, cc := x.cells[bk], x.cells[ck]
+		if b == nil || cc == nil || b.Wall.N == 0 || cc.Wall.N == 0 {
+			m.Speedup, m.P, m.Significant = analysis.Interval{}, 1, false
+		}
+		m.DRAMRatio, m.DRAMReduction = 0, 0
+		if b != nil && cc != nil && b.DRAMBytesRange > 0 && cc.DRAMBytesRange > 0 {
+			m.DRAMRatio = cc.DRAMBytesRange / b.DRAMBytesRange
+			m.DRAMReduction = 1 - m.DRAMRatio
+		}
+		x.comps[k] = &m
+	}
 }
 
 // Cell states besides launch's ok, failed and skipped.
@@ -212,6 +304,7 @@ func (x *index) status(exp, variant, shape string) (string, string) {
 		}
 		var bad []string
 		ok, failed := 0, false
+		group := map[string][]string{} // "status: reason" -> passes
 		for _, p := range launch.AllPasses {
 			ps, has := mc.Passes[p]
 			switch {
@@ -220,8 +313,20 @@ func (x *index) status(exp, variant, shape string) (string, string) {
 				ok++
 			default:
 				failed = failed || ps.Status == launch.StatusFailed
-				bad = append(bad, fmt.Sprintf("%s pass %s: %s", p, ps.Status, orDash(ps.Reason)))
+				g := ps.Status + ": " + orDash(ps.Reason)
+				if group[g] == nil {
+					bad = append(bad, g)
+				}
+				group[g] = append(group[g], p)
 			}
+		}
+		for i, g := range bad {
+			ps := group[g]
+			noun := "pass"
+			if len(ps) > 1 {
+				noun = "passes"
+			}
+			bad[i] = strings.Join(ps, ", ") + " " + noun + " " + g
 		}
 		if len(bad) == 0 {
 			return launch.StatusOK, ""
