@@ -364,6 +364,15 @@ func (x *index) whyMissing(exp, variant, shape, metric, what string) string {
 		return "experiment " + exp + " is not in this run"
 	}
 	pass := passFor(metric)
+	if x.man != nil && len(x.man.Passes) > 0 && pass != "" {
+		has := false
+		for _, p := range x.man.Passes {
+			has = has || p == pass
+		}
+		if !has {
+			return fmt.Sprintf("this run made no %s pass (passes: %s)", pass, strings.Join(x.man.Passes, ", "))
+		}
+	}
 	if mc := x.manCells[key(exp, variant, shape)]; mc != nil {
 		if ps, ok := mc.Passes[pass]; ok && ps.Status != launch.StatusOK {
 			return fmt.Sprintf("%s: %s pass %s: %s", variant, pass, ps.Status, orDash(ps.Reason))
