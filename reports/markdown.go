@@ -118,6 +118,22 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	}
 	p("Verdicts: %d GO, %d NO-GO, %d INCONCLUSIVE, %d NOT MEASURED, over %d claim-shape pairs.\n\n",
 		counts[VerdictGo], counts[VerdictNoGo], counts[VerdictInconclusive], counts[VerdictNotMeasured], len(r.Decisions))
+	if len(r.Experiments) > 1 {
+		st := Table{Header: []string{"Experiment", "GO", "NO-GO", "INCONCLUSIVE", "NOT MEASURED"}, Align: []Align{Left, Right, Right, Right, Right}}
+		for _, e := range r.Experiments {
+			c := map[string]int{}
+			for _, d := range r.Decisions {
+				if d.Experiment == e.Name {
+					c[d.Verdict]++
+				}
+			}
+			st.Rows = append(st.Rows, []string{e.Name, fmt.Sprint(c[VerdictGo]), fmt.Sprint(c[VerdictNoGo]), fmt.Sprint(c[VerdictInconclusive]), fmt.Sprint(c[VerdictNotMeasured])})
+		}
+		if err := st.Write(&b); err != nil {
+			return err
+		}
+		p("\n")
+	}
 	p("## Decisions\n\n")
 	p("GO: the measured value and its whole 95%% interval clear the threshold. NO-GO: both miss it.\n")
 	p("INCONCLUSIVE: the interval straddles it, or a warning voids the metric. NOT MEASURED: the cell\n")
