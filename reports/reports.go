@@ -21,7 +21,8 @@ const (
 var DefaultFormats = []string{FormatMarkdown, FormatJSON}
 
 // WriteRun renders the report of the run directory runDir (manifest.json,
-// tables/*.parquet, ceilings.json and raw/check/ where present) into outDir
+// tables/*.parquet, and where present ceilings.json, raw/check/ and the
+// timing JSON files of raw/timing/) into outDir
 // (outDir "" = runDir): report.md, report.json (and report.html) for the
 // given formats (empty = DefaultFormats), and the plots under outDir/plots/.
 // It reads nothing but the run directory and the embedded experiment specs,

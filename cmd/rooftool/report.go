@@ -27,7 +27,8 @@ func newReportCmd(io *IO) *cobra.Command {
 		Use:   "report [RUNDIR]",
 		Short: "Render the go/no-go report of a run offline (Markdown, JSON, plots)",
 		Long: `Report re-renders the verdict of a run from its run directory alone: manifest.json,
-tables/*.parquet, ceilings.json and raw/check/. It writes report.md (a decision
+tables/*.parquet, ceilings.json, raw/check/ and the timing JSON files (clocks) of
+raw/timing/. It writes report.md (a decision
 table of every claim, then per experiment its environment, per-shape tables,
 plots, crossovers and warnings), report.json (the same facts) and plots/*.png.
 
