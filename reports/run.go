@@ -71,7 +71,7 @@ func writeRunMem(ctx context.Context, runDir, outDir string, formats []string, m
 		return err
 	}
 	plotDir := filepath.Join(outDir, "plots")
-	in.Plots, in.Warnings = writePlots(ctx, plotDir, in.Run, in.Experiments, in.Warnings)
+	in.Plots, in.Warnings = writePlots(ctx, plotDir, MaskRun(in.Run, in.Manifest), in.Experiments, in.Warnings)
 	rep := Build(*in)
 	return writeFormats(outDir, rep, formats)
 }

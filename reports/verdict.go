@@ -197,6 +197,38 @@ func newIndex(run *analysis.Run, man *launch.Manifest, checks []Check) *index {
 	return x
 }
 
+// MaskRun returns a copy of run without the facts of passes the manifest
+// marks failed or skipped (see index.mask), for plots that must agree with
+// the report's tables. run itself is not changed.
+func MaskRun(run *analysis.Run, man *launch.Manifest) *analysis.Run {
+	if run == nil || man == nil {
+		return run
+	}
+	x := newIndex(run, man, nil)
+	out := *run
+	out.Cells = make([]analysis.CellFact, 0, len(run.Cells))
+	for _, c := range run.Cells {
+		if m := x.cells[key(c.Experiment, c.Variant, c.Shape)]; m != nil {
+			c = *m
+		}
+		out.Cells = append(out.Cells, c)
+	}
+	out.Kernels = nil
+	for _, k := range run.Kernels {
+		if _, ok := x.kernels[key(k.Experiment, k.Variant, k.Shape)]; ok {
+			out.Kernels = append(out.Kernels, k)
+		}
+	}
+	out.Comparisons = make([]analysis.Comparison, 0, len(run.Comparisons))
+	for _, c := range run.Comparisons {
+		if m := x.comps[key(c.Experiment, c.Shape, c.Baseline, c.Candidate)]; m != nil {
+			c = *m
+		}
+		out.Comparisons = append(out.Comparisons, c)
+	}
+	return &out
+}
+
 // passOK reports whether the manifest lets a cell's pass be used: true
 // without a manifest or a record of the pass, false when the pass failed
 // or was skipped (tables can still hold rows of a failed attempt, e.g. one
