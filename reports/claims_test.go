@@ -1,0 +1,83 @@
+package reports
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rooftool/rooftool/kernels"
+)
+
+// seedsDir holds the seed documents the claims cite (outside the module;
+// ROOFTOOL_SEEDS overrides it).
+func seedsDir() string {
+	if d := os.Getenv("ROOFTOOL_SEEDS"); d != "" {
+		return d
+	}
+	return "/work/shared/seeds"
+}
+
+// Every claim quotes its seed document exactly, at the line it cites, and
+// names a metric and an operator the verdicts know.
+func TestClaimsCiteTheirSeeds(t *testing.T) {
+	exps, err := kernels.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := map[string]bool{}
+	for _, m := range Metrics {
+		known[m] = true
+	}
+	dir := seedsDir()
+	_, statErr := os.Stat(dir)
+	for _, e := range exps {
+		if len(e.Claims) == 0 {
+			t.Errorf("%s: claims.yaml has no claim", e.Name)
+		}
+		ids := map[string]bool{}
+		for _, c := range e.Claims {
+			if ids[c.ID] {
+				t.Errorf("%s: claim id %s twice", e.Name, c.ID)
+			}
+			ids[c.ID] = true
+			if !known[c.Metric] {
+				t.Errorf("%s/%s: metric %q unknown", e.Name, c.ID, c.Metric)
+			}
+			switch c.Op {
+			case ">", ">=", "<", "<=":
+			default:
+				t.Errorf("%s/%s: op %q", e.Name, c.ID, c.Op)
+			}
+			for _, s := range c.Shapes {
+				vars, err := kernels.ParseShape(s)
+				if err != nil || kernels.CanonicalShape(vars, e.Vars) != s {
+					t.Errorf("%s/%s: shape %q is not canonical", e.Name, c.ID, s)
+				}
+			}
+			if statErr != nil {
+				continue
+			}
+			files, _ := filepath.Glob(filepath.Join(dir, c.Seed+"_*.txt"))
+			if len(files) != 1 {
+				t.Errorf("%s/%s: seed %s: %d documents in %s", e.Name, c.ID, c.Seed, len(files), dir)
+				continue
+			}
+			data, err := os.ReadFile(files[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(string(data), "\n")
+			if c.Line < 1 || c.Line > len(lines) {
+				t.Errorf("%s/%s: line %d outside %s", e.Name, c.ID, c.Line, files[0])
+				continue
+			}
+			if !strings.Contains(lines[c.Line-1], c.Quote) {
+				t.Errorf("%s/%s: %s line %d does not contain the quote\n  line:  %s\n  quote: %s", e.Name, c.ID, filepath.Base(files[0]), c.Line, lines[c.Line-1], c.Quote)
+			}
+		}
+	}
+	if statErr != nil {
+		t.Skipf("seed documents not found (%v): quotes not checked against them", statErr)
+	}
+}
