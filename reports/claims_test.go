@@ -49,10 +49,17 @@ func TestClaimsCiteTheirSeeds(t *testing.T) {
 			default:
 				t.Errorf("%s/%s: op %q", e.Name, c.ID, c.Op)
 			}
+			inSpec := map[string]bool{}
+			for _, s := range e.AllShapes() {
+				inSpec[s] = true
+			}
 			for _, s := range c.Shapes {
 				vars, err := kernels.ParseShape(s)
 				if err != nil || kernels.CanonicalShape(vars, e.Vars) != s {
 					t.Errorf("%s/%s: shape %q is not canonical", e.Name, c.ID, s)
+				}
+				if !inSpec[s] {
+					t.Errorf("%s/%s: shape %q is not among spec.yaml's shapes: it would never be run", e.Name, c.ID, s)
 				}
 			}
 			if statErr != nil {
