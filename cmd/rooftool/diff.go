@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rooftool/rooftool/reports"
+	"github.com/rooftool/rooftool/testdata"
 )
 
 // DiffOptions are the flags of `rooftool diff`.
@@ -26,8 +29,10 @@ cell by cell: for each (experiment, variant, shape) the median wall time of the
 timing pass with its 95% interval in each run, the change in percent, and the
 p-value of a Mann-Whitney U test (golang.org/x/perf/benchmath, as benchstat).
 A change that is not significant (p >= 0.05) shows as "~". Cells in one run
-only are listed with "—".`,
-		Example: `  rooftool diff runs/2026-11-22-h100-1 runs/2026-11-22-h200-1
+only are listed apart. A run may also be named by a run committed under
+testdata/runs (embedded in the binary).`,
+		Example: `  rooftool diff 2026-11-22-h100-003504 2026-11-22-h200-004838   # the committed H100 and H200 runs
+  rooftool diff runs/2026-11-22-h100-1 runs/2026-11-22-h200-1
   rooftool diff --format csv runs/before runs/after > diff.csv`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -43,12 +48,30 @@ func runDiff(ctx context.Context, opts *DiffOptions) error {
 	if opts.Format != "table" && opts.Format != "csv" {
 		return usageErrorf("--format %q: want table or csv", opts.Format)
 	}
-	for _, d := range []string{opts.A, opts.B} {
-		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+	dirs := []string{opts.A, opts.B}
+	for i, d := range dirs {
+		if st, err := os.Stat(d); err == nil && st.IsDir() {
+			continue
+		}
+		if !isCommittedRun(d) {
 			return usageErrorf("%s: not a run directory", d)
 		}
+		// A run committed under testdata/runs, from the binary.
+		_, fsys, err := testdata.Run(d)
+		if err != nil {
+			return err
+		}
+		tmp, err := os.MkdirTemp("", "rooftool-run-*")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		dirs[i] = filepath.Join(tmp, d)
+		if err := reports.CopyRunFS(fsys, dirs[i]); err != nil {
+			return fmt.Errorf("embedded run %s: %w", d, err)
+		}
 	}
-	d, err := reports.DiffRuns(ctx, opts.A, opts.B, nil)
+	d, err := reports.DiffRuns(ctx, dirs[0], dirs[1], nil)
 	if err != nil {
 		return err
 	}

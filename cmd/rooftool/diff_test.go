@@ -48,6 +48,7 @@ func TestDiffCommand(t *testing.T) {
 		{[]string{"diff", a}, 2, nil, "accepts 2 arg(s)"},
 		{[]string{"diff", a, filepath.Join(dir, "missing")}, 2, nil, "missing: not a run directory"},
 		{[]string{"diff", a, dir}, 1, nil, "no kernels.parquet"},
+		{[]string{"diff", "2026-11-22-h100-003504", "2026-11-22-h200-004838"}, 0, []string{"old: 2026-11-22-h100-003504 (NVIDIA H100 80GB HBM3)", "| swiglu     | dual-acc "}, ""},
 	} {
 		var o, e bytes.Buffer
 		code := run(context.Background(), tc.args, &IO{Out: &o, Err: &e})
