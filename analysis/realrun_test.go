@@ -67,8 +67,10 @@ func TestRealRunAgreesWithNCU(t *testing.T) {
 		if strings.Contains(name, "h100") {
 			bf, ok := run.Ceilings.Get("tensor bf16", "device:")
 			// Dense bf16 on an H100 SXM: 4096 FLOP/cycle/SM x 132 SMs at the
-			// ~1.72 GHz the kernels ran at (the datasheet's 989.5 T is at 1.83 GHz).
-			if !ok || bf.Value < 0.85e15 || bf.Value > 1.0e15 {
+			// clock the kernels ran at: 0.85 PFLOP/s at 1.57 GHz up to 1.07
+			// at the 1.98 GHz maximum (the datasheet's 989.5 T is at 1.83 GHz).
+			// The sparse rate would be twice that.
+			if !ok || bf.Value < 0.85e15 || bf.Value > 1.08e15 {
 				t.Errorf("%s: device tensor bf16 roof %+v, want the dense rate", name, bf)
 			}
 			// sm__throughput is the busiest SM unit, the tensor pipe among
