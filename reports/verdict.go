@@ -57,7 +57,8 @@ func family(metric string) string {
 //
 //   - l2-resident voids DRAM metrics: the working set fits in L2, writes
 //     can stay there and DRAM bytes undercount;
-//   - few-samples and clocks-differ void times and speedups;
+//   - few-samples voids times and speedups; clocks-differ voids the metric
+//     it names (a speedup whose cells were timed at different clocks);
 //   - launch-bound voids absolute times (time_us): a kernel shorter than
 //     the launch overhead times the host, not the kernel. It does not void
 //     a speedup, a ratio of real wall times in which the launches a fusion
@@ -72,8 +73,13 @@ func voids(w analysis.Warning, metric string) bool {
 	switch w.Code {
 	case analysis.WarnL2Resident:
 		return fam == metricFamilyDRAM
-	case analysis.WarnFewSamples, analysis.WarnClocks:
+	case analysis.WarnFewSamples:
 		return fam == metricFamilyTime
+	case analysis.WarnClocks:
+		// Only clocks that differ between the timing passes of the cells
+		// compared (clockCheck names the metric); ncu's clocks against the
+		// timing pass's concern ncu's per-kernel rates, not timed speedups.
+		return w.Metric != "" && family(w.Metric) == fam
 	case analysis.WarnLaunchBound:
 		return metric == MetricTimeUs
 	case analysis.WarnMissing:
