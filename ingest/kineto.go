@@ -375,7 +375,7 @@ func (k *kinetoReader) emit(b *Builder) error {
 func kinetoKernel(file string, k *kKernel) (Kernel, error) {
 	a := &k.args
 	row := Kernel{Source: SourceKineto, File: file, Pass: PassTimeline,
-		Name: k.ev.name, ShortName: kinetoBaseName(k.ev.name),
+		Name: k.ev.name, ShortName: kernelShortName(k.ev.name),
 		StartNs: k.ev.start, DurationNs: k.ev.end - k.ev.start}
 	if k.hasCr {
 		row.CorrelationID = k.corr
@@ -659,48 +659,4 @@ func kinetoGPU(file string, p map[string]any) GPU {
 		g.Bus = s
 	}
 	return g
-}
-
-// kinetoBaseName reduces a demangled kernel name to its base name: no
-// return type, namespace, template arguments or argument list.
-func kinetoBaseName(s string) string {
-	s = strings.TrimSpace(s)
-	s = strings.TrimSuffix(s, " const")
-	// argument list
-	if strings.HasSuffix(s, ")") {
-		if i := matchOpen(s, '(', ')'); i > 0 {
-			s = strings.TrimSpace(s[:i])
-		}
-	}
-	// template arguments
-	if strings.HasSuffix(s, ">") {
-		if i := matchOpen(s, '<', '>'); i > 0 {
-			s = strings.TrimSpace(s[:i])
-		}
-	}
-	if i := strings.LastIndex(s, "::"); i >= 0 {
-		s = s[i+2:]
-	}
-	if i := strings.LastIndexByte(s, ' '); i >= 0 {
-		s = s[i+1:]
-	}
-	return s
-}
-
-// matchOpen returns the index of the bracket that opens the one closing s,
-// or -1.
-func matchOpen(s string, open, close byte) int {
-	depth := 0
-	for i := len(s) - 1; i >= 0; i-- {
-		switch s[i] {
-		case close:
-			depth++
-		case open:
-			depth--
-			if depth == 0 {
-				return i
-			}
-		}
-	}
-	return -1
 }

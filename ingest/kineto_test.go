@@ -214,8 +214,8 @@ func TestKinetoBaseName(t *testing.T) {
 		"vecAdd(double *, double *, double *, int)":       "vecAdd",
 		"": "",
 	} {
-		if got := kinetoBaseName(in); got != want {
-			t.Errorf("kinetoBaseName(%q) = %q, want %q", in, got, want)
+		if got := kernelShortName(in); got != want {
+			t.Errorf("kernelShortName(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -408,9 +408,7 @@ func (p *ncuParser) identity(rec []string, line int) (*ncuKernel, error) {
 		if st := ncuNVTXStack(rec[p.nvtx], p.nvtxN); len(st) > 0 {
 			k.Range = st[len(st)-1]
 			k.RangePath = strings.Join(st, "/")
-			if len(st) >= 3 && ncuLooksLikeShape(st[len(st)-1]) {
-				k.Experiment, k.Variant, k.Shape = st[len(st)-3], st[len(st)-2], st[len(st)-1]
-			}
+			k.Experiment, k.Variant, k.Shape = cellFromPath(st, Options{})
 		}
 	}
 	k.Experiment = or(p.opts.Experiment, k.Experiment)

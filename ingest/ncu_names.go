@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -173,9 +172,3 @@ func ncuNVTXTrailing(header string) int {
 	}
 	return 0
 }
-
-var ncuShapeRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=[^,=/]+(,[A-Za-z_][A-Za-z0-9_]*=[^,=/]+)*$`)
-
-// ncuLooksLikeShape reports whether s is a canonical shape string such as
-// "B=16,T=512,d=768".
-func ncuLooksLikeShape(s string) bool { return ncuShapeRe.MatchString(s) }
