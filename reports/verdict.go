@@ -527,8 +527,12 @@ func (x *index) decide(e *kernels.Experiment, c kernels.Claim, shape string) Dec
 		}
 	}
 	if voiding := summarizeWarnings(vw); len(voiding) > 0 {
-		d.Reason = fmt.Sprintf("would be %s (%s), but voided by %s", d.Verdict, d.Reason, strings.Join(voiding, "; "))
-		d.Verdict = VerdictInconclusive
+		if d.Verdict == VerdictInconclusive {
+			d.Reason = fmt.Sprintf("%s; the metric is also voided by %s", d.Reason, strings.Join(voiding, "; "))
+		} else {
+			d.Reason = fmt.Sprintf("would be %s (%s), but voided by %s", d.Verdict, d.Reason, strings.Join(voiding, "; "))
+			d.Verdict = VerdictInconclusive
+		}
 	}
 	return d
 }
