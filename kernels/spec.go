@@ -73,7 +73,7 @@ type Claim struct {
 	Seed      string   `yaml:"seed"`      // seed document id, e.g. "000"
 	Line      int      `yaml:"line"`      // line in the seed document
 	Quote     string   `yaml:"quote"`     // the claim's words
-	Metric    string   `yaml:"metric"`    // speedup | dram_reduction | dram_ratio | kernel_count | kernel_reduction | time_us | rel_error | dram_bytes
+	Metric    string   `yaml:"metric"`    // speedup | dram_reduction | dram_ratio | kernel_count | kernel_reduction | elementwise_kernel_count | elementwise_dram_ratio | time_us | rel_error | dram_bytes
 	Candidate string   `yaml:"candidate"` // variant
 	Baseline  string   `yaml:"baseline"`  // variant, for comparisons
 	Op        string   `yaml:"op"`        // >=, <=, >, <

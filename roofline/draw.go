@@ -125,6 +125,9 @@ func savePlot(p *plot.Plot, w, h vg.Length, dir, base string) ([]string, error) 
 		if werr == nil {
 			werr = cerr
 		}
+		if werr == nil {
+			werr = os.Chmod(f.Name(), 0o644) // CreateTemp makes 0600; plots are shared outputs
+		}
 		if werr != nil {
 			os.Remove(f.Name())
 			return files, fmt.Errorf("plot %s: %w", path, werr)

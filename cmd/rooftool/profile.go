@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rooftool/rooftool/kernels/launch"
+	"github.com/rooftool/rooftool/reports"
 )
 
 // ProfileOptions are the flags of `rooftool profile`.
@@ -34,6 +35,7 @@ type ProfileOptions struct {
 	DefaultOnly bool
 	Sweeps      bool
 	NoIngest    bool
+	NoReport    bool
 	IngestOnly  bool
 	Args        []string // the command line, for the manifest
 }
@@ -88,6 +90,7 @@ only (--sweeps profiles them too, --default-only drops them).`,
 	f.BoolVar(&opts.DefaultOnly, "default-only", false, "run the default grid only, no sweep shapes")
 	f.BoolVar(&opts.Sweeps, "sweeps", false, "profile sweep shapes under every pass, not only check and timing")
 	f.BoolVar(&opts.NoIngest, "no-ingest", false, "leave RUNDIR/tables unwritten")
+	f.BoolVar(&opts.NoReport, "no-report", false, "do not write report.md, report.json and plots/ into RUNDIR at the end")
 	f.BoolVar(&opts.IngestOnly, "ingest-only", false, "run nothing: rebuild -o RUNDIR/tables from the raw exports its manifest lists")
 	return c
 }
@@ -111,7 +114,10 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 			return fmt.Errorf("profile --ingest-only %s: %w", opts.OutDir, err)
 		}
 		fmt.Fprintf(opts.IO.Out, "tables: %s\n", filepath.Join(opts.OutDir, launch.TablesDir))
-		return nil
+		if opts.NoReport {
+			return nil
+		}
+		return writeProfileReport(ctx, opts, opts.OutDir)
 	}
 	sweeps := launch.SweepsTiming
 	switch {
@@ -154,6 +160,12 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 		return nil
 	}
 	writeProfileSummary(opts, m)
+	if !opts.NoIngest && !opts.NoReport && ctx.Err() == nil {
+		dir := runDirOf(opts, m)
+		if rerr := writeProfileReport(ctx, opts, dir); rerr != nil && err == nil {
+			err = rerr
+		}
+	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return fmt.Errorf("profile: interrupted; finished cells are kept: rerun with --resume to continue")
@@ -210,4 +222,18 @@ func runDirOf(opts *ProfileOptions, m *launch.Manifest) string {
 		return d
 	}
 	return "(see runs/)"
+}
+
+// writeProfileReport renders the run's go/no-go report (report.md,
+// report.json, plots/) into the run directory, as `rooftool report` would.
+func writeProfileReport(ctx context.Context, opts *ProfileOptions, dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, launch.TablesDir)); err != nil {
+		fmt.Fprintf(opts.IO.Err, "report: not written: %s has no tables\n", dir)
+		return nil
+	}
+	if err := reports.WriteRun(ctx, dir, dir, []string{"md", "json"}); err != nil {
+		return fmt.Errorf("profile: the run is kept, but its report failed: %w (retry with: rooftool report %s)", err, dir)
+	}
+	fmt.Fprintf(opts.IO.Out, "report: %s\n", filepath.Join(dir, "report.md"))
+	return nil
 }

@@ -64,6 +64,15 @@ func TestProfileFake(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "tables", "timings.parquet")); err != nil {
 		t.Errorf("tables: %v", err)
 	}
+	// Profile ends with the run's report.
+	for _, f := range []string{"report.md", "report.json"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("report: %v", err)
+		}
+	}
+	if !strings.Contains(o.String(), "report: "+filepath.Join(dir, "report.md")) {
+		t.Errorf("stdout does not name the report:\n%s", o.String())
+	}
 	// A second run into the same directory needs --resume.
 	o.Reset()
 	e.Reset()
