@@ -7,8 +7,10 @@ FUZZTIME ?= 30s
 
 .PHONY: build test test-go test-py vet bench fuzz demo gpu-check clean
 
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+
 build:
-	$(GO) build -o $(BIN) ./cmd/rooftool
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/rooftool
 
 test: test-go test-py
 
