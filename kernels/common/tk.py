@@ -14,6 +14,7 @@ import os
 import torch
 import triton
 import triton.language as tl
+from . import picks
 
 _AUTOTUNE_KW = {}
 if "cache_results" in inspect.signature(triton.autotune).parameters:
@@ -298,6 +299,11 @@ def _pick(key, run, impls, reps=5):
     autotunes), then timed over reps launches with CUDA events. Cached per process."""
     if key in _PICKED:
         return _PICKED[key]
+    skey = repr(key)
+    saved = picks.lookup(skey, impls)  # an earlier pass of this run chose already
+    if saved is not None:
+        _PICKED[key] = saved
+        return saved
     best, best_ms = impls[0], float("inf")
     for im in impls:
         run(im)
@@ -312,6 +318,7 @@ def _pick(key, run, impls, reps=5):
         if ms < best_ms:
             best, best_ms = im, ms
     _PICKED[key] = best
+    picks.record(skey, best)
     return best
 
 

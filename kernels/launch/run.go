@@ -629,7 +629,7 @@ func removeCellFiles(dir string, cells []string, suffixes ...string) {
 func (r *Runner) attemptCheck(ctx context.Context, exp *kernels.Experiment, cells []string) attemptResult {
 	dir := r.rawDir(PassCheck, exp.Name)
 	removeCellFiles(dir, cells, ".check.json")
-	res := RunCmd(ctx, Cmd{Argv: r.runnerArgv("check", exp, cells, dir), Log: filepath.Join(dir, "runner.log"), Timeout: r.timeout(len(cells)), OnLine: r.onLine(exp.Name, PassCheck)})
+	res := RunCmd(ctx, Cmd{Argv: r.runnerArgv("check", exp, cells, dir), Env: r.runnerEnvVars(nil), Log: filepath.Join(dir, "runner.log"), Timeout: r.timeout(len(cells)), OnLine: r.onLine(exp.Name, PassCheck)})
 	a := attemptResult{got: map[string]PassStatus{}, ran: map[string]bool{}, res: res, what: "runner check"}
 	for _, c := range cells {
 		p := cellFile(dir, c, ".check.json")
@@ -655,7 +655,7 @@ func (r *Runner) attemptCheck(ctx context.Context, exp *kernels.Experiment, cell
 func (r *Runner) attemptTiming(ctx context.Context, exp *kernels.Experiment, cells []string) attemptResult {
 	dir := r.rawDir(PassTiming, exp.Name)
 	removeCellFiles(dir, cells, ".json", ".check.json", ".time-error.json")
-	res := RunCmd(ctx, Cmd{Argv: r.runnerArgv("time", exp, cells, dir), Log: filepath.Join(dir, "runner.log"), Timeout: r.timeout(len(cells)), OnLine: r.onLine(exp.Name, PassTiming)})
+	res := RunCmd(ctx, Cmd{Argv: r.runnerArgv("time", exp, cells, dir), Env: r.runnerEnvVars(nil), Log: filepath.Join(dir, "runner.log"), Timeout: r.timeout(len(cells)), OnLine: r.onLine(exp.Name, PassTiming)})
 	a := attemptResult{got: map[string]PassStatus{}, ran: map[string]bool{}, res: res, what: "runner time"}
 	for _, c := range cells {
 		p := cellFile(dir, c, ".json")
@@ -770,7 +770,7 @@ func (r *Runner) attemptNCU(ctx context.Context, exp *kernels.Experiment, pass s
 		}
 		argv = append(argv, "--metrics", strings.Join(metrics, ","))
 		argv = append(argv, r.runnerArgv("profile", exp, cells, dir)...)
-		res = RunCmd(ctx, Cmd{Argv: argv, Log: logf, Timeout: r.timeout(len(cells)), OnLine: r.onLine(exp.Name, pass)})
+		res = RunCmd(ctx, Cmd{Argv: argv, Env: r.runnerEnvVars(nil), Log: logf, Timeout: r.timeout(len(cells)), OnLine: r.onLine(exp.Name, pass)})
 		logText, _ := os.ReadFile(logf)
 		missing := MissingMetrics(string(logText))
 		if len(missing) == 0 || try >= 2 || res.Canceled {
@@ -934,7 +934,7 @@ func (r *Runner) attemptNsys(ctx context.Context, exp *kernels.Experiment, cells
 	// whole-graph row and its kernels are missing from the kernel table.
 	argv := []string{r.nsys, "profile", "--trace=cuda,nvtx", "--sample=none", "--cpuctxsw=none", "--cuda-graph-trace=node", "--force-overwrite=true", "-o", tmpBase}
 	argv = append(argv, r.runnerArgv("profile", exp, cells, dir)...)
-	res := RunCmd(ctx, Cmd{Argv: argv, Env: r.nsysEnv, Log: logf, Timeout: r.timeout(len(cells)), OnLine: r.onLine(exp.Name, PassNsys)})
+	res := RunCmd(ctx, Cmd{Argv: argv, Env: r.runnerEnvVars(r.nsysEnv), Log: logf, Timeout: r.timeout(len(cells)), OnLine: r.onLine(exp.Name, PassNsys)})
 	a.res = res
 	okCells := r.profileVerdicts(dir, cells, &a)
 	if res.Canceled {
@@ -979,4 +979,20 @@ func (r *Runner) attemptNsys(ctx context.Context, exp *kernels.Experiment, cells
 		a.got[c] = PassStatus{Status: StatusOK, Files: []string{r.rel(db), r.rel(rep)}}
 	}
 	return a
+}
+
+// PicksFile is where the runner processes of one run share the
+// implementation each variant picked per shape (kernels/common/tk.py
+// chooses e.g. between TMA and pointer GEMM paths by timing them): the pick
+// of the first process (check) holds for timing, ncu and nsys, so every pass
+// measures the same code. Timing the choice under ncu would distort it.
+const PicksFile = "raw/picks.json"
+
+// runnerEnvVars adds ROOFTOOL_PICKS to extra for a runner process.
+func (r *Runner) runnerEnvVars(extra []string) []string {
+	abs, err := filepath.Abs(filepath.Join(r.dir, filepath.FromSlash(PicksFile)))
+	if err != nil {
+		return extra
+	}
+	return append(append([]string{}, extra...), "ROOFTOOL_PICKS="+abs)
 }

@@ -9,6 +9,9 @@ def main(argv):
     if os.environ.get("FAKE_LOG"):
         with open(os.environ["FAKE_LOG"], "a") as f:
             f.write(json.dumps(argv) + "\n")
+    if os.environ.get("FAKE_PICKS_LOG"):
+        with open(os.environ["FAKE_PICKS_LOG"], "a") as f:
+            f.write(json.dumps([argv[0], os.environ.get("ROOFTOOL_PICKS", "")]) + "\n")
     if mode == "env":
         print("some warning line before the JSON")
         print(json.dumps({"python": "3.12.0", "torch": "2.11.0", "triton": "3.6.0", "cuda": "13.0",
