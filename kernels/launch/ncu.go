@@ -23,6 +23,8 @@ var NCUMetrics = []string{
 	"sm__cycles_elapsed.avg",
 	"sm__cycles_elapsed.avg.per_second",
 	"dram__cycles_elapsed.avg.per_second",
+	"lts__cycles_elapsed.avg.per_second",   // L2 clock: the L2 roof is peak bytes/cycle x this
+	"l1tex__cycles_elapsed.avg.per_second", // L1 clock, likewise
 	// bytes per level
 	"dram__bytes_read.sum",
 	"dram__bytes_write.sum",
