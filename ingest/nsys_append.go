@@ -113,18 +113,7 @@ func (a *kernelAppender) add(k *Kernel, keys *kernelKeys) {
 	for j, v := range [...]int64{k.Context, k.Stream, k.CorrelationID, k.PID, k.TID} {
 		rb.Field(13 + j).(*array.Int64Builder).Append(v)
 	}
-	for j, v := range [...]int32{k.GridX, k.GridY, k.GridZ, k.BlockX, k.BlockY, k.BlockZ, k.Registers} {
-		rb.Field(18 + j).(*array.Int32Builder).Append(v)
-	}
-	for j, v := range [...]int64{k.StaticSharedBytes, k.DynSharedBytes, k.StartNs, k.DurationNs} {
-		rb.Field(25 + j).(*array.Int64Builder).Append(v)
-	}
-	g := rb.Field(29).(*array.Int64Builder)
-	if k.GraphNodeID != nil {
-		g.Append(*k.GraphNodeID)
-	} else {
-		g.AppendNull()
-	}
+	appendKernelTail(rb, k)
 }
 
 // addBase appends every column of k except the ones that depend on the
@@ -146,18 +135,7 @@ func (a *kernelAppender) addBase(k *Kernel, keys *kernelKeys) {
 	for j, v := range [...]int64{k.Context, k.Stream, k.CorrelationID} {
 		rb.Field(13 + j).(*array.Int64Builder).Append(v)
 	}
-	for j, v := range [...]int32{k.GridX, k.GridY, k.GridZ, k.BlockX, k.BlockY, k.BlockZ, k.Registers} {
-		rb.Field(18 + j).(*array.Int32Builder).Append(v)
-	}
-	for j, v := range [...]int64{k.StaticSharedBytes, k.DynSharedBytes, k.StartNs, k.DurationNs} {
-		rb.Field(25 + j).(*array.Int64Builder).Append(v)
-	}
-	g := rb.Field(29).(*array.Int64Builder)
-	if k.GraphNodeID != nil {
-		g.Append(*k.GraphNodeID)
-	} else {
-		g.AppendNull()
-	}
+	appendKernelTail(rb, k)
 }
 
 func (a *kernelAppender) addCall(k *Kernel, cellKey int64) {

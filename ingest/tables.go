@@ -96,29 +96,34 @@ func (b *Builder) AddKernel(k Kernel) int64 {
 	id := b.nextKernel
 	b.nextKernel++
 	rb := b.b[TableKernels]
-	i := 0
-	next := func() array.Builder { f := rb.Field(i); i++; return f }
-	next().(*array.Int64Builder).Append(id)
-	for _, s := range []string{k.Source, k.File, k.Pass, k.Experiment, k.Variant, k.Shape, k.Range, k.RangePath, k.Name, k.ShortName, k.Mangled} {
-		appendStr(next(), s)
+	rb.Field(0).(*array.Int64Builder).Append(id)
+	for j, s := range []string{k.Source, k.File, k.Pass, k.Experiment, k.Variant, k.Shape, k.Range, k.RangePath, k.Name, k.ShortName, k.Mangled} {
+		appendStr(rb.Field(1+j), s)
 	}
-	next().(*array.Int32Builder).Append(k.Device)
-	for _, v := range []int64{k.Context, k.Stream, k.CorrelationID, k.PID, k.TID} {
-		next().(*array.Int64Builder).Append(v)
+	rb.Field(12).(*array.Int32Builder).Append(k.Device)
+	for j, v := range [...]int64{k.Context, k.Stream, k.CorrelationID, k.PID, k.TID} {
+		rb.Field(13 + j).(*array.Int64Builder).Append(v)
 	}
-	for _, v := range []int32{k.GridX, k.GridY, k.GridZ, k.BlockX, k.BlockY, k.BlockZ, k.Registers} {
-		next().(*array.Int32Builder).Append(v)
+	appendKernelTail(rb, &k)
+	return id
+}
+
+// appendKernelTail appends the kernels columns from grid_x on (fields
+// 18-29: launch geometry, registers, shared memory, times, graph node),
+// which every kernel appender writes the same way.
+func appendKernelTail(rb *array.RecordBuilder, k *Kernel) {
+	for j, v := range [...]int32{k.GridX, k.GridY, k.GridZ, k.BlockX, k.BlockY, k.BlockZ, k.Registers} {
+		rb.Field(18 + j).(*array.Int32Builder).Append(v)
 	}
-	for _, v := range []int64{k.StaticSharedBytes, k.DynSharedBytes, k.StartNs, k.DurationNs} {
-		next().(*array.Int64Builder).Append(v)
+	for j, v := range [...]int64{k.StaticSharedBytes, k.DynSharedBytes, k.StartNs, k.DurationNs} {
+		rb.Field(25 + j).(*array.Int64Builder).Append(v)
 	}
-	g := next().(*array.Int64Builder)
+	g := rb.Field(29).(*array.Int64Builder)
 	if k.GraphNodeID != nil {
 		g.Append(*k.GraphNodeID)
 	} else {
 		g.AppendNull()
 	}
-	return id
 }
 
 // AddMetric appends a metric row.
