@@ -163,7 +163,7 @@ def main(a, plan):
             torch.cuda.empty_cache()
     out["copy_gbps"] = copy
     if a.out:
-        runner.write_json(os.path.join(a.out, "bench.json"), _clean(out))
+        runner.write_json(os.path.join(a.out, "bench.json"), out)  # write_json nulls non-finite floats
     print(f"device {out['env'].get('device')} clocks {out['env'].get('clocks')} copy {copy:.0f} GB/s")
     for l in lines:
         print(l)
@@ -201,12 +201,3 @@ def _fmt(exp, shape, r):
     return (f"{exp:10s} {shape:40s} {r['name']:55s} {r['ms']*1e3:9.1f} us {r['gbps']:6.0f} GB/s "
             f"= {100*r['ratio']:5.1f}% of copy {'PASS' if r['pass'] else 'MISS'}")
 
-
-def _clean(o):
-    if isinstance(o, float):
-        return o if math.isfinite(o) else None
-    if isinstance(o, dict):
-        return {k: _clean(v) for k, v in o.items()}
-    if isinstance(o, (list, tuple)):
-        return [_clean(v) for v in o]
-    return o
