@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"golang.org/x/perf/benchmath"
@@ -281,44 +282,33 @@ func CellFacts(t *ingest.Tables, kfacts []KernelFact, exps []*kernels.Experiment
 
 // shapeLess orders shapes as the spec lists them (AllShapes), else by name.
 func shapeLess(e *kernels.Experiment, a, b string) bool {
-	if e != nil {
-		ia, ib := -1, -1
-		for i, s := range e.AllShapes() {
-			if s == a {
-				ia = i
-			}
-			if s == b {
-				ib = i
-			}
-		}
-		if ia >= 0 && ib >= 0 {
-			return ia < ib
-		}
-		if ia >= 0 || ib >= 0 {
-			return ia >= 0
-		}
+	if e == nil {
+		return a < b
 	}
-	return a < b
+	return listedLess(e.AllShapes(), a, b)
 }
 
 // variantLess orders variants as the spec lists them, else by name.
 func variantLess(e *kernels.Experiment, a, b string) bool {
-	if e != nil {
-		ia, ib := -1, -1
-		for i, v := range e.Variants {
-			if v.Name == a {
-				ia = i
-			}
-			if v.Name == b {
-				ib = i
-			}
-		}
-		if ia >= 0 && ib >= 0 {
-			return ia < ib
-		}
-		if ia >= 0 || ib >= 0 {
-			return ia >= 0
-		}
+	if e == nil {
+		return a < b
+	}
+	names := make([]string, len(e.Variants))
+	for i, v := range e.Variants {
+		names[i] = v.Name
+	}
+	return listedLess(names, a, b)
+}
+
+// listedLess orders a and b by their place in list; listed names come
+// before unlisted ones, and unlisted ones sort by name.
+func listedLess(list []string, a, b string) bool {
+	ia, ib := slices.Index(list, a), slices.Index(list, b)
+	if ia >= 0 && ib >= 0 {
+		return ia < ib
+	}
+	if ia >= 0 || ib >= 0 {
+		return ia >= 0
 	}
 	return a < b
 }
