@@ -21,6 +21,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -562,9 +563,7 @@ func nestSpans(spans []kSpan) {
 			par := &spans[st[len(st)-1]]
 			s.parent = st[len(st)-1]
 			s.depth = int32(len(st))
-			s.comps = make([]string, len(par.comps)+1)
-			copy(s.comps, par.comps)
-			s.comps[len(par.comps)] = s.name
+			s.comps = append(slices.Clip(par.comps), s.name) // a copy: Clip makes append reallocate
 		} else {
 			s.comps = []string{s.name}
 		}

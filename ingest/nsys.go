@@ -19,6 +19,7 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -421,9 +422,7 @@ func (p *nsysParser) nvtx() error {
 			par := &p.ranges[st[len(st)-1]]
 			r.parent = par.id
 			r.depth = int32(len(st))
-			r.comps = make([]string, len(par.comps)+1)
-			copy(r.comps, par.comps)
-			r.comps[len(par.comps)] = r.text
+			r.comps = append(slices.Clip(par.comps), r.text) // a copy: Clip makes append reallocate
 		} else {
 			r.comps = []string{r.text}
 		}
