@@ -737,21 +737,32 @@ func (r *Runner) profileVerdicts(dir string, cells []string, a *attemptResult) m
 	return okCells
 }
 
-func (r *Runner) attemptNCU(ctx context.Context, exp *kernels.Experiment, pass string, cells []string) attemptResult {
-	a := attemptResult{got: map[string]PassStatus{}, ran: map[string]bool{}, what: "ncu"}
-	if r.ncuErr != nil {
+// startProfilerAttempt begins an ncu or nsys attempt over cells: every cell
+// fails with toolErr when the profiler was not found; otherwise dir is made,
+// the cells' stale files (suffixes) removed, and the next export part named.
+// ok is false when the attempt ends there.
+func startProfilerAttempt(what string, toolErr error, dir string, cells []string, stale ...string) (a attemptResult, part string, ok bool) {
+	a = attemptResult{got: map[string]PassStatus{}, ran: map[string]bool{}, what: what}
+	if toolErr != nil {
 		for _, c := range cells {
-			a.got[c] = PassStatus{Status: StatusFailed, Reason: r.ncuErr.Error()}
+			a.got[c] = PassStatus{Status: StatusFailed, Reason: toolErr.Error()}
 		}
-		return a
+		return a, "", false
 	}
-	dir := r.rawDir(pass, exp.Name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		a.res = Result{ExitCode: -1, Err: err}
+		return a, "", false
+	}
+	removeCellFiles(dir, cells, stale...)
+	return a, nextPart(dir), true
+}
+
+func (r *Runner) attemptNCU(ctx context.Context, exp *kernels.Experiment, pass string, cells []string) attemptResult {
+	dir := r.rawDir(pass, exp.Name)
+	a, part, ok := startProfilerAttempt("ncu", r.ncuErr, dir, cells, ".profile.json", ".csv")
+	if !ok {
 		return a
 	}
-	removeCellFiles(dir, cells, ".profile.json", ".csv")
-	part := nextPart(dir)
 	rep := filepath.Join(dir, part+".ncu-rep")
 	tmp := filepath.Join(dir, "."+part+".tmp.ncu-rep")
 	logf := filepath.Join(dir, part+".log")
@@ -914,20 +925,11 @@ func shortKernel(n string) string {
 }
 
 func (r *Runner) attemptNsys(ctx context.Context, exp *kernels.Experiment, cells []string) attemptResult {
-	a := attemptResult{got: map[string]PassStatus{}, ran: map[string]bool{}, what: "nsys"}
-	if r.nsysErr != nil {
-		for _, c := range cells {
-			a.got[c] = PassStatus{Status: StatusFailed, Reason: r.nsysErr.Error()}
-		}
-		return a
-	}
 	dir := r.rawDir(PassNsys, exp.Name)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		a.res = Result{ExitCode: -1, Err: err}
+	a, part, ok := startProfilerAttempt("nsys", r.nsysErr, dir, cells, ".profile.json")
+	if !ok {
 		return a
 	}
-	removeCellFiles(dir, cells, ".profile.json")
-	part := nextPart(dir)
 	tmpBase := filepath.Join(dir, "."+part+".tmp")
 	logf := filepath.Join(dir, part+".log")
 	// --cuda-graph-trace=node: a graph launch otherwise appears as one
