@@ -4,25 +4,10 @@
 # under every pass. Output: $OUT/log, $OUT/smoke.tgz, $OUT/metrics.txt.
 #   scripts/device-smoke.sh [experiment] [shape] [variant...]
 set -uo pipefail
-OUT=${OUT:-/tmp/rooftool-out}
 EXP=${1:-swiglu}
 SHAPE=${2:-M=512,N=4096,K=7168}
 shift 2 2>/dev/null || shift $#
-mkdir -p "$OUT"
-exec > >(tee -a "$OUT/log") 2>&1
-export PYTHONUNBUFFERED=1
-if [ -d .nsysdeps/root/usr/lib/x86_64-linux-gnu ]; then
-  export ROOFTOOL_NSYS_LIBS=$PWD/.nsysdeps/root/usr/lib/x86_64-linux-gnu
-fi
-# The binary travels gzipped (bin/rooftool.gz, carried) to stay inside the
-# 64 MiB a call may carry; a plain bin/rooftool is used when there is no .gz.
-RT=bin/rooftool
-if [ -f bin/rooftool.gz ]; then
-  mkdir -p /tmp/rooftool-bin.$$ && RT=/tmp/rooftool-bin.$$/rooftool
-  gunzip -c bin/rooftool.gz > "$RT" && chmod +x "$RT" || exit 1
-fi
-"$RT" --version
-stamp() { echo "== $(date -u +%H:%M:%S) $*"; }
+. scripts/device-common.sh
 stamp start
 NCU=$(command -v ncu || ls -d /opt/nvidia/nsight-compute/*/ncu | tail -1)
 "$NCU" --query-metrics > "$OUT/metrics.txt" 2>&1
