@@ -4,6 +4,8 @@ from __future__ import annotations
 import torch
 
 DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
+if hasattr(torch, "float8_e4m3fn"):
+    DTYPES["fp8"] = torch.float8_e4m3fn  # e4m3, the fp8 format Hopper multiplies with fp32 accumulation
 
 
 class Impl:

@@ -253,7 +253,7 @@ def bench_rows(v, ctx):
     e = 2
     bf = torch.bfloat16
     seg = _seg_bounds(v)
-    for impl, lay in (("tma", "kn"), ("tma-persistent", "kn"), ("ptr", "kn")):
+    for impl, lay in (("tma-store", "kn"), ("tma", "kn"), ("tma-persistent", "kn"), ("ptr", "kn")):
         def mk(lay=lay):
             return (torch.randn((BT, d), device="cuda").to(bf), tk.weight_for((torch.randn((d, N), device="cuda") * d ** -0.5).to(bf), lay),
                     torch.empty((BT, N), device="cuda", dtype=bf))

@@ -94,7 +94,7 @@ def bench_rows(v, ctx):
     ms = ctx.time_variant("gemm2-epilogue")
     rows.append(ctx.gemm_row("gemm2-epilogue variant (cuBLAS GEMM1 + fused GEMM2)", ms, flops, cublas))
     bf = torch.bfloat16
-    for impl, lay in (("tma", "kn"), ("tma-persistent", "kn"), ("ptr", "kn")):
+    for impl, lay in (("tma-store", "kn"), ("tma", "kn"), ("tma-persistent", "kn"), ("ptr", "kn")):
         def mk(lay=lay):
             return (torch.randn((M, K), device="cuda").to(bf), tk.weight_for((torch.randn((K, N), device="cuda") * K ** -0.5).to(bf), lay),
                     torch.randn((M, N), device="cuda").to(bf), torch.empty((M, N), device="cuda", dtype=bf))

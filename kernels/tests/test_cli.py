@@ -37,7 +37,7 @@ def test_parse_args_plan():
     assert e.name == "swiglu" and [(v.name, s) for v, s in cells] == [("dual-acc", "M=512,N=4096,K=7168")]
     assert run.out_dir(a, e) == "d"
     a, plan = run.parse_args(["check", "--all", "--default-grid", "--out", "d"])
-    assert [e.name for e, _ in plan] == ["gated_ssm", "gla_proj", "scan_gate", "swiglu"]
+    assert [e.name for e, _ in plan] == ["gated_ssm", "gla_proj", "scan_gate", "swiglu", "swiglu_fp8"]
     for e, cells in plan:
         assert {s for _, s in cells} == set(e.shapes)
         assert run.out_dir(a, e) == os.path.join("d", e.name)

@@ -17,6 +17,8 @@ needs_gpu = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA de
 @pytest.mark.parametrize("exp,cell", [
     ("swiglu", "dual-acc/M=512,N=4096,K=7168"),
     ("swiglu", "unfused/M=512,N=4096,K=7168"),
+    ("swiglu_fp8", "dual-acc/M=512,N=4096,K=7168"),
+    ("swiglu_fp8", "unfused/M=512,N=4096,K=7168"),
     ("scan_gate", "semi-fused/B=4,T=2048,d=256,dv=64"),
     ("scan_gate", "megakernel/B=4,T=2048,d=256,dv=64"),
 ])

@@ -9,7 +9,7 @@ import pytest
 from common import spec
 from conftest import KERNELS, REPO
 
-EXPERIMENTS = ["gated_ssm", "gla_proj", "scan_gate", "swiglu"]
+EXPERIMENTS = ["gated_ssm", "gla_proj", "scan_gate", "swiglu", "swiglu_fp8"]
 
 
 def _go_yaml_fields(struct):
@@ -27,7 +27,7 @@ def test_experiment_names():
 def test_spec_valid(name):
     e = spec.load(name)
     assert e.name == name
-    assert e.dtype in ("bf16", "fp16", "fp32")
+    assert e.dtype in ("bf16", "fp16", "fp32", "fp8")
     assert 0 < e.tolerance < 0.1
     assert e.shapes, "default grid empty"
     roles = [v.role for v in e.variants]
