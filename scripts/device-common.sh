@@ -18,3 +18,20 @@ if [ -f bin/rooftool.gz ]; then
 fi
 "$RT" --version
 stamp() { echo "== $(date -u +%H:%M:%S) $*"; }
+# Optional variants' packages travel as wheels in .whl (carried; see DEVICE.md):
+# flash-linear-attention (scan_gate/fla-hgrn) and nvidia-cutlass (gated_ssm/cutlass-evt).
+# cutlass_cppgen compiles each kernel with nvcc on first use into compiled_cache.db in the
+# working directory: .cutlass-cache/compiled_cache.db (carried) seeds it, and the grown
+# cache goes back in $OUT.
+SITE=""
+if ls .whl/flash_linear*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site_fla \
+    .whl/fla_core*.whl .whl/flash_linear*.whl >/dev/null 2>&1 && SITE=/tmp/site_fla
+fi
+if ls .whl/nvidia_cutlass*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site_cut \
+    .whl/nvidia_cutlass*.whl .whl/pydot*.whl .whl/treelib*.whl >/dev/null 2>&1 && SITE=${SITE:+$SITE:}/tmp/site_cut
+fi
+[ -n "$SITE" ] && export PYTHONPATH=$SITE${PYTHONPATH:+:$PYTHONPATH} && echo "optional packages: $SITE"
+[ -f .cutlass-cache/compiled_cache.db ] && cp .cutlass-cache/compiled_cache.db ./compiled_cache.db
+save_cutlass_cache() { [ -f compiled_cache.db ] && cp compiled_cache.db "$OUT/compiled_cache.db"; }

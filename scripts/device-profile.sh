@@ -25,6 +25,7 @@ t2=$(date +%s)
 stamp "profile exit $rc"
 echo "seconds: doctor $((t1 - t0)), profile $((t2 - t1))"
 du -sh "$RUN" "$RUN"/raw/* 2>/dev/null
+save_cutlass_cache
 tar czf "$OUT/run.tgz" -C "$(dirname "$RUN")" "$(basename "$RUN")"
 ls -la "$OUT"
 stamp done

@@ -1,22 +1,32 @@
 """gated_ssm's cutlass-evt variant: CUTLASS 3.x (SM90) GEMMs with Epilogue Visitor
 Trees, built at run time by the nvidia-cutlass Python interface (module cutlass_cppgen,
-which compiles each kernel with nvcc on first use and caches it in compiled_cache.db).
+which compiles each kernel with nvcc on first use and caches it in compiled_cache.db in
+the working directory).
 
   qkv   = x @ W_qkv                      plain GEMM
-  gate  = silu(x @ W_g)                  EVT: silu(accum)
-  alpha = sigmoid(x @ W_alpha)           EVT: sigmoid(accum)
-  go    = o * gate                       torch.mul: EVT has no A-operand prologue
-  y     = go @ W_O + x                   EVT: accum + aux-load(x)
-5 launches, one of them elementwise (the gating multiply).
+  alpha = sigmoid(x @ W_alpha)           EVT: D = sigmoid(accum)
+  gate  = silu(x @ W_g), go = gate * o   EVT: D = silu(accum), F = D * o (aux load of o,
+                                         aux store of go): the gating multiply rides in
+                                         the gate GEMM's epilogue, so this GEMM runs after
+                                         the scan (it only needs x; the scan does not need it)
+  y     = go @ W_O + x                   EVT: D = accum + x (aux load)
+Default (ROOFTOOL_CUTLASS_GATE=mul): a 1-output gate EVT, D = silu(accum), and a torch.mul
+for the gating multiply, 5 launches. ROOFTOOL_CUTLASS_GATE=evt asks for the 2-output EVT
+above (4 launches); with cutlass_cppgen 4.2 its trace fails (KeyError: 'D'; with F = D * o
+it is refused because D may have no users on SM90), so it is not the default.
 
-Status (2026-11-22, H200): with the cuda-python shim below, cutlass_cppgen 4.2 initialised,
-compiled (about 50 s of nvcc) and ran the plain GEMM; the EVT GEMMs then stopped on
-"Tensor C must be set" (fixed here by passing D's buffer as C, which the visitor does
-not read) and were not run again. The variant is only used where the nvidia-cutlass
-wheel is installed; its check decides whether it is timed.
+Launch cost: plan.run() builds the kernel's argument structures in Python on every call,
+about 2 ms per GEMM on the H200 (measured: a 65 us GEMM took 2 ms a call). The variant
+keeps each call's GemmArguments per buffer set and relaunches with operation.run(args),
+which is one cuLaunchKernel.
+
+Tiles: the interface's own choice (its first listed operation for the epilogue, e.g.
+threadblock 256x256x64 with a 2x1 cluster, TMA warp-specialised). ROOFTOOL_CUTLASS_TILE=MxNxK
+asks for a listed tile instead (see pick_tile for why 128x256x64 does not build).
 """
 from __future__ import annotations
 
+import os
 import sys
 
 import torch
@@ -45,14 +55,26 @@ def _cuda_python_shim():
 _cuda_python_shim()
 
 import cutlass_cppgen as cutlass  # noqa: E402  (missing -> the runner skips the variant first)
-from cutlass_cppgen.epilogue import sigmoid, silu  # noqa: F401  (names used inside traced functions)
+from cutlass_cppgen.epilogue import sigmoid, silu  # noqa: E402,F401  (names used inside traced functions)
+from cuda.bindings import driver as _drv  # noqa: E402
 
-from common.impl import Impl
+from common.impl import Impl  # noqa: E402
+
+GATE_MODE = os.environ.get("ROOFTOOL_CUTLASS_GATE", "mul")  # mul | evt
+TILE = os.environ.get("ROOFTOOL_CUTLASS_TILE", "default")
 
 
 def _epi_silu(accum):
     D = silu(accum)
     return D
+
+
+def _epi_silu_gate(accum, o):
+    # On SM90 the interface wants D to be an output node without users (C and D share
+    # shared memory), so the product takes its own silu(accum).
+    F = silu(accum) * o
+    D = silu(accum)
+    return D, F
 
 
 def _epi_sigmoid(accum):
@@ -65,6 +87,42 @@ def _epi_residual(accum, res):
     return D
 
 
+def describe(td):
+    if td is None:
+        return "interface default"
+    return (f"tile {list(td.threadblock_shape)} cluster {list(td.cluster_shape)} stages {td.stages} "
+            f"kernel {getattr(td.kernel_schedule, 'name', td.kernel_schedule)} "
+            f"epilogue {getattr(td.epilogue_schedule, 'name', td.epilogue_schedule)}")
+
+
+def pick_tile(plan, want=TILE):
+    """Among the operations the interface lists for this plan (after its epilogue visitor is
+    set: that filters them to TMA epilogues), the one with threadblock tile `want`, a
+    cooperative TMA warp-specialised kernel, a TMA epilogue and a 1x1 cluster, as far as
+    listed. None (and the interface's own default) where none fits or want is "default".
+    A 1x1 cluster because cutlass_cppgen 4.2 emits threadblock_shape / cluster_shape as the
+    CTA tile on SM90 too: 128x256 with a 2x1 cluster compiled as 64x256 and failed the
+    cooperative kernel's "tile M >= 128" assertion (H200, nvcc 13.0)."""
+    if not want or want == "default":
+        return None
+    shape = [int(x) for x in want.split("x")]
+    cands = [td for td in plan.tile_descriptions() if list(td.threadblock_shape) == shape]
+
+    def score(td):
+        ks = getattr(td.kernel_schedule, "name", str(td.kernel_schedule))
+        es = getattr(td.epilogue_schedule, "name", str(td.epilogue_schedule))
+        return ("Cooperative" in ks, "Tma" in ks, es.startswith("Tma"), "Cooperative" in es,
+                list(td.cluster_shape) == [1, 1, 1])
+    cands.sort(key=score, reverse=True)
+    for td in cands:
+        try:
+            plan.tile_description = td
+            return td
+        except Exception:  # noqa: BLE001 - invalid for this device: next one
+            continue
+    return None
+
+
 class CutlassEVT(Impl):
     graph_ok = False
 
@@ -72,12 +130,29 @@ class CutlassEVT(Impl):
         super().__init__(v, dtype)
         self.dims = dims
         self.plans = {}
+        self.chosen = {}
+        self.args = {}
+
+    def _go(self, name, p, A, B, C, D, **kw):
+        """plan.run once per (plan, buffers, stream); later calls relaunch its arguments."""
+        vis = kw.get("visitor_args") or {}
+        key = (name, A.data_ptr(), B.data_ptr(), C.data_ptr(), D.data_ptr(),
+               tuple(sorted((k, t.data_ptr()) for k, t in vis.items())), torch.cuda.current_stream().cuda_stream)
+        args = self.args.get(key)
+        if args is None:
+            stream = _drv.CUstream(torch.cuda.current_stream().cuda_stream)
+            self.args[key] = p.run(A, B, C, D, sync=False, stream=stream, **kw)
+        else:
+            p.operation.run(args)
 
     def _plan(self, name, fn, examples):
         if name not in self.plans:
             p = cutlass.op.Gemm(element=self.dtype, layout=cutlass.LayoutType.RowMajor, element_accumulator=torch.float32)
             if fn is not None:
                 p.epilogue_visitor = cutlass.epilogue.trace(fn, examples)
+            td = pick_tile(p)
+            self.chosen[name] = describe(td)
+            print(f"cutlass-evt {name}: {self.chosen[name]}", file=sys.stderr)
             self.plans[name] = p
         return self.plans[name]
 
@@ -86,22 +161,67 @@ class CutlassEVT(Impl):
         e = lambda *s: torch.empty(s, device="cuda", dtype=self.dtype)
         return {"qkv": e(BT, 3 * HD), "gate": e(BT, HD), "alpha": e(BT, nH), "go": e(BT, HD), "y": e(BT, d)}
 
+    def compiled(self):
+        """What each plan compiled to (the operation's tile description), after a run."""
+        out = {}
+        for name, p in self.plans.items():
+            op = getattr(p, "operation", None)
+            out[name] = describe(op.tile_description) if op is not None else self.chosen.get(name, "")
+        return out
+
     def run(self, st, out):
         BT, d, HD, nH = self.dims(self.v)
         x = st["x"]
         f32 = lambda t: torch.empty(t.shape, device="cuda", dtype=torch.float32)
+        # C is not read by these epilogues; the interface still wants a tensor for it.
         p = self._plan("qkv", None, None)
-        p.run(x, st["W_qkv"], out["qkv"], out["qkv"], alpha=1.0, beta=0.0, sync=False)
-        ex = {"accum": f32(out["gate"]), "D": out["gate"]}
-        p = self._plan("gate", _epi_silu, ex)
-        p.run(x, st["W_g"], out["gate"], out["gate"], visitor_args={"D": out["gate"]}, sync=False)
-        ex = {"accum": f32(out["alpha"]), "D": out["alpha"]}
-        p = self._plan("alpha", _epi_sigmoid, ex)
-        p.run(x, st["W_alpha"], out["alpha"], out["alpha"], visitor_args={"D": out["alpha"]}, sync=False)
-        torch.mul(st["o"], out["gate"], out=out["go"])
-        ex = {"accum": f32(out["y"]), "res": x, "D": out["y"]}
-        p = self._plan("out", _epi_residual, ex)
-        p.run(out["go"], st["W_O"], out["y"], out["y"], visitor_args={"res": x, "D": out["y"]}, sync=False)
+        self._go("qkv", p, x, st["W_qkv"], out["qkv"], out["qkv"], alpha=1.0, beta=0.0)
+        p = self._plan("alpha", _epi_sigmoid, {"accum": f32(out["alpha"]), "D": out["alpha"]})
+        self._go("alpha", p, x, st["W_alpha"], out["alpha"], out["alpha"], visitor_args={"D": out["alpha"]})
+        if GATE_MODE == "mul":
+            p = self._plan("gate", _epi_silu, {"accum": f32(out["gate"]), "D": out["gate"]})
+            self._go("gate", p, x, st["W_g"], out["gate"], out["gate"], visitor_args={"D": out["gate"]})
+            torch.mul(st["o"], out["gate"], out=out["go"])
+        else:
+            p = self._plan("gate-mul", _epi_silu_gate, {"accum": f32(out["gate"]), "o": st["o"], "D": out["gate"], "F": out["go"]})
+            self._go("gate-mul", p, x, st["W_g"], out["gate"], out["gate"],
+                     visitor_args={"o": st["o"], "D": out["gate"], "F": out["go"]})
+        p = self._plan("out", _epi_residual, {"accum": f32(out["y"]), "res": x, "D": out["y"]})
+        self._go("out", p, out["go"], st["W_O"], out["y"], out["y"], visitor_args={"res": x, "D": out["y"]})
         q = out["qkv"]
         return {"Q": q[:, :HD], "K": q[:, HD:2 * HD], "V": q[:, 2 * HD:], "gate": out["gate"],
                 "alpha": out["alpha"], "y": out["y"]}
+
+
+def gemm_alone(dtype, M, N, K, kind, tile=None):
+    """A (plan, run(bufs)) pair timing one EVT GEMM shape alone for run.py bench:
+    kind is plain | silu | sigmoid | silu-gate | residual."""
+    bf = dtype
+    p = cutlass.op.Gemm(element=bf, layout=cutlass.LayoutType.RowMajor, element_accumulator=torch.float32)
+    f32 = torch.empty((M, N), device="cuda", dtype=torch.float32)
+    d = torch.empty((M, N), device="cuda", dtype=bf)
+    fns = {"silu": (_epi_silu, {"accum": f32, "D": d}), "sigmoid": (_epi_sigmoid, {"accum": f32, "D": d}),
+           "silu-gate": (_epi_silu_gate, {"accum": f32, "o": d, "D": d, "F": d}),
+           "residual": (_epi_residual, {"accum": f32, "res": d, "D": d})}
+    if kind in fns:
+        p.epilogue_visitor = cutlass.epilogue.trace(*fns[kind])
+    pick_tile(p, tile or TILE)
+
+    cache = {}
+
+    def run(s):
+        a, b, c, aux, f = s
+        key = (a.data_ptr(), c.data_ptr(), torch.cuda.current_stream().cuda_stream)
+        if key in cache:
+            p.operation.run(cache[key])
+            return
+        stream = _drv.CUstream(torch.cuda.current_stream().cuda_stream)
+        if kind == "plain":
+            cache[key] = p.run(a, b, c, c, alpha=1.0, beta=0.0, sync=False, stream=stream)
+        elif kind == "silu-gate":
+            cache[key] = p.run(a, b, c, c, visitor_args={"o": aux, "D": c, "F": f}, sync=False, stream=stream)
+        elif kind == "residual":
+            cache[key] = p.run(a, b, c, c, visitor_args={"res": aux, "D": c}, sync=False, stream=stream)
+        else:
+            cache[key] = p.run(a, b, c, c, visitor_args={"D": c}, sync=False, stream=stream)
+    return p, run

@@ -9,6 +9,8 @@ the same function of (x, o, weights). Outputs checked: Q, K, V, gate, alpha, y.
 """
 from __future__ import annotations
 
+import sys
+
 import torch
 import torch.nn.functional as F
 
@@ -103,6 +105,35 @@ class TritonEpilogue(Impl):
                 "alpha": w[:, 4 * HD:], "y": out["y"]}
 
 
+class TritonGateEpilogue(Impl):
+    """Three Triton GEMMs, every elementwise op in an epilogue, no prologue:
+    1. x @ [W_qkv | W_alpha] with an identity | sigmoid column-segment epilogue (pre-scan);
+    2. x @ W_g with gate = SiLU(acc) and go = gate * o in its epilogue (this GEMM needs only
+       x, so it runs after the scan, where o exists);
+    3. go @ W_O with the residual add of x in its epilogue."""
+
+    def prepare(self, inp):
+        st = dict(inp)
+        st["W_in"] = tk.weight_for(torch.cat([inp["W_qkv"], inp["W_alpha"]], dim=1))
+        st["W_g"] = tk.weight_for(inp["W_g"])
+        st["W_O"] = tk.weight_for(inp["W_O"])
+        return st
+
+    def alloc(self, st):
+        BT, d, HD, nH = dims(self.v)
+        e = lambda *s: torch.empty(s, device="cuda", dtype=self.dtype)
+        return {"wide": e(BT, 3 * HD + nH), "gate": e(BT, HD), "go": e(BT, HD), "y": e(BT, d)}
+
+    def run(self, st, out):
+        BT, d, HD, nH = dims(self.v)
+        w = out["wide"]
+        tk.mm_epi(st["x"], st["W_in"], w, epi=tk.EPI_SEGMENTS, seg=(3 * HD, 3 * HD, 3 * HD))
+        tk.mm_epi(st["x"], st["W_g"], out["gate"], epi=tk.EPI_GATE, aux=st["o"], c2=out["go"])
+        tk.mm_epi(out["go"], st["W_O"], out["y"], epi=tk.EPI_ADD_AUX, aux=st["x"])
+        return {"Q": w[:, :HD], "K": w[:, HD:2 * HD], "V": w[:, 2 * HD:3 * HD], "gate": out["gate"],
+                "alpha": w[:, 3 * HD:], "y": out["y"]}
+
+
 def _cutlass_factory(v, dtype):
     import importlib.util
     import os
@@ -121,6 +152,7 @@ VARIANTS = {
     "eager": Eager,
     "compiled": Compiled,
     "triton-epilogue": TritonEpilogue,
+    "triton-gate-epilogue": TritonGateEpilogue,
     "cutlass-evt": _cutlass_factory,
 }
 
@@ -133,9 +165,14 @@ def bench_rows(v, ctx):
     rows = []
     ms = ctx.time_variant("triton-epilogue")
     rows.append(ctx.gemm_row("triton-epilogue (both GEMMs, vs the two cuBLAS GEMMs)", ms, f1 + f2, (f1 + f2) / ((c1 + c2) * 1e-3) / 1e12))
+    Na, fa, fg = 3 * HD + nH, 2 * BT * (3 * HD + nH) * d, 2 * BT * HD * d
+    ca, cg = ctx.cublas_ms(BT, Na, d), ctx.cublas_ms(BT, HD, d)
+    ms = ctx.time_variant("triton-gate-epilogue")
+    rows.append(ctx.gemm_row("triton-gate-epilogue (3 GEMMs, vs the three cuBLAS GEMMs)", ms, fa + fg + f2,
+                             (fa + fg + f2) / ((ca + cg + c2) * 1e-3) / 1e12))
     e = 2
     bf = torch.bfloat16
-    for impl, lay in (("tma", "kn"), ("tma-persistent", "kn"), ("ptr", "kn")):
+    for impl, lay in (("tma-store", "kn"), ("tma-store", "nk"), ("tma", "kn"), ("tma-persistent", "kn"), ("ptr", "kn")):
         def mk1(lay=lay):
             return (torch.randn((BT, d), device="cuda").to(bf), tk.weight_for((torch.randn((d, N1), device="cuda") * d ** -0.5).to(bf), lay),
                     torch.empty((BT, N1), device="cuda", dtype=bf))
@@ -150,9 +187,62 @@ def bench_rows(v, ctx):
         ms2 = ctx.time_fn(lambda s, impl=impl: tk.mm_epi(s[0], s[2], s[4], epi=tk.EPI_ADD_AUX, aux=s[3], gate=s[1], impl=impl),
                           mk2, e * (2 * BT * HD + HD * d + 2 * BT * d))
         rows.append(ctx.gemm_row(f"  GEMM2 (o*gate)@W_O + x ({BT}x{d}x{HD}) {impl} W:{lay}", ms2, f2, ctx.cublas_tflops(BT, d, HD)))
+    def mkg():
+        return (torch.randn((BT, d), device="cuda").to(bf), tk.weight_for((torch.randn((d, HD), device="cuda") * d ** -0.5).to(bf)),
+                torch.randn((BT, HD), device="cuda").to(bf), torch.empty((BT, HD), device="cuda", dtype=bf),
+                torch.empty((BT, HD), device="cuda", dtype=bf))
+    msg = ctx.time_fn(lambda s: tk.mm_epi(s[0], s[1], s[3], epi=tk.EPI_GATE, aux=s[2], c2=s[4]), mkg, e * (BT * d + d * HD + 3 * BT * HD))
+    rows.append(ctx.gemm_row(f"  gate GEMM x@W_g, silu + gating epilogue ({BT}x{HD}x{d}) tma-store", msg, fg, ctx.cublas_tflops(BT, HD, d)))
+
+    def mkr():
+        return (torch.randn((BT, HD), device="cuda").to(bf), tk.weight_for((torch.randn((HD, d), device="cuda") * HD ** -0.5).to(bf)),
+                torch.randn((BT, d), device="cuda").to(bf), torch.empty((BT, d), device="cuda", dtype=bf))
+    msr = ctx.time_fn(lambda s: tk.mm_epi(s[0], s[1], s[3], epi=tk.EPI_ADD_AUX, aux=s[2]), mkr, e * (BT * HD + HD * d + 2 * BT * d))
+    rows.append(ctx.gemm_row(f"  out GEMM go@W_O + x, no prologue ({BT}x{d}x{HD}) auto", msr, f2, ctx.cublas_tflops(BT, d, HD)))
+
     def mk0():
         return (torch.randn((BT, d), device="cuda").to(bf), (torch.randn((d, N1), device="cuda") * d ** -0.5).to(bf),
                 torch.empty((BT, N1), device="cuda", dtype=bf))
     ms0 = ctx.time_fn(lambda s: tk.mm_epi(s[0], s[1], s[2]), mk0, e * (BT * d + d * N1 + BT * N1))
     rows.append(ctx.gemm_row(f"  plain Triton GEMM, no epilogue ({BT}x{N1}x{d}), auto", ms0, f1, ctx.cublas_tflops(BT, N1, d)))
+    rows += _cutlass_rows(v, ctx)
+    return rows
+
+
+def _cutlass_rows(v, ctx):
+    """The cutlass-evt variant and each of its EVT GEMMs alone, against cuBLAS on the same
+    shape (only where nvidia-cutlass is installed)."""
+    import importlib.util
+    if importlib.util.find_spec("cutlass_cppgen") is None:
+        ctx.notes.append("cutlass-evt: nvidia-cutlass not installed, no CUTLASS rows")
+        return []
+    BT, d, HD, nH = dims(v)
+    rows = []
+    fq, fg, fa, fo = 2 * BT * 3 * HD * d, 2 * BT * HD * d, 2 * BT * nH * d, 2 * BT * d * HD
+    cub = sum(ctx.cublas_ms(BT, n, k) for n, k in ((3 * HD, d), (HD, d), (nH, d), (d, HD)))
+    ms = ctx.time_variant("cutlass-evt")
+    rows.append(ctx.gemm_row("cutlass-evt (4 GEMMs + torch.mul, vs the four cuBLAS GEMMs)", ms, fq + fg + fa + fo,
+                             (fq + fg + fa + fo) / (cub * 1e-3) / 1e12))
+    m = _cutlass_factory(v, torch.bfloat16)
+    mod = sys.modules["rooftool_gated_ssm_cutlass_evt"]
+    bf = torch.bfloat16
+    for kind, N, K in (("plain", 3 * HD, d), ("silu", HD, d), ("sigmoid", nH, d), ("residual", d, HD)):
+        try:
+            p, run = mod.gemm_alone(bf, BT, N, K, kind)
+        except Exception as err:  # noqa: BLE001
+            rows.append({"name": f"  CUTLASS {kind}", "error": f"{type(err).__name__}: {err}"})
+            continue
+
+        def mk(N=N, K=K):
+            return (torch.randn((BT, K), device="cuda").to(bf), (torch.randn((K, N), device="cuda") * K ** -0.5).to(bf),
+                    torch.empty((BT, N), device="cuda", dtype=bf), torch.randn((BT, N), device="cuda").to(bf),
+                    torch.empty((BT, N), device="cuda", dtype=bf))
+        try:
+            ms = ctx.time_fn(run, mk, 2 * (BT * K + K * N + 3 * BT * N), graph=False)
+        except Exception as err:  # noqa: BLE001 - a kernel that does not build is a row, not the end of the bench
+            rows.append({"name": f"  CUTLASS {kind}", "error": f"{type(err).__name__}: {str(err)[:200]}"})
+            continue
+        desc = mod.describe(p.operation.tile_description)
+        rows.append(ctx.gemm_row(f"  CUTLASS {kind} GEMM ({BT}x{N}x{K}) {desc}", ms, 2 * BT * N * K, ctx.cublas_tflops(BT, N, K)))
+    del m
     return rows
