@@ -33,5 +33,5 @@ if ls .whl/nvidia_cutlass*.whl >/dev/null 2>&1; then
     .whl/nvidia_cutlass*.whl .whl/pydot*.whl .whl/treelib*.whl >/dev/null 2>&1 && SITE=${SITE:+$SITE:}/tmp/site_cut
 fi
 [ -n "$SITE" ] && export PYTHONPATH=$SITE${PYTHONPATH:+:$PYTHONPATH} && echo "optional packages: $SITE"
-[ -f .cutlass-cache/compiled_cache.db ] && cp .cutlass-cache/compiled_cache.db ./compiled_cache.db
+[ -f .cutlass-cache/compiled_cache.db ] && cp .cutlass-cache/compiled_cache.db ./compiled_cache.db && chmod u+w compiled_cache.db
 save_cutlass_cache() { [ -f compiled_cache.db ] && cp compiled_cache.db "$OUT/compiled_cache.db"; }

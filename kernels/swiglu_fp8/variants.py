@@ -60,6 +60,7 @@ VARIANTS = {
     "unfused": Unfused,
     "unfused-graph": Unfused,
     "dual-acc": DualAcc,
+    "dual-acc-graph": DualAcc,
 }
 
 
