@@ -35,6 +35,7 @@ fuzz:
 
 demo: build
 	./$(BIN) report -o out/report
+	./$(BIN) report 2026-11-22-h100-022317 -o out/report-h100-022317
 
 # On the GPU machine: every variant against its reference.
 gpu-check:

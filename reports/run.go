@@ -170,7 +170,7 @@ func LoadRun(ctx context.Context, runDir string, mem memory.Allocator) (*Input, 
 		return fail(err)
 	}
 	in.TimingDevices, in.TimingMethods = timingEnv(tables.Timings())
-	in.TimingClocks = timingClocks(tables.Metas(), exps)
+	in.TimingClocks = timingClocks(tables.Metas(), tables.Timings(), exps)
 	if in.CellSMClocks, err = ReadTimingClocks(runDir); err != nil {
 		return fail(err)
 	}
@@ -212,10 +212,25 @@ func timingEnv(ts []ingest.Timing) (devices, methods map[string][]string) {
 // timingClocks gathers the clocks the timing JSON files recorded (meta
 // rows clock.sm_mhz, clock.mem_mhz of source timing), per experiment: a
 // timing file is named after its shape, and shapes tell experiments apart.
-func timingClocks(metas []ingest.Meta, exps []*kernels.Experiment) map[string]map[string][]float64 {
+func timingClocks(metas []ingest.Meta, timings []ingest.Timing, exps []*kernels.Experiment) map[string]map[string][]float64 {
+	// Timing meta rows name their file by base name (<shape>.json), so a shape
+	// file is attributed to the experiment of the run that owns that shape;
+	// only experiments with timings in this run count, and a shape two of them
+	// share (swiglu and swiglu_fp8) is left out rather than misattributed.
+	inRun := map[string]bool{}
+	for _, t := range timings {
+		inRun[t.Experiment] = true
+	}
 	owner := map[string]string{}
 	for _, e := range exps {
+		if !inRun[e.Name] {
+			continue
+		}
 		for _, s := range e.AllShapes() {
+			if o, ok := owner[s+".json"]; ok && o != e.Name {
+				owner[s+".json"] = "" // two experiments of the run: attribute to neither
+				continue
+			}
 			owner[s+".json"] = e.Name
 		}
 	}
@@ -225,7 +240,7 @@ func timingClocks(metas []ingest.Meta, exps []*kernels.Experiment) map[string]ma
 			continue
 		}
 		exp, ok := owner[m.File]
-		if !ok {
+		if !ok || exp == "" {
 			continue
 		}
 		v, err := strconv.ParseFloat(m.Value, 64)

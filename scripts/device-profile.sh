@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The real run, in one call on the GPU machine (see DEVICE.md):
 #   doctor, then `rooftool profile` over every experiment, then the run
-#   directory tarred into $OUT/run.tgz and the whole log in $OUT/log.
+#   directory tarred into $OUT/run.tgz.part-* (15 MB parts) and the whole log in $OUT/log.
 # Run from the repository root with bin/rooftool.gz (or bin/rooftool) and .nsysdeps carried:
 #   scripts/device-profile.sh [extra profile flags...]
 # Environment: RUN (run directory, default runs/device), LIMIT (seconds the
@@ -26,7 +26,9 @@ stamp "profile exit $rc"
 echo "seconds: doctor $((t1 - t0)), profile $((t2 - t1))"
 du -sh "$RUN" "$RUN"/raw/* 2>/dev/null
 save_cutlass_cache
-tar czf "$OUT/run.tgz" -C "$(dirname "$RUN")" "$(basename "$RUN")"
+# At most 16 MiB per file comes back from $OUT: the tarball goes in 15 MB parts
+# (cat run.tgz.part-* | tar xzf - puts it together).
+tar czf /tmp/run.tgz -C "$(dirname "$RUN")" "$(basename "$RUN")" && split -b 15M /tmp/run.tgz "$OUT/run.tgz.part-"
 ls -la "$OUT"
 stamp done
 exit $rc

@@ -47,11 +47,12 @@ func Runs() []string {
 }
 
 // Default names the committed run that `rooftool report` renders with no
-// argument: the most complete one (the most kinds of pass with data, then
-// the most passes ok over all cells), the later in name order on a tie.
+// argument: the most complete one (the most experiments with data, then the
+// most kinds of pass with data, then the most passes ok over all cells), the
+// later in name order on a tie.
 // "" when none is committed.
 func Default() string {
-	best, bestKinds, bestOK := "", -1, -1
+	best, bestExps, bestKinds, bestOK := "", -1, -1, -1
 	for _, r := range Runs() {
 		data, err := fs.ReadFile(runsFS, path.Join("runs", r, "manifest.json"))
 		if err != nil {
@@ -59,7 +60,8 @@ func Default() string {
 		}
 		var m struct {
 			Cells []struct {
-				Passes map[string]struct {
+				Experiment string `json:"experiment"`
+				Passes     map[string]struct {
 					Status string `json:"status"`
 				} `json:"passes"`
 			} `json:"cells"`
@@ -67,17 +69,20 @@ func Default() string {
 		if json.Unmarshal(data, &m) != nil {
 			continue
 		}
-		kinds, ok := map[string]bool{}, 0
+		exps, kinds, ok := map[string]bool{}, map[string]bool{}, 0
 		for _, c := range m.Cells {
 			for name, p := range c.Passes {
 				if p.Status == "ok" {
+					exps[c.Experiment] = true
 					kinds[name] = true
 					ok++
 				}
 			}
 		}
-		if len(kinds) > bestKinds || len(kinds) == bestKinds && ok >= bestOK {
-			best, bestKinds, bestOK = r, len(kinds), ok
+		better := len(exps) > bestExps ||
+			len(exps) == bestExps && (len(kinds) > bestKinds || len(kinds) == bestKinds && ok >= bestOK)
+		if better {
+			best, bestExps, bestKinds, bestOK = r, len(exps), len(kinds), ok
 		}
 	}
 	return best
