@@ -98,11 +98,17 @@ def describe(td):
 def pick_tile(plan, want=TILE):
     """Among the operations the interface lists for this plan (after its epilogue visitor is
     set: that filters them to TMA epilogues), the one with threadblock tile `want`, a
-    cooperative TMA warp-specialised kernel, a TMA epilogue and a 1x1 cluster, as far as
-    listed. None (and the interface's own default) where none fits or want is "default".
-    A 1x1 cluster because cutlass_cppgen 4.2 emits threadblock_shape / cluster_shape as the
-    CTA tile on SM90 too: 128x256 with a 2x1 cluster compiled as 64x256 and failed the
-    cooperative kernel's "tile M >= 128" assertion (H200, nvcc 13.0)."""
+    cooperative TMA warp-specialised kernel and a TMA epilogue, as far as listed. None (the
+    interface's own default) where none fits or want is "default".
+
+    cutlass_cppgen 4.2 emits threadblock_shape / cluster_shape as the CTA tile on SM90 too,
+    so 128x256x64 (listed only with a 2x1 cluster) compiles as 64x256 and fails the
+    cooperative kernel's "tile M >= 128" assertion (nvcc 13.0). Measured on an H100
+    (2026-11-22, silu EVT GEMM 32768x2048x2048): the interface default (256x256x64, 2x1
+    cluster, pingpong) took 7.1 ms, 5% of cuBLAS, with 15x the model's DRAM bytes;
+    256x128x64 with a 2x1 cluster, cooperative (a 128x128 CTA tile), took 599 us = 62% of
+    cuBLAS. The committed run used the default; ROOFTOOL_CUTLASS_TILE=256x128x64 picks the
+    latter for every plan that lists it."""
     if not want or want == "default":
         return None
     shape = [int(x) for x in want.split("x")]
@@ -111,8 +117,7 @@ def pick_tile(plan, want=TILE):
     def score(td):
         ks = getattr(td.kernel_schedule, "name", str(td.kernel_schedule))
         es = getattr(td.epilogue_schedule, "name", str(td.epilogue_schedule))
-        return ("Cooperative" in ks, "Tma" in ks, es.startswith("Tma"), "Cooperative" in es,
-                list(td.cluster_shape) == [1, 1, 1])
+        return ("Cooperative" in ks, "Tma" in ks, es.startswith("Tma"), "Cooperative" in es)
     cands.sort(key=score, reverse=True)
     for td in cands:
         try:

@@ -242,12 +242,21 @@ func checkPython(ctx context.Context, cfg DoctorConfig, hasGPU bool) []Finding {
 	}
 	script := `import json, platform
 out = {"python": platform.python_version()}
-for m in ("torch", "triton", "yaml", "numpy", "cutlass"):
+for m in ("torch", "triton", "yaml", "numpy"):
     try:
         mod = __import__(m)
         out[m] = getattr(mod, "__version__", "present")
     except Exception as e:
         out[m + "_error"] = type(e).__name__ + ": " + str(e)[:200]
+# Optional variants' packages: found the way kernels/run.py looks for them (by module,
+# without importing: cutlass_cppgen needs run.py's cuda-python shim to import).
+import importlib.util, importlib.metadata
+for key, mod, dist in (("cutlass", "cutlass_cppgen", "nvidia-cutlass"), ("fla", "fla", "flash-linear-attention")):
+    if importlib.util.find_spec(mod) is not None:
+        try:
+            out[key] = importlib.metadata.version(dist)
+        except Exception:
+            out[key] = "present"
 try:
     import torch
     out["torch_cuda"] = torch.version.cuda or ""
@@ -292,10 +301,12 @@ print(json.dumps(out))`
 		}
 		out = append(out, Finding{Check: m.name, Level: level, Detail: m.name + " not importable: " + env.String(m.name+"_error"), Fix: m.fix})
 	}
-	if v := env.String("cutlass"); v != "" {
-		out = append(out, Finding{Check: "cutlass", Level: LevelOK, Detail: "cutlass " + v})
-	} else {
-		out = append(out, Finding{Check: "cutlass", Level: LevelInfo, Detail: "nvidia-cutlass not installed: variants that require it are skipped"})
+	for _, o := range []struct{ key, dist string }{{"cutlass", "nvidia-cutlass"}, {"fla", "flash-linear-attention"}} {
+		if v := env.String(o.key); v != "" {
+			out = append(out, Finding{Check: o.key, Level: LevelOK, Detail: o.dist + " " + v})
+		} else {
+			out = append(out, Finding{Check: o.key, Level: LevelInfo, Detail: o.dist + " not installed: variants that require " + o.key + " are skipped"})
+		}
 	}
 	if _, err := os.Stat(filepath.Join(cfg.KernelsDir, "run.py")); err != nil {
 		out = append(out, Finding{Check: "runner", Level: LevelWarn, Detail: fmt.Sprintf("%s: %v", filepath.Join(cfg.KernelsDir, "run.py"), err), Fix: "run rooftool from the repository root (or pass --kernels) to profile"})
