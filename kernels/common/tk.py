@@ -39,8 +39,11 @@ def weight_for(w, layout=None):
     return w.contiguous()
 
 
-def _cfg(bm, bn, bk, w, s, g=8):
-    return triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": g}, num_warps=w, num_stages=s)
+def _cfg(bm, bn, bk, w, s, g=8, hook=None, **meta):
+    """A tile config: BLOCK_M/N/K, GROUP_M and extra meta-parameters, warps, stages, and the
+    pre_hook that sizes a TMA kernel's descriptor boxes to the tile."""
+    return triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": g, **meta}, num_warps=w,
+                         num_stages=s, pre_hook=hook)
 
 
 MM_CONFIGS = [
@@ -159,9 +162,8 @@ def _tma_hook(nargs):
     nargs["g_desc"].block_shape = [bm, bk]
 
 
-def _tcfg(bm, bn, bk, w, s, g=8):
-    return triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": g}, num_warps=w, num_stages=s,
-                         pre_hook=_tma_hook)
+def _tcfg(bm, bn, bk, w, s):
+    return _cfg(bm, bn, bk, w, s, hook=_tma_hook)
 
 
 TMA_CONFIGS = [
@@ -267,9 +269,8 @@ def _store_hook(nargs):
         nargs[k].block_shape = [bm, cn]
 
 
-def _scfg(bm, bn, bk, w, s, sub, g=8):
-    return triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": g, "SUBTILE": sub},
-                         num_warps=w, num_stages=s, pre_hook=_store_hook)
+def _scfg(bm, bn, bk, w, s, sub):
+    return _cfg(bm, bn, bk, w, s, hook=_store_hook, SUBTILE=sub)
 
 
 STORE_CONFIGS = [
@@ -621,9 +622,8 @@ def _fp8_hook(nargs):
     nargs["b2_desc"].block_shape = [bn, bk]
 
 
-def _fcfg(bm, bn, bk, w, s, g=8):
-    return triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": g}, num_warps=w, num_stages=s,
-                         pre_hook=_fp8_hook)
+def _fcfg(bm, bn, bk, w, s):
+    return _cfg(bm, bn, bk, w, s, hook=_fp8_hook)
 
 
 # fp8 wgmma takes K in steps of 32; 128-byte TMA boxes are 128 fp8 elements of K.
