@@ -219,6 +219,54 @@ class WideGemmFwdBwd(_FwdBwd):
         return res
 
 
+class WideGemmEpilogueFwdBwd(Impl):
+    """Forward: the fused wide GEMM of wide-gemm-epilogue (one Triton launch, activations in
+    its epilogue). Backward: the epilogue kept no pre-activation, so the K and g segments'
+    pre-activations are recomputed with one cuBLAS GEMM over their columns; the activation
+    gradients (per-head L2 norm, SiLU, sigmoid from the forward output) are applied in eager
+    PyTorch in place over the concatenated cotangent; then dx = dZ W^T and dW = x^T dZ."""
+    graph_ok = False
+
+    def prepare(self, inp):
+        st = dict(inp)
+        st["W"] = tk.weight_for(_wide_weight(inp))
+        return st
+
+    def alloc(self, st):
+        BT, d = st["x"].shape
+        return {"y": torch.empty((BT, st["W"].shape[1]), device="cuda", dtype=self.dtype),
+                "dx": torch.empty((BT, d), device="cuda", dtype=self.dtype),
+                "dW": torch.empty((d, st["W"].shape[1]), device="cuda", dtype=self.dtype)}
+
+    def run(self, st, out):
+        x, W, y = st["x"], st["W"], out["y"]
+        seg = _seg_bounds(self.v)
+        s_norm, s_silu, s_sig = seg
+        BT, dk = x.shape[0], self.v["dk"]
+        tk.mm_epi(x, W, y, epi=tk.EPI_SEGMENTS, seg=seg, head=dk)  # forward
+        dZ = torch.cat([st["d" + n] for n in WIDE_ORDER], dim=1)  # the wide cotangent
+        zkg = (x @ W[:, s_norm:s_sig]).float()  # recomputed pre-activations of K and g
+        zK, zg = zkg[:, :s_silu - s_norm], zkg[:, s_silu - s_norm:]
+        zK = zK.reshape(BT, -1, dk)
+        nrm = zK.norm(dim=-1, keepdim=True).clamp_min(1e-12)
+        yK = zK / nrm
+        dyK = dZ[:, s_norm:s_silu].float().reshape(BT, -1, dk)
+        dZ[:, s_norm:s_silu] = ((dyK - yK * (dyK * yK).sum(-1, keepdim=True)) / nrm).reshape(BT, -1).to(dZ.dtype)
+        sg = torch.sigmoid(zg)
+        dZ[:, s_silu:s_sig] = (dZ[:, s_silu:s_sig].float() * sg * (1 + zg * (1 - sg))).to(dZ.dtype)
+        ya = y[:, s_sig:].float()
+        dZ[:, s_sig:] = (dZ[:, s_sig:].float() * ya * (1 - ya)).to(dZ.dtype)
+        torch.mm(dZ, W.t(), out=out["dx"])
+        torch.mm(x.t(), dZ, out=out["dW"])
+        w = widths(self.v)
+        res, c = {"dx": out["dx"]}, 0
+        idx = dict(zip(NAMES, WNAMES))
+        for n in WIDE_ORDER:
+            res["d" + idx[n]] = out["dW"][:, c:c + w[n]]
+            c += w[n]
+        return res
+
+
 class CompiledFwdBwd(_FwdBwd):
     """torch.compile of the five-GEMM forward; AOTAutograd compiles its backward."""
 
@@ -239,6 +287,7 @@ VARIANTS = {
     "unfused-fwdbwd": UnfusedFwdBwd,
     "wide-gemm-fwdbwd": WideGemmFwdBwd,
     "compiled-fwdbwd": CompiledFwdBwd,
+    "wide-gemm-epilogue-fwdbwd": WideGemmEpilogueFwdBwd,
 }
 
 
