@@ -215,7 +215,10 @@ type GPU struct {
 }
 
 // MetaSchema: export metadata as key/value pairs (nsys META_DATA_EXPORT or
-// EXPORT_META_DATA, ncu ==PROF== lines, Kineto top-level fields).
+// EXPORT_META_DATA, ncu ==PROF== lines, Kineto top-level fields, the clocks
+// of a timing JSON). file is the export's base name; for a timing JSON it is
+// experiment/variant/<shape>.json, since every experiment names its files by
+// shape (tables ingested before 2026-11-22 03:30 UTC hold the base name).
 func MetaSchema() *arrow.Schema {
 	return arrow.NewSchema([]arrow.Field{dict("source"), dict("file"), dict("key"), str("value")}, nil)
 }

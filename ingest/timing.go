@@ -53,8 +53,9 @@ func parseTimingFile(b *Builder, in Input) error {
 	for i, v := range tf.SamplesMs {
 		b.AddTiming(Timing{Experiment: exp, Variant: vr, Shape: sh, File: file, Device: tf.Device, Method: method, Rep: int32(i), Ms: v})
 	}
+	cell := exp + "/" + vr + "/" + file // shape file names repeat across experiments and variants
 	for k, v := range tf.Clocks {
-		b.AddMeta(Meta{Source: SourceTiming, File: file, Key: "clock." + k, Value: fmt.Sprint(v)})
+		b.AddMeta(Meta{Source: SourceTiming, File: cell, Key: "clock." + k, Value: fmt.Sprint(v)})
 	}
 	return nil
 }

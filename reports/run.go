@@ -213,7 +213,8 @@ func timingEnv(ts []ingest.Timing) (devices, methods map[string][]string) {
 // rows clock.sm_mhz, clock.mem_mhz of source timing), per experiment: a
 // timing file is named after its shape, and shapes tell experiments apart.
 func timingClocks(metas []ingest.Meta, timings []ingest.Timing, exps []*kernels.Experiment) map[string]map[string][]float64 {
-	// Timing meta rows name their file by base name (<shape>.json), so a shape
+	// Timing meta rows name their file experiment/variant/<shape>.json. Tables
+	// ingested before that held the base name (<shape>.json) alone: such a
 	// file is attributed to the experiment of the run that owns that shape;
 	// only experiments with timings in this run count, and a shape two of them
 	// share (swiglu and swiglu_fp8) is left out rather than misattributed.
@@ -240,6 +241,9 @@ func timingClocks(metas []ingest.Meta, timings []ingest.Timing, exps []*kernels.
 			continue
 		}
 		exp, ok := owner[m.File]
+		if i := strings.Index(m.File, "/"); i > 0 {
+			exp, ok = m.File[:i], true // experiment/variant/<shape>.json
+		}
 		if !ok || exp == "" {
 			continue
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/kernels"
 	"github.com/rooftool/rooftool/kernels/launch"
 )
 
@@ -211,5 +212,41 @@ func TestCopyRunFS(t *testing.T) {
 	checks, err := ReadChecks(dst)
 	if err != nil || len(checks) != 1 || checks[0].Experiment != "swiglu" || checks[0].Variant != "dual-acc" || checks[0].Shape != "M=1" {
 		t.Errorf("ReadChecks = %+v, %v; want the path's experiment, variant and shape", checks, err)
+	}
+}
+
+// TestTimingClocksSharedShapes: swiglu and swiglu_fp8 name their timing files
+// by the same shapes. With experiment/variant/<shape>.json (ingest since
+// 2026-11-22) each experiment gets its own clocks; with bare base names (older
+// tables) a shared shape is attributed to neither rather than to the wrong one.
+func TestTimingClocksSharedShapes(t *testing.T) {
+	exps, err := kernels.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const shape = "M=512,N=4096,K=7168"
+	timings := []ingest.Timing{{Experiment: "swiglu", Variant: "dual-acc", Shape: shape},
+		{Experiment: "swiglu_fp8", Variant: "dual-acc", Shape: shape}}
+	meta := func(file, v string) ingest.Meta {
+		return ingest.Meta{Source: ingest.SourceTiming, File: file, Key: "clock.sm_mhz", Value: v}
+	}
+	got := timingClocks([]ingest.Meta{
+		meta("swiglu/dual-acc/"+shape+".json", "1980"),
+		meta("swiglu_fp8/dual-acc/"+shape+".json", "1470"),
+		meta("swiglu_fp8/unfused/"+shape+".json", "1620"),
+	}, timings, exps)
+	if r := got["swiglu"]["sm_mhz"]; len(r) != 2 || r[0] != 1980 || r[1] != 1980 {
+		t.Errorf("swiglu sm_mhz = %v, want [1980 1980]", r)
+	}
+	if r := got["swiglu_fp8"]["sm_mhz"]; len(r) != 2 || r[0] != 1470 || r[1] != 1620 {
+		t.Errorf("swiglu_fp8 sm_mhz = %v, want [1470 1620]", r)
+	}
+	old := timingClocks([]ingest.Meta{meta(shape+".json", "1980")}, timings, exps)
+	if len(old["swiglu"]) != 0 || len(old["swiglu_fp8"]) != 0 {
+		t.Errorf("a base name both experiments share was attributed: %v", old)
+	}
+	only := timingClocks([]ingest.Meta{meta(shape+".json", "1980")}, timings[:1], exps)
+	if r := only["swiglu"]["sm_mhz"]; len(r) != 2 || r[0] != 1980 {
+		t.Errorf("base name in a run with swiglu alone: %v", only)
 	}
 }
