@@ -74,6 +74,21 @@ def _tile_ids(pid, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_M: 
 
 
 @triton.jit
+def _segments(acc, cn, col0, seg_norm, seg_silu, seg_sig, HEAD: tl.constexpr):
+    """Per-column segment activations of an accumulator tile whose first column is col0
+    (cn: its column indices): [0, seg_silu) identity, [seg_silu, seg_sig) SiLU,
+    [seg_sig, N) sigmoid; with HEAD > 0 a tile starting in [seg_norm, seg_silu) is
+    L2-normalised per row (the tile's width is the head dimension)."""
+    sig = tl.sigmoid(acc)
+    y = tl.where(cn < seg_silu, acc, tl.where(cn < seg_sig, acc * sig, sig))
+    if HEAD > 0:
+        nrm = tl.maximum(tl.sqrt(tl.sum(acc * acc, axis=1)), 1e-12)
+        in_norm = (col0 >= seg_norm) & (col0 < seg_silu)
+        y = tl.where(in_norm, acc / nrm[:, None], y)
+    return y
+
+
+@triton.jit
 def _epilogue(acc, c_ptr, aux_ptr, offs_m, offs_n, pid_n, M, N, s_cm, s_cn, s_xm, s_xn,
               seg_norm, seg_silu, seg_sig, EPI: tl.constexpr, HEAD: tl.constexpr, BLOCK_N: tl.constexpr):
     cm = offs_m[:, None]
@@ -86,24 +101,13 @@ def _epilogue(acc, c_ptr, aux_ptr, offs_m, offs_n, pid_n, M, N, s_cm, s_cn, s_xm
         r = tl.load(aux_ptr + cm * s_xm + cn * s_xn, mask=mask, other=0.0).to(tl.float32)
         y = acc + r
     elif EPI == 3:  # per-column segments
-        sig = tl.sigmoid(acc)
-        y = tl.where(cn < seg_silu, acc, tl.where(cn < seg_sig, acc * sig, sig))
-        if HEAD > 0:
-            col0 = pid_n * BLOCK_N
-            nrm = tl.maximum(tl.sqrt(tl.sum(acc * acc, axis=1)), 1e-12)
-            in_norm = (col0 >= seg_norm) & (col0 < seg_silu)
-            y = tl.where(in_norm, acc / nrm[:, None], y)
+        y = _segments(acc, cn, pid_n * BLOCK_N, seg_norm, seg_silu, seg_sig, HEAD)
     elif EPI == 4:  # per-column segments, identity tiles branch around the activation math
         col0 = pid_n * BLOCK_N
         if col0 + BLOCK_N <= seg_norm:
             y = acc
         else:
-            sig = tl.sigmoid(acc)
-            y = tl.where(cn < seg_silu, acc, tl.where(cn < seg_sig, acc * sig, sig))
-            if HEAD > 0:
-                nrm = tl.maximum(tl.sqrt(tl.sum(acc * acc, axis=1)), 1e-12)
-                in_norm = (col0 >= seg_norm) & (col0 < seg_silu)
-                y = tl.where(in_norm, acc / nrm[:, None], y)
+            y = _segments(acc, cn, col0, seg_norm, seg_silu, seg_sig, HEAD)
     else:
         y = acc
     tl.store(c_ptr + cm * s_cm + cn * s_cn, y.to(c_ptr.dtype.element_ty), mask=mask)
@@ -300,13 +304,7 @@ def _epi_store(acc, c_desc, x_desc, c2_desc, om, on, seg_norm, seg_silu, seg_sig
         if on + CN <= seg_norm:
             y = acc
         else:
-            cn = on + tl.arange(0, CN)[None, :]
-            sig = tl.sigmoid(acc)
-            y = tl.where(cn < seg_silu, acc, tl.where(cn < seg_sig, acc * sig, sig))
-            if HEAD > 0:
-                nrm = tl.maximum(tl.sqrt(tl.sum(acc * acc, axis=1)), 1e-12)
-                in_norm = (on >= seg_norm) & (on < seg_silu)
-                y = tl.where(in_norm, acc / nrm[:, None], y)
+            y = _segments(acc, on + tl.arange(0, CN)[None, :], on, seg_norm, seg_silu, seg_sig, HEAD)
     elif EPI == 5:  # c = silu(acc), c2 = silu(acc) * aux
         y = acc * tl.sigmoid(acc)
         c2_desc.store([om, on], (y * x_desc.load([om, on]).to(tl.float32)).to(c2_desc.dtype))
