@@ -128,6 +128,21 @@ def pick_tile(plan, want=TILE):
     return None
 
 
+def run_cached(cache, p, A, B, C, D, **kw):
+    """plan.run once per (plan, buffers, stream), keeping the GemmArguments it returns in
+    cache; later calls relaunch those with operation.run (one cuLaunchKernel): plan.run
+    rebuilds the arguments in Python every call, about 2 ms per GEMM."""
+    stream = torch.cuda.current_stream().cuda_stream
+    vis = kw.get("visitor_args") or {}
+    key = (id(p), A.data_ptr(), B.data_ptr(), C.data_ptr(), D.data_ptr(),
+           tuple(sorted((k, t.data_ptr()) for k, t in vis.items())), stream)
+    args = cache.get(key)
+    if args is None:
+        cache[key] = p.run(A, B, C, D, sync=False, stream=_drv.CUstream(stream), **kw)
+    else:
+        p.operation.run(args)
+
+
 class CutlassEVT(Impl):
     graph_ok = False
 
@@ -135,29 +150,16 @@ class CutlassEVT(Impl):
         super().__init__(v, dtype)
         self.dims = dims
         self.plans = {}
-        self.chosen = {}
         self.args = {}
 
-    def _go(self, name, p, A, B, C, D, **kw):
-        """plan.run once per (plan, buffers, stream); later calls relaunch its arguments."""
-        vis = kw.get("visitor_args") or {}
-        key = (name, A.data_ptr(), B.data_ptr(), C.data_ptr(), D.data_ptr(),
-               tuple(sorted((k, t.data_ptr()) for k, t in vis.items())), torch.cuda.current_stream().cuda_stream)
-        args = self.args.get(key)
-        if args is None:
-            stream = _drv.CUstream(torch.cuda.current_stream().cuda_stream)
-            self.args[key] = p.run(A, B, C, D, sync=False, stream=stream, **kw)
-        else:
-            p.operation.run(args)
-
-    def _plan(self, name, fn, examples):
+    def _plan(self, name, fn=None, examples=None):
+        """The plan of one GEMM, built on first use; examples() gives the tensors its
+        epilogue is traced with (called only then, not on every run)."""
         if name not in self.plans:
             p = cutlass.op.Gemm(element=self.dtype, layout=cutlass.LayoutType.RowMajor, element_accumulator=torch.float32)
             if fn is not None:
-                p.epilogue_visitor = cutlass.epilogue.trace(fn, examples)
-            td = pick_tile(p)
-            self.chosen[name] = describe(td)
-            print(f"cutlass-evt {name}: {self.chosen[name]}", file=sys.stderr)
+                p.epilogue_visitor = cutlass.epilogue.trace(fn, examples())
+            print(f"cutlass-evt {name}: {describe(pick_tile(p))}", file=sys.stderr)
             self.plans[name] = p
         return self.plans[name]
 
@@ -166,33 +168,26 @@ class CutlassEVT(Impl):
         e = lambda *s: torch.empty(s, device="cuda", dtype=self.dtype)
         return {"qkv": e(BT, 3 * HD), "gate": e(BT, HD), "alpha": e(BT, nH), "go": e(BT, HD), "y": e(BT, d)}
 
-    def compiled(self):
-        """What each plan compiled to (the operation's tile description), after a run."""
-        out = {}
-        for name, p in self.plans.items():
-            op = getattr(p, "operation", None)
-            out[name] = describe(op.tile_description) if op is not None else self.chosen.get(name, "")
-        return out
-
     def run(self, st, out):
         BT, d, HD, nH = self.dims(self.v)
         x = st["x"]
         f32 = lambda t: torch.empty(t.shape, device="cuda", dtype=torch.float32)
         # C is not read by these epilogues; the interface still wants a tensor for it.
-        p = self._plan("qkv", None, None)
-        self._go("qkv", p, x, st["W_qkv"], out["qkv"], out["qkv"], alpha=1.0, beta=0.0)
-        p = self._plan("alpha", _epi_sigmoid, {"accum": f32(out["alpha"]), "D": out["alpha"]})
-        self._go("alpha", p, x, st["W_alpha"], out["alpha"], out["alpha"], visitor_args={"D": out["alpha"]})
+        p = self._plan("qkv")
+        run_cached(self.args, p, x, st["W_qkv"], out["qkv"], out["qkv"], alpha=1.0, beta=0.0)
+        p = self._plan("alpha", _epi_sigmoid, lambda: {"accum": f32(out["alpha"]), "D": out["alpha"]})
+        run_cached(self.args, p, x, st["W_alpha"], out["alpha"], out["alpha"], visitor_args={"D": out["alpha"]})
         if GATE_MODE == "mul":
-            p = self._plan("gate", _epi_silu, {"accum": f32(out["gate"]), "D": out["gate"]})
-            self._go("gate", p, x, st["W_g"], out["gate"], out["gate"], visitor_args={"D": out["gate"]})
+            p = self._plan("gate", _epi_silu, lambda: {"accum": f32(out["gate"]), "D": out["gate"]})
+            run_cached(self.args, p, x, st["W_g"], out["gate"], out["gate"], visitor_args={"D": out["gate"]})
             torch.mul(st["o"], out["gate"], out=out["go"])
         else:
-            p = self._plan("gate-mul", _epi_silu_gate, {"accum": f32(out["gate"]), "o": st["o"], "D": out["gate"], "F": out["go"]})
-            self._go("gate-mul", p, x, st["W_g"], out["gate"], out["gate"],
-                     visitor_args={"o": st["o"], "D": out["gate"], "F": out["go"]})
-        p = self._plan("out", _epi_residual, {"accum": f32(out["y"]), "res": x, "D": out["y"]})
-        self._go("out", p, out["go"], st["W_O"], out["y"], out["y"], visitor_args={"res": x, "D": out["y"]})
+            p = self._plan("gate-mul", _epi_silu_gate,
+                           lambda: {"accum": f32(out["gate"]), "o": st["o"], "D": out["gate"], "F": out["go"]})
+            run_cached(self.args, p, x, st["W_g"], out["gate"], out["gate"],
+                       visitor_args={"o": st["o"], "D": out["gate"], "F": out["go"]})
+        p = self._plan("out", _epi_residual, lambda: {"accum": f32(out["y"]), "res": x, "D": out["y"]})
+        run_cached(self.args, p, out["go"], st["W_O"], out["y"], out["y"], visitor_args={"res": x, "D": out["y"]})
         q = out["qkv"]
         return {"Q": q[:, :HD], "K": q[:, HD:2 * HD], "V": q[:, 2 * HD:], "gate": out["gate"],
                 "alpha": out["alpha"], "y": out["y"]}
@@ -216,17 +211,9 @@ def gemm_alone(dtype, M, N, K, kind, tile=None):
 
     def run(s):
         a, b, c, aux, f = s
-        key = (a.data_ptr(), c.data_ptr(), torch.cuda.current_stream().cuda_stream)
-        if key in cache:
-            p.operation.run(cache[key])
-            return
-        stream = _drv.CUstream(torch.cuda.current_stream().cuda_stream)
-        if kind == "plain":
-            cache[key] = p.run(a, b, c, c, alpha=1.0, beta=0.0, sync=False, stream=stream)
-        elif kind == "silu-gate":
-            cache[key] = p.run(a, b, c, c, visitor_args={"o": aux, "D": c, "F": f}, sync=False, stream=stream)
-        elif kind == "residual":
-            cache[key] = p.run(a, b, c, c, visitor_args={"res": aux, "D": c}, sync=False, stream=stream)
+        vis = {"plain": None, "silu-gate": {"o": aux, "D": c, "F": f}, "residual": {"res": aux, "D": c}}.get(kind, {"D": c})
+        if vis is None:
+            run_cached(cache, p, a, b, c, c, alpha=1.0, beta=0.0)
         else:
-            cache[key] = p.run(a, b, c, c, visitor_args={"D": c}, sync=False, stream=stream)
+            run_cached(cache, p, a, b, c, c, visitor_args=vis)
     return p, run

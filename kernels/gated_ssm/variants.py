@@ -134,18 +134,29 @@ class TritonGateEpilogue(Impl):
                 "alpha": w[:, 3 * HD:], "y": out["y"]}
 
 
-def _cutlass_factory(v, dtype):
+def _cutlass_module():
+    """kernels/gated_ssm/cutlass_evt.py, loaded once (it imports cutlass_cppgen)."""
     import importlib.util
     import os
-    import sys
+    name = "rooftool_gated_ssm_cutlass_evt"
+    if name in sys.modules:
+        return sys.modules[name]
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cutlass_evt.py")
     if not os.path.isfile(path):
         raise NotImplementedError("cutlass-evt: no CUTLASS EVT implementation in this checkout")
-    s = importlib.util.spec_from_file_location("rooftool_gated_ssm_cutlass_evt", path)
+    s = importlib.util.spec_from_file_location(name, path)
     m = importlib.util.module_from_spec(s)
-    sys.modules[s.name] = m
-    s.loader.exec_module(m)
-    return m.CutlassEVT(v, dtype, dims)
+    sys.modules[name] = m
+    try:
+        s.loader.exec_module(m)
+    except BaseException:
+        del sys.modules[name]  # a failed import is not cached half-done
+        raise
+    return m
+
+
+def _cutlass_factory(v, dtype):
+    return _cutlass_module().CutlassEVT(v, dtype, dims)
 
 
 VARIANTS = {
@@ -223,8 +234,7 @@ def _cutlass_rows(v, ctx):
     ms = ctx.time_variant("cutlass-evt")
     rows.append(ctx.gemm_row("cutlass-evt (4 GEMMs + torch.mul, vs the four cuBLAS GEMMs)", ms, fq + fg + fa + fo,
                              (fq + fg + fa + fo) / (cub * 1e-3) / 1e12))
-    m = _cutlass_factory(v, torch.bfloat16)
-    mod = sys.modules["rooftool_gated_ssm_cutlass_evt"]
+    mod = _cutlass_module()
     bf = torch.bfloat16
     for kind, N, K in (("plain", 3 * HD, d), ("silu", HD, d), ("sigmoid", nH, d), ("residual", d, HD)):
         try:
@@ -244,5 +254,4 @@ def _cutlass_rows(v, ctx):
             continue
         desc = mod.describe(p.operation.tile_description)
         rows.append(ctx.gemm_row(f"  CUTLASS {kind} GEMM ({BT}x{N}x{K}) {desc}", ms, 2 * BT * N * K, ctx.cublas_tflops(BT, N, K)))
-    del m
     return rows
