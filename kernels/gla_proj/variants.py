@@ -90,6 +90,17 @@ def _seg_bounds(v):
     return s_norm, s_silu, s_sig
 
 
+def _split_grads(v, dx, dW):
+    """dx and the wide weight's gradient [d, N] split into each projection's dW (WIDE_ORDER)."""
+    w = widths(v)
+    res, c = {"dx": dx}, 0
+    idx = dict(zip(NAMES, WNAMES))
+    for n in WIDE_ORDER:
+        res["d" + idx[n]] = dW[:, c:c + w[n]]
+        c += w[n]
+    return res
+
+
 # ------------------------------------------------------------------ forward
 
 class Unfused(Impl):
@@ -210,27 +221,16 @@ class WideGemmFwdBwd(_FwdBwd):
         with torch.enable_grad():
             outs = self._fwd(st["x"], st["W"])
             dx, dW = _grads(outs, [st["x"], st["W"]], st)
-        w = widths(self.v)
-        res, c = {"dx": dx}, 0
-        idx = dict(zip(NAMES, WNAMES))
-        for n in WIDE_ORDER:
-            res["d" + idx[n]] = dW[:, c:c + w[n]]
-            c += w[n]
-        return res
+        return _split_grads(self.v, dx, dW)
 
 
-class WideGemmEpilogueFwdBwd(Impl):
+class WideGemmEpilogueFwdBwd(WideGemmEpilogue):
     """Forward: the fused wide GEMM of wide-gemm-epilogue (one Triton launch, activations in
     its epilogue). Backward: the epilogue kept no pre-activation, so the K and g segments'
     pre-activations are recomputed with one cuBLAS GEMM over their columns; the activation
     gradients (per-head L2 norm, SiLU, sigmoid from the forward output) are applied in eager
     PyTorch in place over the concatenated cotangent; then dx = dZ W^T and dW = x^T dZ."""
     graph_ok = False
-
-    def prepare(self, inp):
-        st = dict(inp)
-        st["W"] = tk.weight_for(_wide_weight(inp))
-        return st
 
     def alloc(self, st):
         BT, d = st["x"].shape
@@ -258,13 +258,7 @@ class WideGemmEpilogueFwdBwd(Impl):
         dZ[:, s_sig:] = (dZ[:, s_sig:].float() * ya * (1 - ya)).to(dZ.dtype)
         torch.mm(dZ, W.t(), out=out["dx"])
         torch.mm(x.t(), dZ, out=out["dW"])
-        w = widths(self.v)
-        res, c = {"dx": out["dx"]}, 0
-        idx = dict(zip(NAMES, WNAMES))
-        for n in WIDE_ORDER:
-            res["d" + idx[n]] = out["dW"][:, c:c + w[n]]
-            c += w[n]
-        return res
+        return _split_grads(self.v, out["dx"], out["dW"])
 
 
 class CompiledFwdBwd(_FwdBwd):
