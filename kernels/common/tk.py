@@ -324,6 +324,8 @@ def _mm_tma_store_kernel(a_desc, b_desc, g_desc, c_desc, x_desc, c2_desc,
     num_tiles = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
     k_tiles = tl.cdiv(K, BLOCK_K)
     tile_c = start - NUM_SMS  # a separate counter for the epilogue (as Triton's persistent tutorial)
+    # The K loop is written out here as in the other TMA kernels: moved into a shared
+    # @triton.jit helper, tl.range(flatten=True) fails to compile (Triton 3.6).
     for tile in tl.range(start, num_tiles, NUM_SMS, flatten=True):
         pid_m, pid_n = _tile_ids(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
         om = pid_m * BLOCK_M
