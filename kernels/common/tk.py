@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import sys
 
 import torch
 import triton
@@ -259,8 +260,13 @@ _mm_epi_tmap_n128 = triton.autotune(configs=TMA_CONFIGS_N128, key=["M", "N", "K"
 # tile's loads are already in flight. Measured on an H100 (2026-11-22): 96-98% of cuBLAS
 # on the gated_ssm x@W_in GEMM with its SiLU/sigmoid epilogue, where the pointer-store
 # kernels above reach 77-91%. The epilogue for one half: EPI as in _epilogue, plus
-# EPI_GATE: c = silu(acc) and c2 = silu(acc) * aux (the gating multiply in the epilogue).
+# EPI_GATE: c = silu(acc) and c2 = silu(acc) * aux (the gating multiply in the epilogue),
+# EPI_ACT_BWD: acc is a recomputed pre-activation z and c its gradient dz: columns
+# [0, seg_silu) are per-head L2-normalised heads (dy from aux), dz = (dy - y<y,dy>)/||z||
+# with y = z/||z||; columns [seg_silu, N) are SiLU, dy from c2 at column - seg_silu,
+# dz = dy * s(1 + z(1 - s)) with s = sigmoid(z).
 EPI_GATE = 5
+EPI_ACT_BWD = 6
 
 
 def _store_hook(nargs):
@@ -308,6 +314,16 @@ def _epi_store(acc, c_desc, x_desc, c2_desc, om, on, seg_norm, seg_silu, seg_sig
     elif EPI == 5:  # c = silu(acc), c2 = silu(acc) * aux
         y = acc * tl.sigmoid(acc)
         c2_desc.store([om, on], (y * x_desc.load([om, on]).to(tl.float32)).to(c2_desc.dtype))
+    elif EPI == 6:  # activation gradients from the recomputed pre-activation (one head per half)
+        if on < seg_silu:
+            dy = x_desc.load([om, on]).to(tl.float32)
+            nrm = tl.maximum(tl.sqrt(tl.sum(acc * acc, axis=1)), 1e-12)
+            yk = acc / nrm[:, None]
+            y = (dy - yk * tl.sum(yk * dy, axis=1)[:, None]) / nrm[:, None]
+        else:
+            dy = c2_desc.load([om, on - seg_silu]).to(tl.float32)
+            sg = tl.sigmoid(acc)
+            y = dy * sg * (1.0 + acc * (1.0 - sg))
     else:
         y = acc
     c_desc.store([om, on], y.to(c_desc.dtype))
@@ -370,12 +386,103 @@ def _desc(t):
     return TensorDescriptor(t, list(t.shape), list(t.stride()), [1, 1])
 
 
+# Triton encodes every host TensorDescriptor argument into a CUtensorMap
+# (cuTensorMapEncodeTiled, through triton.backends.nvidia.driver.make_tensordesc_arg)
+# on every launch, in Python. The encoding is a pure function of the base address, shape,
+# strides, padding and the kernel's box/swizzle metadata, and the launcher copies the map
+# into the kernel parameters by value, so one map can serve every launch with the same
+# inputs. ROOFTOOL_FAST_LAUNCH=0 keeps Triton's per-launch encoding.
+FAST_LAUNCH = os.environ.get("ROOFTOOL_FAST_LAUNCH", "1") == "1"
+_TMAP_CACHE_MAX = 4096
+
+
+def fast_descriptors(on=True):
+    """Memoise Triton's per-launch tensor-map encoding (on) or restore it (off). Returns
+    whether the memoised encoder is installed (False where this Triton has no such hook)."""
+    try:
+        from triton.backends.nvidia import driver as drv
+    except ImportError:
+        return False
+    cur = getattr(drv, "make_tensordesc_arg", None)
+    if cur is None:
+        return False
+    orig = getattr(cur, "_rooftool_orig", cur)
+    if not on:
+        drv.make_tensordesc_arg = orig
+        return False
+    if cur is not orig:
+        return True
+    cache = {}
+
+    def make_tensordesc_arg(arg, metadata):
+        if metadata is None:  # not lowered to a tensor map: nothing is encoded
+            return orig(arg, metadata)
+        key = (arg.base.data_ptr(), arg.base.dtype, tuple(arg.shape), tuple(arg.strides), arg.padding,
+               metadata["swizzle"], metadata["elem_size"], metadata["elem_type"], tuple(metadata["block_size"]),
+               metadata["fp4_padded"])
+        r = cache.get(key)
+        if r is None:
+            if len(cache) >= _TMAP_CACHE_MAX:
+                cache.clear()
+            r = cache[key] = orig(arg, metadata)
+        return r
+
+    make_tensordesc_arg._rooftool_orig = orig
+    make_tensordesc_arg.cache = cache
+    drv.make_tensordesc_arg = make_tensordesc_arg
+    return True
+
+
+if FAST_LAUNCH and TensorDescriptor is not None:
+    fast_descriptors(True)
+
+
 # ---------------------------------------------------------------- launch fast path
-# triton.autotune re-does its key bookkeeping (and for TMA the descriptors' pre_hook)
-# on every call; from Python that costs tens of microseconds per launch, longer than
-# many of these kernels run. After the first (tuning) call for a key, launch the chosen
-# config on the JIT function directly.
+# A Triton launch from Python costs more host time than many of these kernels run
+# (measured on an H100, 2026-11-22, 256x256x128 GEMM, host time per call): the JIT
+# dispatch (argument binding, specialisation, cache lookup) 31 us, six host
+# TensorDescriptor objects 11 us, their tensor-map encoding 7 us; triton.autotune's
+# wrapper adds its own bookkeeping. At gated_ssm's MVE shape that made the tma-store
+# GEMMs host-bound (135-155 us of host time for a 97 us kernel).
+# So _launch keeps, per exact call (tuner, tuning key, every tensor's address, dtype,
+# shape and strides, every scalar), a launch plan: the compiled kernel, its grid and its
+# arguments with tensors as addresses and descriptors over bare addresses, launched
+# directly (12 us). The plan holds no tensor: an address that is freed and handed out
+# again names the same memory with the same layout, which is all the kernel reads.
+# A plan is made on the second call with a given key (the first one tunes) and serves
+# every later call; runner.run_check checks a second call on the same buffers.
+# ROOFTOOL_FAST_LAUNCH=0 turns plans (and the tensor-map memo above) off.
 _BEST = {}
+_PLANS = {}
+_PLANS_MAX = 1024
+
+
+class _D:
+    """An operand passed to a kernel as a TMA tensor descriptor (built in _launch)."""
+    __slots__ = ("t",)
+
+    def __init__(self, t):
+        self.t = t
+
+
+class _Addr:
+    """A device address and dtype standing in for a tensor under a plan's descriptor."""
+    __slots__ = ("ptr", "dtype")
+
+    def __init__(self, t):
+        self.ptr, self.dtype = t.data_ptr(), t.dtype
+
+    def data_ptr(self):
+        return self.ptr
+
+
+def _arg_key(x):
+    if isinstance(x, torch.Tensor):
+        return x.data_ptr(), x.dtype, tuple(x.shape), x.stride()
+    if isinstance(x, _D):
+        t = x.t
+        return "desc", t.data_ptr(), t.dtype, tuple(t.shape), t.stride()
+    return x
 
 
 def _cfg_kwargs(cfg):
@@ -386,19 +493,87 @@ def _cfg_kwargs(cfg):
     return kw
 
 
+def _stream_fn():
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:
+        return raw
+    return lambda dev: torch.cuda.current_stream(dev).cuda_stream
+
+
+def _launch_hooks_set():
+    knobs = getattr(triton, "knobs", None)
+    rt = getattr(knobs, "runtime", None)
+    return rt is None or getattr(rt, "launch_enter_hook", None) is not None or \
+        getattr(rt, "launch_exit_hook", None) is not None
+
+
+def _make_plan(kern, names, full, grid):
+    """A closure launching kern with the arguments in full (by parameter name) on the
+    caller's current stream, or None where this Triton's kernel object is not the one
+    this was written against (Triton 3.6: CompiledKernel.run is the CudaLauncher)."""
+    if hasattr(kern, "result"):
+        kern = kern.result()
+    run = getattr(kern, "run", None)
+    fn, md = getattr(kern, "function", None), getattr(kern, "packed_metadata", None)
+    if run is None or fn is None or md is None or _launch_hooks_set():
+        return None
+    vals = []
+    for n in names:
+        v = full[n]
+        if isinstance(v, torch.Tensor):
+            v = v.data_ptr()
+        elif TensorDescriptor is not None and isinstance(v, TensorDescriptor):
+            v = TensorDescriptor(_Addr(v.base), list(v.shape), list(v.strides), list(v.block_shape), v.padding)
+        vals.append(v)
+    g = tuple(grid) + (1, 1)
+    g0, g1, g2 = g[0], g[1], g[2]
+    dev = torch.cuda.current_device()
+    stream = _stream_fn()
+
+    def plan():
+        run(g0, g1, g2, stream(dev), fn, md, None, None, None, *vals)
+
+    return plan
+
+
 def _launch(tuner, key, grid_fn, args, kwargs, hook=None):
+    """Launch tuner (a triton.autotune of a JIT kernel) with args (tensors, _D operands
+    that become tensor descriptors, scalars) and kwargs (constexprs). The first call for
+    a key tunes; later ones launch the chosen config directly, through a plan when
+    FAST_LAUNCH. hook(nargs) sizes descriptor boxes to the config (nargs by name)."""
+    pk = None
+    if FAST_LAUNCH:
+        pk = (id(tuner), key, tuple(_arg_key(a) for a in args), tuple(kwargs.items()))
+        plan = _PLANS.get(pk)
+        if plan is not None:
+            plan()
+            return
+    real = tuple(_desc(a.t) if isinstance(a, _D) else a for a in args)
     cfg = _BEST.get((id(tuner), key))
     if cfg is None:
-        tuner[grid_fn](*args, **kwargs)
+        tuner[grid_fn](*real, **kwargs)
         best = getattr(tuner, "best_config", None)
         if best is not None:
             _BEST[(id(tuner), key)] = best
         return
+    names = tuner.fn.arg_names
+    full = {**dict(zip(names, real)), **kwargs, **cfg.kwargs}
     if hook is not None:
-        hook({**cfg.kwargs, **kwargs})
+        hook(full)
     grid = grid_fn(cfg.kwargs)
-    tuner.fn[grid](*args, **kwargs, **_cfg_kwargs(cfg))
-
+    kern = tuner.fn[grid](*real, **kwargs, **_cfg_kwargs(cfg))
+    if pk is not None and kern is not None:
+        try:
+            plan = _make_plan(kern, names, full, grid)
+        except (AttributeError, KeyError, TypeError, AssertionError) as e:  # another Triton's internals
+            global FAST_LAUNCH
+            FAST_LAUNCH = False
+            print(f"tk: launch plans off ({type(e).__name__}: {e})", file=sys.stderr)
+            plan = None
+        if plan is not None:
+            if len(_PLANS) >= _PLANS_MAX:
+                _PLANS.clear()
+            _PLANS[pk] = plan
 
 
 _PICKED = {}
@@ -441,12 +616,19 @@ def mm_epi(a, b, c, epi=EPI_NONE, aux=None, gate=None, seg=(0, 0, 0), head=0, im
     [0,seg_norm) identity, [seg_norm,seg_silu) per-head L2 norm (head > 0),
     [seg_silu,seg_sig) SiLU, [seg_sig,N) sigmoid.
     EPI_GATE (tma-store only): c = silu(acc) and c2 = silu(acc) * aux.
+    EPI_ACT_BWD (tma-store only, head = 128): c = d(activation)/dz applied to the upstream
+    gradients, z = acc: per-head L2 norm on [0, seg[1]) with dy = aux, SiLU on [seg[1], N)
+    with dy = c2[:, col - seg[1]] (c2 is an input here).
     impl: tma-store | tma | tma-persistent | ptr | auto (the fastest of those, timed once per
     shape and epilogue, shared across a run's passes through ROOFTOOL_PICKS).
     """
     impl = impl or MM_IMPL
     if epi == EPI_GATE:
         assert c2 is not None and aux is not None and c2.shape == c.shape
+        impl = "tma-store"
+    if epi == EPI_ACT_BWD:
+        assert c2 is not None and aux is not None and head == 128 and seg[0] == 0
+        assert aux.shape == (c.shape[0], seg[1]) and c2.shape == (c.shape[0], c.shape[1] - seg[1])
         impl = "tma-store"
     if epi == EPI_SEGMENTS and EPI_BRANCH:
         epi = EPI_SEGMENTS_BRANCH
@@ -471,23 +653,18 @@ def mm_epi(a, b, c, epi=EPI_NONE, aux=None, gate=None, seg=(0, 0, 0), head=0, im
     if impl == "tma-store":
         if not store_ok:
             raise ValueError("mm_epi tma-store needs 16-byte aligned, unit-stride a, b, c, aux (and c2)")
-        da, db, dg = _desc(a), _desc(b.T if b_t else b), _desc(g_t)
-        dc, dx, dc2 = _desc(c), _desc(aux_t), _desc(c2_t)
         sms = num_sms(a.device.index)
         kw = dict(EPI=epi, PRO=1 if gate is not None else 0, HEAD=head, B_T=b_t, NUM_SMS=sms)
-        args = (da, db, dg, dc, dx, dc2, M, N, K, seg[0], seg[1], seg[2])
-        hook = lambda nargs: _store_hook({**nargs, "a_desc": da, "b_desc": db, "g_desc": dg,
-                                          "c_desc": dc, "x_desc": dx, "c2_desc": dc2})
+        args = (_D(a), _D(b.T if b_t else b), _D(g_t), _D(c), _D(aux_t), _D(c2_t), M, N, K, seg[0], seg[1], seg[2])
         pgrid = lambda meta: (min(sms, triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"])),)
         _launch(_mm_tma_store_n128 if head else _mm_tma_store, (M, N, K, a.dtype, tuple(kw.items())), pgrid, args, kw,
-                hook=hook)
+                hook=_store_hook)
         return c
     if impl in ("tma", "tma-persistent") and tma_ok:
-        da, db, dg = _desc(a), _desc(b.T if b_t else b), _desc(g_t)
         kw = dict(EPI=epi, PRO=1 if gate is not None else 0, HEAD=head, B_T=b_t)
-        args = (da, db, dg, c, aux_t, M, N, K, c.stride(0), c.stride(1), aux_t.stride(0), aux_t.stride(1),
-                seg[0], seg[1], seg[2])
-        hook = lambda nargs: _tma_hook({**nargs, "a_desc": da, "b_desc": db, "g_desc": dg})
+        args = (_D(a), _D(b.T if b_t else b), _D(g_t), c, aux_t, M, N, K, c.stride(0), c.stride(1), aux_t.stride(0),
+                aux_t.stride(1), seg[0], seg[1], seg[2])
+        hook = _tma_hook
         if impl == "tma-persistent":
             sms = num_sms(a.device.index)
             kw["NUM_SMS"] = sms
@@ -678,13 +855,11 @@ def dual_acc_fp8(a, b1t, b2t, sa, sb1, sb2, c, maxacc=None):
     assert K % 128 == 0, f"K={K} must be a multiple of 128"
     if TensorDescriptor is None or not _tma_ok(a, b1t, b2t):
         raise RuntimeError("dual_acc_fp8 needs Triton tensor descriptors and 16-byte aligned K-major operands")
-    da, d1, d2 = _desc(a), _desc(b1t), _desc(b2t)
     if maxacc is None and FP8_MAXACC:
         maxacc = int(FP8_MAXACC)
-    args = (da, d1, d2, c, sa, sb1, sb2, M, N, K, c.stride(0), c.stride(1))
+    args = (_D(a), _D(b1t), _D(b2t), c, sa, sb1, sb2, M, N, K, c.stride(0), c.stride(1))
     grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
-    hook = lambda nargs: _fp8_hook({**nargs, "a_desc": da, "b1_desc": d1, "b2_desc": d2})
-    _launch(_dual_acc_fp8, (M, N, K, a.dtype, maxacc), grid, args, {"MAXACC": maxacc}, hook=hook)
+    _launch(_dual_acc_fp8, (M, N, K, a.dtype, maxacc), grid, args, {"MAXACC": maxacc}, hook=_fp8_hook)
     return c
 
 

@@ -21,7 +21,7 @@ keeps each call's GemmArguments per buffer set and relaunches with operation.run
 which is one cuLaunchKernel.
 
 Tiles: the interface's own choice (its first listed operation for the epilogue, e.g.
-threadblock 256x256x64 with a 2x1 cluster, TMA warp-specialised). ROOFTOOL_CUTLASS_TILE=MxNxK
+threadblock 256x256x64 with a 2x1 cluster, TMA warp-specialised). ROOFTOOL_CUTLASS_TILE=MxNxK[/CMxCN]
 asks for a listed tile instead (see pick_tile for why 128x256x64 does not build).
 """
 from __future__ import annotations
@@ -108,16 +108,25 @@ def pick_tile(plan, want=TILE):
     cluster, pingpong) took 7.1 ms, 5% of cuBLAS, with 15x the model's DRAM bytes;
     256x128x64 with a 2x1 cluster, cooperative (a 128x128 CTA tile), took 599 us = 62% of
     cuBLAS. The committed run used the default; ROOFTOOL_CUTLASS_TILE=256x128x64 picks the
-    latter for every plan that lists it."""
+    latter for every plan that lists it.
+
+    want may name the cluster too, MxNxK/CMxCN (e.g. 256x128x64/1x2). Without one, equal
+    candidates are ordered by cluster shape, largest first, so every process picks the same
+    kernel (the interface lists them in no fixed order, and each pick is a ~60 s compile)."""
     if not want or want == "default":
         return None
-    shape = [int(x) for x in want.split("x")]
+    tile, _, cluster = want.partition("/")
+    shape = [int(x) for x in tile.split("x")]
     cands = [td for td in plan.tile_descriptions() if list(td.threadblock_shape) == shape]
+    if cluster:
+        cl = [int(x) for x in cluster.split("x")]
+        cands = [td for td in cands if list(td.cluster_shape)[:len(cl)] == cl]
 
     def score(td):
         ks = getattr(td.kernel_schedule, "name", str(td.kernel_schedule))
         es = getattr(td.epilogue_schedule, "name", str(td.epilogue_schedule))
-        return ("Cooperative" in ks, "Tma" in ks, es.startswith("Tma"), "Cooperative" in es)
+        return ("Cooperative" in ks, "Tma" in ks, es.startswith("Tma"), "Cooperative" in es,
+                tuple(td.cluster_shape), ks, es)
     cands.sort(key=score, reverse=True)
     for td in cands:
         try:

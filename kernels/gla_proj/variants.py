@@ -226,36 +226,32 @@ class WideGemmFwdBwd(_FwdBwd):
 
 class WideGemmEpilogueFwdBwd(WideGemmEpilogue):
     """Forward: the fused wide GEMM of wide-gemm-epilogue (one Triton launch, activations in
-    its epilogue). Backward: the epilogue kept no pre-activation, so the K and g segments'
-    pre-activations are recomputed with one cuBLAS GEMM over their columns; the activation
-    gradients (per-head L2 norm, SiLU, sigmoid from the forward output) are applied in eager
-    PyTorch in place over the concatenated cotangent; then dx = dZ W^T and dW = x^T dZ."""
+    its epilogue, no pre-activation kept). Backward, with the activation gradients fused
+    into a GEMM epilogue too: one Triton GEMM recomputes the K and g pre-activations
+    x @ W[:, K|g] and its epilogue turns dK, dg into their pre-activation gradients, written
+    straight into the wide gradient dZ (per-head L2 norm: (dy - y<y,dy>)/||z||; SiLU:
+    dy s(1 + z(1 - s))); dQ and dV are copied into dZ, alpha's gradient dy y(1 - y) comes
+    from the forward output (aten sigmoid_backward); then dx = dZ W^T and dW = x^T dZ with
+    cuBLAS. 7 launches."""
     graph_ok = False
 
     def alloc(self, st):
         BT, d = st["x"].shape
-        return {"y": torch.empty((BT, st["W"].shape[1]), device="cuda", dtype=self.dtype),
-                "dx": torch.empty((BT, d), device="cuda", dtype=self.dtype),
-                "dW": torch.empty((d, st["W"].shape[1]), device="cuda", dtype=self.dtype)}
+        N = st["W"].shape[1]
+        e = lambda *s: torch.empty(s, device="cuda", dtype=self.dtype)
+        return {"y": e(BT, N), "dZ": e(BT, N), "dx": e(BT, d), "dW": e(d, N)}
 
     def run(self, st, out):
-        x, W, y = st["x"], st["W"], out["y"]
+        x, W, y, dZ = st["x"], st["W"], out["y"], out["dZ"]
         seg = _seg_bounds(self.v)
         s_norm, s_silu, s_sig = seg
-        BT, dk = x.shape[0], self.v["dk"]
+        HK, dk = widths(self.v)["Q"], self.v["dk"]
         tk.mm_epi(x, W, y, epi=tk.EPI_SEGMENTS, seg=seg, head=dk)  # forward
-        dZ = torch.cat([st["d" + n] for n in WIDE_ORDER], dim=1)  # the wide cotangent
-        zkg = (x @ W[:, s_norm:s_sig]).float()  # recomputed pre-activations of K and g
-        zK, zg = zkg[:, :s_silu - s_norm], zkg[:, s_silu - s_norm:]
-        zK = zK.reshape(BT, -1, dk)
-        nrm = zK.norm(dim=-1, keepdim=True).clamp_min(1e-12)
-        yK = zK / nrm
-        dyK = dZ[:, s_norm:s_silu].float().reshape(BT, -1, dk)
-        dZ[:, s_norm:s_silu] = ((dyK - yK * (dyK * yK).sum(-1, keepdim=True)) / nrm).reshape(BT, -1).to(dZ.dtype)
-        sg = torch.sigmoid(zg)
-        dZ[:, s_silu:s_sig] = (dZ[:, s_silu:s_sig].float() * sg * (1 + zg * (1 - sg))).to(dZ.dtype)
-        ya = y[:, s_sig:].float()
-        dZ[:, s_sig:] = (dZ[:, s_sig:].float() * ya * (1 - ya)).to(dZ.dtype)
+        tk.mm_epi(x, W[:, s_norm:s_sig], dZ[:, s_norm:s_sig], epi=tk.EPI_ACT_BWD, aux=st["dK"], c2=st["dg"],
+                  seg=(0, s_silu - s_norm, s_sig - s_norm), head=dk)
+        dZ[:, :HK].copy_(st["dQ"])
+        dZ[:, HK:s_norm].copy_(st["dV"])
+        torch.ops.aten.sigmoid_backward.grad_input(st["dalpha"], y[:, s_sig:], grad_input=dZ[:, s_sig:])
         torch.mm(dZ, W.t(), out=out["dx"])
         torch.mm(x.t(), dZ, out=out["dW"])
         return _split_grads(self.v, out["dx"], out["dW"])
