@@ -541,6 +541,7 @@ def _launch(tuner, key, grid_fn, args, kwargs, hook=None):
     that become tensor descriptors, scalars) and kwargs (constexprs). The first call for
     a key tunes; later ones launch the chosen config directly, through a plan when
     FAST_LAUNCH. hook(nargs) sizes descriptor boxes to the config (nargs by name)."""
+    global FAST_LAUNCH
     pk = None
     if FAST_LAUNCH:
         pk = (id(tuner), key, tuple(_arg_key(a) for a in args), tuple(kwargs.items()))
@@ -566,7 +567,6 @@ def _launch(tuner, key, grid_fn, args, kwargs, hook=None):
         try:
             plan = _make_plan(kern, names, full, grid)
         except (AttributeError, KeyError, TypeError, AssertionError) as e:  # another Triton's internals
-            global FAST_LAUNCH
             FAST_LAUNCH = False
             print(f"tk: launch plans off ({type(e).__name__}: {e})", file=sys.stderr)
             plan = None
