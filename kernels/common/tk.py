@@ -455,6 +455,7 @@ if FAST_LAUNCH and TensorDescriptor is not None:
 _BEST = {}
 _PLANS = {}
 _PLANS_MAX = 1024
+PLAN_STATS = {"hits": 0}  # launches served by a plan (read by probes and tests)
 
 
 class _D:
@@ -478,10 +479,10 @@ class _Addr:
 
 def _arg_key(x):
     if isinstance(x, torch.Tensor):
-        return x.data_ptr(), x.dtype, tuple(x.shape), x.stride()
+        return x.data_ptr(), x.dtype, x.shape, x.stride()
     if isinstance(x, _D):
         t = x.t
-        return "desc", t.data_ptr(), t.dtype, tuple(t.shape), t.stride()
+        return "desc", t.data_ptr(), t.dtype, t.shape, t.stride()
     return x
 
 
@@ -501,10 +502,16 @@ def _stream_fn():
 
 
 def _launch_hooks_set():
-    knobs = getattr(triton, "knobs", None)
-    rt = getattr(knobs, "runtime", None)
-    return rt is None or getattr(rt, "launch_enter_hook", None) is not None or \
-        getattr(rt, "launch_exit_hook", None) is not None
+    """Whether launch hooks (e.g. Proton's) are registered: the JIT path calls them with
+    per-launch metadata, a plan would not. Triton 3.6 keeps them as HookChains, empty by
+    default; a Triton without triton.knobs gets no plans."""
+    rt = getattr(getattr(triton, "knobs", None), "runtime", None)
+    if rt is None:
+        return True
+    for h in (getattr(rt, "launch_enter_hook", None), getattr(rt, "launch_exit_hook", None)):
+        if h is not None and getattr(h, "calls", True):
+            return True
+    return False
 
 
 def _make_plan(kern, names, full, grid):
@@ -548,6 +555,7 @@ def _launch(tuner, key, grid_fn, args, kwargs, hook=None):
         plan = _PLANS.get(pk)
         if plan is not None:
             plan()
+            PLAN_STATS["hits"] += 1
             return
     real = tuple(_desc(a.t) if isinstance(a, _D) else a for a in args)
     cfg = _BEST.get((id(tuner), key))
