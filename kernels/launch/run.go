@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -355,7 +356,14 @@ func gitCommit(ctx context.Context, dir string) string {
 	if err != nil {
 		return ""
 	}
-	return strings.TrimSpace(string(out))
+	c := strings.TrimSpace(string(out))
+	// A tree whose tracked files differ from HEAD (a copied working tree, local edits) did
+	// not run HEAD's code: say so rather than name a commit that was not measured.
+	st, err := exec.CommandContext(cctx, "git", "-C", dir, "status", "--porcelain", "--untracked-files=no").Output()
+	if err != nil || len(bytes.TrimSpace(st)) > 0 {
+		c += "-dirty"
+	}
+	return c
 }
 
 func (r *Runner) setupTools(ctx context.Context, cells []PlannedCell) {
