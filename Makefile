@@ -36,6 +36,7 @@ fuzz:
 demo: build
 	./$(BIN) report -o out/report
 	./$(BIN) report 2026-11-22-h100-022317 -o out/report-h100-022317
+	./$(BIN) report 2026-11-22-h100-034455 -o out/report-h100-034455
 
 # On the GPU machine: every variant against its reference.
 gpu-check:

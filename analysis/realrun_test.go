@@ -75,23 +75,37 @@ func TestRealRunAgreesWithNCU(t *testing.T) {
 			}
 			// sm__throughput is the busiest SM unit, the tensor pipe among
 			// them: a GEMM's % of the dense tensor roof cannot exceed it, and
-			// where the tensor pipe is the busiest unit the two agree.
+			// where the tensor pipe is the busiest unit the two agree. Both
+			// are compared at the kernel's own clock: the roof is at the
+			// median clock of the run's kernels, and a throttled GPU runs its
+			// long GEMMs slower than its short kernels (run 034455: GEMMs at
+			// about 1.6 GHz, the median 1.96 GHz).
+			clk := map[int64]float64{}
+			var clks []float64
+			for id, m := range metricsByKernel(tb) {
+				if v, ok := m.get(MSMClock); ok && v > 0 {
+					clk[id] = v
+					clks = append(clks, v)
+				}
+			}
+			roofClk := median(clks)
 			close := 0
 			for _, f := range run.Kernels {
 				tp, ok := f.PctOfRoof["tensor bf16"]
 				comp, ok2 := f.SOL["compute"]
-				if !ok || !ok2 || tp == 0 {
+				if !ok || !ok2 || tp == 0 || clk[f.KernelID] == 0 {
 					continue
 				}
-				if tp > comp+2 {
-					t.Errorf("%s kernel %d %s: %.1f%% of the tensor roof above ncu's sm__throughput %.1f%%", name, f.KernelID, f.ShortName, tp, comp)
+				own := tp * roofClk / clk[f.KernelID]
+				if own > comp+2 {
+					t.Errorf("%s kernel %d %s: %.1f%% of the tensor roof at its own clock, above ncu's sm__throughput %.1f%%", name, f.KernelID, f.ShortName, own, comp)
 				}
-				if math.Abs(tp-comp) <= 2 {
+				if math.Abs(own-comp) <= 2 {
 					close++
 				}
 			}
 			if close == 0 {
-				t.Errorf("%s: no GEMM within 2 points of sm__throughput: the tensor roof is off", name)
+				t.Errorf("%s: no GEMM within 2 points of sm__throughput at its own clock: the tensor roof is off", name)
 			}
 			for _, c := range run.Cells {
 				if c.Status == "ok" && (c.Variant == "" || c.Shape == "") {

@@ -9,7 +9,7 @@ import (
 // SummaryRow is one line of a kernel summary in the spirit of
 // `nsys stats -r cuda_gpu_kern_sum`: one kernel name within one NVTX range.
 type SummaryRow struct {
-	Range     string  `json:"range"` // innermost NVTX range, "" for kernels outside any
+	Range     string  `json:"range"` // NVTX range path (outer/inner, e.g. experiment/variant/shape), "" outside any
 	Name      string  `json:"name"`  // demangled base name
 	Instances int     `json:"instances"`
 	TotalNs   int64   `json:"total_ns"`
@@ -51,8 +51,10 @@ func SummarySource(kernels []ingest.Kernel, source string) []ingest.Kernel {
 	return out
 }
 
-// KernelSummary groups kernels by (range, base name). Rows are sorted by
-// range, then total time descending, then name.
+// KernelSummary groups kernels by (NVTX range path, base name); a kernel
+// with no path falls back to its innermost range. Nested ranges that end
+// in the same name (every variant's "B=8,T=4096,..." of a profile run) stay
+// apart. Rows are sorted by range, then total time descending, then name.
 func KernelSummary(kernels []ingest.Kernel) []SummaryRow {
 	type key struct{ rng, name string }
 	groups := map[key][]int64{}
@@ -61,7 +63,11 @@ func KernelSummary(kernels []ingest.Kernel) []SummaryRow {
 		if name == "" {
 			name = k.Name
 		}
-		kk := key{k.Range, name}
+		rng := k.RangePath
+		if rng == "" {
+			rng = k.Range
+		}
+		kk := key{rng, name}
 		groups[kk] = append(groups[kk], k.DurationNs)
 	}
 	rows := make([]SummaryRow, 0, len(groups))

@@ -33,3 +33,17 @@ func TestKernelSummary(t *testing.T) {
 		t.Errorf("ncu summary = %+v, want the one kernel-pass row (range pass left out)", ncu)
 	}
 }
+
+// Profile runs nest experiment > variant > shape: every variant's innermost range has the
+// same name, so the summary keys on the path or it sums different variants together.
+func TestKernelSummaryRangePath(t *testing.T) {
+	s := "B=8,T=4096"
+	ks := []ingest.Kernel{
+		{Source: "nsys", Pass: ingest.PassTimeline, Range: s, RangePath: "gla/unfused/" + s, ShortName: "gemm", DurationNs: 10},
+		{Source: "nsys", Pass: ingest.PassTimeline, Range: s, RangePath: "gla/fused/" + s, ShortName: "gemm", DurationNs: 30},
+	}
+	got := KernelSummary(ks)
+	if len(got) != 2 || got[0].Range != "gla/fused/"+s || got[1].Range != "gla/unfused/"+s {
+		t.Errorf("summary = %+v, want one row per range path", got)
+	}
+}

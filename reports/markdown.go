@@ -112,17 +112,23 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	if len(r.Run.Command) > 0 {
 		p("Command: `%s`\n\n", strings.Join(r.Run.Command, " "))
 	}
+	// Claims of experiments the run did not include are left out of the markdown (one line
+	// names them); report.json keeps them, NOT MEASURED.
+	exps, decisions, absent := shownExperiments(r)
 	counts := map[string]int{}
-	for _, d := range r.Decisions {
+	for _, d := range decisions {
 		counts[d.Verdict]++
 	}
 	p("Verdicts: %d GO, %d NO-GO, %d INCONCLUSIVE, %d NOT MEASURED, over %d claim-shape pairs.\n\n",
-		counts[VerdictGo], counts[VerdictNoGo], counts[VerdictInconclusive], counts[VerdictNotMeasured], len(r.Decisions))
-	if len(r.Experiments) > 1 {
+		counts[VerdictGo], counts[VerdictNoGo], counts[VerdictInconclusive], counts[VerdictNotMeasured], len(decisions))
+	if len(absent) > 0 {
+		p("Not in this run, so not evaluated here: %s (NOT MEASURED in report.json).\n\n", strings.Join(absent, ", "))
+	}
+	if len(exps) > 1 {
 		st := Table{Header: []string{"Experiment", "GO", "NO-GO", "INCONCLUSIVE", "NOT MEASURED"}, Align: []Align{Left, Right, Right, Right, Right}}
-		for _, e := range r.Experiments {
+		for _, e := range exps {
 			c := map[string]int{}
-			for _, d := range r.Decisions {
+			for _, d := range decisions {
 				if d.Experiment == e.Name {
 					c[d.Verdict]++
 				}
@@ -142,7 +148,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	p("numbers in the first column refer to the list below the table: reason, seed quote, notes.\n\n")
 	t := Table{Header: []string{"#", "Experiment", "Claim", "Source", "Shape", "Test", "Theory", "Measured (95% CI)", "Verdict"},
 		Align: []Align{Right, Left, Left, Left, Left, Left, Right, Right, Left}}
-	for i, d := range r.Decisions {
+	for i, d := range decisions {
 		th, me := "—", "—"
 		if d.Theory != nil {
 			th = fmtMetric(d.Metric, *d.Theory)
@@ -157,7 +163,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		return err
 	}
 	p("\n")
-	for i, d := range r.Decisions {
+	for i, d := range decisions {
 		p("%d. **%s** %s/%s at `%s`: %s.\n", i+1, d.Verdict, d.Experiment, d.Claim, d.Shape, d.Reason)
 		p("   Seed %s line %d: \"%s\"", d.Seed, d.Line, oneLine(d.Quote))
 		if d.Note != "" {
@@ -175,7 +181,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 			p("- %s\n", oneLine(n))
 		}
 	}
-	for _, e := range r.Experiments {
+	for _, e := range exps {
 		writeExperiment(&b, e, r)
 	}
 	if len(r.Run.Options) > 0 {
@@ -241,9 +247,12 @@ func runLine(ri RunInfo) string {
 		parts = append(parts, "rooftool "+ri.Version)
 	}
 	if ri.GitCommit != "" {
-		c := ri.GitCommit
+		c, dirty := strings.CutSuffix(ri.GitCommit, "-dirty")
 		if len(c) > 12 {
 			c = c[:12]
+		}
+		if dirty { // the tree that ran differed from this commit (launch.gitCommit)
+			c += " (tree differed from it)"
 		}
 		parts = append(parts, "commit "+c)
 	}
@@ -275,6 +284,39 @@ func mhz(cur, max float64) string {
 		s += fmt.Sprintf(" (max %.0f MHz)", max)
 	}
 	return s
+}
+
+// shownExperiments is what the markdown covers: the experiments the run has cells of and
+// their decisions, plus the names (with their claim-shape pair counts) of those it has
+// none of. A run with no experiment in it shows them all.
+func shownExperiments(r *Report) ([]ExperimentReport, []Decision, []string) {
+	in := map[string]bool{}
+	var exps []ExperimentReport
+	for _, e := range r.Experiments {
+		if e.InRun {
+			in[e.Name] = true
+			exps = append(exps, e)
+		}
+	}
+	if len(exps) == 0 {
+		return r.Experiments, r.Decisions, nil
+	}
+	var ds []Decision
+	n := map[string]int{}
+	for _, d := range r.Decisions {
+		if in[d.Experiment] {
+			ds = append(ds, d)
+		} else {
+			n[d.Experiment]++
+		}
+	}
+	var absent []string
+	for _, e := range r.Experiments {
+		if !e.InRun {
+			absent = append(absent, fmt.Sprintf("%s (%d)", e.Name, n[e.Name]))
+		}
+	}
+	return exps, ds, absent
 }
 
 func writeExperiment(b *strings.Builder, e ExperimentReport, r *Report) {

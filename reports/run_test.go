@@ -112,7 +112,7 @@ func TestWriteRun(t *testing.T) {
 		"speedup",
 		"dual-acc-persistent: check pass failed: max_rel_err 0.5 > tolerance 0.02",
 		"### swiglu `M=512,N=4096,K=7168`",
-		"experiment gla_proj is not in this run",
+		"Not in this run, so not evaluated here: gated_ssm (25), gla_proj (4), scan_gate (6), swiglu_fp8 (4) (NOT MEASURED in report.json).",
 		"Clocks read after each cell's timing (NVML): SM 1980-2060 MHz",
 	} {
 		if !strings.Contains(string(md), want) {
@@ -128,11 +128,21 @@ func TestWriteRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if strings.Contains(string(md), "| gla_proj ") || strings.Contains(string(md), "## gla_proj") {
+		t.Error("report.md shows claims or a section of gla_proj, which the run does not have")
+	}
 	verdict := map[string]string{}
+	glaAbsent := 0
 	for _, d := range r.Decisions {
 		if d.Experiment == "swiglu" {
 			verdict[d.Claim] = d.Verdict
 		}
+		if d.Experiment == "gla_proj" && d.Verdict == VerdictNotMeasured && strings.Contains(d.Reason, "experiment gla_proj is not in this run") {
+			glaAbsent++
+		}
+	}
+	if glaAbsent == 0 {
+		t.Error("report.json lacks gla_proj's claims as NOT MEASURED (experiment not in this run)")
 	}
 	// 1 kernel; 130.2 MB <= 135 MB; 75 us misses <= 15 us; gemm2-epilogue
 	// absent; dual-acc-persistent failed its check.
@@ -248,5 +258,16 @@ func TestTimingClocksSharedShapes(t *testing.T) {
 	only := timingClocks([]ingest.Meta{meta(shape+".json", "1980")}, timings[:1], exps)
 	if r := only["swiglu"]["sm_mhz"]; len(r) != 2 || r[0] != 1980 {
 		t.Errorf("base name in a run with swiglu alone: %v", only)
+	}
+}
+
+func TestRunLineDirtyCommit(t *testing.T) {
+	got := runLine(RunInfo{GitCommit: "57f5d52608b96f13b1c08652e9a5c7db256a1e41-dirty"})
+	if !strings.Contains(got, "commit 57f5d52608b9 (tree differed from it)") {
+		t.Errorf("dirty: %q", got)
+	}
+	got = runLine(RunInfo{GitCommit: "57f5d52608b96f13b1c08652e9a5c7db256a1e41"})
+	if !strings.Contains(got, "commit 57f5d52608b9") || strings.Contains(got, "differed") {
+		t.Errorf("clean: %q", got)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"sort"
 
 	"gonum.org/v1/plot"
@@ -84,9 +85,8 @@ func SweepPlot(run *analysis.Run, experiment string, sweep kernels.Sweep) (*plot
 	for i, s := range sweep.Shapes {
 		idx[s] = i
 	}
-	var cands []string
+	var cands, baselines []string
 	byCand := map[string][]analysis.Comparison{}
-	baseline := ""
 	for _, c := range run.Comparisons {
 		if c.Experiment != experiment {
 			continue
@@ -98,7 +98,9 @@ func SweepPlot(run *analysis.Run, experiment string, sweep kernels.Sweep) (*plot
 			cands = append(cands, c.Candidate)
 		}
 		byCand[c.Candidate] = append(byCand[c.Candidate], c)
-		baseline = c.Baseline
+		if !slices.Contains(baselines, c.Baseline) {
+			baselines = append(baselines, c.Baseline)
+		}
 	}
 	if len(cands) == 0 {
 		return nil, nil, fmt.Errorf("sweep %s %s: no comparison with timings: %w", experiment, sweep.Name, ErrNoData)
@@ -108,7 +110,13 @@ func SweepPlot(run *analysis.Run, experiment string, sweep kernels.Sweep) (*plot
 	}
 	var warnings []analysis.Warning
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s: speedup over %s along %s (median, 95%% interval)  on %s", experiment, baseline, sweep.Var, orUnknown(run.GPU))
+	// An experiment with several baselines (gla_proj: forward and forward+backward) compares
+	// each candidate with its own; the legend then names it.
+	over := baselines[0]
+	if len(baselines) > 1 {
+		over = "each candidate's baseline"
+	}
+	p.Title.Text = fmt.Sprintf("%s: speedup over %s along %s (median, 95%% interval)  on %s", experiment, over, sweep.Var, orUnknown(run.GPU))
 	p.Title.Padding = vg.Points(10)
 	p.Y.Label.Text = "speedup (baseline time / candidate time)"
 	p.X.Label.Text = sweep.Var
@@ -156,7 +164,11 @@ func SweepPlot(run *analysis.Run, experiment string, sweep kernels.Sweep) (*plot
 			s.GlyphStyle = draw.GlyphStyle{Color: clr, Radius: vg.Points(4), Shape: draw.CircleGlyph{}}
 			p.Add(s)
 		}
-		p.Legend.Add(cand, glyphThumb{draw.GlyphStyle{Color: clr, Radius: vg.Points(4), Shape: draw.CircleGlyph{}}})
+		label := cand
+		if len(baselines) > 1 {
+			label = cand + " / " + byCand[cand][0].Baseline
+		}
+		p.Legend.Add(label, glyphThumb{draw.GlyphStyle{Color: clr, Radius: vg.Points(4), Shape: draw.CircleGlyph{}}})
 	}
 	if unbounded > 0 {
 		warnings = append(warnings, analysis.Warning{Code: analysis.WarnFewSamples, Metric: "speedup",

@@ -189,3 +189,41 @@ func TestWriteSweepPartial(t *testing.T) {
 		t.Errorf("no data at all: %v", err)
 	}
 }
+
+// An experiment with two baselines (gla_proj's forward and forward+backward) must not
+// title its sweep with whichever baseline came last: each candidate names its own.
+func TestSweepPlotTwoBaselines(t *testing.T) {
+	run := synthRun()
+	one, _, err := SweepPlot(run, "swiglu", swigluSweep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(one.Title.Text, "speedup over unfused along M") {
+		t.Errorf("one baseline: title %q", one.Title.Text)
+	}
+	for _, s := range swigluSweep.Shapes {
+		run.Comparisons = append(run.Comparisons, analysis.Comparison{Experiment: "swiglu", Shape: s,
+			Baseline: "unfused-fwdbwd", Candidate: "fused-fwdbwd", Speedup: analysis.Interval{Center: 1.2, Lo: 1.1, Hi: 1.3, N: 30},
+			P: 1e-6, Significant: true})
+	}
+	p, _, err := SweepPlot(run, "swiglu", swigluSweep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p.Title.Text, "speedup over each candidate's baseline along M") {
+		t.Errorf("two baselines: title %q", p.Title.Text)
+	}
+	files, err := savePlot(p, sweepW, sweepH, t.TempDir(), "two")
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg, err := os.ReadFile(files[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"dual-acc / unfused", "fused-fwdbwd / unfused-fwdbwd"} {
+		if !bytes.Contains(svg, []byte(want)) {
+			t.Errorf("legend lacks %q", want)
+		}
+	}
+}

@@ -526,3 +526,42 @@ func TestQdstrmImporters(t *testing.T) {
 		t.Errorf("importers = %q, want %q", got, []string{imp})
 	}
 }
+
+// A run records the commit it ran, and says so when the tree's tracked files differ from it.
+func TestGitCommitDirty(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	dir := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	f := filepath.Join(dir, "run.py")
+	if err := os.WriteFile(f, []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("add", "run.py")
+	git("commit", "-q", "-m", "x")
+	c := gitCommit(context.Background(), dir)
+	if len(c) != 40 || strings.HasSuffix(c, "-dirty") {
+		t.Fatalf("clean tree: %q", c)
+	}
+	if err := os.WriteFile(f, []byte("b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if d := gitCommit(context.Background(), dir); d != c+"-dirty" {
+		t.Errorf("edited tree: %q, want %q", d, c+"-dirty")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "new.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("checkout", "-q", "run.py")
+	if d := gitCommit(context.Background(), dir); d != c {
+		t.Errorf("untracked file only: %q, want %q", d, c)
+	}
+}
