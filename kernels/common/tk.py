@@ -442,12 +442,13 @@ if FAST_LAUNCH and TensorDescriptor is not None:
 # (measured on an H100, 2026-11-22, 256x256x128 GEMM, host time per call): the JIT
 # dispatch (argument binding, specialisation, cache lookup) 31 us, six host
 # TensorDescriptor objects 11 us, their tensor-map encoding 7 us; triton.autotune's
-# wrapper adds its own bookkeeping. At gated_ssm's MVE shape that made the tma-store
-# GEMMs host-bound (135-155 us of host time for a 97 us kernel).
+# wrapper and mm_epi's own checks add the rest: 105-135 us a call in all, so at gated_ssm's
+# MVE shape the GEMMs were host-bound (126 us of host time for an 80 us kernel).
 # So _launch keeps, per exact call (tuner, tuning key, every tensor's address, dtype,
 # shape and strides, every scalar), a launch plan: the compiled kernel, its grid and its
 # arguments with tensors as addresses and descriptors over bare addresses, launched
-# directly (12 us). The plan holds no tensor: an address that is freed and handed out
+# directly: 36-52 us a call in all (kernels/NOTES.md, third session). The plan holds no
+# tensor: an address that is freed and handed out
 # again names the same memory with the same layout, which is all the kernel reads.
 # A plan is made on the second call with a given key (the first one tunes) and serves
 # every later call; runner.run_check checks a second call on the same buffers.
