@@ -544,6 +544,15 @@ def _make_plan(kern, names, full, grid):
     return plan
 
 
+def _grid(M, N, sms=0):
+    """The launch grid of an M x N output for a config: one program per tile, or for a
+    persistent kernel (sms > 0) at most one per SM."""
+    def grid(meta):
+        n = triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"])
+        return (min(sms, n) if sms else n,)
+    return grid
+
+
 def _launch(tuner, key, grid_fn, args, kwargs, hook=None):
     """Launch tuner (a triton.autotune of a JIT kernel) with args (tensors, _D operands
     that become tensor descriptors, scalars) and kwargs (constexprs). The first call for
@@ -650,7 +659,6 @@ def mm_epi(a, b, c, epi=EPI_NONE, aux=None, gate=None, seg=(0, 0, 0), head=0, im
     if head:
         assert head == 128, "per-head normalisation epilogue is built for head dim 128"
         assert seg[0] % head == 0 and seg[1] % head == 0
-    grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
     b_t = b.stride(0) == 1 and b.stride(1) != 1  # b is the transposed view of an [N, K] tensor
     tma_ok = _tma_ok(a, b.T if b_t else b, g_t)
     c2_t = c2 if c2 is not None else c
@@ -665,26 +673,24 @@ def mm_epi(a, b, c, epi=EPI_NONE, aux=None, gate=None, seg=(0, 0, 0), head=0, im
         sms = num_sms(a.device.index)
         kw = dict(EPI=epi, PRO=1 if gate is not None else 0, HEAD=head, B_T=b_t, NUM_SMS=sms)
         args = (_D(a), _D(b.T if b_t else b), _D(g_t), _D(c), _D(aux_t), _D(c2_t), M, N, K, seg[0], seg[1], seg[2])
-        pgrid = lambda meta: (min(sms, triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"])),)
-        _launch(_mm_tma_store_n128 if head else _mm_tma_store, (M, N, K, a.dtype, tuple(kw.items())), pgrid, args, kw,
+        _launch(_mm_tma_store_n128 if head else _mm_tma_store, (M, N, K, a.dtype, tuple(kw.items())), _grid(M, N, sms), args, kw,
                 hook=_store_hook)
         return c
     if impl in ("tma", "tma-persistent") and tma_ok:
         kw = dict(EPI=epi, PRO=1 if gate is not None else 0, HEAD=head, B_T=b_t)
         args = (_D(a), _D(b.T if b_t else b), _D(g_t), c, aux_t, M, N, K, c.stride(0), c.stride(1), aux_t.stride(0),
                 aux_t.stride(1), seg[0], seg[1], seg[2])
-        hook = _tma_hook
+        sms = 0
         if impl == "tma-persistent":
-            sms = num_sms(a.device.index)
-            kw["NUM_SMS"] = sms
-            pgrid = lambda meta: (min(sms, triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"])),)
-            _launch(_mm_epi_tmap_n128 if head else _mm_epi_tmap, (M, N, K, a.dtype, tuple(kw.items())), pgrid, args, kw, hook=hook)
+            sms = kw["NUM_SMS"] = num_sms(a.device.index)
+            tuner = _mm_epi_tmap_n128 if head else _mm_epi_tmap
         else:
-            _launch(_mm_epi_tma_n128 if head else _mm_epi_tma, (M, N, K, a.dtype, tuple(kw.items())), grid, args, kw, hook=hook)
+            tuner = _mm_epi_tma_n128 if head else _mm_epi_tma
+        _launch(tuner, (M, N, K, a.dtype, tuple(kw.items())), _grid(M, N, sms), args, kw, hook=_tma_hook)
         return c
     kern = _mm_epi_n128 if head else _mm_epi
     kw = dict(EPI=epi, PRO=1 if gate is not None else 0, HEAD=head)
-    _launch(kern, (M, N, K, a.dtype, tuple(kw.items())), grid,
+    _launch(kern, (M, N, K, a.dtype, tuple(kw.items())), _grid(M, N),
             (a, b, c, aux_t, g_t, M, N, K,
              a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
              aux_t.stride(0), aux_t.stride(1), g_t.stride(0), g_t.stride(1),
@@ -791,11 +797,9 @@ def dual_acc(a, b1, b2, c, persistent=False):
     args = (a, b1, b2, c, M, N, K, a.stride(0), a.stride(1), b1.stride(0), b1.stride(1), c.stride(0), c.stride(1))
     if persistent:
         sms = num_sms(a.device.index)
-        grid = lambda meta: (min(sms, triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"])),)
-        _launch(_dual_acc_persistent, (M, N, K, a.dtype, sms), grid, args, dict(NUM_SMS=sms))
+        _launch(_dual_acc_persistent, (M, N, K, a.dtype, sms), _grid(M, N, sms), args, dict(NUM_SMS=sms))
     else:
-        grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
-        _launch(_dual_acc, (M, N, K, a.dtype), grid, args, {})
+        _launch(_dual_acc, (M, N, K, a.dtype), _grid(M, N), args, {})
     return c
 
 
@@ -867,8 +871,7 @@ def dual_acc_fp8(a, b1t, b2t, sa, sb1, sb2, c, maxacc=None):
     if maxacc is None and FP8_MAXACC:
         maxacc = int(FP8_MAXACC)
     args = (_D(a), _D(b1t), _D(b2t), c, sa, sb1, sb2, M, N, K, c.stride(0), c.stride(1))
-    grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
-    _launch(_dual_acc_fp8, (M, N, K, a.dtype, maxacc), grid, args, {"MAXACC": maxacc}, hook=_fp8_hook)
+    _launch(_dual_acc_fp8, (M, N, K, a.dtype, maxacc), _grid(M, N), args, {"MAXACC": maxacc}, hook=_fp8_hook)
     return c
 
 
