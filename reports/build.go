@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
-	"github.com/rooftool/rooftool/kernels/launch"
 )
 
 // Input is what Build turns into a Report. Run and Experiments are
@@ -18,7 +18,7 @@ type Input struct {
 	Name          string // run name, e.g. the run directory's base name
 	Run           *analysis.Run
 	Experiments   []*kernels.Experiment
-	Manifest      *launch.Manifest
+	Manifest      *rundir.Manifest
 	Checks        []Check
 	TimingDevices map[string][]string             // experiment -> devices named by its timing JSON
 	TimingMethods map[string][]string             // experiment -> cuda-events / cuda-graph

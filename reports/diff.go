@@ -16,8 +16,8 @@ import (
 	"golang.org/x/perf/benchmath"
 
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
-	"github.com/rooftool/rooftool/kernels/launch"
 )
 
 // DiffRow compares one cell's wall time between two runs, benchstat style:
@@ -172,7 +172,7 @@ func DiffRuns(ctx context.Context, dirA, dirB string, mem memory.Allocator) (*Di
 		defer t.Release()
 		ts := t.Timings()
 		gpu := ""
-		if m, err := launch.ReadManifest(dir); err == nil {
+		if m, err := rundir.ReadManifest(dir); err == nil {
 			gpu = m.GPU.Name
 		}
 		if gpu == "" {

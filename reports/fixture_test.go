@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/rooftool/rooftool/analysis"
-	"github.com/rooftool/rooftool/kernels/launch"
+	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
 // syntheticInput is a hand-made run for the tests: every number in it is
@@ -14,41 +14,41 @@ func syntheticInput() Input {
 	const sw = "M=512,N=4096,K=7168"
 	const sg = "B=4,T=2048,d=256,dv=64"
 	const gs = "B=16,T=512,d=768,H=12,dk=64,n=16"
-	ok := func(passes ...string) map[string]launch.PassStatus {
-		m := map[string]launch.PassStatus{}
+	ok := func(passes ...string) map[string]rundir.PassStatus {
+		m := map[string]rundir.PassStatus{}
 		for _, p := range passes {
-			m[p] = launch.PassStatus{Status: launch.StatusOK}
+			m[p] = rundir.PassStatus{Status: rundir.StatusOK}
 		}
 		return m
 	}
-	all := launch.AllPasses
-	man := &launch.Manifest{
+	all := rundir.AllPasses
+	man := &rundir.Manifest{
 		Tool: "rooftool", Version: "test", Command: []string{"rooftool", "profile", "--gpu", "synthetic"},
 		Created:   time.Date(2026, 11, 22, 1, 0, 0, 0, time.UTC),
 		Finished:  time.Date(2026, 11, 22, 1, 20, 0, 0, time.UTC),
 		GitCommit: "0123456789abcdef0123",
-		GPU: launch.GPUInfo{Name: "synthetic fixture (not a measurement)", SMCount: 132, L2Bytes: 52428800,
+		GPU: rundir.GPUInfo{Name: "synthetic fixture (not a measurement)", SMCount: 132, L2Bytes: 52428800,
 			MemoryBytes: 85520809984, CC: "9.0", SMClockMHz: 1755, MemClockMHz: 2619, MaxSMClockMHz: 1980, MaxMemClockMHz: 2619},
 		Versions: map[string]string{"torch": "0.0-test", "cuda": "0.0-test"},
 		Passes:   all,
 		Options:  map[string]string{"reps": "50"},
-		Cells: []launch.Cell{
+		Cells: []rundir.Cell{
 			{Experiment: "swiglu", Variant: "unfused", Shape: sw, Passes: ok(all...)},
 			{Experiment: "swiglu", Variant: "dual-acc", Shape: sw, Passes: ok(all...)},
-			{Experiment: "swiglu", Variant: "gemm2-epilogue", Shape: sw, Passes: map[string]launch.PassStatus{
-				launch.PassCheck:  {Status: launch.StatusOK},
-				launch.PassTiming: {Status: launch.StatusFailed, Reason: "triton compile error: out of shared memory"},
-				launch.PassNCU:    {Status: launch.StatusSkipped, Reason: "timing failed"},
-				launch.PassRange:  {Status: launch.StatusSkipped, Reason: "timing failed"},
-				launch.PassNsys:   {Status: launch.StatusSkipped, Reason: "timing failed"},
+			{Experiment: "swiglu", Variant: "gemm2-epilogue", Shape: sw, Passes: map[string]rundir.PassStatus{
+				rundir.PassCheck:  {Status: rundir.StatusOK},
+				rundir.PassTiming: {Status: rundir.StatusFailed, Reason: "triton compile error: out of shared memory"},
+				rundir.PassNCU:    {Status: rundir.StatusSkipped, Reason: "timing failed"},
+				rundir.PassRange:  {Status: rundir.StatusSkipped, Reason: "timing failed"},
+				rundir.PassNsys:   {Status: rundir.StatusSkipped, Reason: "timing failed"},
 			}},
 			{Experiment: "scan_gate", Variant: "three-kernel", Shape: sg, Passes: ok(all...)},
 			{Experiment: "scan_gate", Variant: "semi-fused", Shape: sg, Passes: ok(all...)},
 			{Experiment: "scan_gate", Variant: "megakernel", Shape: sg, Passes: ok(all...)},
 			{Experiment: "gated_ssm", Variant: "eager", Shape: gs, Passes: ok(all...)},
 			{Experiment: "gated_ssm", Variant: "triton-epilogue", Shape: gs, Passes: ok(all...)},
-			{Experiment: "gated_ssm", Variant: "cutlass-evt", Shape: gs, Passes: map[string]launch.PassStatus{
-				launch.PassCheck: {Status: launch.StatusSkipped, Reason: "requires cutlass: not installed"}}},
+			{Experiment: "gated_ssm", Variant: "cutlass-evt", Shape: gs, Passes: map[string]rundir.PassStatus{
+				rundir.PassCheck: {Status: rundir.StatusSkipped, Reason: "requires cutlass: not installed"}}},
 		},
 		Warnings: []string{"synthetic: made by reports/fixture_test.go"},
 	}

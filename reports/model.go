@@ -2,7 +2,7 @@ package reports
 
 import (
 	"github.com/rooftool/rooftool/analysis"
-	"github.com/rooftool/rooftool/kernels/launch"
+	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
 // Verdicts of a claim at a shape (DESIGN.md "Claims and verdicts").
@@ -33,7 +33,7 @@ type RunInfo struct {
 	Finished     string             `json:"finished,omitempty"`
 	GitCommit    string             `json:"git_commit,omitempty"`
 	GPURequested string             `json:"gpu_requested,omitempty"`
-	GPU          launch.GPUInfo     `json:"gpu"`
+	GPU          rundir.GPUInfo     `json:"gpu"`
 	Versions     map[string]string  `json:"versions,omitempty"`
 	Options      map[string]string  `json:"options,omitempty"`
 	Passes       []string           `json:"passes,omitempty"`

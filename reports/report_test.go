@@ -11,8 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
-	"github.com/rooftool/rooftool/kernels/launch"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -331,9 +331,9 @@ func TestMaskFailedPasses(t *testing.T) {
 	for i := range in.Manifest.Cells {
 		c := &in.Manifest.Cells[i]
 		if c.Experiment == "swiglu" && c.Variant == "dual-acc" {
-			c.Passes["nsys"] = launch.PassStatus{Status: launch.StatusFailed, Reason: "superseded: only forward kernels were counted"}
-			c.Passes["range"] = launch.PassStatus{Status: launch.StatusFailed, Reason: "superseded"}
-			c.Passes["ncu"] = launch.PassStatus{Status: launch.StatusFailed, Reason: "superseded"}
+			c.Passes["nsys"] = rundir.PassStatus{Status: rundir.StatusFailed, Reason: "superseded: only forward kernels were counted"}
+			c.Passes["range"] = rundir.PassStatus{Status: rundir.StatusFailed, Reason: "superseded"}
+			c.Passes["ncu"] = rundir.PassStatus{Status: rundir.StatusFailed, Reason: "superseded"}
 		}
 	}
 	r := Build(in)

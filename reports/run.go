@@ -17,8 +17,8 @@ import (
 
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
-	"github.com/rooftool/rooftool/kernels/launch"
 	"github.com/rooftool/rooftool/roofline"
 )
 
@@ -93,7 +93,7 @@ func writeFormats(outDir string, rep *Report, formats []string) error {
 			return err
 		}
 		p := filepath.Join(outDir, "report."+f)
-		if err := launch.WriteFileAtomic(p, buf.Bytes()); err != nil {
+		if err := rundir.WriteFileAtomic(p, buf.Bytes()); err != nil {
 			return fmt.Errorf("write %s: %w", p, err)
 		}
 	}
@@ -118,7 +118,7 @@ func LoadRun(ctx context.Context, runDir string, mem memory.Allocator) (*Input, 
 	if abs, err := filepath.Abs(runDir); err == nil {
 		in.Name = filepath.Base(abs)
 	}
-	man, err := launch.ReadManifest(runDir)
+	man, err := rundir.ReadManifest(runDir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		in.Warnings = append(in.Warnings, analysis.Warning{Code: analysis.WarnMissing, Msg: "no manifest.json in " + runDir + ": cell status, GPU clocks and versions unknown"})

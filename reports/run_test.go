@@ -14,8 +14,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
-	"github.com/rooftool/rooftool/kernels/launch"
 )
 
 // writeSyntheticRunDir writes a run directory by hand (invented numbers,
@@ -68,16 +68,16 @@ func writeSyntheticRunDir(t *testing.T, dir string, mem memory.Allocator) {
 	if err := tb.Write(filepath.Join(dir, "tables"), ingest.FormatParquet); err != nil {
 		t.Fatal(err)
 	}
-	ok := launch.PassStatus{Status: launch.StatusOK}
-	all := map[string]launch.PassStatus{}
-	for _, p := range launch.AllPasses {
+	ok := rundir.PassStatus{Status: rundir.StatusOK}
+	all := map[string]rundir.PassStatus{}
+	for _, p := range rundir.AllPasses {
 		all[p] = ok
 	}
-	m := &launch.Manifest{Tool: "rooftool", Version: "test", Created: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC),
-		GPU:    launch.GPUInfo{Name: "synthetic fixture (not a measurement)", L2Bytes: 50 << 20},
-		Passes: launch.AllPasses,
-		Cells: []launch.Cell{{Experiment: exp, Variant: "unfused", Shape: shape, Passes: all}, {Experiment: exp, Variant: "dual-acc", Shape: shape, Passes: all},
-			{Experiment: exp, Variant: "dual-acc-persistent", Shape: shape, Passes: map[string]launch.PassStatus{launch.PassCheck: {Status: launch.StatusFailed, Reason: "max_rel_err 0.5 > tolerance 0.02"}}}},
+	m := &rundir.Manifest{Tool: "rooftool", Version: "test", Created: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC),
+		GPU:    rundir.GPUInfo{Name: "synthetic fixture (not a measurement)", L2Bytes: 50 << 20},
+		Passes: rundir.AllPasses,
+		Cells: []rundir.Cell{{Experiment: exp, Variant: "unfused", Shape: shape, Passes: all}, {Experiment: exp, Variant: "dual-acc", Shape: shape, Passes: all},
+			{Experiment: exp, Variant: "dual-acc-persistent", Shape: shape, Passes: map[string]rundir.PassStatus{rundir.PassCheck: {Status: rundir.StatusFailed, Reason: "max_rel_err 0.5 > tolerance 0.02"}}}},
 	}
 	if err := m.Write(dir); err != nil {
 		t.Fatal(err)

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
-	"github.com/rooftool/rooftool/kernels/launch"
 )
 
 // Metrics a claim can test (kernels.Claim.Metric).
@@ -92,16 +92,16 @@ func voids(w analysis.Warning, metric string) bool {
 func passFor(metric string) string {
 	switch family(metric) {
 	case metricFamilyTime:
-		return launch.PassTiming
+		return rundir.PassTiming
 	case metricFamilyDRAM:
 		if metric == MetricElementwiseDRAM {
-			return launch.PassNCU
+			return rundir.PassNCU
 		}
-		return launch.PassRange
+		return rundir.PassRange
 	case metricFamilyKernels:
-		return launch.PassNsys
+		return rundir.PassNsys
 	case metricFamilyError:
-		return launch.PassCheck
+		return rundir.PassCheck
 	}
 	return ""
 }
@@ -153,22 +153,22 @@ const cellMissing = "missing"
 // index gives fast access to a run's facts.
 type index struct {
 	run      *analysis.Run
-	man      *launch.Manifest
+	man      *rundir.Manifest
 	cells    map[string]*analysis.CellFact
 	comps    map[string]*analysis.Comparison
 	kernels  map[string][]*analysis.KernelFact // exp/variant/shape
 	checks   map[string]*Check
 	inRun    map[string]bool // experiment has cells in the run
-	manCells map[string]*launch.Cell
+	manCells map[string]*rundir.Cell
 	clocks   map[string]float64 // exp/variant/shape -> SM MHz after the timing pass
 	extra    []analysis.Warning // warnings of the decision being made
 }
 
 func key(parts ...string) string { return strings.Join(parts, "/") }
 
-func newIndex(run *analysis.Run, man *launch.Manifest, checks []Check) *index {
+func newIndex(run *analysis.Run, man *rundir.Manifest, checks []Check) *index {
 	x := &index{run: run, man: man, cells: map[string]*analysis.CellFact{}, comps: map[string]*analysis.Comparison{},
-		kernels: map[string][]*analysis.KernelFact{}, checks: map[string]*Check{}, inRun: map[string]bool{}, manCells: map[string]*launch.Cell{}}
+		kernels: map[string][]*analysis.KernelFact{}, checks: map[string]*Check{}, inRun: map[string]bool{}, manCells: map[string]*rundir.Cell{}}
 	if run != nil {
 		for i := range run.Cells {
 			c := &run.Cells[i]
@@ -191,7 +191,7 @@ func newIndex(run *analysis.Run, man *launch.Manifest, checks []Check) *index {
 	if man != nil {
 		for i := range man.Cells {
 			c := &man.Cells[i]
-			x.manCells[c.Key()] = c
+			x.manCells[c.Key().String()] = c
 			x.inRun[c.Experiment] = true
 		}
 	}
@@ -206,7 +206,7 @@ func newIndex(run *analysis.Run, man *launch.Manifest, checks []Check) *index {
 // MaskRun returns a copy of run without the facts of passes the manifest
 // marks failed or skipped (see index.mask), for plots that must agree with
 // the report's tables. run itself is not changed.
-func MaskRun(run *analysis.Run, man *launch.Manifest) *analysis.Run {
+func MaskRun(run *analysis.Run, man *rundir.Manifest) *analysis.Run {
 	if run == nil || man == nil {
 		return run
 	}
@@ -245,7 +245,7 @@ func (x *index) passOK(k, pass string) bool {
 		return true
 	}
 	ps, ok := mc.Passes[pass]
-	return !ok || ps.Status == launch.StatusOK
+	return !ok || ps.Status == rundir.StatusOK
 }
 
 // mask drops from the cells, kernels and comparisons every fact that comes
@@ -257,8 +257,8 @@ func (x *index) mask() {
 	}
 	masked := map[string]bool{}
 	for k, c := range x.cells {
-		timing, ncu, rng, nsys := x.passOK(k, launch.PassTiming), x.passOK(k, launch.PassNCU), x.passOK(k, launch.PassRange), x.passOK(k, launch.PassNsys)
-		if !x.passOK(k, launch.PassCheck) {
+		timing, ncu, rng, nsys := x.passOK(k, rundir.PassTiming), x.passOK(k, rundir.PassNCU), x.passOK(k, rundir.PassRange), x.passOK(k, rundir.PassNsys)
+		if !x.passOK(k, rundir.PassCheck) {
 			timing, ncu, rng, nsys = false, false, false, false
 		}
 		if timing && ncu && rng && nsys {
@@ -343,14 +343,14 @@ func (x *index) status(exp, variant, shape string) (string, string) {
 		var bad []string
 		ok, failed := 0, false
 		group := map[string][]string{} // "status: reason" -> passes
-		for _, p := range launch.AllPasses {
+		for _, p := range rundir.AllPasses {
 			ps, has := mc.Passes[p]
 			switch {
 			case !has:
-			case ps.Status == launch.StatusOK:
+			case ps.Status == rundir.StatusOK:
 				ok++
 			default:
-				failed = failed || ps.Status == launch.StatusFailed
+				failed = failed || ps.Status == rundir.StatusFailed
 				g := ps.Status + ": " + orDash(ps.Reason)
 				if group[g] == nil {
 					bad = append(bad, g)
@@ -367,26 +367,26 @@ func (x *index) status(exp, variant, shape string) (string, string) {
 			bad[i] = strings.Join(ps, ", ") + " " + noun + " " + g
 		}
 		if len(bad) == 0 {
-			return launch.StatusOK, ""
+			return rundir.StatusOK, ""
 		}
 		data := 0 // passes that give data: every pass but check
-		for _, p := range []string{launch.PassTiming, launch.PassNCU, launch.PassRange, launch.PassNsys} {
-			if ps, has := mc.Passes[p]; has && ps.Status == launch.StatusOK {
+		for _, p := range []string{rundir.PassTiming, rundir.PassNCU, rundir.PassRange, rundir.PassNsys} {
+			if ps, has := mc.Passes[p]; has && ps.Status == rundir.StatusOK {
 				data++
 			}
 		}
-		if ck, has := mc.Passes[launch.PassCheck]; (has && ck.Status != launch.StatusOK) || ok == 0 || data == 0 {
-			st := launch.StatusSkipped
+		if ck, has := mc.Passes[rundir.PassCheck]; (has && ck.Status != rundir.StatusOK) || ok == 0 || data == 0 {
+			st := rundir.StatusSkipped
 			if failed {
-				st = launch.StatusFailed
+				st = rundir.StatusFailed
 			}
 			return st, bad[0]
 		}
 		return cellPartial, strings.Join(bad, "; ")
 	}
 	if c := x.cells[key(exp, variant, shape)]; c != nil {
-		if c.Status == "" || c.Status == launch.StatusOK {
-			return launch.StatusOK, ""
+		if c.Status == "" || c.Status == rundir.StatusOK {
+			return rundir.StatusOK, ""
 		}
 		return c.Status, "analysis: cell " + c.Status
 	}
@@ -412,12 +412,12 @@ func (x *index) whyMissing(exp, variant, shape, metric, what string) string {
 		}
 	}
 	if mc := x.manCells[key(exp, variant, shape)]; mc != nil {
-		if ps, ok := mc.Passes[pass]; ok && ps.Status != launch.StatusOK {
+		if ps, ok := mc.Passes[pass]; ok && ps.Status != rundir.StatusOK {
 			return fmt.Sprintf("%s: %s pass %s: %s", variant, pass, ps.Status, orDash(ps.Reason))
 		}
 	}
 	st, why := x.status(exp, variant, shape)
-	if st != launch.StatusOK && st != cellPartial {
+	if st != rundir.StatusOK && st != cellPartial {
 		return variant + ": " + why
 	}
 	if mc := x.manCells[key(exp, variant, shape)]; mc != nil && pass != "" {
@@ -568,7 +568,7 @@ func (x *index) measure(e *kernels.Experiment, metric, cand, base, shape string)
 	cc := x.cells[key(e.Name, cand, shape)]
 	bc := x.cells[key(e.Name, base, shape)]
 	okCell := func(c *analysis.CellFact) bool {
-		return c != nil && c.Status != cellMissing && c.Status != launch.StatusFailed && c.Status != launch.StatusSkipped
+		return c != nil && c.Status != cellMissing && c.Status != rundir.StatusFailed && c.Status != rundir.StatusSkipped
 	}
 	switch metric {
 	case MetricSpeedup:

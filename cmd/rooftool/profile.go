@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels/launch"
 	"github.com/rooftool/rooftool/reports"
 )
@@ -80,7 +81,7 @@ only (--sweeps profiles them too, --default-only drops them).`,
 	f.StringVarP(&opts.OutDir, "output", "o", "", "run directory (default runs/<date>-<gpu>-<time>)")
 	f.BoolVar(&opts.Resume, "resume", false, "continue the run in -o, skipping finished cells")
 	f.DurationVar(&opts.Timeout, "timeout", 10*time.Minute, "time limit per cell and pass (one runner process over n cells gets n times it; the cell it is stuck in is marked failed and the rest run again)")
-	f.StringSliceVar(&opts.Passes, "passes", launch.AllPasses, "passes to run: "+strings.Join(launch.AllPasses, ","))
+	f.StringSliceVar(&opts.Passes, "passes", rundir.AllPasses, "passes to run: "+strings.Join(rundir.AllPasses, ","))
 	f.StringVar(&opts.NCU, "ncu", "", "ncu binary (default: PATH or the usual NVIDIA folders)")
 	f.StringVar(&opts.Nsys, "nsys", "", "nsys binary (default: PATH, Nsight Systems, or the copy inside Nsight Compute)")
 	f.StringVar(&opts.NsysLibs, "nsys-libs", "", "folder added to nsys' LD_LIBRARY_PATH (default $ROOFTOOL_NSYS_LIBS or .nsysdeps/root/usr/lib/x86_64-linux-gnu)")
@@ -177,7 +178,7 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 
 // writeProfileSummary prints one line per pass with its counts, then the
 // failed cells with their reasons.
-func writeProfileSummary(opts *ProfileOptions, m *launch.Manifest) {
+func writeProfileSummary(opts *ProfileOptions, m *rundir.Manifest) {
 	w := opts.IO.Out
 	counts := map[string]map[string]int{}
 	type failure struct{ key, pass, reason string }
@@ -188,17 +189,17 @@ func writeProfileSummary(opts *ProfileOptions, m *launch.Manifest) {
 				counts[p] = map[string]int{}
 			}
 			counts[p][st.Status]++
-			if st.Status == launch.StatusFailed {
-				fails = append(fails, failure{c.Key(), p, st.Reason})
+			if st.Status == rundir.StatusFailed {
+				fails = append(fails, failure{c.Key().String(), p, st.Reason})
 			}
 		}
 	}
 	fmt.Fprintf(w, "run: %s\ngpu: %s\n", runDirOf(opts, m), m.GPU.Name)
-	for _, p := range launch.AllPasses {
+	for _, p := range rundir.AllPasses {
 		if counts[p] == nil {
 			continue
 		}
-		fmt.Fprintf(w, "%-7s %d ok, %d failed, %d skipped\n", p+":", counts[p][launch.StatusOK], counts[p][launch.StatusFailed], counts[p][launch.StatusSkipped])
+		fmt.Fprintf(w, "%-7s %d ok, %d failed, %d skipped\n", p+":", counts[p][rundir.StatusOK], counts[p][rundir.StatusFailed], counts[p][rundir.StatusSkipped])
 	}
 	sort.Slice(fails, func(i, j int) bool {
 		if fails[i].key != fails[j].key {
@@ -214,7 +215,7 @@ func writeProfileSummary(opts *ProfileOptions, m *launch.Manifest) {
 	}
 }
 
-func runDirOf(opts *ProfileOptions, m *launch.Manifest) string {
+func runDirOf(opts *ProfileOptions, m *rundir.Manifest) string {
 	if opts.OutDir != "" {
 		return opts.OutDir
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rooftool/rooftool/kernels/launch"
+	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
 func TestProfileUsage(t *testing.T) {
@@ -54,7 +54,7 @@ func TestProfileFake(t *testing.T) {
 	if !strings.Contains(e.String(), "[2/4] fake check: 1 ok, 1 failed") {
 		t.Errorf("stderr progress lines:\n%s", e.String())
 	}
-	m, err := launch.ReadManifest(dir)
+	m, err := rundir.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
 // SMIQuery is the nvidia-smi field list the launcher and doctor read.
@@ -16,7 +18,7 @@ const SMIQuery = "name,uuid,driver_version,clocks.sm,clocks.mem,clocks.max.sm,cl
 
 // SMIGPU is one line of nvidia-smi's answer.
 type SMIGPU struct {
-	GPUInfo
+	rundir.GPUInfo
 	Driver string
 }
 
@@ -196,7 +198,7 @@ func (e RunnerEnv) Versions() map[string]string {
 }
 
 // Fill completes g with the device facts the runner reported.
-func (e RunnerEnv) Fill(g *GPUInfo) {
+func (e RunnerEnv) Fill(g *rundir.GPUInfo) {
 	if g.Name == "" {
 		g.Name = e.String("device", "device_name", "name", "gpu", "device.name")
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
 // TablesDir is where a run's tables go, relative to the run directory.
@@ -16,7 +17,7 @@ const TablesDir = "tables"
 // Inputs lists the raw exports of a manifest's finished passes with what
 // is known of each: timing JSON and per-cell ncu CSVs carry their cell,
 // shared exports (a whole experiment's nsys SQLite) their experiment.
-func Inputs(dir string, m *Manifest) []ingest.Input {
+func Inputs(dir string, m *rundir.Manifest) []ingest.Input {
 	var out []ingest.Input
 	seen := map[string]bool{}
 	add := func(rel string, o ingest.Options) {
@@ -39,25 +40,25 @@ func Inputs(dir string, m *Manifest) []ingest.Input {
 	// must come from the later export only.
 	nsysCells := map[string][]string{}
 	for _, c := range m.Cells {
-		if st, ok := c.Passes[PassNsys]; ok && st.Status == StatusOK && len(st.Files) > 0 {
+		if st, ok := c.Passes[rundir.PassNsys]; ok && st.Status == rundir.StatusOK && len(st.Files) > 0 {
 			nsysCells[st.Files[0]] = append(nsysCells[st.Files[0]], c.Variant+"/"+c.Shape)
 		}
 	}
 	for _, c := range m.Cells {
-		for _, pass := range []string{PassTiming, PassNCU, PassRange, PassNsys} {
+		for _, pass := range []string{rundir.PassTiming, rundir.PassNCU, rundir.PassRange, rundir.PassNsys} {
 			st, ok := c.Passes[pass]
-			if !ok || st.Status != StatusOK || len(st.Files) == 0 {
+			if !ok || st.Status != rundir.StatusOK || len(st.Files) == 0 {
 				continue
 			}
 			cell := ingest.Options{Experiment: c.Experiment, Variant: c.Variant, Shape: c.Shape}
 			f := st.Files[0]
 			switch pass {
-			case PassTiming:
+			case rundir.PassTiming:
 				add(f, cell)
-			case PassNCU, PassRange:
+			case rundir.PassNCU, rundir.PassRange:
 				o := cell
 				o.Pass = ingest.PassKernel
-				if pass == PassRange {
+				if pass == rundir.PassRange {
 					o.Pass = ingest.PassRange
 				}
 				if filepath.Ext(f) == ".csv" && filepath.Base(filepath.Dir(f)) == c.Variant {
@@ -65,7 +66,7 @@ func Inputs(dir string, m *Manifest) []ingest.Input {
 				} else {
 					add(f, ingest.Options{Experiment: c.Experiment, Pass: o.Pass})
 				}
-			case PassNsys:
+			case rundir.PassNsys:
 				add(f, ingest.Options{Experiment: c.Experiment, Cells: nsysCells[f]})
 			}
 		}
@@ -75,7 +76,7 @@ func Inputs(dir string, m *Manifest) []ingest.Input {
 
 // Ingest reads a run's raw exports into dir/tables (Parquet). A file the
 // parsers reject is left out with a warning; the others are still written.
-func Ingest(dir string, m *Manifest) ([]string, error) {
+func Ingest(dir string, m *rundir.Manifest) ([]string, error) {
 	ins := Inputs(dir, m)
 	if len(ins) == 0 {
 		return []string{"no raw export to ingest: no tables written"}, nil
@@ -128,8 +129,8 @@ func (r *Runner) ingest() []string {
 // Reingest rebuilds dir/tables from the raw exports a run's manifest lists
 // (after a parser fix, or after a run resumed with --no-ingest) and records
 // the outcome in the manifest.
-func Reingest(dir string) (*Manifest, []string, error) {
-	m, err := ReadManifest(dir)
+func Reingest(dir string) (*rundir.Manifest, []string, error) {
+	m, err := rundir.ReadManifest(dir)
 	if err != nil {
 		return nil, nil, err
 	}

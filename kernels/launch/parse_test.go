@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
 )
 
@@ -169,17 +170,17 @@ func TestPlanSweeps(t *testing.T) {
 		timing, prof  int
 		firstSweepPas []string
 	}{
-		{SweepsTiming, nil, 3, 2, []string{PassCheck, PassTiming}},
+		{SweepsTiming, nil, 3, 2, []string{rundir.PassCheck, rundir.PassTiming}},
 		{SweepsNone, nil, 2, 2, nil},
-		{SweepsAll, nil, 3, 3, AllPasses},
-		{SweepsNone, []string{"n=3"}, 1, 1, AllPasses}, // a named sweep shape runs fully
+		{SweepsAll, nil, 3, 3, rundir.AllPasses},
+		{SweepsNone, []string{"n=3"}, 1, 1, rundir.AllPasses}, // a named sweep shape runs fully
 	} {
-		cells, err := Plan(exps, nil, []string{"good"}, tc.shapes, AllPasses, tc.mode)
+		cells, err := Plan(exps, nil, []string{"good"}, tc.shapes, rundir.AllPasses, tc.mode)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if count(cells, PassTiming) != tc.timing || count(cells, PassNCU) != tc.prof {
-			t.Errorf("%s %v: %d timing, %d ncu cells; want %d, %d", tc.mode, tc.shapes, count(cells, PassTiming), count(cells, PassNCU), tc.timing, tc.prof)
+		if count(cells, rundir.PassTiming) != tc.timing || count(cells, rundir.PassNCU) != tc.prof {
+			t.Errorf("%s %v: %d timing, %d ncu cells; want %d, %d", tc.mode, tc.shapes, count(cells, rundir.PassTiming), count(cells, rundir.PassNCU), tc.timing, tc.prof)
 		}
 		for _, c := range cells {
 			if c.Shape == "n=3" && !slices.Equal(c.Passes, tc.firstSweepPas) {

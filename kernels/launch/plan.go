@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
 )
 
@@ -44,7 +45,7 @@ type PlannedCell struct {
 	Exp     *kernels.Experiment
 	Variant string
 	Shape   string
-	Passes  []string // in AllPasses order
+	Passes  []string // in rundir.AllPasses order
 }
 
 // Key is "experiment/variant/shape".
@@ -55,8 +56,8 @@ func (c PlannedCell) Key() string { return c.Exp.Name + "/" + c.Variant + "/" + 
 // order (default grid, then sweeps).
 func Plan(exps []*kernels.Experiment, experiments, variants, shapes, passes []string, sweeps string) ([]PlannedCell, error) {
 	for _, p := range passes {
-		if !slices.Contains(AllPasses, p) {
-			return nil, configErrorf("--passes: unknown pass %q (want %s)", p, strings.Join(AllPasses, ","))
+		if !slices.Contains(rundir.AllPasses, p) {
+			return nil, configErrorf("--passes: unknown pass %q (want %s)", p, strings.Join(rundir.AllPasses, ","))
 		}
 	}
 	switch sweeps {
@@ -88,7 +89,7 @@ func Plan(exps []*kernels.Experiment, experiments, variants, shapes, passes []st
 	var out []PlannedCell
 	for _, e := range sel {
 		var ps []string
-		for _, p := range AllPasses {
+		for _, p := range rundir.AllPasses {
 			if slices.Contains(passes, p) && (len(e.Passes) == 0 || slices.Contains(e.Passes, p)) {
 				ps = append(ps, p)
 			}
@@ -119,7 +120,7 @@ func Plan(exps []*kernels.Experiment, experiments, variants, shapes, passes []st
 						if len(shapes) == 0 || !slices.Contains(shapes, s) {
 							cp = nil
 							for _, p := range ps {
-								if p == PassCheck || p == PassTiming {
+								if p == rundir.PassCheck || p == rundir.PassTiming {
 									cp = append(cp, p)
 								}
 							}

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
 )
 
@@ -27,7 +28,7 @@ type Config struct {
 	Experiments []string // "" : all
 	Variants    []string
 	Shapes      []string
-	Passes      []string      // nil : AllPasses
+	Passes      []string      // nil : rundir.AllPasses
 	Sweeps      string        // SweepsTiming (default), SweepsNone, SweepsAll
 	Timeout     time.Duration // per cell; a runner process over n cells gets n times this; 0 : 10m
 	Reps        int           // timing repetitions; 0 : the runner's default
@@ -48,7 +49,7 @@ type Runner struct {
 	cfg      Config
 	dir      string // absolute run directory
 	runPy    string
-	m        *Manifest
+	m        *rundir.Manifest
 	prog     Progress
 	log      io.Writer
 	ncu      string
@@ -64,7 +65,7 @@ type Runner struct {
 // Run profiles the planned cells into the run directory and returns its
 // manifest. A canceled context stops the sweep after writing the manifest
 // (finished cells stay); the error is then ctx.Err().
-func Run(ctx context.Context, cfg Config) (*Manifest, error) {
+func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 	if cfg.KernelsDir == "" {
 		cfg.KernelsDir = "kernels"
 	}
@@ -72,7 +73,7 @@ func Run(ctx context.Context, cfg Config) (*Manifest, error) {
 		cfg.Python = "python3"
 	}
 	if cfg.Passes == nil {
-		cfg.Passes = AllPasses
+		cfg.Passes = rundir.AllPasses
 	}
 	if cfg.Sweeps == "" {
 		cfg.Sweeps = SweepsTiming
@@ -127,7 +128,7 @@ func Run(ctx context.Context, cfg Config) (*Manifest, error) {
 	if r.dir, err = filepath.Abs(dir); err != nil {
 		return nil, err
 	}
-	old, err := ReadManifest(r.dir)
+	old, err := rundir.ReadManifest(r.dir)
 	switch {
 	case err == nil && !cfg.Resume:
 		return nil, configErrorf("-o %s: the directory holds a run already: pass --resume to continue it, or another -o", dir)
@@ -135,7 +136,7 @@ func Run(ctx context.Context, cfg Config) (*Manifest, error) {
 		r.m = old
 		r.m.Finished = time.Time{}
 	case errors.Is(err, os.ErrNotExist):
-		r.m = &Manifest{Tool: "rooftool", Created: cfg.Now().UTC()}
+		r.m = &rundir.Manifest{Tool: "rooftool", Created: cfg.Now().UTC()}
 	default:
 		return nil, fmt.Errorf("-o %s: %w", dir, err)
 	}
@@ -146,14 +147,14 @@ func Run(ctx context.Context, cfg Config) (*Manifest, error) {
 	m := r.m
 	m.Version = cfg.Version
 	if old != nil {
-		inv := Invocation{Command: cfg.Command, Started: cfg.Now().UTC()}
+		inv := rundir.Invocation{Command: cfg.Command, Started: cfg.Now().UTC()}
 		if gpu.Name != "" && m.GPU.Name != "" && gpu.Name != m.GPU.Name {
 			inv.GPU = gpu.Name
 			r.warn("resumed on %s; the run began on %s", gpu.Name, m.GPU.Name)
 		}
 		m.Resumed = append(m.Resumed, inv)
 		var ps []string
-		for _, p := range AllPasses {
+		for _, p := range rundir.AllPasses {
 			if slices.Contains(m.Passes, p) || slices.Contains(cfg.Passes, p) {
 				ps = append(ps, p)
 			}
@@ -230,7 +231,7 @@ func Run(ctx context.Context, cfg Config) (*Manifest, error) {
 	defer r.prog.Finish()
 
 	for _, exp := range orderedExps(cells) {
-		for _, pass := range AllPasses {
+		for _, pass := range rundir.AllPasses {
 			var todo []string
 			for _, c := range cells {
 				if c.Exp != exp || !slices.Contains(c.Passes, pass) {
@@ -239,16 +240,16 @@ func Run(ctx context.Context, cfg Config) (*Manifest, error) {
 				if st, ok := m.Pass(exp.Name, c.Variant, c.Shape, pass); ok && finished(st) {
 					continue
 				}
-				if pass != PassCheck && slices.Contains(c.Passes, PassCheck) {
-					chk, _ := m.Pass(exp.Name, c.Variant, c.Shape, PassCheck)
-					if chk.Status != StatusOK {
+				if pass != rundir.PassCheck && slices.Contains(c.Passes, rundir.PassCheck) {
+					chk, _ := m.Pass(exp.Name, c.Variant, c.Shape, rundir.PassCheck)
+					if chk.Status != rundir.StatusOK {
 						why := "check failed"
-						if chk.Status == StatusSkipped {
+						if chk.Status == rundir.StatusSkipped {
 							why = chk.Reason
 						} else if chk.Reason != "" {
 							why = "check failed: " + chk.Reason
 						}
-						m.SetPass(exp.Name, c.Variant, c.Shape, pass, PassStatus{Status: StatusSkipped, Reason: why})
+						m.SetPass(exp.Name, c.Variant, c.Shape, pass, rundir.PassStatus{Status: rundir.StatusSkipped, Reason: why})
 						r.prog.Done(1, fmt.Sprintf("%s %s %s/%s: skipped (%s)", exp.Name, pass, c.Variant, c.Shape, why))
 						continue
 					}
@@ -279,7 +280,9 @@ func Run(ctx context.Context, cfg Config) (*Manifest, error) {
 // Dir is the run directory.
 func (r *Runner) Dir() string { return r.dir }
 
-func finished(st PassStatus) bool { return st.Status == StatusOK || st.Status == StatusSkipped }
+func finished(st rundir.PassStatus) bool {
+	return st.Status == rundir.StatusOK || st.Status == rundir.StatusSkipped
+}
 
 func orderedExps(cells []PlannedCell) []*kernels.Experiment {
 	var out []*kernels.Experiment
@@ -309,18 +312,18 @@ func (r *Runner) warn(format string, args ...any) {
 	fmt.Fprintln(r.log, "warning:", w)
 }
 
-func (r *Runner) detectGPU(ctx context.Context) (GPUInfo, string, []string) {
+func (r *Runner) detectGPU(ctx context.Context) (rundir.GPUInfo, string, []string) {
 	smi := r.cfg.SMI
 	var err error
 	if smi == "" {
 		smi, err = FindSMI()
 	}
 	if err != nil {
-		return GPUInfo{}, "", []string{"no GPU found: nvidia-smi " + ErrNotFound.Error() + "; the run records no device"}
+		return rundir.GPUInfo{}, "", []string{"no GPU found: nvidia-smi " + ErrNotFound.Error() + "; the run records no device"}
 	}
 	gpus, err := QueryGPUs(ctx, smi)
 	if err != nil {
-		return GPUInfo{}, "", []string{fmt.Sprintf("no GPU found: %v", err)}
+		return rundir.GPUInfo{}, "", []string{fmt.Sprintf("no GPU found: %v", err)}
 	}
 	g := gpus[0]
 	var warns []string
@@ -373,7 +376,7 @@ func (r *Runner) setupTools(ctx context.Context, cells []PlannedCell) {
 			need[p] = true
 		}
 	}
-	if need[PassNCU] || need[PassRange] {
+	if need[rundir.PassNCU] || need[rundir.PassRange] {
 		r.ncu, r.ncuErr = FindNCU(r.cfg.NCU)
 		if r.ncuErr != nil {
 			r.warn("ncu passes will fail: %v", r.ncuErr)
@@ -398,7 +401,7 @@ func (r *Runner) setupTools(ctx context.Context, cells []PlannedCell) {
 			r.m.Options["ncu.range_metrics"] = strings.Join(r.rmetrics, ",")
 		}
 	}
-	if need[PassNsys] {
+	if need[rundir.PassNsys] {
 		r.nsys, r.nsysErr = FindNsys(r.cfg.Nsys)
 		if r.nsysErr != nil {
 			r.warn("nsys pass will fail: %v", r.nsysErr)
@@ -432,8 +435,8 @@ func (r *Runner) onLine(exp, pass string) func(string) {
 
 // attemptResult is what one runner process gave.
 type attemptResult struct {
-	got  map[string]PassStatus // cells with a definitive outcome
-	ran  map[string]bool       // cells the runner reached (wrote its per-cell file)
+	got  map[string]rundir.PassStatus // cells with a definitive outcome
+	ran  map[string]bool              // cells the runner reached (wrote its per-cell file)
 	res  Result
 	what string // e.g. "runner", "ncu", "nsys export"
 	warn []string
@@ -502,8 +505,8 @@ func (r *Runner) runPass(ctx context.Context, exp *kernels.Experiment, pass stri
 				if a.res.TimedOut && len(fail) == 1 {
 					why = fmt.Sprintf("%s: timeout: the runner was still in this cell after %s (--timeout %s per cell)", a.what, el.Round(time.Second), r.cfg.Timeout)
 				}
-				r.m.SetPass(exp.Name, v, s, pass, PassStatus{Status: StatusFailed, Reason: why, Seconds: round3(share), Attempts: attempts})
-				counts[StatusFailed]++
+				r.m.SetPass(exp.Name, v, s, pass, rundir.PassStatus{Status: rundir.StatusFailed, Reason: why, Seconds: round3(share), Attempts: attempts})
+				counts[rundir.StatusFailed]++
 			}
 			var next []string
 			for _, c := range rest {
@@ -529,7 +532,7 @@ func (r *Runner) runPass(ctx context.Context, exp *kernels.Experiment, pass stri
 
 func summary(exp, pass string, counts map[string]int, el time.Duration) string {
 	var parts []string
-	for _, s := range []string{StatusOK, StatusFailed, StatusSkipped} {
+	for _, s := range []string{rundir.StatusOK, rundir.StatusFailed, rundir.StatusSkipped} {
 		if counts[s] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
 		}
@@ -544,13 +547,13 @@ func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
 
 func (r *Runner) attempt(ctx context.Context, exp *kernels.Experiment, pass string, cells []string) attemptResult {
 	switch pass {
-	case PassCheck:
+	case rundir.PassCheck:
 		return r.attemptCheck(ctx, exp, cells)
-	case PassTiming:
+	case rundir.PassTiming:
 		return r.attemptTiming(ctx, exp, cells)
-	case PassNCU, PassRange:
+	case rundir.PassNCU, rundir.PassRange:
 		return r.attemptNCU(ctx, exp, pass, cells)
-	case PassNsys:
+	case rundir.PassNsys:
 		return r.attemptNsys(ctx, exp, cells)
 	}
 	return attemptResult{what: pass, res: Result{ExitCode: -1, Err: fmt.Errorf("unknown pass %q", pass)}}
@@ -558,7 +561,7 @@ func (r *Runner) attempt(ctx context.Context, exp *kernels.Experiment, pass stri
 
 // rawDir is raw/<pass folder>/<experiment>.
 func (r *Runner) rawDir(pass, exp string) string {
-	folder := map[string]string{PassCheck: "check", PassTiming: "timing", PassNCU: "ncu", PassRange: "ncu-range", PassNsys: "nsys"}[pass]
+	folder := map[string]string{rundir.PassCheck: "check", rundir.PassTiming: "timing", rundir.PassNCU: "ncu", rundir.PassRange: "ncu-range", rundir.PassNsys: "nsys"}[pass]
 	return filepath.Join(r.dir, "raw", folder, exp)
 }
 
@@ -612,18 +615,18 @@ func readCellJSON(p string) (cellJSON, bool, error) {
 	return c, true, nil
 }
 
-func (c cellJSON) status() PassStatus {
+func (c cellJSON) status() rundir.PassStatus {
 	switch {
 	case c.OK != nil && *c.OK:
-		return PassStatus{Status: StatusOK}
+		return rundir.PassStatus{Status: rundir.StatusOK}
 	case c.Skipped:
-		return PassStatus{Status: StatusSkipped, Reason: c.Error}
+		return rundir.PassStatus{Status: rundir.StatusSkipped, Reason: c.Error}
 	}
 	why := c.Error
 	if why == "" {
 		why = "runner reported failure without a reason"
 	}
-	return PassStatus{Status: StatusFailed, Reason: why}
+	return rundir.PassStatus{Status: rundir.StatusFailed, Reason: why}
 }
 
 func removeCellFiles(dir string, cells []string, suffixes ...string) {
@@ -635,10 +638,10 @@ func removeCellFiles(dir string, cells []string, suffixes ...string) {
 }
 
 func (r *Runner) attemptCheck(ctx context.Context, exp *kernels.Experiment, cells []string) attemptResult {
-	dir := r.rawDir(PassCheck, exp.Name)
+	dir := r.rawDir(rundir.PassCheck, exp.Name)
 	removeCellFiles(dir, cells, ".check.json")
-	res := RunCmd(ctx, Cmd{Argv: r.runnerArgv("check", exp, cells, dir), Env: r.runnerEnvVars(nil), Log: filepath.Join(dir, "runner.log"), Timeout: r.timeout(len(cells)), OnLine: r.onLine(exp.Name, PassCheck)})
-	a := attemptResult{got: map[string]PassStatus{}, ran: map[string]bool{}, res: res, what: "runner check"}
+	res := RunCmd(ctx, Cmd{Argv: r.runnerArgv("check", exp, cells, dir), Env: r.runnerEnvVars(nil), Log: filepath.Join(dir, "runner.log"), Timeout: r.timeout(len(cells)), OnLine: r.onLine(exp.Name, rundir.PassCheck)})
+	a := attemptResult{got: map[string]rundir.PassStatus{}, ran: map[string]bool{}, res: res, what: "runner check"}
 	for _, c := range cells {
 		p := cellFile(dir, c, ".check.json")
 		cj, ok, err := readCellJSON(p)
@@ -647,12 +650,12 @@ func (r *Runner) attemptCheck(ctx context.Context, exp *kernels.Experiment, cell
 		}
 		a.ran[c] = true
 		if err != nil {
-			a.got[c] = PassStatus{Status: StatusFailed, Reason: err.Error()}
+			a.got[c] = rundir.PassStatus{Status: rundir.StatusFailed, Reason: err.Error()}
 			continue
 		}
 		st := cj.status()
 		st.Files = []string{r.rel(p)}
-		if st.Status == StatusFailed && cj.MaxRelErr != nil && cj.Tolerance != nil && !strings.Contains(st.Reason, "toler") {
+		if st.Status == rundir.StatusFailed && cj.MaxRelErr != nil && cj.Tolerance != nil && !strings.Contains(st.Reason, "toler") {
 			st.Reason += fmt.Sprintf(" (max rel err %.3g, tolerance %.3g)", *cj.MaxRelErr, *cj.Tolerance)
 		}
 		a.got[c] = st
@@ -661,23 +664,23 @@ func (r *Runner) attemptCheck(ctx context.Context, exp *kernels.Experiment, cell
 }
 
 func (r *Runner) attemptTiming(ctx context.Context, exp *kernels.Experiment, cells []string) attemptResult {
-	dir := r.rawDir(PassTiming, exp.Name)
+	dir := r.rawDir(rundir.PassTiming, exp.Name)
 	removeCellFiles(dir, cells, ".json", ".check.json", ".time-error.json")
-	res := RunCmd(ctx, Cmd{Argv: r.runnerArgv("time", exp, cells, dir), Env: r.runnerEnvVars(nil), Log: filepath.Join(dir, "runner.log"), Timeout: r.timeout(len(cells)), OnLine: r.onLine(exp.Name, PassTiming)})
-	a := attemptResult{got: map[string]PassStatus{}, ran: map[string]bool{}, res: res, what: "runner time"}
+	res := RunCmd(ctx, Cmd{Argv: r.runnerArgv("time", exp, cells, dir), Env: r.runnerEnvVars(nil), Log: filepath.Join(dir, "runner.log"), Timeout: r.timeout(len(cells)), OnLine: r.onLine(exp.Name, rundir.PassTiming)})
+	a := attemptResult{got: map[string]rundir.PassStatus{}, ran: map[string]bool{}, res: res, what: "runner time"}
 	for _, c := range cells {
 		p := cellFile(dir, c, ".json")
 		if tj, ok, err := readCellJSON(p); ok {
 			a.ran[c] = true
 			switch {
 			case err != nil:
-				a.got[c] = PassStatus{Status: StatusFailed, Reason: err.Error()}
+				a.got[c] = rundir.PassStatus{Status: rundir.StatusFailed, Reason: err.Error()}
 			case len(tj.SamplesMs) > 0:
-				a.got[c] = PassStatus{Status: StatusOK, Files: []string{r.rel(p)}}
+				a.got[c] = rundir.PassStatus{Status: rundir.StatusOK, Files: []string{r.rel(p)}}
 			default:
 				st := tj.status()
-				if st.Status == StatusOK {
-					st = PassStatus{Status: StatusFailed, Reason: "timing JSON has no samples_ms"}
+				if st.Status == rundir.StatusOK {
+					st = rundir.PassStatus{Status: rundir.StatusFailed, Reason: "timing JSON has no samples_ms"}
 				}
 				a.got[c] = st
 			}
@@ -691,14 +694,14 @@ func (r *Runner) attemptTiming(ctx context.Context, exp *kernels.Experiment, cel
 			}
 			a.ran[c] = true
 			if err != nil {
-				a.got[c] = PassStatus{Status: StatusFailed, Reason: err.Error()}
+				a.got[c] = rundir.PassStatus{Status: rundir.StatusFailed, Reason: err.Error()}
 				break
 			}
 			st := cj.status()
-			if st.Status == StatusOK {
+			if st.Status == rundir.StatusOK {
 				continue // a passing check file says nothing about timing
 			}
-			if suf == ".check.json" && st.Status == StatusFailed {
+			if suf == ".check.json" && st.Status == rundir.StatusFailed {
 				st.Reason = "check failed: " + st.Reason
 			}
 			st.Files = []string{r.rel(q)}
@@ -732,11 +735,11 @@ func (r *Runner) profileVerdicts(dir string, cells []string, a *attemptResult) m
 		}
 		a.ran[c] = true
 		if err != nil {
-			a.got[c] = PassStatus{Status: StatusFailed, Reason: err.Error()}
+			a.got[c] = rundir.PassStatus{Status: rundir.StatusFailed, Reason: err.Error()}
 			continue
 		}
 		st := cj.status()
-		if st.Status != StatusOK {
+		if st.Status != rundir.StatusOK {
 			a.got[c] = st
 			continue
 		}
@@ -750,10 +753,10 @@ func (r *Runner) profileVerdicts(dir string, cells []string, a *attemptResult) m
 // the cells' stale files (suffixes) removed, and the next export part named.
 // ok is false when the attempt ends there.
 func startProfilerAttempt(what string, toolErr error, dir string, cells []string, stale ...string) (a attemptResult, part string, ok bool) {
-	a = attemptResult{got: map[string]PassStatus{}, ran: map[string]bool{}, what: what}
+	a = attemptResult{got: map[string]rundir.PassStatus{}, ran: map[string]bool{}, what: what}
 	if toolErr != nil {
 		for _, c := range cells {
-			a.got[c] = PassStatus{Status: StatusFailed, Reason: toolErr.Error()}
+			a.got[c] = rundir.PassStatus{Status: rundir.StatusFailed, Reason: toolErr.Error()}
 		}
 		return a, "", false
 	}
@@ -775,7 +778,7 @@ func (r *Runner) attemptNCU(ctx context.Context, exp *kernels.Experiment, pass s
 	tmp := filepath.Join(dir, "."+part+".tmp.ncu-rep")
 	logf := filepath.Join(dir, part+".log")
 	metrics := r.metrics
-	if pass == PassRange {
+	if pass == rundir.PassRange {
 		metrics = r.rmetrics
 	}
 	var res Result
@@ -784,7 +787,7 @@ func (r *Runner) attemptNCU(ctx context.Context, exp *kernels.Experiment, pass s
 		for _, c := range cells {
 			argv = append(argv, "--nvtx-include", exp.Name+"/"+c+"/")
 		}
-		if pass == PassRange {
+		if pass == rundir.PassRange {
 			argv = append(argv, "--replay-mode", "range", "--cache-control", "none")
 		}
 		argv = append(argv, "--metrics", strings.Join(metrics, ","))
@@ -807,7 +810,7 @@ func (r *Runner) attemptNCU(ctx context.Context, exp *kernels.Experiment, pass s
 		}
 		a.warn = append(a.warn, fmt.Sprintf("ncu rejected metric(s) %s: profiled again without them", strings.Join(missing, ", ")))
 		metrics = keep
-		if pass == PassRange {
+		if pass == rundir.PassRange {
 			r.rmetrics = keep
 		} else {
 			r.metrics = keep
@@ -832,7 +835,7 @@ func (r *Runner) attemptNCU(ctx context.Context, exp *kernels.Experiment, pass s
 			why += ": " + res.Reason("ncu")
 		}
 		for c := range okCells {
-			a.got[c] = PassStatus{Status: StatusFailed, Reason: why}
+			a.got[c] = rundir.PassStatus{Status: rundir.StatusFailed, Reason: why}
 		}
 		return a
 	}
@@ -845,7 +848,7 @@ func (r *Runner) attemptNCU(ctx context.Context, exp *kernels.Experiment, pass s
 	if !ires.Exited(0) {
 		why := ires.Reason("ncu --import")
 		for c := range okCells {
-			a.got[c] = PassStatus{Status: StatusFailed, Reason: why}
+			a.got[c] = rundir.PassStatus{Status: rundir.StatusFailed, Reason: why}
 		}
 		return a
 	}
@@ -857,7 +860,7 @@ func (r *Runner) attemptNCU(ctx context.Context, exp *kernels.Experiment, pass s
 	split, err := SplitNCU(data, exp.Name, cells)
 	if err != nil {
 		for c := range okCells {
-			a.got[c] = PassStatus{Status: StatusFailed, Reason: fmt.Sprintf("%s: %v", r.rel(csvPath), err)}
+			a.got[c] = rundir.PassStatus{Status: rundir.StatusFailed, Reason: fmt.Sprintf("%s: %v", r.rel(csvPath), err)}
 		}
 		return a
 	}
@@ -875,40 +878,40 @@ func (r *Runner) attemptNCU(ctx context.Context, exp *kernels.Experiment, pass s
 			loose = append(loose, i)
 		}
 	}
-	if pass == PassRange && len(loose) > 0 && len(loose) == len(order) {
+	if pass == rundir.PassRange && len(loose) > 0 && len(loose) == len(order) {
 		for i, j := range loose {
 			split.Rows[j].Cell = order[i]
 		}
 		a.warn = append(a.warn, fmt.Sprintf("%s: ncu range rows carry no NVTX path; attributed to cells in launch order", r.rel(csvPath)))
 	}
 	passes := ReplayPasses(string(logText))
-	wholeOK := pass == PassNCU && !split.HasNVTX && len(split.Rows) > 0
+	wholeOK := pass == rundir.PassNCU && !split.HasNVTX && len(split.Rows) > 0
 	if wholeOK {
 		a.warn = append(a.warn, fmt.Sprintf("%s has no NVTX column: kernels are not attributed to cells", r.rel(csvPath)))
 	}
 	for c := range okCells {
-		var ks []KernelReplay
+		var ks []rundir.KernelReplay
 		for _, row := range split.Rows {
 			if row.Cell == c {
-				ks = append(ks, KernelReplay{ID: row.ID, Name: shortKernel(row.Name), Passes: passes[row.ID]})
+				ks = append(ks, rundir.KernelReplay{ID: row.ID, Name: shortKernel(row.Name), Passes: passes[row.ID]})
 			}
 		}
 		switch {
 		case len(ks) > 0:
 			p := cellFile(dir, c, ".csv")
-			if err := WriteFileAtomic(p, split.CellCSV(c)); err != nil {
-				a.got[c] = PassStatus{Status: StatusFailed, Reason: err.Error()}
+			if err := rundir.WriteFileAtomic(p, split.CellCSV(c)); err != nil {
+				a.got[c] = rundir.PassStatus{Status: rundir.StatusFailed, Reason: err.Error()}
 				continue
 			}
-			a.got[c] = PassStatus{Status: StatusOK, Files: []string{r.rel(p), r.rel(csvPath), r.rel(rep)}, Kernels: ks}
+			a.got[c] = rundir.PassStatus{Status: rundir.StatusOK, Files: []string{r.rel(p), r.rel(csvPath), r.rel(rep)}, Kernels: ks}
 		case wholeOK:
-			a.got[c] = PassStatus{Status: StatusOK, Files: []string{r.rel(csvPath), r.rel(rep)}}
+			a.got[c] = rundir.PassStatus{Status: rundir.StatusOK, Files: []string{r.rel(csvPath), r.rel(rep)}}
 		default:
 			why := fmt.Sprintf("ncu recorded nothing in NVTX range %s/%s/", exp.Name, c)
 			if errLines != "" {
 				why += ": " + errLines
 			}
-			a.got[c] = PassStatus{Status: StatusFailed, Reason: why}
+			a.got[c] = rundir.PassStatus{Status: rundir.StatusFailed, Reason: why}
 		}
 	}
 	return a
@@ -933,7 +936,7 @@ func shortKernel(n string) string {
 }
 
 func (r *Runner) attemptNsys(ctx context.Context, exp *kernels.Experiment, cells []string) attemptResult {
-	dir := r.rawDir(PassNsys, exp.Name)
+	dir := r.rawDir(rundir.PassNsys, exp.Name)
 	a, part, ok := startProfilerAttempt("nsys", r.nsysErr, dir, cells, ".profile.json")
 	if !ok {
 		return a
@@ -944,7 +947,7 @@ func (r *Runner) attemptNsys(ctx context.Context, exp *kernels.Experiment, cells
 	// whole-graph row and its kernels are missing from the kernel table.
 	argv := []string{r.nsys, "profile", "--trace=cuda,nvtx", "--sample=none", "--cpuctxsw=none", "--cuda-graph-trace=node", "--force-overwrite=true", "-o", tmpBase}
 	argv = append(argv, r.runnerArgv("profile", exp, cells, dir)...)
-	res := RunCmd(ctx, Cmd{Argv: argv, Env: r.runnerEnvVars(r.nsysEnv), Log: logf, Timeout: r.timeout(len(cells)), OnLine: r.onLine(exp.Name, PassNsys)})
+	res := RunCmd(ctx, Cmd{Argv: argv, Env: r.runnerEnvVars(r.nsysEnv), Log: logf, Timeout: r.timeout(len(cells)), OnLine: r.onLine(exp.Name, rundir.PassNsys)})
 	a.res = res
 	okCells := r.profileVerdicts(dir, cells, &a)
 	if res.Canceled {
@@ -952,7 +955,7 @@ func (r *Runner) attemptNsys(ctx context.Context, exp *kernels.Experiment, cells
 	}
 	failAll := func(why string) {
 		for c := range okCells {
-			a.got[c] = PassStatus{Status: StatusFailed, Reason: why}
+			a.got[c] = rundir.PassStatus{Status: rundir.StatusFailed, Reason: why}
 		}
 	}
 	tmpRep := tmpBase + ".nsys-rep"
@@ -986,7 +989,7 @@ func (r *Runner) attemptNsys(ctx context.Context, exp *kernels.Experiment, cells
 		return a
 	}
 	for c := range okCells {
-		a.got[c] = PassStatus{Status: StatusOK, Files: []string{r.rel(db), r.rel(rep)}}
+		a.got[c] = rundir.PassStatus{Status: rundir.StatusOK, Files: []string{r.rel(db), r.rel(rep)}}
 	}
 	return a
 }

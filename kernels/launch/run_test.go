@@ -17,6 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
 // fakeEnv copies the fake tools into a folder whose name has a space (a
@@ -93,7 +94,7 @@ func cellsOf(argv []string) []string {
 	return cs
 }
 
-func mustPass(t *testing.T, m *Manifest, cell, pass, status, reasonHas string) PassStatus {
+func mustPass(t *testing.T, m *rundir.Manifest, cell, pass, status, reasonHas string) rundir.PassStatus {
 	t.Helper()
 	p := strings.SplitN(cell, "/", 3)
 	st, ok := m.Pass(p[0], p[1], p[2], pass)
@@ -109,7 +110,7 @@ func mustPass(t *testing.T, m *Manifest, cell, pass, status, reasonHas string) P
 	return st
 }
 
-func hasWarning(m *Manifest, sub string) bool {
+func hasWarning(m *rundir.Manifest, sub string) bool {
 	return slices.ContainsFunc(m.Warnings, func(w string) bool { return strings.Contains(w, sub) })
 }
 
@@ -145,9 +146,9 @@ func TestRunAllPasses(t *testing.T) {
 
 	for _, sh := range []string{"n=1", "n=2"} {
 		c := "fake/good/" + sh
-		mustPass(t, m, c, PassCheck, StatusOK, "")
-		mustPass(t, m, c, PassTiming, StatusOK, "")
-		st := mustPass(t, m, c, PassNCU, StatusOK, "")
+		mustPass(t, m, c, rundir.PassCheck, rundir.StatusOK, "")
+		mustPass(t, m, c, rundir.PassTiming, rundir.StatusOK, "")
+		st := mustPass(t, m, c, rundir.PassNCU, rundir.StatusOK, "")
 		if len(st.Kernels) != 2 || st.Kernels[0].Passes < 3 || st.Kernels[0].Name != "void fake_kernel_a<float>(float*, int)" {
 			t.Errorf("%s ncu kernels = %+v", c, st.Kernels)
 		}
@@ -162,11 +163,11 @@ func TestRunAllPasses(t *testing.T) {
 		if n := strings.Count(string(data), "\n"); n != 4 || !strings.Contains(string(data), `"fake_kernel_b(float*)"`) {
 			t.Errorf("%s: split CSV has %d lines:\n%s", st.Files[0], n, data)
 		}
-		rs := mustPass(t, m, c, PassRange, StatusOK, "")
+		rs := mustPass(t, m, c, rundir.PassRange, rundir.StatusOK, "")
 		if len(rs.Kernels) != 1 || rs.Kernels[0].Name != "range" {
 			t.Errorf("%s range kernels = %+v", c, rs.Kernels)
 		}
-		ns := mustPass(t, m, c, PassNsys, StatusOK, "")
+		ns := mustPass(t, m, c, rundir.PassNsys, rundir.StatusOK, "")
 		if !strings.HasSuffix(ns.Files[0], ".sqlite") {
 			t.Errorf("nsys files = %q", ns.Files)
 		}
@@ -175,16 +176,16 @@ func TestRunAllPasses(t *testing.T) {
 		t.Errorf("no warning about range rows attributed by order: %q", m.Warnings)
 	}
 	// A sweep shape runs under check and timing only.
-	mustPass(t, m, "fake/good/n=3", PassTiming, StatusOK, "")
-	if _, ok := m.Pass("fake", "good", "n=3", PassNCU); ok {
+	mustPass(t, m, "fake/good/n=3", rundir.PassTiming, rundir.StatusOK, "")
+	if _, ok := m.Pass("fake", "good", "n=3", rundir.PassNCU); ok {
 		t.Errorf("sweep shape n=3 was profiled under ncu")
 	}
 	// A failing check stops its cell; a missing package skips it.
-	mustPass(t, m, "fake/wrong/n=1", PassCheck, StatusFailed, "max rel err")
-	mustPass(t, m, "fake/wrong/n=1", PassTiming, StatusSkipped, "check failed")
-	mustPass(t, m, "fake/wrong/n=1", PassNsys, StatusSkipped, "check failed")
-	mustPass(t, m, "fake/needs/n=2", PassCheck, StatusSkipped, "requires nothere")
-	mustPass(t, m, "fake/needs/n=2", PassNCU, StatusSkipped, "requires nothere")
+	mustPass(t, m, "fake/wrong/n=1", rundir.PassCheck, rundir.StatusFailed, "max rel err")
+	mustPass(t, m, "fake/wrong/n=1", rundir.PassTiming, rundir.StatusSkipped, "check failed")
+	mustPass(t, m, "fake/wrong/n=1", rundir.PassNsys, rundir.StatusSkipped, "check failed")
+	mustPass(t, m, "fake/needs/n=2", rundir.PassCheck, rundir.StatusSkipped, "requires nothere")
+	mustPass(t, m, "fake/needs/n=2", rundir.PassNCU, rundir.StatusSkipped, "requires nothere")
 
 	// One runner process per pass; argument vectors arrive intact.
 	calls := runnerCalls(t, logf)
@@ -226,7 +227,7 @@ func TestRunAllPasses(t *testing.T) {
 	tb.Release()
 
 	// The manifest on disk is the one returned, finished.
-	disk, err := ReadManifest(cfg.RunDir)
+	disk, err := rundir.ReadManifest(cfg.RunDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +250,7 @@ func TestRunCrashAndTimeout(t *testing.T) {
 	cfg, logf := fakeEnv(t)
 	cfg.Variants = []string{"good", "crash", "hang", "after"}
 	cfg.Shapes = []string{"n=1"}
-	cfg.Passes = []string{PassCheck, PassTiming}
+	cfg.Passes = []string{rundir.PassCheck, rundir.PassTiming}
 	cfg.Timeout = 2 * time.Second
 	start := time.Now()
 	m, err := Run(context.Background(), cfg)
@@ -259,11 +260,11 @@ func TestRunCrashAndTimeout(t *testing.T) {
 	if el := time.Since(start); el > 30*time.Second {
 		t.Errorf("took %s: the hanging cell was not cut at its timeout", el)
 	}
-	mustPass(t, m, "fake/good/n=1", PassTiming, StatusOK, "")
-	mustPass(t, m, "fake/crash/n=1", PassTiming, StatusFailed, "exit status 139")
-	mustPass(t, m, "fake/crash/n=1", PassTiming, StatusFailed, "Segmentation fault (simulated)")
-	mustPass(t, m, "fake/hang/n=1", PassTiming, StatusFailed, "timeout")
-	mustPass(t, m, "fake/after/n=1", PassTiming, StatusOK, "")
+	mustPass(t, m, "fake/good/n=1", rundir.PassTiming, rundir.StatusOK, "")
+	mustPass(t, m, "fake/crash/n=1", rundir.PassTiming, rundir.StatusFailed, "exit status 139")
+	mustPass(t, m, "fake/crash/n=1", rundir.PassTiming, rundir.StatusFailed, "Segmentation fault (simulated)")
+	mustPass(t, m, "fake/hang/n=1", rundir.PassTiming, rundir.StatusFailed, "timeout")
+	mustPass(t, m, "fake/after/n=1", rundir.PassTiming, rundir.StatusOK, "")
 	var times [][]string
 	for _, argv := range runnerCalls(t, logf) {
 		if argv[0] == "time" {
@@ -285,7 +286,7 @@ func TestRunCancelAndResume(t *testing.T) {
 	cfg, logf := fakeEnv(t)
 	cfg.Variants = []string{"good", "hang"}
 	cfg.Shapes = []string{"n=1"}
-	cfg.Passes = []string{PassCheck, PassTiming, PassNCU}
+	cfg.Passes = []string{rundir.PassCheck, rundir.PassTiming, rundir.PassNCU}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	// Cancel while the timing runner sits in the hanging cell: once the
@@ -295,14 +296,14 @@ func TestRunCancelAndResume(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
-	m, err := ReadManifest(cfg.RunDir)
+	m, err := rundir.ReadManifest(cfg.RunDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustPass(t, m, "fake/good/n=1", PassCheck, StatusOK, "")
-	mustPass(t, m, "fake/hang/n=1", PassCheck, StatusOK, "")
-	mustPass(t, m, "fake/good/n=1", PassTiming, StatusOK, "") // finished before the cancel
-	if st, ok := m.Pass("fake", "hang", "n=1", PassTiming); ok {
+	mustPass(t, m, "fake/good/n=1", rundir.PassCheck, rundir.StatusOK, "")
+	mustPass(t, m, "fake/hang/n=1", rundir.PassCheck, rundir.StatusOK, "")
+	mustPass(t, m, "fake/good/n=1", rundir.PassTiming, rundir.StatusOK, "") // finished before the cancel
+	if st, ok := m.Pass("fake", "hang", "n=1", rundir.PassTiming); ok {
 		t.Errorf("interrupted cell has a timing status: %+v", st)
 	}
 	if !m.Finished.IsZero() {
@@ -330,7 +331,7 @@ func TestRunCancelAndResume(t *testing.T) {
 	if want := []string{"env ", "profile good/n=1"}; !slices.Equal(got, want) {
 		t.Errorf("resume ran %q, want %q", got, want)
 	}
-	mustPass(t, m, "fake/good/n=1", PassNCU, StatusOK, "")
+	mustPass(t, m, "fake/good/n=1", rundir.PassNCU, rundir.StatusOK, "")
 	if m.Finished.IsZero() {
 		t.Errorf("resumed run not finished")
 	}
@@ -369,16 +370,16 @@ func TestRunProfilerFaults(t *testing.T) {
 	cfg, _ := fakeEnv(t)
 	cfg.Variants = []string{"good"}
 	cfg.Shapes = []string{"n=1"}
-	cfg.Passes = []string{PassNCU, PassRange, PassNsys}
+	cfg.Passes = []string{rundir.PassNCU, rundir.PassRange, rundir.PassNsys}
 	t.Setenv("FAKE_NCU_PERM", "1")
 	t.Setenv("FAKE_NSYS_NOLIB", "1")
 	m, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustPass(t, m, "fake/good/n=1", PassNCU, StatusFailed, "ERR_NVGPUCTRPERM")
-	mustPass(t, m, "fake/good/n=1", PassRange, StatusFailed, "ERR_NVGPUCTRPERM")
-	mustPass(t, m, "fake/good/n=1", PassNsys, StatusFailed, "libdw.so.1")
+	mustPass(t, m, "fake/good/n=1", rundir.PassNCU, rundir.StatusFailed, "ERR_NVGPUCTRPERM")
+	mustPass(t, m, "fake/good/n=1", rundir.PassRange, rundir.StatusFailed, "ERR_NVGPUCTRPERM")
+	mustPass(t, m, "fake/good/n=1", rundir.PassNsys, rundir.StatusFailed, "libdw.so.1")
 	if !hasWarning(m, "no raw export to ingest") {
 		t.Errorf("warnings = %q", m.Warnings)
 	}
@@ -388,7 +389,7 @@ func TestRunDropsRejectedMetric(t *testing.T) {
 	cfg, _ := fakeEnv(t)
 	cfg.Variants = []string{"good"}
 	cfg.Shapes = []string{"n=1"}
-	cfg.Passes = []string{PassNCU}
+	cfg.Passes = []string{rundir.PassNCU}
 	old := NCUMetrics
 	NCUMetrics = append(slices.Clip(old), "bogus__thing.sum")
 	defer func() { NCUMetrics = old }()
@@ -396,7 +397,7 @@ func TestRunDropsRejectedMetric(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustPass(t, m, "fake/good/n=1", PassNCU, StatusOK, "")
+	mustPass(t, m, "fake/good/n=1", rundir.PassNCU, rundir.StatusOK, "")
 	if !hasWarning(m, "ncu rejected metric(s) bogus__thing.sum") {
 		t.Errorf("warnings = %q", m.Warnings)
 	}
@@ -406,15 +407,15 @@ func TestRunNoTools(t *testing.T) {
 	cfg, _ := fakeEnv(t)
 	cfg.Variants = []string{"good"}
 	cfg.Shapes = []string{"n=1"}
-	cfg.Passes = []string{PassNCU, PassNsys}
+	cfg.Passes = []string{rundir.PassNCU, rundir.PassNsys}
 	cfg.NCU = filepath.Join(t.TempDir(), "no-ncu")
 	cfg.Nsys = filepath.Join(t.TempDir(), "no-nsys")
 	m, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustPass(t, m, "fake/good/n=1", PassNCU, StatusFailed, "no-ncu")
-	mustPass(t, m, "fake/good/n=1", PassNsys, StatusFailed, "no-nsys")
+	mustPass(t, m, "fake/good/n=1", rundir.PassNCU, rundir.StatusFailed, "no-ncu")
+	mustPass(t, m, "fake/good/n=1", rundir.PassNsys, rundir.StatusFailed, "no-nsys")
 }
 
 func TestRunBadSelection(t *testing.T) {
@@ -445,7 +446,7 @@ func TestResumeOnAnotherDevice(t *testing.T) {
 	cfg, _ := fakeEnv(t)
 	cfg.Variants = []string{"good"}
 	cfg.Shapes = []string{"n=1"}
-	cfg.Passes = []string{PassCheck}
+	cfg.Passes = []string{rundir.PassCheck}
 	if _, err := Run(context.Background(), cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -455,7 +456,7 @@ func TestResumeOnAnotherDevice(t *testing.T) {
 	}
 	cfg.SMI = smi
 	cfg.Resume = true
-	cfg.Passes = []string{PassTiming}
+	cfg.Passes = []string{rundir.PassTiming}
 	cfg.Command = []string{"rooftool", "profile", "--resume"}
 	m, err := Run(context.Background(), cfg)
 	if err != nil {
@@ -470,20 +471,20 @@ func TestResumeOnAnotherDevice(t *testing.T) {
 	if !slices.Equal(m.Command, []string{"rooftool", "profile", "--gpu", "h100"}) {
 		t.Errorf("command = %q, want the first invocation's", m.Command)
 	}
-	if !slices.Equal(m.Passes, []string{PassCheck, PassTiming}) {
+	if !slices.Equal(m.Passes, []string{rundir.PassCheck, rundir.PassTiming}) {
 		t.Errorf("passes = %q", m.Passes)
 	}
 	if !hasWarning(m, "resumed on NVIDIA H100 80GB HBM3; the run began on NVIDIA H200") {
 		t.Errorf("warnings = %q", m.Warnings)
 	}
-	mustPass(t, m, "fake/good/n=1", PassCheck, StatusOK, "")
-	mustPass(t, m, "fake/good/n=1", PassTiming, StatusOK, "")
+	mustPass(t, m, "fake/good/n=1", rundir.PassCheck, rundir.StatusOK, "")
+	mustPass(t, m, "fake/good/n=1", rundir.PassTiming, rundir.StatusOK, "")
 }
 
 func TestReingest(t *testing.T) {
 	cfg, _ := fakeEnv(t)
 	cfg.Variants = []string{"good"}
-	cfg.Passes = []string{PassTiming}
+	cfg.Passes = []string{rundir.PassTiming}
 	cfg.NoIngest = true
 	if _, err := Run(context.Background(), cfg); err != nil {
 		t.Fatal(err)

@@ -1,22 +1,9 @@
-// Package launch is the profile runner: it drives kernels/run.py under the
-// timing pass, ncu and nsys, and keeps a run directory (layout below) with a
-// manifest of every cell's status. It sits between the experiment specs
-// (package kernels) and ingest.
-//
-//	runs/<date>-<gpu>-<id>/
-//	  manifest.json
-//	  raw/check/<exp>/<variant>/<shape>.check.json
-//	  raw/timing/<exp>/<variant>/<shape>.json
-//	  raw/ncu/<exp>/...            ncu kernel pass CSV(s)
-//	  raw/ncu-range/<exp>/...      ncu range pass CSV(s)
-//	  raw/nsys/<exp>/...           nsys SQLite export(s)
-//	  tables/*.parquet
-//	  report.md report.json plots/
-package launch
+package rundir
 
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -112,8 +99,8 @@ type KernelReplay struct {
 	Passes int    `json:"passes"` // replay passes ncu needed, 0 if it did not say
 }
 
-// Key identifies a cell.
-func (c Cell) Key() string { return c.Experiment + "/" + c.Variant + "/" + c.Shape }
+// Key identifies the cell.
+func (c Cell) Key() Key { return Key{c.Experiment, c.Variant, c.Shape} }
 
 // Cell returns the named cell, adding it if absent.
 func (m *Manifest) Cell(exp, variant, shape string) *Cell {
@@ -150,8 +137,13 @@ func (m *Manifest) SetPass(exp, variant, shape, pass string, st PassStatus) {
 
 // ReadManifest reads dir/manifest.json.
 func ReadManifest(dir string) (*Manifest, error) {
-	p := filepath.Join(dir, "manifest.json")
-	data, err := os.ReadFile(p)
+	return readManifestFS(os.DirFS(dir), filepath.Join(dir, ManifestFile))
+}
+
+// readManifestFS reads ManifestFile from fsys; name is how errors call it.
+func readManifestFS(fsys fs.FS, name string) (*Manifest, error) {
+	p := name
+	data, err := fs.ReadFile(fsys, ManifestFile)
 	if err != nil {
 		return nil, err
 	}
@@ -164,40 +156,10 @@ func ReadManifest(dir string) (*Manifest, error) {
 
 // Write writes dir/manifest.json atomically (temp file, then rename), cells sorted.
 func (m *Manifest) Write(dir string) error {
-	sort.SliceStable(m.Cells, func(i, j int) bool { return m.Cells[i].Key() < m.Cells[j].Key() })
+	sort.SliceStable(m.Cells, func(i, j int) bool { return m.Cells[i].Key().Less(m.Cells[j].Key()) })
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(filepath.Join(dir, "manifest.json"), append(data, '\n'))
-}
-
-// WriteFileAtomic writes data to a temp file beside path and renames it.
-func WriteFileAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return nil
+	return WriteFileAtomic(filepath.Join(dir, ManifestFile), append(data, '\n'))
 }
