@@ -90,6 +90,22 @@ type PassStatus struct {
 	// Attempts counts the runner processes this pass took for the cell
 	// (a crash or timeout of a shared process re-launches the rest).
 	Attempts int `json:"attempts,omitempty"`
+	// Code is what the runner reported running for this cell in this pass:
+	// the knobs and implementation picks in effect (absent in runs made
+	// before the runner reported it).
+	Code *Code `json:"code,omitempty"`
+	// Method is how an ncu pass replayed the cell: "kernel", "range",
+	// "app-range" or "graph" (ncu --graph-profiling graph).
+	Method string `json:"method,omitempty"`
+}
+
+// Code is what one pass of a cell ran: every environment knob that changes
+// the measured code (with its effective value), the implementation picks
+// (tile, load path, persistent or not) and the Triton launch path.
+type Code struct {
+	Knobs  map[string]string `json:"knobs,omitempty"`
+	Picks  map[string]string `json:"picks,omitempty"`
+	Launch string            `json:"launch,omitempty"` // "plan" | "triton-dispatch"
 }
 
 // KernelReplay is one profiled kernel (or NVTX range) of an ncu pass.
