@@ -24,6 +24,14 @@ type Options struct {
 	// BoundPct: a kernel with neither roof at this % or more is
 	// latency-bound (60).
 	BoundPct float64
+	// RangeCoverageMin: a range pass below this share of its kernel pass's
+	// GPU time or L2 bytes is partial (DefaultRangeCoverageMin).
+	RangeCoverageMin float64
+	// HostBoundFactor: wall time above this multiple of device time is
+	// host-bound (DefaultHostBoundFactor).
+	HostBoundFactor float64
+	// BimodalGap and BimodalShare tune the two-groups test of timing samples.
+	BimodalGap, BimodalShare float64
 	// Theory evaluates a variant's theoretical model at a shape. nil: the
 	// claims.yaml formulas evaluated with expr-lang (TheoryFromSpec).
 	Theory func(e *kernels.Experiment, variant, shape string) (dramBytes, flops float64, err error)
@@ -51,6 +59,18 @@ func (o Options) withDefaults() Options {
 	}
 	if o.BoundPct <= 0 {
 		o.BoundPct = 60
+	}
+	if o.RangeCoverageMin <= 0 {
+		o.RangeCoverageMin = DefaultRangeCoverageMin
+	}
+	if o.HostBoundFactor <= 0 {
+		o.HostBoundFactor = DefaultHostBoundFactor
+	}
+	if o.BimodalGap <= 0 {
+		o.BimodalGap = DefaultBimodalGap
+	}
+	if o.BimodalShare <= 0 {
+		o.BimodalShare = DefaultBimodalShare
 	}
 	if o.Theory == nil {
 		o.Theory = TheoryFromSpec

@@ -97,6 +97,7 @@ func CellFacts(t *ingest.Tables, kfacts []KernelFact, exps []*kernels.Experiment
 	timeline := map[cellKey][]ingest.Kernel{}
 	rangeBytes := map[cellKey]float64{}
 	rangeSeen := map[cellKey]bool{}
+	rangeFact := map[cellKey]rangeFacts{}
 	for _, k := range t.Kernels() {
 		if !inCell(k.Experiment, k.Variant, k.Shape) {
 			continue
@@ -109,6 +110,11 @@ func CellFacts(t *ingest.Tables, kfacts []KernelFact, exps []*kernels.Experiment
 		case k.Source == ingest.SourceNCU && k.Pass == ingest.PassRange:
 			cell(key)
 			m := byKernel[k.ID]
+			rf := rangeFact[key]
+			d, okD := m.get(MDuration)
+			l2, okL2 := m.get(ML2Bytes)
+			rf.timeNs, rf.l2Bytes, rf.seen = rf.timeNs+d, rf.l2Bytes+l2, rf.seen || (okD && okL2)
+			rangeFact[key] = rf
 			r, okR := m.get(MDRAMRead)
 			w, okW := m.get(MDRAMWrite)
 			if okR || okW {
@@ -121,12 +127,17 @@ func CellFacts(t *ingest.Tables, kfacts []KernelFact, exps []*kernels.Experiment
 		}
 	}
 	samples := map[cellKey][]float64{}
+	devSamples := map[cellKey][]float64{}
 	for _, tm := range t.Timings() {
 		if !inCell(tm.Experiment, tm.Variant, tm.Shape) {
 			continue
 		}
 		key := cellKey{tm.Experiment, tm.Variant, tm.Shape}
 		cell(key)
+		if ingest.IsDeviceTiming(tm.Method) {
+			devSamples[key] = append(devSamples[key], tm.Ms)
+			continue
+		}
 		samples[key] = append(samples[key], tm.Ms)
 	}
 	// Spec cells without data, for experiments that have data.
@@ -163,6 +174,7 @@ func CellFacts(t *ingest.Tables, kfacts []KernelFact, exps []*kernels.Experiment
 			f := &kf[i]
 			c.DRAMBytesKernels += f.DRAMBytes
 			c.L2Bytes += f.L2Bytes
+			c.KernelPassTimeNs += f.DurationNs
 			c.FLOPs += f.TotalFLOPs
 			ewByName[f.Name] = f.Elementwise
 			ewByShort[f.ShortName] = f.Elementwise
@@ -237,6 +249,14 @@ func CellFacts(t *ingest.Tables, kfacts []KernelFact, exps []*kernels.Experiment
 		} else {
 			c.Warnings = append(c.Warnings, Warning{Code: WarnMissing, Metric: "wall_ms", Msg: "no timing samples for this cell"})
 		}
+		if s := devSamples[key]; len(s) > 0 {
+			c.DeviceSamplesMs = s
+			c.Device, _ = SummarizeMs(s, opts.Confidence)
+		}
+		checkRange(c, rangeFact[key], opts)
+		checkKernelNames(c, kf, timeline[key])
+		checkHostBound(c, opts)
+		checkBimodal(c, c.WallSamplesMs, "wall-time", opts)
 		if e := expByName[key.exp]; e != nil {
 			b, f, err := opts.Theory(e, key.variant, key.shape)
 			if err != nil {

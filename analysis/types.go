@@ -103,27 +103,35 @@ type KernelFact struct {
 
 // CellFact is what analysis derives for one (experiment, variant, shape).
 type CellFact struct {
-	Experiment         string    `json:"experiment"`
-	Variant            string    `json:"variant"`
-	Role               string    `json:"role"`
-	Shape              string    `json:"shape"`
-	Kernels            int       `json:"kernels"`             // launches per iteration (nsys, else ncu)
-	ElementwiseKernels int       `json:"elementwise_kernels"` // kernels with no tensor work
-	KernelNames        []string  `json:"kernel_names"`        // in launch order
-	KernelTimesNs      []float64 `json:"kernel_times_ns"`     // duration of each of KernelNames (nsys, else ncu)
-	KernelElementwise  []bool    `json:"kernel_elementwise"`  // whether each of KernelNames does no tensor work
-	GPUTimeNs          float64   `json:"gpu_time_ns"`         // sum of kernel durations (nsys timeline)
-	Wall               Interval  `json:"wall_ms"`             // timing pass: median and 95% CI, ms
-	WallSamplesMs      []float64 `json:"-"`
-	DRAMBytesRange     float64   `json:"dram_bytes_range"`   // ncu range pass, read+write (L2 reuse included)
-	DRAMBytesKernels   float64   `json:"dram_bytes_kernels"` // sum over ncu kernel pass
-	L2Bytes            float64   `json:"l2_bytes"`
-	FLOPs              float64   `json:"flops"`
-	Class              string    `json:"class"` // class of the cell's heaviest kernel
-	TheoryDRAMBytes    float64   `json:"theory_dram_bytes,omitempty"`
-	TheoryFLOPs        float64   `json:"theory_flops,omitempty"`
-	Status             string    `json:"status"` // ok | failed | missing
-	Warnings           []Warning `json:"warnings,omitempty"`
+	Experiment         string         `json:"experiment"`
+	Variant            string         `json:"variant"`
+	Role               string         `json:"role"`
+	Shape              string         `json:"shape"`
+	Kernels            int            `json:"kernels"`             // launches per iteration (nsys, else ncu)
+	ElementwiseKernels int            `json:"elementwise_kernels"` // kernels with no tensor work
+	KernelNames        []string       `json:"kernel_names"`        // in launch order
+	KernelTimesNs      []float64      `json:"kernel_times_ns"`     // duration of each of KernelNames (nsys, else ncu)
+	KernelElementwise  []bool         `json:"kernel_elementwise"`  // whether each of KernelNames does no tensor work
+	GPUTimeNs          float64        `json:"gpu_time_ns"`         // sum of kernel durations (nsys timeline)
+	Wall               Interval       `json:"wall_ms"`             // timing pass: median and 95% CI, ms
+	WallSamplesMs      []float64      `json:"-"`
+	DRAMBytesRange     float64        `json:"dram_bytes_range"`              // ncu range pass, read+write (L2 reuse included)
+	DRAMBytesKernels   float64        `json:"dram_bytes_kernels"`            // sum over ncu kernel pass
+	L2Bytes            float64        `json:"l2_bytes"`                      // sum over ncu kernel pass
+	KernelPassTimeNs   float64        `json:"kernel_pass_time_ns,omitempty"` // sum of gpu__time_duration over the ncu kernel pass
+	RangeTimeNs        float64        `json:"range_time_ns,omitempty"`       // ncu range pass gpu__time_duration (replay overhead included)
+	RangeL2Bytes       float64        `json:"range_l2_bytes,omitempty"`      // ncu range pass lts__t_bytes
+	RangeCoverage      *RangeCoverage `json:"range_coverage,omitempty"`      // range over kernel pass (nil: one of them absent)
+	RangePartial       bool           `json:"range_partial,omitempty"`       // the range covers less than the cell (WarnRangePartial)
+	Device             Interval       `json:"device_ms"`                     // timing pass, CUDA-graph replay of the call: median and 95% CI, ms (N=0: not measured)
+	DeviceSamplesMs    []float64      `json:"-"`
+	HostRatio          float64        `json:"host_ratio,omitempty"` // wall / device time (DeviceTimeMs)
+	FLOPs              float64        `json:"flops"`
+	Class              string         `json:"class"` // class of the cell's heaviest kernel
+	TheoryDRAMBytes    float64        `json:"theory_dram_bytes,omitempty"`
+	TheoryFLOPs        float64        `json:"theory_flops,omitempty"`
+	Status             string         `json:"status"` // ok | failed | missing
+	Warnings           []Warning      `json:"warnings,omitempty"`
 }
 
 // Comparison is a candidate against the baseline at one shape.

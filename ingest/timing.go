@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // TimingFile is the JSON that `kernels/run.py time` writes per cell (see
@@ -22,7 +23,33 @@ type TimingFile struct {
 	RotateBuffers int                `json:"rotate_buffers"`
 	Clocks        map[string]float64 `json:"clocks,omitempty"`
 	SamplesMs     []float64          `json:"samples_ms"`
+	// DeviceMs are device-time samples free of host overhead (CUDA-graph
+	// replay of one call), DeviceMethod how they were taken; null with
+	// DeviceError where the call could not be captured.
+	DeviceMs     []float64 `json:"device_ms,omitempty"`
+	DeviceMethod string    `json:"device_method,omitempty"`
+	DeviceError  string    `json:"device_error,omitempty"`
+	// ClockSamples are the clocks read during the timed loop (after each
+	// block of repetitions).
+	ClockSamples []ClockSample `json:"clock_samples,omitempty"`
+	// Code is what the cell ran (knobs, picks, launch path); kept in the
+	// manifest by the runner, not ingested.
+	Code json.RawMessage `json:"code,omitempty"`
 }
+
+// ClockSample is one reading of the clocks during a timed loop.
+type ClockSample struct {
+	Rep    int     `json:"rep"`
+	SMMHz  float64 `json:"sm_mhz"`
+	MemMHz float64 `json:"mem_mhz"`
+}
+
+// DeviceMethodPrefix marks timing rows that hold device time (Method
+// "device:<how>", e.g. "device:cuda-graph") rather than wall time.
+const DeviceMethodPrefix = "device:"
+
+// IsDeviceTiming reports whether a timing row's method is a device-time one.
+func IsDeviceTiming(method string) bool { return strings.HasPrefix(method, DeviceMethodPrefix) }
 
 func parseTimingFile(b *Builder, in Input) error {
 	data, err := os.ReadFile(in.Path)
@@ -36,9 +63,14 @@ func parseTimingFile(b *Builder, in Input) error {
 	if len(tf.SamplesMs) == 0 {
 		return badInput(in.Path, 0, "samples_ms", "timing JSON has no samples")
 	}
-	for i, v := range tf.SamplesMs {
-		if math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
-			return badInput(in.Path, 0, "samples_ms", "sample %d is %v, want a positive time in ms", i, v)
+	for _, f := range []struct {
+		key string
+		vs  []float64
+	}{{"samples_ms", tf.SamplesMs}, {"device_ms", tf.DeviceMs}} {
+		for i, v := range f.vs {
+			if math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
+				return badInput(in.Path, 0, f.key, "sample %d is %v, want a positive time in ms", i, v)
+			}
 		}
 	}
 	exp, vr, sh := or(in.Experiment, tf.Experiment), or(in.Variant, tf.Variant), or(in.Shape, tf.Shape)
@@ -53,9 +85,21 @@ func parseTimingFile(b *Builder, in Input) error {
 	for i, v := range tf.SamplesMs {
 		b.AddTiming(Timing{Experiment: exp, Variant: vr, Shape: sh, File: file, Device: tf.Device, Method: method, Rep: int32(i), Ms: v})
 	}
+	dm := DeviceMethodPrefix + or(tf.DeviceMethod, "cuda-graph")
+	for i, v := range tf.DeviceMs {
+		b.AddTiming(Timing{Experiment: exp, Variant: vr, Shape: sh, File: file, Device: tf.Device, Method: dm, Rep: int32(i), Ms: v})
+	}
 	cell := exp + "/" + vr + "/" + file // shape file names repeat across experiments and variants
 	for k, v := range tf.Clocks {
 		b.AddMeta(Meta{Source: SourceTiming, File: cell, Key: "clock." + k, Value: fmt.Sprint(v)})
+	}
+	for _, cs := range tf.ClockSamples {
+		if cs.SMMHz > 0 {
+			b.AddMeta(Meta{Source: SourceTiming, File: cell, Key: fmt.Sprintf("clock_sample.%d.sm_mhz", cs.Rep), Value: fmt.Sprint(cs.SMMHz)})
+		}
+	}
+	if tf.DeviceError != "" {
+		b.AddMeta(Meta{Source: SourceTiming, File: cell, Key: "device_error", Value: tf.DeviceError})
 	}
 	return nil
 }

@@ -9,13 +9,28 @@ import (
 	"github.com/rooftool/rooftool/kernels"
 )
 
-// seedsDir holds the seed documents the claims cite (outside the module;
-// ROOFTOOL_SEEDS overrides it).
+// seedsDir is the folder of the seed documents the claims cite: the one
+// $ROOFTOOL_SEEDS names, else shared/seeds beside the repository, i.e.
+// ../shared/seeds from the module root (the nearest directory above the
+// test's working directory that holds go.mod).
 func seedsDir() string {
 	if d := os.Getenv("ROOFTOOL_SEEDS"); d != "" {
 		return d
 	}
-	return "/work/shared/seeds"
+	dir, err := os.Getwd()
+	if err != nil {
+		return filepath.Join("..", "..", "shared", "seeds") // reports/ is one level below the module root
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(filepath.Dir(dir), "shared", "seeds")
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return filepath.Join("..", "..", "shared", "seeds")
+		}
+		dir = up
+	}
 }
 
 // Every claim quotes its seed document exactly, at the line it cites, and
@@ -85,6 +100,6 @@ func TestClaimsCiteTheirSeeds(t *testing.T) {
 		}
 	}
 	if statErr != nil {
-		t.Skipf("seed documents not found (%v): quotes not checked against them", statErr)
+		t.Skipf("no seed documents: looked in %s (set ROOFTOOL_SEEDS to the folder that holds them): quotes not checked against them", dir)
 	}
 }

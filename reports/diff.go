@@ -170,7 +170,12 @@ func DiffRuns(ctx context.Context, dirA, dirB string, mem memory.Allocator) (*Di
 			return nil, "", fmt.Errorf("run %s: %w", dir, err)
 		}
 		defer t.Release()
-		ts := t.Timings()
+		var ts []ingest.Timing
+		for _, x := range t.Timings() {
+			if !ingest.IsDeviceTiming(x.Method) { // diff compares wall times
+				ts = append(ts, x)
+			}
+		}
 		gpu := ""
 		if m, err := rundir.ReadManifest(dir); err == nil {
 			gpu = m.GPU.Name

@@ -98,7 +98,7 @@ func syntheticInput() Input {
 	return Input{
 		Name: "synthetic", Run: run, Manifest: man,
 		Checks: []Check{
-			{Experiment: "gated_ssm", Variant: "triton-epilogue", Shape: gs, OK: true, MaxRelErr: rel(3.9e-3), Tolerance: 2e-2},
+			{Experiment: "gated_ssm", Variant: "triton-epilogue", Shape: gs, OK: true, MaxRelErr: rel(3.9e-3), Tolerance: 2e-2, VsBaseline: &VsBaseline{Baseline: "eager", RelErr: rel(1.5e-3)}},
 			{Experiment: "swiglu", Variant: "dual-acc", Shape: sw, OK: true, MaxRelErr: rel(1e-3), Tolerance: 2e-2},
 		},
 		TimingDevices: map[string][]string{"swiglu": {"synthetic"}},

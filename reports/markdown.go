@@ -10,25 +10,6 @@ import (
 	"github.com/rooftool/rooftool/analysis"
 )
 
-// fmtMetric formats a value of a claim metric in its natural unit.
-func fmtMetric(metric string, v float64) string {
-	switch metric {
-	case MetricSpeedup, MetricDRAMRatio, MetricElementwiseDRAM:
-		return Ratio(v)
-	case MetricDRAMReduction:
-		return Pct(v)
-	case MetricDRAMBytes:
-		return SI(v, "B")
-	case MetricTimeUs:
-		return SI(v/1e6, "s")
-	case MetricKernelCount, MetricKernelReduction, MetricElementwiseKernels:
-		return fmt.Sprintf("%.0f", v)
-	case MetricRelError:
-		return fmt.Sprintf("%.2e", v)
-	}
-	return num(v)
-}
-
 // fmtInterval formats "center [lo, hi]" with the center's SI prefix.
 func fmtInterval(metric string, v Value) string {
 	c := fmtMetric(metric, v.Center)

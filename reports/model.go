@@ -5,7 +5,7 @@ import (
 	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
-// Verdicts of a claim at a shape (DESIGN.md "Claims and verdicts").
+// Verdicts of a claim at a shape (METHOD.md "Claims and verdicts").
 const (
 	VerdictGo           = "GO"           // measured and its 95% interval clear the threshold
 	VerdictNoGo         = "NO-GO"        // measured and its 95% interval miss it
@@ -59,6 +59,7 @@ type Decision struct {
 	Line       int      `json:"line"`
 	Quote      string   `json:"quote"`
 	Metric     string   `json:"metric"`
+	Quantity   string   `json:"quantity,omitempty"` // what decides the metric, and why
 	Candidate  string   `json:"candidate"`
 	Baseline   string   `json:"baseline,omitempty"`
 	Op         string   `json:"op"`
@@ -151,4 +152,14 @@ type Check struct {
 	Tolerance  float64  `json:"tolerance,omitempty"`
 	Error      string   `json:"error,omitempty"`
 	Metric     string   `json:"metric,omitempty"` // how the error is measured, in the runner's words
+	// VsBaseline is the error against the baseline variant's output on the
+	// same inputs (the seeds' statement of error); absent in older runs.
+	VsBaseline      *VsBaseline `json:"vs_baseline,omitempty"`
+	VsBaselineError string      `json:"vs_baseline_error,omitempty"`
+}
+
+// VsBaseline is a candidate's error against its baseline's output.
+type VsBaseline struct {
+	Baseline string   `json:"baseline"`
+	RelErr   *float64 `json:"rel_err"`
 }

@@ -1,6 +1,7 @@
 package roofline
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -24,27 +25,164 @@ func TestCatalogLoads(t *testing.T) {
 	}
 }
 
-// The figures that the rest of rooftool leans on hardest, pinned to the
-// datasheets (dense, base units).
-func TestCatalogFigures(t *testing.T) {
-	for _, c := range []struct {
-		key              string
-		dram, fp32, bf16 float64
-		l2               int64
-	}{
-		{"h100-sxm", 3.35e12, 67e12, 989.5e12, 50 << 20},
-		{"h100-pcie", 2.0e12, 51e12, 756.5e12, 50 << 20},
-		{"h200", 4.8e12, 67e12, 989.5e12, 60 << 20},
-		{"a100-sxm-40", 1.555e12, 19.5e12, 312e12, 40 << 20},
-		{"b200", 8e12, 75e12, 2250e12, 132644864},
-		{"t4", 320e9, 8.1e12, 0, 4 << 20},
-	} {
-		s, ok := Lookup(c.key)
-		if !ok {
-			t.Fatalf("Lookup(%q) failed", c.key)
+// A datasheet figure: what an NVIDIA document prints for one GPU. unit
+// scales the printed number to base units (1e12 for TFLOP/s and TB/s, 1e9
+// for GB/s and GB). sparse marks a tensor figure printed only with 2:4
+// sparsity (an asterisk on the datasheet): the catalog holds dense figures,
+// so twice the catalog's value must round to the printed whole number.
+type sheetFigure struct {
+	key, field string
+	printed    float64
+	unit       float64
+	sparse     bool
+}
+
+// specField reads one figure of a catalog entry, in base units.
+func specField(s GPUSpec, field string) (float64, bool) {
+	switch field {
+	case "dram":
+		return s.DRAMBW, true
+	case "memory":
+		return s.MemoryGB * 1e9, true
+	case "sms":
+		return float64(s.SMs), true
+	case "l2":
+		return float64(s.L2Bytes), true
+	case "fp64":
+		return s.FP64, true
+	case "fp64_tensor":
+		return s.FP64TC, true
+	case "fp32":
+		return s.FP32, true
+	case "tf32":
+		return s.TF32, true
+	case "bf16":
+		return s.BF16, true
+	case "fp16":
+		return s.FP16, true
+	case "fp8":
+		return s.FP8, true
+	case "int8":
+		return s.INT8, true
+	}
+	return 0, false
+}
+
+// The catalog against the figures NVIDIA's own documents print. These are
+// written here from the documents, not copied from catalog.yaml: a catalog
+// edit that drifts from a datasheet fails this test.
+func TestCatalogMatchesDatasheets(t *testing.T) {
+	const (
+		T   = 1e12 // TFLOP/s, TOP/s, TB/s
+		G   = 1e9  // GB/s, GB
+		one = 1
+		MiB = 1 << 20 // NVIDIA's "50 MB" of L2 is what the device reports as 52428800 bytes
+	)
+	var figs []sheetFigure
+	add := func(key string, unit float64, sparse bool, kv ...any) {
+		for i := 0; i < len(kv); i += 2 {
+			figs = append(figs, sheetFigure{key: key, field: kv[i].(string), printed: kv[i+1].(float64), unit: unit, sparse: sparse})
 		}
-		if s.DRAMBW != c.dram || s.FP32 != c.fp32 || s.BF16 != c.bf16 || s.L2Bytes != c.l2 {
-			t.Errorf("%s: dram %g fp32 %g bf16 %g l2 %d; want %g %g %g %d", c.key, s.DRAMBW, s.FP32, s.BF16, s.L2Bytes, c.dram, c.fp32, c.bf16, c.l2)
+	}
+	// NVIDIA H100 Tensor Core GPU datasheet, H100 SXM and H100 PCIe columns:
+	// FP64 34 / 26, FP64 Tensor Core 67 / 51, FP32 67 / 51 teraFLOPS;
+	// TF32 989* / 756*, BF16 and FP16 1,979* / 1,513*, FP8 and INT8
+	// 3,958* / 3,026* (with sparsity); GPU memory 80 GB, bandwidth 3.35 TB/s
+	// (SXM) and 2 TB/s (PCIe). H100 NVL column: BF16 1,671*, FP8 3,341*,
+	// 94 GB at 3.9 TB/s.
+	add("h100-sxm", T, false, "fp64", 34.0, "fp64_tensor", 67.0, "fp32", 67.0, "dram", 3.35)
+	add("h100-sxm", T, true, "tf32", 989.0, "bf16", 1979.0, "fp16", 1979.0, "fp8", 3958.0, "int8", 3958.0)
+	add("h100-sxm", G, false, "memory", 80.0)
+	add("h100-pcie", T, false, "fp64", 26.0, "fp64_tensor", 51.0, "fp32", 51.0, "dram", 2.0)
+	add("h100-pcie", T, true, "tf32", 756.0, "bf16", 1513.0, "fp16", 1513.0, "fp8", 3026.0, "int8", 3026.0)
+	add("h100-pcie", G, false, "memory", 80.0)
+	add("h100-nvl", T, false, "dram", 3.9)
+	add("h100-nvl", T, true, "bf16", 1671.0, "fp8", 3341.0)
+	add("h100-nvl", G, false, "memory", 94.0)
+	// NVIDIA H100 Tensor Core GPU Architecture whitepaper: 132 SMs (H100
+	// SXM5), 114 SMs (H100 PCIe), 50 MB L2 cache. (It prints the SXM5 dense
+	// BF16 peak as 989.4 TFLOP/s, 1978.9 with sparsity.)
+	add("h100-sxm", one, false, "sms", 132.0)
+	add("h100-pcie", one, false, "sms", 114.0)
+	add("h100-sxm", MiB, false, "l2", 50.0)
+	add("h100-pcie", MiB, false, "l2", 50.0)
+	// NVIDIA H200 Tensor Core GPU datasheet, H200 SXM column: FP64 34, FP64
+	// Tensor Core 67, FP32 67 teraFLOPS; BF16 and FP16 1,979*, FP8 3,958*;
+	// GPU memory 141 GB, bandwidth 4.8 TB/s. H200 NVL column: BF16 1,671*,
+	// 141 GB at 4.8 TB/s.
+	add("h200", T, false, "fp64", 34.0, "fp64_tensor", 67.0, "fp32", 67.0, "dram", 4.8)
+	add("h200", T, true, "tf32", 989.0, "bf16", 1979.0, "fp16", 1979.0, "fp8", 3958.0, "int8", 3958.0)
+	add("h200", G, false, "memory", 141.0)
+	add("h200-nvl", T, false, "dram", 4.8)
+	add("h200-nvl", T, true, "bf16", 1671.0)
+	add("h200-nvl", G, false, "memory", 141.0)
+	// NVIDIA A100 Tensor Core GPU datasheet: FP64 9.7, FP64 Tensor Core
+	// 19.5, FP32 19.5, TF32 156, BF16 and FP16 312, INT8 624 (dense; twice
+	// that with sparsity); bandwidth 1,555 GB/s (40GB), 2,039 GB/s (80GB
+	// SXM), 1,935 GB/s (80GB PCIe). NVIDIA A100 Tensor Core GPU Architecture
+	// whitepaper: 108 SMs, 40 MB L2.
+	for _, k := range []string{"a100-sxm-40", "a100-sxm-80", "a100-pcie-40", "a100-pcie-80"} {
+		add(k, T, false, "fp64", 9.7, "fp64_tensor", 19.5, "fp32", 19.5, "tf32", 156.0, "bf16", 312.0, "fp16", 312.0, "int8", 624.0)
+		add(k, one, false, "sms", 108.0)
+		add(k, MiB, false, "l2", 40.0)
+	}
+	add("a100-sxm-40", G, false, "dram", 1555.0, "memory", 40.0)
+	add("a100-pcie-40", G, false, "dram", 1555.0, "memory", 40.0)
+	add("a100-sxm-80", G, false, "dram", 2039.0, "memory", 80.0)
+	add("a100-pcie-80", G, false, "dram", 1935.0, "memory", 80.0)
+	// NVIDIA DGX B200 datasheet: 8 Blackwell GPUs with 1,440 GB of GPU
+	// memory and 64 TB/s of HBM3e bandwidth in all, i.e. 180 GB and 8 TB/s
+	// per GPU.
+	add("b200", T, false, "dram", 64.0/8)
+	add("b200", G, false, "memory", 1440.0/8)
+	// NVIDIA L40S datasheet: FP32 91.6, TF32 183, BF16 and FP16 362.05, FP8
+	// and INT8 733 (dense; the sparse figures beside them are twice these);
+	// 48 GB GDDR6 at 864 GB/s.
+	add("l40s", T, false, "fp32", 91.6, "tf32", 183.0, "bf16", 362.05, "fp16", 362.05, "fp8", 733.0, "int8", 733.0)
+	add("l40s", G, false, "dram", 864.0, "memory", 48.0)
+	// NVIDIA L4 Tensor Core GPU datasheet: FP32 30.3; TF32 120*, BF16 and
+	// FP16 242*, FP8 and INT8 485* (with sparsity); 24 GB at 300 GB/s.
+	add("l4", T, false, "fp32", 30.3)
+	add("l4", T, true, "tf32", 120.0, "bf16", 242.0, "fp16", 242.0, "fp8", 485.0, "int8", 485.0)
+	add("l4", G, false, "dram", 300.0, "memory", 24.0)
+	// NVIDIA T4 Tensor Core GPU datasheet: FP32 8.1 TFLOPS, mixed precision
+	// (FP16/FP32) 65 TFLOPS, INT8 130 TOPS; 16 GB GDDR6 at 320 GB/s; 2,560
+	// CUDA cores, i.e. 40 Turing SMs of 64.
+	add("t4", T, false, "fp32", 8.1, "fp16", 65.0, "int8", 130.0)
+	add("t4", G, false, "dram", 320.0, "memory", 16.0)
+	add("t4", one, false, "sms", 2560.0/64)
+	// NVIDIA Tesla V100 GPU accelerator datasheet, SXM2 and PCIe columns:
+	// double precision 7.8 / 7, single precision 15.7 / 14, tensor 125 / 112
+	// TFLOPS; 900 GB/s. NVIDIA Tesla V100 GPU Architecture whitepaper: 80
+	// SMs, 6 MB L2.
+	add("v100-sxm2", T, false, "fp64", 7.8, "fp32", 15.7, "fp16", 125.0)
+	add("v100-pcie", T, false, "fp64", 7.0, "fp32", 14.0, "fp16", 112.0)
+	for _, k := range []string{"v100-sxm2", "v100-pcie"} {
+		add(k, G, false, "dram", 900.0)
+		add(k, one, false, "sms", 80.0)
+		add(k, MiB, false, "l2", 6.0)
+	}
+
+	for _, f := range figs {
+		s, ok := Lookup(f.key)
+		if !ok || s.Key != f.key {
+			t.Errorf("catalog lacks %s", f.key)
+			continue
+		}
+		got, ok := specField(s, f.field)
+		if !ok {
+			t.Fatalf("test names unknown field %q", f.field)
+		}
+		if f.sparse {
+			// The datasheet prints whole TFLOP/s with sparsity.
+			if v := 2 * got / f.unit; math.Abs(v-f.printed) > 0.5 {
+				t.Errorf("%s %s: catalog %g dense, twice that %g; datasheet prints %g with sparsity", f.key, f.field, got/f.unit, v, f.printed)
+			}
+			continue
+		}
+		want := f.printed * f.unit
+		if math.Abs(got-want) > 1e-9*want {
+			t.Errorf("%s %s: catalog %g, datasheet %g", f.key, f.field, got/f.unit, f.printed)
 		}
 	}
 }

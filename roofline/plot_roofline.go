@@ -155,19 +155,22 @@ func RooflinePlot(run *analysis.Run, experiment, shape string) (*plot.Plot, []an
 		}
 	}
 
-	// Aggregates: cell FLOPs over DRAM bytes (range pass, else kernels) and
-	// over wall time (timing pass, else GPU time).
+	// Aggregates: cell FLOPs over DRAM bytes (CellFact.DRAM; never a
+	// partial range) and over wall time (timing pass; device time where the
+	// wall time is host-bound or absent).
 	var aggs []aggregate
 	aggByVariant := map[string]aggregate{}
 	aggNote := ""
 	for _, c := range cells {
-		bytes := c.DRAMBytesRange
-		if bytes <= 0 {
-			bytes = c.DRAMBytesKernels
+		bytes, _ := c.DRAM()
+		if c.RangePartial {
+			warnings = append(warnings, analysis.Warning{Code: analysis.WarnRangePartial, Metric: "dram_bytes",
+				Msg: fmt.Sprintf("%s at %s: variant total not plotted, its range pass covers part of the cell", c.Variant, c.Shape)})
+			continue
 		}
 		secs := c.Wall.Center / 1e3
-		if secs <= 0 {
-			secs = c.GPUTimeNs / 1e9
+		if dev, _ := c.DeviceTimeMs(); secs <= 0 || (c.HostRatio > 0 && hostBound(c)) {
+			secs = dev / 1e3
 		}
 		if c.FLOPs <= 0 || bytes <= 0 || secs <= 0 {
 			continue
@@ -177,7 +180,7 @@ func RooflinePlot(run *analysis.Run, experiment, shape string) (*plot.Plot, []an
 		aggs = append(aggs, a)
 		aggByVariant[c.Variant] = a
 		if aggNote == "" {
-			aggNote = "variant total: FLOPs per DRAM byte, FLOPs per wall second"
+			aggNote = "variant total: FLOPs per DRAM byte, FLOPs per wall second (device second where host-bound)"
 		}
 	}
 	if len(kfs) == 0 && len(aggs) == 0 {
@@ -749,4 +752,14 @@ func rotatedBoxes(start vg.Point, w, h vg.Length, ang float64) []vg.Rectangle {
 		out = append(out, vg.Rectangle{Min: vg.Point{X: cx - h/2, Y: cy - h/2}, Max: vg.Point{X: cx + h/2, Y: cy + h/2}})
 	}
 	return out
+}
+
+// hostBound reports whether analysis flagged the cell host-bound.
+func hostBound(c analysis.CellFact) bool {
+	for _, w := range c.Warnings {
+		if w.Code == analysis.WarnHostBound {
+			return true
+		}
+	}
+	return false
 }

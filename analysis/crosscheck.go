@@ -1,0 +1,213 @@
+package analysis
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/rooftool/rooftool/ingest"
+)
+
+// Cross-pass warning codes (METHOD.md, "Cross-checks between passes"). Each
+// carries the figures it rests on and voids the claims that rest on them.
+const (
+	// The ncu range pass covers less of the cell than its kernel pass:
+	// its DRAM bytes are not the variant's.
+	WarnRangePartial = "range-partial"
+	// The passes of one cell saw different kernels (or picks, or knobs).
+	WarnPassesDiffer = "passes-differ"
+	// Wall time well above device time: the timing pass measured host
+	// overhead of an isolated call, not GPU work.
+	WarnHostBound = "host-bound"
+	// Timing samples fall into two separate groups: the median is not a
+	// stable figure.
+	WarnBimodal = "bimodal"
+)
+
+// Thresholds of the cross-checks (Options fields of the same names
+// override them).
+const (
+	DefaultRangeCoverageMin = 0.9  // range / kernel-pass GPU time or L2 bytes below this is partial
+	DefaultHostBoundFactor  = 1.5  // wall / device time above this is host-bound (GPU idle > 1/3 of the span)
+	DefaultBimodalGap       = 0.10 // a gap between sorted samples of this share of the median splits them
+	DefaultBimodalShare     = 0.10 // ... when each side holds at least this share of the samples
+)
+
+// rangeFacts is what the ncu range pass measured over one cell's range.
+type rangeFacts struct {
+	timeNs, l2Bytes float64
+	seen            bool
+}
+
+// checkRange compares the range pass with the kernel pass of the same
+// cell. A complete range moves at least the L2 bytes its kernels move
+// (L2 reuse between kernels is served from L2 and still counted there) and
+// lasts at least as long as they do (range replay adds overhead). A range
+// short of either by more than the margin covers only part of the cell.
+func checkRange(c *CellFact, rf rangeFacts, opts Options) {
+	if !rf.seen || c.KernelPassTimeNs <= 0 {
+		return
+	}
+	c.RangeTimeNs, c.RangeL2Bytes = rf.timeNs, rf.l2Bytes
+	cov := RangeCoverage{Time: rf.timeNs / c.KernelPassTimeNs}
+	if c.L2Bytes > 0 {
+		cov.L2Bytes = rf.l2Bytes / c.L2Bytes
+	}
+	c.RangeCoverage = &cov
+	partialT := cov.Time < opts.RangeCoverageMin
+	partialL2 := c.L2Bytes > 0 && cov.L2Bytes < opts.RangeCoverageMin
+	if !partialT && !partialL2 {
+		return
+	}
+	c.RangePartial = true
+	c.Warnings = append(c.Warnings, Warning{Code: WarnRangePartial, Metric: "dram_bytes",
+		Msg: fmt.Sprintf("the ncu range pass covers %.0f%% of the kernel pass's GPU time (%.0f us of %.0f us) and %.0f%% of its L2 bytes (%.3g GB of %.3g GB): its %.3g GB of DRAM are not the variant's",
+			100*cov.Time, rf.timeNs/1e3, c.KernelPassTimeNs/1e3, 100*cov.L2Bytes, rf.l2Bytes/1e9, c.L2Bytes/1e9, c.DRAMBytesRange/1e9)})
+}
+
+// RangeCoverage is the range pass over the kernel pass of one cell.
+type RangeCoverage struct {
+	Time    float64 `json:"time"`     // range gpu__time_duration / sum over the kernel pass
+	L2Bytes float64 `json:"l2_bytes"` // range lts__t_bytes / sum over the kernel pass
+}
+
+// checkKernelNames compares the kernels the ncu kernel pass profiled with
+// those the nsys timeline saw for the same cell, as multisets of names
+// spelled alike (NormalizeKernelName). Either pass missing: nothing to say.
+func checkKernelNames(c *CellFact, kf []KernelFact, tl []ingest.Kernel) {
+	if len(kf) == 0 || len(tl) == 0 {
+		return
+	}
+	count := map[string]int{}
+	for _, f := range kf {
+		count[NormalizeKernelName(f.Name)]++
+	}
+	for _, k := range tl {
+		count[NormalizeKernelName(k.Name)]--
+	}
+	var onlyNCU, onlyNsys []string
+	for n, d := range count {
+		for ; d > 0; d-- {
+			onlyNCU = append(onlyNCU, shorten(n))
+		}
+		for ; d < 0; d++ {
+			onlyNsys = append(onlyNsys, shorten(n))
+		}
+	}
+	if len(onlyNCU) == 0 && len(onlyNsys) == 0 {
+		return
+	}
+	sort.Strings(onlyNCU)
+	sort.Strings(onlyNsys)
+	c.Warnings = append(c.Warnings, Warning{Code: WarnPassesDiffer,
+		Msg: fmt.Sprintf("the ncu kernel pass (%d kernels) and nsys (%d kernels) ran different code: only in ncu: %s; only in nsys: %s",
+			len(kf), len(tl), listOrNone(onlyNCU), listOrNone(onlyNsys))})
+}
+
+func listOrNone(l []string) string {
+	if len(l) == 0 {
+		return "none"
+	}
+	return strings.Join(l, ", ")
+}
+
+// shorten keeps a kernel name readable in a warning: CUTLASS and cuBLAS
+// names carry the tile in the name and are kept whole up to 120 bytes.
+func shorten(n string) string {
+	if len(n) > 120 {
+		return n[:117] + "..."
+	}
+	return n
+}
+
+var (
+	reCasts      = regexp.MustCompile(`\((?:unsigned |signed )?(?:int|long|long long|short|char|bool)\)`)
+	reNamespaces = regexp.MustCompile(`(?:\(anonymous namespace\)|<unnamed>|[A-Za-z_]\w*)::`)
+	reSpaces     = regexp.MustCompile(`\s+`)
+)
+
+// NormalizeKernelName spells a demangled kernel name the same way whichever
+// tool printed it: ncu and nsys differ in namespace qualification
+// ("at::native::" vs "at::"), integer template arguments ("(int)8" vs "8")
+// and anonymous namespaces. Names without those (Triton, CUTLASS, cuBLAS)
+// are unchanged.
+func NormalizeKernelName(n string) string {
+	n = reCasts.ReplaceAllString(n, "")
+	n = reNamespaces.ReplaceAllString(n, "")
+	return strings.TrimSpace(reSpaces.ReplaceAllString(n, " "))
+}
+
+// checkHostBound compares wall time with device time: the CUDA-graph
+// replay of the call where the timing pass measured it, else the sum of the
+// cell's kernels on the nsys timeline.
+func checkHostBound(c *CellFact, opts Options) {
+	dev, how := c.DeviceTimeMs()
+	if dev <= 0 || c.Wall.N == 0 || c.Wall.Center <= 0 {
+		return
+	}
+	c.HostRatio = c.Wall.Center / dev
+	if c.HostRatio <= opts.HostBoundFactor {
+		return
+	}
+	c.Warnings = append(c.Warnings, Warning{Code: WarnHostBound, Metric: "speedup",
+		Msg: fmt.Sprintf("wall time %.1f us is %.2fx the device time %.1f us (%s): the GPU idles %.0f%% of the call, so the timing pass measured host overhead",
+			c.Wall.Center*1e3, c.HostRatio, dev*1e3, how, 100*(1-1/c.HostRatio))})
+}
+
+// DeviceTimeMs is the cell's GPU time per call free of host overhead, in
+// ms, and how it was measured: the median of the timing pass's CUDA-graph
+// replays of the call, else the sum of the cell's kernel durations (nsys
+// timeline, else ncu kernel pass). 0: not measured.
+func (c *CellFact) DeviceTimeMs() (float64, string) {
+	if c.Device.N > 0 && c.Device.Center > 0 {
+		return c.Device.Center, "CUDA-graph replay of the call, timing pass"
+	}
+	if c.GPUTimeNs > 0 {
+		return c.GPUTimeNs / 1e6, "sum of kernel durations, one profiled call"
+	}
+	return 0, ""
+}
+
+// checkBimodal flags samples that split into two groups: sorted, the
+// widest gap between neighbours exceeds gap x median and each side holds
+// at least share of the samples.
+func checkBimodal(c *CellFact, samples []float64, what string, opts Options) {
+	n := len(samples)
+	if n < 10 {
+		return
+	}
+	s := append([]float64(nil), samples...)
+	sort.Float64s(s)
+	med := s[n/2]
+	best, at := 0.0, -1
+	for i := 1; i < n; i++ {
+		if g := s[i] - s[i-1]; g > best {
+			best, at = g, i
+		}
+	}
+	minSide := int(opts.BimodalShare*float64(n) + 0.999)
+	if at < 0 || med <= 0 || best < opts.BimodalGap*med || at < minSide || n-at < minSide {
+		return
+	}
+	c.Warnings = append(c.Warnings, Warning{Code: WarnBimodal, Metric: "speedup",
+		Msg: fmt.Sprintf("%s samples fall into two groups: %d at %.1f-%.1f us and %d at %.1f-%.1f us (median %.1f us)",
+			what, at, s[0]*1e3, s[at-1]*1e3, n-at, s[at]*1e3, s[n-1]*1e3, med*1e3)})
+}
+
+// DRAM is the variant's DRAM bytes for the whole cell: the range pass
+// (L2 reuse between kernels included), else the sum over the kernel pass
+// with a note (per-kernel replay flushes L2 and overstates a chain). A
+// partial range is returned with a note too: the range-partial warning
+// voids the claims that rest on it, and plots leave it out.
+func (c *CellFact) DRAM() (float64, string) {
+	switch {
+	case c.DRAMBytesRange > 0 && c.RangePartial:
+		return c.DRAMBytesRange, "from a range pass that covers part of the cell (range-partial)"
+	case c.DRAMBytesRange > 0:
+		return c.DRAMBytesRange, ""
+	case c.DRAMBytesKernels > 0:
+		return c.DRAMBytesKernels, "from the ncu kernel pass (no range pass): L2 flushed per kernel"
+	}
+	return 0, ""
+}

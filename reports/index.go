@@ -1,0 +1,367 @@
+package reports
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/kernels"
+)
+
+// cellMissing is CellFact.Status for a cell of the spec without data.
+const cellMissing = "missing"
+
+// index gives fast access to a run's facts.
+type index struct {
+	run      *analysis.Run
+	man      *rundir.Manifest
+	cells    map[string]*analysis.CellFact
+	comps    map[string]*analysis.Comparison
+	kernels  map[string][]*analysis.KernelFact // exp/variant/shape
+	checks   map[string]*Check
+	inRun    map[string]bool // experiment has cells in the run
+	manCells map[string]*rundir.Cell
+	clocks   map[string]float64 // exp/variant/shape -> SM MHz after the timing pass
+	extra    []analysis.Warning // warnings of the decision being made
+}
+
+func key(parts ...string) string { return strings.Join(parts, "/") }
+
+func newIndex(run *analysis.Run, man *rundir.Manifest, checks []Check) *index {
+	x := &index{run: run, man: man, cells: map[string]*analysis.CellFact{}, comps: map[string]*analysis.Comparison{},
+		kernels: map[string][]*analysis.KernelFact{}, checks: map[string]*Check{}, inRun: map[string]bool{}, manCells: map[string]*rundir.Cell{}}
+	if run != nil {
+		for i := range run.Cells {
+			c := &run.Cells[i]
+			if c.Status == cellMissing {
+				continue // analysis lists every spec cell; a missing one is not in the run
+			}
+			x.cells[key(c.Experiment, c.Variant, c.Shape)] = c
+			x.inRun[c.Experiment] = true
+		}
+		for i := range run.Comparisons {
+			c := &run.Comparisons[i]
+			x.comps[key(c.Experiment, c.Shape, c.Baseline, c.Candidate)] = c
+		}
+		for i := range run.Kernels {
+			k := &run.Kernels[i]
+			kk := key(k.Experiment, k.Variant, k.Shape)
+			x.kernels[kk] = append(x.kernels[kk], k)
+		}
+	}
+	if man != nil {
+		for i := range man.Cells {
+			c := &man.Cells[i]
+			x.manCells[c.Key().String()] = c
+			x.inRun[c.Experiment] = true
+		}
+	}
+	for i := range checks {
+		c := &checks[i]
+		x.checks[key(c.Experiment, c.Variant, c.Shape)] = c
+	}
+	x.mask()
+	return x
+}
+
+// MaskRun returns a copy of run without the facts of passes the manifest
+// marks failed or skipped (see index.mask), for plots that must agree with
+// the report's tables. run itself is not changed.
+func MaskRun(run *analysis.Run, man *rundir.Manifest) *analysis.Run {
+	if run == nil || man == nil {
+		return run
+	}
+	x := newIndex(run, man, nil)
+	out := *run
+	out.Cells = make([]analysis.CellFact, 0, len(run.Cells))
+	for _, c := range run.Cells {
+		if m := x.cells[key(c.Experiment, c.Variant, c.Shape)]; m != nil {
+			c = *m
+		}
+		out.Cells = append(out.Cells, c)
+	}
+	out.Kernels = nil
+	for _, k := range run.Kernels {
+		if _, ok := x.kernels[key(k.Experiment, k.Variant, k.Shape)]; ok {
+			out.Kernels = append(out.Kernels, k)
+		}
+	}
+	out.Comparisons = make([]analysis.Comparison, 0, len(run.Comparisons))
+	for _, c := range run.Comparisons {
+		if m := x.comps[key(c.Experiment, c.Shape, c.Baseline, c.Candidate)]; m != nil {
+			c = *m
+		}
+		out.Comparisons = append(out.Comparisons, c)
+	}
+	return &out
+}
+
+// passOK reports whether the manifest lets a cell's pass be used: true
+// without a manifest or a record of the pass, false when the pass failed
+// or was skipped (tables can still hold rows of a failed attempt, e.g. one
+// the runner superseded).
+func (x *index) passOK(k, pass string) bool {
+	mc := x.manCells[k]
+	if mc == nil {
+		return true
+	}
+	ps, ok := mc.Passes[pass]
+	return !ok || ps.Status == rundir.StatusOK
+}
+
+// mask drops from the cells, kernels and comparisons every fact that comes
+// from a pass the manifest marks failed or skipped, so that no verdict or
+// table rests on a measurement the run itself rejected.
+func (x *index) mask() {
+	if x.man == nil {
+		return
+	}
+	masked := map[string]bool{}
+	for k, c := range x.cells {
+		timing, ncu, rng, nsys := x.passOK(k, rundir.PassTiming), x.passOK(k, rundir.PassNCU), x.passOK(k, rundir.PassRange), x.passOK(k, rundir.PassNsys)
+		if !x.passOK(k, rundir.PassCheck) {
+			timing, ncu, rng, nsys = false, false, false, false
+		}
+		if timing && ncu && rng && nsys {
+			continue
+		}
+		m := *c // a copy: the run's facts stay as analysis made them
+		masked[k] = true
+		var drop []string
+		if !timing {
+			m.Wall, m.WallSamplesMs = analysis.Interval{}, nil
+			drop = append(drop, "wall", "speedup", "time")
+		}
+		if !ncu {
+			m.FLOPs, m.L2Bytes, m.Class, m.DRAMBytesKernels = 0, 0, "", 0
+			delete(x.kernels, k)
+		}
+		if !rng {
+			m.DRAMBytesRange = 0
+			drop = append(drop, "dram")
+		}
+		if !nsys {
+			// Kernel list from the ncu kernel pass where that pass is good.
+			m.Kernels, m.ElementwiseKernels, m.KernelNames, m.GPUTimeNs = 0, 0, nil, 0
+			if ncu {
+				for _, kf := range x.kernels[k] {
+					m.Kernels++
+					m.KernelNames = append(m.KernelNames, kf.Name)
+					m.GPUTimeNs += kf.DurationNs
+					if kf.Elementwise {
+						m.ElementwiseKernels++
+					}
+				}
+			}
+			drop = append(drop, "launch")
+		}
+		var ws []analysis.Warning
+		for _, w := range c.Warnings {
+			switch {
+			case w.Code == analysis.WarnModelMismatch && !rng,
+				w.Code == analysis.WarnLaunchBound && !nsys,
+				w.Code == analysis.WarnFewSamples && !timing:
+				continue
+			}
+			ws = append(ws, w)
+		}
+		m.Warnings = ws
+		x.cells[k] = &m
+	}
+	for k, c := range x.comps {
+		bk, ck := key(c.Experiment, c.Baseline, c.Shape), key(c.Experiment, c.Candidate, c.Shape)
+		if !masked[bk] && !masked[ck] {
+			continue
+		}
+		m := *c
+		b, cc := x.cells[bk], x.cells[ck]
+		if b == nil || cc == nil || b.Wall.N == 0 || cc.Wall.N == 0 {
+			m.Speedup, m.P, m.Significant = analysis.Interval{}, 1, false
+		}
+		m.DRAMRatio, m.DRAMReduction = 0, 0
+		if b != nil && cc != nil && b.DRAMBytesRange > 0 && cc.DRAMBytesRange > 0 {
+			m.DRAMRatio = cc.DRAMBytesRange / b.DRAMBytesRange
+			m.DRAMReduction = 1 - m.DRAMRatio
+		}
+		x.comps[k] = &m
+	}
+}
+
+// Cell states besides launch's ok, failed and skipped.
+const (
+	cellPartial = "partial" // some passes failed or were skipped, others gave data
+)
+
+// status is a cell's overall state from the manifest (else the analysis)
+// and why when not ok: failed or skipped when its check pass (or every pass)
+// failed or was skipped; partial when some passes did and others gave data;
+// missing when the run lacks the cell.
+func (x *index) status(exp, variant, shape string) (string, string) {
+	if mc := x.manCells[key(exp, variant, shape)]; mc != nil {
+		if len(mc.Passes) == 0 {
+			return cellMissing, "no pass ran"
+		}
+		var bad []string
+		ok, failed := 0, false
+		group := map[string][]string{} // "status: reason" -> passes
+		for _, p := range rundir.AllPasses {
+			ps, has := mc.Passes[p]
+			switch {
+			case !has:
+			case ps.Status == rundir.StatusOK:
+				ok++
+			default:
+				failed = failed || ps.Status == rundir.StatusFailed
+				g := ps.Status + ": " + orDash(ps.Reason)
+				if group[g] == nil {
+					bad = append(bad, g)
+				}
+				group[g] = append(group[g], p)
+			}
+		}
+		for i, g := range bad {
+			ps := group[g]
+			noun := "pass"
+			if len(ps) > 1 {
+				noun = "passes"
+			}
+			bad[i] = strings.Join(ps, ", ") + " " + noun + " " + g
+		}
+		if len(bad) == 0 {
+			return rundir.StatusOK, ""
+		}
+		data := 0 // passes that give data: every pass but check
+		for _, p := range []string{rundir.PassTiming, rundir.PassNCU, rundir.PassRange, rundir.PassNsys} {
+			if ps, has := mc.Passes[p]; has && ps.Status == rundir.StatusOK {
+				data++
+			}
+		}
+		if ck, has := mc.Passes[rundir.PassCheck]; (has && ck.Status != rundir.StatusOK) || ok == 0 || data == 0 {
+			st := rundir.StatusSkipped
+			if failed {
+				st = rundir.StatusFailed
+			}
+			return st, bad[0]
+		}
+		return cellPartial, strings.Join(bad, "; ")
+	}
+	if c := x.cells[key(exp, variant, shape)]; c != nil {
+		if c.Status == "" || c.Status == rundir.StatusOK {
+			return rundir.StatusOK, ""
+		}
+		return c.Status, "analysis: cell " + c.Status
+	}
+	if x.man != nil {
+		return cellMissing, "not in the run's manifest"
+	}
+	return cellMissing, "not in the run"
+}
+
+// whyMissing explains why a variant's measurement for metric is absent.
+func (x *index) whyMissing(exp, variant, shape, metric, what string) string {
+	if !x.inRun[exp] {
+		return "experiment " + exp + " is not in this run"
+	}
+	pass := passFor(metric)
+	if x.man != nil && len(x.man.Passes) > 0 && pass != "" {
+		has := false
+		for _, p := range x.man.Passes {
+			has = has || p == pass
+		}
+		if !has {
+			return fmt.Sprintf("this run made no %s pass (passes: %s)", pass, strings.Join(x.man.Passes, ", "))
+		}
+	}
+	if mc := x.manCells[key(exp, variant, shape)]; mc != nil {
+		if ps, ok := mc.Passes[pass]; ok && ps.Status != rundir.StatusOK {
+			return fmt.Sprintf("%s: %s pass %s: %s", variant, pass, ps.Status, orDash(ps.Reason))
+		}
+	}
+	st, why := x.status(exp, variant, shape)
+	if st != rundir.StatusOK && st != cellPartial {
+		return variant + ": " + why
+	}
+	if mc := x.manCells[key(exp, variant, shape)]; mc != nil && pass != "" {
+		if _, ok := mc.Passes[pass]; !ok {
+			return fmt.Sprintf("%s: the %s pass did not run", variant, pass)
+		}
+	}
+	return fmt.Sprintf("%s has no %s at this shape", variant, what)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "no reason given"
+	}
+	return s
+}
+
+// warningsFor gathers the warnings on the cells and comparison a claim uses.
+func (x *index) warningsFor(exp, shape, cand, base string) []analysis.Warning {
+	var out []analysis.Warning
+	if c := x.cells[key(exp, cand, shape)]; c != nil {
+		out = append(out, c.Warnings...)
+	}
+	if base != "" {
+		if c := x.cells[key(exp, base, shape)]; c != nil {
+			out = append(out, c.Warnings...)
+		}
+		if c := x.comparison(exp, shape, base, cand); c != nil {
+			out = append(out, c.Warnings...)
+		}
+	}
+	return out
+}
+
+// shapesFor lists the shapes a claim is judged at.
+func (x *index) shapesFor(e *kernels.Experiment, c kernels.Claim) []string {
+	if len(c.Shapes) > 0 {
+		return c.Shapes
+	}
+	var out []string
+	for _, s := range e.AllShapes() {
+		for _, v := range []string{c.Candidate, c.Baseline} {
+			if v == "" {
+				continue
+			}
+			if x.cells[key(e.Name, v, s)] != nil || x.manCells[key(e.Name, v, s)] != nil {
+				out = append(out, s)
+				break
+			}
+		}
+	}
+	if len(out) == 0 {
+		return e.AllShapes()
+	}
+	return out
+}
+
+// comparison returns analysis's comparison of cand against base at shape,
+// or, where analysis made none (it compares with an experiment's first
+// baseline only; a forward+backward candidate has its own), one derived the
+// same way from the two cells' wall-time samples.
+func (x *index) comparison(exp, shape, base, cand string) *analysis.Comparison {
+	k := key(exp, shape, base, cand)
+	if c := x.comps[k]; c != nil {
+		return c
+	}
+	bc, cc := x.cells[key(exp, base, shape)], x.cells[key(exp, cand, shape)]
+	if bc == nil || cc == nil || len(bc.WallSamplesMs) == 0 || len(cc.WallSamplesMs) == 0 {
+		return nil
+	}
+	c := &analysis.Comparison{Experiment: exp, Shape: shape, Baseline: base, Candidate: cand,
+		Speedup: analysis.SpeedupInterval(bc.Wall, cc.Wall), KernelDelta: cc.Kernels - bc.Kernels}
+	p, ws := analysis.MannWhitneyP(bc.WallSamplesMs, cc.WallSamplesMs, 0.05)
+	c.P, c.Significant, c.Warnings = p, p < 0.05, ws
+	if n := min(len(bc.WallSamplesMs), len(cc.WallSamplesMs)); n < 6 {
+		c.Warnings = append(c.Warnings, analysis.Warning{Code: analysis.WarnFewSamples, Metric: MetricSpeedup,
+			Msg: fmt.Sprintf("%d timing samples in the smaller cell, fewer than 6", n)})
+	}
+	if bb, cb := bc.DRAMBytesRange, cc.DRAMBytesRange; bb > 0 && cb > 0 {
+		c.DRAMRatio = cb / bb
+		c.DRAMReduction = 1 - c.DRAMRatio
+	}
+	x.comps[k] = c
+	return c
+}
