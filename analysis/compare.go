@@ -114,10 +114,18 @@ func compare(exp, shape string, b, c *CellFact, opts Options) Comparison {
 	if cmp.DRAMRatio > 0 {
 		cmp.DRAMReduction = 1 - cmp.DRAMRatio
 	}
-	for _, w := range append(append([]Warning(nil), b.Warnings...), c.Warnings...) {
-		if w.Code == WarnL2Resident {
-			cmp.Warnings = append(cmp.Warnings, Warning{Code: WarnL2Resident, Metric: "dram_reduction", Msg: w.Msg})
-			break
+	l2 := false
+	for _, cf := range []*CellFact{b, c} {
+		for _, w := range cf.Warnings {
+			switch {
+			case w.Code == WarnL2Resident && !l2:
+				l2 = true
+				cmp.Warnings = append(cmp.Warnings, Warning{Code: WarnL2Resident, Metric: "dram_reduction", Msg: w.Msg})
+			case w.Code == WarnHostBound || w.Code == WarnBimodal:
+				// The speedup rests on these samples: a sweep does not
+				// announce a win or crossover built on them.
+				cmp.Warnings = append(cmp.Warnings, w)
+			}
 		}
 	}
 	return cmp
@@ -146,6 +154,7 @@ func Crossovers(cmps []Comparison, exps []*kernels.Experiment) []Crossover {
 					wins bool
 				}
 				var pts []pt
+				var shaky []string // sweep points whose speedup rests on host-bound or bimodal samples
 				for _, s := range sw.Shapes {
 					c, ok := idx[key{e.Name, v.Name, s}]
 					if !ok {
@@ -156,6 +165,9 @@ func Crossovers(cmps []Comparison, exps []*kernels.Experiment) []Crossover {
 						continue
 					}
 					pts = append(pts, pt{vars[sw.Var], c.Significant && c.Speedup.Center > 1})
+					if codes := unreliableTiming(c); codes != "" {
+						shaky = append(shaky, fmt.Sprintf("%s=%d (%s)", sw.Var, vars[sw.Var], codes))
+					}
 				}
 				if len(pts) < 2 {
 					continue
@@ -196,8 +208,12 @@ func Crossovers(cmps []Comparison, exps []*kernels.Experiment) []Crossover {
 					}
 					text = fmt.Sprintf("%s wins for %s in {%s}", v.Name, sw.Var, strings.Join(at, ", "))
 				}
-				out = append(out, Crossover{Experiment: e.Name, Sweep: sw.Name, Var: sw.Var,
-					Candidate: v.Name, Baseline: e.BaselineFor(v.Name), Text: text})
+				x := Crossover{Experiment: e.Name, Sweep: sw.Name, Var: sw.Var,
+					Candidate: v.Name, Baseline: e.BaselineFor(v.Name), Text: text}
+				if len(shaky) > 0 {
+					x.Unreliable = "rests on timing that is not GPU work at " + strings.Join(shaky, ", ")
+				}
+				out = append(out, x)
 			}
 		}
 	}
@@ -261,4 +277,18 @@ func analyze(t *ingest.Tables, exps []*kernels.Experiment, opts Options) (*Run, 
 		}
 	}
 	return run, nil
+}
+
+// unreliableTiming lists the codes of a comparison's warnings that make its
+// wall-time speedup unfit to announce (host-bound, bimodal), or "".
+func unreliableTiming(c Comparison) string {
+	seen := map[string]bool{}
+	var codes []string
+	for _, w := range c.Warnings {
+		if (w.Code == WarnHostBound || w.Code == WarnBimodal) && !seen[w.Code] {
+			seen[w.Code] = true
+			codes = append(codes, w.Code)
+		}
+	}
+	return strings.Join(codes, ", ")
 }

@@ -151,8 +151,8 @@ func checkHostBound(c *CellFact, opts Options) {
 		return
 	}
 	c.Warnings = append(c.Warnings, Warning{Code: WarnHostBound, Metric: "speedup",
-		Msg: fmt.Sprintf("wall time %.1f us is %.2fx the device time %.1f us (%s): the GPU idles %.0f%% of the call, so the timing pass measured host overhead",
-			c.Wall.Center*1e3, c.HostRatio, dev*1e3, how, 100*(1-1/c.HostRatio))})
+		Msg: fmt.Sprintf("%s: wall time %.1f us is %.2fx the device time %.1f us (%s): the GPU idles %.0f%% of the call, so the timing pass measured host overhead",
+			c.Variant, c.Wall.Center*1e3, c.HostRatio, dev*1e3, how, 100*(1-1/c.HostRatio))})
 }
 
 // DeviceTimeMs is the cell's GPU time per call free of host overhead, in
@@ -191,8 +191,8 @@ func checkBimodal(c *CellFact, samples []float64, what string, opts Options) {
 		return
 	}
 	c.Warnings = append(c.Warnings, Warning{Code: WarnBimodal, Metric: "speedup",
-		Msg: fmt.Sprintf("%s samples fall into two groups: %d at %.1f-%.1f us and %d at %.1f-%.1f us (median %.1f us)",
-			what, at, s[0]*1e3, s[at-1]*1e3, n-at, s[at]*1e3, s[n-1]*1e3, med*1e3)})
+		Msg: fmt.Sprintf("%s: %s samples fall into two groups: %d at %.1f-%.1f us and %d at %.1f-%.1f us (median %.1f us)",
+			c.Variant, what, at, s[0]*1e3, s[at-1]*1e3, n-at, s[at]*1e3, s[n-1]*1e3, med*1e3)})
 }
 
 // DRAM is the variant's DRAM bytes for the whole cell: the range pass

@@ -157,6 +157,9 @@ type Crossover struct {
 	Candidate  string `json:"candidate"`
 	Baseline   string `json:"baseline"`
 	Text       string `json:"text"` // e.g. "dual-acc wins for M <= 1024"
+	// Unreliable says which sweep points rest on host-bound or bimodal
+	// wall times: the crossover is flagged, not announced ("" = none).
+	Unreliable string `json:"unreliable,omitempty"`
 }
 
 // Run is everything analysis knows about one run.

@@ -422,6 +422,10 @@ func writeExperiment(b *strings.Builder, e ExperimentReport, r *Report) {
 		p("No sweep crossover found.\n")
 	}
 	for _, c := range e.Crossovers {
+		if c.Unreliable != "" {
+			p("- %s sweep: flagged, not a finding: %s; %s\n", c.Sweep, oneLine(c.Text), oneLine(c.Unreliable))
+			continue
+		}
 		p("- %s sweep: %s\n", c.Sweep, oneLine(c.Text))
 	}
 	p("\n### Warnings\n\n")
