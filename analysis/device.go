@@ -86,7 +86,16 @@ func DeviceCeilings(t *ingest.Tables) Ceilings {
 	for _, s := range specs {
 		var vals []float64
 		peakUsed, clockUsed, fellBack := "", s.clock, false
-		for _, id := range ids {
+		// A compute roof is drawn at the clock of the kernels that use its
+		// pipe (GEMMs throttle below the clock elementwise kernels hold):
+		// those with a non-zero counter for it, else every kernel.
+		users := ids
+		if s.kind == KindCompute {
+			if u := pipeUsers(byKernel, ids, s.peaks); len(u) > 0 {
+				users = u
+			}
+		}
+		for _, id := range users {
 			m := byKernel[id]
 			p, ok := 0.0, false
 			for _, name := range s.peaks {
@@ -122,9 +131,14 @@ func DeviceCeilings(t *ingest.Tables) Ceilings {
 		if fellBack {
 			note = fmt.Sprintf("; %s not in the export, SM clock used", s.clock)
 		}
+		who := "kernels"
+		if s.kind == KindCompute && len(users) < len(ids) {
+			who = "kernels that use this pipe"
+		}
+		clk := medianClock(byKernel, users, clockUsed)
 		c.Items = append(c.Items, Ceiling{
 			Name: s.name, Kind: s.kind, Value: median(vals),
-			Source: fmt.Sprintf("device: ncu %s%s x %s (median of %d kernels%s)", peakUsed, factor, clockUsed, len(vals), note),
+			Source: fmt.Sprintf("device: ncu %s%s x %s (median of %d %s, %.0f MHz%s)", peakUsed, factor, clockUsed, len(vals), who, clk/1e6, note),
 		})
 	}
 	if _, ok := c.Get(CeilDRAM, ""); !ok {
@@ -150,4 +164,31 @@ func median(xs []float64) float64 {
 		return s[n/2]
 	}
 	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// pipeUsers are the kernels of ids with a non-zero counter for the pipe
+// whose peak metrics are peaks (the counter is the peak's name without
+// ".peak_sustained").
+func pipeUsers(byKernel map[int64]kernelMetrics, ids []int64, peaks []string) []int64 {
+	var out []int64
+	for _, id := range ids {
+		for _, p := range peaks {
+			if v, ok := byKernel[id].get(strings.TrimSuffix(p, peakSuffix)); ok && v > 0 {
+				out = append(out, id)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// medianClock is the median of a clock metric (Hz) over kernels.
+func medianClock(byKernel map[int64]kernelMetrics, ids []int64, metric string) float64 {
+	var vs []float64
+	for _, id := range ids {
+		if v, ok := byKernel[id].get(metric); ok && v > 0 {
+			vs = append(vs, v)
+		}
+	}
+	return median(vs)
 }

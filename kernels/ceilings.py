@@ -289,6 +289,10 @@ def main(argv=None):
     sms = p.multi_processor_count
     l2 = int(getattr(p, "L2_cache_size", 0) or 0) or 50 * 2**20
     doc.update(device=p.name, sm_count=sms, l2_bytes=l2, cc=f"{p.major}.{p.minor}")
+    uuid = getattr(p, "uuid", None)  # torch >= 2.1: the CUDA device UUID
+    if uuid:
+        doc["uuid"] = "GPU-" + str(uuid)
+    doc["taken"] = __import__("datetime").datetime.now(__import__("datetime").timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     doc["clocks"] = nvidia_smi_clocks()
     timer = Timer(torch, args.reps)
     size = 4096 if args.quick else 8192

@@ -56,8 +56,13 @@ func ceilingsFor(t *ingest.Tables, gpuName string, measured *Measured) analysis.
 			}
 		}
 		for _, c := range catalogCeilings(spec) {
-			if _, have := out.Get(c.Name, ""); !have {
+			if d, have := out.Get(c.Name, ""); !have {
 				out.Items = append(out.Items, c)
+			} else if d.Kind == analysis.KindCompute && strings.HasPrefix(d.Source, "device:") && d.Value > c.Value*1.01 {
+				// The device's roof is peak x the clock its kernels held,
+				// which can exceed the datasheet's boost clock.
+				setSource(&out, d, fmt.Sprintf("%s; %.1f%% above the datasheet's %s (%s), which assumes a lower boost clock than the kernels held",
+					d.Source, 100*(d.Value/c.Value-1), siFLOPs(c.Value), strings.TrimPrefix(c.Source, "catalog: ")))
 			}
 		}
 	}
@@ -73,8 +78,34 @@ func ceilingsFor(t *ingest.Tables, gpuName string, measured *Measured) analysis.
 			if measured.Device != "" && !strings.EqualFold(measured.Device, out.GPU) {
 				src += fmt.Sprintf(" on %s", measured.Device)
 			}
+			src += "; " + measured.Provenance()
 			out.Items = append(out.Items, analysis.Ceiling{Name: m.Name, Kind: m.Kind, Value: m.Value, Source: src})
 		}
 	}
 	return out
+}
+
+// Provenance names the GPU and time a ceilings file was measured on.
+func (m *Measured) Provenance() string {
+	switch {
+	case m.UUID != "" && m.Taken != "":
+		return fmt.Sprintf("GPU %s, %s", m.UUID, m.Taken)
+	case m.UUID != "":
+		return "GPU " + m.UUID + ", date not recorded"
+	case m.Taken != "":
+		return "GPU UUID not recorded, " + m.Taken
+	}
+	return "GPU UUID and date not recorded"
+}
+
+func siFLOPs(v float64) string { return fmt.Sprintf("%.1f TFLOP/s", v/1e12) }
+
+// setSource replaces the Source of the item of cs equal to c.
+func setSource(cs *analysis.Ceilings, c analysis.Ceiling, src string) {
+	for i := range cs.Items {
+		if cs.Items[i] == c {
+			cs.Items[i].Source = src
+			return
+		}
+	}
 }

@@ -46,6 +46,8 @@ type GPUSpec struct {
 type Measured struct {
 	Version int                `json:"rooftool_ceilings"`
 	Device  string             `json:"device"`
+	UUID    string             `json:"uuid,omitempty"`  // the GPU measured (absent in older files)
+	Taken   string             `json:"taken,omitempty"` // when, RFC 3339 UTC (absent in older files)
 	Torch   string             `json:"torch,omitempty"`
 	SMCount int                `json:"sm_count,omitempty"`
 	L2Bytes int64              `json:"l2_bytes,omitempty"`
