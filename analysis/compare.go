@@ -6,8 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"golang.org/x/perf/benchmath"
-
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/kernels"
 )
@@ -34,21 +32,6 @@ func SpeedupInterval(base, cand Interval) Interval {
 		iv.Hi = base.Hi / cand.Lo
 	}
 	return iv
-}
-
-// MannWhitneyP is the p-value of benchmath.AssumeNothing.Compare (the U test
-// benchstat runs) of two samples, with its warnings.
-func MannWhitneyP(a, b []float64, alpha float64) (float64, []Warning) {
-	th := benchmath.DefaultThresholds
-	th.CompareAlpha = alpha
-	sa := benchmath.NewSample(append([]float64(nil), a...), &th)
-	sb := benchmath.NewSample(append([]float64(nil), b...), &th)
-	c := benchmath.AssumeNothing.Compare(sa, sb)
-	var ws []Warning
-	for _, w := range c.Warnings {
-		ws = append(ws, Warning{Code: WarnFewSamples, Metric: "speedup", Msg: w.Error()})
-	}
-	return c.P, ws
 }
 
 // Comparisons compares every candidate of every experiment with its
@@ -85,18 +68,23 @@ func Comparisons(cells []CellFact, exps []*kernels.Experiment, opts Options) []C
 	return out
 }
 
+// CompareCells compares candidate cell c with baseline cell b at one shape:
+// the wall-time speedup with its interval and U test (Stats.Compare), the
+// DRAM ratio, the kernel delta, and the warnings that bear on them.
+func CompareCells(exp, shape string, b, c *CellFact, opts Options) Comparison {
+	return compare(exp, shape, b, c, opts.withDefaults())
+}
+
 func compare(exp, shape string, b, c *CellFact, opts Options) Comparison {
 	cmp := Comparison{Experiment: exp, Shape: shape, Baseline: b.Variant, Candidate: c.Variant,
 		KernelDelta: c.Kernels - b.Kernels, P: 1}
 	if len(b.WallSamplesMs) > 0 && len(c.WallSamplesMs) > 0 {
-		cmp.Speedup = SpeedupInterval(b.Wall, c.Wall)
-		p, ws := MannWhitneyP(b.WallSamplesMs, c.WallSamplesMs, opts.Alpha)
-		cmp.P = p
-		cmp.Significant = p < opts.Alpha
-		cmp.Warnings = append(cmp.Warnings, ws...)
-		if n := min(len(b.WallSamplesMs), len(c.WallSamplesMs)); n < opts.MinSamples {
-			cmp.Warnings = append(cmp.Warnings, Warning{Code: WarnFewSamples, Metric: "speedup",
-				Msg: fmt.Sprintf("%d timing samples in the smaller cell, fewer than %d", n, opts.MinSamples)})
+		sc := opts.Stats().Compare(b.WallSamplesMs, c.WallSamplesMs)
+		cmp.Speedup, cmp.P, cmp.Significant = sc.Speedup, sc.P, sc.Significant
+		for _, w := range sc.Warnings {
+			if w.Metric == "speedup" { // the cells' own sample warnings are on the cells
+				cmp.Warnings = append(cmp.Warnings, w)
+			}
 		}
 	} else {
 		cmp.Warnings = append(cmp.Warnings, Warning{Code: WarnMissing, Metric: "speedup", Msg: "a cell has no timing samples"})

@@ -13,8 +13,8 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"golang.org/x/perf/benchmath"
 
+	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
@@ -46,8 +46,8 @@ type DiffResult struct {
 
 // DiffTimings compares the timing samples of two runs cell by cell.
 func DiffTimings(a, b []ingest.Timing) *DiffResult {
-	const conf = 0.95
-	d := &DiffResult{Alpha: benchmath.DefaultThresholds.CompareAlpha, Confidence: conf}
+	st := analysis.DefaultStats()
+	d := &DiffResult{Alpha: st.Alpha, Confidence: st.Confidence}
 	group := func(ts []ingest.Timing) map[string][]float64 {
 		m := map[string][]float64{}
 		for _, t := range ts {
@@ -69,41 +69,32 @@ func DiffTimings(a, b []ingest.Timing) *DiffResult {
 		ks = append(ks, k)
 	}
 	sort.Strings(ks)
-	th := benchmath.DefaultThresholds
-	summ := func(xs []float64) (*benchmath.Sample, *Value, []string) {
-		s := benchmath.NewSample(append([]float64(nil), xs...), &th)
-		sm := benchmath.AssumeNothing.Summary(s, conf)
-		var ws []string
-		for _, w := range sm.Warnings {
-			ws = append(ws, w.Error())
-		}
-		return s, &Value{Center: sm.Center, Lo: sm.Lo, Hi: sm.Hi, N: len(xs)}, ws
-	}
 	for _, k := range ks {
 		parts := strings.SplitN(k, "/", 3)
 		row := DiffRow{Experiment: parts[0], Variant: parts[1], Shape: parts[2]}
-		var sa, sb *benchmath.Sample
-		var ws []string
-		if xs, ok := ga[k]; ok {
-			sa, row.Old, ws = summ(xs)
-			row.Warnings = append(row.Warnings, ws...)
-		} else {
+		xa, okA := ga[k]
+		xb, okB := gb[k]
+		if !okA {
 			d.OnlyB++
 		}
-		if xs, ok := gb[k]; ok {
-			sb, row.New, ws = summ(xs)
-			row.Warnings = append(row.Warnings, ws...)
-		} else {
+		if !okB {
 			d.OnlyA++
 		}
-		if sa != nil && sb != nil {
-			c := benchmath.AssumeNothing.Compare(sa, sb)
-			p := c.P
+		sc := st.Compare(xa, xb) // old as the base: Speedup = old / new
+		val := func(iv analysis.Interval) *Value { return &Value{Center: iv.Center, Lo: iv.Lo, Hi: iv.Hi, N: iv.N} }
+		if okA {
+			row.Old = val(sc.Base)
+		}
+		if okB {
+			row.New = val(sc.Cand)
+		}
+		for _, w := range sc.Warnings {
+			row.Warnings = append(row.Warnings, w.Msg)
+		}
+		if okA && okB {
+			p := sc.P
 			row.P = &p
-			row.Significant = c.P < c.Alpha
-			for _, w := range c.Warnings {
-				row.Warnings = append(row.Warnings, w.Error())
-			}
+			row.Significant = sc.Significant
 			if row.Old.Center > 0 {
 				dl := row.New.Center/row.Old.Center - 1
 				row.Delta = &dl

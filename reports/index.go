@@ -339,8 +339,8 @@ func (x *index) shapesFor(e *kernels.Experiment, c kernels.Claim) []string {
 
 // comparison returns analysis's comparison of cand against base at shape,
 // or, where analysis made none (it compares with an experiment's first
-// baseline only; a forward+backward candidate has its own), one derived the
-// same way from the two cells' wall-time samples.
+// baseline only; a forward+backward candidate has its own), one made by the
+// same function from the two cells.
 func (x *index) comparison(exp, shape, base, cand string) *analysis.Comparison {
 	k := key(exp, shape, base, cand)
 	if c := x.comps[k]; c != nil {
@@ -350,18 +350,7 @@ func (x *index) comparison(exp, shape, base, cand string) *analysis.Comparison {
 	if bc == nil || cc == nil || len(bc.WallSamplesMs) == 0 || len(cc.WallSamplesMs) == 0 {
 		return nil
 	}
-	c := &analysis.Comparison{Experiment: exp, Shape: shape, Baseline: base, Candidate: cand,
-		Speedup: analysis.SpeedupInterval(bc.Wall, cc.Wall), KernelDelta: cc.Kernels - bc.Kernels}
-	p, ws := analysis.MannWhitneyP(bc.WallSamplesMs, cc.WallSamplesMs, 0.05)
-	c.P, c.Significant, c.Warnings = p, p < 0.05, ws
-	if n := min(len(bc.WallSamplesMs), len(cc.WallSamplesMs)); n < 6 {
-		c.Warnings = append(c.Warnings, analysis.Warning{Code: analysis.WarnFewSamples, Metric: MetricSpeedup,
-			Msg: fmt.Sprintf("%d timing samples in the smaller cell, fewer than 6", n)})
-	}
-	if bb, cb := bc.DRAMBytesRange, cc.DRAMBytesRange; bb > 0 && cb > 0 {
-		c.DRAMRatio = cb / bb
-		c.DRAMReduction = 1 - c.DRAMRatio
-	}
-	x.comps[k] = c
-	return c
+	c := analysis.CompareCells(exp, shape, bc, cc, analysis.Options{})
+	x.comps[k] = &c
+	return &c
 }
