@@ -123,9 +123,15 @@ def main(argv=None):
     failed = 0
     for e, cs in plan:
         d = out_dir(a, e)
+        # The check pass compares each variant with its baseline's output too (vsbase);
+        # time and profile check a cell only to decide whether to measure it.
+        vs = None
+        if a.mode == "check":
+            from common import vsbase
+            vs = vsbase.Tracker(d)
         for v, s in cs:
             cell = runner.Cell(e, v, s, a.seed)
-            chk = runner.run_check(cell)
+            chk = runner.run_check(cell, vs=vs)
             base = os.path.join(d, v.name, s)
             status = "ok" if chk["ok"] else ("skipped" if chk.get("skipped") else "FAILED")
             if a.mode == "check" or not chk["ok"]:
@@ -135,17 +141,24 @@ def main(argv=None):
                     failed += 1
                 if a.mode == "profile":
                     why = chk["error"] if chk.get("skipped") else "check failed: " + chk["error"]
-                    runner.write_json(base + ".profile.json", records.profile_record(
-                        e.name, v.name, s, v.graph, ok=False, error=why, skipped=bool(chk.get("skipped"))))
+                    rec = records.profile_record(e.name, v.name, s, v.graph, ok=False, error=why,
+                                                 skipped=bool(chk.get("skipped")))
+                    rec["code"] = chk.get("code") or runner.code_record()
+                    runner.write_json(base + ".profile.json", rec)
                 print(f"{cell.label}: {status}: {chk['error']}", file=sys.stderr, flush=True)
                 continue
             msg = f"{cell.label}: check ok (rel {chk['max_rel_err']:.2e}, {chk['seconds']}s)"
+            vb = chk.get("vs_baseline") or {}
+            if vb.get("rel_err") is not None:
+                msg += f"; vs {vb['baseline']} rel {vb['rel_err']:.2e}"
             try:
                 if a.mode == "time":
                     t = runner.run_time(cell, a.reps, a.warmup)
                     runner.write_json(base + ".json", t)
                     sm = sorted(t["samples_ms"])
                     msg += f"; median {sm[len(sm)//2]*1e3:.1f} us over {len(sm)} reps, {t['rotate_buffers']} buffer sets"
+                    dm = sorted(t["device_ms"] or [])
+                    msg += f"; device {dm[len(dm)//2]*1e3:.1f} us" if dm else f"; device time: {t.get('device_error', '')}"
                 elif a.mode == "profile":
                     runner.write_json(base + ".profile.json", runner.run_profile(cell, a.warmup))
             except Exception as err:  # noqa: BLE001
@@ -153,6 +166,7 @@ def main(argv=None):
                 import traceback
                 rec = records.profile_record(e.name, v.name, s, v.graph, ok=False, error=f"{a.mode}: {type(err).__name__}: {err}")
                 rec["traceback"] = traceback.format_exc()[-4000:]
+                rec["code"] = runner.code_record()
                 runner.write_json(base + (".profile.json" if a.mode == "profile" else ".time-error.json"), rec)
                 msg = f"{cell.label}: FAILED in {a.mode}: {rec['error']}"
             print(msg, file=sys.stderr, flush=True)

@@ -2,7 +2,7 @@
 
 Ceilings: device-to-device copy bandwidth (bytes read + written) of a 1 GiB tensor,
 and torch.matmul (cuBLAS) TFLOP/s on each GEMM shape a fused variant computes.
-Targets (issue 3): fused GEMM variants >= 90% of cuBLAS TFLOP/s on the same shape;
+Targets: fused GEMM variants >= 90% of cuBLAS TFLOP/s on the same shape;
 memory-bound kernels >= 80% of copy bandwidth; dual-acc within 1.3x of the
 speed-of-light floor max(FLOPs / cuBLAS rate, bytes / copy bandwidth).
 """

@@ -7,10 +7,31 @@ import math
 TIMING_VERSION = 1
 CHECK_METRIC = ("norm-wise relative error ||out-ref||/||ref|| per output; reference in float32 "
                 "(TF32 off) from the same bf16/fp16 inputs")
+VS_BASELINE_METRIC = ("norm-wise relative error ||out-base||/||base|| per output in float64, base = the "
+                      "baseline variant's output on the same inputs")
+LAUNCH_MODES = ("plan", "triton-dispatch")
+CLOCK_BLOCK = 10  # timing: one clock sample per this many reps
 
 
 def _finite(x):
     return x if isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) else None
+
+
+def one_line(msg, limit=300):
+    """An error message as one line of at most limit characters."""
+    s = " ".join(str(msg).split())
+    return s if len(s) <= limit else s[:limit - 3] + "..."
+
+
+def code_record(knobs, picks, launch):
+    """What a pass of a cell ran: {"knobs": name -> effective value (every knob, defaults
+    included), "picks": key -> chosen implementation, "launch": "plan" | "triton-dispatch"}.
+    Values are strings (ingest/rundir.Code)."""
+    if launch not in LAUNCH_MODES:
+        raise ValueError(f"launch {launch!r}, want one of {LAUNCH_MODES}")
+    return {"knobs": {str(k): str(v) for k, v in knobs.items()},
+            "picks": {str(k): str(v) for k, v in sorted(picks.items(), key=lambda kv: str(kv[0]))},
+            "launch": launch}
 
 
 def check_record(exp, variant, shape, tolerance):
@@ -24,12 +45,62 @@ def skipped_record(rec, why):
     return rec
 
 
-def timing_record(exp, variant, shape, device, graph, warmup, reps, rotate, clocks, samples_ms, **extra):
-    if len(samples_ms) != reps:
-        raise ValueError(f"timing {exp}/{variant}/{shape}: {len(samples_ms)} samples for {reps} reps")
-    for i, v in enumerate(samples_ms):
+def vs_baseline_record(baseline, outputs):
+    """The check JSON's "vs_baseline": outputs is name -> {"rel_err", "max_abs_err",
+    "base_norm"} (or {"nan": count}); rel_err is the largest over outputs (null when an
+    output holds a NaN or is not finite)."""
+    rel = 0.0
+    for o in outputs.values():
+        r = _finite(o.get("rel_err"))
+        if r is None:
+            rel = None
+            break
+        rel = max(rel, r)
+    return {"baseline": baseline, "metric": VS_BASELINE_METRIC, "rel_err": rel, "outputs": outputs}
+
+
+def clock_sample(rep, clocks):
+    """One entry of the timing JSON's clock_samples: {"rep": i, "sm_mhz": x, "mem_mhz": y}
+    (clocks as runner.clocks() reads them; empty without NVML)."""
+    s = {"rep": int(rep)}
+    s.update({k: float(v) for k, v in (clocks or {}).items()})
+    return s
+
+
+def clock_sample_reps(reps, block=CLOCK_BLOCK):
+    """The reps at which the timed loop reads the clocks: 0 (before the first rep), after
+    every block of reps, and reps (after the loop)."""
+    return sorted({0, reps} | set(range(block, reps, block)))
+
+
+def _bad_sample(samples, reps):
+    if len(samples) != reps:
+        return f"{len(samples)} samples for {reps} reps"
+    for i, v in enumerate(samples):
         if not (isinstance(v, float) and math.isfinite(v) and v > 0):
-            raise ValueError(f"timing {exp}/{variant}/{shape}: sample {i} is {v!r}")
+            return f"sample {i} is {v!r}"
+    return ""
+
+
+def device_fields(device_ms, reps, error=""):
+    """The timing JSON's device-time keys: {"device_method": "cuda-graph", "device_ms":
+    [one per rep] or null, "device_error": why (only when null)}. Invalid samples become
+    null with the reason: device time never fails a cell."""
+    rec = {"device_method": "cuda-graph", "device_ms": None}
+    if device_ms is not None and not error:
+        bad = _bad_sample(device_ms, reps)
+        if not bad:
+            rec["device_ms"] = list(device_ms)
+            return rec
+        error = "device samples: " + bad
+    rec["device_error"] = one_line(error or "not measured")
+    return rec
+
+
+def timing_record(exp, variant, shape, device, graph, warmup, reps, rotate, clocks, samples_ms, **extra):
+    bad = _bad_sample(samples_ms, reps)
+    if bad:
+        raise ValueError(f"timing {exp}/{variant}/{shape}: {bad}")
     rec = {"rooftool_timing": TIMING_VERSION, "experiment": exp, "variant": variant, "shape": shape,
            "device": device, "method": "cuda-graph" if graph else "cuda-events", "warmup": int(warmup),
            "reps": int(reps), "rotate_buffers": int(rotate),

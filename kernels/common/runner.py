@@ -13,7 +13,7 @@ import traceback
 
 import torch
 
-from . import records
+from . import knobs, picks, records
 from . import spec as specmod
 from .impl import DTYPES
 
@@ -39,13 +39,19 @@ def exp_module(name):
 
 # ------------------------------------------------------------------ env
 
+_NVML = {}  # device index -> (pynvml, handle): nvmlInit once per process, not per read
+
+
 def _nvml():
-    try:
-        import pynvml
-        pynvml.nvmlInit()
-        return pynvml, pynvml.nvmlDeviceGetHandleByIndex(torch.cuda.current_device())
-    except Exception:  # noqa: BLE001 - no NVML: clocks stay empty
-        return None, None
+    d = torch.cuda.current_device()
+    if d not in _NVML:
+        try:
+            import pynvml
+            pynvml.nvmlInit()
+            _NVML[d] = pynvml, pynvml.nvmlDeviceGetHandleByIndex(d)
+        except Exception:  # noqa: BLE001 - no NVML: clocks stay empty
+            _NVML[d] = None, None
+    return _NVML[d]
 
 
 def clocks():
@@ -246,12 +252,34 @@ class Cell:
         return self.mod.reference(self.vars, inputs, backward=self.variant.backward)
 
 
-def run_check(cell):
-    """Check one cell; returns the check JSON object."""
+def launch_mode():
+    """The Triton launch path in effect ("plan" | "triton-dispatch"): tk_launch's, where a
+    variant loaded it (its plans may have been turned off at run time), else the knob's."""
+    tl = sys.modules.get(__package__ + ".tk_launch")
+    if tl is not None:
+        return tl.launch_mode()
+    return "plan" if knobs.fast_launch() else "triton-dispatch"
+
+
+def code_record():
+    """The "code" key of a cell's JSON: the knobs in effect, the picks the cell used since
+    its check began (picks.reset_used), the launch path."""
+    return records.code_record(knobs.effective(), picks.used(), launch_mode())
+
+
+def run_check(cell, vs=None):
+    """Check one cell; returns the check JSON object. vs (a vsbase.Tracker, check pass
+    only) adds the comparison with the baseline's output on the same inputs."""
+    picks.reset_used()
     res = records.check_record(cell.exp.name, cell.variant.name, cell.shape, cell.exp.tolerance)
     miss = requires_missing(cell.variant.requires)
     if miss:
-        return records.skipped_record(res, miss)
+        records.skipped_record(res, miss)
+        if vs is not None:
+            vs.skipped(cell, res)
+        res["code"] = code_record()
+        return res
+    base = vs.begin(cell) if vs is not None else None
     t0 = time.time()
     try:
         impl = cell.make_impl()
@@ -263,7 +291,7 @@ def run_check(cell):
         del st, out
         # Checked calls on fresh inputs, outputs poisoned before each: the first call on
         # these buffers, then a second one on the same buffers, as timing repeats it (Triton
-        # variants launch a repeated call through a cached launch plan, tk._launch).
+        # variants launch a repeated call through a cached launch plan, tk_launch._launch).
         inputs = cell.inputs(1)
         st = impl.prepare(inputs)
         out = impl.alloc(st)
@@ -279,14 +307,20 @@ def run_check(cell):
             if not ok:
                 err = f"{call} call on the same buffers: {err}"
             res.update(ok=ok, error=err, max_abs_err=_finite(mabs), max_rel_err=_finite(mrel), outputs=per)
-            del got
             if not ok:
                 break
         res["calls"] = calls
-        del ref, st, out, inputs
+        del ref
+        if vs is not None:  # the last call's outputs against the baseline's, same inputs
+            vs.finish(cell, res, got, base)
+            vs = None
+        del got, st, out, inputs
     except Exception as e:  # noqa: BLE001 - a failing variant fails its cell, loudly
         res.update(ok=False, error=f"{type(e).__name__}: {e}", traceback=traceback.format_exc()[-4000:])
+    if vs is not None:
+        vs.finish(cell, res, None, base)
     res["seconds"] = round(time.time() - t0, 3)
+    res["code"] = code_record()
     torch.cuda.empty_cache()
     return res
 
@@ -322,6 +356,71 @@ def warm_up(fns, n, min_s=0.2):
             return i
 
 
+def capture(impl, sets):
+    """One CUDA graph per buffer set, each capturing one impl.run call (warmed outside the
+    capture and on a side stream first, as torch.cuda.graph wants)."""
+    for st, out in sets:
+        impl.run(st, out)  # warm outside capture
+    torch.cuda.synchronize()
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for st, out in sets:
+            impl.run(st, out)
+    torch.cuda.current_stream().wait_stream(s)
+    torch.cuda.synchronize()
+    graphs = []
+    for st, out in sets:
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            impl.run(st, out)
+        graphs.append(g)
+    return graphs
+
+
+def _timed_reps(fns, reps, clock_at=()):
+    """reps calls of fns (rotated), each bracketed by its own pair of CUDA events; returns
+    (ms per rep, clock samples read when rep i of clock_at had been enqueued)."""
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    at = set(clock_at)
+    samples = [records.clock_sample(0, clocks())] if 0 in at else []
+    for i in range(reps):
+        f = fns[i % len(fns)]
+        starts[i].record()
+        f()
+        ends[i].record()
+        if i + 1 in at and i + 1 < reps:
+            samples.append(records.clock_sample(i + 1, clocks()))
+    torch.cuda.synchronize()
+    return [starts[i].elapsed_time(ends[i]) for i in range(reps)], samples
+
+
+def _device_time(impl, sets, graph, samples, reps, warmup):
+    """Device time per rep without host launch overhead: one call per buffer set captured
+    in a CUDA graph, graph replays timed with CUDA events (graph variants: their timed
+    samples are that already). Returns records.device_fields; never raises."""
+    if graph:
+        return records.device_fields(list(samples), reps)
+    if not getattr(impl, "graph_ok", True):
+        return records.device_fields(None, reps, "the variant cannot be captured in a CUDA graph (graph_ok = False)")
+    graphs = None
+    try:
+        graphs = capture(impl, sets)
+        fns = [g.replay for g in graphs]
+        warm_up(fns, warmup)
+        ms, _ = _timed_reps(fns, reps)
+        return records.device_fields(ms, reps)
+    except Exception as e:  # noqa: BLE001 - device time never fails the cell
+        try:
+            torch.cuda.synchronize()
+        except Exception:  # noqa: BLE001
+            pass
+        return records.device_fields(None, reps, f"capture or replay failed: {type(e).__name__}: {e}")
+    finally:
+        del graphs
+
+
 def run_time(cell, reps, warmup):
     """Time one cell (its check must have passed). Returns the timing JSON object."""
     impl = cell.impl or cell.make_impl()
@@ -330,44 +429,24 @@ def run_time(cell, reps, warmup):
     graph = cell.variant.graph
     if graph and not getattr(impl, "graph_ok", True):
         raise RuntimeError(f"{cell.label}: spec says graph: true but the implementation cannot be captured")
-    fns = []
     if graph:
-        for st, out in sets:
-            impl.run(st, out)  # warm outside capture
-        torch.cuda.synchronize()
-        s = torch.cuda.Stream()
-        s.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(s):
-            for st, out in sets:
-                impl.run(st, out)
-        torch.cuda.current_stream().wait_stream(s)
-        torch.cuda.synchronize()
-        graphs = []
-        for st, out in sets:
-            g = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(g):
-                impl.run(st, out)
-            graphs.append(g)
-        fns = [g.replay for g in graphs]
+        fns = [g.replay for g in capture(impl, sets)]
     else:
         fns = [(lambda st=st, out=out: impl.run(st, out)) for st, out in sets]
     warm_up(fns, warmup)
-    starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
-    ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
-    for i in range(reps):
-        f = fns[i % len(fns)]
-        starts[i].record()
-        f()
-        ends[i].record()
-    torch.cuda.synchronize()
+    samples, clock_samples = _timed_reps(fns, reps, records.clock_sample_reps(reps))
     clk = clocks()
-    samples = [starts[i].elapsed_time(ends[i]) for i in range(reps)]
+    clock_samples.append(records.clock_sample(reps, clk))  # after the loop's synchronisation
+    del fns
+    # Device time: after the wall-time reps, same buffer sets, same warm-up rules.
+    dev = _device_time(impl, sets, graph, samples, reps, warmup)
     set_bytes = nbytes(sets[0][0]) + nbytes(sets[0][1])
     n_sets = len(sets)
-    del fns, sets
+    del sets
     torch.cuda.empty_cache()
     return records.timing_record(cell.exp.name, cell.variant.name, cell.shape, torch.cuda.get_device_name(), graph,
-                                 warmup, reps, n_sets, clk, samples, set_bytes=set_bytes, l2_bytes=l2)
+                                 warmup, reps, n_sets, clk, samples, set_bytes=set_bytes, l2_bytes=l2,
+                                 clock_samples=clock_samples, **dev, code=code_record())
 
 
 def run_profile(cell, warmup):
@@ -386,18 +465,7 @@ def _run_profile(cell, warmup):
     out = impl.alloc(st)
     fn = lambda: impl.run(st, out)
     if cell.variant.graph:
-        fn()
-        torch.cuda.synchronize()
-        s = torch.cuda.Stream()
-        s.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(s):
-            fn()
-        torch.cuda.current_stream().wait_stream(s)
-        torch.cuda.synchronize()
-        g = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(g):
-            impl.run(st, out)
-        fn = g.replay
+        fn = capture(impl, [(st, out)])[0].replay
     warm_up([fn], max(1, warmup), min_s=0.05)
     nv = torch.cuda.nvtx
     nv.range_push(cell.exp.name)
@@ -410,4 +478,6 @@ def _run_profile(cell, warmup):
     nv.range_pop()
     del st, out, fn
     torch.cuda.empty_cache()
-    return records.profile_record(cell.exp.name, cell.variant.name, cell.shape, cell.variant.graph)
+    rec = records.profile_record(cell.exp.name, cell.variant.name, cell.shape, cell.variant.graph)
+    rec["code"] = code_record()
+    return rec

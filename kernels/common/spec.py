@@ -48,6 +48,19 @@ class Experiment:
                 return v
         return None
 
+    def baseline_for(self, name: str) -> str:
+        """The baseline a variant is compared with (as kernels/spec.go BaselineFor): the first
+        baseline of the same direction (forward, or forward+backward), else the first baseline."""
+        v = self.variant(name)
+        if v is not None:
+            for b in self.variants:
+                if b.role == "baseline" and b.backward == v.backward:
+                    return b.name
+        for b in self.variants:
+            if b.role == "baseline":
+                return b.name
+        return ""
+
     def all_shapes(self) -> list:
         """Default grid, then every sweep's shapes, without duplicates, first-seen order."""
         out, seen = [], set()

@@ -31,7 +31,6 @@ not build.
 """
 from __future__ import annotations
 
-import os
 import sys
 
 import torch
@@ -63,10 +62,11 @@ import cutlass_cppgen as cutlass  # noqa: E402  (missing -> the runner skips the
 from cutlass_cppgen.epilogue import sigmoid, silu  # noqa: E402,F401  (names used inside traced functions)
 from cuda.bindings import driver as _drv  # noqa: E402
 
+from common import knobs, picks  # noqa: E402
 from common.impl import Impl  # noqa: E402
 
-GATE_MODE = os.environ.get("ROOFTOOL_CUTLASS_GATE", "mul")  # mul | evt
-TILE = os.environ.get("ROOFTOOL_CUTLASS_TILE", "256x128x64/1x2")
+GATE_MODE = knobs.get("ROOFTOOL_CUTLASS_GATE")  # mul | evt
+TILE = knobs.get("ROOFTOOL_CUTLASS_TILE")
 
 
 def _epi_silu(accum):
@@ -100,7 +100,7 @@ def describe(td):
             f"epilogue {getattr(td.epilogue_schedule, 'name', td.epilogue_schedule)}")
 
 
-def pick_tile(plan, want=TILE):
+def pick_tile(plan, want=TILE, name="gemm"):
     """Among the operations the interface lists for this plan (after its epilogue visitor is
     set: that filters them to TMA epilogues), the one with threadblock tile `want`, a
     cooperative TMA warp-specialised kernel and a TMA epilogue, as far as listed. None (the
@@ -118,8 +118,13 @@ def pick_tile(plan, want=TILE):
 
     want may name the cluster too, MxNxK/CMxCN (e.g. 256x128x64/1x2). Without one, equal
     candidates are ordered by cluster shape, largest first, so every process picks the same
-    kernel (the interface lists them in no fixed order, and each pick is a ~60 s compile)."""
+    kernel (the interface lists them in no fixed order, and each pick is a ~60 s compile).
+    The pick goes through ROOFTOOL_PICKS under ("cutlass-tile", name, want): a later pass
+    of the run builds the kernel the first one built (the description, describe(td), names
+    it), and the cell's JSON notes it ("code" -> "picks")."""
+    key = repr(("cutlass-tile", name, want))
     if not want or want == "default":
+        picks.note(key, describe(None))
         return None
     tile, _, cluster = want.partition("/")
     shape = [int(x) for x in tile.split("x")]
@@ -134,12 +139,18 @@ def pick_tile(plan, want=TILE):
         return ("Cooperative" in ks, "Tma" in ks, es.startswith("Tma"), "Cooperative" in es,
                 tuple(td.cluster_shape), ks, es)
     cands.sort(key=score, reverse=True)
+    saved = picks.lookup(key, [describe(td) for td in cands])
+    if saved is not None:  # an earlier pass built this one: try it first
+        cands.sort(key=lambda td: describe(td) != saved)
     for td in cands:
         try:
             plan.tile_description = td
-            return td
         except Exception:  # noqa: BLE001 - invalid for this device: next one
             continue
+        picks.record(key, describe(td))
+        picks.note(key, describe(td))
+        return td
+    picks.note(key, describe(None))
     return None
 
 
@@ -174,7 +185,7 @@ class CutlassEVT(Impl):
             p = cutlass.op.Gemm(element=self.dtype, layout=cutlass.LayoutType.RowMajor, element_accumulator=torch.float32)
             if fn is not None:
                 p.epilogue_visitor = cutlass.epilogue.trace(fn, examples())
-            print(f"cutlass-evt {name}: {describe(pick_tile(p))}", file=sys.stderr)
+            print(f"cutlass-evt {name}: {describe(pick_tile(p, name=f'evt-{name}-{self.dtype}'))}", file=sys.stderr)
             self.plans[name] = p
         return self.plans[name]
 
@@ -220,7 +231,7 @@ def gemm_alone(dtype, M, N, K, kind, tile=None):
            "residual": (_epi_residual, {"accum": f32, "res": d, "D": d})}
     if kind in fns:
         p.epilogue_visitor = cutlass.epilogue.trace(*fns[kind])
-    pick_tile(p, tile or TILE)
+    pick_tile(p, tile or TILE, name=f"alone-{kind}-{dtype}")
 
     cache = {}
 

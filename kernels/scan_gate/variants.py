@@ -3,6 +3,8 @@
 x: [B, T, d]; W: [d, 3 dv] -> z = x W = [u | f | g] (each [B, T, dv])
 a_t = sigmoid(f_t);  h_t = a_t * h_{t-1} + (1 - a_t) * u_t  (h_{-1} = 0);  y = h * SiLU(g)
 Output y: [B, T, dv]. fp16 in and out, fp32 arithmetic inside the kernels.
+Every Triton kernel here is launched through common.tk_launch.launch_jit (launch plans),
+as the shared kernels are.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import triton
 import triton.language as tl
 
 from common.impl import Impl, randn
+from common.tk_launch import launch_jit
 
 
 def make_inputs(v, dtype, gen, backward=False):
@@ -122,8 +125,8 @@ SCAN_BT, SCAN_BC = 256, 16
 def scan(z, out, dv, gate):
     B, T, _ = z.shape
     assert T % SCAN_BT == 0 and dv % SCAN_BC == 0 and z.stride(2) == 1 and out.stride(2) == 1
-    _scan_gate_kernel[(B, dv // SCAN_BC)](z, out, T, z.stride(0), z.stride(1), out.stride(0), out.stride(1),
-                                          DV=dv, GATE=gate, BLOCK_T=SCAN_BT, BLOCK_C=SCAN_BC, num_warps=4)
+    launch_jit(_scan_gate_kernel, (B, dv // SCAN_BC), (z, out, T, z.stride(0), z.stride(1), out.stride(0), out.stride(1)),
+               DV=dv, GATE=gate, BLOCK_T=SCAN_BT, BLOCK_C=SCAN_BC, num_warps=4)
     return out
 
 
@@ -131,16 +134,17 @@ def gate(h, z, out, dv):
     B, T, _ = z.shape
     R = B * T
     BLOCK_R = 64
-    _gate_kernel[(triton.cdiv(R, BLOCK_R),)](h, z, out, R, h.stride(1), z.stride(1), out.stride(1),
-                                             DV=dv, BLOCK_R=BLOCK_R, num_warps=4)
+    launch_jit(_gate_kernel, (triton.cdiv(R, BLOCK_R),), (h, z, out, R, h.stride(1), z.stride(1), out.stride(1)),
+               DV=dv, BLOCK_R=BLOCK_R, num_warps=4)
     return out
 
 
 def mega(x, W, out, dv, BLOCK_T=64, BLOCK_C=16, BLOCK_K=64):
     B, T, d = x.shape
     assert T % BLOCK_T == 0 and d % BLOCK_K == 0 and dv % BLOCK_C == 0 and x.is_contiguous() and W.is_contiguous()
-    _mega_kernel[(B, dv // BLOCK_C)](x, W, out, T, x.stride(0), x.stride(1), W.stride(0), out.stride(0), out.stride(1),
-                                     D=d, DV=dv, BLOCK_T=BLOCK_T, BLOCK_C=BLOCK_C, BLOCK_K=BLOCK_K, num_warps=4)
+    launch_jit(_mega_kernel, (B, dv // BLOCK_C),
+               (x, W, out, T, x.stride(0), x.stride(1), W.stride(0), out.stride(0), out.stride(1)),
+               D=d, DV=dv, BLOCK_T=BLOCK_T, BLOCK_C=BLOCK_C, BLOCK_K=BLOCK_K, num_warps=4)
     return out
 
 

@@ -17,11 +17,29 @@ def _go_json_fields(path, struct):
     return set(re.findall(r'json:"([^",]+)', m.group(1)))
 
 
+CODE = records.code_record({"ROOFTOOL_MM_IMPL": "auto"}, {"('mm', 512)": "tma-store"}, "plan")
+
+
+def _timing(device_ms=(0.09, 0.1, 0.08), error=""):
+    clk = {"sm_mhz": 1980, "mem_mhz": 3201}
+    return records.timing_record("swiglu", "dual-acc", "M=512,N=4096,K=7168", "NVIDIA H200", False, 10, 3, 2,
+                                 clk, [0.1, 0.11, 0.09], set_bytes=1,
+                                 clock_samples=[records.clock_sample(r, clk) for r in records.clock_sample_reps(3)],
+                                 **records.device_fields(list(device_ms) if device_ms else None, 3, error), code=CODE)
+
+
 def test_timing_record_matches_ingest():
-    rec = records.timing_record("swiglu", "dual-acc", "M=512,N=4096,K=7168", "NVIDIA H200", False, 10, 3, 2,
-                                {"sm_mhz": 1980, "mem_mhz": 3201}, [0.1, 0.11, 0.09], set_bytes=1)
+    rec = _timing()
     want = _go_json_fields("ingest/timing.go", "TimingFile")
-    assert want <= set(rec), want - set(rec)
+    assert want - {"device_error"} <= set(rec), want - set(rec)  # device_error: only where device_ms is null
+    bad = _timing(None, "capture failed: RuntimeError: operation not permitted when stream is capturing")
+    assert want <= set(bad), want - set(bad)
+    assert bad["device_ms"] is None and bad["device_method"] == "cuda-graph" and bad["device_error"].startswith("capture")
+    assert rec["device_ms"] == [0.09, 0.1, 0.08] and "device_error" not in rec
+    assert rec["clock_samples"] == [{"rep": 0, "sm_mhz": 1980.0, "mem_mhz": 3201.0},
+                                    {"rep": 3, "sm_mhz": 1980.0, "mem_mhz": 3201.0}]
+    assert rec["code"] == CODE
+    json.dumps(bad, allow_nan=False)
     assert rec["rooftool_timing"] == 1 and rec["method"] == "cuda-events"
     assert rec["clocks"] == {"sm_mhz": 1980.0, "mem_mhz": 3201.0}
     text = json.dumps(rec, allow_nan=False)
@@ -56,3 +74,43 @@ def test_finite():
     assert records._finite(float("inf")) is None
     assert records._finite(math.nan) is None
     assert records._finite(True) is None
+
+
+def test_device_fields_never_fail():
+    ok = records.device_fields([0.5, 0.25], 2)
+    assert ok == {"device_method": "cuda-graph", "device_ms": [0.5, 0.25]}
+    for ms in ([0.5], [0.5, 0.0], [0.5, float("nan")], [0.5, -1.0]):  # wrong count or a bad sample: null + reason
+        r = records.device_fields(ms, 2)
+        assert r["device_ms"] is None and r["device_error"], r
+    r = records.device_fields(None, 2, "graph_ok = False\nsecond line " + "x" * 1000)
+    assert r["device_ms"] is None and "\n" not in r["device_error"] and len(r["device_error"]) <= 300
+
+
+def test_clock_sample_reps():
+    assert records.clock_sample_reps(50) == [0, 10, 20, 30, 40, 50]
+    assert records.clock_sample_reps(35) == [0, 10, 20, 30, 35]
+    assert records.clock_sample_reps(30) == [0, 10, 20, 30]
+    assert records.clock_sample(10, {}) == {"rep": 10}  # no NVML: the rep alone
+
+
+def test_code_record():
+    c = records.code_record({"ROOFTOOL_FP8_MAXACC": "", "ROOFTOOL_EPI_BRANCH": 1}, {"b": "x", "a": 2}, "triton-dispatch")
+    assert c == {"knobs": {"ROOFTOOL_FP8_MAXACC": "", "ROOFTOOL_EPI_BRANCH": "1"}, "picks": {"a": "2", "b": "x"},
+                 "launch": "triton-dispatch"}
+    assert list(c["picks"]) == ["a", "b"]
+    with pytest.raises(ValueError):
+        records.code_record({}, {}, "jit")
+    # ingest/rundir.Code reads knobs and picks as string maps, launch as a string
+    fields = _go_json_fields("ingest/rundir/manifest.go", "Code")
+    assert fields <= set(c), fields - set(c)
+
+
+def test_vs_baseline_record():
+    per = {"C": {"rel_err": 1e-3, "max_abs_err": 0.1, "base_norm": 10.0},
+           "D": {"rel_err": 4e-3, "max_abs_err": 0.2, "base_norm": 5.0}}
+    r = records.vs_baseline_record("unfused", per)
+    assert r["baseline"] == "unfused" and r["rel_err"] == 4e-3 and r["outputs"] is per
+    assert set(_go_json_fields("reports/model.go", "VsBaseline")) <= set(r)
+    r = records.vs_baseline_record("unfused", {"C": {"nan": 3}, "D": per["D"]})
+    assert r["rel_err"] is None
+    assert records.vs_baseline_record("unfused", {})["rel_err"] == 0.0

@@ -94,3 +94,17 @@ def test_unknown_experiment():
         spec.load("nope")
     with pytest.raises(spec.UsageError):
         spec.load("../swiglu")
+
+
+def test_baseline_for_matches_spec_go():
+    """Each variant's baseline as kernels/spec.go BaselineFor names it: the first baseline of
+    the same direction, else the first baseline."""
+    e = spec.load("gla_proj")
+    assert e.baseline_for("wide-gemm-epilogue") == "unfused"
+    assert e.baseline_for("unfused") == "unfused"
+    assert e.baseline_for("wide-gemm-epilogue-fwdbwd") == "unfused-fwdbwd"
+    assert e.baseline_for("unfused-fwdbwd") == "unfused-fwdbwd"
+    e = spec.load("swiglu")
+    assert {v.name: e.baseline_for(v.name) for v in e.variants} == {v.name: "unfused" for v in e.variants}
+    src = open(os.path.join(REPO, "kernels", "spec.go"), encoding="utf-8").read()
+    assert "func (e *Experiment) BaselineFor(" in src

@@ -1,0 +1,49 @@
+"""The environment knobs that change the measured code: ONE table (no torch here).
+
+Every ROOFTOOL_* variable a kernel or variant reads to choose what runs is listed in KNOBS
+with its default, and is read through get(); kernels/tests/test_knobs.py fails on a
+ROOFTOOL_* name in kernels/ that is neither here nor in NOT_CODE. Each per-cell JSON the
+runner writes records effective() under "code" -> "knobs" (kernels/README.md).
+"""
+from __future__ import annotations
+
+import os
+
+# name -> default (the value in effect when the variable is unset).
+KNOBS = {
+    # mm_epi's implementation: auto (per shape, the fastest, picked once per run through
+    # ROOFTOOL_PICKS) | tma-store | tma | tma-persistent | ptr.
+    "ROOFTOOL_MM_IMPL": "auto",
+    # Storage layout of the weights the Triton GEMM variants read: kn ([K, N]) | nk ([N, K]).
+    "ROOFTOOL_W_LAYOUT": "kn",
+    # "1": EPI_SEGMENTS runs with a tile-uniform branch around the activation math; "0": branch-free.
+    "ROOFTOOL_EPI_BRANCH": "1",
+    # "1": Triton launches go through cached launch plans (tk_launch); "0": Triton's own dispatch.
+    "ROOFTOOL_FAST_LAUNCH": "1",
+    # CUTLASS EVT threadblock tile [/cluster] (gated_ssm cutlass-evt), or "default".
+    "ROOFTOOL_CUTLASS_TILE": "256x128x64/1x2",
+    # CUTLASS EVT gating multiply: mul (torch.mul after a 1-output EVT) | evt (2-output EVT).
+    "ROOFTOOL_CUTLASS_GATE": "mul",
+    # max_num_imprecise_acc of the fp8 dual-accumulator dots; "" = Triton's default.
+    "ROOFTOOL_FP8_MAXACC": "",
+}
+
+# ROOFTOOL_* variables that do not change the measured code (paths, test switches, the
+# Go side's settings); not recorded as knobs.
+NOT_CODE = ("ROOFTOOL_PICKS", "ROOFTOOL_NSYS_LIBS", "ROOFTOOL_KEEP_PLOTS", "ROOFTOOL_SEEDS")
+
+
+def get(name: str) -> str:
+    """The effective value of knob name (KeyError for a name not in KNOBS)."""
+    return os.environ.get(name, KNOBS[name])
+
+
+def effective() -> dict:
+    """Every knob with its effective value, default included (name -> str)."""
+    return {k: str(get(k)) for k in KNOBS}
+
+
+def fast_launch() -> bool:
+    """Whether Triton launches may use launch plans: ROOFTOOL_FAST_LAUNCH=1 and not Triton's
+    CPU interpreter (TRITON_INTERPRET=1, where no compiled kernel exists to plan)."""
+    return get("ROOFTOOL_FAST_LAUNCH") == "1" and os.environ.get("TRITON_INTERPRET", "0").lower() not in ("1", "true", "on", "yes")
