@@ -1,8 +1,12 @@
 package ingest
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -292,12 +296,19 @@ func writeRecord(f *os.File, rec arrow.RecordBatch, format string) error {
 // ReadDir reads the tables that Write persisted under dir (Parquet or Arrow
 // IPC, whichever is there). A missing table file is an error naming it.
 func ReadDir(dir string, mem memory.Allocator) (*Tables, error) {
+	return ReadFS(os.DirFS(dir), ".", dir, mem)
+}
+
+// ReadFS reads the tables in folder dir of fsys (an embedded run, or
+// os.DirFS); name is how errors call that folder. Parquet needs random
+// access: fsys's files must implement io.ReaderAt (os and embed files do).
+func ReadFS(fsys fs.FS, dir, name string, mem memory.Allocator) (*Tables, error) {
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
 	t := &Tables{recs: map[string]arrow.RecordBatch{}}
 	for _, n := range TableNames {
-		rec, err := readTable(dir, n, mem)
+		rec, err := readTable(fsys, dir, name, n, mem)
 		if err != nil {
 			t.Release()
 			return nil, err
@@ -307,23 +318,48 @@ func ReadDir(dir string, mem memory.Allocator) (*Tables, error) {
 	return t, nil
 }
 
-func readTable(dir, name string, mem memory.Allocator) (arrow.RecordBatch, error) {
-	pq := filepath.Join(dir, name+"."+FormatParquet)
-	ar := filepath.Join(dir, name+"."+FormatArrow)
-	if f, err := os.Open(pq); err == nil {
-		defer f.Close()
+// randomAccess is what the Parquet and Arrow IPC readers need of a file.
+type randomAccess interface {
+	io.ReaderAt
+	io.Seeker
+	io.Reader
+}
+
+func readTable(fsys fs.FS, dir, dirName, name string, mem memory.Allocator) (arrow.RecordBatch, error) {
+	pqPath, arPath := path.Join(dir, name+"."+FormatParquet), path.Join(dir, name+"."+FormatArrow)
+	pq := filepath.Join(dirName, name+"."+FormatParquet)
+	ar := filepath.Join(dirName, name+"."+FormatArrow)
+	open := func(p, shown string) (randomAccess, func(), error) {
+		f, err := fsys.Open(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		ra, ok := f.(randomAccess)
+		if !ok {
+			f.Close()
+			return nil, nil, fmt.Errorf("read %s: the file system gives no random access", shown)
+		}
+		return ra, func() { f.Close() }, nil
+	}
+	if f, closeF, err := open(pqPath, pq); err == nil {
+		defer closeF()
 		tbl, err := pqarrow.ReadTable(contextBackground(), f, parquet.NewReaderProperties(mem), pqarrow.ArrowReadProperties{}, mem)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", pq, err)
 		}
 		defer tbl.Release()
 		return conform(tableToRecord(tbl, mem), name, pq, mem)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
 	}
-	f, err := os.Open(ar)
+	f, closeF, err := open(arPath, ar)
 	if err != nil {
-		return nil, fmt.Errorf("read tables in %s: no %s.parquet or %s.arrow", dir, name, name)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("read tables in %s: no %s.parquet or %s.arrow", dirName, name, name)
+		}
+		return nil, err
 	}
-	defer f.Close()
+	defer closeF()
 	r, err := ipc.NewFileReader(f, ipc.WithAllocator(mem))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", ar, err)

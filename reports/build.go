@@ -18,6 +18,7 @@ type Input struct {
 	Name          string // run name, e.g. the run directory's base name
 	Run           *analysis.Run
 	Experiments   []*kernels.Experiment
+	ClaimsFrom    string // where Experiments' specs and claims came from
 	Manifest      *rundir.Manifest
 	Checks        []Check
 	TimingDevices map[string][]string             // experiment -> devices named by its timing JSON
@@ -55,7 +56,7 @@ func Build(in Input) *Report {
 }
 
 func runInfo(in Input) RunInfo {
-	ri := RunInfo{Name: in.Name}
+	ri := RunInfo{Name: in.Name, ClaimsFrom: in.ClaimsFrom}
 	if in.Run != nil {
 		ri.Ceilings = in.Run.Ceilings
 		ri.GPU.Name = in.Run.GPU

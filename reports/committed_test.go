@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/testdata"
 )
 
@@ -26,12 +27,12 @@ func TestGoldenCommittedRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			dir := filepath.Join(t.TempDir(), name)
-			if err := CopyRunFS(fsys, dir); err != nil {
+			run, err := rundir.OpenFS(name, fsys)
+			if err != nil {
 				t.Fatal(err)
 			}
 			out := filepath.Join(t.TempDir(), "out")
-			if err := writeRunMem(context.Background(), dir, out, []string{FormatMarkdown, FormatJSON}, mem); err != nil {
+			if err := writeRunMem(context.Background(), run, out, []string{FormatMarkdown, FormatJSON}, mem); err != nil {
 				t.Fatal(err)
 			}
 			for _, f := range []string{"report.md", "report.json"} {

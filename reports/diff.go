@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -148,17 +146,13 @@ func sortDiffRows(rows []DiffRow) {
 	})
 }
 
-// DiffRuns reads the timings of two run directories (or table
-// directories) and compares them.
-func DiffRuns(ctx context.Context, dirA, dirB string, mem memory.Allocator) (*DiffResult, error) {
-	read := func(dir string) ([]ingest.Timing, string, error) {
-		tdir := filepath.Join(dir, "tables")
-		if _, err := os.Stat(tdir); err != nil {
-			tdir = dir
-		}
-		t, err := ingest.ReadDir(tdir, mem)
+// DiffRuns reads the timings of two runs (or table directories) and
+// compares them.
+func DiffRuns(ctx context.Context, runA, runB *rundir.Run, mem memory.Allocator) (*DiffResult, error) {
+	read := func(run *rundir.Run) ([]ingest.Timing, string, error) {
+		t, err := run.Tables(mem)
 		if err != nil {
-			return nil, "", fmt.Errorf("run %s: %w", dir, err)
+			return nil, "", err
 		}
 		defer t.Release()
 		var ts []ingest.Timing
@@ -168,8 +162,8 @@ func DiffRuns(ctx context.Context, dirA, dirB string, mem memory.Allocator) (*Di
 			}
 		}
 		gpu := ""
-		if m, err := rundir.ReadManifest(dir); err == nil {
-			gpu = m.GPU.Name
+		if run.Manifest != nil {
+			gpu = run.Manifest.GPU.Name
 		}
 		if gpu == "" {
 			seen := map[string]bool{}
@@ -185,33 +179,26 @@ func DiffRuns(ctx context.Context, dirA, dirB string, mem memory.Allocator) (*Di
 		}
 		return ts, gpu, nil
 	}
-	ta, ga, err := read(dirA)
+	ta, ga, err := read(runA)
 	if err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	tb, gb, err := read(dirB)
+	tb, gb, err := read(runB)
 	if err != nil {
 		return nil, err
 	}
 	if len(ta) == 0 {
-		return nil, fmt.Errorf("run %s: table timings has no rows: nothing to compare", dirA)
+		return nil, fmt.Errorf("run %s: table timings has no rows: nothing to compare", runA.Path(""))
 	}
 	if len(tb) == 0 {
-		return nil, fmt.Errorf("run %s: table timings has no rows: nothing to compare", dirB)
+		return nil, fmt.Errorf("run %s: table timings has no rows: nothing to compare", runB.Path(""))
 	}
 	d := DiffTimings(ta, tb)
-	d.A, d.B, d.GPUA, d.GPUB = runName(dirA), runName(dirB), ga, gb
+	d.A, d.B, d.GPUA, d.GPUB = runA.Name, runB.Name, ga, gb
 	return d, nil
-}
-
-func runName(dir string) string {
-	if abs, err := filepath.Abs(dir); err == nil {
-		return filepath.Base(abs)
-	}
-	return filepath.Base(dir)
 }
 
 func (r DiffRow) delta(alpha float64) string {

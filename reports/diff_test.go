@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
 // timings makes n samples around ms with a small deterministic spread.
@@ -85,7 +87,7 @@ func TestDiffRuns(t *testing.T) {
 	a, b := filepath.Join(dir, "run-a"), filepath.Join(dir, "run-b")
 	writeTimingTables(t, a, mem, timings("scan_gate", "semi-fused", "B=4,T=2048,d=256,dv=64", 0.05, 20))
 	writeTimingTables(t, b, mem, timings("scan_gate", "semi-fused", "B=4,T=2048,d=256,dv=64", 0.06, 20))
-	d, err := DiffRuns(context.Background(), a, b, mem)
+	d, err := DiffRuns(context.Background(), openRun(t, a), openRun(t, b), mem)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,10 +96,10 @@ func TestDiffRuns(t *testing.T) {
 	}
 	empty := filepath.Join(dir, "empty")
 	writeTimingTables(t, empty, mem, nil)
-	if _, err := DiffRuns(context.Background(), a, empty, mem); err == nil || !strings.Contains(err.Error(), "timings has no rows") {
+	if _, err := DiffRuns(context.Background(), openRun(t, a), openRun(t, empty), mem); err == nil || !strings.Contains(err.Error(), "timings has no rows") {
 		t.Errorf("empty run: err %v", err)
 	}
-	if _, err := DiffRuns(context.Background(), a, filepath.Join(dir, "nope"), mem); err == nil || !strings.Contains(err.Error(), "nope") {
+	if _, err := DiffRuns(context.Background(), openRun(t, a), &rundir.Run{Name: "nope", FS: os.DirFS(filepath.Join(dir, "nope"))}, mem); err == nil || !strings.Contains(err.Error(), "nope") {
 		t.Errorf("missing run: err %v", err)
 	}
 }

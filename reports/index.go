@@ -53,8 +53,14 @@ func newIndex(run *analysis.Run, man *rundir.Manifest, checks []Check) *index {
 	if man != nil {
 		for i := range man.Cells {
 			c := &man.Cells[i]
-			x.manCells[c.Key().String()] = c
+			k := c.Key().String()
+			x.manCells[k] = c
 			x.inRun[c.Experiment] = true
+			if w := codeDiffers(c); w != nil && x.cells[k] != nil {
+				m := *x.cells[k] // a copy: the run's facts stay as analysis made them
+				m.Warnings = append(append([]analysis.Warning(nil), m.Warnings...), *w)
+				x.cells[k] = &m
+			}
 		}
 	}
 	for i := range checks {

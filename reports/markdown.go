@@ -93,6 +93,9 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	if len(r.Run.Command) > 0 {
 		p("Command: `%s`\n\n", strings.Join(r.Run.Command, " "))
 	}
+	if r.Run.ClaimsFrom != "" {
+		p("Judged against %s.\n\n", r.Run.ClaimsFrom)
+	}
 	// Claims of experiments the run did not include are left out of the markdown (one line
 	// names them); report.json keeps them, NOT MEASURED.
 	exps, decisions, absent := shownExperiments(r)

@@ -40,6 +40,7 @@ type RunInfo struct {
 	Ceilings     analysis.Ceilings  `json:"ceilings"`
 	Notes        []string           `json:"notes,omitempty"` // manifest warnings
 	TimingClocks map[string]float64 `json:"timing_clocks,omitempty"`
+	ClaimsFrom   string             `json:"claims_from,omitempty"` // which specs and claims the run is judged with
 }
 
 // Value is a measured value with its 95% interval (Lo = Hi = Center for

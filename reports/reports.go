@@ -8,7 +8,11 @@
 // This file is the API that the profile command and the lead call.
 package reports
 
-import "context"
+import (
+	"context"
+
+	"github.com/rooftool/rooftool/ingest/rundir"
+)
 
 // Output formats of WriteRun.
 const (
@@ -20,13 +24,13 @@ const (
 // DefaultFormats is what WriteRun writes when formats is empty.
 var DefaultFormats = []string{FormatMarkdown, FormatJSON}
 
-// WriteRun renders the report of the run directory runDir (manifest.json,
-// tables/*.parquet, and where present ceilings.json, raw/check/ and the
-// timing JSON files of raw/timing/) into outDir
-// (outDir "" = runDir): report.md, report.json (and report.html) for the
-// given formats (empty = DefaultFormats), and the plots under outDir/plots/.
-// It reads nothing but the run directory and the embedded experiment specs,
-// so a run can be re-rendered offline anywhere. Files are written atomically.
-func WriteRun(ctx context.Context, runDir, outDir string, formats []string) error {
-	return writeRun(ctx, runDir, outDir, formats)
+// WriteRun renders the report of a run (rundir.Open, or rundir.OpenFS for
+// an embedded one) into outDir ("" = the run's own folder): report.md,
+// report.json (and report.html) for the given formats (empty =
+// DefaultFormats), and the plots under outDir/plots/. It reads nothing but
+// the run (and, where the run keeps no snapshot of its specs and claims,
+// the ones built into rooftool), so a run can be re-rendered offline
+// anywhere. Files are written atomically.
+func WriteRun(ctx context.Context, run *rundir.Run, outDir string, formats []string) error {
+	return writeRun(ctx, run, outDir, formats)
 }

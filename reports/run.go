@@ -26,8 +26,8 @@ import (
 // drawn: the report is still written, and says so.
 const WarnPlotFailed = "plot-failed"
 
-func writeRun(ctx context.Context, runDir, outDir string, formats []string) error {
-	return writeRunMem(ctx, runDir, outDir, formats, memory.DefaultAllocator)
+func writeRun(ctx context.Context, run *rundir.Run, outDir string, formats []string) error {
+	return writeRunMem(ctx, run, outDir, formats, memory.DefaultAllocator)
 }
 
 // checkFormats validates and normalises the formats list.
@@ -54,15 +54,18 @@ func checkFormats(formats []string) ([]string, error) {
 	return out, nil
 }
 
-func writeRunMem(ctx context.Context, runDir, outDir string, formats []string, mem memory.Allocator) error {
+func writeRunMem(ctx context.Context, run *rundir.Run, outDir string, formats []string, mem memory.Allocator) error {
 	formats, err := checkFormats(formats)
 	if err != nil {
 		return err
 	}
 	if outDir == "" {
-		outDir = runDir
+		outDir = run.Dir
 	}
-	in, tables, err := LoadRun(ctx, runDir, mem)
+	if outDir == "" {
+		return fmt.Errorf("run %s is not on disk: name an output directory", run.Name)
+	}
+	in, tables, err := LoadRun(ctx, run, mem)
 	if err != nil {
 		return err
 	}
@@ -100,81 +103,79 @@ func writeFormats(outDir string, rep *Report, formats []string) error {
 	return nil
 }
 
-// LoadRun reads a run directory (manifest.json, tables/, ceilings.json,
-// raw/check/) and analyses it: everything Build needs but the plots. The
-// caller releases the tables.
-func LoadRun(ctx context.Context, runDir string, mem memory.Allocator) (*Input, *ingest.Tables, error) {
+// LoadRun reads a run (manifest.json, tables/, ceilings.json, raw/check/,
+// the timing JSON files, and the specs and claims snapshot) and analyses
+// it: everything Build needs but the plots. The caller releases the tables.
+func LoadRun(ctx context.Context, run *rundir.Run, mem memory.Allocator) (*Input, *ingest.Tables, error) {
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
-	fi, err := os.Stat(runDir)
+	in := &Input{Name: run.Name, Manifest: run.Manifest}
+	if run.Manifest == nil {
+		in.Warnings = append(in.Warnings, analysis.Warning{Code: analysis.WarnMissing, Msg: "no manifest.json in " + run.Path("") + ": cell status, GPU clocks and versions unknown"})
+	}
+	tables, err := run.Tables(mem)
 	if err != nil {
-		return nil, nil, fmt.Errorf("run directory: %w", err)
-	}
-	if !fi.IsDir() {
-		return nil, nil, fmt.Errorf("run directory %s: not a directory", runDir)
-	}
-	in := &Input{Name: filepath.Base(filepath.Clean(runDir))}
-	if abs, err := filepath.Abs(runDir); err == nil {
-		in.Name = filepath.Base(abs)
-	}
-	man, err := rundir.ReadManifest(runDir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		in.Warnings = append(in.Warnings, analysis.Warning{Code: analysis.WarnMissing, Msg: "no manifest.json in " + runDir + ": cell status, GPU clocks and versions unknown"})
-	case err != nil:
 		return nil, nil, err
-	default:
-		in.Manifest = man
-	}
-	tdir := filepath.Join(runDir, "tables")
-	if _, err := os.Stat(tdir); err != nil {
-		// A directory written by `rooftool ingest -o DIR` holds the tables itself.
-		tdir = runDir
-	}
-	tables, err := ingest.ReadDir(tdir, mem)
-	if err != nil {
-		return nil, nil, fmt.Errorf("run %s: %w", runDir, err)
 	}
 	fail := func(err error) (*Input, *ingest.Tables, error) {
 		tables.Release()
 		return nil, nil, err
 	}
 	var measured *roofline.Measured
-	cp := filepath.Join(runDir, "ceilings.json")
-	if _, err := os.Stat(cp); err == nil {
-		if measured, err = roofline.ReadMeasured(cp); err != nil {
-			return fail(fmt.Errorf("%s: %w", cp, err))
+	if data, err := run.ReadFile(rundir.CeilingsFile); err == nil {
+		if measured, err = roofline.ParseMeasured(data); err != nil {
+			return fail(fmt.Errorf("%s: %w", run.Path(rundir.CeilingsFile), err))
 		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fail(err)
 	}
-	exps, err := kernels.Load()
+	exps, claimsFrom, err := experimentsOf(run)
 	if err != nil {
 		return fail(err)
 	}
-	in.Experiments = exps
+	in.Experiments, in.ClaimsFrom = exps, claimsFrom
 	gpu := ""
-	if man != nil {
-		gpu = man.GPU.Name
+	if run.Manifest != nil {
+		gpu = run.Manifest.GPU.Name
+		if measured != nil && measured.UUID != "" && run.Manifest.GPU.UUID != "" && measured.UUID != run.Manifest.GPU.UUID {
+			in.Warnings = append(in.Warnings, analysis.Warning{Code: analysis.WarnMissing, Metric: "ceilings",
+				Msg: fmt.Sprintf("ceilings.json was measured on GPU %s, the run ran on %s (same model: %s)", measured.UUID, run.Manifest.GPU.UUID, gpu)})
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return fail(err)
 	}
 	ceil := roofline.CeilingsFor(tables, gpu, measured)
-	run, err := analysis.Analyze(tables, exps, analysis.Options{Ceilings: ceil, Theory: TheoryFunc})
+	an, err := analysis.Analyze(tables, exps, analysis.Options{Ceilings: ceil, Theory: TheoryFunc})
 	if err != nil {
-		return fail(fmt.Errorf("analyse %s: %w", runDir, err))
+		return fail(fmt.Errorf("analyse %s: %w", run.Name, err))
 	}
-	in.Run = run
-	in.Checks, err = ReadChecks(runDir)
-	if err != nil {
+	in.Run = an
+	if in.Checks, err = ReadChecks(run); err != nil {
 		return fail(err)
 	}
 	in.TimingDevices, in.TimingMethods = timingEnv(tables.Timings())
 	in.TimingClocks = timingClocks(tables.Metas(), tables.Timings(), exps)
-	if in.CellSMClocks, err = ReadTimingClocks(runDir); err != nil {
+	if in.CellSMClocks, err = ReadTimingClocks(run); err != nil {
 		return fail(err)
 	}
 	return in, tables, nil
+}
+
+// experimentsOf loads the experiments a run is judged with: its own
+// snapshot of the specs and claims (specs/) where it has one, else the
+// ones built into rooftool, and says which.
+func experimentsOf(run *rundir.Run) ([]*kernels.Experiment, string, error) {
+	if fsys, ok := run.Specs(); ok {
+		exps, err := kernels.LoadFS(fsys)
+		if err != nil {
+			return nil, "", fmt.Errorf("%s: %w", run.Path(rundir.SpecsDir), err)
+		}
+		return exps, "the run's own snapshot (" + rundir.SpecsDir + "/)", nil
+	}
+	exps, err := kernels.Load()
+	return exps, "the claims built into this rooftool (the run keeps no snapshot of its own)", err
 }
 
 // timingEnv lists per experiment the devices and methods of its timing pass.
@@ -271,22 +272,11 @@ func timingClocks(metas []ingest.Meta, timings []ingest.Timing, exps []*kernels.
 // ReadTimingClocks reads the SM clock each timing JSON of a run recorded
 // (raw/timing/<exp>/<variant>/<shape>.json, "clocks": {"sm_mhz": ...}),
 // keyed "exp/variant/shape". A run without them gives none.
-func ReadTimingClocks(runDir string) (map[string]float64, error) {
-	root := filepath.Join(runDir, "raw", "timing")
+func ReadTimingClocks(run *rundir.Run) (map[string]float64, error) {
 	out := map[string]float64{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) && p == root {
-				return fs.SkipAll
-			}
-			return err
-		}
-		if d.IsDir() || !strings.HasSuffix(p, ".json") || strings.HasSuffix(p, ".check.json") || strings.HasSuffix(p, ".time-error.json") {
+	err := run.WalkJSON(rundir.TimingDir, ".json", func(rel string, data []byte) error {
+		if strings.HasSuffix(rel, ".check.json") || strings.HasSuffix(rel, ".time-error.json") {
 			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
 		}
 		var tf struct {
 			Experiment string             `json:"experiment"`
@@ -295,7 +285,7 @@ func ReadTimingClocks(runDir string) (map[string]float64, error) {
 			Clocks     map[string]float64 `json:"clocks"`
 		}
 		if err := json.Unmarshal(data, &tf); err != nil {
-			return fmt.Errorf("%s: %w", p, err)
+			return err
 		}
 		if v := tf.Clocks["sm_mhz"]; v > 0 && tf.Experiment != "" && tf.Variant != "" && tf.Shape != "" {
 			out[key(tf.Experiment, tf.Variant, tf.Shape)] = v
@@ -308,37 +298,21 @@ func ReadTimingClocks(runDir string) (map[string]float64, error) {
 	return out, nil
 }
 
-// ReadChecks reads every raw/check/**/*.check.json of a run directory
-// (kernels/README.md, mode check). A run without checks gives none.
-func ReadChecks(runDir string) ([]Check, error) {
-	root := filepath.Join(runDir, "raw", "check")
+// ReadChecks reads every raw/check/**/*.check.json of a run (kernels/README.md,
+// mode check). A run without checks gives none.
+func ReadChecks(run *rundir.Run) ([]Check, error) {
 	var out []Check
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) && p == root {
-				return fs.SkipAll
-			}
-			return err
-		}
-		if d.IsDir() || !strings.HasSuffix(p, ".check.json") {
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
+	err := run.WalkJSON(rundir.CheckDir, ".check.json", func(rel string, data []byte) error {
 		var c Check
 		if err := json.Unmarshal(data, &c); err != nil {
-			return fmt.Errorf("%s: %w", p, err)
+			return err
 		}
 		if c.Experiment == "" || c.Variant == "" || c.Shape == "" {
 			// Fall back to the path: raw/check/<exp>/<variant>/<shape>.check.json.
-			rel, _ := filepath.Rel(root, p)
-			parts := strings.Split(filepath.ToSlash(rel), "/")
-			if len(parts) == 3 {
-				c.Experiment = or(c.Experiment, parts[0])
-				c.Variant = or(c.Variant, parts[1])
-				c.Shape = or(c.Shape, strings.TrimSuffix(parts[2], ".check.json"))
+			if k, err := rundir.ParseKey(strings.TrimSuffix(rel, ".check.json")); err == nil {
+				c.Experiment = or(c.Experiment, k.Experiment)
+				c.Variant = or(c.Variant, k.Variant)
+				c.Shape = or(c.Shape, k.Shape)
 			}
 		}
 		out = append(out, c)
@@ -429,46 +403,6 @@ func writePlots(ctx context.Context, dir string, run *analysis.Run, exps []*kern
 		}
 	}
 	return plots, ws
-}
-
-// CopyRunFS copies what a report reads from a run held in fsys (such as
-// an embedded committed run) into the directory dst: manifest.json,
-// ceilings.json, tables/, raw/check/ and raw/timing/ (its JSON files).
-func CopyRunFS(fsys fs.FS, dst string) error {
-	copyFile := func(p string) error {
-		data, err := fs.ReadFile(fsys, p)
-		if err != nil {
-			return err
-		}
-		out := filepath.Join(dst, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(out, data, 0o644)
-	}
-	for _, p := range []string{"manifest.json", "ceilings.json"} {
-		if err := copyFile(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("%s: %w", p, err)
-		}
-	}
-	for _, root := range []string{"tables", "raw/check", "raw/timing"} {
-		err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				if errors.Is(err, fs.ErrNotExist) && p == root {
-					return fs.SkipAll
-				}
-				return err
-			}
-			if d.IsDir() || (root == "raw/timing" && !strings.HasSuffix(p, ".json")) {
-				return nil
-			}
-			return copyFile(p)
-		})
-		if err != nil {
-			return fmt.Errorf("%s: %w", root, err)
-		}
-	}
-	return nil
 }
 
 // safePlot runs a plot function, turning a panic (gonum panics on some

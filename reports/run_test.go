@@ -98,7 +98,7 @@ func TestWriteRun(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "2026-11-22-synthetic-1")
 	writeSyntheticRunDir(t, dir, mem)
 	out := filepath.Join(t.TempDir(), "out")
-	if err := writeRunMem(context.Background(), dir, out, []string{"md", "json", "html"}, mem); err != nil {
+	if err := writeRunMem(context.Background(), openRun(t, dir), out, []string{"md", "json", "html"}, mem); err != nil {
 		t.Fatal(err)
 	}
 	md, err := os.ReadFile(filepath.Join(out, "report.md"))
@@ -171,7 +171,7 @@ func TestWriteRun(t *testing.T) {
 	}
 	// Deterministic: a second render is byte-identical.
 	out2 := filepath.Join(t.TempDir(), "out2")
-	if err := writeRunMem(context.Background(), dir, out2, nil, mem); err != nil {
+	if err := writeRunMem(context.Background(), openRun(t, dir), out2, nil, mem); err != nil {
 		t.Fatal(err)
 	}
 	md2, _ := os.ReadFile(filepath.Join(out2, "report.md"))
@@ -189,37 +189,41 @@ func TestWriteRun(t *testing.T) {
 
 func TestWriteRunErrors(t *testing.T) {
 	ctx := context.Background()
-	if err := WriteRun(ctx, t.TempDir(), "", []string{"pdf"}); err == nil || !strings.Contains(err.Error(), `"pdf"`) {
+	if err := WriteRun(ctx, openRun(t, t.TempDir()), "", []string{"pdf"}); err == nil || !strings.Contains(err.Error(), `"pdf"`) {
 		t.Errorf("format pdf: %v", err)
 	}
-	if err := WriteRun(ctx, filepath.Join(t.TempDir(), "nope"), "", nil); err == nil || !strings.Contains(err.Error(), "nope") {
+	if _, err := rundir.Open(filepath.Join(t.TempDir(), "nope")); err == nil || !strings.Contains(err.Error(), "nope") {
 		t.Errorf("missing run: %v", err)
 	}
-	if err := WriteRun(ctx, t.TempDir(), "", nil); err == nil || !strings.Contains(err.Error(), "kernels") {
+	if err := WriteRun(ctx, openRun(t, t.TempDir()), "", nil); err == nil || !strings.Contains(err.Error(), "kernels") {
 		t.Errorf("run without tables: %v", err)
+	}
+	if err := WriteRun(ctx, &rundir.Run{Name: "embedded", FS: fstest.MapFS{}}, "", nil); err == nil || !strings.Contains(err.Error(), "output directory") {
+		t.Errorf("embedded run without an output directory: %v", err)
 	}
 }
 
-func TestCopyRunFS(t *testing.T) {
-	fsys := fstest.MapFS{
-		"manifest.json":                            {Data: []byte(`{"tool":"rooftool"}`)},
-		"tables/kernels.parquet":                   {Data: []byte("k")},
-		"raw/check/swiglu/dual-acc/M=1.check.json": {Data: []byte(`{"ok":true}`)},
-		"raw/nsys/swiglu/big.sqlite":               {Data: []byte("not copied")},
-	}
-	dst := t.TempDir()
-	if err := CopyRunFS(fsys, dst); err != nil {
+// openRun opens a run directory or fails the test.
+func openRun(t *testing.T, dir string) *rundir.Run {
+	t.Helper()
+	run, err := rundir.Open(dir)
+	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{"manifest.json", "tables/kernels.parquet", "raw/check/swiglu/dual-acc/M=1.check.json"} {
-		if _, err := os.Stat(filepath.Join(dst, p)); err != nil {
-			t.Error(err)
-		}
+	return run
+}
+
+// A run held in an fs.FS (an embedded one) is read in place.
+func TestReadChecksFS(t *testing.T) {
+	fsys := fstest.MapFS{
+		"manifest.json": {Data: []byte(`{"tool":"rooftool"}`)},
+		"raw/check/swiglu/dual-acc/M=1.check.json": {Data: []byte(`{"ok":true}`)},
 	}
-	if _, err := os.Stat(filepath.Join(dst, "raw/nsys/swiglu/big.sqlite")); err == nil {
-		t.Error("raw/nsys copied: a report does not read it")
+	run, err := rundir.OpenFS("r", fsys)
+	if err != nil || run.Manifest == nil || run.Manifest.Tool != "rooftool" {
+		t.Fatalf("OpenFS = %+v, %v", run, err)
 	}
-	checks, err := ReadChecks(dst)
+	checks, err := ReadChecks(run)
 	if err != nil || len(checks) != 1 || checks[0].Experiment != "swiglu" || checks[0].Variant != "dual-acc" || checks[0].Shape != "M=1" {
 		t.Errorf("ReadChecks = %+v, %v; want the path's experiment, variant and shape", checks, err)
 	}

@@ -23,7 +23,7 @@ import (
 // ncu CSVs and nsys SQLite exports stay out of the binary). Each pattern
 // must match at least one file, or the package does not build.
 //
-//go:embed runs/README.md runs/*/manifest.json runs/*/ceilings.json runs/*/tables runs/*/raw/check runs/*/raw/timing
+//go:embed runs/README.md runs/*/manifest.json runs/*/ceilings.json runs/*/specs runs/*/tables runs/*/raw/check runs/*/raw/timing
 var runsFS embed.FS
 
 // Runs lists the committed runs: the names of runs/<name>/ that hold a

@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/reports"
-	"github.com/rooftool/rooftool/testdata"
 )
 
 // DiffOptions are the flags of `rooftool diff`.
@@ -48,30 +46,20 @@ func runDiff(ctx context.Context, opts *DiffOptions) error {
 	if opts.Format != "table" && opts.Format != "csv" {
 		return usageErrorf("--format %q: want table or csv", opts.Format)
 	}
-	dirs := []string{opts.A, opts.B}
-	for i, d := range dirs {
-		if st, err := os.Stat(d); err == nil && st.IsDir() {
-			continue
+	var runs [2]*rundir.Run
+	for i, d := range []string{opts.A, opts.B} {
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			if !isCommittedRun(d) {
+				return usageErrorf("%s: not a run directory", d)
+			}
 		}
-		if !isCommittedRun(d) {
-			return usageErrorf("%s: not a run directory", d)
-		}
-		// A run committed under testdata/runs, from the binary.
-		_, fsys, err := testdata.Run(d)
+		run, _, err := openRun(d, "")
 		if err != nil {
 			return err
 		}
-		tmp, err := os.MkdirTemp("", "rooftool-run-*")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(tmp)
-		dirs[i] = filepath.Join(tmp, d)
-		if err := reports.CopyRunFS(fsys, dirs[i]); err != nil {
-			return fmt.Errorf("embedded run %s: %w", d, err)
-		}
+		runs[i] = run
 	}
-	d, err := reports.DiffRuns(ctx, dirs[0], dirs[1], nil)
+	d, err := reports.DiffRuns(ctx, runs[0], runs[1], nil)
 	if err != nil {
 		return err
 	}

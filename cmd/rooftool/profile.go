@@ -50,6 +50,10 @@ func newProfileCmd(io *IO) *cobra.Command {
 kernels/run.py: a correctness check, a timing pass (CUDA events, no profiler),
 an ncu kernel pass (per-kernel counters), an ncu range pass (DRAM bytes of the
 whole NVTX range of a cell, L2 reuse included) and an nsys pass (timeline).
+The range pass runs one ncu process per cell, replays CUDA-graph variants with
+app-range, and checks each range against the cell's kernel pass (L2 bytes and
+time): a range replay that fails or covers less than 0.9 of it is replayed
+once more with app-range; a cell no method covers is warned about.
 Raw exports land in RUNDIR/raw exactly as the profilers wrote them, the tables
 in RUNDIR/tables, and RUNDIR/manifest.json records versions, the GPU, clocks
 and each cell's status per pass, rewritten after every runner process.
@@ -181,6 +185,8 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 func writeProfileSummary(opts *ProfileOptions, m *rundir.Manifest) {
 	w := opts.IO.Out
 	counts := map[string]map[string]int{}
+	methods := map[string]int{} // range pass: cells measured ok per replay method
+	partial := 0                // range pass: ok cells below rundir.MinRangeCoverage of their kernel pass
 	type failure struct{ key, pass, reason string }
 	var fails []failure
 	for _, c := range m.Cells {
@@ -189,6 +195,12 @@ func writeProfileSummary(opts *ProfileOptions, m *rundir.Manifest) {
 				counts[p] = map[string]int{}
 			}
 			counts[p][st.Status]++
+			if p == rundir.PassRange && st.Status == rundir.StatusOK {
+				methods[st.Method]++
+				if !st.Coverage.Complete(st.Method) {
+					partial++
+				}
+			}
 			if st.Status == rundir.StatusFailed {
 				fails = append(fails, failure{c.Key().String(), p, st.Reason})
 			}
@@ -199,7 +211,7 @@ func writeProfileSummary(opts *ProfileOptions, m *rundir.Manifest) {
 		if counts[p] == nil {
 			continue
 		}
-		fmt.Fprintf(w, "%-7s %d ok, %d failed, %d skipped\n", p+":", counts[p][rundir.StatusOK], counts[p][rundir.StatusFailed], counts[p][rundir.StatusSkipped])
+		fmt.Fprintf(w, "%-7s %d ok, %d failed, %d skipped%s\n", p+":", counts[p][rundir.StatusOK], counts[p][rundir.StatusFailed], counts[p][rundir.StatusSkipped], rangeNote(p, methods, partial))
 	}
 	sort.Slice(fails, func(i, j int) bool {
 		if fails[i].key != fails[j].key {
@@ -213,6 +225,29 @@ func writeProfileSummary(opts *ProfileOptions, m *rundir.Manifest) {
 	for _, wn := range m.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", wn)
 	}
+}
+
+// rangeNote tells how the range pass's ok cells were replayed, e.g.
+// " (2 range, 1 app-range; 1 partial)"; "" for the other passes.
+func rangeNote(pass string, methods map[string]int, partial int) string {
+	if pass != rundir.PassRange || len(methods) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, k := range []string{rundir.MethodRange, rundir.MethodAppRange, rundir.MethodGraph, ""} {
+		if n := methods[k]; n > 0 {
+			name := k
+			if name == "" {
+				name = "method unrecorded"
+			}
+			parts = append(parts, fmt.Sprintf("%d %s", n, name))
+		}
+	}
+	note := " (" + strings.Join(parts, ", ")
+	if partial > 0 {
+		note += fmt.Sprintf("; %d below %.2f of the kernel pass", partial, rundir.MinRangeCoverage)
+	}
+	return note + ")"
 }
 
 func runDirOf(opts *ProfileOptions, m *rundir.Manifest) string {
@@ -232,7 +267,11 @@ func writeProfileReport(ctx context.Context, opts *ProfileOptions, dir string) e
 		fmt.Fprintf(opts.IO.Err, "report: not written: %s has no tables\n", dir)
 		return nil
 	}
-	if err := reports.WriteRun(ctx, dir, dir, []string{"md", "json"}); err != nil {
+	run, err := rundir.Open(dir)
+	if err == nil {
+		err = reports.WriteRun(ctx, run, dir, []string{"md", "json"})
+	}
+	if err != nil {
 		return fmt.Errorf("profile: the run is kept, but its report failed: %w (retry with: rooftool report %s)", err, dir)
 	}
 	fmt.Fprintf(opts.IO.Out, "report: %s\n", filepath.Join(dir, "report.md"))

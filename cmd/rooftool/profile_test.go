@@ -85,3 +85,34 @@ func TestProfileFake(t *testing.T) {
 		t.Errorf("resume: exit %d, stderr %q", code, e.String())
 	}
 }
+
+// The summary says how the range pass replayed its cells.
+func TestProfileRangeSummary(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not on PATH: the fake runner and ncu are Python scripts")
+	}
+	for _, k := range []string{"FAKE_LOG", "FAKE_NCU_PERM", "FAKE_NCU_LOG", "FAKE_CODE", "FAKE_RANGE_FAIL", "FAKE_APPRANGE_FAIL", "FAKE_APPRANGE_PARTIAL"} {
+		t.Setenv(k, "")
+	}
+	for _, tc := range []struct {
+		name, partial, want string
+	}{
+		{"one method each", "", "range:  2 ok, 0 failed, 0 skipped (1 range, 1 app-range)\n"},
+		{"partial", "good/n=1", "range:  2 ok, 0 failed, 0 skipped (2 app-range; 1 below 0.90 of the kernel pass)\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("FAKE_RANGE_PARTIAL", tc.partial)
+			t.Setenv("FAKE_APPRANGE_PARTIAL", tc.partial)
+			dir := filepath.Join(t.TempDir(), "run")
+			args := []string{"profile", "--gpu", "h100", "--kernels", "../../kernels/launch/testdata/kernels", "--ncu", "../../kernels/launch/testdata/bin/ncu",
+				"--variant", "good", "--variant", "graphy", "--shape", "n=1", "--passes", "check,ncu,range", "--no-report", "-o", dir}
+			var o, e bytes.Buffer
+			if code := run(context.Background(), args, &IO{Out: &o, Err: &e}); code != exitOK {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, o.String(), e.String())
+			}
+			if !strings.Contains(o.String(), tc.want) {
+				t.Errorf("stdout lacks %q:\n%s", tc.want, o.String())
+			}
+		})
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/reports"
 	"github.com/rooftool/rooftool/testdata"
 )
@@ -66,38 +67,14 @@ func runReport(ctx context.Context, opts *ReportOptions) error {
 			return usageErrorf("--format %q: want md, json or html", f)
 		}
 	}
-	runDir, outDir := opts.RunDir, opts.OutDir
-	committed := ""
-	if runDir != "" {
-		if _, err := os.Stat(runDir); err != nil && isCommittedRun(runDir) {
-			committed, runDir = runDir, ""
-		}
+	run, outDir, err := openRun(opts.RunDir, opts.OutDir)
+	if err != nil {
+		return err
 	}
-	if runDir == "" {
-		name, fsys, err := testdata.Run(committed)
-		if err != nil {
-			return fmt.Errorf("no RUNDIR given and %w", err)
-		}
-		tmp, err := os.MkdirTemp("", "rooftool-run-*")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(tmp)
-		runDir = filepath.Join(tmp, name)
-		if err := reports.CopyRunFS(fsys, runDir); err != nil {
-			return fmt.Errorf("embedded run %s: %w", name, err)
-		}
-		if outDir == "" {
-			outDir = filepath.Join("out", "report")
-		}
-		fmt.Fprintf(opts.IO.Err, "rendering the committed run %s (testdata/runs/%s)\n", name, name)
-	} else if st, err := os.Stat(runDir); err != nil || !st.IsDir() {
-		return usageErrorf("RUNDIR %s: not a run directory", runDir)
+	if run.Dir == "" {
+		fmt.Fprintf(opts.IO.Err, "rendering the committed run %s (testdata/runs/%s)\n", run.Name, run.Name)
 	}
-	if outDir == "" {
-		outDir = runDir
-	}
-	if err := reports.WriteRun(ctx, runDir, outDir, opts.Formats); err != nil {
+	if err := reports.WriteRun(ctx, run, outDir, opts.Formats); err != nil {
 		return err
 	}
 	for _, f := range opts.Formats {
@@ -108,6 +85,36 @@ func runReport(ctx context.Context, opts *ReportOptions) error {
 		fmt.Fprintln(opts.IO.Out, filepath.Join(outDir, "report."+f))
 	}
 	return nil
+}
+
+// openRun opens RUNDIR, or a run committed under testdata/runs by name
+// (read from the binary, "" = the default one), and picks the output
+// directory: outDir, else the run's folder, else out/report.
+func openRun(runDir, outDir string) (*rundir.Run, string, error) {
+	if runDir != "" {
+		if st, err := os.Stat(runDir); err == nil {
+			if !st.IsDir() {
+				return nil, "", usageErrorf("RUNDIR %s: not a run directory", runDir)
+			}
+			run, err := rundir.Open(runDir)
+			if outDir == "" {
+				outDir = runDir
+			}
+			return run, outDir, err
+		}
+		if !isCommittedRun(runDir) {
+			return nil, "", usageErrorf("RUNDIR %s: not a run directory", runDir)
+		}
+	}
+	name, fsys, err := testdata.Run(runDir)
+	if err != nil {
+		return nil, "", fmt.Errorf("no RUNDIR given and %w", err)
+	}
+	run, err := rundir.OpenFS(name, fsys)
+	if outDir == "" {
+		outDir = filepath.Join("out", "report")
+	}
+	return run, outDir, err
 }
 
 // isCommittedRun reports whether name is a run committed under

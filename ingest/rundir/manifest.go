@@ -85,7 +85,8 @@ type PassStatus struct {
 	Files   []string `json:"files,omitempty"` // raw exports, relative to the run directory
 	Seconds float64  `json:"seconds,omitempty"`
 	// Kernels lists the kernels (or ranges) ncu profiled for this cell and
-	// how many replay passes each needed; ncu passes only.
+	// how many replay passes each needed; for an nsys pass the kernels it
+	// traced in the cell's range (ID: CUDA correlation id, Passes 0).
 	Kernels []KernelReplay `json:"kernels,omitempty"`
 	// Attempts counts the runner processes this pass took for the cell
 	// (a crash or timeout of a shared process re-launches the rest).
@@ -97,6 +98,9 @@ type PassStatus struct {
 	// Method is how an ncu pass replayed the cell: "kernel", "range",
 	// "app-range" or "graph" (ncu --graph-profiling graph).
 	Method string `json:"method,omitempty"`
+	// Coverage compares a range pass with the same cell's kernel pass
+	// (range passes only, when the kernel pass had run).
+	Coverage *Coverage `json:"coverage,omitempty"`
 }
 
 // Code is what one pass of a cell ran: every environment knob that changes

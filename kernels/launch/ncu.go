@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// NCUMetrics is the kernel pass metric list (DESIGN.md "How each number is
+// NCUMetrics is the kernel pass metric list (METHOD.md "How each number is
 // measured"), chosen for few replay passes. An entry with '*' is expanded
 // against `ncu --query-metrics`; names that the device does not know are
 // dropped with a warning rather than failing the pass.
@@ -171,14 +171,22 @@ func MissingMetrics(out string) []string {
 	return names
 }
 
-var profRE = regexp.MustCompile(`==PROF== Profiling "(.*)" - (\d+):.*?(\d+) pass`)
+var (
+	profRE    = regexp.MustCompile(`==PROF== Profiling "(.*)" - (\d+):.*?(\d+) pass`)
+	appPassRE = regexp.MustCompile(`==PROF== Profiling "(.*)" - (\d+): Application replay pass (\d+)`)
+)
 
 // ReplayPasses reads ncu's "==PROF== Profiling "k" - 3: 0%....100% - 9 passes"
-// lines: result ID -> passes.
+// lines, and for app-range replay its "... - 0: Application replay pass 2"
+// lines (one per pass): result ID -> passes.
 func ReplayPasses(log string) map[int]int {
 	out := map[int]int{}
 	for _, l := range strings.Split(log, "\n") {
-		if m := profRE.FindStringSubmatch(l); m != nil {
+		if m := appPassRE.FindStringSubmatch(l); m != nil {
+			id, _ := strconv.Atoi(m[2])
+			p, _ := strconv.Atoi(m[3])
+			out[id] = max(out[id], p)
+		} else if m := profRE.FindStringSubmatch(l); m != nil {
 			id, _ := strconv.Atoi(m[2])
 			p, _ := strconv.Atoi(m[3])
 			out[id] = p

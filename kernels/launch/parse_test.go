@@ -108,6 +108,14 @@ func TestReplayPasses(t *testing.T) {
 	if got[0] != 9 || got[1] != 1 || got[2] != 12 || len(got) != 3 {
 		t.Errorf("passes = %v", got)
 	}
+	// app-range replay (ncu 2025.3.1 on an H100): one line per pass
+	app := `==PROF== Connected to process 798 (/usr/bin/python3.12)
+==PROF== Profiling "range" - 0: Application replay pass 1
+==PROF== Profiling "range" - 0: Application replay pass 2
+==PROF== Disconnected from process 798`
+	if got := ReplayPasses(app); got[0] != 2 || len(got) != 1 {
+		t.Errorf("app-range passes = %v", got)
+	}
 }
 
 func TestExpandMetrics(t *testing.T) {

@@ -45,6 +45,15 @@ func fakeEnv(t *testing.T) (Config, string) {
 	t.Setenv("FAKE_LOG", logf)
 	t.Setenv("FAKE_NCU_PERM", "")
 	t.Setenv("FAKE_NSYS_NOLIB", "")
+	for _, k := range []string{"FAKE_CODE", "FAKE_NCU_LOG", "FAKE_RANGE_FAIL", "FAKE_RANGE_PARTIAL", "FAKE_APPRANGE_FAIL", "FAKE_APPRANGE_PARTIAL"} {
+		t.Setenv(k, "")
+	}
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "ROOFTOOL_") {
+			t.Setenv(k, "") // restored after the test
+			os.Unsetenv(k)
+		}
+	}
 	cfg := Config{
 		RunDir:     filepath.Join(tmp, "run dir"),
 		KernelsDir: filepath.Join("testdata", "kernels"),
@@ -114,8 +123,14 @@ func hasWarning(m *rundir.Manifest, sub string) bool {
 	return slices.ContainsFunc(m.Warnings, func(w string) bool { return strings.Contains(w, sub) })
 }
 
+func jsonOf(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
 func TestRunAllPasses(t *testing.T) {
 	cfg, logf := fakeEnv(t)
+	t.Setenv("ROOFTOOL_MM_IMPL", "tma")
 	cfg.Variants = []string{"good", "wrong", "needs"}
 	var lines strings.Builder
 	cfg.Progress = NewProgress(&lines, false)
@@ -163,17 +178,49 @@ func TestRunAllPasses(t *testing.T) {
 		if n := strings.Count(string(data), "\n"); n != 4 || !strings.Contains(string(data), `"fake_kernel_b(float*)"`) {
 			t.Errorf("%s: split CSV has %d lines:\n%s", st.Files[0], n, data)
 		}
+		if st.Method != rundir.MethodKernel {
+			t.Errorf("%s ncu method = %q", c, st.Method)
+		}
+		// One ncu process per cell: both ranges complete (the fake, like
+		// ncu, returns a later range of a process partial).
 		rs := mustPass(t, m, c, rundir.PassRange, rundir.StatusOK, "")
 		if len(rs.Kernels) != 1 || rs.Kernels[0].Name != "range" {
 			t.Errorf("%s range kernels = %+v", c, rs.Kernels)
+		}
+		if rs.Method != rundir.MethodRange || rs.Files[0] != "raw/ncu-range/fake/good/"+sh+".range.csv" || rs.Attempts != 1 {
+			t.Errorf("%s range: method %q, files %q, attempts %d", c, rs.Method, rs.Files, rs.Attempts)
+		}
+		wantCov := rundir.Coverage{KernelTimeNs: 2000, RangeTimeNs: 2400, KernelL2Bytes: 4e6, RangeL2Bytes: 4.12e6}
+		if cv := rs.Coverage; cv == nil || cv.Time == nil || *cv.Time != 1.2 || cv.L2Bytes == nil || *cv.L2Bytes != 1.03 ||
+			cv.KernelTimeNs != wantCov.KernelTimeNs || cv.RangeTimeNs != wantCov.RangeTimeNs || cv.KernelL2Bytes != wantCov.KernelL2Bytes || cv.RangeL2Bytes != wantCov.RangeL2Bytes {
+			t.Errorf("%s range coverage = %s", c, jsonOf(rs.Coverage))
 		}
 		ns := mustPass(t, m, c, rundir.PassNsys, rundir.StatusOK, "")
 		if !strings.HasSuffix(ns.Files[0], ".sqlite") {
 			t.Errorf("nsys files = %q", ns.Files)
 		}
+		// The kernels nsys traced in the cell's range: the warm-up is outside.
+		if len(ns.Kernels) != 2 || ns.Kernels[0].Name != "void fake_kernel_a<float>(float*, int)" || ns.Kernels[1].Name != "fake_kernel_b(float*)" {
+			t.Errorf("%s nsys kernels = %+v", c, ns.Kernels)
+		}
+		// Every pass records the code the runner reported.
+		for _, p := range []string{rundir.PassCheck, rundir.PassTiming, rundir.PassNCU, rundir.PassRange, rundir.PassNsys} {
+			st, _ := m.Pass("fake", "good", sh, p)
+			if want := `{"knobs":{"ROOFTOOL_MM_IMPL":"tma"},"picks":{"num_warps":"4","tile":"128x64"},"launch":"plan"}`; jsonOf(st.Code) != want {
+				t.Errorf("%s [%s] code = %s, want %s", c, p, jsonOf(st.Code), want)
+			}
+		}
 	}
-	if !hasWarning(m, "attributed to cells in launch order") {
-		t.Errorf("no warning about range rows attributed by order: %q", m.Warnings)
+	// The runner's ROOFTOOL_* environment, and the snapshot of the spec.
+	if m.Options["env.ROOFTOOL_MM_IMPL"] != "tma" || !strings.HasSuffix(m.Options["env.ROOFTOOL_PICKS"], PicksFile) {
+		t.Errorf("options = %v", m.Options)
+	}
+	snap, err := os.ReadFile(filepath.Join(cfg.RunDir, filepath.FromSlash(rundir.SpecsPath("fake", "spec.yaml"))))
+	if orig, _ := os.ReadFile(filepath.Join(cfg.KernelsDir, "fake", "spec.yaml")); err != nil || string(snap) != string(orig) {
+		t.Errorf("specs/fake/spec.yaml: %v, %d bytes, want the checkout's %d", err, len(snap), len(orig))
+	}
+	if _, err := os.Stat(filepath.Join(cfg.RunDir, "specs", "fake", "claims.yaml")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("claims.yaml snapshot of an experiment without claims: %v", err)
 	}
 	// A sweep shape runs under check and timing only.
 	mustPass(t, m, "fake/good/n=3", rundir.PassTiming, rundir.StatusOK, "")
@@ -193,7 +240,8 @@ func TestRunAllPasses(t *testing.T) {
 	for _, argv := range calls {
 		modes[argv[0]]++
 	}
-	if modes["env"] != 1 || modes["check"] != 1 || modes["time"] != 1 || modes["profile"] != 3 {
+	// profile: ncu once, range once per cell, nsys once
+	if modes["env"] != 1 || modes["check"] != 1 || modes["time"] != 1 || modes["profile"] != 4 {
 		t.Errorf("runner calls per mode = %v", modes)
 	}
 	for _, argv := range calls {
@@ -204,16 +252,22 @@ func TestRunAllPasses(t *testing.T) {
 			}
 		}
 		if argv[0] == "profile" {
-			if got := cellsOf(argv); !slices.Equal(got, []string{"good/n=1", "good/n=2"}) {
-				t.Errorf("profile cells = %q", got)
+			want := []string{"good/n=1", "good/n=2"}
+			if strings.Contains(strings.Join(argv, " "), "ncu-range") {
+				want = want[:1]
+				if slices.Contains(cellsOf(argv), "good/n=2") {
+					want = []string{"good/n=2"}
+				}
+			}
+			if got := cellsOf(argv); !slices.Equal(got, want) {
+				t.Errorf("profile cells = %q, want %q", got, want)
 			}
 		}
 	}
 
-	// Tables: the timing exports at least (the fake SQLite is rejected and
-	// said so).
-	if !hasWarning(m, "ingest left out raw/nsys/fake/part-1.sqlite") {
-		t.Errorf("no warning about the fake SQLite: %q", m.Warnings)
+	// Tables: every export is read.
+	if hasWarning(m, "ingest left out") {
+		t.Errorf("ingest left an export out: %q", m.Warnings)
 	}
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
@@ -223,6 +277,10 @@ func TestRunAllPasses(t *testing.T) {
 	}
 	if n := tb.NumRows(ingest.TableTimings); n != 3*30 {
 		t.Errorf("timings rows = %d, want %d", n, 3*30)
+	}
+	// 2 cells x (2 ncu kernels + 1 range + 3 nsys kernels, the warm-ups included)
+	if n := tb.NumRows(ingest.TableKernels); n != 2*(2+1+3) {
+		t.Errorf("kernels rows = %d, want %d", n, 2*(2+1+3))
 	}
 	tb.Release()
 

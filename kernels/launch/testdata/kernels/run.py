@@ -36,12 +36,20 @@ def main(argv):
     if exp != "fake" or not out:
         print("run.py: bad usage", file=sys.stderr)
         return 2
+    # The code record the runner adds to every per-cell JSON; FAKE_CODE=none
+    # leaves it out (an older runner), FAKE_CODE=bad writes a malformed one.
+    code = {"knobs": {"ROOFTOOL_MM_IMPL": os.environ.get("ROOFTOOL_MM_IMPL", "auto")},
+            "picks": {"tile": "128x64", "num_warps": 4}, "launch": "plan"}
+    if os.environ.get("FAKE_CODE") == "bad":
+        code = "bad"
     failed = 0
     for cell in cells:
         v, s = cell.split("/", 1)
         base = os.path.join(out, v, s)
         os.makedirs(os.path.dirname(base), exist_ok=True)
         def write(suffix, obj):
+            if os.environ.get("FAKE_CODE") != "none":
+                obj = dict(obj, code=code)
             with open(base + suffix + ".tmp", "w") as f:
                 json.dump(obj, f)
             os.replace(base + suffix + ".tmp", base + suffix)

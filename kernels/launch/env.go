@@ -1,0 +1,229 @@
+package launch
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/kernels"
+)
+
+func (r *Runner) detectGPU(ctx context.Context) (rundir.GPUInfo, string, []string) {
+	smi := r.cfg.SMI
+	var err error
+	if smi == "" {
+		smi, err = FindSMI()
+	}
+	if err != nil {
+		return rundir.GPUInfo{}, "", []string{"no GPU found: nvidia-smi " + ErrNotFound.Error() + "; the run records no device"}
+	}
+	gpus, err := QueryGPUs(ctx, smi)
+	if err != nil {
+		return rundir.GPUInfo{}, "", []string{fmt.Sprintf("no GPU found: %v", err)}
+	}
+	g := gpus[0]
+	var warns []string
+	if len(gpus) > 1 {
+		warns = append(warns, fmt.Sprintf("%d GPUs visible; the runner uses the first (%s): set CUDA_VISIBLE_DEVICES to choose", len(gpus), g.Name))
+	}
+	if r.cfg.GPU != "" && !GPUMatches(r.cfg.GPU, g.Name) {
+		warns = append(warns, fmt.Sprintf("--gpu %s was asked, but this machine has %s: the run records the GPU it really ran on", r.cfg.GPU, g.Name))
+	}
+	return g.GPUInfo, g.Driver, warns
+}
+
+func (r *Runner) runnerEnv(ctx context.Context) (RunnerEnv, error) {
+	cctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(cctx, r.cfg.Python, r.runPy, "env")
+	out, err := cmd.Output()
+	if err != nil {
+		msg := ""
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			msg = ": " + lastLine(string(ee.Stderr))
+		}
+		return RunnerEnv{}, fmt.Errorf("%s %s env: %w%s", r.cfg.Python, r.runPy, err, msg)
+	}
+	return ParseRunnerEnv(out)
+}
+
+func gitCommit(ctx context.Context, dir string) string {
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(cctx, "git", "-C", dir, "rev-parse", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	c := strings.TrimSpace(string(out))
+	// A tree whose tracked files differ from HEAD (a copied working tree, local edits) did
+	// not run HEAD's code: say so rather than name a commit that was not measured.
+	st, err := exec.CommandContext(cctx, "git", "-C", dir, "status", "--porcelain", "--untracked-files=no").Output()
+	if err != nil || len(bytes.TrimSpace(st)) > 0 {
+		c += "-dirty"
+	}
+	return c
+}
+
+func (r *Runner) setupTools(ctx context.Context, cells []PlannedCell) {
+	need := map[string]bool{}
+	for _, c := range cells {
+		for _, p := range c.Passes {
+			need[p] = true
+		}
+	}
+	if need[rundir.PassNCU] || need[rundir.PassRange] {
+		r.ncu, r.ncuErr = FindNCU(r.cfg.NCU)
+		if r.ncuErr != nil {
+			r.warn("ncu passes will fail: %v", r.ncuErr)
+		} else {
+			r.m.Options["ncu"] = r.ncu
+			if v, err := ToolVersion(ctx, r.ncu, nil); err == nil {
+				r.m.Versions["ncu"] = v
+			}
+			var avail []string
+			if names, err := QueryMetrics(ctx, r.ncu); err == nil {
+				avail = names
+			} else {
+				r.warn("ncu --query-metrics: %v: metric names are not checked", err)
+			}
+			var dropped, rdropped []string
+			r.metrics, dropped = ExpandMetrics(NCUMetrics, avail)
+			r.rmetrics, rdropped = ExpandMetrics(RangeMetrics, avail)
+			if d := append(dropped, rdropped...); len(d) > 0 {
+				r.warn("ncu on this device lacks %s: not collected", strings.Join(d, ", "))
+			}
+			r.m.Options["ncu.metrics"] = strings.Join(r.metrics, ",")
+			r.m.Options["ncu.range_metrics"] = strings.Join(r.rmetrics, ",")
+		}
+	}
+	if need[rundir.PassNsys] {
+		r.nsys, r.nsysErr = FindNsys(r.cfg.Nsys)
+		if r.nsysErr != nil {
+			r.warn("nsys pass will fail: %v", r.nsysErr)
+		} else {
+			libs := NsysLibDir(r.cfg.NsysLibs, ".")
+			r.nsysEnv = NsysEnv(libs)
+			r.m.Options["nsys"] = r.nsys
+			if libs != "" {
+				r.m.Options["nsys.libs"] = libs
+			}
+			if v, err := ToolVersion(ctx, r.nsys, r.nsysEnv); err == nil {
+				r.m.Versions["nsys"] = v
+			}
+		}
+	}
+}
+
+// PicksFile is where the runner processes of one run share the
+// implementation each variant picked per shape (kernels/common/tk.py
+// chooses e.g. between TMA and pointer GEMM paths by timing them): the pick
+// of the first process (check) holds for timing, ncu and nsys, so every pass
+// measures the same code. Timing the choice under ncu would distort it.
+const PicksFile = "raw/picks.json"
+
+// runnerEnvVars adds ROOFTOOL_PICKS to extra for a runner process.
+func (r *Runner) runnerEnvVars(extra []string) []string {
+	abs, err := filepath.Abs(filepath.Join(r.dir, filepath.FromSlash(PicksFile)))
+	if err != nil {
+		return extra
+	}
+	return append(append([]string{}, extra...), "ROOFTOOL_PICKS="+abs)
+}
+
+// EnvOptionPrefix marks the manifest options that record the runner's
+// ROOFTOOL_* environment ("env.ROOFTOOL_MM_IMPL"): knobs that change the
+// measured code.
+const EnvOptionPrefix = "env."
+
+// rooftoolEnv is every ROOFTOOL_* variable of a runner process's
+// environment: the launcher's own plus what it adds (ROOFTOOL_PICKS).
+func (r *Runner) rooftoolEnv() map[string]string {
+	env := map[string]string{}
+	for _, kv := range mergeEnv(os.Environ(), r.runnerEnvVars(nil)) {
+		if k, v, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "ROOFTOOL_") {
+			env[k] = v
+		}
+	}
+	return env
+}
+
+// recordEnv puts the runner's ROOFTOOL_* environment into the manifest's
+// options as env.NAME, replacing an earlier invocation's. A resumed run
+// whose knobs differ from those it began with says so: its cells then ran
+// different code.
+func (r *Runner) recordEnv(resumed bool) {
+	env := r.rooftoolEnv()
+	opts := r.m.Options
+	var names []string
+	for k := range opts {
+		if name, ok := strings.CutPrefix(k, EnvOptionPrefix); ok {
+			names = append(names, name)
+		}
+	}
+	for k := range env {
+		if _, ok := opts[EnvOptionPrefix+k]; !ok {
+			names = append(names, k)
+		}
+	}
+	slices.Sort(names)
+	show := func(k, v string, ok bool) string {
+		if !ok {
+			return k + " unset"
+		}
+		return k + "=" + v
+	}
+	for _, k := range names {
+		was, wasSet := opts[EnvOptionPrefix+k]
+		now, nowSet := env[k]
+		if resumed && k != "ROOFTOOL_PICKS" && (was != now || wasSet != nowSet) {
+			r.warn("resumed with %s; the run began with %s: cells measured before and after may run different code", show(k, now, nowSet), show(k, was, wasSet))
+		}
+		delete(opts, EnvOptionPrefix+k)
+		if nowSet {
+			opts[EnvOptionPrefix+k] = now
+		}
+	}
+}
+
+// snapshotSpecs copies each profiled experiment's spec.yaml and
+// claims.yaml (rundir.SnapshotFiles) from the kernels folder into the run
+// directory's specs/<exp>/, atomically. A resumed run keeps a copy it has
+// already (its earlier cells ran with it) and warns when the checkout's
+// differs. A missing claims.yaml is not an error (the
+// spec loader takes it as optional); a missing spec.yaml means the specs
+// came from those built into rooftool, which has no copy to snapshot.
+func (r *Runner) snapshotSpecs(exps []*kernels.Experiment, resumed bool) error {
+	for _, e := range exps {
+		for _, f := range rundir.SnapshotFiles {
+			src := filepath.Join(r.cfg.KernelsDir, e.Name, f)
+			rel := rundir.SpecsPath(e.Name, f)
+			dst := filepath.Join(r.dir, filepath.FromSlash(rel))
+			data, err := os.ReadFile(src)
+			if err != nil {
+				if f == "spec.yaml" || !errors.Is(err, os.ErrNotExist) {
+					r.warn("%s: %v: the run keeps no copy of it in %s", src, err, rel)
+				}
+				continue
+			}
+			if have, err := os.ReadFile(dst); err == nil && resumed {
+				if !bytes.Equal(have, data) {
+					r.warn("%s differs from the run's snapshot %s: the snapshot (what the run began with) is kept", src, rel)
+				}
+				continue
+			}
+			if err := rundir.WriteFileAtomic(dst, data); err != nil {
+				return fmt.Errorf("snapshot %s: %w", rel, err)
+			}
+		}
+	}
+	return nil
+}

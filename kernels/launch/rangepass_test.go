@@ -1,0 +1,253 @@
+package launch
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rooftool/rooftool/ingest/rundir"
+)
+
+// ncuModes reads the fake ncu's log: the --replay-mode of each profiling
+// invocation ("" for the kernel pass).
+func ncuModes(t *testing.T, logf string) []string {
+	t.Helper()
+	data, err := os.ReadFile(logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var argv []string
+		if err := json.Unmarshal([]byte(l), &argv); err != nil {
+			t.Fatal(err)
+		}
+		mode := ""
+		if i := slices.Index(argv, "--replay-mode"); i >= 0 {
+			mode = argv[i+1]
+		}
+		out = append(out, mode)
+	}
+	return out
+}
+
+func TestRangeMethods(t *testing.T) {
+	ratio := func(x float64) *float64 { return &x }
+	for _, tc := range []struct {
+		name     string
+		variant  string
+		env      map[string]string
+		passes   []string
+		modes    []string // ncu invocations' replay modes
+		method   string
+		status   string
+		reason   string
+		attempts int
+		l2       *float64 // coverage's L2 ratio; nil: no coverage
+		warn     string   // a warning that must be there ("" : no range warning)
+	}{
+		{name: "complete range", variant: "good", modes: []string{"", "range"}, method: "range", status: "ok", attempts: 1, l2: ratio(1.03)},
+		{name: "partial range, app-range complete", variant: "good", env: map[string]string{"FAKE_RANGE_PARTIAL": "good/n=1"},
+			modes: []string{"", "range", "app-range"}, method: "app-range", status: "ok", attempts: 2, l2: ratio(1.02)},
+		{name: "range fails, app-range measures", variant: "good", env: map[string]string{"FAKE_RANGE_FAIL": "good/n=1"},
+			modes: []string{"", "range", "app-range"}, method: "app-range", status: "ok", attempts: 2, l2: ratio(1.02)},
+		{name: "graph variant goes to app-range", variant: "graphy", modes: []string{"", "app-range"}, method: "app-range", status: "ok", attempts: 1, l2: ratio(1.02)},
+		{name: "both partial: the better kept, warned", variant: "good",
+			env:   map[string]string{"FAKE_RANGE_PARTIAL": "good/n=1", "FAKE_APPRANGE_PARTIAL": "good/n=1"},
+			modes: []string{"", "range", "app-range"}, method: "app-range", status: "ok", attempts: 2, l2: ratio(0.5),
+			warn: "range pass of fake/good/n=1: no replay method reached 0.90 of the kernel pass: app-range covers time 4.50, l2 bytes 0.50; range covers time 0.35, l2 bytes 0.15; kept app-range"},
+		{name: "partial range, app-range fails: range kept, warned", variant: "good",
+			env:   map[string]string{"FAKE_RANGE_PARTIAL": "good/n=1", "FAKE_APPRANGE_FAIL": "good/n=1"},
+			modes: []string{"", "range", "app-range"}, method: "range", status: "ok", attempts: 2, l2: ratio(0.15),
+			warn: "range pass of fake/good/n=1: no replay method reached 0.90 of the kernel pass: range covers time 0.35, l2 bytes 0.15; app-range failed: ncu recorded nothing"},
+		{name: "both fail", variant: "good", env: map[string]string{"FAKE_RANGE_FAIL": "good/n=1", "FAKE_APPRANGE_FAIL": "good/n=1"},
+			modes: []string{"", "range", "app-range"}, method: "app-range", status: "failed", attempts: 2,
+			reason: "range replay: ncu recorded nothing in NVTX range fake/good/n=1/: ==ERROR== Failed to profile range: Unsupported API during capture (cuGraphLaunch) (RecordStatusUnsupportedApi); app-range replay: ncu recorded nothing"},
+		{name: "graph variant partial under app-range: warned, no retry", variant: "graphy", env: map[string]string{"FAKE_APPRANGE_PARTIAL": "graphy/n=1"},
+			modes: []string{"", "app-range"}, method: "app-range", status: "ok", attempts: 1, l2: ratio(0.5),
+			warn: "range pass of fake/graphy/n=1: no replay method reached 0.90 of the kernel pass: app-range covers time 4.50, l2 bytes 0.50; kept app-range"},
+		{name: "no kernel pass: nothing to compare", variant: "good", env: map[string]string{"FAKE_RANGE_PARTIAL": "good/n=1"},
+			passes: []string{rundir.PassRange}, modes: []string{"range"}, method: "range", status: "ok", attempts: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, _ := fakeEnv(t)
+			ncuLog := filepath.Join(t.TempDir(), "ncu.jsonl")
+			t.Setenv("FAKE_NCU_LOG", ncuLog)
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			cfg.Variants = []string{tc.variant}
+			cfg.Shapes = []string{"n=1"}
+			cfg.Passes = tc.passes
+			if cfg.Passes == nil {
+				cfg.Passes = []string{rundir.PassNCU, rundir.PassRange}
+			}
+			m, err := Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ncuModes(t, ncuLog); !slices.Equal(got, tc.modes) {
+				t.Errorf("ncu replay modes = %q, want %q", got, tc.modes)
+			}
+			st := mustPass(t, m, "fake/"+tc.variant+"/n=1", rundir.PassRange, tc.status, tc.reason)
+			if st.Method != tc.method || st.Attempts != tc.attempts {
+				t.Errorf("method %q, attempts %d; want %q, %d", st.Method, st.Attempts, tc.method, tc.attempts)
+			}
+			switch {
+			case tc.l2 == nil && st.Coverage != nil:
+				t.Errorf("coverage = %s, want none", jsonOf(st.Coverage))
+			case tc.l2 != nil && (st.Coverage == nil || st.Coverage.L2Bytes == nil || math.Abs(*st.Coverage.L2Bytes-*tc.l2) > 1e-9):
+				t.Errorf("coverage = %s, want l2 ratio %g", jsonOf(st.Coverage), *tc.l2)
+			}
+			if tc.status == rundir.StatusOK && !strings.HasSuffix(st.Files[0], "n=1."+tc.method+".csv") {
+				t.Errorf("files = %q", st.Files)
+			}
+			if wantPasses := map[string]int{"range": 1, "app-range": 2}[tc.method]; tc.status == rundir.StatusOK && (len(st.Kernels) != 1 || st.Kernels[0].Passes != wantPasses) {
+				t.Errorf("kernels = %+v, want one range of %d passes", st.Kernels, wantPasses)
+			}
+			if tc.warn == "" && hasWarning(m, "range pass of") {
+				t.Errorf("unexpected range warning: %q", m.Warnings)
+			}
+			if tc.warn != "" && !hasWarning(m, tc.warn) {
+				t.Errorf("warnings = %q, want one containing %q", m.Warnings, tc.warn)
+			}
+		})
+	}
+}
+
+// The kernel pass must come before the range pass: a range is checked
+// against the kernels of the same cell.
+func TestKernelPassBeforeRange(t *testing.T) {
+	if slices.Index(rundir.AllPasses, rundir.PassNCU) > slices.Index(rundir.AllPasses, rundir.PassRange) {
+		t.Fatalf("AllPasses = %q: ncu after range", rundir.AllPasses)
+	}
+}
+
+func TestSumNCUMetrics(t *testing.T) {
+	const head = `==PROF== Connected to process 1
+"ID","Kernel Name","gpu__time_duration.sum","lts__t_bytes.sum"
+`
+	for _, tc := range []struct {
+		name, csv string
+		want      map[string]float64
+		err       string
+	}{
+		{"base units", head + `"","","ns","byte"
+"0","a","1,000","2,000,000"
+"1","b","500","1,048,576"
+`, map[string]float64{metricTime: 1500, metricL2: 3048576}, ""},
+		{"scaled units", head + `"","","usecond","Mbyte"
+"0","range","2.5","13.18"
+`, map[string]float64{metricTime: 2500, metricL2: 13.18e6}, ""},
+		{"no units row", head + `"0","a","7","9"
+`, map[string]float64{metricTime: 7, metricL2: 9}, ""},
+		{"n/a left out", head + `"","","ns","byte"
+"0","a","n/a","5"
+`, map[string]float64{metricL2: 5}, ""},
+		{"missing column", `"ID","Kernel Name","gpu__time_duration.sum"
+"0","a","3"
+`, map[string]float64{metricTime: 3}, ""},
+		{"no header", "==ERROR== nothing\n", nil, "no CSV header"},
+		{"unknown unit", head + `"","","cycle","byte"
+`, nil, `gpu__time_duration.sum: unit "cycle"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := SumNCUMetrics([]byte(tc.csv), metricTime, metricL2)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("err = %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+			for k, v := range tc.want {
+				if math.Abs(got[k]-v) > 1e-6*v {
+					t.Errorf("%s = %g, want %g", k, got[k], v)
+				}
+			}
+		})
+	}
+}
+
+// The committed H100 run of 2026-11-22 range-replayed every gla_proj cell in
+// one ncu process: some ranges came back partial. Coverage tells them apart
+// on real exports.
+func TestCoverageOfCommittedRun(t *testing.T) {
+	run := filepath.Join("..", "..", "testdata", "runs", "2026-11-22-h100-034455", "raw")
+	const shape = "B=8,T=4096,d=2048,dk=128,dv=128,H=16,n=16.csv"
+	for _, tc := range []struct {
+		variant  string
+		complete bool
+		l2       float64
+	}{
+		{"unfused", true, 1.0033},
+		{"compiled", false, 0.4097},
+	} {
+		t.Run(tc.variant, func(t *testing.T) {
+			sum := func(pass string) ncuTotals {
+				data, err := os.ReadFile(filepath.Join(run, pass, "gla_proj", tc.variant, shape))
+				if err != nil {
+					t.Skipf("committed run not here: %v", err)
+				}
+				s, err := SumNCUMetrics(data, metricTime, metricL2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return s
+			}
+			c := coverage(sum("ncu"), sum("ncu-range"))
+			if c.L2Bytes == nil || math.Abs(*c.L2Bytes-tc.l2) > 1e-3 || c.Complete(rundir.MethodRange) != tc.complete {
+				t.Errorf("coverage %s: complete %v, want l2 %.4f, complete %v", jsonOf(c), c.Complete(rundir.MethodRange), tc.l2, tc.complete)
+			}
+		})
+	}
+}
+
+func TestAttributeRangeRows(t *testing.T) {
+	rows := func(cells ...string) *NCUSplit {
+		s := &NCUSplit{}
+		for i, c := range cells {
+			s.Rows = append(s.Rows, NCURow{ID: i, Name: "range", Cell: c})
+		}
+		return s
+	}
+	for _, tc := range []struct {
+		name  string
+		split *NCUSplit
+		cells []string
+		ok    []string
+		want  []string
+		warn  bool
+	}{
+		{"one cell takes every row", rows("", ""), []string{"v/a"}, []string{"v/a"}, []string{"v/a", "v/a"}, false},
+		{"one cell the runner failed", rows(""), []string{"v/a"}, nil, []string{""}, false},
+		{"launch order", rows("", ""), []string{"v/a", "v/b"}, []string{"v/a", "v/b"}, []string{"v/a", "v/b"}, true},
+		{"count mismatch", rows(""), []string{"v/a", "v/b"}, []string{"v/a", "v/b"}, []string{""}, false},
+		{"already attributed", rows("v/b", ""), []string{"v/a", "v/b"}, []string{"v/a", "v/b"}, []string{"v/b", "v/a"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ok := map[string]bool{}
+			for _, c := range tc.ok {
+				ok[c] = true
+			}
+			w := attributeRangeRows(tc.split, tc.cells, ok)
+			var got []string
+			for _, r := range tc.split.Rows {
+				got = append(got, r.Cell)
+			}
+			if !slices.Equal(got, tc.want) || (w != "") != tc.warn {
+				t.Errorf("cells %q, warning %q; want %q, warning %v", got, w, tc.want, tc.warn)
+			}
+		})
+	}
+}

@@ -1,0 +1,59 @@
+package launch
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/kernels"
+)
+
+func (r *Runner) attemptTiming(ctx context.Context, exp *kernels.Experiment, cells []string) attemptResult {
+	dir := r.rawDir(rundir.PassTiming, exp.Name)
+	removeCellFiles(dir, cells, ".json", ".check.json", ".time-error.json")
+	res := RunCmd(ctx, Cmd{Argv: r.runnerArgv("time", exp, cells, dir), Env: r.runnerEnvVars(nil), Log: filepath.Join(dir, "runner.log"), Timeout: r.timeout(len(cells)), OnLine: r.onLine(exp.Name, rundir.PassTiming)})
+	a := newAttempt("runner time")
+	a.res = res
+	for _, c := range cells {
+		p := cellFile(dir, c, ".json")
+		if tj, ok, err := a.readCell(p); ok {
+			a.ran[c] = true
+			switch {
+			case err != nil:
+				a.got[c] = rundir.PassStatus{Status: rundir.StatusFailed, Reason: err.Error()}
+			case len(tj.SamplesMs) > 0:
+				a.got[c] = rundir.PassStatus{Status: rundir.StatusOK, Files: []string{r.rel(p)}, Code: tj.code}
+			default:
+				st := tj.status()
+				if st.Status == rundir.StatusOK {
+					st = rundir.PassStatus{Status: rundir.StatusFailed, Reason: "timing JSON has no samples_ms", Code: tj.code}
+				}
+				a.got[c] = st
+			}
+			continue
+		}
+		for _, suf := range []string{".check.json", ".time-error.json"} {
+			q := cellFile(dir, c, suf)
+			cj, ok, err := a.readCell(q)
+			if !ok {
+				continue
+			}
+			a.ran[c] = true
+			if err != nil {
+				a.got[c] = rundir.PassStatus{Status: rundir.StatusFailed, Reason: err.Error()}
+				break
+			}
+			st := cj.status()
+			if st.Status == rundir.StatusOK {
+				continue // a passing check file says nothing about timing
+			}
+			if suf == ".check.json" && st.Status == rundir.StatusFailed {
+				st.Reason = "check failed: " + st.Reason
+			}
+			st.Files = []string{r.rel(q)}
+			a.got[c] = st
+			break
+		}
+	}
+	return a
+}
