@@ -44,6 +44,11 @@ func SummarizeMs(samples []float64, confidence float64) (Interval, []Warning) {
 // experiment has data but that cell has none. kfacts are KernelFacts of the
 // same tables. roofs.L2Bytes (or opts.L2Bytes) sizes the L2 warning.
 func CellFacts(t *ingest.Tables, kfacts []KernelFact, exps []*kernels.Experiment, roofs Ceilings, opts Options) []CellFact {
+	return cellFacts(t, metricsByKernel(t), kfacts, exps, roofs, opts)
+}
+
+// cellFacts is CellFacts on the metrics of t indexed by kernel.
+func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps []*kernels.Experiment, roofs Ceilings, opts Options) []CellFact {
 	opts = opts.withDefaults()
 	l2 := opts.L2Bytes
 	if l2 == 0 {
@@ -61,7 +66,6 @@ func CellFacts(t *ingest.Tables, kfacts []KernelFact, exps []*kernels.Experiment
 	for _, e := range exps {
 		expByName[e.Name] = e
 	}
-	byKernel := metricsByKernel(t)
 
 	cells := map[cellKey]*CellFact{}
 	var order []cellKey

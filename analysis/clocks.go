@@ -14,8 +14,13 @@ import (
 // key clock.sm_mhz). More than tol apart (e.g. 0.10), ncu's per-kernel rates
 // and the timing pass's speedups were taken at different clocks.
 func ClockWarnings(t *ingest.Tables, tol float64) []Warning {
+	return clockWarnings(t, metricsByKernel(t), tol)
+}
+
+// clockWarnings is ClockWarnings on the metrics of t indexed by kernel.
+func clockWarnings(t *ingest.Tables, byKernel metricIndex, tol float64) []Warning {
 	var ncu []float64
-	for _, m := range metricsByKernel(t) {
+	for _, m := range byKernel {
 		if v, ok := m.get(MSMClock); ok && v > 0 {
 			ncu = append(ncu, v)
 		} else if v, ok := m.get(detSMFrequency); ok && v > 0 {

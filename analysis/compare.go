@@ -213,9 +213,10 @@ func analyze(t *ingest.Tables, exps []*kernels.Experiment, opts Options) (*Run, 
 		return nil, fmt.Errorf("analyze: no tables")
 	}
 	opts = opts.withDefaults()
+	byKernel := metricsByKernel(t) // read by every step below
 	roofs := opts.Ceilings
 	if len(roofs.Items) == 0 {
-		dev := DeviceCeilings(t)
+		dev := deviceCeilings(t, byKernel)
 		roofs.Items = dev.Items
 		if roofs.GPU == "" {
 			roofs.GPU = dev.GPU
@@ -237,11 +238,11 @@ func analyze(t *ingest.Tables, exps []*kernels.Experiment, opts Options) (*Run, 
 		run.Warnings = append(run.Warnings, Warning{Code: WarnMissing, Metric: "pct_of_roof",
 			Msg: "no ceilings: the export states no peaks and no GPU was named; % of roof is left out"})
 	}
-	run.Kernels = KernelFacts(t, roofs, opts)
-	run.Cells = CellFacts(t, run.Kernels, exps, roofs, opts)
+	run.Kernels = kernelFacts(t, byKernel, roofs, opts)
+	run.Cells = cellFacts(t, byKernel, run.Kernels, exps, roofs, opts)
 	run.Comparisons = Comparisons(run.Cells, exps, opts)
 	run.Crossovers = Crossovers(run.Comparisons, exps)
-	run.Warnings = append(run.Warnings, ClockWarnings(t, 0.10)...)
+	run.Warnings = append(run.Warnings, clockWarnings(t, byKernel, 0.10)...)
 	// Run-level summary of missing kernel metrics (one line per kind).
 	missing := map[string]int{}
 	for _, f := range run.Kernels {

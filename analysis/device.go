@@ -15,6 +15,11 @@ import (
 // device row states (nsys TARGET_INFO_GPU) is used. Each Ceiling's Source
 // says which metrics it comes from. L2Bytes and GPU come from the gpus table.
 func DeviceCeilings(t *ingest.Tables) Ceilings {
+	return deviceCeilings(t, metricsByKernel(t))
+}
+
+// deviceCeilings is DeviceCeilings on the metrics of t indexed by kernel.
+func deviceCeilings(t *ingest.Tables, byKernel metricIndex) Ceilings {
 	var c Ceilings
 	for _, g := range t.GPUs() {
 		if c.GPU == "" && g.Name != "" {
@@ -33,7 +38,6 @@ func DeviceCeilings(t *ingest.Tables) Ceilings {
 			}
 		}
 	}
-	byKernel := metricsByKernel(t)
 	var ids []int64
 	for _, k := range t.Kernels() {
 		if k.Source == ingest.SourceNCU && k.Pass != ingest.PassRange {
@@ -169,7 +173,7 @@ func median(xs []float64) float64 {
 // pipeUsers are the kernels of ids with a non-zero counter for the pipe
 // whose peak metrics are peaks (the counter is the peak's name without
 // ".peak_sustained").
-func pipeUsers(byKernel map[int64]kernelMetrics, ids []int64, peaks []string) []int64 {
+func pipeUsers(byKernel metricIndex, ids []int64, peaks []string) []int64 {
 	var out []int64
 	for _, id := range ids {
 		for _, p := range peaks {
@@ -183,7 +187,7 @@ func pipeUsers(byKernel map[int64]kernelMetrics, ids []int64, peaks []string) []
 }
 
 // medianClock is the median of a clock metric (Hz) over kernels.
-func medianClock(byKernel map[int64]kernelMetrics, ids []int64, metric string) float64 {
+func medianClock(byKernel metricIndex, ids []int64, metric string) float64 {
 	var vs []float64
 	for _, id := range ids {
 		if v, ok := byKernel[id].get(metric); ok && v > 0 {

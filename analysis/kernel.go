@@ -10,21 +10,16 @@ import (
 )
 
 // Primary returns the roof analysis measures a kernel against for each
-// ceiling name: the first ceiling of that name that is not a measured one
-// (device, else catalog), else the measured one.
+// ceiling name: Best under DeviceCatalogMeasured. A name without a roof of
+// positive value has no entry.
 func (c Ceilings) Primary() map[string]Ceiling {
 	out := map[string]Ceiling{}
 	for _, it := range c.Items {
-		if strings.HasPrefix(it.Source, "measured:") {
+		if _, done := out[it.Name]; done {
 			continue
 		}
-		if _, ok := out[it.Name]; !ok {
-			out[it.Name] = it
-		}
-	}
-	for _, it := range c.Items {
-		if _, ok := out[it.Name]; !ok {
-			out[it.Name] = it
+		if b, ok := c.Best(it.Name, DeviceCatalogMeasured); ok {
+			out[it.Name] = b
 		}
 	}
 	return out
@@ -38,8 +33,12 @@ var byteLevels = []struct{ key, ceiling string }{{"dram", CeilDRAM}, {"l2", Ceil
 // Rows come in kernel id (launch) order. It works on any ingested export:
 // experiment, variant and shape are "" where the rows have none.
 func KernelFacts(t *ingest.Tables, c Ceilings, opts Options) []KernelFact {
+	return kernelFacts(t, metricsByKernel(t), c, opts)
+}
+
+// kernelFacts is KernelFacts on the metrics of t indexed by kernel.
+func kernelFacts(t *ingest.Tables, byKernel metricIndex, c Ceilings, opts Options) []KernelFact {
 	opts = opts.withDefaults()
-	byKernel := metricsByKernel(t)
 	roofs := c.Primary()
 	var out []KernelFact
 	for _, k := range t.Kernels() {

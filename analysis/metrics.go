@@ -80,9 +80,13 @@ func (m kernelMetrics) get(name string) (float64, bool) {
 	return v, ok
 }
 
+// metricIndex is the valid numeric metrics of a run by kernel id. Analyze
+// builds it once and hands it to every step; nothing writes to it after.
+type metricIndex map[int64]kernelMetrics
+
 // metricsByKernel groups the valid numeric metrics of t by kernel id.
-func metricsByKernel(t *ingest.Tables) map[int64]kernelMetrics {
-	out := map[int64]kernelMetrics{}
+func metricsByKernel(t *ingest.Tables) metricIndex {
+	out := metricIndex{}
 	units := map[int64]map[string]string{}
 	for _, m := range t.Metrics() {
 		if !m.Valid {

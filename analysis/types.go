@@ -57,6 +57,44 @@ func (c Ceilings) Get(name, sourcePrefix string) (Ceiling, bool) {
 	return Ceiling{}, false
 }
 
+// Sources of roofs: how Ceiling.Source begins.
+const (
+	SourceDevice   = "device:"   // the export's own peaks (ncu peak_sustained x clock, nsys memory bandwidth)
+	SourceCatalog  = "catalog:"  // the datasheet figures of roofline's catalog
+	SourceMeasured = "measured:" // rooftool ceilings (RUNDIR/ceilings.json)
+)
+
+// Precedence orders the sources of roofs that share a name; "" stands for
+// any source.
+type Precedence []string
+
+var (
+	// DeviceCatalogMeasured prefers the roofs the GPU states, its own before
+	// its datasheet's, and takes a measured roof only where neither states
+	// one: what a kernel's % of roof is taken against (Primary) and the
+	// solid roofs of the roofline plot.
+	DeviceCatalogMeasured = Precedence{SourceDevice, SourceCatalog, SourceMeasured, ""}
+	// DeviceMeasuredCatalog prefers the device's roof, then the measured
+	// one, then the datasheet's: the roofs of a report's roofline bound on
+	// a variant's run time.
+	DeviceMeasuredCatalog = Precedence{SourceDevice, SourceMeasured, SourceCatalog, ""}
+)
+
+// Best returns the roof called name that p prefers: among the items of
+// that name with a positive value, the first (in Items order) whose Source
+// begins with p[0], else with p[1], and so on. ok is false when no item of
+// that name has a positive value and a source p lists.
+func (c Ceilings) Best(name string, p Precedence) (Ceiling, bool) {
+	for _, src := range p {
+		for _, it := range c.Items {
+			if it.Name == name && it.Value > 0 && strings.HasPrefix(it.Source, src) {
+				return it, true
+			}
+		}
+	}
+	return Ceiling{}, false
+}
+
 // Interval is a point estimate with a 95% confidence interval.
 type Interval struct {
 	Center float64 `json:"center"`

@@ -353,17 +353,13 @@ func (x *index) theorySpeedup(e *kernels.Experiment, cand, base, shape string) *
 }
 
 // ceiling returns a roof of the run by name, preferring the device's own
-// (ncu), then measured, then catalog figures.
+// (ncu), then measured, then catalog figures (analysis.DeviceMeasuredCatalog).
 func (x *index) ceiling(name string) (float64, bool) {
 	if x.run == nil {
 		return 0, false
 	}
-	for _, pre := range []string{"device", "measured", "catalog", ""} {
-		if c, ok := x.run.Ceilings.Get(name, pre); ok && c.Value > 0 {
-			return c.Value, true
-		}
-	}
-	return 0, false
+	c, ok := x.run.Ceilings.Best(name, analysis.DeviceMeasuredCatalog)
+	return c.Value, ok
 }
 
 // computeRoof names the compute ceiling of a dtype.

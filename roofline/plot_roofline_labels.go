@@ -1,0 +1,280 @@
+package roofline
+
+// Drawing of the hierarchical roofline: roof lines and their labels, kernel
+// names placed clear of markers and other text, baseline-to-candidate arrows.
+
+import (
+	"image/color"
+	"math"
+	"sort"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/rooftool/rooftool/analysis"
+)
+
+// glyphThumb is a legend thumbnail that is one glyph.
+type glyphThumb struct{ sty draw.GlyphStyle }
+
+func (g glyphThumb) Thumbnail(c *draw.Canvas) { c.DrawGlyph(g.sty, c.Center()) }
+
+// diamondGlyph is a filled diamond with a black outline.
+type diamondGlyph struct{}
+
+func (diamondGlyph) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	r := sty.Radius
+	poly := []vg.Point{{X: pt.X, Y: pt.Y + r}, {X: pt.X + r, Y: pt.Y}, {X: pt.X, Y: pt.Y - r}, {X: pt.X - r, Y: pt.Y}}
+	c.FillPolygon(sty.Color, poly)
+	c.StrokeLines(draw.LineStyle{Color: color.Black, Width: vg.Points(1.2)}, append(poly, poly[0]))
+}
+
+// rooflineLayer draws the roofs and their labels, the names of the heaviest
+// kernels and the baseline-to-candidate arrows.
+type rooflineLayer struct {
+	roofs  []roof
+	labels []klabel
+	aggs   []aggregate
+	arrows [][2]aggregate
+	top    float64
+	note   string
+	points []kpoint // kernel markers: labels keep off them
+}
+
+func (l *rooflineLayer) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	pt := func(x, y float64) vg.Point { return vg.Point{X: trX(x), Y: trY(y)} }
+	var taken placed
+	solid := func(w float64, clr color.Color) draw.LineStyle {
+		return draw.LineStyle{Color: clr, Width: vg.Points(w)}
+	}
+	dashed := func(w float64, clr color.Color) draw.LineStyle {
+		s := solid(w, clr)
+		s.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+		return s
+	}
+	lab := textStyle(vg.Points(9), roofGrey)
+	labM := textStyle(vg.Points(9), roofLight)
+	xmin, xmax, ymin := p.X.Min, p.X.Max, p.Y.Min
+
+	dramBW := 0.0
+	for _, r := range l.roofs {
+		if r.kind == analysis.KindBandwidth && !r.measured && r.names[0] == analysis.CeilDRAM {
+			dramBW = r.value
+		}
+	}
+	// Markers are obstacles for every label.
+	for _, q := range l.points {
+		at := pt(q.x, q.y)
+		r := vg.Points(5)
+		taken = append(taken, vg.Rectangle{Min: vg.Point{X: at.X - r, Y: at.Y - r}, Max: vg.Point{X: at.X + r, Y: at.Y + r}})
+	}
+	for _, a := range l.aggs {
+		at := pt(a.x, a.y)
+		r := vg.Points(9)
+		taken = append(taken, vg.Rectangle{Min: vg.Point{X: at.X - r, Y: at.Y - r}, Max: vg.Point{X: at.X + r, Y: at.Y + r}})
+	}
+	// Compute roofs: flat, from the DRAM slope to the right edge.
+	var flats []roof
+	for _, r := range l.roofs {
+		if r.kind == analysis.KindCompute {
+			flats = append(flats, r)
+		}
+	}
+	sort.SliceStable(flats, func(i, j int) bool { return flats[i].value > flats[j].value })
+	flatStart := func(r roof) float64 {
+		if dramBW > 0 {
+			return math.Max(xmin, r.value/dramBW)
+		}
+		return xmin
+	}
+	// Lines first, and each line an obstacle for every label.
+	for _, r := range flats {
+		sty := solid(1.8, roofGrey)
+		if r.measured {
+			sty = dashed(1.4, roofLight)
+		}
+		a, b := pt(flatStart(r), r.value), pt(xmax, r.value)
+		c.StrokeLines(sty, c.ClipLinesXY([]vg.Point{a, b})...)
+		taken = append(taken, vg.Rectangle{Min: vg.Point{X: a.X, Y: a.Y - vg.Points(1)}, Max: vg.Point{X: b.X, Y: b.Y + vg.Points(1)}})
+	}
+	for _, r := range flats {
+		tsty := lab
+		if r.measured {
+			tsty = labM
+		}
+		// Label at the right end: above the line, else below, else further left.
+		// Label over its own line: at the right end above or below it,
+		// then further left, never left of where the line starts.
+		txt := r.label()
+		w, h := tsty.Width(txt), tsty.Height(txt)
+		y := trY(r.value)
+		start := trX(flatStart(r))
+		right := c.Max.X - vg.Points(4) - w
+		var cands []vg.Point
+		for k := 0; k <= 6; k++ {
+			x := right - vg.Length(k)*(w/2+vg.Points(6))
+			if x < start {
+				break
+			}
+			cands = append(cands, vg.Point{X: x, Y: y + vg.Points(2)}, vg.Point{X: x, Y: y - h - vg.Points(2)})
+		}
+		placedOK := false
+		for _, cand := range cands {
+			rect := textRect(tsty, cand, txt)
+			if taken.free(rect, c) {
+				taken = append(taken, fillTextBG(c, tsty, cand, txt))
+				placedOK = true
+				break
+			}
+		}
+		if !placedOK && len(cands) > 0 {
+			// Crowded (roofs a few % apart): stack it above the others at
+			// the right end with a leader line down to its own roof.
+			cand := cands[0]
+			for k := 0; k < 12 && !taken.free(textRect(tsty, cand, txt), c); k++ {
+				cand.Y += h + vg.Points(2)
+			}
+			lx := cand.X - vg.Points(3)
+			c.StrokeLine2(draw.LineStyle{Color: roofLight, Width: vg.Points(0.6)}, lx, cand.Y+h/2, lx-vg.Points(8), y)
+			taken = append(taken, fillTextBG(c, tsty, cand, txt))
+		}
+	}
+	// Bandwidth roofs: slopes from the left edge to the highest flat roof.
+	top := l.top
+	for _, r := range l.roofs {
+		if r.kind != analysis.KindBandwidth {
+			continue
+		}
+		x1 := xmax
+		if top > 0 {
+			x1 = math.Min(xmax, top/r.value)
+		}
+		x0 := xmin
+		if r.value*x0 < ymin {
+			x0 = ymin / r.value
+		}
+		if x0 >= x1 {
+			continue
+		}
+		sty := solid(1.8, roofGrey)
+		tsty := lab
+		if r.measured {
+			sty, tsty = dashed(1.4, roofLight), labM
+		}
+		lines := c.ClipLinesXY([]vg.Point{pt(x0, r.value*x0), pt(x1, r.value*x1)})
+		c.StrokeLines(sty, lines...)
+		// Label along the slope near its lower end, rotated to the line.
+		a, b := pt(x0, r.value*x0), pt(x1, r.value*x1)
+		ang := math.Atan2(float64(b.Y-a.Y), float64(b.X-a.X))
+		txt := r.label()
+		tsty.Rotation = ang
+		// Near the lower end (measured roofs below their line, further up),
+		// sliding along the line until no marker or label is under it.
+		fracs := []float64{0.06, 0.16, 0.26, 0.36, 0.46, 0.56, 0.66}
+		off := vg.Points(3)
+		if r.measured {
+			fracs = []float64{0.30, 0.40, 0.50, 0.60, 0.20, 0.10, 0.70}
+			off = -tsty.Height(txt) - vg.Points(2)
+		}
+		w := tsty.Width(txt)
+		var boxes []vg.Rectangle
+		var start vg.Point
+		for i, frac := range fracs {
+			start = vg.Point{X: a.X + vg.Length(frac)*(b.X-a.X), Y: a.Y + vg.Length(frac)*(b.Y-a.Y)}
+			start.X -= vg.Length(math.Sin(ang)) * off
+			start.Y += vg.Length(math.Cos(ang)) * off
+			boxes = rotatedBoxes(start, w, tsty.Height(txt), ang)
+			free := true
+			for _, bx := range boxes {
+				free = free && taken.free(bx, c)
+			}
+			if free || i == len(fracs)-1 {
+				break
+			}
+		}
+		c.FillText(tsty, start, txt)
+		taken = append(taken, boxes...)
+	}
+	// Arrows from the baseline's aggregate to each candidate's.
+	for _, ar := range l.arrows {
+		from, to := pt(ar[0].x, ar[0].y), pt(ar[1].x, ar[1].y)
+		drawArrow(c, from, to, vg.Points(9))
+	}
+	// Kernel names next to their points, avoiding other text and the edges.
+	ksty := textStyle(vg.Points(8), color.RGBA{40, 40, 40, 255})
+	for _, kl := range l.labels {
+		at := pt(kl.x, kl.y)
+		w, h := ksty.Width(kl.text), ksty.Height(kl.text)
+		cands := []vg.Point{
+			{X: at.X + vg.Points(6), Y: at.Y + vg.Points(3)},
+			{X: at.X + vg.Points(6), Y: at.Y - h - vg.Points(3)},
+			{X: at.X - w - vg.Points(6), Y: at.Y + vg.Points(3)},
+			{X: at.X - w - vg.Points(6), Y: at.Y - h - vg.Points(3)},
+			{X: at.X + vg.Points(6), Y: at.Y + h + vg.Points(6)},
+			{X: at.X + vg.Points(6), Y: at.Y - 2*h - vg.Points(6)},
+			{X: at.X - w/2, Y: at.Y + h + vg.Points(10)},
+			{X: at.X - w/2, Y: at.Y - 2*h - vg.Points(10)},
+		}
+		// Further away, with a leader line back to the point.
+		for k := 2; k <= 6; k++ {
+			dy := vg.Length(k) * (h + vg.Points(4))
+			cands = append(cands,
+				vg.Point{X: at.X + vg.Points(14), Y: at.Y + dy}, vg.Point{X: at.X + vg.Points(14), Y: at.Y - dy - h},
+				vg.Point{X: at.X - w - vg.Points(14), Y: at.Y + dy}, vg.Point{X: at.X - w - vg.Points(14), Y: at.Y - dy - h})
+		}
+		for i, cand := range cands {
+			if !taken.free(textRect(ksty, cand, kl.text), c) {
+				continue
+			}
+			if i >= 8 {
+				end := vg.Point{X: cand.X, Y: cand.Y + h/2}
+				if cand.X < at.X {
+					end.X = cand.X + w
+				}
+				c.StrokeLine2(draw.LineStyle{Color: color.RGBA{120, 120, 120, 255}, Width: vg.Points(0.6)}, at.X, at.Y, end.X, end.Y)
+			}
+			taken = append(taken, fillTextBG(c, ksty, cand, kl.text))
+			break
+		}
+	}
+	if l.note != "" {
+		nsty := textStyle(vg.Points(11), color.RGBA{150, 40, 40, 255})
+		fillTextBG(c, nsty, vg.Point{X: c.Min.X + vg.Points(12), Y: c.Max.Y - nsty.Height(l.note) - vg.Points(12)}, l.note)
+	}
+}
+
+// drawArrow draws a line from a to b that stops short of both ends by gap
+// and ends in a filled head.
+func drawArrow(c draw.Canvas, a, b vg.Point, gap vg.Length) {
+	dx, dy := float64(b.X-a.X), float64(b.Y-a.Y)
+	n := math.Hypot(dx, dy)
+	if n <= 2*float64(gap)+1 {
+		return
+	}
+	ux, uy := dx/n, dy/n
+	s := vg.Point{X: a.X + gap*vg.Length(ux), Y: a.Y + gap*vg.Length(uy)}
+	e := vg.Point{X: b.X - gap*vg.Length(ux), Y: b.Y - gap*vg.Length(uy)}
+	clr := color.RGBA{60, 60, 60, 255}
+	c.StrokeLine2(draw.LineStyle{Color: clr, Width: vg.Points(1.4)}, s.X, s.Y, e.X, e.Y)
+	hl, hw := 9.0, 4.0
+	base := vg.Point{X: e.X - vg.Length(hl*ux), Y: e.Y - vg.Length(hl*uy)}
+	c.FillPolygon(clr, []vg.Point{e,
+		{X: base.X - vg.Length(hw*uy), Y: base.Y + vg.Length(hw*ux)},
+		{X: base.X + vg.Length(hw*uy), Y: base.Y - vg.Length(hw*ux)}})
+}
+
+// rotatedBoxes covers a w x h text drawn from start at angle ang (radians)
+// with small squares along its middle line, so that a slanted label is not
+// taken for the large box around it.
+func rotatedBoxes(start vg.Point, w, h vg.Length, ang float64) []vg.Rectangle {
+	cos, sin := vg.Length(math.Cos(ang)), vg.Length(math.Sin(ang))
+	var out []vg.Rectangle
+	for t := h / 2; t < w; t += h {
+		cx := start.X + t*cos - (h/2)*sin
+		cy := start.Y + t*sin + (h/2)*cos
+		out = append(out, vg.Rectangle{Min: vg.Point{X: cx - h/2, Y: cy - h/2}, Max: vg.Point{X: cx + h/2, Y: cy + h/2}})
+	}
+	return out
+}
