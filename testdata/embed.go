@@ -47,12 +47,14 @@ func Runs() []string {
 }
 
 // Default names the committed run that `rooftool report` renders with no
-// argument: the most complete one (the most experiments with data, then the
-// most kinds of pass with data, then the most passes ok over all cells), the
-// later in name order on a tie.
+// argument: the newest (last in name order, names start with the date) of
+// the runs that ran every pass; where none did, the most complete one (the
+// most experiments with data, then the most kinds of pass with data, then
+// the most passes ok over all cells), the later in name order on a tie.
 // "" when none is committed.
 func Default() string {
 	best, bestExps, bestKinds, bestOK := "", -1, -1, -1
+	newestFull := ""
 	for _, r := range Runs() {
 		data, err := fs.ReadFile(runsFS, path.Join("runs", r, "manifest.json"))
 		if err != nil {
@@ -79,14 +81,24 @@ func Default() string {
 				}
 			}
 		}
+		if len(kinds) == allPasses {
+			newestFull = r // Runs is sorted
+		}
 		better := len(exps) > bestExps ||
 			len(exps) == bestExps && (len(kinds) > bestKinds || len(kinds) == bestKinds && ok >= bestOK)
 		if better {
 			best, bestExps, bestKinds, bestOK = r, len(exps), len(kinds), ok
 		}
 	}
+	if newestFull != "" {
+		return newestFull
+	}
 	return best
 }
+
+// allPasses is how many kinds of pass a full run makes: check, timing,
+// ncu, range, nsys.
+const allPasses = 5
 
 // Run returns a committed run's files, rooted at the run directory. name ""
 // picks Default().
