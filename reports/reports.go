@@ -5,7 +5,7 @@
 // JSON twin and plots (package roofline). It also compares two runs cell by
 // cell (Diff).
 //
-// This file is the API that the profile command and the lead call.
+// This file is the package API: WriteRun renders a run, the rest builds and formats the report.
 package reports
 
 import (
