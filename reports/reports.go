@@ -1,7 +1,7 @@
 // Package reports is the last stage of the pipeline: from a run's facts
 // (package analysis), the experiments' claims and theoretical models
-// (package kernels, claims.yaml) and the run manifest (package
-// kernels/launch) to go/no-go verdicts, rendered as a Markdown report, its
+// (package kernels, claims.yaml, or the run's own snapshot) and the run
+// directory (package ingest/rundir) to go/no-go verdicts, rendered as a Markdown report, its
 // JSON twin and plots (package roofline). It also compares two runs cell by
 // cell (Diff).
 //
