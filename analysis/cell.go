@@ -9,10 +9,9 @@ import (
 	"golang.org/x/perf/benchmath"
 
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
 )
-
-type cellKey struct{ exp, variant, shape string }
 
 // Unbounded is the Hi of an interval that too few samples cannot bound
 // (benchmath reports +Inf; JSON cannot carry it). Lo is 0 then.
@@ -67,14 +66,14 @@ func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps
 		expByName[e.Name] = e
 	}
 
-	cells := map[cellKey]*CellFact{}
-	var order []cellKey
-	cell := func(k cellKey) *CellFact {
+	cells := map[rundir.Key]*CellFact{}
+	var order []rundir.Key
+	cell := func(k rundir.Key) *CellFact {
 		c := cells[k]
 		if c == nil {
-			c = &CellFact{Experiment: k.exp, Variant: k.variant, Shape: k.shape, Status: "ok"}
-			if e := expByName[k.exp]; e != nil {
-				if v := e.Variant(k.variant); v != nil {
+			c = &CellFact{Experiment: k.Experiment, Variant: k.Variant, Shape: k.Shape, Status: "ok"}
+			if e := expByName[k.Experiment]; e != nil {
+				if v := e.Variant(k.Variant); v != nil {
 					c.Role = v.Role
 				}
 			}
@@ -88,25 +87,25 @@ func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps
 	// A cell needs all three names: rows inside the experiment range but
 	// outside a variant/shape range (warm-up launches) belong to no cell.
 	inCell := func(exp, variant, shape string) bool { return exp != "" && variant != "" && shape != "" }
-	kfByCell := map[cellKey][]KernelFact{}
+	kfByCell := map[rundir.Key][]KernelFact{}
 	for _, f := range kfacts {
 		if !inCell(f.Experiment, f.Variant, f.Shape) {
 			continue
 		}
-		k := cellKey{f.Experiment, f.Variant, f.Shape}
+		k := rundir.Key{Experiment: f.Experiment, Variant: f.Variant, Shape: f.Shape}
 		cell(k)
 		kfByCell[k] = append(kfByCell[k], f)
 	}
 	// nsys/Kineto timeline rows and ncu range rows by cell.
-	timeline := map[cellKey][]ingest.Kernel{}
-	rangeBytes := map[cellKey]float64{}
-	rangeSeen := map[cellKey]bool{}
-	rangeFact := map[cellKey]rangeFacts{}
+	timeline := map[rundir.Key][]ingest.Kernel{}
+	rangeBytes := map[rundir.Key]float64{}
+	rangeSeen := map[rundir.Key]bool{}
+	rangeFact := map[rundir.Key]rangeFacts{}
 	for _, k := range t.Kernels() {
 		if !inCell(k.Experiment, k.Variant, k.Shape) {
 			continue
 		}
-		key := cellKey{k.Experiment, k.Variant, k.Shape}
+		key := rundir.Key{Experiment: k.Experiment, Variant: k.Variant, Shape: k.Shape}
 		switch {
 		case k.Pass == ingest.PassTimeline:
 			cell(key)
@@ -130,13 +129,13 @@ func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps
 			}
 		}
 	}
-	samples := map[cellKey][]float64{}
-	devSamples := map[cellKey][]float64{}
+	samples := map[rundir.Key][]float64{}
+	devSamples := map[rundir.Key][]float64{}
 	for _, tm := range t.Timings() {
 		if !inCell(tm.Experiment, tm.Variant, tm.Shape) {
 			continue
 		}
-		key := cellKey{tm.Experiment, tm.Variant, tm.Shape}
+		key := rundir.Key{Experiment: tm.Experiment, Variant: tm.Variant, Shape: tm.Shape}
 		cell(key)
 		if ingest.IsDeviceTiming(tm.Method) {
 			devSamples[key] = append(devSamples[key], tm.Ms)
@@ -147,7 +146,7 @@ func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps
 	// Spec cells without data, for experiments that have data.
 	hasData := map[string]bool{}
 	for k := range cells {
-		hasData[k.exp] = true
+		hasData[k.Experiment] = true
 	}
 	for _, e := range exps {
 		if !hasData[e.Name] {
@@ -155,7 +154,7 @@ func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps
 		}
 		for _, v := range e.Variants {
 			for _, s := range e.AllShapes() {
-				k := cellKey{e.Name, v.Name, s}
+				k := rundir.Key{Experiment: e.Name, Variant: v.Name, Shape: s}
 				if cells[k] == nil {
 					cell(k).Status = "missing"
 				}
@@ -261,8 +260,8 @@ func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps
 		checkKernelNames(c, kf, timeline[key])
 		checkHostBound(c, opts)
 		checkBimodal(c, c.WallSamplesMs, "wall-time", opts)
-		if e := expByName[key.exp]; e != nil {
-			b, f, err := opts.Theory(e, key.variant, key.shape)
+		if e := expByName[key.Experiment]; e != nil {
+			b, f, err := opts.Theory(e, key.Variant, key.Shape)
 			if err != nil {
 				c.Warnings = append(c.Warnings, Warning{Code: WarnMissing, Metric: "theory", Msg: err.Error()})
 			} else {

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
 // ClockWarnings compares the SM clock the ncu kernel pass ran at (median of
@@ -44,4 +46,40 @@ func clockWarnings(t *ingest.Tables, byKernel metricIndex, tol float64) []Warnin
 	}
 	return []Warning{{Code: WarnClocks, Metric: "",
 		Msg: fmt.Sprintf("ncu kernels ran at %.0f MHz (median), the timing pass at %.0f MHz: per-kernel rates and timed speedups come from different clocks", a/1e6, b/1e6)}}
+}
+
+// TimingSMClocks gives the SM clock (MHz) the timing pass read after each
+// cell's timed loop: the meta rows clock.sm_mhz of source timing, whose File
+// is "<experiment>/<variant>/<timing file>" (ingest/timing.go), matched to
+// their cell through the file column of the timings table. perCell is false
+// when the tables hold clock rows that name the timing file alone (tables
+// ingested before File carried the experiment and variant): the variants of
+// a shape share that name, so those rows are left out and the caller must
+// find the cells' clocks elsewhere (the run's timing JSON).
+func TimingSMClocks(t *ingest.Tables) (clocks map[rundir.Key]float64, perCell bool) {
+	type fileOf struct{ experiment, variant, file string }
+	cells := map[fileOf]rundir.Key{}
+	for _, r := range t.Timings() {
+		cells[fileOf{r.Experiment, r.Variant, r.File}] = rundir.Key{Experiment: r.Experiment, Variant: r.Variant, Shape: r.Shape}
+	}
+	clocks, perCell = map[rundir.Key]float64{}, true
+	for _, m := range t.Metas() {
+		if m.Source != ingest.SourceTiming || m.Key != "clock.sm_mhz" {
+			continue
+		}
+		exp, rest, ok := strings.Cut(m.File, "/")
+		variant, file, ok2 := strings.Cut(rest, "/")
+		if !ok || !ok2 {
+			perCell = false
+			continue
+		}
+		k, ok := cells[fileOf{exp, variant, file}]
+		if !ok {
+			continue
+		}
+		if v, err := strconv.ParseFloat(m.Value, 64); err == nil && v > 0 {
+			clocks[k] = v
+		}
+	}
+	return clocks, perCell
 }

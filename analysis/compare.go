@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
 )
 
@@ -39,10 +40,10 @@ func SpeedupInterval(base, cand Interval) Interval {
 // never compared.
 func Comparisons(cells []CellFact, exps []*kernels.Experiment, opts Options) []Comparison {
 	opts = opts.withDefaults()
-	idx := map[cellKey]*CellFact{}
+	idx := map[rundir.Key]*CellFact{}
 	for i := range cells {
 		c := &cells[i]
-		idx[cellKey{c.Experiment, c.Variant, c.Shape}] = c
+		idx[rundir.Key{Experiment: c.Experiment, Variant: c.Variant, Shape: c.Shape}] = c
 	}
 	var out []Comparison
 	for _, e := range exps {
@@ -53,11 +54,11 @@ func Comparisons(cells []CellFact, exps []*kernels.Experiment, opts Options) []C
 				}
 				// Each candidate against the baseline of its direction
 				// (forward, or forward+backward).
-				bc := idx[cellKey{e.Name, e.BaselineFor(v.Name), shape}]
+				bc := idx[rundir.Key{Experiment: e.Name, Variant: e.BaselineFor(v.Name), Shape: shape}]
 				if bc == nil || bc.Status != "ok" {
 					continue
 				}
-				cc := idx[cellKey{e.Name, v.Name, shape}]
+				cc := idx[rundir.Key{Experiment: e.Name, Variant: v.Name, Shape: shape}]
 				if cc == nil || cc.Status != "ok" {
 					continue
 				}

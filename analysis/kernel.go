@@ -66,6 +66,8 @@ func kernelFact(k ingest.Kernel, m kernelMetrics, roofs map[string]Ceiling, opts
 
 	// Duration: the row's, else ncu's metric, else cycles / clock.
 	f.DurationNs = float64(k.DurationNs)
+	f.SMCycles, _ = m.get(MSMCycles)
+	f.SMClockHz, _ = m.get(MSMClock)
 	if f.DurationNs <= 0 {
 		if v, ok := m.get(MDuration); ok {
 			f.DurationNs = v

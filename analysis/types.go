@@ -120,7 +120,9 @@ type KernelFact struct {
 	Name           string             `json:"name"`
 	ShortName      string             `json:"short_name"`
 	DurationNs     float64            `json:"duration_ns"`
-	FLOPs          map[string]float64 `json:"flops"` // by class: tensor_bf16, tensor_fp16, tensor_fp8, tensor_tf32, fp32, fp16, fp64
+	SMCycles       float64            `json:"sm_cycles,omitempty"`   // sm__cycles_elapsed.avg: the duration at any clock
+	SMClockHz      float64            `json:"sm_clock_hz,omitempty"` // the SM clock it ran at
+	FLOPs          map[string]float64 `json:"flops"`                 // by class: tensor_bf16, tensor_fp16, tensor_fp8, tensor_tf32, fp32, fp16, fp64
 	TotalFLOPs     float64            `json:"total_flops"`
 	FLOPsKnown     bool               `json:"flops_known"` // the export has FLOP counters (tensor or SASS) for this kernel
 	TensorFLOPs    float64            `json:"tensor_flops"`

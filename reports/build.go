@@ -24,7 +24,7 @@ type Input struct {
 	TimingDevices map[string][]string             // experiment -> devices named by its timing JSON
 	TimingMethods map[string][]string             // experiment -> cuda-events / cuda-graph
 	TimingClocks  map[string]map[string][]float64 // experiment -> "sm_mhz"/"mem_mhz" -> [min, max]
-	CellSMClocks  map[string]float64              // "exp/variant/shape" -> SM MHz read after the cell's timing
+	CellSMClocks  map[rundir.Key]float64          // cell -> SM MHz read after the cell's timing
 	Plots         map[string][]Plot               // experiment -> plots written
 	Warnings      []analysis.Warning              // more run-level warnings (e.g. from plotting)
 }
@@ -135,17 +135,13 @@ func (x *index) experiment(e *kernels.Experiment, in Input) ExperimentReport {
 func (x *index) shapesOf(e *kernels.Experiment) []string {
 	has := map[string]bool{}
 	for k := range x.cells {
-		if exp, rest, ok := cutFirst(k); ok && exp == e.Name {
-			if _, s, ok := cutFirst(rest); ok {
-				has[s] = true
-			}
+		if k.Experiment == e.Name {
+			has[k.Shape] = true
 		}
 	}
 	for k := range x.manCells {
-		if exp, rest, ok := cutFirst(k); ok && exp == e.Name {
-			if _, s, ok := cutFirst(rest); ok {
-				has[s] = true
-			}
+		if k.Experiment == e.Name {
+			has[k.Shape] = true
 		}
 	}
 	var out []string
@@ -161,15 +157,6 @@ func (x *index) shapesOf(e *kernels.Experiment) []string {
 	}
 	sort.Strings(rest)
 	return append(out, rest...)
-}
-
-func cutFirst(s string) (string, string, bool) {
-	for i := 0; i < len(s); i++ {
-		if s[i] == '/' {
-			return s[:i], s[i+1:], true
-		}
-	}
-	return s, "", false
 }
 
 func envOf(in Input, exp string) Env {
@@ -220,6 +207,15 @@ func (x *index) row(e *kernels.Experiment, v kernels.Variant, shape string) (Cel
 	if c.Wall.N > 0 {
 		row.WallMs = &Value{Center: c.Wall.Center, Lo: c.Wall.Lo, Hi: c.Wall.Hi, N: c.Wall.N}
 	}
+	if c.Device.N > 0 {
+		row.DeviceMs = &Value{Center: c.Device.Center, Lo: c.Device.Lo, Hi: c.Device.Hi, N: c.Device.N}
+	}
+	if c.HostRatio > 0 {
+		hr := c.HostRatio
+		row.HostRatio = &hr
+	}
+	row.RangeCoverage = c.RangeCoverage
+	row.BoundFraction = x.boundFraction(e, v.Name, shape)
 	row.DRAMBytes, row.DRAMBytesKernels, row.L2Bytes, row.FLOPs, row.Class = c.DRAMBytesRange, c.DRAMBytesKernels, c.L2Bytes, c.FLOPs, c.Class
 	if row.TheoryDRAMBytes == 0 {
 		row.TheoryDRAMBytes = c.TheoryDRAMBytes

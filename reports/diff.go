@@ -46,8 +46,8 @@ type DiffResult struct {
 func DiffTimings(a, b []ingest.Timing) *DiffResult {
 	st := analysis.DefaultStats()
 	d := &DiffResult{Alpha: st.Alpha, Confidence: st.Confidence}
-	group := func(ts []ingest.Timing) map[string][]float64 {
-		m := map[string][]float64{}
+	group := func(ts []ingest.Timing) map[rundir.Key][]float64 {
+		m := map[rundir.Key][]float64{}
 		for _, t := range ts {
 			k := key(t.Experiment, t.Variant, t.Shape)
 			m[k] = append(m[k], t.Ms)
@@ -55,21 +55,20 @@ func DiffTimings(a, b []ingest.Timing) *DiffResult {
 		return m
 	}
 	ga, gb := group(a), group(b)
-	keys := map[string]bool{}
+	keys := map[rundir.Key]bool{}
 	for k := range ga {
 		keys[k] = true
 	}
 	for k := range gb {
 		keys[k] = true
 	}
-	var ks []string
+	var ks []rundir.Key
 	for k := range keys {
 		ks = append(ks, k)
 	}
-	sort.Strings(ks)
+	sort.Slice(ks, func(i, j int) bool { return ks[i].Less(ks[j]) })
 	for _, k := range ks {
-		parts := strings.SplitN(k, "/", 3)
-		row := DiffRow{Experiment: parts[0], Variant: parts[1], Shape: parts[2]}
+		row := DiffRow{Experiment: k.Experiment, Variant: k.Variant, Shape: k.Shape}
 		xa, okA := ga[k]
 		xb, okB := gb[k]
 		if !okA {

@@ -16,21 +16,28 @@ const cellMissing = "missing"
 type index struct {
 	run      *analysis.Run
 	man      *rundir.Manifest
-	cells    map[string]*analysis.CellFact
-	comps    map[string]*analysis.Comparison
-	kernels  map[string][]*analysis.KernelFact // exp/variant/shape
-	checks   map[string]*Check
+	cells    map[rundir.Key]*analysis.CellFact
+	comps    map[compKey]*analysis.Comparison
+	kernels  map[rundir.Key][]*analysis.KernelFact
+	checks   map[rundir.Key]*Check
 	inRun    map[string]bool // experiment has cells in the run
-	manCells map[string]*rundir.Cell
-	clocks   map[string]float64 // exp/variant/shape -> SM MHz after the timing pass
-	extra    []analysis.Warning // warnings of the decision being made
+	manCells map[rundir.Key]*rundir.Cell
+	clocks   map[rundir.Key]float64 // SM MHz after the timing pass
+	extra    []analysis.Warning     // warnings of the decision being made
 }
 
-func key(parts ...string) string { return strings.Join(parts, "/") }
+// key is the key of the cell (exp, variant, shape).
+func key(exp, variant, shape string) rundir.Key {
+	return rundir.Key{Experiment: exp, Variant: variant, Shape: shape}
+}
+
+// compKey identifies a comparison: candidate against baseline at one shape
+// of one experiment.
+type compKey struct{ experiment, shape, baseline, candidate string }
 
 func newIndex(run *analysis.Run, man *rundir.Manifest, checks []Check) *index {
-	x := &index{run: run, man: man, cells: map[string]*analysis.CellFact{}, comps: map[string]*analysis.Comparison{},
-		kernels: map[string][]*analysis.KernelFact{}, checks: map[string]*Check{}, inRun: map[string]bool{}, manCells: map[string]*rundir.Cell{}}
+	x := &index{run: run, man: man, cells: map[rundir.Key]*analysis.CellFact{}, comps: map[compKey]*analysis.Comparison{},
+		kernels: map[rundir.Key][]*analysis.KernelFact{}, checks: map[rundir.Key]*Check{}, inRun: map[string]bool{}, manCells: map[rundir.Key]*rundir.Cell{}}
 	if run != nil {
 		for i := range run.Cells {
 			c := &run.Cells[i]
@@ -42,7 +49,7 @@ func newIndex(run *analysis.Run, man *rundir.Manifest, checks []Check) *index {
 		}
 		for i := range run.Comparisons {
 			c := &run.Comparisons[i]
-			x.comps[key(c.Experiment, c.Shape, c.Baseline, c.Candidate)] = c
+			x.comps[compKey{c.Experiment, c.Shape, c.Baseline, c.Candidate}] = c
 		}
 		for i := range run.Kernels {
 			k := &run.Kernels[i]
@@ -53,7 +60,7 @@ func newIndex(run *analysis.Run, man *rundir.Manifest, checks []Check) *index {
 	if man != nil {
 		for i := range man.Cells {
 			c := &man.Cells[i]
-			k := c.Key().String()
+			k := c.Key()
 			x.manCells[k] = c
 			x.inRun[c.Experiment] = true
 			if w := codeDiffers(c); w != nil && x.cells[k] != nil {
@@ -95,7 +102,7 @@ func MaskRun(run *analysis.Run, man *rundir.Manifest) *analysis.Run {
 	}
 	out.Comparisons = make([]analysis.Comparison, 0, len(run.Comparisons))
 	for _, c := range run.Comparisons {
-		if m := x.comps[key(c.Experiment, c.Shape, c.Baseline, c.Candidate)]; m != nil {
+		if m := x.comps[compKey{c.Experiment, c.Shape, c.Baseline, c.Candidate}]; m != nil {
 			c = *m
 		}
 		out.Comparisons = append(out.Comparisons, c)
@@ -107,7 +114,7 @@ func MaskRun(run *analysis.Run, man *rundir.Manifest) *analysis.Run {
 // without a manifest or a record of the pass, false when the pass failed
 // or was skipped (tables can still hold rows of a failed attempt, e.g. one
 // the runner superseded).
-func (x *index) passOK(k, pass string) bool {
+func (x *index) passOK(k rundir.Key, pass string) bool {
 	mc := x.manCells[k]
 	if mc == nil {
 		return true
@@ -123,7 +130,7 @@ func (x *index) mask() {
 	if x.man == nil {
 		return
 	}
-	masked := map[string]bool{}
+	masked := map[rundir.Key]bool{}
 	for k, c := range x.cells {
 		timing, ncu, rng, nsys := x.passOK(k, rundir.PassTiming), x.passOK(k, rundir.PassNCU), x.passOK(k, rundir.PassRange), x.passOK(k, rundir.PassNsys)
 		if !x.passOK(k, rundir.PassCheck) {
@@ -348,7 +355,7 @@ func (x *index) shapesFor(e *kernels.Experiment, c kernels.Claim) []string {
 // baseline only; a forward+backward candidate has its own), one made by the
 // same function from the two cells.
 func (x *index) comparison(exp, shape, base, cand string) *analysis.Comparison {
-	k := key(exp, shape, base, cand)
+	k := compKey{exp, shape, base, cand}
 	if c := x.comps[k]; c != nil {
 		return c
 	}

@@ -329,10 +329,10 @@ func writeExperiment(b *strings.Builder, e ExperimentReport, r *Report) {
 	}
 	for _, s := range e.Shapes {
 		p("\n### %s `%s`\n\n", e.Name, s.Shape)
-		tt := Table{Header: []string{"Variant", "Kernels", "Elementwise", "GPU time", "Wall (95% CI)", "SM clock", "Speedup (95% CI)", "p", "Class", "Rel. error"},
-			Align: []Align{Left, Right, Right, Right, Right, Right, Right, Right, Left, Right}}
-		bt := Table{Header: []string{"Variant", "DRAM", "DRAM theory", "DRAM/theory", "L2 bytes", "FLOPs", "FLOPs theory"},
-			Align: []Align{Left, Right, Right, Right, Right, Right, Right}}
+		tt := Table{Header: []string{"Variant", "Kernels", "Elementwise", "GPU time", "Wall (95% CI)", "Device (95% CI)", "SM clock", "Speedup (95% CI)", "p", "Bound", "Class", "Rel. error"},
+			Align: []Align{Left, Right, Right, Right, Right, Right, Right, Right, Right, Right, Left, Right}}
+		bt := Table{Header: []string{"Variant", "DRAM", "DRAM theory", "DRAM/theory", "L2 bytes", "Range/kernels", "FLOPs", "FLOPs theory"},
+			Align: []Align{Left, Right, Right, Right, Right, Right, Right, Right}}
 		var notes []string
 		for _, row := range s.Rows {
 			name := row.Variant
@@ -349,6 +349,19 @@ func writeExperiment(b *strings.Builder, e ExperimentReport, r *Report) {
 			if row.WallMs != nil {
 				v := row.WallMs
 				wall = fmtSeconds(v.Center/1e3, v.Lo/1e3, v.Hi/1e3)
+			}
+			dev := "—"
+			if row.DeviceMs != nil {
+				v := row.DeviceMs
+				dev = fmtSeconds(v.Center/1e3, v.Lo/1e3, v.Hi/1e3)
+			}
+			bound := "—"
+			if row.BoundFraction != nil {
+				bound = fmt.Sprintf("%.0f%%", 100**row.BoundFraction)
+			}
+			cov := "—"
+			if c := row.RangeCoverage; c != nil {
+				cov = fmt.Sprintf("%.2f L2, %.2f time", c.L2Bytes, c.Time)
 			}
 			sp, pv := "—", "—"
 			if row.Speedup != nil {
@@ -377,9 +390,9 @@ func writeExperiment(b *strings.Builder, e ExperimentReport, r *Report) {
 				gt = SI(row.GPUTimeNs/1e9, "s")
 			}
 			tt.Rows = append(tt.Rows, []string{name, dash(row.Kernels > 0, fmt.Sprint(row.Kernels)),
-				dash(row.Kernels > 0, fmt.Sprint(row.ElementwiseKernels)), gt, wall,
-				dash(row.TimingSMMHz > 0, fmt.Sprintf("%.0f MHz", row.TimingSMMHz)), sp, pv, dash(row.Class != "", row.Class), re})
-			bt.Rows = append(bt.Rows, []string{name, dram, Bytes(row.TheoryDRAMBytes), mr, Bytes(row.L2Bytes), FLOPs(row.FLOPs), FLOPs(row.TheoryFLOPs)})
+				dash(row.Kernels > 0, fmt.Sprint(row.ElementwiseKernels)), gt, wall, dev,
+				dash(row.TimingSMMHz > 0, fmt.Sprintf("%.0f MHz", row.TimingSMMHz)), sp, pv, bound, dash(row.Class != "", row.Class), re})
+			bt.Rows = append(bt.Rows, []string{name, dram, Bytes(row.TheoryDRAMBytes), mr, Bytes(row.L2Bytes), cov, FLOPs(row.FLOPs), FLOPs(row.TheoryFLOPs)})
 			if row.Status != "ok" {
 				notes = append(notes, fmt.Sprintf("%s: %s (%s)", row.Variant, strings.ToUpper(row.Status), shorten(row.Reason, 300)))
 			}
@@ -405,7 +418,10 @@ func writeExperiment(b *strings.Builder, e ExperimentReport, r *Report) {
 		}
 	}
 	p("\nGPU time: sum of the kernels' durations (nsys timeline, else ncu). Wall: median of the\n")
-	p("timing pass with its 95%% interval; SM clock: read (NVML) right after its repetitions.\n")
+	p("timing pass with its 95%% interval; Device: the same call replayed from a CUDA graph (no host\n")
+	p("launch overhead); SM clock: read (NVML) right after its repetitions. Bound: the model's\n")
+	p("roofline floor over the device time (100%% = at the roof). Range/kernels: the range pass's L2\n")
+	p("bytes and time over the kernel pass's (below 0.90: range-partial).\n")
 	p("Speedup: baseline median / this variant's, p from a Mann-Whitney U test (alpha 0.05).\n")
 	p("Elementwise: kernels without tensor work. Rel. error: max relative error against the\n")
 	p("reference (check pass). DRAM: read + write bytes of the whole variant, ncu range pass (`*`:\n")

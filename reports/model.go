@@ -71,6 +71,16 @@ type Decision struct {
 	Verdict    string   `json:"verdict"`
 	Reason     string   `json:"reason"`
 	Note       string   `json:"note,omitempty"`
+	// BoundFraction is the candidate's roofline floor under its model over
+	// its measured device time (1: at the roof).
+	BoundFraction *float64 `json:"bound_fraction,omitempty"`
+	// LimitedBy is "implementation" when the candidate's GEMM main loops are
+	// measurably worse than the baseline's for the same products; MainLoops
+	// has the figures and Counterfactual the metric had they matched.
+	LimitedBy             string              `json:"limited_by,omitempty"`
+	MainLoops             *analysis.MainLoops `json:"main_loops,omitempty"`
+	Counterfactual        *float64            `json:"counterfactual,omitempty"`
+	CounterfactualVerdict string              `json:"counterfactual_verdict,omitempty"`
 }
 
 // ExperimentReport is one experiment's section of the report.
@@ -120,19 +130,25 @@ type CellRow struct {
 	KernelNames        []string `json:"kernel_names,omitempty"` // in launch order
 	GPUTimeNs          float64  `json:"gpu_time_ns"`            // sum of kernel durations (nsys, else ncu)
 	WallMs             *Value   `json:"wall_ms,omitempty"`
-	TimingSMMHz        float64  `json:"timing_sm_mhz,omitempty"` // SM clock read (NVML) after the timing repetitions
-	Speedup            *Value   `json:"speedup,omitempty"`       // against the baseline
-	P                  *float64 `json:"p,omitempty"`             // Mann-Whitney U p-value of the speedup
-	DRAMBytes          float64  `json:"dram_bytes"`              // ncu range pass (0: not measured)
-	DRAMBytesKernels   float64  `json:"dram_bytes_kernels"`
-	TheoryDRAMBytes    float64  `json:"theory_dram_bytes,omitempty"`
-	ModelRatio         *float64 `json:"model_ratio,omitempty"` // measured / theory DRAM bytes
-	L2Bytes            float64  `json:"l2_bytes"`
-	FLOPs              float64  `json:"flops"`
-	TheoryFLOPs        float64  `json:"theory_flops,omitempty"`
-	Class              string   `json:"class,omitempty"`
-	RelError           *float64 `json:"rel_error,omitempty"` // check pass, max relative error
-	Warnings           []string `json:"warnings,omitempty"`  // warning codes
+	// DeviceMs is the device time of the call (CUDA-graph replay in the
+	// timing pass); HostRatio is wall over device time (DeviceTimeMs).
+	DeviceMs         *Value                  `json:"device_ms,omitempty"`
+	HostRatio        *float64                `json:"host_ratio,omitempty"`
+	RangeCoverage    *analysis.RangeCoverage `json:"range_coverage,omitempty"` // range over kernel pass
+	BoundFraction    *float64                `json:"bound_fraction,omitempty"` // roofline floor of the model / device time
+	TimingSMMHz      float64                 `json:"timing_sm_mhz,omitempty"`  // SM clock read (NVML) after the timing repetitions
+	Speedup          *Value                  `json:"speedup,omitempty"`        // against the baseline
+	P                *float64                `json:"p,omitempty"`              // Mann-Whitney U p-value of the speedup
+	DRAMBytes        float64                 `json:"dram_bytes"`               // ncu range pass (0: not measured)
+	DRAMBytesKernels float64                 `json:"dram_bytes_kernels"`
+	TheoryDRAMBytes  float64                 `json:"theory_dram_bytes,omitempty"`
+	ModelRatio       *float64                `json:"model_ratio,omitempty"` // measured / theory DRAM bytes
+	L2Bytes          float64                 `json:"l2_bytes"`
+	FLOPs            float64                 `json:"flops"`
+	TheoryFLOPs      float64                 `json:"theory_flops,omitempty"`
+	Class            string                  `json:"class,omitempty"`
+	RelError         *float64                `json:"rel_error,omitempty"` // check pass, max relative error
+	Warnings         []string                `json:"warnings,omitempty"`  // warning codes
 }
 
 // Plot is one chart written under plots/.

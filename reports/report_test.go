@@ -303,10 +303,10 @@ func TestClockCheck(t *testing.T) {
 			// 0.5x misses by far: the same clocks cannot rescue it.
 			{Experiment: "scan_gate", Shape: "B=4,T=2048,d=256,dv=64", Baseline: "three-kernel", Candidate: "megakernel", Speedup: analysis.Interval{Center: 0.5, Lo: 0.49, Hi: 0.51, N: 30}, P: 0.001},
 		}},
-		CellSMClocks: map[string]float64{
-			"scan_gate/three-kernel/B=4,T=2048,d=256,dv=64": 1980,
-			"scan_gate/semi-fused/B=4,T=2048,d=256,dv=64":   1800,
-			"scan_gate/megakernel/B=4,T=2048,d=256,dv=64":   1800,
+		CellSMClocks: map[rundir.Key]float64{
+			key("scan_gate", "three-kernel", "B=4,T=2048,d=256,dv=64"): 1980,
+			key("scan_gate", "semi-fused", "B=4,T=2048,d=256,dv=64"):   1800,
+			key("scan_gate", "megakernel", "B=4,T=2048,d=256,dv=64"):   1800,
 		}}
 	r := Build(in)
 	d := find(t, r, "scan_gate", "speedup-semi-fused", "")

@@ -157,7 +157,7 @@ func LoadRun(ctx context.Context, run *rundir.Run, mem memory.Allocator) (*Input
 	}
 	in.TimingDevices, in.TimingMethods = timingEnv(tables.Timings())
 	in.TimingClocks = timingClocks(tables.Metas(), tables.Timings(), exps)
-	if in.CellSMClocks, err = ReadTimingClocks(run); err != nil {
+	if in.CellSMClocks, err = cellSMClocks(run, tables); err != nil {
 		return fail(err)
 	}
 	return in, tables, nil
@@ -269,21 +269,31 @@ func timingClocks(metas []ingest.Meta, timings []ingest.Timing, exps []*kernels.
 	return out
 }
 
-// ReadTimingClocks reads the SM clock each timing JSON of a run recorded
-// (raw/timing/<exp>/<variant>/<shape>.json, "clocks": {"sm_mhz": ...}),
-// keyed "exp/variant/shape". A run without them gives none.
-func ReadTimingClocks(run *rundir.Run) (map[string]float64, error) {
-	out := map[string]float64{}
+// cellSMClocks gives the SM clock each cell's timing pass read after its
+// timed loop, from the run's tables (analysis.TimingSMClocks). Tables
+// ingested before the timing meta rows named their cell (File
+// "<shape>.json" alone: the committed 2026-11-22 runs 003504, 022317 and
+// 004838) cannot tell the variants of a shape apart; for those the clocks
+// are read from the timing JSON the tables were ingested from
+// (raw/timing/<exp>/<variant>/<shape>.json, "clocks": {"sm_mhz": ...}), the
+// only place the raw timing files are read for them. A run without clocks
+// gives none.
+func cellSMClocks(run *rundir.Run, tables *ingest.Tables) (map[rundir.Key]float64, error) {
+	if out, perCell := analysis.TimingSMClocks(tables); perCell {
+		return out, nil
+	}
+	return timingJSONClocks(run)
+}
+
+// timingJSONClocks reads the SM clock of every timing JSON of a run, keyed
+// by the cell the file names.
+func timingJSONClocks(run *rundir.Run) (map[rundir.Key]float64, error) {
+	out := map[rundir.Key]float64{}
 	err := run.WalkJSON(rundir.TimingDir, ".json", func(rel string, data []byte) error {
 		if strings.HasSuffix(rel, ".check.json") || strings.HasSuffix(rel, ".time-error.json") {
 			return nil
 		}
-		var tf struct {
-			Experiment string             `json:"experiment"`
-			Variant    string             `json:"variant"`
-			Shape      string             `json:"shape"`
-			Clocks     map[string]float64 `json:"clocks"`
-		}
+		var tf ingest.TimingFile
 		if err := json.Unmarshal(data, &tf); err != nil {
 			return err
 		}
@@ -322,7 +332,8 @@ func ReadChecks(run *rundir.Run) ([]Check, error) {
 		return nil, fmt.Errorf("read checks: %w", err)
 	}
 	sort.Slice(out, func(i, j int) bool {
-		return key(out[i].Experiment, out[i].Variant, out[i].Shape) < key(out[j].Experiment, out[j].Variant, out[j].Shape)
+		// "exp/variant/shape" string order
+		return key(out[i].Experiment, out[i].Variant, out[i].Shape).String() < key(out[j].Experiment, out[j].Variant, out[j].Shape).String()
 	})
 	return out, nil
 }
@@ -343,10 +354,11 @@ func writePlots(ctx context.Context, dir string, run *analysis.Run, exps []*kern
 	if run == nil {
 		return plots, ws
 	}
-	has := map[string]bool{}
+	type expShape struct{ exp, shape string }
+	has := map[expShape]bool{} // (experiment, shape) with data in the run
 	for _, c := range run.Cells {
 		if c.Status != cellMissing {
-			has[key(c.Experiment, c.Shape)] = true
+			has[expShape{c.Experiment, c.Shape}] = true
 		}
 	}
 	add := func(exp, title string, files []string, pw []analysis.Warning, err error) {
@@ -378,7 +390,7 @@ func writePlots(ctx context.Context, dir string, run *analysis.Run, exps []*kern
 			return plots, ws
 		}
 		for _, s := range e.Shapes {
-			if !has[key(e.Name, s)] {
+			if !has[expShape{e.Name, s}] {
 				continue
 			}
 			files, pw, err := safePlot(func() ([]string, []analysis.Warning, error) { return roofline.WriteRoofline(dir, run, e.Name, s) })
@@ -387,7 +399,7 @@ func writePlots(ctx context.Context, dir string, run *analysis.Run, exps []*kern
 		for _, sw := range e.Sweeps {
 			n := 0
 			for _, s := range sw.Shapes {
-				if has[key(e.Name, s)] {
+				if has[expShape{e.Name, s}] {
 					n++
 				}
 			}

@@ -13,9 +13,13 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/testdata"
 )
 
 // writeSyntheticRunDir writes a run directory by hand (invented numbers,
@@ -262,6 +266,49 @@ func TestTimingClocksSharedShapes(t *testing.T) {
 	only := timingClocks([]ingest.Meta{meta(shape+".json", "1980")}, timings[:1], exps)
 	if r := only["swiglu"]["sm_mhz"]; len(r) != 2 || r[0] != 1980 {
 		t.Errorf("base name in a run with swiglu alone: %v", only)
+	}
+}
+
+// TestCellSMClocksCommittedRuns: the per-cell SM clocks of the committed
+// runs whose tables name each timing file's cell come from the tables and
+// equal what their timing JSON holds; the runs ingested before that (File
+// the base name alone) are exactly the ones that read the JSON instead.
+func TestCellSMClocksCommittedRuns(t *testing.T) {
+	fromJSON := map[string]bool{"2026-11-22-h100-003504": true, "2026-11-22-h100-022317": true, "2026-11-22-h200-004838": true}
+	for _, name := range testdata.Runs() {
+		t.Run(name, func(t *testing.T) {
+			_, fsys, err := testdata.Run(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			run, err := rundir.OpenFS(name, fsys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tables, err := run.Tables(memory.DefaultAllocator)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tables.Release()
+			js, err := timingJSONClocks(run)
+			if err != nil || len(js) == 0 {
+				t.Fatalf("timing JSON clocks: %d, %v", len(js), err)
+			}
+			fromTables, perCell := analysis.TimingSMClocks(tables)
+			if perCell == fromJSON[name] {
+				t.Errorf("tables give per-cell clocks: %v, want %v", perCell, !fromJSON[name])
+			}
+			got, err := cellSMClocks(run, tables)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(js, got); d != "" {
+				t.Errorf("cell SM clocks differ from the timing JSON (-json +got):\n%s", d)
+			}
+			if perCell && len(fromTables) != len(got) {
+				t.Errorf("tables give %d cells, cellSMClocks %d", len(fromTables), len(got))
+			}
+		})
 	}
 }
 

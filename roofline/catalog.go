@@ -130,19 +130,59 @@ func catalogSpecs() []GPUSpec {
 // normalizeGPUName lower-cases a device name and drops the vendor and family
 // words (NVIDIA, Tesla, GeForce) and everything but letters and digits:
 // "NVIDIA GeForce RTX 4060" and "rtx-4060" both become "rtx4060".
-func normalizeGPUName(s string) string {
+func normalizeGPUName(s string) string { return strings.Join(gpuWords(s), "") }
+
+// gpuWords splits a device name into lower-case runs of letters and digits,
+// without the vendor and family words (NVIDIA, Tesla, GeForce):
+// "NVIDIA GH200 480GB" gives gh200, 480gb.
+func gpuWords(s string) []string {
 	fields := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	})
-	var b strings.Builder
+	out := fields[:0]
 	for _, f := range fields {
 		switch f {
 		case "nvidia", "tesla", "geforce":
 			continue
 		}
-		b.WriteString(f)
+		out = append(out, f)
 	}
-	return b.String()
+	return out
+}
+
+// matchGPU is MatchGPU.
+func matchGPU(flag, deviceName string) bool {
+	if strings.TrimSpace(flag) == "" {
+		return true
+	}
+	want, wantKnown := lookup(flag)
+	have, haveKnown := lookup(deviceName)
+	switch {
+	case wantKnown && haveKnown:
+		return want.Key == have.Key
+	case wantKnown || haveKnown:
+		return false // a catalog name never names a GPU outside the catalog, nor the reverse
+	}
+	// Neither is in the catalog: every word of the flag must be a word of
+	// the device's name.
+	fw, dw := gpuWords(flag), gpuWords(deviceName)
+	if len(fw) == 0 {
+		return false
+	}
+	for _, w := range fw {
+		if !contains(dw, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// shortName is ShortName.
+func shortName(deviceName string) string {
+	if g, ok := lookup(deviceName); ok {
+		return g.Key
+	}
+	return strings.Join(gpuWords(deviceName), "-")
 }
 
 func lookup(name string) (GPUSpec, bool) {

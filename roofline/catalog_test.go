@@ -243,3 +243,23 @@ func TestParseCatalogErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestShortNameRoundTrip: every key, name and alias of the catalog is
+// named by its entry's key, and that key matches it back as a --gpu.
+func TestShortNameRoundTrip(t *testing.T) {
+	for _, s := range Catalog() {
+		for _, n := range append([]string{s.Key, s.Name}, s.Aliases...) {
+			if got := ShortName(n); got != s.Key {
+				t.Errorf("ShortName(%q) = %q, want %q", n, got, s.Key)
+			}
+			if !MatchGPU(s.Key, n) || !MatchGPU(n, s.Name) {
+				t.Errorf("%q and %s do not match", n, s.Key)
+			}
+		}
+	}
+	for name, want := range map[string]string{"NVIDIA GH200 480GB": "gh200-480gb", "NVIDIA": "", "": ""} {
+		if got := ShortName(name); got != want {
+			t.Errorf("ShortName(%q) = %q, want %q", name, got, want)
+		}
+	}
+}

@@ -77,6 +77,25 @@ func Catalog() []GPUSpec { return catalogSpecs() }
 // leading "NVIDIA"/"Tesla".
 func Lookup(name string) (GPUSpec, bool) { return lookup(name) }
 
+// MatchGPU reports whether a --gpu spelling names the device called
+// deviceName (as nvidia-smi, ncu or nsys print it). The catalog is the
+// vocabulary: a spelling Lookup knows (a key, name or alias of
+// catalog.yaml) matches exactly the devices Lookup maps to the same entry,
+// so "h100" (an alias of h100-sxm) matches "NVIDIA H100 80GB HBM3" but not
+// "NVIDIA H100 PCIe" (h100-pcie) nor "NVIDIA H200". A device the catalog
+// lacks matches only a spelling the catalog lacks too whose every word is a
+// word of its name ("gh200" and "NVIDIA GH200 480GB"). An empty flag
+// matches any device. rooftool profile checks its --gpu with it.
+func MatchGPU(flag, deviceName string) bool { return matchGPU(flag, deviceName) }
+
+// ShortName names a device (or a --gpu spelling) for a run directory
+// (runs/<date>-<short>-<time>): its catalog key ("h100-sxm" for "NVIDIA H100
+// 80GB HBM3", "h200" for "NVIDIA H200"), or, for a name the catalog lacks,
+// its words lower-cased and joined by "-" without the vendor words
+// ("gh200-480gb"); "" when the name has no such word. MatchGPU(ShortName(d), d)
+// holds for every such d.
+func ShortName(deviceName string) string { return shortName(deviceName) }
+
 // CeilingsFor returns the roofs of a run: from the device itself where the
 // ncu export has *.peak_sustained metrics and clocks (Source "device: ..."),
 // else from the catalog entry of gpuName (or of the name in the gpus table

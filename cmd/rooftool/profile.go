@@ -78,7 +78,7 @@ only (--sweeps profiles them too, --default-only drops them).`,
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&opts.GPU, "gpu", "", "the GPU this run is meant for (h100, h200, ...); a different device is recorded and warned about")
+	f.StringVar(&opts.GPU, "gpu", "", "the GPU this run is meant for: a key or alias of rooftool gpus (h100, h200, h100-pcie, ...); a different device is recorded and warned about")
 	f.StringArrayVar(&opts.Experiments, "experiment", nil, "experiment to run (repeatable; default all)")
 	f.StringArrayVar(&opts.Variants, "variant", nil, "variant to run (repeatable; default all)")
 	f.StringArrayVar(&opts.Shapes, "shape", nil, "canonical shape to run, e.g. M=512,N=4096,K=7168 (repeatable; default all)")

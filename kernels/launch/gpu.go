@@ -81,29 +81,6 @@ func smiNumber(s string) float64 {
 	return v
 }
 
-// GPUShort names a GPU the way --gpu does: "NVIDIA H100 80GB HBM3" -> "h100".
-// It returns "" when the name holds no known model.
-func GPUShort(name string) string {
-	n := strings.ToLower(name)
-	for _, m := range []string{"gh200", "gb200", "h100", "h200", "h800", "h20", "b200", "b100", "a100", "a800", "a10", "a30", "a40", "l40s", "l40", "l4", "v100", "t4"} {
-		for _, f := range strings.FieldsFunc(n, func(r rune) bool { return r == ' ' || r == '-' || r == '_' }) {
-			if f == m {
-				return m
-			}
-		}
-	}
-	return ""
-}
-
-// GPUMatches reports whether the device name is the model asked for with --gpu.
-func GPUMatches(requested, name string) bool {
-	r := strings.ToLower(strings.TrimSpace(requested))
-	if r == "" {
-		return true
-	}
-	return GPUShort(name) == r || strings.Contains(strings.ToLower(name), r) && GPUShort(name) == ""
-}
-
 // RunnerEnv is what `run.py env` prints, read loosely: the keys it knows.
 type RunnerEnv struct {
 	Raw map[string]any

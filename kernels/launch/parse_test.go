@@ -34,31 +34,6 @@ func TestParseSMI(t *testing.T) {
 	}
 }
 
-func TestGPUShort(t *testing.T) {
-	for name, want := range map[string]string{
-		"NVIDIA H100 80GB HBM3":   "h100",
-		"NVIDIA H100 PCIe":        "h100",
-		"NVIDIA H200":             "h200",
-		"NVIDIA GH200 480GB":      "gh200",
-		"NVIDIA A100-SXM4-80GB":   "a100",
-		"Tesla V100-SXM2-16GB":    "v100",
-		"NVIDIA GeForce RTX 4090": "",
-	} {
-		if got := GPUShort(name); got != want {
-			t.Errorf("GPUShort(%q) = %q, want %q", name, got, want)
-		}
-	}
-	if GPUMatches("h100", "NVIDIA H200") {
-		t.Errorf("h100 matches an H200")
-	}
-	if !GPUMatches("H100", "NVIDIA H100 80GB HBM3") || !GPUMatches("", "anything") {
-		t.Errorf("GPUMatches too strict")
-	}
-	if !GPUMatches("rtx", "NVIDIA GeForce RTX 4090") {
-		t.Errorf("GPUMatches: unknown models fall back to a substring match")
-	}
-}
-
 func TestSplitNCU(t *testing.T) {
 	nv := `"thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg"`
 	stack := func(v, s string) string {

@@ -48,8 +48,10 @@ type PlannedCell struct {
 	Passes  []string // in rundir.AllPasses order
 }
 
-// Key is "experiment/variant/shape".
-func (c PlannedCell) Key() string { return c.Exp.Name + "/" + c.Variant + "/" + c.Shape }
+// Key is the cell's key; Key().String() is "experiment/variant/shape".
+func (c PlannedCell) Key() rundir.Key {
+	return rundir.Key{Experiment: c.Exp.Name, Variant: c.Variant, Shape: c.Shape}
+}
 
 // Plan lists the cells of the selected experiments, variants and shapes, in
 // run order: experiments by name, variants in spec order, shapes in spec

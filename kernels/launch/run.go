@@ -9,16 +9,16 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/roofline"
 )
 
 // Config is one `rooftool profile` run.
 type Config struct {
-	RunDir      string   // "" : runs/<date>-<gpu>-<time>
+	RunDir      string   // "" : runs/<date>-<gpu>-<time>, <gpu> the device's roofline.ShortName
 	KernelsDir  string   // folder with run.py and <experiment>/spec.yaml; "" : "kernels"
 	Python      string   // "" : "python3"
 	GPU         string   // the --gpu flag, e.g. "h100"
@@ -112,9 +112,9 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 
 	dir := cfg.RunDir
 	if dir == "" {
-		short := GPUShort(gpu.Name)
+		short := roofline.ShortName(gpu.Name)
 		if short == "" {
-			short = strings.ToLower(cfg.GPU)
+			short = roofline.ShortName(cfg.GPU)
 		}
 		if short == "" {
 			short = "nogpu"

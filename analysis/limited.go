@@ -1,0 +1,103 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+)
+
+// Implementation-limited verdicts (METHOD.md, "Implementation-limited
+// verdicts"). A fusion changes the epilogue and elementwise work of a
+// layer; the GEMM main loops compute the same products either way. Where a
+// candidate's GEMMs are measurably worse than the baseline's (library) GEMMs
+// for the same products, a NO-GO may be about that code, not about the
+// fusion idea, and the report says so with the counterfactual.
+
+// DefaultMainLoopMargin: candidate GEMMs that take more than this much
+// longer (in SM cycles) or move more DRAM bytes than the baseline's limit
+// the verdict (10%).
+const DefaultMainLoopMargin = 0.10
+
+// sameProductsTol: GEMM kernels whose tensor FLOPs agree within this share
+// compute the same products (tile padding adds a little).
+const sameProductsTol = 0.02
+
+// MainLoops compares the GEMM kernels (the kernels with tensor work) of a
+// candidate cell with the baseline's at the same shape, from the ncu kernel
+// pass. Time is compared in SM cycles (sm__cycles_elapsed.avg), which the
+// clock each kernel happened to run at does not change.
+type MainLoops struct {
+	CandKernels int     `json:"candidate_kernels"`
+	BaseKernels int     `json:"baseline_kernels"`
+	CandFLOPs   float64 `json:"candidate_flops"`
+	BaseFLOPs   float64 `json:"baseline_flops"`
+	CandCycles  float64 `json:"candidate_cycles"`
+	BaseCycles  float64 `json:"baseline_cycles"`
+	CandDRAM    float64 `json:"candidate_dram_bytes"` // kernel pass (L2 flushed before each kernel)
+	BaseDRAM    float64 `json:"baseline_dram_bytes"`
+	CandClockHz float64 `json:"candidate_sm_clock_hz"` // median SM clock of the candidate's GEMMs
+	CyclesRatio float64 `json:"cycles_ratio"`          // candidate / baseline
+	DRAMRatio   float64 `json:"dram_ratio"`            // candidate / baseline
+	Limited     bool    `json:"limited"`               // either ratio above 1 + margin
+}
+
+// CompareMainLoops compares the GEMM kernels of cand with base; ok is false
+// when either has none with tensor FLOPs or their products differ (tensor
+// FLOPs more than 2% apart): the fusion changed the GEMMs themselves.
+func CompareMainLoops(cand, base []KernelFact, margin float64) (MainLoops, bool) {
+	if margin <= 0 {
+		margin = DefaultMainLoopMargin
+	}
+	var m MainLoops
+	var clocks []float64
+	for _, k := range cand {
+		if k.TensorFLOPs > 0 {
+			m.CandKernels++
+			m.CandFLOPs += k.TensorFLOPs
+			m.CandCycles += k.SMCycles
+			m.CandDRAM += k.DRAMBytes
+			if k.SMClockHz > 0 {
+				clocks = append(clocks, k.SMClockHz)
+			}
+		}
+	}
+	for _, k := range base {
+		if k.TensorFLOPs > 0 {
+			m.BaseKernels++
+			m.BaseFLOPs += k.TensorFLOPs
+			m.BaseCycles += k.SMCycles
+			m.BaseDRAM += k.DRAMBytes
+		}
+	}
+	if m.CandKernels == 0 || m.BaseKernels == 0 || m.CandCycles <= 0 || m.BaseCycles <= 0 {
+		return m, false
+	}
+	if math.Abs(m.CandFLOPs/m.BaseFLOPs-1) > sameProductsTol {
+		return m, false
+	}
+	m.CandClockHz = median(clocks)
+	m.CyclesRatio = m.CandCycles / m.BaseCycles
+	if m.BaseDRAM > 0 {
+		m.DRAMRatio = m.CandDRAM / m.BaseDRAM
+	}
+	m.Limited = m.CyclesRatio > 1+margin || m.DRAMRatio > 1+margin
+	return m, true
+}
+
+// Summary states the comparison with its figures.
+func (m MainLoops) Summary() string {
+	return fmt.Sprintf("the candidate's %d GEMM kernels take %.2fx the SM cycles (%.3g vs %.3g) and move %.2fx the DRAM bytes (%.3g GB vs %.3g GB, kernel pass) of the baseline's %d for the same products (%.3g vs %.3g tensor FLOPs)",
+		m.CandKernels, m.CyclesRatio, m.CandCycles, m.BaseCycles, m.DRAMRatio, m.CandDRAM/1e9, m.BaseDRAM/1e9, m.BaseKernels, m.CandFLOPs, m.BaseFLOPs)
+}
+
+// ExtraTimeMs is the time the candidate's GEMMs take beyond the baseline's,
+// at the candidate's GEMM clock, in ms (0 when they are not slower).
+func (m MainLoops) ExtraTimeMs() float64 {
+	if m.CandClockHz <= 0 || m.CandCycles <= m.BaseCycles {
+		return 0
+	}
+	return (m.CandCycles - m.BaseCycles) / m.CandClockHz * 1e3
+}
+
+// ExtraDRAM is the DRAM bytes the candidate's GEMMs move beyond the
+// baseline's (0 when they move no more).
+func (m MainLoops) ExtraDRAM() float64 { return math.Max(0, m.CandDRAM-m.BaseDRAM) }

@@ -1,0 +1,124 @@
+package launch
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/roofline"
+)
+
+// TestGPUIdentity: a --gpu spelling means one thing everywhere. For the
+// device names of the committed runs and a few more, profile's check (the
+// warning detectGPU gives, on a fake nvidia-smi printing the name) answers
+// as the catalog does: both name the same catalog entry. A device the
+// catalog lacks matches only the words of its own name.
+func TestGPUIdentity(t *testing.T) {
+	tests := []struct {
+		device   string
+		inCat    bool
+		match    []string
+		mismatch []string
+	}{
+		{"NVIDIA H100 80GB HBM3", true, // runs/2026-11-2*-h100-*
+			[]string{"h100", "H100", "h100-sxm", "H100 SXM", "h100_sxm5", "NVIDIA H100 80GB HBM3", "nvidia h100 sxm5 80gb"},
+			[]string{"h200", "h100-pcie", "h100 nvl", "a100", "hopper", "80gb", "h10"}},
+		{"NVIDIA H200", true, // runs/2026-11-22-h200-004838
+			[]string{"h200", "H200", "h200 sxm", "NVIDIA H200", "NVIDIA H200 141GB HBM3e"},
+			[]string{"h100", "h200-nvl", "gh200", "h20"}},
+		{"NVIDIA H100 PCIe", true,
+			[]string{"h100-pcie", "H100 PCIe", "NVIDIA H100 PCIe 80GB"},
+			[]string{"h100", "h100-sxm", "h200"}},
+		{"NVIDIA A100-SXM4-80GB", true,
+			[]string{"a100-sxm-80", "A100 SXM4 80GB", "nvidia a100 80gb hbm2e"},
+			[]string{"a100-sxm-40", "a100", "h100"}},
+		{"Tesla T4", true,
+			[]string{"t4", "T4", "nvidia t4", "tesla-t4"},
+			[]string{"l4", "t40"}},
+		{"NVIDIA GeForce RTX 4090", true,
+			[]string{"rtx-4090", "RTX 4090", "GeForce RTX 4090"},
+			[]string{"rtx", "4090", "rtx-4060"}},
+		{"NVIDIA GH200 480GB", false,
+			[]string{"gh200", "GH200 480GB", "gh200-480gb"},
+			[]string{"h200", "h100", "480", "gh"}},
+	}
+	dir := t.TempDir()
+	for i, tc := range tests {
+		smi := filepath.Join(dir, "nvidia-smi-"+string(rune('a'+i)))
+		line := tc.device + ", GPU-x, 580.65.06, 1980 MHz, 2619 MHz, 1980 MHz, 2619 MHz, 81559 MiB"
+		if err := os.WriteFile(smi, []byte("#!/bin/sh\necho '"+line+"'\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		dev, devKnown := roofline.Lookup(tc.device)
+		if devKnown != tc.inCat {
+			t.Errorf("%s: in the catalog = %v, want %v", tc.device, devKnown, tc.inCat)
+		}
+		check := func(flag string, want bool) {
+			r := &Runner{cfg: Config{SMI: smi, GPU: flag}}
+			g, _, warns := r.detectGPU(context.Background())
+			if g.Name != tc.device {
+				t.Fatalf("fake nvidia-smi: device %q, want %q", g.Name, tc.device)
+			}
+			profile := !strings.Contains(strings.Join(warns, "\n"), "--gpu "+flag+" was asked")
+			if profile != want {
+				t.Errorf("profile --gpu %q on %s: match = %v, want %v (%q)", flag, tc.device, profile, want, warns)
+			}
+			if roofline.MatchGPU(flag, tc.device) != want {
+				t.Errorf("roofline.MatchGPU(%q, %q) = %v, want %v", flag, tc.device, !want, want)
+			}
+			spec, flagKnown := roofline.Lookup(flag)
+			if tc.inCat {
+				if catalog := flagKnown && spec.Key == dev.Key; catalog != want {
+					t.Errorf("catalog: --gpu %q names %q, the device %q: same = %v, want %v", flag, spec.Key, dev.Key, catalog, want)
+				}
+			} else if flagKnown && want {
+				t.Errorf("catalog: --gpu %q names %s, yet matches %s, which the catalog lacks", flag, spec.Key, tc.device)
+			}
+		}
+		for _, f := range tc.match {
+			check(f, true)
+		}
+		for _, f := range tc.mismatch {
+			check(f, false)
+		}
+		// The run directory's name is a --gpu spelling of its device.
+		if short := roofline.ShortName(tc.device); short == "" || !roofline.MatchGPU(short, tc.device) {
+			t.Errorf("ShortName(%q) = %q, which does not name it", tc.device, short)
+		}
+	}
+}
+
+// TestRunDirNamedByCatalog: with no -o, the run directory is named after
+// the device by its catalog key.
+func TestRunDirNamedByCatalog(t *testing.T) {
+	cfg, _ := fakeEnv(t)
+	kdir, err := filepath.Abs(cfg.KernelsDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.KernelsDir = kdir
+	cfg.Variants = []string{"good"}
+	cfg.Shapes = []string{"n=1"}
+	cfg.Passes = []string{rundir.PassCheck}
+	smi := filepath.Join(t.TempDir(), "nvidia-smi")
+	if err := os.WriteFile(smi, []byte("#!/bin/sh\necho 'NVIDIA H100 80GB HBM3, GPU-h100, 580.65.06, 1980 MHz, 2619 MHz, 1980 MHz, 2619 MHz, 81559 MiB'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg.SMI = smi
+	cfg.RunDir = ""
+	wd := t.TempDir()
+	t.Chdir(wd)
+	m, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(wd, "runs", "2026-11-22-h100-sxm-010203", "manifest.json")); err != nil {
+		t.Errorf("run directory: %v", err)
+	}
+	if hasWarning(m, "--gpu") {
+		t.Errorf("--gpu h100 on an H100 80GB HBM3 warned: %q", m.Warnings)
+	}
+}

@@ -1,0 +1,118 @@
+package reports
+
+import (
+	"fmt"
+
+	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/kernels"
+)
+
+// LimitedByImplementation is Decision.LimitedBy when the candidate's GEMM
+// main loops are measurably worse than the baseline's for the same products.
+const LimitedByImplementation = "implementation"
+
+// limitedFamilies are the metric families a main loop's speed or traffic
+// enters: times and DRAM bytes of the whole cell.
+var limitedFamilies = map[string]bool{metricFamilyTime: true, metricFamilyDevice: true, metricFamilyDRAM: true}
+
+// limitedBy compares the candidate's GEMM kernels with the baseline's
+// (analysis.CompareMainLoops) and, where they are worse by more than the
+// margin, marks the decision limited by implementation with the figures and
+// the counterfactual: the claim's metric had the candidate's GEMMs taken
+// the baseline's cycles and moved its DRAM bytes. The verdict itself still
+// follows the rules.
+func (x *index) limitedBy(e *kernels.Experiment, d *Decision) {
+	if d.Measured == nil || !limitedFamilies[family(d.Metric)] || d.Metric == MetricElementwiseDRAM {
+		return
+	}
+	base := d.Baseline
+	if base == "" {
+		base = e.BaselineFor(d.Candidate)
+	}
+	if base == "" || base == d.Candidate {
+		return
+	}
+	ml, ok := analysis.CompareMainLoops(derefs(x.kernels[key(e.Name, d.Candidate, d.Shape)]), derefs(x.kernels[key(e.Name, base, d.Shape)]), analysis.DefaultMainLoopMargin)
+	if !ok || !ml.Limited {
+		return
+	}
+	cf, how, ok := x.counterfactual(e.Name, d.Metric, d.Candidate, base, d.Shape, ml)
+	d.LimitedBy, d.MainLoops = LimitedByImplementation, &ml
+	d.Reason += "; limited by implementation: " + ml.Summary()
+	if ok {
+		v := VerdictNoGo
+		if clears(cf, d.Op, d.Threshold) {
+			v = VerdictGo
+		}
+		d.Counterfactual, d.CounterfactualVerdict = &cf, v
+		d.Reason += fmt.Sprintf("; had they matched the baseline's (%s), %s would be %s (%s)", how, d.Metric, fmtMetric(d.Metric, cf), v)
+	}
+}
+
+// counterfactual is a claim metric recomputed with the candidate's extra
+// GEMM time (at its GEMM clock) and extra GEMM DRAM bytes taken out.
+func (x *index) counterfactual(exp, metric, cand, base, shape string, ml analysis.MainLoops) (float64, string, bool) {
+	cc, bc := x.cells[key(exp, cand, shape)], x.cells[key(exp, base, shape)]
+	if !okCell(cc) || !okCell(bc) {
+		return 0, "", false
+	}
+	dt, db := ml.ExtraTimeMs(), ml.ExtraDRAM()
+	timeHow := fmt.Sprintf("%.1f us less GEMM time", dt*1e3)
+	switch metric {
+	case MetricSpeedup, MetricTimeUs:
+		ct := cc.Wall.Center - dt
+		if ct <= 0 || cc.Wall.N == 0 {
+			return 0, "", false
+		}
+		if metric == MetricTimeUs {
+			return ct * 1e3, timeHow, true
+		}
+		return bc.Wall.Center / ct, timeHow, bc.Wall.N > 0
+	case MetricGPUSpeedup:
+		cd, _ := cc.DeviceTimeMs()
+		bd, _ := bc.DeviceTimeMs()
+		if cd-dt <= 0 || bd <= 0 {
+			return 0, "", false
+		}
+		return bd / (cd - dt), timeHow, true
+	case MetricDRAMRatio, MetricDRAMReduction, MetricDRAMBytes:
+		cb, _ := dramOf(cc)
+		bb, _ := dramOf(bc)
+		if cb-db <= 0 || bb <= 0 {
+			return 0, "", false
+		}
+		how := fmt.Sprintf("%s less GEMM DRAM traffic", Bytes(db))
+		switch metric {
+		case MetricDRAMBytes:
+			return cb - db, how, true
+		case MetricDRAMReduction:
+			return 1 - (cb-db)/bb, how, true
+		}
+		return (cb - db) / bb, how, true
+	}
+	return 0, "", false
+}
+
+// boundFraction is a variant's roofline floor under its model over its
+// measured device time: 1 is at the roof.
+func (x *index) boundFraction(e *kernels.Experiment, variant, shape string) *float64 {
+	c := x.cells[key(e.Name, variant, shape)]
+	if !okCell(c) {
+		return nil
+	}
+	dev, _ := c.DeviceTimeMs()
+	t, ok := x.rooflineTime(e, variant, shape)
+	if !ok || dev <= 0 {
+		return nil
+	}
+	f := t * 1e3 / dev
+	return &f
+}
+
+func derefs(ks []*analysis.KernelFact) []analysis.KernelFact {
+	out := make([]analysis.KernelFact, len(ks))
+	for i, k := range ks {
+		out[i] = *k
+	}
+	return out
+}

@@ -1,0 +1,73 @@
+package reports
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/testdata"
+)
+
+// gated_ssm hbm-traffic at d=2048 on run 2026-11-23-h100-140505. From the
+// raw ncu CSVs, read with Python's csv module:
+//   - range pass DRAM (read + write): triton-epilogue 2,688,875,520 B,
+//     eager 2,926,903,040 B: ratio 0.9187, NO-GO against < 0.7;
+//   - kernel pass, kernels with sm__ops_path_tensor_src_bf16_dst_fp32 > 0:
+//     triton-epilogue's 2 GEMMs 2,665,989,376 B and 3,405,311.47 cycles,
+//     eager's 4 (cuBLAS) 1,753,033,984 B and 2,941,888.79 cycles: 1.52x the
+//     bytes, 1.16x the cycles, so limited by implementation;
+//   - counterfactual (2,688,875,520 - (2,665,989,376 - 1,753,033,984)) /
+//     2,926,903,040 = 0.6067: GO.
+func TestLimitedByImplementation(t *testing.T) {
+	const run, shape = "2026-11-23-h100-140505", "B=16,T=2048,d=2048,H=16,dk=128,n=16"
+	name, fsys, err := testdata.Run(run)
+	if err != nil {
+		t.Skip(err)
+	}
+	r, err := rundir.OpenFS(name, fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	defer mem.AssertSize(t, 0)
+	in, tables, err := LoadRun(t.Context(), r, mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tables.Release()
+	rep := Build(*in)
+	var d *Decision
+	for i := range rep.Decisions {
+		if c := &rep.Decisions[i]; c.Claim == "hbm-traffic" && c.Shape == shape {
+			d = c
+		}
+	}
+	if d == nil {
+		t.Fatal("no hbm-traffic decision at d=2048")
+	}
+	near := func(what string, got, want, tol float64) {
+		t.Helper()
+		if math.Abs(got-want) > tol {
+			t.Errorf("%s = %.5g, want %.5g", what, got, want)
+		}
+	}
+	if d.Verdict != VerdictNoGo || d.Measured == nil {
+		t.Fatalf("verdict %s, want NO-GO: %s", d.Verdict, d.Reason)
+	}
+	near("measured ratio", d.Measured.Center, 2688875520.0/2926903040.0, 1e-9)
+	if d.LimitedBy != LimitedByImplementation || d.MainLoops == nil || d.Counterfactual == nil {
+		t.Fatalf("not limited by implementation: %s", d.Reason)
+	}
+	near("GEMM DRAM ratio", d.MainLoops.DRAMRatio, 2665989376.0/1753033984.0, 1e-6)
+	near("GEMM cycles ratio", d.MainLoops.CyclesRatio, 3405311.47/2941888.79, 1e-6)
+	near("counterfactual", *d.Counterfactual, (2688875520.0-(2665989376.0-1753033984.0))/2926903040.0, 1e-9)
+	if d.CounterfactualVerdict != VerdictGo || !strings.Contains(d.Reason, "limited by implementation") {
+		t.Errorf("counterfactual verdict %s; reason %s", d.CounterfactualVerdict, d.Reason)
+	}
+	if d.BoundFraction == nil || *d.BoundFraction <= 0 || *d.BoundFraction > 1 {
+		t.Errorf("bound fraction %v, want in (0, 1]", d.BoundFraction)
+	}
+}
