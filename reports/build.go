@@ -179,7 +179,44 @@ func envOf(in Input, exp string) Env {
 	env.TimingMethods = in.TimingMethods[exp]
 	env.TimingSMMHz = in.TimingClocks[exp]["sm_mhz"]
 	env.TimingMemMHz = in.TimingClocks[exp]["mem_mhz"]
+	env.Launch, env.Knobs = codeOf(in.Manifest, exp)
 	return env
+}
+
+// codeOf lists, over every pass of an experiment's cells, the Triton launch
+// paths and the knob settings the runner reported ("NAME=value", each with
+// the passes that differ from it listed in the cells' passes-differ
+// warnings), sorted. A run made before passes recorded their code gives none.
+func codeOf(m *rundir.Manifest, exp string) (launch, knobs []string) {
+	if m == nil {
+		return nil, nil
+	}
+	ls, ks := map[string]bool{}, map[string]bool{}
+	for _, c := range m.Cells {
+		if c.Experiment != exp {
+			continue
+		}
+		for _, ps := range c.Passes {
+			if ps.Code == nil {
+				continue
+			}
+			if ps.Code.Launch != "" {
+				ls[ps.Code.Launch] = true
+			}
+			for k, v := range ps.Code.Knobs {
+				ks[k+"="+v] = true
+			}
+		}
+	}
+	for l := range ls {
+		launch = append(launch, l)
+	}
+	for k := range ks {
+		knobs = append(knobs, k)
+	}
+	sort.Strings(launch)
+	sort.Strings(knobs)
+	return launch, knobs
 }
 
 func (x *index) row(e *kernels.Experiment, v kernels.Variant, shape string) (CellRow, []analysis.Warning) {

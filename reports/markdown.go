@@ -324,6 +324,16 @@ func writeExperiment(b *strings.Builder, e ExperimentReport, r *Report) {
 	if len(e.Env.TimingDevices) > 0 || len(e.Env.TimingMethods) > 0 {
 		p("- Timing pass: %s, %s\n", orUnknown(strings.Join(e.Env.TimingDevices, ", ")), orUnknown(strings.Join(e.Env.TimingMethods, ", ")))
 	}
+	switch len(e.Env.Launch) {
+	case 0:
+	case 1:
+		p("- Launch path of the Triton kernels in kernels/ (baselines' and candidates' alike): %s in every pass (torch.compile and library kernels launch their own way)\n", e.Env.Launch[0])
+	default:
+		p("- Launch paths of the Triton kernels in kernels/: %s: not every pass launched them the same way\n", strings.Join(e.Env.Launch, ", "))
+	}
+	if len(e.Env.Knobs) > 0 {
+		p("- Knobs: `%s`\n", strings.Join(e.Env.Knobs, "`, `"))
+	}
 	if len(e.Env.Versions) > 0 {
 		p("- Versions: %s\n", strings.Join(e.Env.Versions, ", "))
 	}

@@ -109,7 +109,12 @@ type Env struct {
 	Versions       []string `json:"versions,omitempty"` // "torch 2.9.0", sorted
 	// Clocks the timing pass read (NVML) after each cell's repetitions:
 	// lowest and highest over the experiment's cells, MHz.
-	TimingSMMHz  []float64 `json:"timing_sm_mhz,omitempty"`
+	TimingSMMHz []float64 `json:"timing_sm_mhz,omitempty"`
+	// Launch lists the Triton launch paths the variants went through
+	// ("plan", "triton-dispatch"); one entry means every variant was
+	// launched the same way. Knobs lists every code-changing setting.
+	Launch       []string  `json:"triton_launch,omitempty"`
+	Knobs        []string  `json:"knobs,omitempty"`
 	TimingMemMHz []float64 `json:"timing_mem_mhz,omitempty"`
 }
 
