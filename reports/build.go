@@ -126,6 +126,7 @@ func (x *index) experiment(e *kernels.Experiment, in Input) ExperimentReport {
 			}
 		}
 	}
+	er.Quality = x.quality(e)
 	er.Warnings = dedupe(ws)
 	return er
 }

@@ -67,6 +67,19 @@ func TestLimitedByImplementation(t *testing.T) {
 	if d.CounterfactualVerdict != VerdictGo || !strings.Contains(d.Reason, "limited by implementation") {
 		t.Errorf("counterfactual verdict %s; reason %s", d.CounterfactualVerdict, d.Reason)
 	}
+	// The kernel quality table states the same comparison per candidate.
+	var q *QualityRow
+	for _, e := range rep.Experiments {
+		for i := range e.Quality {
+			if r := &e.Quality[i]; e.Name == "gated_ssm" && r.Variant == "triton-epilogue" && r.Shape == shape {
+				q = r
+			}
+		}
+	}
+	if q == nil || q.Verdict != "below library quality" {
+		t.Fatalf("quality row: %+v", q)
+	}
+	near("GEMM speed of library", q.GEMMSpeed, 2941888.79/3405311.47, 1e-6)
 	if d.BoundFraction == nil || *d.BoundFraction <= 0 || *d.BoundFraction > 1 {
 		t.Errorf("bound fraction %v, want in (0, 1]", d.BoundFraction)
 	}

@@ -446,6 +446,7 @@ func writeExperiment(b *strings.Builder, e ExperimentReport, r *Report) {
 			p("![%s](%s)\n", pl.Title, pl.Path)
 		}
 	}
+	writeQuality(p, e.Quality)
 	p("\n### Crossover\n\n")
 	if len(e.Crossovers) == 0 {
 		p("No sweep crossover found.\n")

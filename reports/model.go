@@ -94,6 +94,7 @@ type ExperimentReport struct {
 	Shapes     []ShapeReport        `json:"shapes"`
 	Plots      []Plot               `json:"plots,omitempty"`
 	Crossovers []analysis.Crossover `json:"crossovers,omitempty"`
+	Quality    []QualityRow         `json:"kernel_quality,omitempty"`
 	Warnings   []analysis.Warning   `json:"warnings,omitempty"`
 }
 

@@ -1,0 +1,124 @@
+package reports
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/kernels"
+)
+
+// QualityRow is how well one candidate's own kernels do at one shape,
+// from the ncu kernel pass of the run: its GEMMs against the baseline's
+// library GEMMs for the same products, and what limits its slowest kernel.
+type QualityRow struct {
+	Variant string `json:"variant"`
+	Shape   string `json:"shape"`
+	// GEMMSpeed is the baseline's GEMM SM cycles over the candidate's: the
+	// candidate's GEMMs run at this fraction of the library's speed (their
+	// fused epilogues included). 0: not comparable (no GEMMs, or other
+	// products).
+	GEMMSpeed float64 `json:"gemm_speed_of_library,omitempty"`
+	// GEMMDRAM is the candidate's GEMM DRAM bytes over the baseline's.
+	GEMMDRAM float64 `json:"gemm_dram_of_library,omitempty"`
+	// Slowest names the candidate's longest kernel and ncu's own
+	// speed-of-light figures for it: what limits it.
+	Slowest      string  `json:"slowest_kernel,omitempty"`
+	SlowestShare float64 `json:"slowest_share,omitempty"` // of the candidate's kernel time
+	ComputeSOL   float64 `json:"compute_sol_pct,omitempty"`
+	MemorySOL    float64 `json:"memory_sol_pct,omitempty"`
+	DRAMSOL      float64 `json:"dram_sol_pct,omitempty"`
+	// Elementwise is the DRAM bandwidth its kernels without tensor work
+	// reach, as % of the DRAM roof (the lowest; 0: none).
+	ElementwisePctDRAM float64 `json:"elementwise_pct_of_dram_roof,omitempty"`
+	Verdict            string  `json:"verdict"` // "at library quality" | "below library quality" | "not comparable"
+}
+
+// quality lists a row per candidate and shape that has ncu kernel facts.
+func (x *index) quality(e *kernels.Experiment) []QualityRow {
+	var out []QualityRow
+	for _, s := range x.shapesOf(e) {
+		for _, v := range e.Variants {
+			if v.Role != kernels.RoleCandidate {
+				continue
+			}
+			ck := x.kernels[key(e.Name, v.Name, s)]
+			if len(ck) == 0 {
+				continue
+			}
+			row := QualityRow{Variant: v.Name, Shape: s, Verdict: "not comparable"}
+			base := e.BaselineFor(v.Name)
+			if ml, ok := analysis.CompareMainLoops(derefs(ck), derefs(x.kernels[key(e.Name, base, s)]), analysis.DefaultMainLoopMargin); ok {
+				row.GEMMSpeed, row.GEMMDRAM = 1/ml.CyclesRatio, ml.DRAMRatio
+				row.Verdict = "at library quality"
+				if ml.Limited {
+					row.Verdict = "below library quality"
+				}
+			}
+			var total float64
+			var slow *analysis.KernelFact
+			for _, k := range ck {
+				total += k.DurationNs
+				if slow == nil || k.DurationNs > slow.DurationNs {
+					slow = k
+				}
+				if k.Elementwise {
+					if p, ok := k.PctOfRoof[analysis.CeilDRAM]; ok && (row.ElementwisePctDRAM == 0 || p < row.ElementwisePctDRAM) {
+						row.ElementwisePctDRAM = p
+					}
+				}
+			}
+			if slow != nil && total > 0 {
+				row.Slowest, row.SlowestShare = slow.ShortName, slow.DurationNs/total
+				row.ComputeSOL, row.MemorySOL, row.DRAMSOL = slow.SOL["compute"], slow.SOL["memory"], slow.SOL["dram"]
+			}
+			out = append(out, row)
+		}
+	}
+	return out
+}
+
+// writeQuality writes the kernel quality table of an experiment.
+func writeQuality(p func(string, ...any), rows []QualityRow) {
+	if len(rows) == 0 {
+		return
+	}
+	p("\n### Kernel quality\n\n")
+	t := Table{Header: []string{"Variant", "Shape", "GEMM speed of library", "GEMM DRAM of library", "Slowest kernel (share)", "Compute / memory / DRAM SOL", "Elementwise % of DRAM roof", "Quality"},
+		Align: []Align{Left, Left, Right, Right, Left, Right, Right, Left}}
+	pct := func(v float64) string {
+		if v == 0 {
+			return "—"
+		}
+		return fmt.Sprintf("%.0f%%", 100*v)
+	}
+	sorted := append([]QualityRow(nil), rows...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Variant < sorted[j].Variant })
+	for _, r := range sorted {
+		sol := "—"
+		if r.ComputeSOL > 0 || r.MemorySOL > 0 {
+			sol = fmt.Sprintf("%.0f / %.0f / %.0f %%", r.ComputeSOL, r.MemorySOL, r.DRAMSOL)
+		}
+		ew := "—"
+		if r.ElementwisePctDRAM > 0 {
+			ew = fmt.Sprintf("%.0f%%", r.ElementwisePctDRAM)
+		}
+		dram := "—"
+		if r.GEMMDRAM > 0 {
+			dram = Ratio(r.GEMMDRAM)
+		}
+		slow := "—"
+		if r.Slowest != "" {
+			slow = fmt.Sprintf("`%s` (%.0f%%)", shorten(shortKernelName(r.Slowest), 40), 100*r.SlowestShare)
+		}
+		t.Rows = append(t.Rows, []string{r.Variant, "`" + r.Shape + "`", pct(r.GEMMSpeed), dram, slow, sol, ew, r.Verdict})
+	}
+	var b strings.Builder
+	t.Write(&b)
+	p("%s", b.String())
+	p("\nFrom the ncu kernel pass of this run. GEMM speed of library: the baseline's GEMM SM cycles over\n")
+	p("this variant's for the same products (its fused epilogues included); below 90%% or above 1.10x\n")
+	p("the library's DRAM bytes is below library quality. SOL: ncu's own speed-of-light percentages of\n")
+	p("the slowest kernel.\n")
+}
