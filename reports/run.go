@@ -345,23 +345,23 @@ func or(a, b string) string {
 	return b
 }
 
-// writePlots draws each experiment's rooflines (one per default-grid shape
-// the run has) and sweep charts (each sweep with two or more shapes in the
-// run) into dir. A plot that fails becomes a warning in the report, never
-// a failure of the report.
+// writePlots draws the charts roofline.Plan calls for into dir. A plot
+// that fails becomes a warning in the report, never a failure of the report.
 func writePlots(ctx context.Context, dir string, run *analysis.Run, exps []*kernels.Experiment, ws []analysis.Warning) (map[string][]Plot, []analysis.Warning) {
 	plots := map[string][]Plot{}
-	if run == nil {
+	charts := roofline.Plan(run, exps)
+	if len(charts) == 0 {
 		return plots, ws
 	}
-	type expShape struct{ exp, shape string }
-	has := map[expShape]bool{} // (experiment, shape) with data in the run
-	for _, c := range run.Cells {
-		if c.Status != cellMissing {
-			has[expShape{c.Experiment, c.Shape}] = true
-		}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return plots, append(ws, analysis.Warning{Code: WarnPlotFailed, Msg: fmt.Sprintf("plots: %v", err)})
 	}
-	add := func(exp, title string, files []string, pw []analysis.Warning, err error) {
+	for _, c := range charts {
+		if ctx.Err() != nil {
+			break
+		}
+		files, pw, err := safePlot(func() ([]string, []analysis.Warning, error) { return c.Write(dir, run) })
+		title := c.Title()
 		ws = append(ws, pw...)
 		if err != nil {
 			ws = append(ws, analysis.Warning{Code: WarnPlotFailed, Msg: fmt.Sprintf("%s not drawn: %v", title, err)})
@@ -378,40 +378,7 @@ func writePlots(ctx context.Context, dir string, run *analysis.Run, exps []*kern
 			case strings.HasSuffix(base, "-sweep"):
 				t = "speedup against the baseline, " + title
 			}
-			plots[exp] = append(plots[exp], Plot{Title: t, Path: plotPath(f)})
-		}
-	}
-	for _, e := range exps {
-		if ctx.Err() != nil {
-			break
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			ws = append(ws, analysis.Warning{Code: WarnPlotFailed, Msg: fmt.Sprintf("plots: %v", err)})
-			return plots, ws
-		}
-		for _, s := range e.Shapes {
-			if !has[expShape{e.Name, s}] {
-				continue
-			}
-			files, pw, err := safePlot(func() ([]string, []analysis.Warning, error) { return roofline.WriteRoofline(dir, run, e.Name, s) })
-			add(e.Name, fmt.Sprintf("%s roofline at %s", e.Name, s), files, pw, err)
-		}
-		for _, sw := range e.Sweeps {
-			n := 0
-			for _, s := range sw.Shapes {
-				if has[expShape{e.Name, s}] {
-					n++
-				}
-			}
-			if n < 2 {
-				continue
-			}
-			files, pw, err := safePlot(func() ([]string, []analysis.Warning, error) { return roofline.WriteSweep(dir, run, e.Name, sw) })
-			title := fmt.Sprintf("%s sweep over %s", e.Name, sw.Var)
-			if sw.Name != sw.Var {
-				title += " (" + sw.Name + ")"
-			}
-			add(e.Name, title, files, pw, err)
+			plots[c.Experiment] = append(plots[c.Experiment], Plot{Title: t, Path: plotPath(f)})
 		}
 	}
 	return plots, ws

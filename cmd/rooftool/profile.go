@@ -118,7 +118,7 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 		if err != nil {
 			return fmt.Errorf("profile --ingest-only %s: %w", opts.OutDir, err)
 		}
-		fmt.Fprintf(opts.IO.Out, "tables: %s\n", filepath.Join(opts.OutDir, launch.TablesDir))
+		fmt.Fprintf(opts.IO.Out, "tables: %s\n", filepath.Join(opts.OutDir, rundir.TablesDir))
 		if opts.NoReport {
 			return nil
 		}
@@ -263,7 +263,7 @@ func runDirOf(opts *ProfileOptions, m *rundir.Manifest) string {
 // writeProfileReport renders the run's go/no-go report (report.md,
 // report.json, plots/) into the run directory, as `rooftool report` would.
 func writeProfileReport(ctx context.Context, opts *ProfileOptions, dir string) error {
-	if _, err := os.Stat(filepath.Join(dir, launch.TablesDir)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, rundir.TablesDir)); err != nil {
 		fmt.Fprintf(opts.IO.Err, "report: not written: %s has no tables\n", dir)
 		return nil
 	}

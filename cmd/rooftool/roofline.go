@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
 	"github.com/rooftool/rooftool/roofline"
 )
@@ -76,8 +76,8 @@ func runRoofline(ctx context.Context, opts *RooflineOptions) error {
 	var measured *roofline.Measured
 	cpath := opts.Ceilings
 	if cpath == "" && runDir != "" {
-		if _, err := os.Stat(filepath.Join(runDir, "ceilings.json")); err == nil {
-			cpath = filepath.Join(runDir, "ceilings.json")
+		if _, err := os.Stat(filepath.Join(runDir, rundir.CeilingsFile)); err == nil {
+			cpath = filepath.Join(runDir, rundir.CeilingsFile)
 		}
 	}
 	if cpath != "" {
@@ -97,51 +97,30 @@ func runRoofline(ctx context.Context, opts *RooflineOptions) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	type sel struct{ exp, shape string }
-	seen := map[sel]bool{}
-	var sels []sel
-	for _, f := range run.Kernels {
-		s := sel{f.Experiment, f.Shape}
-		if !seen[s] {
-			seen[s] = true
-			sels = append(sels, s)
-		}
-	}
-	for _, c := range run.Cells {
-		s := sel{c.Experiment, c.Shape}
-		if !seen[s] && c.Status == "ok" {
-			seen[s] = true
-			sels = append(sels, s)
-		}
-	}
-	sort.SliceStable(sels, func(i, j int) bool {
-		if sels[i].exp != sels[j].exp {
-			return sels[i].exp < sels[j].exp
-		}
-		return sels[i].shape < sels[j].shape
-	})
-	if len(sels) == 0 {
+	charts := roofline.Plan(run, exps)
+	if len(charts) == 0 {
 		return &ingest.InputError{File: strings.Join(opts.Inputs, " "), Err: errors.New("no ncu kernels or rooftool cells to draw")}
 	}
 	var files []string
 	var warnings []analysis.Warning
-	for _, s := range sels {
+	for _, c := range charts {
 		var fs []string
 		var ws []analysis.Warning
-		if s.exp == "" && s.shape == "" {
+		if c.Experiment == "" && c.Shape == "" && c.Sweep == nil {
+			// An export without rooftool's NVTX ranges: one roofline named after it.
 			p, w, err := roofline.RooflinePlot(run, "", "")
 			if err != nil {
 				return err
 			}
 			p.Title.Text = filepath.Base(opts.Inputs[0]) + "  on " + orUnknownGPU(run.GPU)
 			base := strings.TrimSuffix(filepath.Base(opts.Inputs[0]), filepath.Ext(opts.Inputs[0]))
-			fs, err = roofline.SaveRoofline(p, opts.OutDir, roofline.FileName(base, "", "roofline"))
-			if err != nil {
+			if fs, err = roofline.SaveRoofline(p, opts.OutDir, roofline.FileName(base, "", "roofline")); err != nil {
 				return err
 			}
 			ws = w
 		} else {
-			fs, ws, err = roofline.WriteRoofline(opts.OutDir, run, s.exp, s.shape)
+			var err error
+			fs, ws, err = c.Write(opts.OutDir, run)
 			if errors.Is(err, roofline.ErrNoData) {
 				continue
 			}
@@ -151,19 +130,6 @@ func runRoofline(ctx context.Context, opts *RooflineOptions) error {
 		}
 		files = append(files, fs...)
 		warnings = append(warnings, ws...)
-	}
-	for _, e := range exps {
-		for _, sw := range e.Sweeps {
-			fs, ws, err := roofline.WriteSweep(opts.OutDir, run, e.Name, sw)
-			if errors.Is(err, roofline.ErrNoData) {
-				continue
-			}
-			files = append(files, fs...)
-			warnings = append(warnings, ws...)
-			if err != nil {
-				return err
-			}
-		}
 	}
 	for _, it := range ceil.Items {
 		src := it.Source
@@ -189,17 +155,21 @@ func orUnknownGPU(s string) string {
 }
 
 // rooflineTables reads raw exports, or one directory of ingested tables (a
-// run directory, whose path it returns, or its tables/ folder).
+// run directory, whose path it returns, or a tables folder).
 func rooflineTables(inputs []string) (*ingest.Tables, string, error) {
 	if len(inputs) == 1 {
 		if st, err := os.Stat(inputs[0]); err == nil && st.IsDir() {
-			dir, runDir := inputs[0], ""
-			if st, err := os.Stat(filepath.Join(dir, "tables")); err == nil && st.IsDir() {
-				dir, runDir = filepath.Join(dir, "tables"), inputs[0]
-			}
-			t, err := ingest.ReadDir(dir, nil)
+			run, err := rundir.Open(inputs[0])
 			if err != nil {
-				return nil, "", &ingest.InputError{File: dir, Err: err}
+				return nil, "", &ingest.InputError{File: inputs[0], Err: err}
+			}
+			t, err := run.Tables(nil)
+			if err != nil {
+				return nil, "", &ingest.InputError{File: inputs[0], Err: err}
+			}
+			runDir := ""
+			if st, err := os.Stat(filepath.Join(inputs[0], rundir.TablesDir)); err == nil && st.IsDir() {
+				runDir = inputs[0]
 			}
 			return t, runDir, nil
 		}

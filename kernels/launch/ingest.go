@@ -11,9 +11,6 @@ import (
 	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
-// TablesDir is where a run's tables go, relative to the run directory.
-const TablesDir = "tables"
-
 // Inputs lists the raw exports of a manifest's finished passes with what
 // is known of each: timing JSON and per-cell ncu CSVs carry their cell,
 // shared exports (a whole experiment's nsys SQLite) their experiment.
@@ -100,7 +97,7 @@ func Ingest(dir string, m *rundir.Manifest) ([]string, error) {
 		return warns, fmt.Errorf("ingest: %w", err)
 	}
 	defer t.Release()
-	out := filepath.Join(dir, TablesDir)
+	out := filepath.Join(dir, rundir.TablesDir)
 	if err := t.Write(out, ingest.FormatParquet); err != nil {
 		return warns, fmt.Errorf("ingest: write %s: %w", out, err)
 	}
@@ -119,7 +116,7 @@ func (r *Runner) ingest() []string {
 	if err != nil {
 		warns = append(warns, err.Error())
 	}
-	r.m.Options["tables"] = TablesDir
+	r.m.Options["tables"] = rundir.TablesDir
 	if err != nil {
 		r.m.Options["tables"] = "not written"
 	}
@@ -138,7 +135,7 @@ func Reingest(dir string) (*rundir.Manifest, []string, error) {
 	if m.Options == nil {
 		m.Options = map[string]string{}
 	}
-	m.Options["tables"] = TablesDir
+	m.Options["tables"] = rundir.TablesDir
 	if err != nil {
 		m.Options["tables"] = "not written"
 		warns = append(warns, err.Error())

@@ -271,7 +271,7 @@ func TestRunAllPasses(t *testing.T) {
 	}
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	tb, err := ingest.ReadDir(filepath.Join(cfg.RunDir, TablesDir), mem)
+	tb, err := ingest.ReadDir(filepath.Join(cfg.RunDir, rundir.TablesDir), mem)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -547,19 +547,19 @@ func TestReingest(t *testing.T) {
 	if _, err := Run(context.Background(), cfg); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(cfg.RunDir, TablesDir)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(cfg.RunDir, rundir.TablesDir)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("--no-ingest wrote tables (stat: %v)", err)
 	}
 	m, warns, err := Reingest(cfg.RunDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(warns) != 0 || m.Options["tables"] != TablesDir {
+	if len(warns) != 0 || m.Options["tables"] != rundir.TablesDir {
 		t.Errorf("warnings %q, tables option %q", warns, m.Options["tables"])
 	}
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	tb, err := ingest.ReadDir(filepath.Join(cfg.RunDir, TablesDir), mem)
+	tb, err := ingest.ReadDir(filepath.Join(cfg.RunDir, rundir.TablesDir), mem)
 	if err != nil {
 		t.Fatal(err)
 	}
