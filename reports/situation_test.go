@@ -1,0 +1,113 @@
+package reports
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/kernels"
+)
+
+// Small goldens, one per situation a verdict meets: each starts from the
+// gated_ssm cells of the synthetic run, changes one thing, and keeps the
+// decisions of the claims that situation bears on (testdata/situations/).
+func TestSituations(t *testing.T) {
+	const gs = "B=16,T=512,d=768,H=12,dk=64,n=16"
+	cell := func(in *Input, variant string) *analysis.CellFact {
+		for i := range in.Run.Cells {
+			if c := &in.Run.Cells[i]; c.Experiment == "gated_ssm" && c.Variant == variant && c.Shape == gs {
+				return c
+			}
+		}
+		t.Fatalf("no cell %s", variant)
+		return nil
+	}
+	many := func(in *Input) { // 50 samples on the baseline: no few-samples warning
+		b := cell(in, "eager")
+		b.Wall.N, b.Warnings = 50, nil
+		in.Run.Comparisons[3].Speedup.N = 50
+	}
+	cases := []struct {
+		name   string
+		claims []string
+		edit   func(in *Input)
+	}{
+		{"range-partial", []string{"hbm-traffic"}, func(in *Input) {
+			many(in)
+			c := cell(in, "eager")
+			c.RangePartial = true
+			c.Warnings = append(c.Warnings, analysis.Warning{Code: analysis.WarnRangePartial, Metric: "dram_bytes",
+				Msg: "the ncu range pass covers 33% of the kernel pass's GPU time (668 us of 2052 us) and 16% of its L2 bytes"})
+		}},
+		{"passes-differ", []string{"hbm-traffic", "kernel-launches", "rel-error"}, func(in *Input) {
+			many(in)
+			c := cell(in, "triton-epilogue")
+			c.Warnings = append(c.Warnings, analysis.Warning{Code: analysis.WarnPassesDiffer,
+				Msg: "the ncu kernel pass (2 kernels) and nsys (2 kernels) ran different code: only in ncu: _mm_epi_kernel; only in nsys: _mm_epi_tma_kernel"})
+		}},
+		{"host-bound", []string{"speedup-d768", "latency"}, func(in *Input) {
+			many(in)
+			c := cell(in, "triton-epilogue")
+			c.Device = analysis.Interval{Center: 0.12, Lo: 0.119, Hi: 0.121, N: 50}
+			cell(in, "eager").Device = analysis.Interval{Center: 0.16, Lo: 0.159, Hi: 0.161, N: 50}
+			c.Warnings = append(c.Warnings, analysis.Warning{Code: analysis.WarnHostBound, Metric: "speedup",
+				Msg: "triton-epilogue: wall time 300.0 us is 2.50x the device time 120.0 us"})
+		}},
+		{"bimodal", []string{"speedup-d768"}, func(in *Input) {
+			many(in)
+			cell(in, "eager").Warnings = []analysis.Warning{{Code: analysis.WarnBimodal, Metric: "speedup",
+				Msg: "eager: wall-time samples fall into two groups: 8 at 74.3-96.0 us and 42 at 116.9-173.7 us"}}
+		}},
+		{"clocks-differ", []string{"speedup-d768"}, func(in *Input) {
+			many(in)
+			in.CellSMClocks = map[rundir.Key]float64{key("gated_ssm", "eager", gs): 1530, key("gated_ssm", "triton-epilogue", gs): 1365}
+		}},
+		{"rel-error-reference-only", []string{"rel-error"}, func(in *Input) {
+			for i := range in.Checks {
+				in.Checks[i].VsBaseline = nil
+			}
+		}},
+		{"limited-by-implementation", []string{"hbm-traffic", "speedup-d768"}, func(in *Input) {
+			many(in)
+			k := func(v string, flops, cycles, dram float64) analysis.KernelFact {
+				return analysis.KernelFact{Experiment: "gated_ssm", Variant: v, Shape: gs, Name: v + "-gemm", TensorFLOPs: flops, SMCycles: cycles, SMClockHz: 1.8e9, DRAMBytes: dram, DRAMReadBytes: dram}
+			}
+			in.Run.Kernels = []analysis.KernelFact{k("eager", 30e9, 150e3, 60e6), k("triton-epilogue", 30.3e9, 210e3, 66e6)}
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			in := syntheticInput()
+			exps, err := kernels.Load()
+			if err != nil {
+				t.Fatal(err)
+			}
+			in.Experiments = exps
+			tc.edit(&in)
+			rep := Build(in)
+			var b strings.Builder
+			for _, d := range rep.Decisions {
+				if d.Experiment != "gated_ssm" || d.Shape != gs || !contains(tc.claims, d.Claim) {
+					continue
+				}
+				fmt.Fprintf(&b, "%s %s: %s\n  %s\n", d.Claim, d.Metric, d.Verdict, d.Reason)
+				if d.LimitedBy != "" {
+					fmt.Fprintf(&b, "  limited_by %s, counterfactual %s (%s)\n", d.LimitedBy, fmtMetric(d.Metric, *d.Counterfactual), d.CounterfactualVerdict)
+				}
+			}
+			golden(t, filepath.Join("situations", tc.name+".txt"), []byte(b.String()))
+		})
+	}
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
