@@ -49,6 +49,7 @@ func CellFacts(t *ingest.Tables, kfacts []KernelFact, exps []*kernels.Experiment
 // cellFacts is CellFacts on the metrics of t indexed by kernel.
 func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps []*kernels.Experiment, roofs Ceilings, opts Options) []CellFact {
 	opts = opts.withDefaults()
+	spreads := TimingClockSpreads(t)
 	l2 := opts.L2Bytes
 	if l2 == 0 {
 		l2 = roofs.L2Bytes
@@ -260,6 +261,7 @@ func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps
 		checkKernelNames(c, kf, timeline[key])
 		checkHostBound(c, opts)
 		checkBimodal(c, c.WallSamplesMs, "wall-time", opts)
+		checkClockSpread(c, spreads[key], clockSpreadTol)
 		if e := expByName[key.Experiment]; e != nil {
 			b, f, err := opts.Theory(e, key.Variant, key.Shape)
 			if err != nil {

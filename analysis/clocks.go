@@ -83,3 +83,53 @@ func TimingSMClocks(t *ingest.Tables) (clocks map[rundir.Key]float64, perCell bo
 	}
 	return clocks, perCell
 }
+
+// ClockSpread is the range of the SM clock read during one cell's timed
+// loop (the timing JSON's clock_samples), MHz.
+type ClockSpread struct{ MinMHz, MaxMHz float64 }
+
+// TimingClockSpreads gives each cell's SM clock range over its timed loop,
+// for cells whose timing JSON recorded clock samples.
+func TimingClockSpreads(t *ingest.Tables) map[rundir.Key]ClockSpread {
+	type fileOf struct{ experiment, variant, file string }
+	cells := map[fileOf]rundir.Key{}
+	for _, r := range t.Timings() {
+		cells[fileOf{r.Experiment, r.Variant, r.File}] = rundir.Key{Experiment: r.Experiment, Variant: r.Variant, Shape: r.Shape}
+	}
+	out := map[rundir.Key]ClockSpread{}
+	for _, m := range t.Metas() {
+		if m.Source != ingest.SourceTiming || !strings.HasPrefix(m.Key, "clock_sample.") || !strings.HasSuffix(m.Key, ".sm_mhz") {
+			continue
+		}
+		exp, rest, ok := strings.Cut(m.File, "/")
+		variant, file, ok2 := strings.Cut(rest, "/")
+		k, ok3 := cells[fileOf{exp, variant, file}]
+		v, err := strconv.ParseFloat(m.Value, 64)
+		if !ok || !ok2 || !ok3 || err != nil || v <= 0 {
+			continue
+		}
+		s, seen := out[k]
+		if !seen || v < s.MinMHz {
+			s.MinMHz = v
+		}
+		if v > s.MaxMHz {
+			s.MaxMHz = v
+		}
+		out[k] = s
+	}
+	return out
+}
+
+// clockSpreadTol: an SM clock that moves more than this during one cell's
+// timed loop is reported.
+const clockSpreadTol = 0.05
+
+// checkClockSpread warns where the SM clock moved by more than tol
+// (relative) during a cell's timed loop: its samples mix clock states.
+func checkClockSpread(c *CellFact, s ClockSpread, tol float64) {
+	if s.MinMHz <= 0 || s.MaxMHz/s.MinMHz-1 <= tol {
+		return
+	}
+	c.Warnings = append(c.Warnings, Warning{Code: WarnClocks,
+		Msg: fmt.Sprintf("%s: the SM clock moved between %.0f and %.0f MHz during the timed loop (%.0f%%): its samples mix clock states", c.Variant, s.MinMHz, s.MaxMHz, 100*(s.MaxMHz/s.MinMHz-1))})
+}
