@@ -2,12 +2,12 @@ package reports
 
 import (
 	"context"
-	"encoding/csv"
+	"errors"
 	"fmt"
-	"io"
+	"io/fs"
 	"math"
+	"path"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -18,12 +18,70 @@ import (
 	"github.com/rooftool/rooftool/kernels"
 )
 
+// DiffJSONVersion is the value of the "rooftool_diff" key of `rooftool
+// diff --format json`. It changes when a key is renamed or removed or a
+// value changes meaning; added keys leave it as it is.
+const DiffJSONVersion = 1
+
+// Status of a cell or a kernel in a diff.
+const (
+	DiffBoth    = "both"     // in both runs
+	DiffOldOnly = "old_only" // a cell only in the old run (A)
+	DiffNewOnly = "new_only" // a cell only in the new run (B)
+	DiffAdded   = "added"    // a kernel the new run launches in a cell and the old one does not
+	DiffRemoved = "removed"  // a kernel the old run launches in a cell and the new one does not
+)
+
+// DiffResult is the comparison of two runs: old (A) against new (B). As
+// JSON (WriteJSON; keys sorted at every level) it reads:
+//
+//	{
+//	  "rooftool_diff": 1,                      // DiffJSONVersion
+//	  "old_run": "2026-11-22-h100-003504", "old_gpu": "NVIDIA H100 80GB HBM3",
+//	  "new_run": "2026-11-23-h100-140505", "new_gpu": "NVIDIA H100 80GB HBM3",
+//	  "alpha": 0.05, "confidence": 0.95,       // of the test and of the intervals
+//	  "only_old": 0, "only_new": 12,           // cells with wall times in one run only
+//	  "cells": [DiffRow, ...],                 // wall time per cell, both runs' cells first
+//	  "geomean": DiffGeomean,                  // absent when no cell has wall times in both runs
+//	  "kernel_cells": [KernelCellDiff, ...],   // per cell of both runs: kernel totals, added and removed names
+//	  "kernels": [KernelDiffRow, ...]          // per cell of both runs and kernel name
+//	}
+//
+// Times of "cells" and "geomean" are in ms; kernel times in ns; DRAM in
+// bytes; deltas are fractions (new/old - 1). Empty lists are [], never null.
+type DiffResult struct {
+	Version    int          `json:"rooftool_diff"`
+	A          string       `json:"old_run"` // run names
+	B          string       `json:"new_run"`
+	GPUA       string       `json:"old_gpu"` // devices, from the manifests or the timing files
+	GPUB       string       `json:"new_gpu"`
+	Alpha      float64      `json:"alpha"`
+	Confidence float64      `json:"confidence"`
+	Rows       []DiffRow    `json:"cells"`
+	OnlyA      int          `json:"only_old"` // cells in one run only
+	OnlyB      int          `json:"only_new"`
+	Geomean    *DiffGeomean `json:"geomean,omitempty"`
+	// KernelCells and Kernels cover the cells whose kernels both runs
+	// recorded, in the order of Rows.
+	KernelCells []KernelCellDiff `json:"kernel_cells"`
+	Kernels     []KernelDiffRow  `json:"kernels"`
+}
+
 // DiffRow compares one cell's wall time between two runs, benchstat style:
-// medians with their 95% intervals, and a Mann-Whitney U test.
+// medians with their 95% intervals, and a Mann-Whitney U test. As JSON:
+//
+//	{"experiment": "swiglu", "variant": "dual-acc", "shape": "M=512,N=4096,K=7168",
+//	 "status": "both",                                    // both | old_only | new_only
+//	 "old_ms": {"center": 0.1, "lo": 0.0996, "hi": 0.1004, "n": 30},  // absent: not in the old run
+//	 "new_ms": {...},                                     // absent: not in the new run
+//	 "delta": -0.2,                                       // new/old - 1 of the medians; both runs only
+//	 "p": 2.9e-11, "significant": true,                   // p absent unless both runs
+//	 "warnings": ["..."]}                                 // absent when none
 type DiffRow struct {
 	Experiment  string   `json:"experiment"`
 	Variant     string   `json:"variant"`
 	Shape       string   `json:"shape"`
+	Status      string   `json:"status"`           // DiffBoth, DiffOldOnly or DiffNewOnly
 	Old         *Value   `json:"old_ms,omitempty"` // nil: the cell is not in run A
 	New         *Value   `json:"new_ms,omitempty"` // nil: the cell is not in run B
 	Delta       *float64 `json:"delta,omitempty"`  // new/old - 1 of the medians
@@ -32,20 +90,101 @@ type DiffRow struct {
 	Warnings    []string `json:"warnings,omitempty"`
 }
 
-// DiffResult is the cell-by-cell comparison of two runs.
-type DiffResult struct {
-	A, B         string // run names
-	GPUA, GPUB   string // devices, from the manifests or the timing files
-	Alpha        float64
-	Confidence   float64
-	Rows         []DiffRow
-	OnlyA, OnlyB int // cells in one run only
+// DiffGeomean is benchstat's geomean row: the geometric means of the
+// median wall times of the cells in both runs, and their ratio less one
+// (the geometric mean of the cells' new/old ratios, less one). As JSON:
+//
+//	{"cells": 13, "old_ms": 0.212, "new_ms": 0.205, "delta": -0.033}
+type DiffGeomean struct {
+	Cells int     `json:"cells"` // cells behind it
+	Old   float64 `json:"old_ms"`
+	New   float64 `json:"new_ms"`
+	Delta float64 `json:"delta"`
 }
+
+// KernelSide is what one run launched in one cell: of one kernel name
+// (KernelDiffRow) or of all of them (KernelCellDiff). As JSON:
+//
+//	{"count": 2, "time_ns": 124835, "dram_bytes": 99716608, "ncu_count": 2, "source": "nsys"}
+//
+// count and time_ns are launches and summed durations per iteration, from
+// the timeline named by source (nsys or kineto), else from the ncu kernel
+// pass (source "ncu"). dram_bytes is the ncu kernel pass's dram__bytes_read.sum
+// + dram__bytes_write.sum summed over its ncu_count launches (the L2 is
+// flushed before each kernel); absent where the ncu kernel pass lacks the
+// kernel or its DRAM counters. ncu_count differs from count where the ncu
+// and timeline passes ran different code (KernelCellDiff's warnings say so).
+type KernelSide struct {
+	Count     int      `json:"count"`
+	TimeNs    float64  `json:"time_ns"`
+	DRAMBytes *float64 `json:"dram_bytes,omitempty"`
+	NCUCount  int      `json:"ncu_count"`
+	Source    string   `json:"source"`
+}
+
+// KernelDiffRow compares one kernel of one cell between two runs, HTA
+// TraceDiff style. Kernel is the name as analysis.NormalizeKernelName spells
+// it, so that nsys's and ncu's spellings of one kernel meet. As JSON:
+//
+//	{"experiment": "gated_ssm", "variant": "triton-epilogue", "shape": "B=16,...",
+//	 "kernel": "_mm_epi_tma_persistent_kernel",
+//	 "status": "added",             // both | added | removed
+//	 "old": KernelSide,             // absent when added
+//	 "new": KernelSide,             // absent when removed
+//	 "time_delta": -0.32,           // new/old - 1 of time_ns; both runs only
+//	 "dram_delta": -0.44}           // new/old - 1 of dram_bytes; where both runs have it over count launches
+type KernelDiffRow struct {
+	Experiment string      `json:"experiment"`
+	Variant    string      `json:"variant"`
+	Shape      string      `json:"shape"`
+	Kernel     string      `json:"kernel"`
+	Status     string      `json:"status"` // DiffBoth, DiffAdded or DiffRemoved
+	Old        *KernelSide `json:"old,omitempty"`
+	New        *KernelSide `json:"new,omitempty"`
+	TimeDelta  *float64    `json:"time_delta,omitempty"`
+	DRAMDelta  *float64    `json:"dram_delta,omitempty"`
+}
+
+// KernelCellDiff sums the kernels of one cell in each run and names those
+// added and removed. As JSON:
+//
+//	{"experiment": "gated_ssm", "variant": "triton-epilogue", "shape": "B=16,...",
+//	 "old": KernelSide, "new": KernelSide,   // all the cell's kernels
+//	 "time_delta": 0.007, "dram_delta": 0.01,
+//	 "added": ["_mm_epi_tma_persistent_kernel"], "removed": [],
+//	 "warnings": ["old: the ncu kernel pass (2 kernels) and nsys (2 kernels) ran different code: ..."]}
+//
+// warnings (absent when none) are analysis's passes-differ warnings of the
+// cell in either run, prefixed "old: " or "new: ". A cell one run has
+// kernels for and the other has none for carries "note" instead of a
+// comparison (old or new absent; no kernel rows).
+type KernelCellDiff struct {
+	Experiment string      `json:"experiment"`
+	Variant    string      `json:"variant"`
+	Shape      string      `json:"shape"`
+	Old        *KernelSide `json:"old,omitempty"`
+	New        *KernelSide `json:"new,omitempty"`
+	TimeDelta  *float64    `json:"time_delta,omitempty"`
+	DRAMDelta  *float64    `json:"dram_delta,omitempty"`
+	Added      []string    `json:"added"`
+	Removed    []string    `json:"removed"`
+	Warnings   []string    `json:"warnings,omitempty"`
+	Note       string      `json:"note,omitempty"`
+}
+
+// DiffInputError says a run cannot be compared: it has no tables, or its
+// tables hold nothing to compare. The command exits 2 on it.
+type DiffInputError struct {
+	Run string // the run's name
+	Msg string
+}
+
+func (e *DiffInputError) Error() string { return fmt.Sprintf("run %s: %s", e.Run, e.Msg) }
 
 // DiffTimings compares the timing samples of two runs cell by cell.
 func DiffTimings(a, b []ingest.Timing) *DiffResult {
 	st := analysis.DefaultStats()
-	d := &DiffResult{Alpha: st.Alpha, Confidence: st.Confidence}
+	d := &DiffResult{Version: DiffJSONVersion, Alpha: st.Alpha, Confidence: st.Confidence}
 	group := func(ts []ingest.Timing) map[rundir.Key][]float64 {
 		m := map[rundir.Key][]float64{}
 		for _, t := range ts {
@@ -68,14 +207,16 @@ func DiffTimings(a, b []ingest.Timing) *DiffResult {
 	}
 	sort.Slice(ks, func(i, j int) bool { return ks[i].Less(ks[j]) })
 	for _, k := range ks {
-		row := DiffRow{Experiment: k.Experiment, Variant: k.Variant, Shape: k.Shape}
+		row := DiffRow{Experiment: k.Experiment, Variant: k.Variant, Shape: k.Shape, Status: DiffBoth}
 		xa, okA := ga[k]
 		xb, okB := gb[k]
 		if !okA {
 			d.OnlyB++
+			row.Status = DiffNewOnly
 		}
 		if !okB {
 			d.OnlyA++
+			row.Status = DiffOldOnly
 		}
 		sc := st.Compare(xa, xb) // old as the base: Speedup = old / new
 		val := func(iv analysis.Interval) *Value { return &Value{Center: iv.Center, Lo: iv.Lo, Hi: iv.Hi, N: iv.N} }
@@ -89,24 +230,60 @@ func DiffTimings(a, b []ingest.Timing) *DiffResult {
 			row.Warnings = append(row.Warnings, w.Msg)
 		}
 		if okA && okB {
-			p := sc.P
-			row.P = &p
+			row.P = finite(sc.P)
 			row.Significant = sc.Significant
 			if row.Old.Center > 0 {
-				dl := row.New.Center/row.Old.Center - 1
-				row.Delta = &dl
+				row.Delta = finite(row.New.Center/row.Old.Center - 1)
 			}
 		}
 		d.Rows = append(d.Rows, row)
 	}
 	sortDiffRows(d.Rows)
+	d.Geomean = geomean(d.Rows)
 	return d
 }
 
-// sortDiffRows puts the cells both runs have first, then those of one run,
-// each in the specs' order: experiment, variant, shape (default grid, then
-// sweeps); names the specs lack sort after, by name.
-func sortDiffRows(rows []DiffRow) {
+// finite returns &v, or nil where v is NaN or infinite.
+func finite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+// ratio returns new/old - 1, or nil where old is not positive.
+func ratio(old, new float64) *float64 {
+	if old <= 0 {
+		return nil
+	}
+	return finite(new/old - 1)
+}
+
+// geomean is benchstat's geomean row over the cells both runs timed; nil
+// when there is none.
+func geomean(rows []DiffRow) *DiffGeomean {
+	var la, lb float64
+	n := 0
+	for _, r := range rows {
+		if r.Old == nil || r.New == nil || r.Old.Center <= 0 || r.New.Center <= 0 {
+			continue
+		}
+		la += math.Log(r.Old.Center)
+		lb += math.Log(r.New.Center)
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	g := &DiffGeomean{Cells: n, Old: math.Exp(la / float64(n)), New: math.Exp(lb / float64(n))}
+	g.Delta = math.Exp((lb-la)/float64(n)) - 1
+	return g
+}
+
+// cellOrder orders cells as the specs built into rooftool list them:
+// experiment by name, then variant and shape (default grid, then sweeps)
+// in spec order; names the specs lack sort after, by name.
+func cellOrder() func(a, b rundir.Key) bool {
 	exps, _ := kernels.Load()
 	vi, si := map[string]int{}, map[string]int{}
 	for _, e := range exps {
@@ -123,12 +300,7 @@ func sortDiffRows(rows []DiffRow) {
 		}
 		return 1 << 30
 	}
-	sort.SliceStable(rows, func(i, j int) bool {
-		a, b := rows[i], rows[j]
-		ba, bb := a.Old != nil && a.New != nil, b.Old != nil && b.New != nil
-		if ba != bb {
-			return ba
-		}
+	return func(a, b rundir.Key) bool {
 		if a.Experiment != b.Experiment {
 			return a.Experiment < b.Experiment
 		}
@@ -142,180 +314,161 @@ func sortDiffRows(rows []DiffRow) {
 			return x < y
 		}
 		return a.Shape < b.Shape
+	}
+}
+
+// sortDiffRows puts the cells both runs have first, then those of one run,
+// each in cellOrder.
+func sortDiffRows(rows []DiffRow) {
+	less := cellOrder()
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		ba, bb := a.Old != nil && a.New != nil, b.Old != nil && b.New != nil
+		if ba != bb {
+			return ba
+		}
+		return less(key(a.Experiment, a.Variant, a.Shape), key(b.Experiment, b.Variant, b.Shape))
 	})
 }
 
-// DiffRuns reads the timings of two runs (or table directories) and
-// compares them.
-func DiffRuns(ctx context.Context, runA, runB *rundir.Run, mem memory.Allocator) (*DiffResult, error) {
-	read := func(run *rundir.Run) ([]ingest.Timing, string, error) {
-		t, err := run.Tables(mem)
+// wallTimings keeps a run's wall-time samples: diff compares wall times,
+// not the CUDA-graph device times of the timing pass.
+func wallTimings(t *ingest.Tables) []ingest.Timing {
+	var ts []ingest.Timing
+	for _, x := range t.Timings() {
+		if !ingest.IsDeviceTiming(x.Method) {
+			ts = append(ts, x)
+		}
+	}
+	return ts
+}
+
+// DiffTables compares two runs' tables: the wall times of the timing pass
+// cell by cell (DiffTimings) and, in every cell whose kernels both runs
+// recorded, the kernels by name (analysis.Analyze of each). nameA and nameB
+// name the runs in messages. It fails with a *DiffInputError where a run's
+// tables hold neither timings nor kernels of any cell.
+func DiffTables(a, b *ingest.Tables, nameA, nameB string) (*DiffResult, error) {
+	type side struct {
+		ts  []ingest.Timing
+		rk  runKernels
+		err error
+	}
+	read := func(t *ingest.Tables, name string) side {
+		an, err := analysis.Analyze(t, nil, analysis.Options{})
 		if err != nil {
-			return nil, "", err
+			return side{err: fmt.Errorf("run %s: %w", name, err)}
 		}
-		defer t.Release()
-		var ts []ingest.Timing
-		for _, x := range t.Timings() {
-			if !ingest.IsDeviceTiming(x.Method) { // diff compares wall times
-				ts = append(ts, x)
-			}
+		s := side{ts: wallTimings(t), rk: kernelsOf(an, timelineSources(t))}
+		if len(s.ts) == 0 && len(s.rk.cells) == 0 {
+			s.err = &DiffInputError{Run: name, Msg: "its tables hold no wall-time samples and no kernel of any cell: nothing to compare"}
 		}
-		gpu := ""
-		if run.Manifest != nil {
-			gpu = run.Manifest.GPU.Name
+		return s
+	}
+	sa := read(a, nameA)
+	if sa.err != nil {
+		return nil, sa.err
+	}
+	sb := read(b, nameB)
+	if sb.err != nil {
+		return nil, sb.err
+	}
+	d := DiffTimings(sa.ts, sb.ts)
+	d.A, d.B = nameA, nameB
+	// The cells both runs timed, in the order of Rows, then the other
+	// cells both runs have kernels for, in cellOrder.
+	var order []rundir.Key
+	listed := map[rundir.Key]bool{}
+	for _, r := range d.Rows {
+		if r.Status == DiffBoth {
+			k := key(r.Experiment, r.Variant, r.Shape)
+			listed[k] = true
+			order = append(order, k)
 		}
-		if gpu == "" {
-			seen := map[string]bool{}
-			var devs []string
-			for _, x := range ts {
-				if x.Device != "" && !seen[x.Device] {
-					seen[x.Device] = true
-					devs = append(devs, x.Device)
-				}
-			}
-			sort.Strings(devs)
-			gpu = strings.Join(devs, ", ")
+	}
+	var extra []rundir.Key
+	for k := range sa.rk.cells {
+		if _, ok := sb.rk.cells[k]; ok && !listed[k] {
+			extra = append(extra, k)
 		}
-		return ts, gpu, nil
 	}
-	ta, ga, err := read(runA)
-	if err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	tb, gb, err := read(runB)
-	if err != nil {
-		return nil, err
-	}
-	if len(ta) == 0 {
-		return nil, fmt.Errorf("run %s: table timings has no rows: nothing to compare", runA.Path(""))
-	}
-	if len(tb) == 0 {
-		return nil, fmt.Errorf("run %s: table timings has no rows: nothing to compare", runB.Path(""))
-	}
-	d := DiffTimings(ta, tb)
-	d.A, d.B, d.GPUA, d.GPUB = runA.Name, runB.Name, ga, gb
+	less := cellOrder()
+	sort.Slice(extra, func(i, j int) bool { return less(extra[i], extra[j]) })
+	order = append(order, extra...)
+	d.KernelCells, d.Kernels = diffKernels(sa.rk, sb.rk, order, nameA, nameB)
 	return d, nil
 }
 
-func (r DiffRow) delta(alpha float64) string {
+// hasTables checks that a run has every table, in tables/ or, for a
+// directory written by `rooftool ingest -o DIR`, in the folder itself.
+func hasTables(run *rundir.Run) error {
+	dir := rundir.TablesDir
+	if fi, err := fs.Stat(run.FS, dir); err != nil || !fi.IsDir() {
+		dir = "."
+	}
+	var missing []string
+	for _, n := range ingest.TableNames {
+		_, errP := fs.Stat(run.FS, path.Join(dir, n+"."+ingest.FormatParquet))
+		_, errA := fs.Stat(run.FS, path.Join(dir, n+"."+ingest.FormatArrow))
+		if errors.Is(errP, fs.ErrNotExist) && errors.Is(errA, fs.ErrNotExist) {
+			missing = append(missing, n)
+		}
+	}
 	switch {
-	case r.Old == nil || r.New == nil:
-		return "—"
-	case r.P != nil && *r.P >= alpha:
-		return "~"
-	case r.Delta == nil:
-		return "?"
-	}
-	return fmt.Sprintf("%+.2f%%", 100**r.Delta)
-}
-
-func (r DiffRow) n() string {
-	n1, n2 := 0, 0
-	if r.Old != nil {
-		n1 = r.Old.N
-	}
-	if r.New != nil {
-		n2 = r.New.N
-	}
-	if n1 == n2 {
-		return fmt.Sprintf("n=%d", n1)
-	}
-	return fmt.Sprintf("n=%d+%d", n1, n2)
-}
-
-func fmtTime(v *Value) string {
-	if v == nil {
-		return "—"
-	}
-	s := fmtSeconds(v.Center/1e3, v.Lo/1e3, v.Hi/1e3)
-	return s
-}
-
-// WriteTable writes the comparison as an aligned table (Markdown-compatible),
-// benchstat style: "~" where the difference is not significant.
-func (d *DiffResult) WriteTable(w io.Writer) error {
-	fmt.Fprintf(w, "old: %s (%s)\nnew: %s (%s)\n\n", d.A, orUnknown(d.GPUA), d.B, orUnknown(d.GPUB))
-	newTable := func() Table {
-		return Table{Header: []string{"Experiment", "Variant", "Shape", "Old wall (95% CI)", "New wall (95% CI)", "Delta", "p", "n"},
-			Align: []Align{Left, Left, Left, Right, Right, Right, Right, Left}}
-	}
-	both, one := newTable(), newTable()
-	var notes []string
-	for _, r := range d.Rows {
-		p := "—"
-		if r.P != nil {
-			p = pval(*r.P)
-		}
-		row := []string{r.Experiment, r.Variant, r.Shape, fmtTime(r.Old), fmtTime(r.New), r.delta(d.Alpha), p, r.n()}
-		if r.Old != nil && r.New != nil {
-			both.Rows = append(both.Rows, row)
-		} else {
-			one.Rows = append(one.Rows, row)
-		}
-		for _, w := range r.Warnings {
-			notes = append(notes, fmt.Sprintf("%s/%s/%s: %s", r.Experiment, r.Variant, r.Shape, w))
-		}
-	}
-	if len(both.Rows) == 0 {
-		fmt.Fprintln(w, "No cell is in both runs.")
-	} else if err := both.Write(w); err != nil {
-		return err
-	}
-	if len(one.Rows) > 0 {
-		fmt.Fprintln(w, "\nCells in one run only:")
-		fmt.Fprintln(w)
-		if err := one.Write(w); err != nil {
-			return err
-		}
-	}
-	fmt.Fprintf(w, "\nMedians with %.0f%% intervals; p from a Mann-Whitney U test; \"~\": no significant difference (p >= %s).\n", 100*d.Confidence, num(d.Alpha))
-	if d.OnlyA > 0 || d.OnlyB > 0 {
-		fmt.Fprintf(w, "Cells only in %s: %d; only in %s: %d.\n", d.A, d.OnlyA, d.B, d.OnlyB)
-	}
-	if len(notes) > 0 {
-		fmt.Fprintln(w, "\nWarnings:")
-		for _, n := range notes {
-			fmt.Fprintln(w, "- "+n)
-		}
+	case len(missing) == len(ingest.TableNames):
+		return &DiffInputError{Run: run.Name, Msg: fmt.Sprintf("no tables in %s (no %s.parquet or .arrow): not an ingested run (rooftool ingest writes them)", run.Path(dir), ingest.TableKernels)}
+	case len(missing) > 0:
+		return &DiffInputError{Run: run.Name, Msg: fmt.Sprintf("tables in %s lack %s (.parquet or .arrow)", run.Path(dir), strings.Join(missing, ", "))}
 	}
 	return nil
 }
 
-// WriteCSV writes one row per cell; times in ms, delta as a fraction,
-// empty fields where a run lacks the cell.
-func (d *DiffResult) WriteCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
-	cw.Write([]string{"experiment", "variant", "shape", "old_ms", "old_lo_ms", "old_hi_ms", "old_n",
-		"new_ms", "new_lo_ms", "new_hi_ms", "new_n", "delta", "p", "significant"})
-	f := func(v float64) string {
-		if math.IsInf(v, 0) || math.IsNaN(v) {
-			return ""
-		}
-		return strconv.FormatFloat(v, 'g', -1, 64)
+// runGPU names a run's device: the manifest's, else the timing files'.
+func runGPU(run *rundir.Run, ts []ingest.Timing) string {
+	if run.Manifest != nil && run.Manifest.GPU.Name != "" {
+		return run.Manifest.GPU.Name
 	}
-	val := func(v *Value) []string {
-		if v == nil {
-			return []string{"", "", "", ""}
+	seen := map[string]bool{}
+	var devs []string
+	for _, x := range ts {
+		if x.Device != "" && !seen[x.Device] {
+			seen[x.Device] = true
+			devs = append(devs, x.Device)
 		}
-		return []string{f(v.Center), f(v.Lo), f(v.Hi), strconv.Itoa(v.N)}
 	}
-	for _, r := range d.Rows {
-		rec := []string{r.Experiment, r.Variant, r.Shape}
-		rec = append(rec, val(r.Old)...)
-		rec = append(rec, val(r.New)...)
-		dl, p := "", ""
-		if r.Delta != nil {
-			dl = f(*r.Delta)
+	sort.Strings(devs)
+	return strings.Join(devs, ", ")
+}
+
+// DiffRuns reads the tables of two runs (or table directories) and
+// compares them (DiffTables). A run without tables, or whose tables hold
+// nothing to compare, gives a *DiffInputError naming it.
+func DiffRuns(ctx context.Context, runA, runB *rundir.Run, mem memory.Allocator) (*DiffResult, error) {
+	var tables [2]*ingest.Tables
+	defer func() {
+		for _, t := range tables {
+			if t != nil {
+				t.Release()
+			}
 		}
-		if r.P != nil {
-			p = f(*r.P)
+	}()
+	for i, run := range []*rundir.Run{runA, runB} {
+		if err := hasTables(run); err != nil {
+			return nil, err
 		}
-		rec = append(rec, dl, p, strconv.FormatBool(r.Significant))
-		cw.Write(rec)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		t, err := run.Tables(mem)
+		if err != nil {
+			return nil, err
+		}
+		tables[i] = t
 	}
-	cw.Flush()
-	return cw.Error()
+	d, err := DiffTables(tables[0], tables[1], runA.Name, runB.Name)
+	if err != nil {
+		return nil, err
+	}
+	d.GPUA, d.GPUB = runGPU(runA, wallTimings(tables[0])), runGPU(runB, wallTimings(tables[1]))
+	return d, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -14,43 +15,59 @@ import (
 type DiffOptions struct {
 	IO     *IO
 	A, B   string // run directories (or table directories)
-	Format string // table | csv
+	Format string // table | csv | json
 }
 
 func newDiffCmd(io *IO) *cobra.Command {
 	opts := &DiffOptions{IO: io}
 	c := &cobra.Command{
 		Use:   "diff RUN_A RUN_B",
-		Short: "Compare the wall times of two runs cell by cell, benchstat style",
+		Short: "Compare two runs cell by cell and kernel by kernel, benchstat and TraceDiff style",
 		Long: `Diff compares two runs (H100 against H200, or before and after a kernel change)
 cell by cell: for each (experiment, variant, shape) the median wall time of the
 timing pass with its 95% interval in each run, the change in percent, and the
 p-value of a Mann-Whitney U test (golang.org/x/perf/benchmath, as benchstat).
-A change that is not significant (p >= 0.05) shows as "~". Cells in one run
-only are listed apart. A run may also be named by a run committed under
-testdata/runs (embedded in the binary).`,
-		Example: `  rooftool diff 2026-11-22-h100-003504 2026-11-22-h200-004838   # the committed H100 and H200 runs
+A change that is not significant (p >= 0.05) shows as "~"; a geomean row sums
+up the cells both runs timed. Cells in one run only are listed apart.
+
+Then, for every cell both runs recorded kernels for, the kernels by name (as
+HTA's TraceDiff): launches and summed durations per iteration (nsys timeline,
+else the ncu kernel pass) and DRAM bytes (ncu kernel pass, read + write), each
+old against new, with the kernels added and removed. Names are matched across
+the tools' spellings (namespaces, integer casts).
+
+--format table (default) is Markdown-compatible; csv is one long table whose
+"row" column says what a row holds (cell, geomean, cell_kernels, kernel);
+json is one object with "rooftool_diff": 1, keys sorted.
+
+A run may also be named by a run committed under testdata/runs (embedded in
+the binary). Exit status: 0 done, 2 bad usage or a run with no tables or
+nothing to compare, 1 anything else.`,
+		Example: `  rooftool diff 2026-11-22-h100-003504 2026-11-23-h100-140505   # two committed H100 runs
   rooftool diff runs/2026-11-22-h100-1 runs/2026-11-22-h200-1
-  rooftool diff --format csv runs/before runs/after > diff.csv`,
+  rooftool diff --format csv runs/before runs/after > diff.csv
+  rooftool diff --format json runs/before runs/after | jq '.kernels[] | select(.status != "both")'`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.A, opts.B = args[0], args[1]
 			return runDiff(c.Context(), opts)
 		},
 	}
-	c.Flags().StringVar(&opts.Format, "format", "table", "output format: table or csv")
+	c.Flags().StringVar(&opts.Format, "format", "table", "output format: table, csv or json")
 	return c
 }
 
 func runDiff(ctx context.Context, opts *DiffOptions) error {
-	if opts.Format != "table" && opts.Format != "csv" {
-		return usageErrorf("--format %q: want table or csv", opts.Format)
+	switch opts.Format {
+	case "table", "csv", "json":
+	default:
+		return usageErrorf("diff: --format %q: want table, csv or json", opts.Format)
 	}
 	var runs [2]*rundir.Run
 	for i, d := range []string{opts.A, opts.B} {
 		if st, err := os.Stat(d); err != nil || !st.IsDir() {
 			if !isCommittedRun(d) {
-				return usageErrorf("%s: not a run directory", d)
+				return usageErrorf("diff: %s: not a run directory", d)
 			}
 		}
 		run, _, err := openRun(d, "")
@@ -60,11 +77,18 @@ func runDiff(ctx context.Context, opts *DiffOptions) error {
 		runs[i] = run
 	}
 	d, err := reports.DiffRuns(ctx, runs[0], runs[1], nil)
+	var ie *reports.DiffInputError
+	if errors.As(err, &ie) {
+		return usageError{err}
+	}
 	if err != nil {
 		return err
 	}
-	if opts.Format == "csv" {
+	switch opts.Format {
+	case "csv":
 		return d.WriteCSV(opts.IO.Out)
+	case "json":
+		return d.WriteJSON(opts.IO.Out)
 	}
 	return d.WriteTable(opts.IO.Out)
 }
