@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -36,19 +37,32 @@ func TestDiffCommand(t *testing.T) {
 	a, b := filepath.Join(dir, "before"), filepath.Join(dir, "after")
 	writeTimingRun(t, a, 0.100, 20)
 	writeTimingRun(t, b, 0.090, 20)
+	empty := filepath.Join(dir, "empty")
+	writeTimingRun(t, empty, 0, 0)
+	// A run whose tables are there but unreadable: a failure, not bad usage.
+	broken := filepath.Join(dir, "broken")
+	writeTimingRun(t, broken, 0.1, 5)
+	if err := os.WriteFile(filepath.Join(broken, "tables", "timings.parquet"), []byte("not parquet"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		code int
 		out  []string // substrings of stdout
 		err  string   // substring of stderr
 	}{
-		{[]string{"diff", a, b}, 0, []string{"old: before (test GPU)", "| swiglu ", "-10.00%", "n=20"}, ""},
-		{[]string{"diff", "--format", "csv", a, b}, 0, []string{"experiment,variant,shape,old_ms", `swiglu,dual-acc,"M=512,N=4096,K=7168",0.1,`}, ""},
-		{[]string{"diff", "--format", "json", a, b}, 2, nil, `--format "json"`},
+		{[]string{"diff", a, b}, 0, []string{"old: before (test GPU)", "| swiglu ", "-10.00%", "n=20", "| geomean ", "1 cell"}, ""},
+		{[]string{"diff", "--format", "csv", a, b}, 0, []string{"row,experiment,variant,shape,kernel,status,old_ms", `cell,swiglu,dual-acc,"M=512,N=4096,K=7168",,both,0.1,`, "\ngeomean,"}, ""},
+		{[]string{"diff", "--format", "json", a, b}, 0, []string{`"rooftool_diff": 1`, `"old_run": "before"`, `"cells": [`, `"kernels": []`}, ""},
+		{[]string{"diff", "--format", "yaml", a, b}, 2, nil, `--format "yaml": want table, csv or json`},
 		{[]string{"diff", a}, 2, nil, "accepts 2 arg(s)"},
 		{[]string{"diff", a, filepath.Join(dir, "missing")}, 2, nil, "missing: not a run directory"},
-		{[]string{"diff", a, dir}, 1, nil, "no kernels.parquet"},
-		{[]string{"diff", "2026-11-22-h100-003504", "2026-11-22-h200-004838"}, 0, []string{"old: 2026-11-22-h100-003504 (NVIDIA H100 80GB HBM3)", "| swiglu     | dual-acc "}, ""},
+		{[]string{"diff", a, dir}, 2, nil, "run " + filepath.Base(dir) + ": no tables in " + dir},
+		{[]string{"diff", a, empty}, 2, nil, "run empty: its tables hold no wall-time samples and no kernel of any cell"},
+		{[]string{"diff", a, broken}, 1, nil, "broken"},
+		{[]string{"diff", "2026-11-22-h100-003504", "2026-11-23-h100-140505"}, 0, []string{"old: 2026-11-22-h100-003504 (NVIDIA H100 80GB HBM3)",
+			"| swiglu     | dual-acc ", "| geomean ", "gated_ssm/triton-epilogue/B=16,T=512,d=768,H=12,dk=64,n=16 (from the nsys timeline; 1 added)",
+			"| + _mm_epi_tma_persistent_kernel |     — |     1 |        — | 41.22 µs |"}, ""},
 	} {
 		var o, e bytes.Buffer
 		code := run(context.Background(), tc.args, &IO{Out: &o, Err: &e})
