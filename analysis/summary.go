@@ -1,22 +1,143 @@
 package analysis
 
 import (
+	"fmt"
+	"math"
+	"regexp"
 	"sort"
+	"strings"
 
 	"github.com/rooftool/rooftool/ingest"
 )
 
-// SummaryRow is one line of a kernel summary in the spirit of
-// `nsys stats -r cuda_gpu_kern_sum`: one kernel name within one NVTX range.
+// SummaryRow is one line of a kernel summary as `nsys stats -r
+// cuda_gpu_kern_sum` computes it, for one kernel name within one NVTX range.
+// Durations are end - start of each launch, in ns.
 type SummaryRow struct {
-	Range     string  `json:"range"` // NVTX range path (outer/inner, e.g. experiment/variant/shape), "" outside any
-	Name      string  `json:"name"`  // demangled base name
-	Instances int     `json:"instances"`
-	TotalNs   int64   `json:"total_ns"`
-	AvgNs     float64 `json:"avg_ns"`
-	MedNs     float64 `json:"med_ns"`
-	MinNs     int64   `json:"min_ns"`
-	MaxNs     int64   `json:"max_ns"`
+	Range     string  // NVTX range path (outer/inner, e.g. experiment/variant/shape), "" outside every range
+	Name      string  // kernel name as SummaryOptions.Names picks it
+	TimePct   float64 // TotalNs as a percentage of the total of every kernel of Range (nsys "Time (%)")
+	Instances int
+	TotalNs   int64
+	AvgNs     float64
+	MedNs     float64 // the middle duration; the mean of the two middle ones for an even count
+	MinNs     int64
+	MaxNs     int64
+	StdDevNs  float64 // sample standard deviation (n-1 denominator); 0 for a single instance
+}
+
+// Kernel names a summary groups by, as nsys spells the report's options.
+const (
+	NamesDemangled = "demangled" // templated, demangled name: nsys's default
+	NamesBase      = "base"      // base name without template arguments and parameters
+	NamesMangled   = "mangled"   // raw mangled name, the demangled one where there is none
+)
+
+// Orders of the kernels within a range.
+const (
+	SortTime      = "time"      // total time descending, then instances ascending, then name (nsys's order)
+	SortInstances = "instances" // instances descending, then total time descending, then name
+	SortName      = "name"      // name ascending
+)
+
+// SummaryOptions shape a kernel summary. The zero value is nsys's report
+// split by NVTX range.
+type SummaryOptions struct {
+	Names string // NamesDemangled (""), NamesBase or NamesMangled
+	// Range keeps the ranges whose path matches: a glob ('*' any run of
+	// characters, '/' included; '?' one character; [...] a class) that
+	// must match the whole path, or else a substring. Kernels outside
+	// every range match as "-". "" keeps every range.
+	Range      string
+	RangedOnly bool   // leave out the kernels outside every NVTX range
+	Sort       string // SortTime (""), SortInstances or SortName
+	Top        int    // keep the first Top kernels of each range; 0 keeps all
+}
+
+// Validate reports an option out of its set.
+func (o SummaryOptions) Validate() error {
+	switch o.Names {
+	case "", NamesDemangled, NamesBase, NamesMangled:
+	default:
+		return fmt.Errorf("kernel names %q: want demangled, base or mangled", o.Names)
+	}
+	switch o.Sort {
+	case "", SortTime, SortInstances, SortName:
+	default:
+		return fmt.Errorf("sort %q: want time, instances or name", o.Sort)
+	}
+	if o.Top < 0 {
+		return fmt.Errorf("top %d: want 0 (all) or more", o.Top)
+	}
+	if _, err := RangeMatcher(o.Range); err != nil {
+		return err
+	}
+	return nil
+}
+
+// UnrangedLabel is how a summary names the kernels outside every NVTX range.
+const UnrangedLabel = "-"
+
+// RangeMatcher returns the predicate of SummaryOptions.Range over range
+// paths ("" for kernels outside every range, matched as UnrangedLabel).
+func RangeMatcher(pattern string) (func(path string) bool, error) {
+	label := func(p string) string {
+		if p == "" {
+			return UnrangedLabel
+		}
+		return p
+	}
+	if pattern == "" {
+		return func(string) bool { return true }, nil
+	}
+	if !strings.ContainsAny(pattern, "*?[") {
+		return func(p string) bool { return strings.Contains(label(p), pattern) }, nil
+	}
+	re, err := globRegexp(pattern)
+	if err != nil {
+		return nil, fmt.Errorf("range pattern %q: %v", pattern, err)
+	}
+	return func(p string) bool { return re.MatchString(label(p)) }, nil
+}
+
+// globRegexp translates a glob into an anchored regexp: '*' matches any
+// run of characters ('/' included), '?' one character, [...] a class
+// ([!...] or [^...] negated); everything else is literal.
+func globRegexp(glob string) (*regexp.Regexp, error) {
+	var b strings.Builder
+	b.WriteString(`(?s)^`)
+	for i := 0; i < len(glob); i++ {
+		switch c := glob[i]; c {
+		case '*':
+			b.WriteString(`.*`)
+		case '?':
+			b.WriteString(`.`)
+		case '[':
+			j := i + 1
+			if j < len(glob) && (glob[j] == '!' || glob[j] == '^') {
+				j++
+			}
+			if j < len(glob) && glob[j] == ']' {
+				j++
+			}
+			for j < len(glob) && glob[j] != ']' {
+				j++
+			}
+			if j >= len(glob) {
+				return nil, fmt.Errorf("unclosed [")
+			}
+			class := glob[i+1 : j]
+			if strings.HasPrefix(class, "!") {
+				class = "^" + class[1:]
+			}
+			b.WriteString("[" + strings.ReplaceAll(class, `\`, `\\`) + "]")
+			i = j
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString(`$`)
+	return regexp.Compile(b.String())
 }
 
 // SummarySource picks the kernel rows a summary counts: the timeline
@@ -51,51 +172,161 @@ func SummarySource(kernels []ingest.Kernel, source string) []ingest.Kernel {
 	return out
 }
 
-// KernelSummary groups kernels by (NVTX range path, base name); a kernel
-// with no path falls back to its innermost range. Nested ranges that end
-// in the same name (every variant's "B=8,T=4096,..." of a profile run) stay
-// apart. Rows are sorted by range, then total time descending, then name.
-func KernelSummary(kernels []ingest.Kernel) []SummaryRow {
+// summaryName is the name a kernel is grouped by.
+func summaryName(k *ingest.Kernel, names string) string {
+	first := func(s ...string) string {
+		for _, x := range s {
+			if x != "" {
+				return x
+			}
+		}
+		return ""
+	}
+	switch names {
+	case NamesBase:
+		return first(k.ShortName, k.Name, k.Mangled)
+	case NamesMangled:
+		return first(k.Mangled, k.Name, k.ShortName)
+	}
+	return first(k.Name, k.ShortName, k.Mangled)
+}
+
+// Summary is a kernel summary: its rows, and per range path how many
+// rows SummaryOptions.Top left out.
+type Summary struct {
+	Rows    []SummaryRow
+	LeftOut map[string]int
+}
+
+// KernelSummary groups kernels by (NVTX range path, name) and computes,
+// per group, the figures of `nsys stats -r cuda_gpu_kern_sum`: total,
+// instances, mean, median, min, max and sample standard deviation of the
+// durations, and the group's share of its range's kernel time. A kernel
+// with no path falls back to its innermost range; nested ranges that end
+// in the same name (every variant's "B=8,T=4096,..." of a profile run)
+// stay apart. Over an export without NVTX ranges the rows are nsys's
+// report, row for row.
+//
+// Ranges come in path order, the kernels outside every range last; the
+// kernels of a range in opts.Sort order, cut to opts.Top.
+func KernelSummary(kernels []ingest.Kernel, opts SummaryOptions) (Summary, error) {
+	if err := opts.Validate(); err != nil {
+		return Summary{}, err
+	}
+	match, _ := RangeMatcher(opts.Range)
 	type key struct{ rng, name string }
 	groups := map[key][]int64{}
-	for _, k := range kernels {
-		name := k.ShortName
-		if name == "" {
-			name = k.Name
-		}
+	for i := range kernels {
+		k := &kernels[i]
 		rng := k.RangePath
 		if rng == "" {
 			rng = k.Range
 		}
-		kk := key{rng, name}
+		if rng == "" && opts.RangedOnly || !match(rng) {
+			continue
+		}
+		kk := key{rng, summaryName(k, opts.Names)}
 		groups[kk] = append(groups[kk], k.DurationNs)
 	}
-	rows := make([]SummaryRow, 0, len(groups))
+	byRange := map[string][]SummaryRow{}
 	for kk, d := range groups {
-		sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
-		var total int64
-		for _, v := range d {
-			total += v
-		}
-		n := len(d)
-		med := float64(d[n/2])
-		if n%2 == 0 {
-			med = (float64(d[n/2-1]) + float64(d[n/2])) / 2
-		}
-		rows = append(rows, SummaryRow{
-			Range: kk.rng, Name: kk.name, Instances: n, TotalNs: total,
-			AvgNs: float64(total) / float64(n), MedNs: med, MinNs: d[0], MaxNs: d[n-1],
-		})
+		byRange[kk.rng] = append(byRange[kk.rng], summarise(kk.rng, kk.name, d))
 	}
-	sort.Slice(rows, func(i, j int) bool {
-		a, b := rows[i], rows[j]
-		if a.Range != b.Range {
-			return a.Range < b.Range
+	ranges := make([]string, 0, len(byRange))
+	for r := range byRange {
+		ranges = append(ranges, r)
+	}
+	sort.Slice(ranges, func(i, j int) bool {
+		a, b := ranges[i], ranges[j]
+		if (a == "") != (b == "") {
+			return b == "" // the kernels outside every range last
 		}
+		return a < b
+	})
+	less := summaryLess(opts.Sort)
+	s := Summary{Rows: []SummaryRow{}, LeftOut: map[string]int{}}
+	for _, r := range ranges {
+		rows := byRange[r]
+		var total int64
+		for _, x := range rows {
+			total += x.TotalNs
+		}
+		for i := range rows {
+			if total > 0 {
+				rows[i].TimePct = float64(rows[i].TotalNs) * 100 / float64(total)
+			}
+		}
+		sort.Slice(rows, func(i, j int) bool { return less(&rows[i], &rows[j]) })
+		if opts.Top > 0 && len(rows) > opts.Top {
+			s.LeftOut[r] = len(rows) - opts.Top
+			rows = rows[:opts.Top]
+		}
+		s.Rows = append(s.Rows, rows...)
+	}
+	return s, nil
+}
+
+// summarise computes one row from the durations of its launches.
+func summarise(rng, name string, d []int64) SummaryRow {
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+	var total int64
+	for _, v := range d {
+		total += v
+	}
+	n := len(d)
+	avg := float64(total) / float64(n)
+	med := float64(d[n/2])
+	if n%2 == 0 {
+		med = (float64(d[n/2-1]) + float64(d[n/2])) / 2
+	}
+	var sd float64
+	if n > 1 {
+		var ss float64
+		for _, v := range d {
+			x := float64(v) - avg
+			ss += x * x
+		}
+		sd = math.Sqrt(ss / float64(n-1))
+	}
+	return SummaryRow{Range: rng, Name: name, Instances: n, TotalNs: total,
+		AvgNs: avg, MedNs: med, MinNs: d[0], MaxNs: d[n-1], StdDevNs: sd}
+}
+
+// summaryLess orders the rows of one range.
+func summaryLess(by string) func(a, b *SummaryRow) bool {
+	switch by {
+	case SortInstances:
+		return func(a, b *SummaryRow) bool {
+			if a.Instances != b.Instances {
+				return a.Instances > b.Instances
+			}
+			if a.TotalNs != b.TotalNs {
+				return a.TotalNs > b.TotalNs
+			}
+			return a.Name < b.Name
+		}
+	case SortName:
+		return func(a, b *SummaryRow) bool {
+			if a.Name != b.Name {
+				return a.Name < b.Name
+			}
+			return a.TotalNs > b.TotalNs
+		}
+	}
+	return func(a, b *SummaryRow) bool {
 		if a.TotalNs != b.TotalNs {
 			return a.TotalNs > b.TotalNs
 		}
+		if a.Instances != b.Instances {
+			return a.Instances < b.Instances
+		}
 		return a.Name < b.Name
-	})
-	return rows
+	}
+}
+
+// RoundHalfUp rounds v to one decimal, halves away from zero, as SQLite's
+// round(v, 1) does in nsys's report query (0.25 -> 0.3, where Go's
+// strconv rounds the exact binary value half to even and prints 0.2).
+func RoundHalfUp(v float64) float64 {
+	return math.Round(v*10) / 10
 }

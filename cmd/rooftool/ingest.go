@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -11,12 +13,13 @@ import (
 
 // IngestOptions are the flags of `rooftool ingest`.
 type IngestOptions struct {
-	IO     *IO
-	Files  []string
-	OutDir string
-	Format string
-	NCU    string
-	Nsys   string
+	IO        *IO
+	Files     []string
+	OutDir    string
+	Format    string
+	NCU       string
+	Nsys      string
+	KeepGoing bool // ingest the readable files, list the others, exit 1 if any was skipped
 }
 
 func newIngestCmd(io *IO) *cobra.Command {
@@ -28,7 +31,10 @@ func newIngestCmd(io *IO) *cobra.Command {
 Nsight Systems SQLite or .nsys-rep, Kineto / PyTorch-profiler JSON(.gz),
 rooftool timing JSON) and writes the tables kernels, metrics, ranges, gpus,
 meta and timings to DIR as Parquet (or Arrow IPC with --format arrow).
-Either every table is written or none is.`,
+Either every table is written or none is, and one unreadable file stops
+the ingest. With --keep-going the readable files are ingested, each
+unreadable one is listed on stderr with the reason, and the exit status is
+1 when any was skipped (nothing is written when none was readable).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Files = args
@@ -42,6 +48,7 @@ Either every table is written or none is.`,
 	c.Flags().StringVar(&opts.Format, "format", ingest.FormatParquet, "table format: parquet or arrow")
 	c.Flags().StringVar(&opts.NCU, "ncu", "", "ncu binary used to read .ncu-rep files (default: found on PATH)")
 	c.Flags().StringVar(&opts.Nsys, "nsys", "", "nsys binary used to export .nsys-rep files (default: found on PATH or in Nsight installs)")
+	c.Flags().BoolVar(&opts.KeepGoing, "keep-going", false, "ingest the readable files, list the unreadable ones and exit 1 if any was skipped")
 	return c
 }
 
@@ -53,16 +60,130 @@ func runIngest(ctx context.Context, opts *IngestOptions) error {
 	for _, f := range opts.Files {
 		inputs = append(inputs, ingest.Input{Path: f, Options: ingest.Options{NCU: opts.NCU, Nsys: opts.Nsys}})
 	}
-	t, err := ingest.Files(inputs, nil)
+	var (
+		t       *ingest.Tables
+		skipped []skippedInput
+		err     error
+	)
+	if opts.KeepGoing {
+		t, skipped, err = ingestReadable(inputs)
+	} else {
+		t, err = ingest.Files(inputs, nil)
+	}
+	for _, s := range skipped {
+		fmt.Fprintf(opts.IO.Err, "skipped %s: %s\n", s.Path, s.Reason)
+	}
 	if err != nil {
 		return err
+	}
+	if t == nil {
+		return fmt.Errorf("ingest: none of the %d file(s) was readable; nothing written", len(inputs))
 	}
 	defer t.Release()
 	if err := t.Write(opts.OutDir, opts.Format); err != nil {
 		return fmt.Errorf("ingest: write %s: %w", opts.OutDir, err)
 	}
 	fmt.Fprintf(opts.IO.Err, "ingested %d file(s): %d kernels, %d metrics, %d ranges, %d timings -> %s\n",
-		len(opts.Files), t.NumRows(ingest.TableKernels), t.NumRows(ingest.TableMetrics),
+		len(inputs)-len(skipped), t.NumRows(ingest.TableKernels), t.NumRows(ingest.TableMetrics),
 		t.NumRows(ingest.TableRanges), t.NumRows(ingest.TableTimings), opts.OutDir)
+	if len(skipped) > 0 {
+		return fmt.Errorf("ingest: skipped %d of %d file(s)", len(skipped), len(inputs))
+	}
 	return nil
+}
+
+// skippedInput is a file --keep-going left out, and why.
+type skippedInput struct{ Path, Reason string }
+
+// ingestReadable parses each input on its own and gathers the readable
+// ones into one set of tables, as ingest.Files would have built from them
+// alone; it returns nil tables when none was readable. Each file is parsed
+// once, so a failure part-way through leaves no rows behind.
+func ingestReadable(inputs []ingest.Input) (*ingest.Tables, []skippedInput, error) {
+	b := ingest.NewBuilder(nil)
+	defer b.Release()
+	var skipped []skippedInput
+	for _, in := range inputs {
+		t, err := ingest.File(in.Path, in.Options, nil)
+		if err != nil {
+			skipped = append(skipped, skippedInput{in.Path, skipReason(in.Path, err)})
+			continue
+		}
+		err = appendTables(b, t)
+		t.Release()
+		if err != nil {
+			return nil, skipped, err
+		}
+	}
+	if len(skipped) == len(inputs) {
+		return nil, skipped, nil
+	}
+	return b.Finish(), skipped, nil
+}
+
+// appendTables appends every row of t to b, renumbering kernel and range
+// ids past those b holds already.
+func appendTables(b *ingest.Builder, t *ingest.Tables) error {
+	for _, name := range ingest.TableNames {
+		switch name {
+		case ingest.TableKernels, ingest.TableMetrics, ingest.TableRanges, ingest.TableGPUs, ingest.TableMeta, ingest.TableTimings:
+		default:
+			return fmt.Errorf("ingest --keep-going: table %q is not merged", name)
+		}
+	}
+	kid := map[int64]int64{}
+	for _, k := range t.Kernels() {
+		kid[k.ID] = b.AddKernel(k)
+	}
+	for _, m := range t.Metrics() {
+		id, ok := kid[m.KernelID]
+		if !ok {
+			return fmt.Errorf("ingest --keep-going: metric %q of unknown kernel id %d", m.Name, m.KernelID)
+		}
+		m.KernelID = id
+		b.AddMetric(m)
+	}
+	rid := map[int64]int64{}
+	ranges := t.Ranges()
+	for i, r := range ranges {
+		rid[r.ID] = b.NextRangeID() + int64(i)
+	}
+	for _, r := range ranges {
+		if r.ParentID != nil {
+			p, ok := rid[*r.ParentID]
+			if !ok {
+				return fmt.Errorf("ingest --keep-going: range %d has unknown parent %d", r.ID, *r.ParentID)
+			}
+			r.ParentID = &p
+		}
+		b.AddRange(r)
+	}
+	for _, g := range t.GPUs() {
+		b.AddGPU(g)
+	}
+	for _, m := range t.Metas() {
+		b.AddMeta(m)
+	}
+	for _, x := range t.Timings() {
+		b.AddTiming(x)
+	}
+	return nil
+}
+
+// skipReason is err without the "ingest FILE" prefix the listing already
+// names the file by.
+func skipReason(path string, err error) string {
+	var ie *ingest.InputError
+	if !errors.As(err, &ie) || ie.File != path {
+		return err.Error()
+	}
+	var parts []string
+	if ie.Line > 0 {
+		parts = append(parts, fmt.Sprintf("line %d", ie.Line))
+	}
+	if ie.Table != "" {
+		parts = append(parts, "table "+ie.Table)
+	}
+	parts = append(parts, ie.Err.Error())
+	return strings.Join(parts, ": ")
 }

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -17,10 +19,16 @@ import (
 
 // StatsOptions are the flags of `rooftool stats`.
 type StatsOptions struct {
-	IO     *IO
-	Inputs []string
-	Format string // table | csv | json; "" picks table on a terminal, csv otherwise
-	Source string // restrict to ncu | nsys | kineto
+	IO         *IO
+	Inputs     []string
+	Format     string // table | csv | json; "" picks table on a terminal, csv otherwise
+	Source     string // restrict to ncu | nsys | kineto
+	Base       bool   // group by base kernel names (nsys :base)
+	Mangled    bool   // group by mangled kernel names (nsys :mangled)
+	Range      string // keep the NVTX range paths that match: glob or substring
+	RangedOnly bool   // leave out the kernels outside every NVTX range
+	Sort       string // time | instances | name
+	Top        int    // keep the first N kernels of each range; 0 keeps all
 }
 
 func newStatsCmd(io *IO) *cobra.Command {
@@ -28,23 +36,40 @@ func newStatsCmd(io *IO) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "stats FILE...|DIR",
 		Short: "Summarise kernels per NVTX range, like nsys stats -r cuda_gpu_kern_sum",
-		Long: `Stats prints one line per (NVTX range, kernel): instances and total, average,
-median, minimum and maximum duration in ns. Inputs are raw exports (ncu CSV,
-nsys SQLite, Kineto JSON) or one directory of tables written by rooftool ingest
-or rooftool profile (its tables/ folder).
+		Long: `Stats prints, per NVTX range path, the columns of nsys stats -r cuda_gpu_kern_sum:
+Time (%), Total Time (ns), Instances, Avg, Med, Min, Max and StdDev (ns, sample
+standard deviation) and Name (the demangled name; --base or --mangled as nsys's
+:base and :mangled). Time (%) is the kernel's share of its range's kernel time;
+over an export without NVTX ranges the rows are nsys's report, figure for figure.
+Kernels outside every NVTX range (warm-up, say) form the range "-", shown last.
 
+Inputs are raw exports (ncu CSV, nsys SQLite, Kineto JSON) or one directory of
+tables written by rooftool ingest or rooftool profile (its tables/ folder).
 Kernels come from the timeline (nsys, Kineto) when the input has one, else from
-the ncu kernel pass (times from gpu__time_duration.sum); --source picks one.`,
+the ncu kernel pass (times from gpu__time_duration.sum); --source picks one.
+
+--range keeps the ranges whose path matches PATTERN: a glob over the whole path
+when it holds * ? or [ (a * spans slashes), else a substring; "-" selects the
+kernels outside every range. The table shortens long range paths and names in
+the middle; CSV and JSON keep them whole. CSV has nsys's nine columns, then Range.`,
 		Example: `  rooftool stats testdata/realdata/gpu4/report.sqlite
-  rooftool stats --format csv runs/2026-11-21-h100-1/tables`,
+  rooftool stats --range 'gla/*' --ranged-only --top 5 runs/2026-11-21-h100-1/tables
+  rooftool stats --format json --base report.nsys-rep`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Inputs = args
 			return runStats(c.Context(), opts)
 		},
 	}
-	c.Flags().StringVar(&opts.Format, "format", "", "output format: table, csv or json (default: table on a terminal, else csv)")
-	c.Flags().StringVar(&opts.Source, "source", "", "count only kernels from this source: ncu, nsys or kineto")
+	f := c.Flags()
+	f.StringVar(&opts.Format, "format", "", "output format: table, csv or json (default: table on a terminal, else csv)")
+	f.StringVar(&opts.Source, "source", "", "count only kernels from this source: ncu, nsys or kineto")
+	f.BoolVar(&opts.Base, "base", false, "group by base kernel names (nsys :base)")
+	f.BoolVar(&opts.Mangled, "mangled", false, "group by mangled kernel names (nsys :mangled)")
+	f.StringVar(&opts.Range, "range", "", "keep NVTX range paths matching this glob (whole path, * spans /) or substring; - is outside every range")
+	f.BoolVar(&opts.RangedOnly, "ranged-only", false, "leave out the kernels outside every NVTX range")
+	f.StringVar(&opts.Sort, "sort", analysis.SortTime, "order of the kernels of a range: time, instances or name")
+	f.IntVar(&opts.Top, "top", 0, "keep the first N kernels of each range (0: all)")
 	return c
 }
 
@@ -88,86 +113,250 @@ func runStats(ctx context.Context, opts *StatsOptions) error {
 	default:
 		return usageErrorf("stats: --source %q: want ncu, nsys or kineto", opts.Source)
 	}
+	so := analysis.SummaryOptions{Names: analysis.NamesDemangled, Range: opts.Range,
+		RangedOnly: opts.RangedOnly, Sort: opts.Sort, Top: opts.Top}
+	switch {
+	case opts.Base && opts.Mangled:
+		return usageErrorf("stats: --base and --mangled exclude each other")
+	case opts.Base:
+		so.Names = analysis.NamesBase
+	case opts.Mangled:
+		so.Names = analysis.NamesMangled
+	}
+	if err := so.Validate(); err != nil {
+		return usageErrorf("stats: %v", err)
+	}
 	t, err := loadTables(opts.Inputs)
 	if err != nil {
 		return err
 	}
 	defer t.Release()
-	rows := analysis.KernelSummary(analysis.SummarySource(t.Kernels(), opts.Source))
+	s, err := analysis.KernelSummary(analysis.SummarySource(t.Kernels(), opts.Source), so)
+	if err != nil {
+		return err
+	}
 	switch format {
 	case "csv":
-		return writeStatsCSV(opts.IO.Out, rows)
+		return writeStatsCSV(opts.IO.Out, s.Rows)
 	case "json":
-		enc := json.NewEncoder(opts.IO.Out)
-		enc.SetIndent("", "  ")
-		if rows == nil {
-			rows = []analysis.SummaryRow{}
-		}
-		return enc.Encode(rows)
+		return writeStatsJSON(opts.IO.Out, s.Rows, so)
 	}
-	return writeStatsTable(opts.IO.Out, rows)
+	return writeStatsTable(opts.IO.Out, s, opts.Top)
 }
 
-func fmtF(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+// statsColumns are the columns of nsys stats -r cuda_gpu_kern_sum as its
+// CSV spells them; rooftool's CSV adds statsRangeColumn after them.
+var statsColumns = []string{"Time (%)", "Total Time (ns)", "Instances", "Avg (ns)", "Med (ns)", "Min (ns)", "Max (ns)", "StdDev (ns)", "Name"}
+
+const statsRangeColumn = "Range"
+
+// statsJSONVersion is the "rooftool_stats" field of the JSON output; it
+// changes when the shape does.
+const statsJSONVersion = 1
+
+// statsJSON is the JSON output of `rooftool stats --format json`:
+//
+//	{
+//	  "rooftool_stats": 1,               // version of this shape
+//	  "report": "cuda_gpu_kern_sum",     // the nsys report the rows follow
+//	  "names": "demangled",              // or "base", "mangled"
+//	  "rows": [                          // in table order: ranges by path, "-" last
+//	    {
+//	      "Time (%)": 62.3,              // share of the range's kernel time, 1 decimal
+//	      "Total Time (ns)": 1234567,
+//	      "Instances": 10,
+//	      "Avg (ns)": 123456.7,          // Avg, Med, StdDev: 1 decimal, as nsys rounds
+//	      "Med (ns)": 123000.5,
+//	      "Min (ns)": 120000,
+//	      "Max (ns)": 130000,
+//	      "StdDev (ns)": 3000.1,         // sample standard deviation, 0 for one instance
+//	      "Name": "void gemm<float>(...)",
+//	      "Range": "gla/fused/B=8,T=4096" // NVTX range path, whole; "-" outside every range
+//	    }
+//	  ]
+//	}
+//
+// Row keys are the CSV column names, which are nsys's.
+type statsJSON struct {
+	Version int            `json:"rooftool_stats"`
+	Report  string         `json:"report"`
+	Names   string         `json:"names"`
+	Rows    []statsJSONRow `json:"rows"`
+}
+
+type statsJSONRow struct {
+	TimePct   float64 `json:"Time (%)"`
+	TotalNs   int64   `json:"Total Time (ns)"`
+	Instances int     `json:"Instances"`
+	AvgNs     float64 `json:"Avg (ns)"`
+	MedNs     float64 `json:"Med (ns)"`
+	MinNs     int64   `json:"Min (ns)"`
+	MaxNs     int64   `json:"Max (ns)"`
+	StdDevNs  float64 `json:"StdDev (ns)"`
+	Name      string  `json:"Name"`
+	Range     string  `json:"Range"`
+}
+
+func writeStatsJSON(w io.Writer, rows []analysis.SummaryRow, so analysis.SummaryOptions) error {
+	out := statsJSON{Version: statsJSONVersion, Report: "cuda_gpu_kern_sum", Names: so.Names, Rows: []statsJSONRow{}}
+	r1 := analysis.RoundHalfUp
+	for _, r := range rows {
+		out.Rows = append(out.Rows, statsJSONRow{TimePct: r1(r.TimePct), TotalNs: r.TotalNs, Instances: r.Instances,
+			AvgNs: r1(r.AvgNs), MedNs: r1(r.MedNs), MinNs: r.MinNs, MaxNs: r.MaxNs, StdDevNs: r1(r.StdDevNs),
+			Name: r.Name, Range: rangeLabel(r.Range)})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// rangeLabel names a range path, "-" for the kernels outside every range.
+func rangeLabel(path string) string {
+	if path == "" {
+		return analysis.UnrangedLabel
+	}
+	return path
+}
+
+// fmt1 prints v with one decimal as nsys does: rounded half away from zero.
+func fmt1(v float64) string { return strconv.FormatFloat(analysis.RoundHalfUp(v), 'f', 1, 64) }
+
+// statsCells are the nsys columns of one row, unformatted for CSV.
+func statsCells(r analysis.SummaryRow) []string {
+	return []string{fmt1(r.TimePct), strconv.FormatInt(r.TotalNs, 10), strconv.Itoa(r.Instances),
+		fmt1(r.AvgNs), fmt1(r.MedNs), strconv.FormatInt(r.MinNs, 10), strconv.FormatInt(r.MaxNs, 10), fmt1(r.StdDevNs), r.Name}
+}
 
 func writeStatsCSV(w io.Writer, rows []analysis.SummaryRow) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"range", "name", "instances", "total_ns", "avg_ns", "med_ns", "min_ns", "max_ns"})
+	cw.Write(append(append([]string{}, statsColumns...), statsRangeColumn))
 	for _, r := range rows {
-		cw.Write([]string{r.Range, r.Name, strconv.Itoa(r.Instances), strconv.FormatInt(r.TotalNs, 10),
-			fmtF(r.AvgNs), fmtF(r.MedNs), strconv.FormatInt(r.MinNs, 10), strconv.FormatInt(r.MaxNs, 10)})
+		cw.Write(append(statsCells(r), rangeLabel(r.Range)))
 	}
 	cw.Flush()
 	return cw.Error()
 }
 
-func writeStatsTable(w io.Writer, rows []analysis.SummaryRow) error {
-	// Numbers right-aligned, range and name left-aligned, as nsys stats prints.
-	head := []string{"Time(%)", "Total (ns)", "Instances", "Avg (ns)", "Med (ns)", "Min (ns)", "Max (ns)", "Range", "Name"}
-	var grand int64
-	for _, r := range rows {
-		grand += r.TotalNs
+// tableTextMax is the most characters of a range path or kernel name the
+// table prints; longer ones lose their middle.
+const tableTextMax = 100
+
+// middleEllipsis shortens s to at most max characters by replacing its
+// middle with "...", keeping the outer end (outer ranges, the return type)
+// and the inner end (innermost range, the parameters).
+func middleEllipsis(s string, max int) string {
+	n := utf8.RuneCountInString(s)
+	if n <= max {
+		return s
 	}
-	cells := [][]string{head}
-	for _, r := range rows {
-		pct := 0.0
-		if grand > 0 {
-			pct = 100 * float64(r.TotalNs) / float64(grand)
-		}
-		rng := r.Range
-		if rng == "" {
-			rng = "-"
-		}
-		name := r.Name
-		if len(name) > 100 {
-			name = name[:97] + "..."
-		}
-		cells = append(cells, []string{strconv.FormatFloat(pct, 'f', 1, 64), strconv.FormatInt(r.TotalNs, 10), strconv.Itoa(r.Instances),
-			fmtF(r.AvgNs), fmtF(r.MedNs), strconv.FormatInt(r.MinNs, 10), strconv.FormatInt(r.MaxNs, 10), rng, name})
+	r := []rune(s)
+	head := (max - 3 + 1) / 2
+	tail := max - 3 - head
+	return string(r[:head]) + "..." + string(r[n-tail:])
+}
+
+// writeStatsTable prints one nsys-style table per range: centred headers
+// over dashes, numbers right-aligned with thousands separators, the name
+// left-aligned.
+func writeStatsTable(w io.Writer, s analysis.Summary, top int) error {
+	if len(s.Rows) == 0 {
+		_, err := fmt.Fprintln(w, "no kernels")
+		return err
 	}
-	width := make([]int, len(head))
-	for _, row := range cells {
-		for i, c := range row {
-			width[i] = max(width[i], len(c))
+	var b strings.Builder
+	for i := 0; i < len(s.Rows); {
+		j := i
+		for j < len(s.Rows) && s.Rows[j].Range == s.Rows[i].Range {
+			j++
+		}
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		path := s.Rows[i].Range
+		if path == "" {
+			b.WriteString("NVTX range: - (outside every NVTX range)\n\n")
+		} else {
+			fmt.Fprintf(&b, "NVTX range: %s\n\n", middleEllipsis(path, tableTextMax))
+		}
+		writeStatsBlock(&b, s.Rows[i:j])
+		if n := s.LeftOut[path]; n > 0 {
+			fmt.Fprintf(&b, " ... %d more kernel(s) (--top %d)\n", n, top)
+		}
+		i = j
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeStatsBlock(b *strings.Builder, rows []analysis.SummaryRow) {
+	cells := make([][]string, len(rows))
+	for i, r := range rows {
+		cells[i] = []string{fmt1(r.TimePct), group(strconv.FormatInt(r.TotalNs, 10)), group(strconv.Itoa(r.Instances)),
+			group(fmt1(r.AvgNs)), group(fmt1(r.MedNs)), group(strconv.FormatInt(r.MinNs, 10)), group(strconv.FormatInt(r.MaxNs, 10)),
+			group(fmt1(r.StdDevNs)), middleEllipsis(r.Name, tableTextMax)}
+	}
+	last := len(statsColumns) - 1
+	width := make([]int, len(statsColumns))
+	for i, h := range statsColumns {
+		width[i] = len(h)
+		for _, row := range cells {
+			width[i] = max(width[i], utf8.RuneCountInString(row[i]))
 		}
 	}
-	for _, row := range cells {
-		var line []byte
-		for i, c := range row {
+	line := func(cols []string, align func(i int, c string) string) {
+		var l strings.Builder
+		for i, c := range cols {
+			l.WriteString(" ")
 			if i > 0 {
-				line = append(line, "  "...)
+				l.WriteString(" ")
 			}
-			if i < 7 {
-				line = fmt.Appendf(line, "%*s", width[i], c)
-			} else if i < len(row)-1 {
-				line = fmt.Appendf(line, "%-*s", width[i], c)
-			} else {
-				line = append(line, c...)
-			}
+			l.WriteString(align(i, c))
 		}
-		if _, err := fmt.Fprintf(w, "%s\n", line); err != nil {
-			return err
-		}
+		b.WriteString(strings.TrimRight(l.String(), " "))
+		b.WriteByte('\n')
 	}
-	return nil
+	pad := func(c string, n int) string { return strings.Repeat(" ", max(0, n)) + c }
+	line(statsColumns, func(i int, c string) string {
+		extra := width[i] - len(c)
+		return pad(c, extra/2) + strings.Repeat(" ", extra-extra/2)
+	})
+	dashes := make([]string, len(statsColumns))
+	for i := range dashes {
+		dashes[i] = strings.Repeat("-", width[i])
+	}
+	line(dashes, func(_ int, c string) string { return c })
+	for _, row := range cells {
+		line(row, func(i int, c string) string {
+			n := width[i] - utf8.RuneCountInString(c)
+			if i == last {
+				return c + strings.Repeat(" ", n)
+			}
+			return pad(c, n)
+		})
+	}
+}
+
+// group puts thousands separators into the integer part of a decimal number.
+func group(s string) string {
+	intPart, frac := s, ""
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		intPart, frac = s[:i], s[i:]
+	}
+	sign := ""
+	if strings.HasPrefix(intPart, "-") {
+		sign, intPart = "-", intPart[1:]
+	}
+	if len(intPart) <= 3 {
+		return s
+	}
+	var b strings.Builder
+	b.WriteString(sign)
+	for i, c := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	b.WriteString(frac)
+	return b.String()
 }

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/rooftool/rooftool/ingest"
+)
+
+func runIngestCmd(args ...string) (code int, stderr string) {
+	var o, e bytes.Buffer
+	code = run(context.Background(), append([]string{"ingest"}, args...), &IO{Out: &o, Err: &e})
+	return code, e.String()
+}
+
+// corruptCopy writes the first half of src to dir: a truncated export.
+func corruptCopy(t *testing.T, src, dir string) string {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "truncated.sqlite")
+	if err := os.WriteFile(p, b[:len(b)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// tableRows reads every table of an ingest output directory as rows.
+func tableRows(t *testing.T, dir string) map[string]any {
+	t.Helper()
+	tab, err := ingest.ReadDir(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tab.Release()
+	return map[string]any{
+		ingest.TableKernels: tab.Kernels(), ingest.TableMetrics: tab.Metrics(), ingest.TableRanges: tab.Ranges(),
+		ingest.TableGPUs: tab.GPUs(), ingest.TableMeta: tab.Metas(), ingest.TableTimings: tab.Timings(),
+	}
+}
+
+func TestIngestKeepGoing(t *testing.T) {
+	tmp := t.TempDir()
+	good := statsRealdata + "gpu4/report.sqlite"
+	bad := corruptCopy(t, good, tmp)
+
+	// Without the flag one bad file stops the ingest and nothing is written.
+	all := filepath.Join(tmp, "all-or-nothing")
+	code, stderr := runIngestCmd("-o", all, good, bad)
+	if code != 2 || !strings.Contains(stderr, "truncated.sqlite") {
+		t.Errorf("without --keep-going: exit %d, stderr %q; want 2 naming the bad file", code, stderr)
+	}
+	if _, err := os.Stat(all); !os.IsNotExist(err) {
+		t.Errorf("without --keep-going %s was written (stat: %v)", all, err)
+	}
+
+	// With it the good file is ingested, the bad one listed with its reason, and the exit is 1.
+	kept := filepath.Join(tmp, "kept")
+	code, stderr = runIngestCmd("--keep-going", "-o", kept, good, bad)
+	if code != 1 {
+		t.Errorf("--keep-going with a bad file: exit %d, want 1 (stderr %q)", code, stderr)
+	}
+	for _, want := range []string{
+		"skipped " + bad + ": corrupt SQLite database",
+		"ingested 1 file(s): 4 kernels",
+		"skipped 1 of 2 file(s)",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	alone := filepath.Join(tmp, "alone")
+	if code, stderr := runIngestCmd("-o", alone, good); code != 0 {
+		t.Fatalf("ingest %s: exit %d: %s", good, code, stderr)
+	}
+	if d := cmp.Diff(tableRows(t, alone), tableRows(t, kept)); d != "" {
+		t.Errorf("--keep-going tables differ from the good file's own (-alone +kept):\n%s", d)
+	}
+
+	// Nothing readable: nothing written, exit 1.
+	none := filepath.Join(tmp, "none")
+	code, stderr = runIngestCmd("--keep-going", "-o", none, bad)
+	if code != 1 || !strings.Contains(stderr, "skipped "+bad) || !strings.Contains(stderr, "nothing written") {
+		t.Errorf("--keep-going, all bad: exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(none); !os.IsNotExist(err) {
+		t.Errorf("all bad: %s was written (stat: %v)", none, err)
+	}
+}
+
+// When every file reads, --keep-going writes the very tables the
+// all-or-nothing ingest writes: kernel and range ids renumbered across
+// files, metrics pointing at their kernels, ranges at their parents.
+func TestIngestKeepGoingSameTables(t *testing.T) {
+	files := []string{
+		statsRealdata + "DLProf/nsys_profile.sqlite", // nested NVTX ranges
+		statsRealdata + "gpu4/report.sqlite",
+		statsRealdata + "ESMM-Research/metrics.csv", // ncu metrics
+		statsRealdata + "HolisticTraceAnalysis/critical_path__benchmark_result_2869224_1695835535_trace.json.gz",
+	}
+	tmp := t.TempDir()
+	plain, kept := filepath.Join(tmp, "plain"), filepath.Join(tmp, "kept")
+	if code, stderr := runIngestCmd(append([]string{"-o", plain}, files...)...); code != 0 {
+		t.Fatalf("ingest: exit %d: %s", code, stderr)
+	}
+	code, stderr := runIngestCmd(append([]string{"--keep-going", "-o", kept}, files...)...)
+	if code != 0 || strings.Contains(stderr, "skipped") {
+		t.Fatalf("ingest --keep-going: exit %d: %s", code, stderr)
+	}
+	want, got := tableRows(t, plain), tableRows(t, kept)
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("tables (-all-or-nothing +keep-going):\n%s", d)
+	}
+	for _, name := range []string{ingest.TableKernels, ingest.TableMetrics, ingest.TableRanges} {
+		if n := lenOf(got[name]); n == 0 {
+			t.Errorf("table %s is empty: the inputs do not exercise its merge", name)
+		}
+	}
+}
+
+func lenOf(rows any) int {
+	switch r := rows.(type) {
+	case []ingest.Kernel:
+		return len(r)
+	case []ingest.Metric:
+		return len(r)
+	case []ingest.Range:
+		return len(r)
+	}
+	return -1
+}
