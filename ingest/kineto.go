@@ -309,8 +309,8 @@ func (k *kinetoReader) emit(b *Builder) error {
 	nestSpans(gpuAnn)
 	for _, s := range all {
 		r := Range{Source: SourceKineto, File: file, Kind: RangeAnnotation, Domain: s.cat, Text: s.name,
-			Path: strings.Join(s.comps, "/"), Depth: s.depth, PID: numOrZero(s.pid), TID: numOrZero(s.tid),
-			StartNs: s.start, EndNs: s.end}
+			Path: strings.Join(s.comps, "/"), Depth: s.depth, StartNs: s.start, EndNs: s.end}
+		r.PID, r.TID = numOr(s.pid, &r.Null, NullPID), numOr(s.tid, &r.Null, NullTID)
 		if s.parent >= 0 {
 			var par int64
 			if s.cat == "user_annotation" {
@@ -352,7 +352,8 @@ func (k *kinetoReader) emit(b *Builder) error {
 		var comps []string
 		if hasCall[i] {
 			c := cq[i]
-			row.PID, row.TID = numOrZero(c.pid), numOrZero(c.tid)
+			row.Null &^= NullPID | NullTID
+			row.PID, row.TID = numOr(c.pid, &row.Null, NullPID), numOr(c.tid, &row.Null, NullTID)
 			if h := cpuHit[i]; h >= 0 {
 				comps = cpuAnn[h].comps
 			}
@@ -377,21 +378,35 @@ func kinetoKernel(file string, k *kKernel) (Kernel, error) {
 	a := &k.args
 	row := Kernel{Source: SourceKineto, File: file, Pass: PassTimeline,
 		Name: k.ev.name, ShortName: kernelShortName(k.ev.name),
-		StartNs: k.ev.start, DurationNs: k.ev.end - k.ev.start}
+		StartNs: k.ev.start, DurationNs: k.ev.end - k.ev.start,
+		// The launching call (attribution) states pid and tid; shared
+		// memory is one figure, kept in static_shared_bytes.
+		Null: NullPID | NullTID | NullDynShared}
 	if k.hasCr {
 		row.CorrelationID = k.corr
+	} else {
+		row.Null |= NullCorrelationID
 	}
 	dev, ok, err1 := optInt(a.Device)
 	if err1 == nil && !ok {
-		dev = numOrZero(k.ev.pid)
+		dev = numOr(k.ev.pid, &row.Null, NullDevice)
 	}
-	ctx, _, err2 := optInt(a.Context)
+	ctx, ok, err2 := optInt(a.Context)
+	if !ok {
+		row.Null |= NullContext
+	}
 	st, ok, err3 := optInt(a.Stream)
 	if err3 == nil && !ok {
-		st = numOrZero(k.ev.tid)
+		st = numOr(k.ev.tid, &row.Null, NullStream)
 	}
-	regs, _, err4 := optInt(a.Registers)
-	sh, _, err5 := optInt(a.Shared)
+	regs, ok, err4 := optInt(a.Registers)
+	if !ok {
+		row.Null |= NullRegisters
+	}
+	sh, ok, err5 := optInt(a.Shared)
+	if !ok {
+		row.Null |= NullStaticShared
+	}
 	if err := errors.Join(err1, err2, err3, err4, err5); err != nil {
 		return row, fmt.Errorf("kernel %q args: %v", k.ev.name, err)
 	}
@@ -424,6 +439,12 @@ func kinetoKernel(file string, k *kKernel) (Kernel, error) {
 	}
 	row.GridX, row.GridY, row.GridZ = g[0], g[1], g[2]
 	row.BlockX, row.BlockY, row.BlockZ = bl[0], bl[1], bl[2]
+	for j := len(a.Grid); j < 3; j++ { // dimensions args.grid does not state
+		row.Null |= NullGridX << j
+	}
+	for j := len(a.Block); j < 3; j++ {
+		row.Null |= NullBlockX << j
+	}
 	return row, nil
 }
 
@@ -514,10 +535,12 @@ func idKey(raw json.RawMessage) string {
 	return string(bytes.TrimSpace(raw))
 }
 
-// numOrZero parses a pid/tid key as an integer, 0 when it is not one.
-func numOrZero(s string) int64 {
+// numOr parses a pid/tid key as an integer; when it is not one it returns 0
+// and sets bit in *null.
+func numOr(s string, null *Nulls, bit Nulls) int64 {
 	v, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
+		*null |= bit
 		return 0
 	}
 	return v

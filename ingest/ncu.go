@@ -354,17 +354,28 @@ func (p *ncuParser) identity(rec []string, line int) (*ncuKernel, error) {
 	}
 	nk.idText = id
 	k.CorrelationID = v
-	if k.PID, err = p.optInt(rec, ncuColPID, line); err != nil {
+	// ncu has no timeline and no thread; the rest is unknown until a
+	// column or metric states it.
+	k.Null = NullStart | NullTID | NullDuration | NullLaunch
+	opt := func(dst *int64, col string, bit Nulls) error {
+		v, ok, err := p.optInt(rec, col, line)
+		if !ok {
+			k.Null |= bit
+		}
+		*dst = v
+		return err
+	}
+	if err := opt(&k.PID, ncuColPID, NullPID); err != nil {
 		return nil, err
 	}
-	if k.Context, err = p.optInt(rec, ncuColContext, line); err != nil {
+	if err := opt(&k.Context, ncuColContext, NullContext); err != nil {
 		return nil, err
 	}
-	if k.Stream, err = p.optInt(rec, ncuColStream, line); err != nil {
+	if err := opt(&k.Stream, ncuColStream, NullStream); err != nil {
 		return nil, err
 	}
-	dev, err := p.optInt(rec, ncuColDevice, line)
-	if err != nil {
+	var dev int64
+	if err := opt(&dev, ncuColDevice, NullDevice); err != nil {
 		return nil, err
 	}
 	if dev < math.MinInt32 || dev > math.MaxInt32 {
@@ -372,11 +383,16 @@ func (p *ncuParser) identity(rec []string, line int) (*ncuKernel, error) {
 	}
 	k.Device = int32(dev)
 	_, nk.hasDeviceCol = p.col[ncuColDevice]
-	if k.GridX, k.GridY, k.GridZ, err = p.dim3(rec, ncuColGrid, line); err != nil {
+	var ok bool
+	if k.GridX, k.GridY, k.GridZ, ok, err = p.dim3(rec, ncuColGrid, line); err != nil {
 		return nil, err
+	} else if ok {
+		k.Null &^= NullGrid
 	}
-	if k.BlockX, k.BlockY, k.BlockZ, err = p.dim3(rec, ncuColBlock, line); err != nil {
+	if k.BlockX, k.BlockY, k.BlockZ, ok, err = p.dim3(rec, ncuColBlock, line); err != nil {
 		return nil, err
+	} else if ok {
+		k.Null &^= NullBlock
 	}
 	if cc := strings.TrimSpace(p.field(rec, ncuColCC)); cc != "" && cc != "n/a" {
 		maj, min, ok := ncuParseCC(cc)
@@ -440,29 +456,32 @@ func ncuIsRangeRow(name, rng, path string) bool {
 	return n == rng || n == path
 }
 
-func (p *ncuParser) optInt(rec []string, col string, line int) (int64, error) {
+// optInt parses an optional integer column; ok is false when the column is
+// absent, empty or n/a.
+func (p *ncuParser) optInt(rec []string, col string, line int) (v int64, ok bool, err error) {
 	s := strings.TrimSpace(p.field(rec, col))
 	if s == "" || s == "n/a" {
-		return 0, nil
+		return 0, false, nil
 	}
-	v, ok := ncuParseNumber(s)
-	if !ok || v != math.Trunc(v) || math.Abs(v) > 1<<53 {
-		return 0, p.errf(line, "column %q: %q is not an integer", col, s)
+	f, ok := ncuParseNumber(s)
+	if !ok || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return 0, false, p.errf(line, "column %q: %q is not an integer", col, s)
 	}
-	return int64(v), nil
+	return int64(f), true, nil
 }
 
-// dim3 parses "(128, 1, 1)".
-func (p *ncuParser) dim3(rec []string, col string, line int) (x, y, z int32, err error) {
+// dim3 parses "(128, 1, 1)"; ok is false when the column is absent, empty
+// or n/a.
+func (p *ncuParser) dim3(rec []string, col string, line int) (x, y, z int32, ok bool, err error) {
 	s := strings.TrimSpace(p.field(rec, col))
 	if s == "" || s == "n/a" {
-		return 0, 0, 0, nil
+		return 0, 0, 0, false, nil
 	}
-	x, y, z, ok := ncuParseDim3(s)
+	x, y, z, ok = ncuParseDim3(s)
 	if !ok {
-		return 0, 0, 0, p.errf(line, "column %q: %q is not a dimension like (128, 1, 1)", col, s)
+		return 0, 0, 0, false, p.errf(line, "column %q: %q is not a dimension like (128, 1, 1)", col, s)
 	}
-	return x, y, z, nil
+	return x, y, z, true, nil
 }
 
 func ncuParseDim3(s string) (x, y, z int32, ok bool) {
@@ -502,14 +521,18 @@ func ncuParseCC(s string) (maj, min int32, ok bool) {
 // base unit u; text is the value as printed when it is not a number.
 func (nk *ncuKernel) apply(role ncuRole, v float64, valid bool, u, text string) {
 	k := &nk.k
-	i32 := func(dst *int32) {
+	// i32 and i64 fill *dst unless a column or metric already did, and
+	// mark the kernel column known (bit 0: a gpu fact, which has no bit).
+	i32 := func(dst *int32, bit Nulls) {
 		if valid && *dst == 0 && v >= 0 && v <= math.MaxInt32 {
 			*dst = int32(v)
+			k.Null &^= bit
 		}
 	}
-	i64 := func(dst *int64) {
+	i64 := func(dst *int64, bit Nulls) {
 		if valid && *dst == 0 && v >= 0 && v < 1<<62 {
 			*dst = int64(math.Round(v))
+			k.Null &^= bit
 		}
 	}
 	khz := func(dst *float64) { // CUDA attributes state clocks in kHz
@@ -527,6 +550,7 @@ func (nk *ncuKernel) apply(role ncuRole, v float64, valid bool, u, text string) 
 	case roleDuration:
 		if valid && u == "ns" {
 			k.DurationNs = int64(math.Round(v))
+			k.Null &^= NullDuration
 			nk.durSet = true
 		}
 	case roleDurationSOL:
@@ -534,54 +558,54 @@ func (nk *ncuKernel) apply(role ncuRole, v float64, valid bool, u, text string) 
 			nk.durSOL, nk.durSOLSet = v, true
 		}
 	case roleRegisters:
-		i32(&k.Registers)
+		i32(&k.Registers, NullRegisters)
 	case roleSmemStatic:
-		i64(&k.StaticSharedBytes)
+		i64(&k.StaticSharedBytes, NullStaticShared)
 	case roleSmemDynamic:
-		i64(&k.DynSharedBytes)
+		i64(&k.DynSharedBytes, NullDynShared)
 	case roleGridX:
-		i32(&k.GridX)
+		i32(&k.GridX, NullGridX)
 	case roleGridY:
-		i32(&k.GridY)
+		i32(&k.GridY, NullGridY)
 	case roleGridZ:
-		i32(&k.GridZ)
+		i32(&k.GridZ, NullGridZ)
 	case roleBlockX:
-		i32(&k.BlockX)
+		i32(&k.BlockX, NullBlockX)
 	case roleBlockY:
-		i32(&k.BlockY)
+		i32(&k.BlockY, NullBlockY)
 	case roleBlockZ:
-		i32(&k.BlockZ)
+		i32(&k.BlockZ, NullBlockZ)
 	case roleDevice:
 		if !nk.hasDeviceCol {
-			i32(&k.Device)
+			i32(&k.Device, NullDevice)
 		}
 	case roleStream:
-		i64(&k.Stream)
+		i64(&k.Stream, NullStream)
 	case roleContext:
-		i64(&k.Context)
+		i64(&k.Context, NullContext)
 	case roleGPUName:
 		if nk.gpu.Name == "" {
 			nk.gpu.Name = strings.TrimSpace(text)
 			nk.gpuSeen = true
 		}
 	case roleGPUSMs:
-		i32(&nk.gpu.SMCount)
+		i32(&nk.gpu.SMCount, 0)
 		nk.gpuSeen = true
 	case roleGPUL2:
-		i64(&nk.gpu.L2Bytes)
+		i64(&nk.gpu.L2Bytes, 0)
 		nk.gpuSeen = true
 	case roleGPUMem:
-		i64(&nk.gpu.MemoryBytes)
+		i64(&nk.gpu.MemoryBytes, 0)
 		nk.gpuSeen = true
 	case roleGPUSMClockKHz:
 		khz(&nk.gpu.SMClockHz)
 	case roleGPUMemClockKHz:
 		khz(&nk.gpu.MemClockHz)
 	case roleGPUCCMajor:
-		i32(&nk.gpu.CCMajor)
+		i32(&nk.gpu.CCMajor, 0)
 		nk.gpuSeen = true
 	case roleGPUCCMinor:
-		i32(&nk.gpu.CCMinor)
+		i32(&nk.gpu.CCMinor, 0)
 		nk.gpuSeen = true
 	case roleGPUPCIBus, roleGPUPCIDomain, roleGPUPCIDevice:
 		if !valid || v < 0 || v > 1<<31 {
@@ -603,6 +627,7 @@ func (nk *ncuKernel) apply(role ncuRole, v float64, valid bool, u, text string) 
 func (p *ncuParser) finish(nk *ncuKernel) {
 	if !nk.durSet && nk.durSOLSet {
 		nk.k.DurationNs = int64(math.Round(nk.durSOL))
+		nk.k.Null &^= NullDuration
 	}
 	if !nk.gpuSeen {
 		return

@@ -109,10 +109,8 @@ func (a *kernelAppender) add(k *Kernel, keys *kernelKeys) {
 	for j := range a.dict {
 		a.dict[j].append(keys[j], strs[j])
 	}
-	rb.Field(12).(*array.Int32Builder).Append(k.Device)
-	for j, v := range [...]int64{k.Context, k.Stream, k.CorrelationID, k.PID, k.TID} {
-		rb.Field(13 + j).(*array.Int64Builder).Append(v)
-	}
+	appendI32(rb.Field(12), k.Device, k.Null&NullDevice != 0)
+	appendKernelCall(rb, k, 13, 5)
 	appendKernelTail(rb, k)
 }
 
@@ -131,10 +129,8 @@ func (a *kernelAppender) addBase(k *Kernel, keys *kernelKeys) {
 	a.dict[kdName].append(keys[kdName], k.Name)
 	a.dict[kdShortName].append(keys[kdShortName], k.ShortName)
 	a.dict[kdMangled].append(keys[kdMangled], k.Mangled)
-	rb.Field(12).(*array.Int32Builder).Append(k.Device)
-	for j, v := range [...]int64{k.Context, k.Stream, k.CorrelationID} {
-		rb.Field(13 + j).(*array.Int64Builder).Append(v)
-	}
+	appendI32(rb.Field(12), k.Device, k.Null&NullDevice != 0)
+	appendKernelCall(rb, k, 13, 3)
 	appendKernelTail(rb, k)
 }
 
@@ -144,8 +140,7 @@ func (a *kernelAppender) addCall(k *Kernel, cellKey int64) {
 	a.dict[kdShape].append(cellKey, k.Shape)
 	a.dict[kdRange].append(cellKey, k.Range)
 	a.dict[kdRangePath].append(cellKey, k.RangePath)
-	a.rb.Field(16).(*array.Int64Builder).Append(k.PID)
-	a.rb.Field(17).(*array.Int64Builder).Append(k.TID)
+	appendKernelCall(a.rb, k, 16, 2)
 }
 
 func (a *kernelAppender) flush() {

@@ -46,8 +46,29 @@ func kernelQuery(c map[string]bool) (string, func(string) string) {
 
 const kernelQueryCols = 16
 
+// kernelAbsent returns the Nulls of the kernel columns the table lacks
+// (kernelQuery reads them as 0).
+func kernelAbsent(c map[string]bool) Nulls {
+	var n Nulls
+	for _, x := range []struct {
+		col string
+		bit Nulls
+	}{
+		{"deviceId", NullDevice}, {"contextId", NullContext}, {"streamId", NullStream}, {"correlationId", NullCorrelationID},
+		{"gridX", NullGridX}, {"gridY", NullGridY}, {"gridZ", NullGridZ},
+		{"blockX", NullBlockX}, {"blockY", NullBlockY}, {"blockZ", NullBlockZ},
+		{"registersPerThread", NullRegisters}, {"staticSharedMemory", NullStaticShared}, {"dynamicSharedMemory", NullDynShared},
+	} {
+		if !c[x.col] {
+			n |= x.bit
+		}
+	}
+	return n
+}
+
 func (p *nsysParser) kernels(c map[string]bool) error {
 	q, unpacked := kernelQuery(c)
+	absent := kernelAbsent(c)
 	// Cell of each range, computed once per range.
 	type cell struct{ exp, variant, shape, rng, path string }
 	cells := make([]*cell, len(p.ranges))
@@ -63,7 +84,13 @@ func (p *nsysParser) kernels(c map[string]bool) error {
 	none.exp, none.variant, none.shape = cellFromPath(nil, p.in.Options)
 	// setCall fills the call-dependent fields of k; it returns the cell key.
 	setCall := func(k *Kernel, gpid int64) int64 {
+		// Without a launching call the thread is unknown; so is the
+		// process without a globalPid.
 		k.PID, k.TID = gtidPID(gpid), 0
+		k.Null = k.Null&^NullPID | NullTID
+		if gpid == 0 {
+			k.Null |= NullPID
+		}
 		cl, ckey := none, int64(0)
 		pid := int64(0)
 		if p.byPID {
@@ -72,6 +99,7 @@ func (p *nsysParser) kernels(c map[string]bool) error {
 		if k.CorrelationID >= 0 {
 			if call := p.findCall(pid, k.CorrelationID); call != nil {
 				k.PID, k.TID = gtidPID(call.gtid), gtidTID(call.gtid)
+				k.Null &^= NullPID | NullTID
 				if call.rng >= 0 {
 					cl, ckey = cellOf(call.rng), int64(call.rng)+1
 				}
@@ -118,7 +146,10 @@ func (p *nsysParser) kernels(c map[string]bool) error {
 			Name: name, ShortName: short, Mangled: mangled,
 			Device: int32(v[2]), Context: v[3], Stream: v[4], CorrelationID: corr,
 			GridX: int32(v[10]), DynSharedBytes: v[11],
-			StartNs: start, DurationNs: end - start}
+			StartNs: start, DurationNs: end - start, Null: absent}
+		if corr < 0 {
+			k.Null |= NullCorrelationID
+		}
 		if v[12] != 0 {
 			gn = v[12]
 			k.GraphNodeID = &gn

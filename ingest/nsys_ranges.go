@@ -163,6 +163,9 @@ func (p *nsysParser) nvtx() error {
 		row := Range{Source: SourceNsys, File: p.file, Kind: r.kind, Domain: r.domain, Text: r.text,
 			Path: strings.Join(r.comps, "/"), Depth: r.depth, PID: gtidPID(r.gtid), TID: gtidTID(r.gtid),
 			StartNs: r.start, EndNs: r.end}
+		if r.gtid == 0 { // no globalTid: thread and process unknown
+			row.Null = NullPID | NullTID
+		}
 		if r.parent >= 0 {
 			par := r.parent
 			row.ParentID = &par
@@ -321,13 +324,17 @@ func (p *nsysParser) graphs() error {
 	return p.db.scanInts(tabGraph, q, 5, func(v []int64) error {
 		text := "CUDA graph " + strconv.FormatInt(v[4], 10)
 		r := Range{Source: SourceNsys, File: p.file, Kind: RangeCUDAGraph, Text: text, Path: text,
-			PID: gtidPID(v[3]), StartNs: v[0], EndNs: v[1]}
+			PID: gtidPID(v[3]), StartNs: v[0], EndNs: v[1], Null: NullTID}
+		if v[3] == 0 {
+			r.Null |= NullPID
+		}
 		pid := int64(0)
 		if p.byPID {
 			pid = gtidPID(v[3])
 		}
 		if call := p.findCall(pid, v[2]); call != nil && v[2] >= 0 {
 			r.PID, r.TID = gtidPID(call.gtid), gtidTID(call.gtid)
+			r.Null = 0
 			if call.rng >= 0 {
 				par := &p.ranges[call.rng]
 				id := par.id

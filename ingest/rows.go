@@ -21,7 +21,11 @@ func colIndex(rec arrow.RecordBatch, name string) int {
 }
 
 func strAt(rec arrow.RecordBatch, name string) func(int) string {
-	c := rec.Column(colIndex(rec, name))
+	return strColumn(rec.Column(colIndex(rec, name)))
+}
+
+// strColumn reads a dictionary-encoded or plain string column; null reads "".
+func strColumn(c arrow.Array) func(int) string {
 	switch a := c.(type) {
 	case *array.Dictionary:
 		dict := a.Dictionary()
@@ -46,7 +50,7 @@ func strAt(rec arrow.RecordBatch, name string) func(int) string {
 	case *array.LargeString:
 		return func(i int) string { return a.Value(i) }
 	}
-	panic(fmt.Sprintf("ingest: column %q is %s, not a string", name, c.DataType()))
+	panic(fmt.Sprintf("ingest: column of type %s, not a string", c.DataType()))
 }
 
 func i64At(rec arrow.RecordBatch, name string) func(int) int64 {
@@ -65,14 +69,57 @@ func ni64At(rec arrow.RecordBatch, name string) func(int) *int64 {
 	}
 }
 
+// n64At reads a nullable int64 or timestamp column: the value (0 where
+// null) and whether it is null.
+func n64At(rec arrow.RecordBatch, name string) func(int) (int64, bool) {
+	c := rec.Column(colIndex(rec, name))
+	var v func(int) int64
+	switch a := c.(type) {
+	case *array.Int64:
+		v = a.Value
+	case *array.Timestamp:
+		v = func(i int) int64 { return int64(a.Value(i)) }
+	default:
+		panic(fmt.Sprintf("ingest: column %q is %s, not int64", name, c.DataType()))
+	}
+	if c.NullN() == 0 {
+		return func(i int) (int64, bool) { return v(i), false }
+	}
+	return func(i int) (int64, bool) {
+		if c.IsNull(i) {
+			return 0, true
+		}
+		return v(i), false
+	}
+}
+
 func i32At(rec arrow.RecordBatch, name string) func(int) int32 {
 	a := rec.Column(colIndex(rec, name)).(*array.Int32)
 	return a.Value
 }
 
+// n32At reads a nullable int32 column: the value (0 where null) and whether
+// it is null.
+func n32At(rec arrow.RecordBatch, name string) func(int) (int32, bool) {
+	a := rec.Column(colIndex(rec, name)).(*array.Int32)
+	return func(i int) (int32, bool) {
+		if a.IsNull(i) {
+			return 0, true
+		}
+		return a.Value(i), false
+	}
+}
+
+// f64At reads a float64 column: the value (0 where null) and whether it is
+// valid (not null).
 func f64At(rec arrow.RecordBatch, name string) func(int) (float64, bool) {
 	a := rec.Column(colIndex(rec, name)).(*array.Float64)
-	return func(i int) (float64, bool) { return a.Value(i), a.IsValid(i) }
+	return func(i int) (float64, bool) {
+		if a.IsNull(i) {
+			return 0, false
+		}
+		return a.Value(i), true
+	}
 }
 
 // Kernels returns the kernels table as rows.
@@ -87,25 +134,44 @@ func (t *Tables) Kernels() []Kernel {
 	exp, vr, sh := strAt(rec, "experiment"), strAt(rec, "variant"), strAt(rec, "shape")
 	rg, rp := strAt(rec, "range"), strAt(rec, "range_path")
 	name, short, mangled := strAt(rec, "name"), strAt(rec, "short_name"), strAt(rec, "mangled")
-	dev := i32At(rec, "device")
-	ctx, stream, corr, pid, tid := i64At(rec, "context"), i64At(rec, "stream"), i64At(rec, "correlation_id"), i64At(rec, "pid"), i64At(rec, "tid")
-	gx, gy, gz := i32At(rec, "grid_x"), i32At(rec, "grid_y"), i32At(rec, "grid_z")
-	bx, by, bz := i32At(rec, "block_x"), i32At(rec, "block_y"), i32At(rec, "block_z")
-	regs := i32At(rec, "registers")
-	ss, ds := i64At(rec, "static_shared_bytes"), i64At(rec, "dynamic_shared_bytes")
-	st, du := i64At(rec, "start_ns"), i64At(rec, "duration_ns")
+	ctx, stream, corr, pid, tid := n64At(rec, "context"), n64At(rec, "stream"), n64At(rec, "correlation_id"), n64At(rec, "pid"), n64At(rec, "tid")
+	dev := n32At(rec, "device")
+	launch := [...]func(int) (int32, bool){n32At(rec, "grid_x"), n32At(rec, "grid_y"), n32At(rec, "grid_z"),
+		n32At(rec, "block_x"), n32At(rec, "block_y"), n32At(rec, "block_z"), n32At(rec, "registers")}
+	ss, ds := n64At(rec, "static_shared_bytes"), n64At(rec, "dynamic_shared_bytes")
+	st, du := n64At(rec, "start_ns"), n64At(rec, "duration_ns")
 	gn := ni64At(rec, "graph_node_id")
 	out := make([]Kernel, n)
 	for i := range out {
-		out[i] = Kernel{
+		k := &out[i]
+		*k = Kernel{
 			ID: id(i), Source: src(i), File: file(i), Pass: pass(i),
 			Experiment: exp(i), Variant: vr(i), Shape: sh(i), Range: rg(i), RangePath: rp(i),
-			Name: name(i), ShortName: short(i), Mangled: mangled(i),
-			Device: dev(i), Context: ctx(i), Stream: stream(i), CorrelationID: corr(i), PID: pid(i), TID: tid(i),
-			GridX: gx(i), GridY: gy(i), GridZ: gz(i), BlockX: bx(i), BlockY: by(i), BlockZ: bz(i),
-			Registers: regs(i), StaticSharedBytes: ss(i), DynSharedBytes: ds(i),
-			StartNs: st(i), DurationNs: du(i), GraphNodeID: gn(i),
+			Name: name(i), ShortName: short(i), Mangled: mangled(i), GraphNodeID: gn(i),
 		}
+		var null bool
+		get64 := func(dst *int64, f func(int) (int64, bool), bit Nulls) {
+			if *dst, null = f(i); null {
+				k.Null |= bit
+			}
+		}
+		if k.Device, null = dev(i); null {
+			k.Null |= NullDevice
+		}
+		get64(&k.Context, ctx, NullContext)
+		get64(&k.Stream, stream, NullStream)
+		get64(&k.CorrelationID, corr, NullCorrelationID)
+		get64(&k.PID, pid, NullPID)
+		get64(&k.TID, tid, NullTID)
+		for j, dst := range [...]*int32{&k.GridX, &k.GridY, &k.GridZ, &k.BlockX, &k.BlockY, &k.BlockZ, &k.Registers} {
+			if *dst, null = launch[j](i); null {
+				k.Null |= kernelTailNulls[j]
+			}
+		}
+		get64(&k.StaticSharedBytes, ss, NullStaticShared)
+		get64(&k.DynSharedBytes, ds, NullDynShared)
+		get64(&k.StartNs, st, NullStart)
+		get64(&k.DurationNs, du, NullDuration)
 	}
 	return out
 }
@@ -137,11 +203,21 @@ func (t *Tables) Ranges() []Range {
 	src, file, kind, dom, txt, path := strAt(rec, "source"), strAt(rec, "file"), strAt(rec, "kind"), strAt(rec, "domain"), strAt(rec, "text"), strAt(rec, "path")
 	depth := i32At(rec, "depth")
 	par := ni64At(rec, "parent_id")
-	pid, tid, st, en := i64At(rec, "pid"), i64At(rec, "tid"), i64At(rec, "start_ns"), i64At(rec, "end_ns")
+	pid, tid, st, en := n64At(rec, "pid"), n64At(rec, "tid"), n64At(rec, "start_ns"), n64At(rec, "end_ns")
 	out := make([]Range, rec.NumRows())
 	for i := range out {
-		out[i] = Range{ID: id(i), Source: src(i), File: file(i), Kind: kind(i), Domain: dom(i), Text: txt(i), Path: path(i),
-			Depth: depth(i), ParentID: par(i), PID: pid(i), TID: tid(i), StartNs: st(i), EndNs: en(i)}
+		r := &out[i]
+		*r = Range{ID: id(i), Source: src(i), File: file(i), Kind: kind(i), Domain: dom(i), Text: txt(i), Path: path(i),
+			Depth: depth(i), ParentID: par(i)}
+		var null bool
+		if r.PID, null = pid(i); null {
+			r.Null |= NullPID
+		}
+		if r.TID, null = tid(i); null {
+			r.Null |= NullTID
+		}
+		r.StartNs, _ = st(i)
+		r.EndNs, _ = en(i)
 	}
 	return out
 }
@@ -153,16 +229,22 @@ func (t *Tables) GPUs() []GPU {
 		return nil
 	}
 	src, file, name, bus := strAt(rec, "source"), strAt(rec, "file"), strAt(rec, "name"), strAt(rec, "bus")
-	dev, ccj, ccn, sms := i32At(rec, "device"), i32At(rec, "cc_major"), i32At(rec, "cc_minor"), i32At(rec, "sm_count")
-	mem, l2 := i64At(rec, "memory_bytes"), i64At(rec, "l2_bytes")
+	dev, ccj, ccn, sms := i32At(rec, "device"), n32At(rec, "cc_major"), n32At(rec, "cc_minor"), n32At(rec, "sm_count")
+	mem, l2 := n64At(rec, "memory_bytes"), n64At(rec, "l2_bytes")
 	bw, smc, mc := f64At(rec, "memory_bandwidth"), f64At(rec, "sm_clock_hz"), f64At(rec, "mem_clock_hz")
 	out := make([]GPU, rec.NumRows())
 	for i := range out {
-		b, _ := bw(i)
-		s, _ := smc(i)
-		m, _ := mc(i)
-		out[i] = GPU{Source: src(i), File: file(i), Device: dev(i), Name: name(i), CCMajor: ccj(i), CCMinor: ccn(i),
-			SMCount: sms(i), MemoryBytes: mem(i), MemoryBandwidth: b, L2Bytes: l2(i), SMClockHz: s, MemClockHz: m, Bus: bus(i)}
+		// A null reads as 0, the GPU row's "not stated".
+		g := &out[i]
+		*g = GPU{Source: src(i), File: file(i), Device: dev(i), Name: name(i), Bus: bus(i)}
+		g.CCMajor, _ = ccj(i)
+		g.CCMinor, _ = ccn(i)
+		g.SMCount, _ = sms(i)
+		g.MemoryBytes, _ = mem(i)
+		g.L2Bytes, _ = l2(i)
+		g.MemoryBandwidth, _ = bw(i)
+		g.SMClockHz, _ = smc(i)
+		g.MemClockHz, _ = mc(i)
 	}
 	return out
 }

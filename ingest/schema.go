@@ -2,13 +2,19 @@ package ingest
 
 // This file is the contract between rooftool's packages: the Arrow schema of
 // every table that ingest writes, and the Go row types that parsers append and
-// analysis reads. Every column is documented here and nowhere else.
+// analysis reads. Every column is documented here, in the Column entries of
+// the tables below, and nowhere else: ingest/SCHEMA.md is generated from them
+// (go test ./ingest -run TestSchemaDoc -update) and a test fails when it
+// differs.
 //
 // Units are base units throughout: nanoseconds, bytes, hertz, FLOPs, ratios
 // (a percentage stays a percentage: unit "%"). Strings that repeat are
-// dictionary-encoded.
+// dictionary-encoded. A value that a source does not give is null, not 0.
 
 import (
+	"strconv"
+	"strings"
+
 	"github.com/apache/arrow-go/v18/arrow"
 )
 
@@ -26,6 +32,33 @@ const (
 // TableNames lists every table in write order.
 var TableNames = []string{TableKernels, TableMetrics, TableRanges, TableGPUs, TableMeta, TableTimings}
 
+// SchemaVersion is the version of the table layout Write produces. Every
+// file states its version and table in its schema metadata (Parquet:
+// key-value metadata) under MetaSchemaVersion and MetaTable. A file without
+// them is version 1. Readers accept versions 1 to SchemaVersion.
+//
+//	1  files written before the key existed: start_ns and end_ns are
+//	   int64; a value a source did not give is 0 (nulls only in
+//	   graph_node_id, parent_id and metrics.value); one row group.
+//	2  start_ns and end_ns are timestamp[ns]; unknown values are null;
+//	   field metadata "unit" and "description"; row groups of at most
+//	   RowGroupRows rows. duration_ns stays int64 (unit "ns"): Parquet has
+//	   no duration type, and arrow-go's Parquet writer and reader support
+//	   none.
+const SchemaVersion = 2
+
+// Keys of the schema metadata of every written table.
+const (
+	MetaSchemaVersion = "rooftool.schema_version"
+	MetaTable         = "rooftool.table"
+)
+
+// Keys of the field metadata of every column (absent where empty).
+const (
+	FieldMetaUnit        = "unit"
+	FieldMetaDescription = "description"
+)
+
 // Sources of a row.
 const (
 	SourceNCU    = "ncu"
@@ -41,63 +74,237 @@ const (
 	PassTimeline = "timeline" // nsys or Kineto timeline
 )
 
-var dictString = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
-
-func dict(name string) arrow.Field {
-	return arrow.Field{Name: name, Type: dictString}
-}
-func str(name string) arrow.Field { return arrow.Field{Name: name, Type: arrow.BinaryTypes.String} }
-func i64(name string) arrow.Field { return arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int64} }
-func i32(name string) arrow.Field { return arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int32} }
-func f64(name string) arrow.Field { return arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Float64} }
-func nf64(name string) arrow.Field {
-	return arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Float64, Nullable: true}
-}
-func ni64(name string) arrow.Field {
-	return arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int64, Nullable: true}
+// Column documents one column of a table.
+type Column struct {
+	Name     string
+	Type     arrow.DataType
+	Nullable bool
+	Unit     string // base unit of the values ("ns", "byte", "Hz", ...), "" if none
+	Doc      string // what the column holds
+	Sources  string // what each source fills, and when the value is null
 }
 
-// KernelsSchema: one row per kernel launch seen by any source (or, for the ncu
-// range pass, one row per profiled NVTX range).
-//
-//	id              row id, unique within one ingest; metrics.kernel_id refers to it
-//	source          ncu | nsys | kineto
-//	file            base name of the export the row came from
-//	pass            kernel | range | timeline (see Pass* constants)
-//	experiment      experiment name when the row lies in an experiment > variant > shape
-//	variant         NVTX path (rooftool's own runs), else ""
-//	shape           canonical shape string, e.g. "B=16,T=512,d=768", else ""
-//	range           innermost enclosing NVTX range (or Kineto user annotation), "" if none
-//	range_path      full path of nested ranges joined by "/", outermost first
-//	name            demangled name (ncu "Kernel Name", nsys demangledName)
-//	short_name      base name: no return type, namespace, template or argument list
-//	mangled         mangled name where the source has it, else ""
-//	device          CUDA device ordinal
-//	context         CUDA context id (0 where unknown)
-//	stream          CUDA stream id
-//	correlation_id  CUPTI correlation id (nsys, Kineto), ncu "ID" for ncu rows
-//	pid, tid        host process and thread of the launch where known, else 0
-//	grid_x..z       grid dimensions (0 where unknown)
-//	block_x..z      block dimensions (0 where unknown)
-//	registers       registers per thread (0 where unknown)
-//	static_shared_bytes, dynamic_shared_bytes  shared memory per block
-//	start_ns        start timestamp (source's clock; 0 for ncu which has none)
-//	duration_ns     kernel duration; for ncu rows gpu__time_duration.sum
-//	graph_node_id   CUDA graph node id (null when not launched from a graph)
-func KernelsSchema() *arrow.Schema {
-	return arrow.NewSchema([]arrow.Field{
-		i64("id"), dict("source"), dict("file"), dict("pass"),
-		dict("experiment"), dict("variant"), dict("shape"),
-		dict("range"), dict("range_path"),
-		dict("name"), dict("short_name"), dict("mangled"),
-		i32("device"), i64("context"), i64("stream"), i64("correlation_id"),
-		i64("pid"), i64("tid"),
-		i32("grid_x"), i32("grid_y"), i32("grid_z"),
-		i32("block_x"), i32("block_y"), i32("block_z"),
-		i32("registers"), i64("static_shared_bytes"), i64("dynamic_shared_bytes"),
-		i64("start_ns"), i64("duration_ns"), ni64("graph_node_id"),
-	}, nil)
+// Field returns the column as an Arrow field, with its unit and description
+// as field metadata.
+func (c Column) Field() arrow.Field {
+	var k, v []string
+	if c.Unit != "" {
+		k, v = append(k, FieldMetaUnit), append(v, c.Unit)
+	}
+	if c.Doc != "" {
+		k, v = append(k, FieldMetaDescription), append(v, c.Doc)
+	}
+	return arrow.Field{Name: c.Name, Type: c.Type, Nullable: c.Nullable, Metadata: arrow.NewMetadata(k, v)}
 }
+
+// TableDoc documents one table.
+type TableDoc struct {
+	Name    string
+	Doc     string
+	Columns []Column
+}
+
+var (
+	dictString = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+	tsNs       = &arrow.TimestampType{Unit: arrow.Nanosecond}
+)
+
+func col(name string, t arrow.DataType, null bool, unit, doc, sources string) Column {
+	return Column{Name: name, Type: t, Nullable: null, Unit: unit, Doc: doc, Sources: sources}
+}
+
+// Column constructors: dict (dictionary-encoded string), str, i32, i64, f64
+// are never null; n* may be.
+func dict(name, doc, sources string) Column { return col(name, dictString, false, "", doc, sources) }
+func str(name, doc, sources string) Column {
+	return col(name, arrow.BinaryTypes.String, false, "", doc, sources)
+}
+func i32(name, unit, doc, sources string) Column {
+	return col(name, arrow.PrimitiveTypes.Int32, false, unit, doc, sources)
+}
+func i64(name, unit, doc, sources string) Column {
+	return col(name, arrow.PrimitiveTypes.Int64, false, unit, doc, sources)
+}
+func f64(name, unit, doc, sources string) Column {
+	return col(name, arrow.PrimitiveTypes.Float64, false, unit, doc, sources)
+}
+func ni32(name, unit, doc, sources string) Column {
+	return col(name, arrow.PrimitiveTypes.Int32, true, unit, doc, sources)
+}
+func ni64(name, unit, doc, sources string) Column {
+	return col(name, arrow.PrimitiveTypes.Int64, true, unit, doc, sources)
+}
+func nf64(name, unit, doc, sources string) Column {
+	return col(name, arrow.PrimitiveTypes.Float64, true, unit, doc, sources)
+}
+
+var kernelsDoc = TableDoc{Name: TableKernels,
+	Doc: "One row per kernel launch seen by any source (for the ncu range pass, one row per profiled NVTX range).",
+	Columns: []Column{
+		i64("id", "", "row id, unique within one ingest; metrics.kernel_id refers to it", ""),
+		dict("source", "ncu | nsys | kineto", ""),
+		dict("file", "base name of the export the row came from", ""),
+		dict("pass", "kernel | range | timeline", "ncu: kernel (per-kernel replay) or range (range replay); nsys, kineto: timeline"),
+		dict("experiment", "experiment name when the row lies in an experiment > variant > shape range path, else \"\"",
+			"the last three components of range_path when the last looks like a shape (k=v,...); ingest options override"),
+		dict("variant", "variant name (rooftool's own runs), else \"\"", "as experiment"),
+		dict("shape", "canonical shape string, e.g. \"B=16,T=512,d=768\", else \"\"", "as experiment"),
+		dict("range", "innermost enclosing NVTX range (or Kineto user annotation), \"\" if none",
+			"ncu: the NVTX push/pop column; nsys: the ranges around the launching runtime call on its thread; kineto: user_annotation around the launching call, else gpu_user_annotation around the kernel"),
+		dict("range_path", "every enclosing range, outermost first, joined by \"/\"", "as range"),
+		dict("name", "kernel name, demangled where the source demangles", "ncu: Kernel Name; nsys: demangledName; kineto: event name"),
+		dict("short_name", "base name: no return type, namespace, template or argument list", "derived from name (nsys: shortName)"),
+		dict("mangled", "mangled name, \"\" where the source does not give it", "ncu: Kernel Name when it is mangled (_Z...); nsys: mangledName; kineto: \"\""),
+		ni32("device", "", "CUDA device ordinal", "ncu: Device column, else launch__device_id; nsys: deviceId; kineto: args.device, else the event's pid. Null where none is given"),
+		ni64("context", "", "CUDA context id", "ncu: Context column, else launch__context_id; nsys: contextId; kineto: args.context. Null where none is given"),
+		ni64("stream", "", "CUDA stream id", "ncu: Stream column, else launch__stream_id; nsys: streamId; kineto: args.stream, else the event's tid. Null where none is given"),
+		ni64("correlation_id", "", "CUPTI correlation id; for ncu rows ncu's kernel ID", "ncu: ID (never null); nsys: correlationId; kineto: args.correlation. Null where none is given"),
+		ni64("pid", "", "host process of the launch", "ncu: Process ID; nsys: process of the launching runtime call, else the kernel's globalPid; kineto: pid of the launching runtime call. Null where unknown"),
+		ni64("tid", "", "host thread of the launch", "nsys, kineto: thread of the launching runtime call, null when none is found; ncu: null"),
+		ni32("grid_x", "", "grid dimension x", "ncu: Grid Size, else launch__grid_dim_x; nsys: gridX; kineto: args.grid[0]. Null where not given"),
+		ni32("grid_y", "", "grid dimension y", "as grid_x"),
+		ni32("grid_z", "", "grid dimension z", "as grid_x"),
+		ni32("block_x", "", "block dimension x", "ncu: Block Size, else launch__block_dim_x; nsys: blockX; kineto: args.block[0]. Null where not given"),
+		ni32("block_y", "", "block dimension y", "as block_x"),
+		ni32("block_z", "", "block dimension z", "as block_x"),
+		ni32("registers", "", "registers per thread", "ncu: launch__registers_per_thread (details page: Registers Per Thread); nsys: registersPerThread; kineto: args[\"registers per thread\"]. Null where not given"),
+		ni64("static_shared_bytes", "byte", "static shared memory per block",
+			"ncu: launch__shared_mem_per_block_static; nsys: staticSharedMemory; kineto: args[\"shared memory\"], static and dynamic together. Null where not given"),
+		ni64("dynamic_shared_bytes", "byte", "dynamic shared memory per block",
+			"ncu: launch__shared_mem_per_block_dynamic; nsys: dynamicSharedMemory; kineto: null (counted in static_shared_bytes). Null where not given"),
+		col("start_ns", tsNs, true, "ns", "kernel start on the source's clock (nsys: nanoseconds since the session start; kineto: the trace's ts)",
+			"nsys: start; kineto: ts; ncu: null (ncu has no timeline)"),
+		ni64("duration_ns", "ns", "kernel duration in nanoseconds",
+			"nsys: end - start; kineto: dur; ncu: gpu__time_duration.sum, else the details page's Duration, else null"),
+		ni64("graph_node_id", "", "CUDA graph node id", "nsys: graphNodeId; null when the kernel was not launched from a graph, and for ncu and kineto"),
+	}}
+
+var metricsDoc = TableDoc{Name: TableMetrics,
+	Doc: "Long form: one row per (kernel row, metric). Only ncu fills it.",
+	Columns: []Column{
+		i64("kernel_id", "", "kernels.id of the row the metric belongs to", ""),
+		dict("section", "ncu section (Section Name on the details page, with \": <Body Item Label>\" where there is one), \"\" on the raw page", ""),
+		dict("metric", "metric name as the source prints it (e.g. dram__bytes_read.sum, or \"Duration\" on the details page); rule rows are \"rule:<Rule Name>\"", ""),
+		dict("unit", "base unit after conversion: \"ns\", \"byte\", \"byte/s\", \"Hz\", \"%\", \"cycle\", \"inst\", \"\" (dimensionless); unknown units are kept verbatim", ""),
+		nf64("value", "", "value in that unit (the unit column: it differs per row)", "null where the source printed n/a or a non-number"),
+		dict("text", "the value as printed when it is not a number (e.g. \"Cache Config\"), else \"\"", ""),
+	}}
+
+var rangesDoc = TableDoc{Name: TableRanges,
+	Doc: "NVTX ranges and CUDA graph launches (nsys) and user annotations (Kineto).",
+	Columns: []Column{
+		i64("id", "", "row id within one ingest", ""),
+		dict("source", "nsys | kineto", ""),
+		dict("file", "base name of the export", ""),
+		dict("kind", "push_pop | start_end | annotation | cuda_graph", "nsys: push_pop, start_end, cuda_graph; kineto: annotation"),
+		dict("domain", "NVTX domain name, \"\" for the default domain", "kineto: the event category (user_annotation, gpu_user_annotation)"),
+		dict("text", "range text", "nsys cuda_graph: \"CUDA graph <graphId>\""),
+		dict("path", "texts of the nested ranges, outermost first, joined by \"/\"", ""),
+		i32("depth", "", "nesting depth, 0 for outermost", ""),
+		ni64("parent_id", "", "ranges.id of the enclosing range", "null at depth 0"),
+		ni64("pid", "", "host process", "nsys: from globalTid (a cuda_graph row: its launching call's); kineto: the event's pid (gpu_user_annotation: the device). Null where unknown"),
+		ni64("tid", "", "host thread", "nsys: from globalTid (a cuda_graph row: its launching call's); kineto: the event's tid (gpu_user_annotation: the stream). Null where unknown"),
+		col("start_ns", tsNs, false, "ns", "range start on the source's clock", ""),
+		col("end_ns", tsNs, false, "ns", "range end on the source's clock", "nsys: a range never closed ends at the last timestamp of the trace"),
+	}}
+
+var gpusDoc = TableDoc{Name: TableGPUs,
+	Doc: "Device facts stated by an export (nsys TARGET_INFO_GPU, ncu device__attribute_* metrics and CC column, Kineto deviceProperties). A fact the export does not state is null.",
+	Columns: []Column{
+		dict("source", "where the facts come from", ""),
+		dict("file", "base name of the export", ""),
+		i32("device", "", "CUDA device ordinal", ""),
+		dict("name", "device name as printed (e.g. \"NVIDIA H100 80GB HBM3\"), \"\" where not stated", ""),
+		ni32("cc_major", "", "compute capability, major", "nsys: computeMajor; ncu: CC, else device__attribute_compute_capability_major; kineto: computeMajor"),
+		ni32("cc_minor", "", "compute capability, minor (null when cc_major is)", "as cc_major"),
+		ni32("sm_count", "", "streaming multiprocessors", "nsys: smCount; ncu: device__attribute_multiprocessor_count; kineto: numSms"),
+		ni64("memory_bytes", "byte", "global memory size", "nsys: totalMemory; ncu: device__attribute_total_memory; kineto: totalGlobalMem"),
+		nf64("memory_bandwidth", "byte/s", "DRAM bandwidth as the export states it", "nsys: memoryBandwidth; kineto: 2 x memoryClockRate x memoryBusWidth / 8; ncu: null"),
+		ni64("l2_bytes", "byte", "L2 cache size", "nsys: l2CacheSize; ncu: device__attribute_l2_cache_size; kineto: l2CacheSize"),
+		nf64("sm_clock_hz", "Hz", "SM clock the export states", "nsys: clockRate; ncu: device__attribute_max_gpu_frequency_khz, else clock_rate; kineto: clockRate"),
+		nf64("mem_clock_hz", "Hz", "memory clock", "nsys: memoryClockRate; ncu: device__attribute_max_mem_frequency_khz, else memory_clock_rate; kineto: memoryClockRate"),
+		dict("bus", "PCI bus location or UUID, \"\" where not stated", "nsys: busLocation, else uuid; ncu: from the pci ids; kineto: pciBusID"),
+	}}
+
+var metaDoc = TableDoc{Name: TableMeta,
+	Doc: "Export metadata as key/value pairs (nsys META_DATA_EXPORT or EXPORT_META_DATA, ncu ==PROF== lines, Kineto top-level fields, the clocks of a timing JSON).",
+	Columns: []Column{
+		dict("source", "ncu | nsys | kineto | timing", ""),
+		dict("file", "base name of the export; for a timing JSON experiment/variant/<shape>.json, since every experiment names its files by shape (tables ingested before 2026-11-22 03:30 UTC hold the base name)", ""),
+		dict("key", "metadata key", ""),
+		str("value", "metadata value as printed", ""),
+	}}
+
+var timingsDoc = TableDoc{Name: TableTimings,
+	Doc: "One row per timed repetition of the timing pass (kernels/run.py time; see kernels/README.md for the JSON it writes).",
+	Columns: []Column{
+		dict("experiment", "experiment of the cell", ""),
+		dict("variant", "variant of the cell", ""),
+		dict("shape", "shape of the cell", ""),
+		dict("file", "base name of the timing JSON", ""),
+		dict("device", "device name the timing ran on", ""),
+		dict("method", "cuda-events | cuda-graph", ""),
+		i32("rep", "", "repetition index, 0-based", ""),
+		f64("ms", "ms", "wall time of one repetition (the one non-base unit, kept because every timing tool prints ms)", ""),
+	}}
+
+// TableDocs returns the documentation of every table, in TableNames order.
+func TableDocs() []TableDoc {
+	return []TableDoc{kernelsDoc, metricsDoc, rangesDoc, gpusDoc, metaDoc, timingsDoc}
+}
+
+// Columns returns the columns of the named table, or nil.
+func Columns(table string) []Column {
+	for _, t := range TableDocs() {
+		if t.Name == table {
+			return t.Columns
+		}
+	}
+	return nil
+}
+
+func schemaOf(t TableDoc) *arrow.Schema {
+	fields := make([]arrow.Field, len(t.Columns))
+	for i, c := range t.Columns {
+		fields[i] = c.Field()
+	}
+	md := arrow.NewMetadata([]string{MetaSchemaVersion, MetaTable}, []string{strconv.Itoa(SchemaVersion), t.Name})
+	return arrow.NewSchema(fields, &md)
+}
+
+// KernelsSchema is the schema of the kernels table (see Kernel).
+func KernelsSchema() *arrow.Schema { return schemaOf(kernelsDoc) }
+
+// Nulls marks the columns of a kernels or ranges row whose value is unknown.
+// The builder appends null there, whatever the Go field holds; the row
+// readers set the bit where the column is null and leave the field 0. The
+// zero value marks nothing: rows built without Nulls are written whole.
+type Nulls uint32
+
+// Nulls bits. A Range uses NullPID and NullTID only.
+const (
+	NullDevice Nulls = 1 << iota
+	NullContext
+	NullStream
+	NullCorrelationID
+	NullPID
+	NullTID
+	NullGridX
+	NullGridY
+	NullGridZ
+	NullBlockX
+	NullBlockY
+	NullBlockZ
+	NullRegisters
+	NullStaticShared
+	NullDynShared
+	NullStart
+	NullDuration
+
+	NullGrid   = NullGridX | NullGridY | NullGridZ
+	NullBlock  = NullBlockX | NullBlockY | NullBlockZ
+	NullLaunch = NullGrid | NullBlock | NullRegisters | NullStaticShared | NullDynShared
+)
 
 // Kernel is one row of the kernels table.
 type Kernel struct {
@@ -115,23 +322,11 @@ type Kernel struct {
 	StaticSharedBytes, DynSharedBytes int64
 	StartNs, DurationNs               int64
 	GraphNodeID                       *int64 // nil: not launched from a CUDA graph
+	Null                              Nulls  // columns whose value is unknown (written as null)
 }
 
-// MetricsSchema: long form, one row per (kernel row, metric).
-//
-//	kernel_id  kernels.id of the row the metric belongs to
-//	section    ncu section ("Section Name" on the details page), "" on the raw page
-//	metric     metric name as the source prints it (e.g. dram__bytes_read.sum,
-//	           or "Duration" on the details page)
-//	unit       base unit after conversion: "ns", "byte", "byte/s", "Hz", "%",
-//	           "cycle", "inst", "" (dimensionless); unknown units are kept verbatim
-//	value      value in that unit; null where the source printed n/a or a non-number
-//	text       the value as printed when it is not a number (e.g. "Cache Config"), else ""
-func MetricsSchema() *arrow.Schema {
-	return arrow.NewSchema([]arrow.Field{
-		i64("kernel_id"), dict("section"), dict("metric"), dict("unit"), nf64("value"), dict("text"),
-	}, nil)
-}
+// MetricsSchema is the schema of the metrics table (see Metric).
+func MetricsSchema() *arrow.Schema { return schemaOf(metricsDoc) }
 
 // Metric is one row of the metrics table.
 type Metric struct {
@@ -144,26 +339,8 @@ type Metric struct {
 	Text     string
 }
 
-// RangesSchema: NVTX ranges (nsys) and user annotations (Kineto).
-//
-//	id          row id within one ingest
-//	source      nsys | kineto
-//	file        base name of the export
-//	kind        push_pop | start_end | annotation
-//	domain      NVTX domain name, "" for the default domain
-//	text        range text
-//	path        full path of nested push/pop ranges joined by "/", outermost first
-//	depth       nesting depth, 0 for outermost
-//	parent_id   ranges.id of the enclosing range, null at depth 0
-//	pid, tid    host process and thread
-//	start_ns, end_ns  timestamps on the source's clock
-func RangesSchema() *arrow.Schema {
-	return arrow.NewSchema([]arrow.Field{
-		i64("id"), dict("source"), dict("file"), dict("kind"), dict("domain"),
-		dict("text"), dict("path"), i32("depth"), ni64("parent_id"),
-		i64("pid"), i64("tid"), i64("start_ns"), i64("end_ns"),
-	}, nil)
-}
+// RangesSchema is the schema of the ranges table (see Range).
+func RangesSchema() *arrow.Schema { return schemaOf(rangesDoc) }
 
 // Range is one row of the ranges table.
 type Range struct {
@@ -175,32 +352,15 @@ type Range struct {
 	ParentID       *int64
 	PID, TID       int64
 	StartNs, EndNs int64
+	Null           Nulls // NullPID, NullTID: unknown (written as null)
 }
 
-// GPUsSchema: device facts stated by an export (nsys TARGET_INFO_GPU, ncu
-// device__attribute_* metrics, Kineto deviceProperties). Zero means unknown.
-//
-//	source, file        where the facts come from
-//	device              CUDA device ordinal
-//	name                device name as printed (e.g. "NVIDIA H100 80GB HBM3")
-//	cc_major, cc_minor  compute capability
-//	sm_count            streaming multiprocessors
-//	memory_bytes        global memory size
-//	memory_bandwidth    DRAM bandwidth in byte/s as the export states it
-//	l2_bytes            L2 cache size
-//	sm_clock_hz         SM clock the export states (max or measured, per source)
-//	mem_clock_hz        memory clock
-//	bus                 PCI bus location or UUID where known
-func GPUsSchema() *arrow.Schema {
-	return arrow.NewSchema([]arrow.Field{
-		dict("source"), dict("file"), i32("device"), dict("name"),
-		i32("cc_major"), i32("cc_minor"), i32("sm_count"),
-		i64("memory_bytes"), f64("memory_bandwidth"), i64("l2_bytes"),
-		f64("sm_clock_hz"), f64("mem_clock_hz"), dict("bus"),
-	}, nil)
-}
+// GPUsSchema is the schema of the gpus table (see GPU).
+func GPUsSchema() *arrow.Schema { return schemaOf(gpusDoc) }
 
-// GPU is one row of the gpus table.
+// GPU is one row of the gpus table. A zero numeric field is a fact the
+// export does not state: it is written as null (cc_minor only when cc_major
+// is 0 too), and a null reads back as 0.
 type GPU struct {
 	Source, File          string
 	Device                int32
@@ -214,36 +374,16 @@ type GPU struct {
 	Bus                   string
 }
 
-// MetaSchema: export metadata as key/value pairs (nsys META_DATA_EXPORT or
-// EXPORT_META_DATA, ncu ==PROF== lines, Kineto top-level fields, the clocks
-// of a timing JSON). file is the export's base name; for a timing JSON it is
-// experiment/variant/<shape>.json, since every experiment names its files by
-// shape (tables ingested before 2026-11-22 03:30 UTC hold the base name).
-func MetaSchema() *arrow.Schema {
-	return arrow.NewSchema([]arrow.Field{dict("source"), dict("file"), dict("key"), str("value")}, nil)
-}
+// MetaSchema is the schema of the meta table (see Meta).
+func MetaSchema() *arrow.Schema { return schemaOf(metaDoc) }
 
 // Meta is one row of the meta table.
 type Meta struct {
 	Source, File, Key, Value string
 }
 
-// TimingsSchema: one row per timed repetition of the timing pass
-// (kernels/run.py time; see kernels/README.md for the JSON it writes).
-//
-//	experiment, variant, shape  the cell
-//	file       base name of the timing JSON
-//	device     device name the timing ran on
-//	method     cuda-events | cuda-graph
-//	rep        repetition index, 0-based
-//	ms         wall time of one repetition in milliseconds (the one non-base
-//	           unit, kept because every timing tool prints ms)
-func TimingsSchema() *arrow.Schema {
-	return arrow.NewSchema([]arrow.Field{
-		dict("experiment"), dict("variant"), dict("shape"), dict("file"),
-		dict("device"), dict("method"), i32("rep"), f64("ms"),
-	}, nil)
-}
+// TimingsSchema is the schema of the timings table (see Timing).
+func TimingsSchema() *arrow.Schema { return schemaOf(timingsDoc) }
 
 // Timing is one row of the timings table.
 type Timing struct {
@@ -255,19 +395,76 @@ type Timing struct {
 
 // Schema returns the schema of the named table, or nil.
 func Schema(table string) *arrow.Schema {
-	switch table {
-	case TableKernels:
-		return KernelsSchema()
-	case TableMetrics:
-		return MetricsSchema()
-	case TableRanges:
-		return RangesSchema()
-	case TableGPUs:
-		return GPUsSchema()
-	case TableMeta:
-		return MetaSchema()
-	case TableTimings:
-		return TimingsSchema()
+	for _, t := range TableDocs() {
+		if t.Name == table {
+			return schemaOf(t)
+		}
 	}
 	return nil
+}
+
+// schemaMarkdown renders the documentation of every table as Markdown, the
+// text of ingest/SCHEMA.md.
+func schemaMarkdown() string {
+	var b strings.Builder
+	w := func(s ...string) {
+		for _, x := range s {
+			b.WriteString(x)
+		}
+		b.WriteByte('\n')
+	}
+	cell := func(s string) string {
+		if s == "" {
+			return ""
+		}
+		return strings.NewReplacer("|", `\|`, "<", `\<`, ">", `\>`).Replace(s)
+	}
+	w("# rooftool tables, schema version ", strconv.Itoa(SchemaVersion))
+	w()
+	w("<!-- Generated from ingest/schema.go by `go test ./ingest -run TestSchemaDoc -update`; edit the Column entries there, not this file. -->")
+	w()
+	w("`rooftool ingest` writes one file per table under `<run>/tables/`: `<table>.parquet` (Zstandard, dictionary pages), or `<table>.arrow` (Arrow IPC) with `--format arrow`.")
+	w()
+	w("- **Version.** Every file's schema metadata (Parquet: its key-value metadata) holds `", MetaSchemaVersion, "` = `\"", strconv.Itoa(SchemaVersion), "\"` and `", MetaTable, "` = the table name. A file without them is version 1 (see below); rooftool reads versions 1 to ", strconv.Itoa(SchemaVersion), ".")
+	w("- **Row groups.** A Parquet row group holds at most ", strconv.Itoa(RowGroupRows), " rows, with column statistics, so readers can skip groups of a large table.")
+	w("- **Units.** Base units: nanoseconds, bytes, hertz, byte/s; a percentage stays a percentage (`%`); `timings.ms` is the one exception. Each column's unit and description are also in its Arrow field metadata (keys `", FieldMetaUnit, "`, `", FieldMetaDescription, "`).")
+	w("- **Nulls.** A null is a value the source does not give (ncu has no timeline, so `kernels.start_ns` is null on every ncu row); a 0 is a real 0. String columns are never null: `\"\"` means none. pandas reads an integer column with nulls as float64 unless asked for nullable types (`to_pandas(types_mapper=pd.ArrowDtype)`, or `pd.read_parquet(..., dtype_backend=\"pyarrow\")`).")
+	w("- **Time.** `start_ns` and `end_ns` are `timestamp[ns]` without a time zone, counted on the source's clock (nsys: from the start of the session, so pandas shows them as 1970-01-01 plus the offset); the difference of two is a duration. `duration_ns` is `int64` nanoseconds: Parquet has no duration type.")
+	w("- **Strings.** Dictionary-encoded columns read as `category` in pandas and `Categorical` in polars.")
+	w()
+	w("Version 1 (files without `", MetaSchemaVersion, "`): `start_ns` and `end_ns` are `int64`, and a value a source does not give is 0 (nulls only in `graph_node_id`, `parent_id` and `metrics.value`); one row group per file. rooftool reads such a file as version ", strconv.Itoa(SchemaVersion), ": it turns 0 into null where version 1 documented 0 as unknown (kernels: context, pid, tid, grid, block, registers; start_ns of ncu rows; duration_ns of ncu rows when 0; dynamic_shared_bytes of Kineto rows; every numeric gpus fact).")
+	for _, t := range TableDocs() {
+		w()
+		w("## ", t.Name)
+		w()
+		w(t.Doc)
+		w()
+		w("| column | type | null | unit | meaning | filled by |")
+		w("|---|---|---|---|---|---|")
+		for _, c := range t.Columns {
+			null := "no"
+			if c.Nullable {
+				null = "yes"
+			}
+			src := c.Sources
+			if src == "" {
+				src = "every row"
+			}
+			w("| `", c.Name, "` | ", typeName(c.Type), " | ", null, " | ", cell(c.Unit), " | ", cell(c.Doc), " | ", cell(src), " |")
+		}
+	}
+	return b.String()
+}
+
+// typeName names an Arrow type for the schema documentation.
+func typeName(t arrow.DataType) string {
+	switch x := t.(type) {
+	case *arrow.DictionaryType:
+		return typeName(x.ValueType) + " (dictionary)"
+	case *arrow.StringType:
+		return "string"
+	case *arrow.TimestampType:
+		return "timestamp[" + x.Unit.String() + "]"
+	}
+	return t.String()
 }

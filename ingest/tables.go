@@ -8,14 +8,17 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
@@ -95,7 +98,7 @@ func appendStr(bl array.Builder, s string) {
 }
 
 // AddKernel appends a kernel row, assigns it the next id (k.ID is ignored)
-// and returns that id.
+// and returns that id. Columns marked in k.Null are appended as null.
 func (b *Builder) AddKernel(k Kernel) int64 {
 	id := b.nextKernel
 	b.nextKernel++
@@ -104,29 +107,78 @@ func (b *Builder) AddKernel(k Kernel) int64 {
 	for j, s := range []string{k.Source, k.File, k.Pass, k.Experiment, k.Variant, k.Shape, k.Range, k.RangePath, k.Name, k.ShortName, k.Mangled} {
 		appendStr(rb.Field(1+j), s)
 	}
-	rb.Field(12).(*array.Int32Builder).Append(k.Device)
-	for j, v := range [...]int64{k.Context, k.Stream, k.CorrelationID, k.PID, k.TID} {
-		rb.Field(13 + j).(*array.Int64Builder).Append(v)
-	}
+	appendI32(rb.Field(12), k.Device, k.Null&NullDevice != 0)
+	appendKernelCall(rb, &k, 13, 5)
 	appendKernelTail(rb, &k)
 	return id
 }
+
+// appendKernelCall appends n of the kernels columns context, stream,
+// correlation_id, pid, tid (fields 13-17), starting at field first.
+func appendKernelCall(rb *array.RecordBuilder, k *Kernel, first, n int) {
+	vals := [...]int64{k.Context, k.Stream, k.CorrelationID, k.PID, k.TID}
+	bits := [...]Nulls{NullContext, NullStream, NullCorrelationID, NullPID, NullTID}
+	for f := first; f < first+n; f++ {
+		appendI64(rb.Field(f), vals[f-13], k.Null&bits[f-13] != 0)
+	}
+}
+
+// kernelTailNulls are the Nulls bits of the kernels fields 18-26.
+var kernelTailNulls = [...]Nulls{NullGridX, NullGridY, NullGridZ, NullBlockX, NullBlockY, NullBlockZ, NullRegisters, NullStaticShared, NullDynShared}
 
 // appendKernelTail appends the kernels columns from grid_x on (fields
 // 18-29: launch geometry, registers, shared memory, times, graph node),
 // which every kernel appender writes the same way.
 func appendKernelTail(rb *array.RecordBuilder, k *Kernel) {
 	for j, v := range [...]int32{k.GridX, k.GridY, k.GridZ, k.BlockX, k.BlockY, k.BlockZ, k.Registers} {
-		rb.Field(18 + j).(*array.Int32Builder).Append(v)
+		appendI32(rb.Field(18+j), v, k.Null&kernelTailNulls[j] != 0)
 	}
-	for j, v := range [...]int64{k.StaticSharedBytes, k.DynSharedBytes, k.StartNs, k.DurationNs} {
-		rb.Field(25 + j).(*array.Int64Builder).Append(v)
-	}
+	appendI64(rb.Field(25), k.StaticSharedBytes, k.Null&NullStaticShared != 0)
+	appendI64(rb.Field(26), k.DynSharedBytes, k.Null&NullDynShared != 0)
+	appendI64(rb.Field(27), k.StartNs, k.Null&NullStart != 0)
+	appendI64(rb.Field(28), k.DurationNs, k.Null&NullDuration != 0)
 	g := rb.Field(29).(*array.Int64Builder)
 	if k.GraphNodeID != nil {
 		g.Append(*k.GraphNodeID)
 	} else {
 		g.AppendNull()
+	}
+}
+
+// appendI32 appends v, or null, to an int32 column.
+func appendI32(bl array.Builder, v int32, null bool) {
+	x := bl.(*array.Int32Builder)
+	if null {
+		x.AppendNull()
+	} else {
+		x.Append(v)
+	}
+}
+
+// appendI64 appends v, or null, to an int64 or timestamp column (a
+// timestamp in the column's unit).
+func appendI64(bl array.Builder, v int64, null bool) {
+	if null {
+		bl.AppendNull()
+		return
+	}
+	switch x := bl.(type) {
+	case *array.Int64Builder:
+		x.Append(v)
+	case *array.TimestampBuilder:
+		x.Append(arrow.Timestamp(v))
+	default:
+		panic(fmt.Sprintf("ingest: int64 column of type %T", bl))
+	}
+}
+
+// appendF64 appends v, or null, to a float64 column.
+func appendF64(bl array.Builder, v float64, null bool) {
+	x := bl.(*array.Float64Builder)
+	if null {
+		x.AppendNull()
+	} else {
+		x.Append(v)
 	}
 }
 
@@ -160,27 +212,30 @@ func (b *Builder) AddRange(r Range) int64 {
 	} else {
 		rb.Field(8).(*array.Int64Builder).AppendNull()
 	}
-	for j, v := range []int64{r.PID, r.TID, r.StartNs, r.EndNs} {
-		rb.Field(9 + j).(*array.Int64Builder).Append(v)
-	}
+	appendI64(rb.Field(9), r.PID, r.Null&NullPID != 0)
+	appendI64(rb.Field(10), r.TID, r.Null&NullTID != 0)
+	appendI64(rb.Field(11), r.StartNs, false)
+	appendI64(rb.Field(12), r.EndNs, false)
 	return id
 }
 
-// AddGPU appends a GPU row.
+// AddGPU appends a GPU row. A zero numeric field is a fact the export does
+// not state and is appended as null (cc_minor only when cc_major is 0 too:
+// a minor version of 0 is common).
 func (b *Builder) AddGPU(g GPU) {
 	rb := b.b[TableGPUs]
 	appendStr(rb.Field(0), g.Source)
 	appendStr(rb.Field(1), g.File)
 	rb.Field(2).(*array.Int32Builder).Append(g.Device)
 	appendStr(rb.Field(3), g.Name)
-	for j, v := range []int32{g.CCMajor, g.CCMinor, g.SMCount} {
-		rb.Field(4 + j).(*array.Int32Builder).Append(v)
-	}
-	rb.Field(7).(*array.Int64Builder).Append(g.MemoryBytes)
-	rb.Field(8).(*array.Float64Builder).Append(g.MemoryBandwidth)
-	rb.Field(9).(*array.Int64Builder).Append(g.L2Bytes)
-	rb.Field(10).(*array.Float64Builder).Append(g.SMClockHz)
-	rb.Field(11).(*array.Float64Builder).Append(g.MemClockHz)
+	appendI32(rb.Field(4), g.CCMajor, g.CCMajor == 0)
+	appendI32(rb.Field(5), g.CCMinor, g.CCMajor == 0 && g.CCMinor == 0)
+	appendI32(rb.Field(6), g.SMCount, g.SMCount == 0)
+	appendI64(rb.Field(7), g.MemoryBytes, g.MemoryBytes == 0)
+	appendF64(rb.Field(8), g.MemoryBandwidth, g.MemoryBandwidth == 0)
+	appendI64(rb.Field(9), g.L2Bytes, g.L2Bytes == 0)
+	appendF64(rb.Field(10), g.SMClockHz, g.SMClockHz == 0)
+	appendF64(rb.Field(11), g.MemClockHz, g.MemClockHz == 0)
 	appendStr(rb.Field(12), g.Bus)
 }
 
@@ -218,6 +273,13 @@ const (
 	FormatParquet = "parquet"
 	FormatArrow   = "arrow"
 )
+
+// RowGroupRows is the most rows Write puts in one Parquet row group, so that
+// readers can skip groups of a large table by their statistics.
+const RowGroupRows = 1 << 20
+
+// rowGroupRows is RowGroupRows; tests lower it.
+var rowGroupRows int64 = RowGroupRows
 
 // Write persists every table under dir as <table>.parquet (or .arrow). Each
 // file is written to a temporary name in dir and renamed into place, so a
@@ -279,7 +341,8 @@ func writeRecord(f *os.File, rec arrow.RecordBatch, format string) error {
 		}
 		return f.Close()
 	default:
-		props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd), parquet.WithDictionaryDefault(true))
+		props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd), parquet.WithDictionaryDefault(true),
+			parquet.WithMaxRowGroupLength(rowGroupRows))
 		w, err := pqarrow.NewFileWriter(rec.Schema(), f, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 		if err != nil {
 			f.Close()
@@ -343,12 +406,25 @@ func readTable(fsys fs.FS, dir, dirName, name string, mem memory.Allocator) (arr
 	}
 	if f, closeF, err := open(pqPath, pq); err == nil {
 		defer closeF()
-		tbl, err := pqarrow.ReadTable(contextBackground(), f, parquet.NewReaderProperties(mem), pqarrow.ArrowReadProperties{}, mem)
+		pf, err := file.NewParquetReader(f, file.WithReadProps(parquet.NewReaderProperties(mem)))
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", pq, err)
+		}
+		defer pf.Close()
+		fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, mem)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", pq, err)
+		}
+		sc, err := fr.Schema() // with the file's metadata, which ReadTable's schema lacks
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", pq, err)
+		}
+		tbl, err := fr.ReadTable(contextBackground())
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", pq, err)
 		}
 		defer tbl.Release()
-		return conform(tableToRecord(tbl, mem), name, pq, mem)
+		return conform(tableToRecord(tbl, mem), sc.Metadata(), name, pq, mem)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
@@ -379,7 +455,7 @@ func readTable(fsys fs.FS, dir, dirName, name string, mem memory.Allocator) (arr
 		rec.Release()
 	}
 	defer tbl.Release()
-	return conform(tableToRecord(tbl, mem), name, ar, mem)
+	return conform(tableToRecord(tbl, mem), r.Schema().Metadata(), name, ar, mem)
 }
 
 // tableToRecord concatenates a table's chunks into one record.
@@ -408,28 +484,84 @@ func tableToRecord(tbl arrow.Table, mem memory.Allocator) arrow.RecordBatch {
 	return rec
 }
 
-// conform checks that rec has the columns of the named table's schema, in
-// order, with compatible types (plain strings are accepted for dictionary
-// columns).
-func conform(rec arrow.RecordBatch, name, file string, mem memory.Allocator) (arrow.RecordBatch, error) {
+// conform checks that rec, read from file with schema metadata md, has the
+// columns of the named table's schema, in order, with compatible types, and
+// returns it in the current schema (version SchemaVersion, with its
+// metadata); it releases rec. Plain strings are kept for dictionary
+// columns; int64 columns of older files become timestamp columns where the
+// schema has those (nanoseconds in both). Version 1 files, which wrote 0 for
+// what a source did not give, get nulls where that version documented 0 as
+// unknown (upgradeV1).
+func conform(rec arrow.RecordBatch, md arrow.Metadata, name, file string, mem memory.Allocator) (arrow.RecordBatch, error) {
+	defer rec.Release()
 	want := Schema(name)
+	version, err := fileVersion(md, name)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", file, err)
+	}
 	if int(rec.NumCols()) != want.NumFields() {
-		rec.Release()
 		return nil, fmt.Errorf("read %s: table %s has %d columns, want %d (%s)", file, name, rec.NumCols(), want.NumFields(), fieldNames(want))
 	}
+	fields := make([]arrow.Field, want.NumFields())
+	cols := make([]arrow.Array, want.NumFields())
+	defer func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
 	for i, f := range want.Fields() {
 		got := rec.Schema().Field(i)
 		if got.Name != f.Name || !compatible(got.Type, f.Type) {
-			rec.Release()
 			return nil, fmt.Errorf("read %s: table %s column %d is %s %s, want %s %s", file, name, i, got.Name, got.Type, f.Name, f.Type)
 		}
+		c := rec.Column(i)
+		switch {
+		case arrow.TypeEqual(got.Type, f.Type):
+			c.Retain()
+		case got.Type.ID() == arrow.INT64:
+			c = retype(c, f.Type)
+		default: // a plain string column for a dictionary one, or the reverse
+			c.Retain()
+			f.Type = got.Type
+		}
+		fields[i], cols[i] = f, c
 	}
-	return rec, nil
+	if version < 2 {
+		upgradeV1(name, cols, mem)
+	}
+	wmd := want.Metadata()
+	return array.NewRecordBatch(arrow.NewSchema(fields, &wmd), cols, rec.NumRows()), nil
+}
+
+// fileVersion returns the schema version that a table's metadata states: 1
+// when it states none. A version newer than SchemaVersion, or a table name
+// other than name, is an error.
+func fileVersion(md arrow.Metadata, name string) (int, error) {
+	if t := md.FindKey(MetaTable); t >= 0 && md.Values()[t] != name {
+		return 0, fmt.Errorf("holds table %q, not %s", md.Values()[t], name)
+	}
+	i := md.FindKey(MetaSchemaVersion)
+	if i < 0 {
+		return 1, nil
+	}
+	v, err := strconv.Atoi(md.Values()[i])
+	if err != nil || v < 1 {
+		return 0, fmt.Errorf("%s %q is not a version number", MetaSchemaVersion, md.Values()[i])
+	}
+	if v > SchemaVersion {
+		return 0, fmt.Errorf("table %s has schema version %d; this rooftool reads versions 1 to %d", name, v, SchemaVersion)
+	}
+	return v, nil
 }
 
 func compatible(got, want arrow.DataType) bool {
 	if arrow.TypeEqual(got, want) {
 		return true
+	}
+	if w, ok := want.(*arrow.TimestampType); ok && got.ID() == arrow.INT64 {
+		return w.Unit == arrow.Nanosecond
 	}
 	isStr := func(t arrow.DataType) bool {
 		if d, ok := t.(*arrow.DictionaryType); ok {
@@ -438,6 +570,90 @@ func compatible(got, want arrow.DataType) bool {
 		return t.ID() == arrow.STRING || t.ID() == arrow.LARGE_STRING
 	}
 	return isStr(got) && isStr(want)
+}
+
+// retype returns a's values as an array of type t of the same layout
+// (int64 as timestamp), sharing a's buffers.
+func retype(a arrow.Array, t arrow.DataType) arrow.Array {
+	d := a.Data()
+	nd := array.NewData(t, d.Len(), d.Buffers(), nil, d.NullN(), d.Offset())
+	defer nd.Release()
+	return array.MakeFromData(nd)
+}
+
+// upgradeV1 turns into nulls the values that version 1 wrote as 0 for
+// "unknown": in kernels context, pid, tid, grid, block and registers when 0,
+// start_ns of ncu rows (ncu has no timeline), duration_ns of ncu rows when
+// 0, dynamic_shared_bytes of kineto rows (Kineto states shared memory as
+// one figure, kept in static_shared_bytes); in gpus every numeric fact that
+// is 0 (cc_minor only when cc_major is 0 too). cols are replaced in place.
+func upgradeV1(name string, cols []arrow.Array, mem memory.Allocator) {
+	set := func(i int, null func(int) bool) {
+		a := nullWhere(cols[i], null, mem)
+		cols[i].Release()
+		cols[i] = a
+	}
+	zero := func(i int) func(int) bool {
+		switch a := cols[i].(type) {
+		case *array.Int32:
+			return func(j int) bool { return a.Value(j) == 0 }
+		case *array.Int64:
+			return func(j int) bool { return a.Value(j) == 0 }
+		case *array.Float64:
+			return func(j int) bool { return a.Value(j) == 0 }
+		}
+		panic(fmt.Sprintf("ingest: upgradeV1: column %d is %s", i, cols[i].DataType()))
+	}
+	idx := func(col string) int {
+		for i, c := range Columns(name) {
+			if c.Name == col {
+				return i
+			}
+		}
+		panic("ingest: upgradeV1: no column " + col)
+	}
+	switch name {
+	case TableKernels:
+		src := strColumn(cols[idx("source")])
+		for _, c := range []string{"context", "pid", "tid", "grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "registers"} {
+			set(idx(c), zero(idx(c)))
+		}
+		set(idx("start_ns"), func(j int) bool { return src(j) == SourceNCU })
+		dz := zero(idx("duration_ns"))
+		set(idx("duration_ns"), func(j int) bool { return src(j) == SourceNCU && dz(j) })
+		set(idx("dynamic_shared_bytes"), func(j int) bool { return src(j) == SourceKineto })
+	case TableGPUs:
+		for _, c := range []string{"sm_count", "memory_bytes", "memory_bandwidth", "l2_bytes", "sm_clock_hz", "mem_clock_hz"} {
+			set(idx(c), zero(idx(c)))
+		}
+		maj, min := zero(idx("cc_major")), zero(idx("cc_minor"))
+		set(idx("cc_minor"), func(j int) bool { return maj(j) && min(j) })
+		set(idx("cc_major"), maj)
+	}
+}
+
+// nullWhere returns a with the rows where null(row) holds made null. The
+// result shares a's value buffers; a itself is not changed.
+func nullWhere(a arrow.Array, null func(int) bool, mem memory.Allocator) arrow.Array {
+	d := a.Data()
+	n, off := d.Len(), d.Offset()
+	bm := memory.NewResizableBuffer(mem)
+	defer bm.Release()
+	bm.Resize(int(bitutil.BytesForBits(int64(off + n))))
+	bits := bm.Bytes()
+	clear(bits)
+	nulls := 0
+	for i := 0; i < n; i++ {
+		if a.IsValid(i) && !null(i) {
+			bitutil.SetBit(bits, off+i)
+		} else {
+			nulls++
+		}
+	}
+	bufs := append([]*memory.Buffer{bm}, d.Buffers()[1:]...)
+	nd := array.NewData(d.DataType(), n, bufs, nil, nulls, off)
+	defer nd.Release()
+	return array.MakeFromData(nd)
 }
 
 func fieldNames(s *arrow.Schema) string {

@@ -49,6 +49,7 @@ unreadable one is listed on stderr with the reason, and the exit status is
 	c.Flags().StringVar(&opts.NCU, "ncu", "", "ncu binary used to read .ncu-rep files (default: found on PATH)")
 	c.Flags().StringVar(&opts.Nsys, "nsys", "", "nsys binary used to export .nsys-rep files (default: found on PATH or in Nsight installs)")
 	c.Flags().BoolVar(&opts.KeepGoing, "keep-going", false, "ingest the readable files, list the unreadable ones and exit 1 if any was skipped")
+	mustRegisterCompletion(c, "format", completeOneOf(ingest.FormatParquet, ingest.FormatArrow))
 	return c
 }
 
