@@ -1,31 +1,614 @@
 package reports
 
 import (
-	"bytes"
-	"html"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"html/template"
 	"io"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/rooftool/rooftool/analysis"
 )
 
-// WriteHTML writes report.html: the Markdown report in a minimal page with
-// a monospace <pre> block, so the aligned tables read as they do in a
-// terminal, and the plots shown below it.
-func WriteHTML(w io.Writer, r *Report) error {
-	var md bytes.Buffer
-	if err := WriteMarkdown(&md, r); err != nil {
-		return err
+// WriteHTML writes report.html: one self-contained page (inline CSS, no
+// script, no external or relative link) with the facts of report.md as
+// HTML tables: the decisions with their verdicts coloured, then per
+// experiment its environment, per-shape tables, kernel quality, plots,
+// crossovers and warnings. Plots are embedded as data: URIs read from
+// files at each Plot.Path (relative to the report, "plots/x.png"); a nil
+// files, or a plot it cannot read, leaves a note in the plot's place.
+// Output is deterministic.
+func WriteHTML(w io.Writer, r *Report, files fs.FS) error {
+	return htmlPage.Execute(w, buildHTMLView(r, files))
+}
+
+// htmlView is what the template renders: every figure already formatted.
+type htmlView struct {
+	Title       string
+	RunLine     string
+	Command     string
+	ClaimsFrom  string
+	Counts      []htmlCount
+	Total       int
+	Absent      string
+	ExpCounts   []htmlExpCount
+	Decisions   []htmlDecision
+	Warnings    []analysis.Warning
+	Notes       []string
+	Experiments []htmlExperiment
+	Options     []htmlKV
+	Ceilings    [][]string
+}
+
+type htmlCount struct {
+	Verdict, Class string
+	N              int
+}
+
+type htmlExpCount struct {
+	Name   string
+	Counts []htmlCount
+}
+
+type htmlKV struct{ Key, Value string }
+
+type htmlDecision struct {
+	N                                int
+	Experiment, Claim, Source, Shape string
+	Test, Quantity, Theory, Measured string
+	Verdict, Class, Bound            string
+	LimitedBy, Counterfactual        string
+	Reason, Quote, Note              string
+}
+
+type htmlExperiment struct {
+	Name, Title, Seeds, Baseline string
+	InRun                        bool
+	Env                          []htmlKV
+	Shapes                       []htmlShape
+	Quality                      []htmlQuality
+	Plots                        []htmlPlot
+	Crossovers                   []string
+	Warnings                     []analysis.Warning
+}
+
+type htmlShape struct {
+	Shape string
+	Rows  []htmlRow
+}
+
+type htmlRow struct {
+	Variant, Role, Status, StatusClass, Reason             string
+	Kernels, Elementwise, GPUTime, Wall, Device, SMClock   string
+	Speedup, P, Bound, Class, RelError                     string
+	DRAM, DRAMTheory, ModelRatio, L2, Coverage, FLOPs, FTh string
+	ModelOff, CoveragePartial                              bool
+	Warnings, KernelNames                                  []string
+}
+
+type htmlQuality struct {
+	Variant, Shape, GEMMSpeed, GEMMDRAM, Slowest, SOL, Elementwise, Verdict, Class string
+}
+
+type htmlPlot struct {
+	Title   string
+	Path    string
+	Src     template.URL // data: URI; empty when the file could not be read
+	Missing string
+}
+
+// verdictClass is the CSS class of a verdict.
+func verdictClass(v string) string {
+	switch v {
+	case VerdictGo:
+		return "go"
+	case VerdictNoGo:
+		return "nogo"
+	case VerdictInconclusive:
+		return "inc"
 	}
-	var b bytes.Buffer
-	b.WriteString("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>")
-	b.WriteString(html.EscapeString("rooftool report: " + r.Run.Name))
-	b.WriteString("</title>\n<style>body{font-family:sans-serif;margin:2em}pre{font-size:12px;line-height:1.35}img{max-width:100%}</style>\n</head><body>\n<pre>")
-	b.WriteString(html.EscapeString(md.String()))
-	b.WriteString("</pre>\n")
-	for _, e := range r.Experiments {
-		for _, p := range e.Plots {
-			b.WriteString("<figure><img src=\"" + html.EscapeString(p.Path) + "\" alt=\"" + html.EscapeString(p.Title) + "\"><figcaption>" + html.EscapeString(p.Title) + "</figcaption></figure>\n")
+	return "nm"
+}
+
+var verdictOrder = []string{VerdictGo, VerdictNoGo, VerdictInconclusive, VerdictNotMeasured}
+
+func countsOf(ds []Decision, exp string) []htmlCount {
+	c := map[string]int{}
+	for _, d := range ds {
+		if exp == "" || d.Experiment == exp {
+			c[d.Verdict]++
 		}
 	}
-	b.WriteString("</body></html>\n")
-	_, err := w.Write(b.Bytes())
-	return err
+	out := make([]htmlCount, 0, len(verdictOrder))
+	for _, v := range verdictOrder {
+		out = append(out, htmlCount{Verdict: v, Class: verdictClass(v), N: c[v]})
+	}
+	return out
 }
+
+func buildHTMLView(r *Report, files fs.FS) htmlView {
+	v := htmlView{Title: "rooftool report"}
+	if r.Run.Name != "" {
+		v.Title += ": " + r.Run.Name
+	}
+	v.RunLine = strings.ReplaceAll(runLine(r.Run), "**", "")
+	v.Command = strings.Join(r.Run.Command, " ")
+	v.ClaimsFrom = r.Run.ClaimsFrom
+	exps, decisions, absent := shownExperiments(r)
+	v.Counts, v.Total = countsOf(decisions, ""), len(decisions)
+	v.Absent = strings.Join(absent, ", ")
+	if len(exps) > 1 {
+		for _, e := range exps {
+			v.ExpCounts = append(v.ExpCounts, htmlExpCount{Name: e.Name, Counts: countsOf(decisions, e.Name)})
+		}
+	}
+	for i, d := range decisions {
+		v.Decisions = append(v.Decisions, htmlDecisionOf(i+1, d))
+	}
+	v.Warnings = r.Warnings
+	for _, n := range r.Run.Notes {
+		v.Notes = append(v.Notes, oneLine(n))
+	}
+	for _, e := range exps {
+		v.Experiments = append(v.Experiments, htmlExperimentOf(e, files))
+	}
+	var ks []string
+	for k := range r.Run.Options {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	for _, k := range ks {
+		v.Options = append(v.Options, htmlKV{k, strings.Trim(compactOption(r.Run.Options[k]), "`")})
+	}
+	items := append([]analysis.Ceiling(nil), r.Run.Ceilings.Items...)
+	sort.SliceStable(items, func(i, j int) bool { return items[i].Kind < items[j].Kind })
+	for _, it := range items {
+		unit := "FLOP/s"
+		if it.Kind == "bandwidth" {
+			unit = "B/s"
+		}
+		v.Ceilings = append(v.Ceilings, []string{it.Name, it.Kind, SI(it.Value, unit), it.Source})
+	}
+	return v
+}
+
+func htmlDecisionOf(n int, d Decision) htmlDecision {
+	h := htmlDecision{N: n, Experiment: d.Experiment, Claim: d.Claim, Source: fmt.Sprintf("seed %s:%d", d.Seed, d.Line),
+		Shape: d.Shape, Test: fmtTest(d), Quantity: oneLine(d.Quantity), Theory: "—", Measured: "—",
+		Verdict: d.Verdict, Class: verdictClass(d.Verdict), Bound: "—",
+		LimitedBy: d.LimitedBy, Reason: oneLine(d.Reason), Quote: oneLine(d.Quote),
+		Note: strings.TrimSuffix(oneLine(d.Note), ".")}
+	if d.Theory != nil {
+		h.Theory = fmtMetric(d.Metric, *d.Theory)
+	}
+	if d.Measured != nil {
+		h.Measured = fmtInterval(d.Metric, *d.Measured)
+	}
+	if d.BoundFraction != nil {
+		h.Bound = fmt.Sprintf("%.0f%%", 100**d.BoundFraction)
+	}
+	if d.Counterfactual != nil {
+		h.Counterfactual = fmtMetric(d.Metric, *d.Counterfactual)
+		if d.CounterfactualVerdict != "" {
+			h.Counterfactual += " (" + d.CounterfactualVerdict + ")"
+		}
+	}
+	return h
+}
+
+func htmlExperimentOf(e ExperimentReport, files fs.FS) htmlExperiment {
+	h := htmlExperiment{Name: e.Name, Title: e.Title, Seeds: strings.Join(e.Seeds, ", "), Baseline: e.Baseline, InRun: e.InRun}
+	if !e.InRun {
+		return h
+	}
+	env := e.Env
+	h.Env = append(h.Env, htmlKV{"GPU", orUnknown(env.GPU)},
+		htmlKV{"Clocks the manifest recorded", fmt.Sprintf("SM %s, memory %s", mhz(env.SMClockMHz, env.MaxSMClockMHz), mhz(env.MemClockMHz, env.MaxMemClockMHz))})
+	if r := env.TimingSMMHz; len(r) == 2 {
+		s := "SM " + mhzRange(r)
+		if m := env.TimingMemMHz; len(m) == 2 {
+			s += ", memory " + mhzRange(m)
+		}
+		h.Env = append(h.Env, htmlKV{"Clocks read after each cell's timing (NVML)", s})
+	}
+	if len(env.TimingDevices) > 0 || len(env.TimingMethods) > 0 {
+		h.Env = append(h.Env, htmlKV{"Timing pass", orUnknown(strings.Join(env.TimingDevices, ", ")) + ", " + orUnknown(strings.Join(env.TimingMethods, ", "))})
+	}
+	switch len(env.Launch) {
+	case 0:
+	case 1:
+		h.Env = append(h.Env, htmlKV{"Launch path of the Triton kernels in kernels/", env.Launch[0] + " in every pass, baselines' and candidates' alike (torch.compile and library kernels launch their own way)"})
+	default:
+		h.Env = append(h.Env, htmlKV{"Launch paths of the Triton kernels in kernels/", strings.Join(env.Launch, ", ") + ": not every pass launched them the same way"})
+	}
+	if len(env.Knobs) > 0 {
+		h.Env = append(h.Env, htmlKV{"Knobs", strings.Join(env.Knobs, ", ")})
+	}
+	if len(env.Versions) > 0 {
+		h.Env = append(h.Env, htmlKV{"Versions", strings.Join(env.Versions, ", ")})
+	}
+	for _, s := range e.Shapes {
+		hs := htmlShape{Shape: s.Shape}
+		for _, row := range s.Rows {
+			hs.Rows = append(hs.Rows, htmlRowOf(row))
+		}
+		h.Shapes = append(h.Shapes, hs)
+	}
+	h.Quality = htmlQualityOf(e.Quality)
+	for _, p := range e.Plots {
+		h.Plots = append(h.Plots, htmlPlotOf(p, files))
+	}
+	for _, c := range e.Crossovers {
+		if c.Unreliable != "" {
+			h.Crossovers = append(h.Crossovers, fmt.Sprintf("%s sweep: flagged, not a finding: %s; %s", c.Sweep, oneLine(c.Text), oneLine(c.Unreliable)))
+			continue
+		}
+		h.Crossovers = append(h.Crossovers, fmt.Sprintf("%s sweep: %s", c.Sweep, oneLine(c.Text)))
+	}
+	h.Warnings = e.Warnings
+	return h
+}
+
+func htmlRowOf(row CellRow) htmlRow {
+	dash := func(ok bool, s string) string {
+		if !ok {
+			return "—"
+		}
+		return s
+	}
+	secs := func(v *Value) string {
+		if v == nil {
+			return "—"
+		}
+		return fmtSeconds(v.Center/1e3, v.Lo/1e3, v.Hi/1e3)
+	}
+	h := htmlRow{Variant: row.Variant, Role: row.Role, Status: row.Status, StatusClass: "ok", Reason: shorten(oneLine(row.Reason), 300),
+		Kernels: dash(row.Kernels > 0, fmt.Sprint(row.Kernels)), Elementwise: dash(row.Kernels > 0, fmt.Sprint(row.ElementwiseKernels)),
+		GPUTime: dash(row.GPUTimeNs > 0, SI(row.GPUTimeNs/1e9, "s")), Wall: secs(row.WallMs), Device: secs(row.DeviceMs),
+		SMClock: dash(row.TimingSMMHz > 0, fmt.Sprintf("%.0f MHz", row.TimingSMMHz)), Speedup: "—", P: "—", Bound: "—",
+		Class: dash(row.Class != "", row.Class), RelError: "—",
+		DRAM: Bytes(row.DRAMBytes), DRAMTheory: Bytes(row.TheoryDRAMBytes), ModelRatio: "—", L2: Bytes(row.L2Bytes), Coverage: "—",
+		FLOPs: FLOPs(row.FLOPs), FTh: FLOPs(row.TheoryFLOPs), Warnings: row.Warnings}
+	switch row.Status {
+	case "ok":
+	case "failed":
+		h.StatusClass = "bad"
+	default: // skipped, missing
+		h.StatusClass = "muted"
+	}
+	if row.Speedup != nil {
+		h.Speedup = fmtInterval(MetricSpeedup, *row.Speedup)
+	}
+	if row.P != nil {
+		h.P = pval(*row.P)
+	}
+	if row.BoundFraction != nil {
+		h.Bound = fmt.Sprintf("%.0f%%", 100**row.BoundFraction)
+	}
+	if row.RelError != nil {
+		h.RelError = fmt.Sprintf("%.2e", *row.RelError)
+	}
+	if row.DRAMBytes == 0 && row.DRAMBytesKernels > 0 {
+		h.DRAM = Bytes(row.DRAMBytesKernels) + "*"
+	}
+	if row.ModelRatio != nil {
+		h.ModelRatio = Ratio(*row.ModelRatio)
+		h.ModelOff = *row.ModelRatio < modelLo || *row.ModelRatio > modelHi
+	}
+	if c := row.RangeCoverage; c != nil {
+		h.Coverage = fmt.Sprintf("%.2f L2, %.2f time", c.L2Bytes, c.Time)
+		h.CoveragePartial = c.L2Bytes < 0.9 || c.Time < 0.9
+	}
+	for _, k := range row.KernelNames {
+		h.KernelNames = append(h.KernelNames, shorten(shortKernelName(k), 48))
+	}
+	return h
+}
+
+func htmlQualityOf(rows []QualityRow) []htmlQuality {
+	pct := func(v float64) string {
+		if v == 0 {
+			return "—"
+		}
+		return fmt.Sprintf("%.0f%%", 100*v)
+	}
+	sorted := append([]QualityRow(nil), rows...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Variant < sorted[j].Variant })
+	var out []htmlQuality
+	for _, r := range sorted {
+		q := htmlQuality{Variant: r.Variant, Shape: r.Shape, GEMMSpeed: pct(r.GEMMSpeed), GEMMDRAM: "—", Slowest: "—", SOL: "—", Elementwise: "—", Verdict: r.Verdict, Class: "nm"}
+		if r.GEMMDRAM > 0 {
+			q.GEMMDRAM = Ratio(r.GEMMDRAM)
+		}
+		if r.Slowest != "" {
+			q.Slowest = fmt.Sprintf("%s (%.0f%%)", shorten(shortKernelName(r.Slowest), 40), 100*r.SlowestShare)
+		}
+		if r.ComputeSOL > 0 || r.MemorySOL > 0 {
+			q.SOL = fmt.Sprintf("%.0f / %.0f / %.0f %%", r.ComputeSOL, r.MemorySOL, r.DRAMSOL)
+		}
+		if r.ElementwisePctDRAM > 0 {
+			q.Elementwise = fmt.Sprintf("%.0f%%", r.ElementwisePctDRAM)
+		}
+		switch r.Verdict {
+		case "at library quality":
+			q.Class = "go"
+		case "below library quality":
+			q.Class = "nogo"
+		}
+		out = append(out, q)
+	}
+	return out
+}
+
+// htmlPlotOf reads a plot from files and makes it a data: URI.
+func htmlPlotOf(p Plot, files fs.FS) htmlPlot {
+	h := htmlPlot{Title: p.Title, Path: p.Path}
+	if files == nil {
+		h.Missing = "not embedded: no plot files given"
+		return h
+	}
+	name := path.Clean(strings.TrimPrefix(p.Path, "./"))
+	data, err := fs.ReadFile(files, name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		h.Missing = "not embedded: " + p.Path + " not found"
+		return h
+	case errors.Is(err, fs.ErrInvalid) || !fs.ValidPath(name):
+		h.Missing = "not embedded: " + p.Path + " is not a path inside the output directory"
+		return h
+	case err != nil:
+		h.Missing = "not embedded: " + p.Path + " could not be read"
+		return h
+	}
+	// The bytes are base64-encoded here, so the URI holds nothing but the
+	// media type and the encoded image: safe to mark trusted.
+	h.Src = template.URL("data:" + imageType(name) + ";base64," + base64.StdEncoding.EncodeToString(data))
+	return h
+}
+
+// imageType is the media type of a plot file, by its extension.
+func imageType(name string) string {
+	switch strings.ToLower(path.Ext(name)) {
+	case ".png":
+		return "image/png"
+	case ".svg":
+		return "image/svg+xml"
+	case ".jpg", ".jpeg":
+		return "image/jpeg"
+	case ".gif":
+		return "image/gif"
+	case ".webp":
+		return "image/webp"
+	}
+	return "application/octet-stream"
+}
+
+var htmlPage = template.Must(template.New("report.html").Parse(htmlTemplate))
+
+const htmlTemplate = `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<style>
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:2em auto;max-width:110em;padding:0 1.5em;color:#1b1f24;line-height:1.45}
+h1{font-size:1.6em;margin-bottom:.3em}
+h2{font-size:1.3em;margin-top:2.2em;border-bottom:1px solid #d0d7de;padding-bottom:.2em}
+h3{font-size:1.05em;margin-top:1.6em}
+code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.92em}
+.wrap{overflow-x:auto}
+table{border-collapse:collapse;margin:.6em 0;font-size:.86em}
+th,td{border:1px solid #d0d7de;padding:.25em .5em;vertical-align:top;text-align:left}
+th{background:#f3f5f7}
+td.n{white-space:nowrap}
+td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
+td.nw{white-space:nowrap}
+tbody:not(.dec) tr:nth-child(even){background:#fafbfc}
+.sub{color:#57606a;font-size:.9em;margin-top:.2em}
+tbody.dec{border-top:2px solid #afb8c1}
+tr.why td{font-size:.95em;background:#fff}
+.edge-go{border-left:4px solid #2da44e}
+.edge-nogo{border-left:4px solid #cf222e}
+.edge-inc{border-left:4px solid #bf8700}
+.edge-nm{border-left:4px solid #8c959f}
+.go{background:#d4f4dc;color:#0f5323;font-weight:600}
+.nogo{background:#ffd8d3;color:#8a1c0f;font-weight:600}
+.inc{background:#fff1c2;color:#6b4f00;font-weight:600}
+.nm{background:#e9ecef;color:#495057;font-weight:600}
+.bad{background:#ffd8d3;color:#8a1c0f}
+.muted{background:#e9ecef;color:#495057}
+.warn{color:#8a1c0f}
+.badge{display:inline-block;padding:.1em .6em;border-radius:.8em;margin-right:.4em}
+.legend{color:#57606a;font-size:.88em;max-width:75em}
+figure{margin:1em 0}
+figure img{max-width:100%;height:auto;border:1px solid #d0d7de}
+figcaption{color:#57606a;font-size:.9em}
+.missing{border:1px dashed #d0d7de;padding:1em;color:#57606a}
+ul.kv{padding-left:1.2em}
+nav a{margin-right:.8em}
+</style>
+</head>
+<body>
+<h1>{{.Title}}</h1>
+<p>{{.RunLine}}</p>
+{{- if .Command}}
+<p>Command: <code>{{.Command}}</code></p>
+{{- end}}
+{{- if .ClaimsFrom}}
+<p>Judged against {{.ClaimsFrom}}.</p>
+{{- end}}
+<p>Verdicts over {{.Total}} claim-shape pairs: {{range .Counts}}<span class="badge {{.Class}}">{{.N}} {{.Verdict}}</span>{{end}}</p>
+{{- if .Absent}}
+<p>Not in this run, so not evaluated here: {{.Absent}} (NOT MEASURED in report.json).</p>
+{{- end}}
+{{- if .Experiments}}
+<nav>Experiments: {{range .Experiments}}<a href="#exp-{{.Name}}">{{.Name}}</a>{{end}}</nav>
+{{- end}}
+{{- if .ExpCounts}}
+<table>
+<thead><tr><th>Experiment</th>{{range (index .ExpCounts 0).Counts}}<th class="n">{{.Verdict}}</th>{{end}}</tr></thead>
+<tbody>
+{{- range .ExpCounts}}
+<tr><td><a href="#exp-{{.Name}}">{{.Name}}</a></td>{{range .Counts}}<td class="n{{if .N}} {{.Class}}{{end}}">{{.N}}</td>{{end}}</tr>
+{{- end}}
+</tbody>
+</table>
+{{- end}}
+
+<h2 id="decisions">Decisions</h2>
+<p class="legend">GO: the measured value and its whole 95% interval clear the threshold. NO-GO: both miss it.
+INCONCLUSIVE: the interval straddles it, or a warning voids the metric. NOT MEASURED: the cell
+failed, was skipped or is not in the run. Theory: the metric under the claims.yaml models; for
+speedup and time_us, their roofline bound max(bytes / DRAM roof, FLOPs / compute roof). Bound: the
+candidate's roofline floor over its measured device time (100% = at the roof). Limited by: the
+candidate's GEMM main loops are measurably worse than the baseline's for the same products; the
+counterfactual is the metric had they matched.</p>
+<div class="wrap">
+<table class="decisions">
+<thead><tr><th class="n">#</th><th>Claim (source)</th><th>Shape</th><th>Test</th><th class="n">Theory</th><th class="n">Measured (95% CI)</th><th>Verdict</th><th class="n">Bound</th><th>Limited by</th></tr></thead>
+{{- range .Decisions}}
+<tbody class="dec">
+<tr id="d{{.N}}"><td class="n" rowspan="2">{{.N}}</td><td class="nw">{{.Experiment}}/{{.Claim}}<div class="sub">{{.Source}}</div></td><td class="nw"><code>{{.Shape}}</code></td><td><code>{{.Test}}</code></td><td class="n">{{.Theory}}</td><td class="n">{{.Measured}}</td><td class="nw {{.Class}}">{{.Verdict}}</td><td class="n">{{.Bound}}</td><td>{{if .LimitedBy}}{{.LimitedBy}}{{if .Counterfactual}}<div class="sub">had they matched: {{.Counterfactual}}</div>{{end}}{{else}}—{{end}}</td></tr>
+<tr class="why"><td colspan="8" class="edge-{{.Class}}"><b>Reason:</b> {{.Reason}}.{{if .Quantity}}<div class="sub"><b>Decided by:</b> {{.Quantity}}.</div>{{end}}{{if .Quote}}<div class="sub"><b>Quote ({{.Source}}):</b> “{{.Quote}}”</div>{{end}}{{if .Note}}<div class="sub"><b>Note:</b> {{.Note}}.</div>{{end}}</td></tr>
+</tbody>
+{{- end}}
+</table>
+</div>
+{{- if .Warnings}}
+
+<h2 id="warnings">Run warnings</h2>
+{{template "warnings" .Warnings}}
+{{- end}}
+{{- if .Notes}}
+
+<h2 id="notes">Run notes (manifest)</h2>
+<ul>
+{{- range .Notes}}
+<li>{{.}}</li>
+{{- end}}
+</ul>
+{{- end}}
+{{- range .Experiments}}
+
+<h2 id="exp-{{.Name}}">{{.Name}}: {{.Title}}</h2>
+<p>Seeds {{.Seeds}}; baseline <code>{{.Baseline}}</code>.{{if not .InRun}} This run has no cell of this experiment: its claims above are NOT MEASURED.{{end}}</p>
+{{- if .InRun}}
+<h3>Environment</h3>
+<ul class="kv">
+{{- range .Env}}
+<li><b>{{.Key}}:</b> {{.Value}}</li>
+{{- end}}
+</ul>
+{{- $exp := .Name}}
+{{- range .Shapes}}
+<h3 id="exp-{{$exp}}-{{.Shape}}">{{$exp}} <code>{{.Shape}}</code></h3>
+<div class="wrap">
+<table>
+<thead><tr><th>Variant</th><th>Status</th><th class="n">Kernels</th><th class="n">Elementwise</th><th class="n">GPU time</th><th class="n">Wall (95% CI)</th><th class="n">Device (95% CI)</th><th class="n">SM clock</th><th class="n">Speedup (95% CI)</th><th class="n">p</th><th class="n">Bound</th><th>Class</th><th class="n">Rel. error</th><th>Warnings</th></tr></thead>
+<tbody>
+{{- range .Rows}}
+<tr><td class="nw">{{.Variant}}{{if ne .Role "candidate"}} <span class="sub">({{.Role}})</span>{{end}}</td><td class="{{.StatusClass}}">{{.Status}}{{if .Reason}}<div class="sub">{{.Reason}}</div>{{end}}</td><td class="n">{{.Kernels}}</td><td class="n">{{.Elementwise}}</td><td class="n">{{.GPUTime}}</td><td class="n">{{.Wall}}</td><td class="n">{{.Device}}</td><td class="n">{{.SMClock}}</td><td class="n">{{.Speedup}}</td><td class="n">{{.P}}</td><td class="n">{{.Bound}}</td><td>{{.Class}}</td><td class="n">{{.RelError}}</td><td>{{range $i, $w := .Warnings}}{{if $i}}, {{end}}<span class="warn">{{$w}}</span>{{else}}—{{end}}</td></tr>
+{{- end}}
+</tbody>
+</table>
+<table>
+<thead><tr><th>Variant</th><th class="n">DRAM</th><th class="n">DRAM theory</th><th class="n">DRAM/theory</th><th class="n">L2 bytes</th><th class="n">Range/kernels</th><th class="n">FLOPs</th><th class="n">FLOPs theory</th><th>Kernels (launch order)</th></tr></thead>
+<tbody>
+{{- range .Rows}}
+<tr><td class="nw">{{.Variant}}</td><td class="n">{{.DRAM}}</td><td class="n">{{.DRAMTheory}}</td><td class="n{{if .ModelOff}} bad{{end}}">{{.ModelRatio}}</td><td class="n">{{.L2}}</td><td class="n{{if .CoveragePartial}} bad{{end}}">{{.Coverage}}</td><td class="n">{{.FLOPs}}</td><td class="n">{{.FTh}}</td><td>{{range $i, $k := .KernelNames}}{{if $i}}, {{end}}<code>{{$k}}</code>{{else}}—{{end}}</td></tr>
+{{- end}}
+</tbody>
+</table>
+</div>
+{{- end}}
+<p class="legend">GPU time: sum of the kernels' durations (nsys timeline, else ncu). Wall: median of the
+timing pass with its 95% interval; Device: the same call replayed from a CUDA graph (no host
+launch overhead); SM clock: read (NVML) right after its repetitions. Bound: the model's
+roofline floor over the device time (100% = at the roof). Range/kernels: the range pass's L2
+bytes and time over the kernel pass's (below 0.90: range-partial, marked).
+Speedup: baseline median / this variant's, p from a Mann-Whitney U test (alpha 0.05).
+Elementwise: kernels without tensor work. Rel. error: max relative error against the
+reference (check pass). DRAM: read + write bytes of the whole variant, ncu range pass (*:
+sum of the kernel pass, L2 flushed before each kernel); DRAM/theory outside the model's range is
+marked. FLOPs: ncu kernel pass; theory: claims.yaml. Kernel names are shortened.</p>
+{{- if .Plots}}
+<h3>Plots</h3>
+{{- range .Plots}}
+<figure>
+{{- if .Src}}
+<img src="{{.Src}}" alt="{{.Title}}">
+{{- else}}
+<div class="missing">{{.Title}}: {{.Missing}}</div>
+{{- end}}
+<figcaption>{{.Title}} <span class="mono">({{.Path}})</span></figcaption>
+</figure>
+{{- end}}
+{{- end}}
+{{- if .Quality}}
+<h3>Kernel quality</h3>
+<div class="wrap">
+<table>
+<thead><tr><th>Variant</th><th>Shape</th><th class="n">GEMM speed of library</th><th class="n">GEMM DRAM of library</th><th>Slowest kernel (share)</th><th class="n">Compute / memory / DRAM SOL</th><th class="n">Elementwise % of DRAM roof</th><th>Quality</th></tr></thead>
+<tbody>
+{{- range .Quality}}
+<tr><td class="nw">{{.Variant}}</td><td><code>{{.Shape}}</code></td><td class="n">{{.GEMMSpeed}}</td><td class="n">{{.GEMMDRAM}}</td><td>{{if ne .Slowest "—"}}<code>{{.Slowest}}</code>{{else}}—{{end}}</td><td class="n">{{.SOL}}</td><td class="n">{{.Elementwise}}</td><td class="nw {{.Class}}">{{.Verdict}}</td></tr>
+{{- end}}
+</tbody>
+</table>
+</div>
+<p class="legend">From the ncu kernel pass of this run. GEMM speed of library: the baseline's GEMM SM cycles over
+this variant's for the same products (its fused epilogues included); below 90% or above 1.10x
+the library's DRAM bytes is below library quality. SOL: ncu's own speed-of-light percentages of
+the slowest kernel.</p>
+{{- end}}
+<h3>Crossover</h3>
+{{- if .Crossovers}}
+<ul>
+{{- range .Crossovers}}
+<li>{{.}}</li>
+{{- end}}
+</ul>
+{{- else}}
+<p>No sweep crossover found.</p>
+{{- end}}
+<h3>Warnings</h3>
+{{- if .Warnings}}
+{{template "warnings" .Warnings}}
+{{- else}}
+<p>None.</p>
+{{- end}}
+{{- end}}
+{{- end}}
+{{- if .Options}}
+
+<h2 id="options">Run options</h2>
+<ul class="kv">
+{{- range .Options}}
+<li><b>{{.Key}}:</b> <code>{{.Value}}</code></li>
+{{- end}}
+</ul>
+{{- end}}
+{{- if .Ceilings}}
+
+<h2 id="ceilings">Ceilings</h2>
+<table>
+<thead><tr><th>Roof</th><th>Kind</th><th class="n">Value</th><th>Source</th></tr></thead>
+<tbody>
+{{- range .Ceilings}}
+<tr><td>{{index . 0}}</td><td>{{index . 1}}</td><td class="n">{{index . 2}}</td><td>{{index . 3}}</td></tr>
+{{- end}}
+</tbody>
+</table>
+{{- end}}
+</body>
+</html>
+{{define "warnings"}}<ul>
+{{- range .}}
+<li><code>{{.Code}}</code>{{if .Metric}} ({{.Metric}}){{end}}: {{.Msg}}</li>
+{{- end}}
+</ul>{{end}}`

@@ -90,7 +90,7 @@ func writeFormats(outDir string, rep *Report, formats []string) error {
 		case FormatJSON:
 			err = WriteJSON(&buf, rep)
 		case FormatHTML:
-			err = WriteHTML(&buf, rep)
+			err = WriteHTML(&buf, rep, os.DirFS(outDir))
 		}
 		if err != nil {
 			return err
