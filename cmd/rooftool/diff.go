@@ -47,13 +47,15 @@ nothing to compare, 1 anything else.`,
   rooftool diff runs/2026-11-22-h100-1 runs/2026-11-22-h200-1
   rooftool diff --format csv runs/before runs/after > diff.csv
   rooftool diff --format json runs/before runs/after | jq '.kernels[] | select(.status != "both")'`,
-		Args: cobra.ExactArgs(2),
+		Args:              cobra.ExactArgs(2),
+		ValidArgsFunction: completeRunArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.A, opts.B = args[0], args[1]
 			return runDiff(c.Context(), opts)
 		},
 	}
 	c.Flags().StringVar(&opts.Format, "format", "table", "output format: table, csv or json")
+	mustRegisterCompletion(c, "format", completeOneOf(dataFormats...))
 	return c
 }
 

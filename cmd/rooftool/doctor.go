@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -19,7 +18,8 @@ type DoctorOptions struct {
 	Python   string
 	Kernels  string
 	Probe    bool
-	JSON     bool
+	Format   string // table | csv | json
+	JSON     bool   // deprecated alias of --format json
 	Strict   bool
 }
 
@@ -33,29 +33,66 @@ versions, whether nsys' importer loads its libraries (libdw.so.1 is often
 missing), whether performance counters are permitted, and the Python, torch
 and triton versions the runner will use. Each problem comes with what to do.
 It runs on machines without a GPU too and says so; it exits 0 unless --strict
-is given and a problem was found.`,
+is given and a problem was found.
+
+--format table (default) prints one line per finding; csv has the columns
+check, level (ok, info, warn, problem), detail and fix; json is
+{"rooftool_doctor": 1, "problems": N, "findings": [...]} with the same keys
+(JSON.md). --json is the old spelling of --format json.`,
+		Example: `  rooftool doctor
+  rooftool doctor --probe=false --format json | jq '.findings[] | select(.level == "problem")'`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			if opts.JSON {
+				if c.Flags().Changed("format") && opts.Format != "json" {
+					return usageErrorf("doctor: --json and --format %s exclude each other", opts.Format)
+				}
+				opts.Format = "json"
+			}
 			return runDoctor(c.Context(), opts)
 		},
 	}
 	f := c.Flags()
+	// Flag warnings (the deprecated --json) go to stderr, not into the
+	// output a script reads.
+	f.SetOutput(io.Err)
 	f.StringVar(&opts.NCU, "ncu", "", "ncu binary (default: PATH or the usual NVIDIA folders)")
 	f.StringVar(&opts.Nsys, "nsys", "", "nsys binary (default: PATH, Nsight Systems, or the copy inside Nsight Compute)")
 	f.StringVar(&opts.NsysLibs, "nsys-libs", "", "folder added to nsys' LD_LIBRARY_PATH (default $ROOFTOOL_NSYS_LIBS or .nsysdeps/root/usr/lib/x86_64-linux-gnu)")
 	f.StringVar(&opts.Python, "python", "python3", "Python interpreter for kernels/run.py")
 	f.StringVar(&opts.Kernels, "kernels", "kernels", "folder with run.py")
 	f.BoolVar(&opts.Probe, "probe", true, "profile a tiny torch kernel with ncu to test counter permissions (GPU machines only)")
+	f.StringVar(&opts.Format, "format", "table", "output format: table, csv or json")
 	f.BoolVar(&opts.JSON, "json", false, "print the findings as JSON")
+	f.MarkDeprecated("json", "use --format json")
 	f.BoolVar(&opts.Strict, "strict", false, "exit 1 when a problem was found")
+	mustRegisterCompletion(c, "format", completeOneOf(dataFormats...))
+	mustRegisterCompletion(c, "kernels", completeDirs)
 	return c
 }
 
+// doctorJSONVersion is the "rooftool_doctor" field of the JSON output; it
+// changes when a key is renamed or removed or a value changes meaning.
+const doctorJSONVersion = 1
+
+// doctorJSON is the JSON output of `rooftool doctor --format json`.
+type doctorJSON struct {
+	Version  int              `json:"rooftool_doctor"`
+	Problems int              `json:"problems"` // findings of level "problem"
+	Findings []launch.Finding `json:"findings"`
+}
+
 func runDoctor(ctx context.Context, opts *DoctorOptions) error {
+	if err := checkDataFormat("doctor", opts.Format); err != nil {
+		return err
+	}
 	fs := launch.Doctor(ctx, launch.DoctorConfig{
 		Python: opts.Python, KernelsDir: opts.Kernels, NCU: opts.NCU, Nsys: opts.Nsys,
 		NsysLibs: opts.NsysLibs, Probe: opts.Probe,
 	})
+	if fs == nil {
+		fs = []launch.Finding{}
+	}
 	problems := 0
 	for _, f := range fs {
 		if f.Level == launch.LevelProblem {
@@ -63,13 +100,16 @@ func runDoctor(ctx context.Context, opts *DoctorOptions) error {
 		}
 	}
 	w := opts.IO.Out
-	if opts.JSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(fs); err != nil {
+	switch opts.Format {
+	case "json":
+		if err := writeJSON(w, doctorJSON{Version: doctorJSONVersion, Problems: problems, Findings: fs}); err != nil {
 			return err
 		}
-	} else {
+	case "csv":
+		if err := writeRowsCSV(w, fs); err != nil {
+			return err
+		}
+	default:
 		for _, f := range fs {
 			fmt.Fprintf(w, "%-8s %-15s %s\n", f.Level, f.Check, f.Detail)
 			if f.Fix != "" {

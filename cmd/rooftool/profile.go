@@ -97,6 +97,11 @@ only (--sweeps profiles them too, --default-only drops them).`,
 	f.BoolVar(&opts.NoIngest, "no-ingest", false, "leave RUNDIR/tables unwritten")
 	f.BoolVar(&opts.NoReport, "no-report", false, "do not write report.md, report.json and plots/ into RUNDIR at the end")
 	f.BoolVar(&opts.IngestOnly, "ingest-only", false, "run nothing: rebuild -o RUNDIR/tables from the raw exports its manifest lists")
+	mustRegisterCompletion(c, "gpu", completeGPU)
+	mustRegisterCompletion(c, "experiment", completeExperiments)
+	mustRegisterCompletion(c, "variant", completeVariants)
+	mustRegisterCompletion(c, "passes", completeListOf(rundir.AllPasses...))
+	mustRegisterCompletion(c, "kernels", completeDirs)
 	return c
 }
 

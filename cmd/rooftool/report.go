@@ -41,12 +41,17 @@ was skipped or is absent.
 
 With no RUNDIR, report renders the most complete real run committed under
 testdata/runs/ (embedded in the binary) into out/report (or -o DIR); RUNDIR
-may also name a committed run, e.g. 2026-11-22-h200-004838.`,
+may also name a committed run, e.g. 2026-11-22-h200-004838.
+
+Unlike the commands that print data (--format table, csv or json), report
+writes files: --format picks which of report.md, report.json (its shape is in
+JSON.md) and report.html, and stdout gets only the paths written.`,
 		Example: `  rooftool report                                   # the committed H100 run, into out/report
   rooftool report 2026-11-22-h200-004838 -o out/h200 # another committed run
   rooftool report runs/2026-11-22-h100-1            # writes into the run directory
   rooftool report runs/2026-11-22-h100-1 -o /tmp/r --format md,json,html`,
-		Args: cobra.MaximumNArgs(1),
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: completeRunArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.RunDir = args[0]
@@ -55,7 +60,9 @@ may also name a committed run, e.g. 2026-11-22-h200-004838.`,
 		},
 	}
 	c.Flags().StringVarP(&opts.OutDir, "output", "o", "", "directory for report.md, report.json and plots/ (default: RUNDIR; out/report for the committed run)")
-	c.Flags().StringSliceVar(&opts.Formats, "format", reports.DefaultFormats, "formats to write: md, json, html (comma-separated)")
+	c.Flags().StringSliceVar(&opts.Formats, "format", reports.DefaultFormats, "files to write, comma-separated: md, json, html (report.md, report.json, report.html)")
+	mustRegisterCompletion(c, "format", completeListOf(reports.FormatMarkdown, reports.FormatJSON, reports.FormatHTML))
+	mustRegisterCompletion(c, "output", completeDirs)
 	return c
 }
 

@@ -59,6 +59,7 @@ counters) are printed; they do not fail the command.`,
 	c.Flags().StringVarP(&opts.OutDir, "output", "o", "", "directory to write the plots to")
 	c.Flags().StringVar(&opts.GPU, "gpu", "", "GPU whose catalog roofs fill in what the export lacks (default: the export's device name)")
 	c.Flags().StringVar(&opts.Ceilings, "ceilings", "", "measured ceilings JSON (rooftool ceilings -o FILE)")
+	mustRegisterCompletion(c, "gpu", completeGPU)
 	return c
 }
 

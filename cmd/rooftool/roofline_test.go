@@ -3,13 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/rooftool/rooftool/roofline"
 )
 
 const realdata = "../../testdata/realdata/"
@@ -55,38 +52,5 @@ func TestRooflineCommandErrors(t *testing.T) {
 		Inputs: []string{realdata + "gpu4/report.sqlite"}})
 	if err == nil || exitCode(err) != exitBadArgs {
 		t.Errorf("nothing to draw: %v (exit %d)", err, exitCode(err))
-	}
-}
-
-func TestGPUsCommand(t *testing.T) {
-	var o bytes.Buffer
-	io := &IO{Out: &o, Err: &bytes.Buffer{}}
-	if err := runGPUs(context.Background(), &GPUsOptions{IO: io, Format: "json"}); err != nil {
-		t.Fatal(err)
-	}
-	var specs []roofline.GPUSpec
-	if err := json.Unmarshal(o.Bytes(), &specs); err != nil || len(specs) != len(roofline.Catalog()) {
-		t.Fatalf("json: %d specs, %v", len(specs), err)
-	}
-	o.Reset()
-	if err := runGPUs(context.Background(), &GPUsOptions{IO: io, Format: "csv"}); err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSpace(o.String()), "\n")
-	if len(lines) != len(specs)+1 || !strings.HasPrefix(lines[0], "key,name,") || !strings.Contains(o.String(), "h100-sxm,NVIDIA H100 SXM5 80GB,Hopper,9.0,132,1980,3350,50,34,67,494.5,989.5,989.5,1979,1979,") {
-		t.Errorf("csv:\n%s", o.String())
-	}
-	o.Reset()
-	if err := runGPUs(context.Background(), &GPUsOptions{IO: io, Format: "table", Name: "Tesla T4"}); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(o.String(), "t4-tensor-core-datasheet") || !strings.Contains(o.String(), "report.sqlite") {
-		t.Errorf("detail lacks sources:\n%s", o.String())
-	}
-	if err := runGPUs(context.Background(), &GPUsOptions{IO: io, Format: "yaml"}); exitCode(err) != exitBadArgs {
-		t.Errorf("bad format: %v", err)
-	}
-	if err := runGPUs(context.Background(), &GPUsOptions{IO: io, Format: "table", Name: "Voodoo 5"}); exitCode(err) != exitBadArgs {
-		t.Errorf("unknown GPU: %v", err)
 	}
 }

@@ -70,6 +70,9 @@ the middle; CSV and JSON keep them whole. CSV has nsys's nine columns, then Rang
 	f.BoolVar(&opts.RangedOnly, "ranged-only", false, "leave out the kernels outside every NVTX range")
 	f.StringVar(&opts.Sort, "sort", analysis.SortTime, "order of the kernels of a range: time, instances or name")
 	f.IntVar(&opts.Top, "top", 0, "keep the first N kernels of each range (0: all)")
+	mustRegisterCompletion(c, "format", completeOneOf(dataFormats...))
+	mustRegisterCompletion(c, "source", completeOneOf(ingest.SourceNCU, ingest.SourceNsys, ingest.SourceKineto))
+	mustRegisterCompletion(c, "sort", completeOneOf(analysis.SortTime, analysis.SortInstances, analysis.SortName))
 	return c
 }
 

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/roofline"
+	"github.com/rooftool/rooftool/testdata"
+)
+
+// complete runs `rooftool __complete ARGS...` in-process, as the shell
+// scripts do, and returns the candidates (descriptions cut off) and the
+// directive.
+func complete(t *testing.T, args ...string) ([]string, cobra.ShellCompDirective) {
+	t.Helper()
+	var o, e bytes.Buffer
+	if code := run(context.Background(), append([]string{cobra.ShellCompRequestCmd}, args...), &IO{Out: &o, Err: &e}); code != exitOK {
+		t.Fatalf("__complete %q: exit %d: %s", args, code, e.String())
+	}
+	lines := strings.Split(strings.TrimRight(o.String(), "\n"), "\n")
+	last := lines[len(lines)-1]
+	if !strings.HasPrefix(last, ":") {
+		t.Fatalf("__complete %q: no directive line in %q", args, o.String())
+	}
+	d, err := strconv.Atoi(last[1:])
+	if err != nil {
+		t.Fatalf("__complete %q: directive %q", args, last)
+	}
+	var out []string
+	for _, l := range lines[:len(lines)-1] {
+		v, _, _ := strings.Cut(l, "\t")
+		out = append(out, v)
+	}
+	return out, cobra.ShellCompDirective(d)
+}
+
+func TestCompleteFormat(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"gpus", "--format", ""}, dataFormats},
+		{[]string{"doctor", "--format", ""}, dataFormats},
+		{[]string{"stats", "--format", ""}, dataFormats},
+		{[]string{"diff", "--format", ""}, dataFormats},
+		{[]string{"diff", "--format", "c"}, []string{"csv"}},
+		{[]string{"report", "--format", ""}, []string{"md", "json", "html"}},
+		{[]string{"report", "--format", "md,"}, []string{"md,json", "md,html"}},
+		{[]string{"report", "--format", "md,json,h"}, []string{"md,json,html"}},
+		{[]string{"ingest", "--format", ""}, []string{"parquet", "arrow"}},
+		{[]string{"stats", "--source", ""}, []string{"ncu", "nsys", "kineto"}},
+		{[]string{"profile", "--passes", "check,timing,"}, []string{"check,timing,ncu", "check,timing,range", "check,timing,nsys"}},
+	} {
+		got, d := complete(t, tc.args...)
+		if !slices.Equal(got, tc.want) || d != cobra.ShellCompDirectiveNoFileComp {
+			t.Errorf("__complete %q = %q, directive %d; want %q, no files", tc.args, got, d, tc.want)
+		}
+	}
+}
+
+func TestCompleteGPU(t *testing.T) {
+	specs := roofline.Catalog()
+	for _, cmd := range []string{"profile", "roofline"} {
+		got, d := complete(t, cmd, "--gpu", "")
+		if d != cobra.ShellCompDirectiveNoFileComp {
+			t.Errorf("%s --gpu: directive %d", cmd, d)
+		}
+		for _, g := range specs {
+			for _, name := range append([]string{g.Key, g.Name}, g.Aliases...) {
+				if !slices.Contains(got, name) {
+					t.Errorf("%s --gpu: %q missing", cmd, name)
+				}
+				if _, ok := roofline.Lookup(name); !ok {
+					t.Errorf("%s --gpu offers %q, which Lookup does not know", cmd, name)
+				}
+			}
+		}
+		seen := map[string]bool{}
+		for _, c := range got {
+			if seen[c] {
+				t.Errorf("%s --gpu: %q offered twice", cmd, c)
+			}
+			seen[c] = true
+		}
+	}
+	got, _ := complete(t, "profile", "--gpu", "h1")
+	for _, want := range []string{"h100-sxm", "h100-pcie", "H100 SXM", "H100"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("--gpu h1: %q missing from %q", want, got)
+		}
+	}
+	for _, c := range got {
+		if !strings.HasPrefix(strings.ToLower(c), "h1") {
+			t.Errorf("--gpu h1 offers %q", c)
+		}
+	}
+	// gpus' NAME argument, once.
+	if got, _ := complete(t, "gpus", "t"); !slices.Contains(got, "t4") || !slices.Contains(got, "Tesla T4") {
+		t.Errorf("gpus t = %q", got)
+	}
+	if got, _ := complete(t, "gpus", "t4", ""); len(got) != 0 {
+		t.Errorf("gpus t4 '' = %q, want nothing", got)
+	}
+}
+
+func TestCompleteExperimentsAndVariants(t *testing.T) {
+	exps, err := kernels.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	all := map[string]bool{}
+	for _, e := range exps {
+		names = append(names, e.Name)
+		for _, v := range e.Variants {
+			all[v.Name] = true
+		}
+	}
+	if got, _ := complete(t, "profile", "--experiment", ""); !slices.Equal(got, names) {
+		t.Errorf("--experiment = %q, want %q", got, names)
+	}
+	got, _ := complete(t, "profile", "--variant", "")
+	if len(got) != len(all) || !slices.IsSorted(got) {
+		t.Errorf("--variant = %q, want the %d variants sorted", got, len(all))
+	}
+	for _, v := range got {
+		if !all[v] {
+			t.Errorf("--variant offers %q", v)
+		}
+	}
+	// --experiment narrows --variant to that experiment's variants.
+	e := exps[0]
+	got, _ = complete(t, "profile", "--experiment", e.Name, "--variant", "")
+	var want []string
+	for _, v := range e.Variants {
+		want = append(want, v.Name)
+	}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("--experiment %s --variant = %q, want %q", e.Name, got, want)
+	}
+}
+
+func TestCompleteRuns(t *testing.T) {
+	runs := testdata.Runs()
+	if len(runs) == 0 {
+		t.Skip("no committed runs")
+	}
+	for _, args := range [][]string{{"report", ""}, {"diff", ""}, {"diff", runs[0], ""}} {
+		got, d := complete(t, args...)
+		if !slices.Equal(got, runs) || d != cobra.ShellCompDirectiveNoFileComp {
+			t.Errorf("__complete %q = %q, directive %d; want %q", args, got, d, runs)
+		}
+	}
+	if got, _ := complete(t, "report", runs[0][:len(runs[0])-1]); !slices.Contains(got, runs[0]) {
+		t.Errorf("report %s... = %q", runs[0][:len(runs[0])-1], got)
+	}
+	// No more arguments than the command takes.
+	for _, args := range [][]string{{"report", runs[0], ""}, {"diff", runs[0], runs[0], ""}} {
+		if got, d := complete(t, args...); len(got) != 0 || d != cobra.ShellCompDirectiveNoFileComp {
+			t.Errorf("__complete %q = %q, directive %d; want nothing", args, got, d)
+		}
+	}
+	// A path, or a prefix no committed run has: directories.
+	for _, args := range [][]string{{"report", "runs/"}, {"diff", "./"}, {"report", "zzz"}} {
+		if got, d := complete(t, args...); len(got) != 0 || d != cobra.ShellCompDirectiveFilterDirs {
+			t.Errorf("__complete %q = %q, directive %d; want directories", args, got, d)
+		}
+	}
+}
+
+// TestCompletionRegistered checks that every command's --format, --gpu,
+// --experiment and --variant completes its values.
+func TestCompletionRegistered(t *testing.T) {
+	root := newRootCmd(&IO{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}})
+	for _, c := range root.Commands() {
+		for _, name := range []string{"format", "gpu", "experiment", "variant"} {
+			if c.Flags().Lookup(name) == nil {
+				continue
+			}
+			if _, ok := c.GetFlagCompletionFunc(name); !ok {
+				t.Errorf("%s --%s: no completion", c.Name(), name)
+			}
+		}
+	}
+}
