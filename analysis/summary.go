@@ -52,6 +52,9 @@ type SummaryOptions struct {
 	RangedOnly bool   // leave out the kernels outside every NVTX range
 	Sort       string // SortTime (""), SortInstances or SortName
 	Top        int    // keep the first Top kernels of each range; 0 keeps all
+	// Flat summarises every kernel together, ranges ignored: exactly the
+	// rows of `nsys stats -r cuda_gpu_kern_sum`, whose report has no ranges.
+	Flat bool
 }
 
 // Validate reports an option out of its set.
@@ -224,6 +227,9 @@ func KernelSummary(kernels []ingest.Kernel, opts SummaryOptions) (Summary, error
 		}
 		if rng == "" && opts.RangedOnly || !match(rng) {
 			continue
+		}
+		if opts.Flat {
+			rng = ""
 		}
 		kk := key{rng, summaryName(k, opts.Names)}
 		groups[kk] = append(groups[kk], k.DurationNs)

@@ -29,6 +29,7 @@ type StatsOptions struct {
 	RangedOnly bool   // leave out the kernels outside every NVTX range
 	Sort       string // time | instances | name
 	Top        int    // keep the first N kernels of each range; 0 keeps all
+	Report     string // "cuda_gpu_kern_sum": nsys's report exactly (no ranges, no Range column)
 }
 
 func newStatsCmd(io *IO) *cobra.Command {
@@ -70,6 +71,8 @@ the middle; CSV and JSON keep them whole. CSV has nsys's nine columns, then Rang
 	f.BoolVar(&opts.RangedOnly, "ranged-only", false, "leave out the kernels outside every NVTX range")
 	f.StringVar(&opts.Sort, "sort", analysis.SortTime, "order of the kernels of a range: time, instances or name")
 	f.IntVar(&opts.Top, "top", 0, "keep the first N kernels of each range (0: all)")
+	f.StringVar(&opts.Report, "report", "", "cuda_gpu_kern_sum: nsys's report exactly, every kernel together and no Range column, so scripts written for nsys work unchanged")
+	mustRegisterCompletion(c, "report", completeOneOf(statsReport))
 	mustRegisterCompletion(c, "format", completeOneOf(dataFormats...))
 	mustRegisterCompletion(c, "source", completeOneOf(ingest.SourceNCU, ingest.SourceNsys, ingest.SourceKineto))
 	mustRegisterCompletion(c, "sort", completeOneOf(analysis.SortTime, analysis.SortInstances, analysis.SortName))
@@ -118,6 +121,13 @@ func runStats(ctx context.Context, opts *StatsOptions) error {
 	}
 	so := analysis.SummaryOptions{Names: analysis.NamesDemangled, Range: opts.Range,
 		RangedOnly: opts.RangedOnly, Sort: opts.Sort, Top: opts.Top}
+	switch opts.Report {
+	case "":
+	case statsReport:
+		so.Flat = true
+	default:
+		return usageErrorf("stats: --report %q: want %s", opts.Report, statsReport)
+	}
 	switch {
 	case opts.Base && opts.Mangled:
 		return usageErrorf("stats: --base and --mangled exclude each other")
@@ -140,6 +150,9 @@ func runStats(ctx context.Context, opts *StatsOptions) error {
 	}
 	switch format {
 	case "csv":
+		if so.Flat {
+			return writeNsysCSV(opts.IO.Out, s.Rows)
+		}
 		return writeStatsCSV(opts.IO.Out, s.Rows)
 	case "json":
 		return writeStatsJSON(opts.IO.Out, s.Rows, so)
@@ -235,6 +248,21 @@ func writeStatsCSV(w io.Writer, rows []analysis.SummaryRow) error {
 	cw.Write(append(append([]string{}, statsColumns...), statsRangeColumn))
 	for _, r := range rows {
 		cw.Write(append(statsCells(r), rangeLabel(r.Range)))
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// statsReport is the nsys report --report reproduces.
+const statsReport = "cuda_gpu_kern_sum"
+
+// writeNsysCSV writes the rows as nsys stats --format csv does for
+// cuda_gpu_kern_sum: its header exactly, no Range column.
+func writeNsysCSV(w io.Writer, rows []analysis.SummaryRow) error {
+	cw := csv.NewWriter(w)
+	cw.Write(statsColumns)
+	for _, r := range rows {
+		cw.Write(statsCells(r))
 	}
 	cw.Flush()
 	return cw.Error()

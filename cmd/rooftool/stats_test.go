@@ -333,3 +333,23 @@ func TestMiddleEllipsis(t *testing.T) {
 		t.Errorf("group = %q", got)
 	}
 }
+
+// --report cuda_gpu_kern_sum prints nsys's CSV header exactly and the
+// whole-export rows: on the gpu4 export the sqlite3 query of
+// TestStatsMatchesSQL gives 100.0,116670,4,29167.5,30063.0,22560,33984,4847.5.
+func TestStatsReportNsysHeader(t *testing.T) {
+	var out, errb bytes.Buffer
+	opts := &StatsOptions{IO: &IO{Out: &out, Err: &errb}, Inputs: []string{"../../testdata/realdata/gpu4/report.sqlite"}, Format: "csv", Report: "cuda_gpu_kern_sum"}
+	if err := runStats(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	want := "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n" +
+		"100.0,116670,4,29167.5,30063.0,22560,33984,4847.5,\"vecAdd(double *, double *, double *, int)\"\n"
+	if out.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
+	}
+	opts.Report = "cuda_api_sum"
+	if err := runStats(context.Background(), opts); err == nil {
+		t.Error("unknown report accepted")
+	}
+}
