@@ -269,12 +269,16 @@ func parseFiltered(b *Builder, in Input) error {
 	return copyRows(b, t, keep)
 }
 
+// Append appends every row of t to b, renumbering kernel and range ids
+// past those b holds already (several files' tables merged into one set).
+func (b *Builder) Append(t *Tables) error { return copyRows(b, t, nil) }
+
 // copyRows appends t's rows to b, keeping the kernels of the cells in keep
-// and those outside any cell.
+// and those outside any cell; keep nil keeps every kernel.
 func copyRows(b *Builder, t *Tables, keep map[string]bool) error {
 	kid := map[int64]int64{}
 	for _, k := range t.Kernels() {
-		if k.Variant != "" && !keep[k.Variant+"/"+k.Shape] {
+		if keep != nil && k.Variant != "" && !keep[k.Variant+"/"+k.Shape] {
 			continue
 		}
 		old := k.ID

@@ -110,7 +110,7 @@ func ingestReadable(inputs []ingest.Input) (*ingest.Tables, []skippedInput, erro
 			skipped = append(skipped, skippedInput{in.Path, skipReason(in.Path, err)})
 			continue
 		}
-		err = appendTables(b, t)
+		err = b.Append(t)
 		t.Release()
 		if err != nil {
 			return nil, skipped, err
@@ -120,55 +120,6 @@ func ingestReadable(inputs []ingest.Input) (*ingest.Tables, []skippedInput, erro
 		return nil, skipped, nil
 	}
 	return b.Finish(), skipped, nil
-}
-
-// appendTables appends every row of t to b, renumbering kernel and range
-// ids past those b holds already.
-func appendTables(b *ingest.Builder, t *ingest.Tables) error {
-	for _, name := range ingest.TableNames {
-		switch name {
-		case ingest.TableKernels, ingest.TableMetrics, ingest.TableRanges, ingest.TableGPUs, ingest.TableMeta, ingest.TableTimings:
-		default:
-			return fmt.Errorf("ingest --keep-going: table %q is not merged", name)
-		}
-	}
-	kid := map[int64]int64{}
-	for _, k := range t.Kernels() {
-		kid[k.ID] = b.AddKernel(k)
-	}
-	for _, m := range t.Metrics() {
-		id, ok := kid[m.KernelID]
-		if !ok {
-			return fmt.Errorf("ingest --keep-going: metric %q of unknown kernel id %d", m.Name, m.KernelID)
-		}
-		m.KernelID = id
-		b.AddMetric(m)
-	}
-	rid := map[int64]int64{}
-	ranges := t.Ranges()
-	for i, r := range ranges {
-		rid[r.ID] = b.NextRangeID() + int64(i)
-	}
-	for _, r := range ranges {
-		if r.ParentID != nil {
-			p, ok := rid[*r.ParentID]
-			if !ok {
-				return fmt.Errorf("ingest --keep-going: range %d has unknown parent %d", r.ID, *r.ParentID)
-			}
-			r.ParentID = &p
-		}
-		b.AddRange(r)
-	}
-	for _, g := range t.GPUs() {
-		b.AddGPU(g)
-	}
-	for _, m := range t.Metas() {
-		b.AddMeta(m)
-	}
-	for _, x := range t.Timings() {
-		b.AddTiming(x)
-	}
-	return nil
 }
 
 // skipReason is err without the "ingest FILE" prefix the listing already
