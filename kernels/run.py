@@ -2,11 +2,13 @@
 """rooftool's kernel runner. Contract: kernels/README.md.
 
     python3 kernels/run.py MODE --experiment E [--cell VARIANT/SHAPE]... --out DIR
-                           [--reps N] [--warmup N] [--seed S]
+                           [--reps N] [--warmup N] [--seed S] [--experiments-dir DIR]...
 
 Modes: env, check, time, profile (the contract), plus list (cells as JSON, no torch
 needed) and bench (efficiency figures against measured cuBLAS and copy ceilings).
 `--all` runs every experiment (check and bench); output then goes to DIR/<experiment>/.
+`--experiments-dir DIR` (repeatable; also $ROOFTOOL_EXPERIMENT_DIRS) adds experiment folders
+kept outside kernels/: DIR is one experiment folder (it holds spec.yaml) or a folder of them.
 Exit codes: 0 every cell ok (skipped cells count as ok), 1 a cell failed, 2 bad usage.
 """
 from __future__ import annotations
@@ -42,6 +44,8 @@ def build_parser():
     p.add_argument("--warmup", type=int, default=10, help="warm-up iterations")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--default-grid", action="store_true", help="only the spec's shapes:, not its sweeps")
+    p.add_argument("--experiments-dir", action="append", default=[], metavar="DIR",
+                   help="experiment folder outside kernels/, or a folder of them (repeatable)")
     return p
 
 
@@ -50,6 +54,7 @@ def parse_args(argv):
 
     Raises UsageError for anything the contract calls bad usage (exit 2)."""
     a = build_parser().parse_args(argv)
+    specmod.EXTRA_DIRS[:] = a.experiments_dir
     if a.mode == "env":
         return a, []
     if a.reps < 30 and a.mode in ("time", "bench"):

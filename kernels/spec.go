@@ -10,7 +10,9 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -71,7 +73,8 @@ type Variant struct {
 type Claim struct {
 	ID        string   `yaml:"id"`
 	Seed      string   `yaml:"seed"`      // seed document id, e.g. "000"
-	Line      int      `yaml:"line"`      // line in the seed document
+	Source    string   `yaml:"source"`    // instead of seed: the claim's own document, a path or URL
+	Line      int      `yaml:"line"`      // line in the seed (or source) document
 	Quote     string   `yaml:"quote"`     // the claim's words
 	Metric    string   `yaml:"metric"`    // speedup | dram_reduction | dram_ratio | kernel_count | kernel_reduction | elementwise_kernel_count | elementwise_dram_ratio | time_us | rel_error | dram_bytes
 	Candidate string   `yaml:"candidate"` // variant
@@ -107,7 +110,7 @@ func LoadFS(fsys fs.FS) ([]*Experiment, error) {
 	}
 	var out []*Experiment
 	for _, p := range specs {
-		e, err := loadOne(fsys, p)
+		e, err := loadOne(fsys, p, "kernels/")
 		if err != nil {
 			return nil, err
 		}
@@ -117,7 +120,18 @@ func LoadFS(fsys fs.FS) ([]*Experiment, error) {
 	return out, nil
 }
 
-func loadOne(fsys fs.FS, specPath string) (*Experiment, error) {
+// LoadDir reads the one experiment in folder dir (dir/spec.yaml, and
+// dir/claims.yaml if present), an experiment kept outside rooftool's
+// kernels folder. Its name must be the folder's base name. Errors name the
+// file by its path under dir's parent.
+func LoadDir(dir string) (*Experiment, error) {
+	dir = filepath.Clean(dir)
+	parent, base := filepath.Dir(dir), filepath.Base(dir)
+	return loadOne(os.DirFS(parent), base+"/spec.yaml", strings.TrimSuffix(parent, "/")+"/")
+}
+
+// loadOne reads specPath of fsys; errors name the file as prefix+path.
+func loadOne(fsys fs.FS, specPath, prefix string) (*Experiment, error) {
 	data, err := fs.ReadFile(fsys, specPath)
 	if err != nil {
 		return nil, err
@@ -126,7 +140,7 @@ func loadOne(fsys fs.FS, specPath string) (*Experiment, error) {
 	dec := yaml.NewDecoder(strings.NewReader(string(data)))
 	dec.KnownFields(true)
 	if err := dec.Decode(&e); err != nil {
-		return nil, fmt.Errorf("kernels/%s: %w", specPath, err)
+		return nil, fmt.Errorf("%s%s: %w", prefix, specPath, err)
 	}
 	e.Dir = path.Dir(specPath)
 	cp := path.Join(e.Dir, "claims.yaml")
@@ -135,15 +149,15 @@ func loadOne(fsys fs.FS, specPath string) (*Experiment, error) {
 		dec := yaml.NewDecoder(strings.NewReader(string(cdata)))
 		dec.KnownFields(true)
 		if err := dec.Decode(&c); err != nil {
-			return nil, fmt.Errorf("kernels/%s: %w", cp, err)
+			return nil, fmt.Errorf("%s%s: %w", prefix, cp, err)
 		}
 		if c.Experiment != "" && c.Experiment != e.Name {
-			return nil, fmt.Errorf("kernels/%s: experiment %q, spec.yaml says %q", cp, c.Experiment, e.Name)
+			return nil, fmt.Errorf("%s%s: experiment %q, spec.yaml says %q", prefix, cp, c.Experiment, e.Name)
 		}
 		e.Claims, e.Theory = c.Claims, c.Theory
 	}
 	if err := e.Validate(); err != nil {
-		return nil, fmt.Errorf("kernels/%s: %w", specPath, err)
+		return nil, fmt.Errorf("%s%s: %w", prefix, specPath, err)
 	}
 	return &e, nil
 }
@@ -188,6 +202,9 @@ func (e *Experiment) Validate() error {
 		}
 	}
 	for _, c := range e.Claims {
+		if c.Seed != "" && c.Source != "" {
+			return fmt.Errorf("claim %s: give seed or source, not both", c.ID)
+		}
 		for _, v := range []string{c.Candidate, c.Baseline} {
 			if v != "" && !seen[v] {
 				return fmt.Errorf("claim %s names variant %q, which the spec does not have", c.ID, v)

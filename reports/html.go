@@ -177,7 +177,7 @@ func buildHTMLView(r *Report, files fs.FS) htmlView {
 }
 
 func htmlDecisionOf(n int, d Decision) htmlDecision {
-	h := htmlDecision{N: n, Experiment: d.Experiment, Claim: d.Claim, Source: fmt.Sprintf("seed %s:%d", d.Seed, d.Line),
+	h := htmlDecision{N: n, Experiment: d.Experiment, Claim: d.Claim, Source: d.Cite(),
 		Shape: d.Shape, Test: fmtTest(d), Quantity: oneLine(d.Quantity), Theory: "—", Measured: "—",
 		Verdict: d.Verdict, Class: verdictClass(d.Verdict), Bound: "—",
 		LimitedBy: d.LimitedBy, Reason: oneLine(d.Reason), Quote: oneLine(d.Quote),
@@ -496,7 +496,7 @@ counterfactual is the metric had they matched.</p>
 {{- range .Experiments}}
 
 <h2 id="exp-{{.Name}}">{{.Name}}: {{.Title}}</h2>
-<p>Seeds {{.Seeds}}; baseline <code>{{.Baseline}}</code>.{{if not .InRun}} This run has no cell of this experiment: its claims above are NOT MEASURED.{{end}}</p>
+<p>{{if .Seeds}}Seeds {{.Seeds}}; baseline{{else}}Baseline{{end}} <code>{{.Baseline}}</code>.{{if not .InRun}} This run has no cell of this experiment: its claims above are NOT MEASURED.{{end}}</p>
 {{- if .InRun}}
 <h3>Environment</h3>
 <ul class="kv">

@@ -140,7 +140,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		if d.Measured != nil {
 			me = fmtInterval(d.Metric, *d.Measured)
 		}
-		t.Rows = append(t.Rows, []string{fmt.Sprint(i + 1), d.Experiment, d.Claim, fmt.Sprintf("seed %s:%d", d.Seed, d.Line),
+		t.Rows = append(t.Rows, []string{fmt.Sprint(i + 1), d.Experiment, d.Claim, d.Cite(),
 			d.Shape, fmtTest(d), th, me, d.Verdict})
 	}
 	if err := t.Write(&b); err != nil {
@@ -149,7 +149,11 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	p("\n")
 	for i, d := range decisions {
 		p("%d. **%s** %s/%s at `%s`: %s.\n", i+1, d.Verdict, d.Experiment, d.Claim, d.Shape, d.Reason)
-		p("   Seed %s line %d: \"%s\"", d.Seed, d.Line, oneLine(d.Quote))
+		if d.Source != "" {
+			p("   Source %s: \"%s\"", d.Cite(), oneLine(d.Quote))
+		} else {
+			p("   Seed %s line %d: \"%s\"", d.Seed, d.Line, oneLine(d.Quote))
+		}
 		if d.Note != "" {
 			p(" Note: %s.", strings.TrimSuffix(oneLine(d.Note), "."))
 		}
@@ -306,7 +310,11 @@ func shownExperiments(r *Report) ([]ExperimentReport, []Decision, []string) {
 func writeExperiment(b *strings.Builder, e ExperimentReport, r *Report) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	p("\n## %s: %s\n\n", e.Name, e.Title)
-	p("Seeds %s; baseline `%s`.", strings.Join(e.Seeds, ", "), e.Baseline)
+	if len(e.Seeds) > 0 {
+		p("Seeds %s; baseline `%s`.", strings.Join(e.Seeds, ", "), e.Baseline)
+	} else { // an experiment of its own: its claims cite their source
+		p("Baseline `%s`.", e.Baseline)
+	}
 	if !e.InRun {
 		p(" This run has no cell of this experiment: its claims above are NOT MEASURED.\n")
 		return
@@ -513,4 +521,16 @@ func shortKernelName(name string) string {
 		return name
 	}
 	return s
+}
+
+// Cite is where a decision's claim comes from: "seed 001:155", or
+// "path-or-URL:12" for a claim that cites its own document (source:).
+func (d Decision) Cite() string {
+	if d.Source != "" {
+		if d.Line > 0 {
+			return fmt.Sprintf("%s:%d", d.Source, d.Line)
+		}
+		return d.Source
+	}
+	return fmt.Sprintf("seed %s:%d", d.Seed, d.Line)
 }

@@ -57,6 +57,7 @@ type Decision struct {
 	Experiment string   `json:"experiment"`
 	Claim      string   `json:"claim"` // claim id
 	Seed       string   `json:"seed"`
+	Source     string   `json:"source,omitempty"` // the claim's own document (path or URL) instead of a seed
 	Line       int      `json:"line"`
 	Quote      string   `json:"quote"`
 	Metric     string   `json:"metric"`

@@ -119,7 +119,7 @@ func (x *index) decide(e *kernels.Experiment, c kernels.Claim, shape string) Dec
 	if base == "" && needsBaseline(c.Metric) {
 		base = e.BaselineFor(c.Candidate)
 	}
-	d := Decision{Experiment: e.Name, Claim: c.ID, Seed: c.Seed, Line: c.Line, Quote: c.Quote, Metric: c.Metric,
+	d := Decision{Experiment: e.Name, Claim: c.ID, Seed: c.Seed, Source: c.Source, Line: c.Line, Quote: c.Quote, Metric: c.Metric,
 		Candidate: c.Candidate, Baseline: base, Op: c.Op, Threshold: c.Threshold, Shape: shape, Note: c.Note}
 	x.extra = x.extra[:0] // warnings of this decision only
 	defer func() { x.extra = x.extra[:0] }()

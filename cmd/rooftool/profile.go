@@ -22,6 +22,7 @@ type ProfileOptions struct {
 	IO          *IO
 	GPU         string
 	Experiments []string
+	ExpDirs     []string // --experiments: experiment folders outside the repository
 	Variants    []string
 	Shapes      []string
 	OutDir      string
@@ -64,7 +65,8 @@ and --resume skips them. By default sweep shapes run under check and timing
 only (--sweeps profiles them too, --default-only drops them).`,
 		Example: `  rooftool profile --gpu h100
   rooftool profile --gpu h100 --experiment swiglu --passes check,timing
-  rooftool profile --gpu h100 -o runs/x --resume`,
+  rooftool profile --gpu h100 -o runs/x --resume
+  rooftool profile --gpu h100 --experiments ~/experiments/bias_gelu`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if opts.GPU == "" && !opts.IngestOnly {
@@ -80,6 +82,7 @@ only (--sweeps profiles them too, --default-only drops them).`,
 	f := c.Flags()
 	f.StringVar(&opts.GPU, "gpu", "", "the GPU this run is meant for: a key or alias of rooftool gpus (h100, h200, h100-pcie, ...); a different device is recorded and warned about")
 	f.StringArrayVar(&opts.Experiments, "experiment", nil, "experiment to run (repeatable; default all)")
+	f.StringArrayVar(&opts.ExpDirs, "experiments", nil, "experiment folder outside the repository, or a folder of them (repeatable; rooftool new scaffolds one); alone, only these run, with the runner built into rooftool where --kernels has no run.py")
 	f.StringArrayVar(&opts.Variants, "variant", nil, "variant to run (repeatable; default all)")
 	f.StringArrayVar(&opts.Shapes, "shape", nil, "canonical shape to run, e.g. M=512,N=4096,K=7168 (repeatable; default all)")
 	f.StringVarP(&opts.OutDir, "output", "o", "", "run directory (default runs/<date>-<gpu>-<time>)")
@@ -102,6 +105,7 @@ only (--sweeps profiles them too, --default-only drops them).`,
 	mustRegisterCompletion(c, "variant", completeVariants)
 	mustRegisterCompletion(c, "passes", completeListOf(rundir.AllPasses...))
 	mustRegisterCompletion(c, "kernels", completeDirs)
+	mustRegisterCompletion(c, "experiments", completeDirs)
 	return c
 }
 
@@ -137,26 +141,27 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 		sweeps = launch.SweepsAll
 	}
 	cfg := launch.Config{
-		RunDir:      opts.OutDir,
-		KernelsDir:  opts.Kernels,
-		Python:      opts.Python,
-		GPU:         opts.GPU,
-		Experiments: opts.Experiments,
-		Variants:    opts.Variants,
-		Shapes:      opts.Shapes,
-		Passes:      opts.Passes,
-		Sweeps:      sweeps,
-		Timeout:     opts.Timeout,
-		Reps:        opts.Reps,
-		NCU:         opts.NCU,
-		Nsys:        opts.Nsys,
-		NsysLibs:    opts.NsysLibs,
-		Resume:      opts.Resume,
-		NoIngest:    opts.NoIngest,
-		Command:     opts.Args,
-		Version:     version,
-		Progress:    launch.NewProgress(opts.IO.Err, opts.IO.IsTTY),
-		Log:         opts.IO.Err,
+		RunDir:         opts.OutDir,
+		KernelsDir:     opts.Kernels,
+		Python:         opts.Python,
+		GPU:            opts.GPU,
+		Experiments:    opts.Experiments,
+		ExperimentDirs: opts.ExpDirs,
+		Variants:       opts.Variants,
+		Shapes:         opts.Shapes,
+		Passes:         opts.Passes,
+		Sweeps:         sweeps,
+		Timeout:        opts.Timeout,
+		Reps:           opts.Reps,
+		NCU:            opts.NCU,
+		Nsys:           opts.Nsys,
+		NsysLibs:       opts.NsysLibs,
+		Resume:         opts.Resume,
+		NoIngest:       opts.NoIngest,
+		Command:        opts.Args,
+		Version:        version,
+		Progress:       launch.NewProgress(opts.IO.Err, opts.IO.IsTTY),
+		Log:            opts.IO.Err,
 	}
 	m, err := launch.Run(ctx, cfg)
 	var ce *launch.ConfigError

@@ -78,6 +78,7 @@ var commands = []func(*IO) *cobra.Command{
 	newRooflineCmd,
 	newReportCmd,
 	newDiffCmd,
+	newNewCmd,
 }
 
 // Main runs rooftool with os.Args and returns the exit code.

@@ -30,7 +30,8 @@ KNOBS = {
 
 # ROOFTOOL_* variables that do not change the measured code (paths, test switches, the
 # Go side's settings); not recorded as knobs.
-NOT_CODE = ("ROOFTOOL_PICKS", "ROOFTOOL_NSYS_LIBS", "ROOFTOOL_KEEP_PLOTS", "ROOFTOOL_SEEDS")
+NOT_CODE = ("ROOFTOOL_PICKS", "ROOFTOOL_NSYS_LIBS", "ROOFTOOL_KEEP_PLOTS", "ROOFTOOL_SEEDS",
+            "ROOFTOOL_EXPERIMENT_DIRS")
 
 
 def get(name: str) -> str:
@@ -47,3 +48,9 @@ def fast_launch() -> bool:
     """Whether Triton launches may use launch plans: ROOFTOOL_FAST_LAUNCH=1 and not Triton's
     CPU interpreter (TRITON_INTERPRET=1, where no compiled kernel exists to plan)."""
     return get("ROOFTOOL_FAST_LAUNCH") == "1" and os.environ.get("TRITON_INTERPRET", "0").lower() not in ("1", "true", "on", "yes")
+
+
+def experiment_dirs() -> list:
+    """$ROOFTOOL_EXPERIMENT_DIRS split on os.pathsep: experiment folders outside kernels/
+    (common/spec.py). A path, not a code knob: it is not recorded under "code"."""
+    return [d for d in os.environ.get("ROOFTOOL_EXPERIMENT_DIRS", "").split(os.pathsep) if d]

@@ -21,10 +21,10 @@ _MODULES = {}
 
 
 def exp_module(name):
-    """Import kernels/<name>/variants.py (or a package kernels/<name>/variants/)."""
+    """Import <folder>/variants.py (or a package <folder>/variants/), the folder spec.experiment_dir names."""
     if name in _MODULES:
         return _MODULES[name]
-    base = os.path.join(specmod.KERNELS_DIR, name)
+    base = specmod.experiment_dir(name)
     path = os.path.join(base, "variants.py")
     if not os.path.isfile(path):
         path = os.path.join(base, "variants", "__init__.py")
@@ -239,7 +239,7 @@ class Cell:
     def make_impl(self):
         factory = getattr(self.mod, "VARIANTS", {}).get(self.variant.name)
         if factory is None:
-            raise NotImplementedError(f"variant {self.variant.name!r} has no implementation in kernels/{self.exp.name}")
+            raise NotImplementedError(f"variant {self.variant.name!r} has no implementation in {specmod.experiment_dir(self.exp.name)}/variants.py (VARIANTS)")
         self.impl = factory(self.vars, self.dtype)
         return self.impl
 

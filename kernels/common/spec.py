@@ -10,8 +10,15 @@ from dataclasses import dataclass, field
 
 import yaml
 
+from . import knobs
+
 KERNELS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROLES = ("baseline", "candidate", "reference")
+
+# Experiment folders outside KERNELS_DIR: os.pathsep-separated paths, each an experiment
+# folder (it holds spec.yaml) or a folder of experiment folders. `rooftool profile
+# --experiments DIR` sets it for the runner; run.py's --experiments DIR adds to it.
+EXTRA_DIRS: list = []
 
 
 class UsageError(Exception):
@@ -96,25 +103,69 @@ def canonical_shape(vars_: dict, order: list) -> str:
     return ",".join(parts)
 
 
-def experiment_names() -> list:
-    names = []
+def extra_dirs() -> list:
+    """The external experiment folders: $ROOFTOOL_EXPERIMENT_DIRS, then EXTRA_DIRS."""
+    return knobs.experiment_dirs() + list(EXTRA_DIRS)
+
+
+def experiment_dirs() -> dict:
+    """Experiment name -> its folder: KERNELS_DIR/<name>, then the external folders.
+
+    Raises UsageError for an external folder that is missing or holds no spec.yaml, and
+    for an external experiment whose name another folder has already."""
+    out = {}
     for d in sorted(os.listdir(KERNELS_DIR)):
         if os.path.isfile(os.path.join(KERNELS_DIR, d, "spec.yaml")):
-            names.append(d)
-    return names
+            out[d] = os.path.join(KERNELS_DIR, d)
+    for x in extra_dirs():
+        x = os.path.abspath(x)
+        if not os.path.isdir(x):
+            raise UsageError(f"experiments folder {x}: no such folder")
+        if os.path.isfile(os.path.join(x, "spec.yaml")):
+            found = [x]
+        else:
+            found = [os.path.join(x, d) for d in sorted(os.listdir(x))
+                     if os.path.isfile(os.path.join(x, d, "spec.yaml"))]
+            if not found:
+                raise UsageError(f"experiments folder {x}: no spec.yaml in it or in a folder under it")
+        for f in found:
+            n = os.path.basename(f)
+            if n in out and out[n] != f:
+                raise UsageError(f"experiment {n!r}: both {out[n]} and {f}")
+            out[n] = f
+    return out
+
+
+def experiment_dir(name: str) -> str:
+    """The folder of experiment name (raises UsageError for an unknown one)."""
+    dirs = experiment_dirs()
+    if not name or "/" in name or name not in dirs:
+        raise UsageError(f"unknown experiment {name!r}; have {', '.join(dirs)}")
+    return dirs[name]
+
+
+def experiment_names() -> list:
+    return sorted(experiment_dirs())
 
 
 def load(name: str) -> Experiment:
-    if not name or "/" in name or name not in experiment_names():
-        raise UsageError(f"unknown experiment {name!r}; have {', '.join(experiment_names())}")
-    path = os.path.join(KERNELS_DIR, name, "spec.yaml")
+    path = os.path.join(experiment_dir(name), "spec.yaml")
     with open(path, encoding="utf-8") as f:
         raw = yaml.safe_load(f)
+    if not isinstance(raw, dict):
+        raise ValueError(f"{path}: want a YAML mapping of fields")
     known = {"experiment", "title", "seeds", "description", "dtype", "tolerance", "vars",
              "shapes", "sweeps", "variants", "passes"}
     extra = set(raw) - known
     if extra:
-        raise ValueError(f"kernels/{name}/spec.yaml: unknown fields {sorted(extra)}")
+        raise ValueError(f"{path}: unknown fields {sorted(extra)}")
+    for k in ("experiment", "variants"):
+        if k not in raw:
+            raise ValueError(f"{path}: missing field {k!r}")
+    for i, v in enumerate(raw.get("variants") or []):
+        for k in ("name", "role"):
+            if not isinstance(v, dict) or k not in v:
+                raise ValueError(f"{path}: variants[{i}]: missing field {k!r}")
     variants = []
     for v in raw.get("variants") or []:
         variants.append(Variant(
@@ -128,8 +179,11 @@ def load(name: str) -> Experiment:
         variants=variants, description=raw.get("description", ""),
         passes=list(raw.get("passes") or []))
     if e.name != name:
-        raise ValueError(f"kernels/{name}/spec.yaml: experiment {e.name!r} lives in folder {name!r}")
-    validate(e)
+        raise ValueError(f"{path}: experiment {e.name!r} lives in folder {name!r}")
+    try:
+        validate(e)
+    except (ValueError, UsageError) as err:
+        raise ValueError(f"{path}: {err}") from None
     return e
 
 

@@ -131,13 +131,14 @@ func (r *Runner) setupTools(ctx context.Context, cells []PlannedCell) {
 // measures the same code. Timing the choice under ncu would distort it.
 const PicksFile = "raw/picks.json"
 
-// runnerEnvVars adds ROOFTOOL_PICKS to extra for a runner process.
+// runnerEnvVars adds ROOFTOOL_PICKS (and ROOFTOOL_EXPERIMENT_DIRS where the
+// run has external experiments) to extra for a runner process.
 func (r *Runner) runnerEnvVars(extra []string) []string {
 	abs, err := filepath.Abs(filepath.Join(r.dir, filepath.FromSlash(PicksFile)))
 	if err != nil {
 		return extra
 	}
-	return append(append([]string{}, extra...), "ROOFTOOL_PICKS="+abs)
+	return append(append(append([]string{}, extra...), externalEnv(r.extDirs)...), "ROOFTOOL_PICKS="+abs)
 }
 
 // EnvOptionPrefix marks the manifest options that record the runner's
@@ -206,6 +207,9 @@ func (r *Runner) snapshotSpecs(exps []*kernels.Experiment, resumed bool) error {
 	for _, e := range exps {
 		for _, f := range rundir.SnapshotFiles {
 			src := filepath.Join(r.cfg.KernelsDir, e.Name, f)
+			if d, ok := r.extDirs[e.Name]; ok {
+				src = filepath.Join(d, f)
+			}
 			rel := rundir.SpecsPath(e.Name, f)
 			dst := filepath.Join(r.dir, filepath.FromSlash(rel))
 			data, err := os.ReadFile(src)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
@@ -22,23 +23,27 @@ type Config struct {
 	KernelsDir  string   // folder with run.py and <experiment>/spec.yaml; "" : "kernels"
 	Python      string   // "" : "python3"
 	GPU         string   // the --gpu flag, e.g. "h100"
-	Experiments []string // "" : all
-	Variants    []string
-	Shapes      []string
-	Passes      []string      // nil : rundir.AllPasses
-	Sweeps      string        // SweepsTiming (default), SweepsNone, SweepsAll
-	Timeout     time.Duration // per cell; a runner process over n cells gets n times this; 0 : 10m
-	Reps        int           // timing repetitions; 0 : the runner's default
-	NCU, Nsys   string        // overrides
-	NsysLibs    string        // folder prepended to LD_LIBRARY_PATH for nsys ("" : $ROOFTOOL_NSYS_LIBS or ./.nsysdeps)
-	SMI         string        // nvidia-smi override (tests)
-	Resume      bool
-	NoIngest    bool
-	Command     []string  // recorded in the manifest
-	Version     string    // rooftool's version
-	Progress    Progress  // nil : none
-	Log         io.Writer // warnings as plain lines; nil : discarded
-	Now         func() time.Time
+	Experiments []string // "" : all (all of ExperimentDirs' when there are any)
+	// ExperimentDirs are experiment folders outside KernelsDir (--experiments):
+	// each an experiment folder or a folder of them. Where KernelsDir has no
+	// run.py they run with the runner built into rooftool (kernels.ExtractRunner).
+	ExperimentDirs []string
+	Variants       []string
+	Shapes         []string
+	Passes         []string      // nil : rundir.AllPasses
+	Sweeps         string        // SweepsTiming (default), SweepsNone, SweepsAll
+	Timeout        time.Duration // per cell; a runner process over n cells gets n times this; 0 : 10m
+	Reps           int           // timing repetitions; 0 : the runner's default
+	NCU, Nsys      string        // overrides
+	NsysLibs       string        // folder prepended to LD_LIBRARY_PATH for nsys ("" : $ROOFTOOL_NSYS_LIBS or ./.nsysdeps)
+	SMI            string        // nvidia-smi override (tests)
+	Resume         bool
+	NoIngest       bool
+	Command        []string  // recorded in the manifest
+	Version        string    // rooftool's version
+	Progress       Progress  // nil : none
+	Log            io.Writer // warnings as plain lines; nil : discarded
+	Now            func() time.Time
 }
 
 // Runner drives one run.
@@ -46,6 +51,7 @@ type Runner struct {
 	cfg      Config
 	dir      string // absolute run directory
 	runPy    string
+	extDirs  map[string]string // external experiment -> its absolute folder
 	m        *rundir.Manifest
 	prog     Progress
 	log      io.Writer
@@ -95,13 +101,49 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	cells, err := Plan(exps, cfg.Experiments, cfg.Variants, cfg.Shapes, cfg.Passes, cfg.Sweeps)
+	ext, extDirs, err := LoadExternal(cfg.ExperimentDirs)
+	if err != nil {
+		return nil, err
+	}
+	r.extDirs = extDirs
+	selected := cfg.Experiments
+	for _, e := range ext {
+		for _, b := range exps {
+			if b.Name == e.Name {
+				return nil, configErrorf("--experiments %s: experiment %q is one of rooftool's own: rename the folder and its experiment: field", extDirs[e.Name], e.Name)
+			}
+		}
+		if len(cfg.Experiments) == 0 {
+			selected = append(selected, e.Name)
+		}
+	}
+	exps = append(exps, ext...)
+	cells, err := Plan(exps, selected, cfg.Variants, cfg.Shapes, cfg.Passes, cfg.Sweeps)
 	if err != nil {
 		return nil, err
 	}
 	r.runPy = filepath.Join(cfg.KernelsDir, "run.py")
 	if _, err := os.Stat(r.runPy); err != nil {
-		return nil, configErrorf("runner %s: %w (run rooftool from the repository root or pass --kernels)", r.runPy, err)
+		var builtin []string
+		for _, e := range orderedExps(cells) {
+			if _, ok := extDirs[e.Name]; !ok {
+				builtin = append(builtin, e.Name)
+			}
+		}
+		if len(builtin) > 0 {
+			return nil, configErrorf("runner %s: %w (run rooftool from the repository root or pass --kernels; experiments %v live there)", r.runPy, err, builtin)
+		}
+		// Only external experiments: the runner built into rooftool runs them.
+		tmp, err := os.MkdirTemp("", "rooftool-runner-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(tmp)
+		if r.runPy, err = kernels.ExtractRunner(tmp); err != nil {
+			return nil, err
+		}
+		cfg.KernelsDir = ""
+		r.cfg.KernelsDir = ""
 	}
 	if abs, err := filepath.Abs(r.runPy); err == nil {
 		r.runPy = abs
@@ -184,7 +226,7 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 	for _, w := range gwarn {
 		r.warn("%s", w)
 	}
-	if c := gitCommit(ctx, cfg.KernelsDir); c != "" {
+	if c := gitCommit(ctx, cfg.KernelsDir); cfg.KernelsDir != "" && c != "" {
 		m.GitCommit = c
 	}
 	opts := map[string]string{
@@ -203,6 +245,16 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 		"ingest":                 strconv.FormatBool(!cfg.NoIngest),
 	}
 	opts["run_dir"] = dir
+	if len(extDirs) > 0 {
+		var ds []string
+		for _, e := range ext {
+			ds = append(ds, extDirs[e.Name])
+		}
+		opts["experiments_dirs"] = strings.Join(ds, string(os.PathListSeparator))
+		if cfg.KernelsDir == "" {
+			opts["kernels"] = "(built into rooftool " + cfg.Version + ")"
+		}
+	}
 	if m.Options == nil {
 		m.Options = map[string]string{}
 	}

@@ -33,7 +33,9 @@ def main(argv):
         else:
             print("run.py: unknown argument " + a, file=sys.stderr)
             return 2
-    if exp != "fake" or not out:
+    # Experiments of ROOFTOOL_EXPERIMENT_DIRS (profile --experiments) run like fake.
+    known = {"fake"} | {os.path.basename(d.rstrip("/")) for d in os.environ.get("ROOFTOOL_EXPERIMENT_DIRS", "").split(os.pathsep) if d}
+    if exp not in known or not out:
         print("run.py: bad usage", file=sys.stderr)
         return 2
     # The code record the runner adds to every per-cell JSON; FAKE_CODE=none
