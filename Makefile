@@ -1,7 +1,10 @@
 # rooftool — build, test, bench, vet, fuzz. go-sqlite3 needs cgo.
 export CGO_ENABLED := 1
-# Go from PATH, else where scripts/setup.sh installs it.
-GO ?= $(shell command -v go 2>/dev/null || echo /usr/local/go/bin/go)
+# The first Go >= 1.26 of PATH, ~/.local/go, /usr/local/go (where
+# scripts/setup.sh looks, and installs one if none).
+GO ?= $(shell for g in "$$(command -v go)" "$$HOME/.local/go/bin/go" /usr/local/go/bin/go; do [ -x "$$g" ] && GOTOOLCHAIN=local "$$g" version | grep -Eq 'go1\.(2[6-9]|[3-9][0-9])' && echo "$$g" && exit; done; echo go)
+# The project venv of scripts/setup.sh where there is one, else python3.
+PYTHON ?= $(if $(wildcard .venv/bin/python),.venv/bin/python,python3)
 BIN := bin/rooftool
 FUZZTIME ?= 30s
 
@@ -18,7 +21,7 @@ test-go:
 	$(GO) test ./...
 
 test-py:
-	python3 -m pytest -q kernels
+	$(PYTHON) -m pytest -q kernels
 
 vet:
 	$(GO) vet ./...

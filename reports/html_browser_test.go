@@ -1,0 +1,238 @@
+package reports
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/testdata"
+)
+
+// browserNames are the headless-capable browsers the browser tests look
+// for on PATH, in order.
+var browserNames = []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"}
+
+// browser returns the first of browserNames on PATH, or skips the test.
+func browser(t *testing.T) string {
+	t.Helper()
+	for _, name := range browserNames {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skipf("no headless browser on PATH (looked for %s); apt-get install chromium to run this test", strings.Join(browserNames, ", "))
+	return ""
+}
+
+// runBrowser runs the browser headless on the page with args and returns
+// its stdout. Each call gets its own profile directory, so parallel tests
+// and a running desktop browser do not collide.
+func runBrowser(t *testing.T, bin, page string, args ...string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	all := append([]string{
+		"--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+		"--no-first-run", "--disable-extensions", "--user-data-dir=" + t.TempDir(),
+	}, args...)
+	all = append(all, "file://"+page)
+	cmd := exec.CommandContext(ctx, bin, all...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s %s: %v\n%s", bin, strings.Join(all, " "), err, stderr.String())
+	}
+	return stdout.Bytes()
+}
+
+var (
+	imgTag     = regexp.MustCompile(`<img\b[^>]*>`)
+	dataImgSrc = regexp.MustCompile(`\ssrc="data:image/(?:png|svg\+xml);base64,[A-Za-z0-9+/=]+"`)
+)
+
+// checkDOM checks the DOM the browser built from page: a row per shown
+// decision carrying its verdict, and as many <img> elements as page has,
+// each with a data: URI.
+func checkDOM(t *testing.T, r *Report, page, dom string) {
+	t.Helper()
+	if !strings.Contains(dom, "<table") {
+		t.Fatalf("the DOM has no table (%d bytes):\n%.2000s", len(dom), dom)
+	}
+	_, ds, _ := shownExperiments(r)
+	if len(ds) == 0 {
+		t.Fatal("the report shows no decision")
+	}
+	if n := strings.Count(dom, `<tr id="d`); n != len(ds) {
+		t.Errorf("the DOM has %d decision rows, want %d", n, len(ds))
+	}
+	for i, d := range ds {
+		row := regexp.MustCompile(`<tr id="d` + strconv.Itoa(i+1) + `">(?s:.*?)</tr>`).FindString(dom)
+		if row == "" {
+			t.Errorf("decision %d (%s/%s): no row in the DOM", i+1, d.Experiment, d.Claim)
+			continue
+		}
+		if !strings.Contains(row, ">"+d.Verdict+"<") {
+			t.Errorf("decision %d (%s/%s): the row lacks its verdict %s:\n%s", i+1, d.Experiment, d.Claim, d.Verdict, row)
+		}
+	}
+	checkImgs(t, page, dom)
+}
+
+var (
+	pageRow    = regexp.MustCompile(`(?m)^<tr id="(d[0-9]+)">.*?class="nw (?:go|nogo|inc|nm)">([^<]+)<`)
+	verdictTag = regexp.MustCompile(`class="nw (?:go|nogo|inc|nm)">([^<]+)<`)
+)
+
+// checkDOMRows checks the DOM against the page it was built from: every
+// decision row of page is in the DOM with the same verdict, and every
+// <img> of page is in the DOM with a data: URI.
+func checkDOMRows(t *testing.T, page, dom string) {
+	t.Helper()
+	rows := pageRow.FindAllStringSubmatch(page, -1)
+	if len(rows) == 0 {
+		t.Fatal("the page has no decision row")
+	}
+	if n := strings.Count(dom, `<tr id="d`); n != len(rows) {
+		t.Errorf("the DOM has %d decision rows, the page %d", n, len(rows))
+	}
+	for _, m := range rows {
+		row := regexp.MustCompile(`<tr id="` + m[1] + `">(?s:.*?)</tr>`).FindString(dom)
+		if v := verdictTag.FindStringSubmatch(row); v == nil || v[1] != m[2] {
+			t.Errorf("decision %s: the DOM row lacks its verdict %s:\n%.1000s", m[1], m[2], row)
+		}
+	}
+	checkImgs(t, page, dom)
+}
+
+// checkImgs checks the DOM has as many <img> elements as page, at least
+// one, each with a data: URI.
+func checkImgs(t *testing.T, page, dom string) {
+	t.Helper()
+	want := len(imgTag.FindAllString(page, -1))
+	if want == 0 {
+		t.Fatal("the page embeds no plot")
+	}
+	imgs := imgTag.FindAllString(dom, -1)
+	if len(imgs) != want {
+		t.Errorf("the DOM has %d <img>, the page %d", len(imgs), want)
+	}
+	for _, img := range imgs {
+		if !dataImgSrc.MatchString(img) {
+			t.Errorf("an <img> without a data: URI: %.200s", img)
+		}
+	}
+}
+
+// checkScreenshot takes a screenshot of page and checks it is a PNG of the
+// window's size with something drawn on it.
+func checkScreenshot(t *testing.T, bin, page, out string) {
+	t.Helper()
+	const w, h = 1400, 2000
+	runBrowser(t, bin, page, "--window-size="+strconv.Itoa(w)+","+strconv.Itoa(h), "--screenshot="+out)
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatalf("no screenshot: %v", err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", out, err)
+	}
+	if b := img.Bounds(); b.Dx() != w || b.Dy() != h {
+		t.Errorf("screenshot is %dx%d, want %dx%d", b.Dx(), b.Dy(), w, h)
+	}
+	if blank(img) {
+		t.Error("the screenshot is one colour: nothing was rendered")
+	}
+}
+
+// blank reports whether every pixel of img has the same colour.
+func blank(img image.Image) bool {
+	b := img.Bounds()
+	r0, g0, b0, a0 := img.At(b.Min.X, b.Min.Y).RGBA()
+	for y := b.Min.Y; y < b.Max.Y; y += 3 {
+		for x := b.Min.X; x < b.Max.X; x += 3 {
+			if r, g, bl, a := img.At(x, y).RGBA(); r != r0 || g != g0 || bl != b0 || a != a0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// keepShot copies a screenshot to $ROOFTOOL_SCREENSHOTS, where set, to be
+// looked at after the test.
+func keepShot(t *testing.T, src, name string) {
+	dir := os.Getenv("ROOFTOOL_SCREENSHOTS")
+	if dir == "" {
+		return
+	}
+	b, err := os.ReadFile(src)
+	if err == nil {
+		err = os.MkdirAll(dir, 0o755)
+	}
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, name), b, 0o644)
+	}
+	if err != nil {
+		t.Errorf("keeping the screenshot: %v", err)
+	}
+}
+
+// TestHTMLInBrowser renders the synthetic report's HTML in a headless
+// browser: the DOM keeps every decision row and every embedded plot, and a
+// screenshot draws the page.
+func TestHTMLInBrowser(t *testing.T) {
+	bin := browser(t)
+	r := syntheticReport(t)
+	page := renderHTML(t, r, plotFiles(r))
+	dir := t.TempDir()
+	file := filepath.Join(dir, "report.html")
+	if err := os.WriteFile(file, []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	checkDOM(t, r, page, string(runBrowser(t, bin, file, "--dump-dom")))
+	shot := filepath.Join(dir, "report.png")
+	checkScreenshot(t, bin, file, shot)
+	keepShot(t, shot, "synthetic.png")
+}
+
+// TestCommittedHTMLInBrowser does the same for the committed default run,
+// rendered as `rooftool report --format html` would, real plots included.
+func TestCommittedHTMLInBrowser(t *testing.T) {
+	bin := browser(t)
+	if len(testdata.Runs()) == 0 {
+		t.Skip("no run committed under testdata/runs yet")
+	}
+	name, fsys, err := testdata.Run("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := rundir.OpenFS(name, fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	if err := WriteRun(context.Background(), run, out, []string{FormatHTML}); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(out, "report.html")
+	page, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(out, "report.png")
+	checkScreenshot(t, bin, file, shot)
+	keepShot(t, shot, name+".png")
+	checkDOMRows(t, string(page), string(runBrowser(t, bin, file, "--dump-dom")))
+}
