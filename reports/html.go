@@ -408,6 +408,8 @@ th{background:#f3f5f7}
 td.n{white-space:nowrap}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 td.nw{white-space:nowrap}
+td.shape code{overflow-wrap:anywhere}
+td.shape{min-width:9em;max-width:16em}
 tbody:not(.dec) tr:nth-child(even){background:#fafbfc}
 .sub{color:#57606a;font-size:.9em;margin-top:.2em}
 tbody.dec{border-top:2px solid #afb8c1}
@@ -473,8 +475,8 @@ counterfactual is the metric had they matched.</p>
 <thead><tr><th class="n">#</th><th>Claim (source)</th><th>Shape</th><th>Test</th><th class="n">Theory</th><th class="n">Measured (95% CI)</th><th>Verdict</th><th class="n">Bound</th><th>Limited by</th></tr></thead>
 {{- range .Decisions}}
 <tbody class="dec">
-<tr id="d{{.N}}"><td class="n" rowspan="2">{{.N}}</td><td class="nw">{{.Experiment}}/{{.Claim}}<div class="sub">{{.Source}}</div></td><td class="nw"><code>{{.Shape}}</code></td><td><code>{{.Test}}</code></td><td class="n">{{.Theory}}</td><td class="n">{{.Measured}}</td><td class="nw {{.Class}}">{{.Verdict}}</td><td class="n">{{.Bound}}</td><td>{{if .LimitedBy}}{{.LimitedBy}}{{if .Counterfactual}}<div class="sub">had they matched: {{.Counterfactual}}</div>{{end}}{{else}}—{{end}}</td></tr>
-<tr class="why"><td colspan="8" class="edge-{{.Class}}"><b>Reason:</b> {{.Reason}}.{{if .Quantity}}<div class="sub"><b>Decided by:</b> {{.Quantity}}.</div>{{end}}{{if .Quote}}<div class="sub"><b>Quote ({{.Source}}):</b> “{{.Quote}}”</div>{{end}}{{if .Note}}<div class="sub"><b>Note:</b> {{.Note}}.</div>{{end}}</td></tr>
+<tr id="d{{.N}}"><td class="n" rowspan="2">{{.N}}</td><td class="nw">{{.Experiment}}/{{.Claim}}<div class="sub">{{.Source}}</div></td><td class="shape"><code>{{.Shape}}</code></td><td><code>{{.Test}}</code></td><td class="n">{{.Theory}}</td><td class="n">{{.Measured}}</td><td class="nw {{.Class}}">{{.Verdict}}</td><td class="n">{{.Bound}}</td><td>{{if .LimitedBy}}{{.LimitedBy}}{{if .Counterfactual}}<div class="sub">had they matched: {{.Counterfactual}}</div>{{end}}{{else}}—{{end}}</td></tr>
+<tr class="why"><td colspan="8" class="edge-{{.Class}}"><b>Reason:</b> {{.Reason}}.{{if .Quantity}}<div class="sub"><b>Decided by:</b> {{.Quantity}}.</div>{{end}}{{if .Quote}}<div class="sub"><b>Quote ({{.Source}}), verbatim:</b> <code>{{.Quote}}</code></div>{{end}}{{if .Note}}<div class="sub"><b>Note:</b> {{.Note}}.</div>{{end}}</td></tr>
 </tbody>
 {{- end}}
 </table>
