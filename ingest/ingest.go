@@ -161,7 +161,9 @@ func sniff(path string, head []byte) (string, error) {
 	}
 	// Text: an ncu CSV starts with ==PROF==/==WARNING==/==ERROR== lines or a
 	// quoted header whose first field is "ID" (raw page, details page).
-	sc := bufio.NewScanner(bytes.NewReader(head))
+	// t, not head: a UTF-8 byte-order mark before the header is skipped,
+	// as the CSV reader skips it.
+	sc := bufio.NewScanner(bytes.NewReader(t))
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
 	for sc.Scan() {
 		l := strings.TrimSpace(sc.Text())

@@ -109,6 +109,9 @@ type kinetoReader struct {
 	gpus      []GPU
 	sawEvents bool
 	seq       int
+	// profRanges counts cuda_profiler_range events: CUPTI range-profiler
+	// counters per kernel, which carry no kernel timeline.
+	profRanges int
 }
 
 func parseKineto(b *Builder, in Input, r io.Reader) error {
@@ -140,6 +143,13 @@ func parseKineto(b *Builder, in Input, r io.Reader) error {
 	}
 	if !k.sawEvents {
 		return kinetoError(in, "traceEvents", "missing: not a Kineto / Chrome trace (top-level keys: %s)", metaKeys(k.metas))
+	}
+	if len(k.kernels) == 0 && k.profRanges > 0 {
+		// A trace of the CUPTI range profiler (Kineto's CUDA_PROFILER_RANGE
+		// activity): per-kernel counters with no kernel timeline. Refused
+		// rather than ingested as zero kernels.
+		return kinetoError(in, "traceEvents", "holds %d cuda_profiler_range events (CUPTI range-profiler counters) and no kernel events: "+
+			"rooftool reads kernels from the Kineto kernel timeline; profile again with ProfilerActivity.CUDA and without the CUPTI range profiler", k.profRanges)
 	}
 	return k.emit(b)
 }
@@ -228,6 +238,10 @@ func (k *kinetoReader) events(opened bool) error {
 			continue
 		}
 		cat := ev.Cat
+		if cat == "cuda_profiler_range" {
+			k.profRanges++
+			continue
+		}
 		isKernel := strings.EqualFold(cat, "kernel")
 		isCall := cat == "cuda_runtime" || cat == "cuda_driver" || cat == "Runtime" || cat == "Driver"
 		isAnn := cat == "user_annotation" || cat == "gpu_user_annotation"

@@ -319,3 +319,29 @@ func BenchmarkKinetoHTA(b *testing.B) {
 		bl.Release()
 	}
 }
+
+const htaCuptiTrace = nsysRealdata + "HolisticTraceAnalysis/cupti_profiler__benchmark_result_924719_1679055439_trace.json.gz"
+
+// TestKinetoProfilerRangesOnly: HolisticTraceAnalysis's cupti_profiler trace
+// holds 77 cuda_profiler_range events (CUPTI range-profiler FLOP counters per
+// kernel) and no kernel events. It must be refused as bad input that names
+// what the trace holds, not ingested as zero kernels.
+func TestKinetoProfilerRangesOnly(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	tb, err := File(htaCuptiTrace, Options{}, mem)
+	if err == nil {
+		n := len(tb.Kernels())
+		tb.Release()
+		t.Fatalf("ingested %d kernels without an error; want an InputError", n)
+	}
+	var ie *InputError
+	if !errors.As(err, &ie) {
+		t.Fatalf("error %T %v; want *InputError", err, err)
+	}
+	for _, w := range []string{"cuda_profiler_range", "77", "no kernel events"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not mention %q", err, w)
+		}
+	}
+}

@@ -257,9 +257,10 @@ func (p *ncuParser) parse() error {
 	p.hdr = append([]string(nil), hdr...)
 	p.col = make(map[string]int, len(p.hdr))
 	for i, h := range p.hdr {
-		if _, dup := p.col[h]; !dup {
-			p.col[h] = i
+		if j, dup := p.col[h]; dup {
+			return p.errf(hdrLine, "duplicate column %q in the header (fields %d and %d): its values would be ambiguous", h, j+1, i+1)
 		}
+		p.col[h] = i
 		if p.nvtx < 0 && strings.Contains(h, "Push/Pop_Range") {
 			p.nvtx = i
 			p.nvtxN = ncuNVTXTrailing(h)
@@ -621,6 +622,18 @@ func (nk *ncuKernel) apply(role ncuRole, v float64, valid bool, u, text string) 
 		}
 		nk.pciSet |= 1 << (role - roleGPUPCIBus)
 	}
+}
+
+// ncuNonNegative reports whether a metric cannot be negative: a duration
+// (base unit ns), a count (cycles, bytes, instructions, ...) or a metric
+// that fills a launch or duration column of the kernel.
+func ncuNonNegative(role ncuRole, base string) bool {
+	switch role {
+	case roleDuration, roleDurationSOL, roleRegisters, roleSmemStatic, roleSmemDynamic,
+		roleGridX, roleGridY, roleGridZ, roleBlockX, roleBlockY, roleBlockZ:
+		return true
+	}
+	return base == "ns" || ncuCountUnits[base]
 }
 
 // finish settles derived kernel columns and the device row.

@@ -13,6 +13,7 @@ type ncuRawCol struct {
 	conv    unitConv
 	printed string // unit as printed in the units row
 	unit    int    // dictionary index of conv.base
+	nonNeg  bool   // a duration or count: a negative value is impossible
 }
 
 // A raw page is parsed by two goroutines: one reads CSV records and parses
@@ -109,6 +110,7 @@ func (p *ncuParser) rawProduce(mb *ncuMetricBatch, cols []ncuRawCol, full chan<-
 			cols[i].printed = u
 			cols[i].conv = convertUnit(u)
 			cols[i].unit = mb.index(mbUnit, cols[i].conv.base)
+			cols[i].nonNeg = ncuNonNegative(cols[i].role, cols[i].conv.base)
 		}
 	}
 	// Index slices that are the same for every kernel whose row has every
@@ -194,6 +196,9 @@ func (p *ncuParser) rawProduce(mb *ncuMetricBatch, cols []ncuRawCol, full chan<-
 			v, ok, text, bad := ncuMetricValue(s, c.conv)
 			if bad {
 				return p.errf(line, "kernel %s, column %q (unit %q): %q is not a number", nk.idText, p.hdr[c.j], c.printed, s)
+			}
+			if ok && v < 0 && c.nonNeg {
+				return p.errf(line, "kernel %s, column %q (unit %q): negative value %s: a duration or count cannot be negative", nk.idText, p.hdr[c.j], c.printed, strings.TrimSpace(s))
 			}
 			vals[k], valid[k] = v, ok
 			if !ok {
@@ -389,6 +394,9 @@ func (p *ncuParser) parseLong() error {
 		v, valid, text, bad := ncuMetricValue(raw, c)
 		if bad {
 			return p.errf(line, "kernel %s, metric %q (unit %q): %q is not a number", id, name, unit, raw)
+		}
+		if valid && v < 0 && ncuNonNegative(ncuRoles[name], c.base) {
+			return p.errf(line, "kernel %s, metric %q (unit %q), column %q: negative value %s: a duration or count cannot be negative", id, name, unit, ncuColMetricValue, strings.TrimSpace(raw))
 		}
 		nk.metrics = append(nk.metrics, Metric{Section: section, Name: name, Unit: c.base, Value: v, Valid: valid, Text: text})
 		if role := ncuRoles[name]; role != roleNone {

@@ -17,6 +17,7 @@ package ingest
 
 import (
 	"database/sql"
+	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -74,6 +75,9 @@ type nsysParser struct {
 
 	str     map[int64]string
 	strStmt *sql.Stmt
+	// missing counts the kernels whose name id has no StringIds row, by id.
+	missing     map[int64]*strMiss
+	missingList []int64 // ids in the order first seen
 
 	ranges    []nsysRange
 	rangeBase int64    // ranges[i].id == rangeBase + i
@@ -130,6 +134,7 @@ func (p *nsysParser) run() error {
 	if err := p.kernels(kcols); err != nil {
 		return err
 	}
+	p.kernelWarnings()
 	return p.graphs()
 }
 
@@ -148,6 +153,59 @@ func (p *nsysParser) lookup(id int64) (string, error) {
 	}
 	p.str[id] = s
 	return s, nil
+}
+
+// strMiss is a StringIds id that kernels name but the table lacks.
+type strMiss struct {
+	col      string // kernel column that named it first
+	firstRow int64  // kernel row id that named it first
+	n        int    // kernel columns naming it
+}
+
+// unknownName is the name given to a kernel whose name id has no StringIds
+// row: it keeps the id, so kernels of different missing names stay apart.
+func unknownName(id int64) string { return fmt.Sprintf("<unknown: StringIds id %d>", id) }
+
+// kernelString resolves the name id in kernel column col of kernel row
+// rowid. An id that StringIds lacks gives a name marked unknown and a
+// warning (kernelWarnings); a negative id (a null name) gives "".
+func (p *nsysParser) kernelString(id int64, col string, rowid int64) (string, error) {
+	if id < 0 {
+		return "", nil
+	}
+	if m := p.missing[id]; m != nil {
+		m.n++
+		return unknownName(id), nil
+	}
+	if s, ok := p.str[id]; ok {
+		return s, nil
+	}
+	var s string
+	err := p.strStmt.QueryRow(id).Scan(&s)
+	if err == sql.ErrNoRows {
+		if p.missing == nil {
+			p.missing = map[int64]*strMiss{}
+		}
+		p.missing[id] = &strMiss{col: col, firstRow: rowid, n: 1}
+		p.missingList = append(p.missingList, id)
+		return unknownName(id), nil
+	}
+	if err != nil {
+		return "", p.db.wrap(tabStrings, err)
+	}
+	p.str[id] = s
+	return s, nil
+}
+
+// kernelWarnings writes a meta row (key "warning") for each kernel name id
+// that StringIds lacks.
+func (p *nsysParser) kernelWarnings() {
+	for _, id := range p.missingList {
+		m := p.missing[id]
+		p.b.AddMeta(Meta{Source: SourceNsys, File: p.file, Key: "warning", Value: fmt.Sprintf(
+			"table %s has no row id %d, named by %d kernel name column(s) (first: %s.%s, row id %d); those names are marked %q",
+			tabStrings, id, m.n, tabKernel, m.col, m.firstRow, unknownName(id))})
+	}
 }
 
 func (p *nsysParser) meta() error {

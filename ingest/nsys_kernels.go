@@ -46,6 +46,31 @@ func kernelQuery(c map[string]bool) (string, func(string) string) {
 
 const kernelQueryCols = 16
 
+// unpackedCols are the columns unpackedQuery reads, in order.
+var unpackedCols = [...]string{"gridY", "gridZ", "blockX", "blockY", "blockZ", "registersPerThread", "staticSharedMemory"}
+
+// negKernelCol is the error for a negative launch size or count in a
+// kernel row.
+func negKernelCol(path string, rowid int64, col string, v int64) error {
+	return badInput(path, 0, tabKernel, "row id %d: column %q: negative value %d: a launch size or count cannot be negative", rowid, col, v)
+}
+
+// nameColName and shortColName name the columns kernelQuery reads the name
+// and short name from.
+func nameColName(c map[string]bool) string {
+	if c["demangledName"] {
+		return "demangledName"
+	}
+	return "shortName"
+}
+
+func shortColName(c map[string]bool) string {
+	if c["shortName"] {
+		return "shortName"
+	}
+	return "demangledName"
+}
+
 // kernelAbsent returns the Nulls of the kernel columns the table lacks
 // (kernelQuery reads them as 0).
 func kernelAbsent(c map[string]bool) Nulls {
@@ -128,19 +153,27 @@ func (p *nsysParser) kernels(c map[string]bool) error {
 	err := p.db.scanInts(tabKernel, q, kernelQueryCols, func(v []int64) error {
 		start, end, corr, gpid := v[0], v[1], v[5], v[6]
 		nameID, shortID, mangledID := v[7], v[8], v[9]
-		name, err := p.lookup(nameID)
+		rowid := v[13]
+		if end < start {
+			return badInput(p.in.Path, 0, tabKernel, "row id %d: column \"end\" = %d is before \"start\" = %d: a negative duration", rowid, end, start)
+		}
+		if v[10] < 0 {
+			return negKernelCol(p.in.Path, rowid, "gridX", v[10])
+		}
+		if v[11] < 0 {
+			return negKernelCol(p.in.Path, rowid, "dynamicSharedMemory", v[11])
+		}
+		name, err := p.kernelString(nameID, nameColName(c), rowid)
 		if err != nil {
 			return err
 		}
-		short, err := p.lookup(shortID)
+		short, err := p.kernelString(shortID, shortColName(c), rowid)
 		if err != nil {
 			return err
 		}
-		var mangled string
-		if mangledID >= 0 {
-			if mangled, err = p.lookup(mangledID); err != nil {
-				return err
-			}
+		mangled, err := p.kernelString(mangledID, "mangledName", rowid)
+		if err != nil {
+			return err
 		}
 		k = Kernel{Source: SourceNsys, File: p.file, Pass: PassTimeline,
 			Name: name, ShortName: short, Mangled: mangled,
@@ -159,6 +192,11 @@ func (p *nsysParser) kernels(c map[string]bool) error {
 			var u [7]int64
 			if err := p.db.db.QueryRow(unpacked(strconv.FormatInt(v[13], 10))).Scan(&u[0], &u[1], &u[2], &u[3], &u[4], &u[5], &u[6]); err != nil {
 				return p.db.wrap(tabKernel, err)
+			}
+			for j, col := range unpackedCols {
+				if u[j] < 0 {
+					return negKernelCol(p.in.Path, rowid, col, u[j])
+				}
 			}
 			k.GridY, k.GridZ, k.BlockX, k.BlockY, k.BlockZ = int32(u[0]), int32(u[1]), int32(u[2]), int32(u[3]), int32(u[4])
 			k.Registers, k.StaticSharedBytes = int32(u[5]), u[6]

@@ -68,7 +68,7 @@ func (p *nsysParser) nvtx() error {
 	text := colOr(c, "", "text", "NULL")
 	textID := colOr(c, "", "textId", "NULL")
 	q := `SELECT start, COALESCE(` + colOr(c, "", "end", "NULL") + `, -1), eventType, COALESCE(` + colOr(c, "", "globalTid", "0") + `,0), ` +
-		`COALESCE(` + colOr(c, "", "domainId", "0") + `,0), ` + text + `, COALESCE(` + textID + `, -1) ` +
+		`COALESCE(` + colOr(c, "", "domainId", "0") + `,0), ` + text + `, COALESCE(` + textID + `, -1), ` + colOr(c, "", "end", "NULL") + ` IS NULL, rowid ` +
 		`FROM NVTX_EVENTS WHERE eventType IN (` + strconv.Itoa(nvtxPushPopRange) + `,` + strconv.Itoa(nvtxStartEndRange) + `) ORDER BY rowid`
 	rows, err := p.db.db.Query(q)
 	if err != nil {
@@ -77,11 +77,19 @@ func (p *nsysParser) nvtx() error {
 	var maxEnd int64
 	for rows.Next() {
 		var r nsysRange
-		var et, tid int64
+		var et, tid, rowid int64
+		var open bool
 		var txt sql.NullString
-		if err := rows.Scan(&r.start, &r.end, &et, &r.gtid, &r.domainID, &txt, &tid); err != nil {
+		if err := rows.Scan(&r.start, &r.end, &et, &r.gtid, &r.domainID, &txt, &tid, &open, &rowid); err != nil {
 			rows.Close()
 			return p.db.wrap(tabNVTX, err)
+		}
+		if !open && r.end < r.start {
+			rows.Close()
+			return badInput(p.in.Path, 0, tabNVTX, "row id %d: column \"end\" = %d is before \"start\" = %d: a negative duration", rowid, r.end, r.start)
+		}
+		if open {
+			r.end = -1
 		}
 		if txt.Valid {
 			r.text = txt.String
@@ -320,8 +328,11 @@ func (p *nsysParser) graphs() error {
 		return nil
 	}
 	q := `SELECT start, COALESCE(end, start), COALESCE(` + colOr(c, "", "correlationId", "-1") + `, -1), COALESCE(` +
-		colOr(c, "", "globalPid", "0") + `, 0), COALESCE(` + colOr(c, "", "graphId", "0") + `, 0) FROM ` + tabGraph + ` ORDER BY rowid`
-	return p.db.scanInts(tabGraph, q, 5, func(v []int64) error {
+		colOr(c, "", "globalPid", "0") + `, 0), COALESCE(` + colOr(c, "", "graphId", "0") + `, 0), rowid FROM ` + tabGraph + ` ORDER BY rowid`
+	return p.db.scanInts(tabGraph, q, 6, func(v []int64) error {
+		if v[1] < v[0] {
+			return badInput(p.in.Path, 0, tabGraph, "row id %d: column \"end\" = %d is before \"start\" = %d: a negative duration", v[5], v[1], v[0])
+		}
 		text := "CUDA graph " + strconv.FormatInt(v[4], 10)
 		r := Range{Source: SourceNsys, File: p.file, Kind: RangeCUDAGraph, Text: text, Path: text,
 			PID: gtidPID(v[3]), StartNs: v[0], EndNs: v[1], Null: NullTID}

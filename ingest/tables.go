@@ -17,7 +17,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
@@ -268,94 +267,6 @@ func (b *Builder) Finish() *Tables {
 	return t
 }
 
-// Formats of persisted tables.
-const (
-	FormatParquet = "parquet"
-	FormatArrow   = "arrow"
-)
-
-// RowGroupRows is the most rows Write puts in one Parquet row group, so that
-// readers can skip groups of a large table by their statistics.
-const RowGroupRows = 1 << 20
-
-// rowGroupRows is RowGroupRows; tests lower it.
-var rowGroupRows int64 = RowGroupRows
-
-// Write persists every table under dir as <table>.parquet (or .arrow). Each
-// file is written to a temporary name in dir and renamed into place, so a
-// failure never leaves a half-written table that looks whole.
-func (t *Tables) Write(dir, format string) error {
-	if format != FormatParquet && format != FormatArrow {
-		return fmt.Errorf("unknown table format %q (want parquet or arrow)", format)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	var tmps []string
-	defer func() {
-		for _, p := range tmps {
-			os.Remove(p)
-		}
-	}()
-	// Write every table to a temp file first, then rename them all: a
-	// failure part-way leaves the directory as it was.
-	for _, n := range TableNames {
-		f, err := os.CreateTemp(dir, "."+n+".*.tmp")
-		if err != nil {
-			return err
-		}
-		tmps = append(tmps, f.Name())
-		if err := writeRecord(f, t.recs[n], format); err != nil {
-			return fmt.Errorf("write table %s: %w", n, err)
-		}
-	}
-	for i, n := range TableNames {
-		// CreateTemp makes 0600 files; tables are ordinary shared outputs.
-		if err := os.Chmod(tmps[i], 0o644); err != nil {
-			return err
-		}
-		if err := os.Rename(tmps[i], filepath.Join(dir, n+"."+format)); err != nil {
-			return err
-		}
-	}
-	tmps = nil
-	return nil
-}
-
-func writeRecord(f *os.File, rec arrow.RecordBatch, format string) error {
-	switch format {
-	case FormatArrow:
-		w, err := ipc.NewFileWriter(f, ipc.WithSchema(rec.Schema()))
-		if err != nil {
-			f.Close()
-			return err
-		}
-		if err := w.Write(rec); err != nil {
-			w.Close()
-			f.Close()
-			return err
-		}
-		if err := w.Close(); err != nil {
-			f.Close()
-			return err
-		}
-		return f.Close()
-	default:
-		props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd), parquet.WithDictionaryDefault(true),
-			parquet.WithMaxRowGroupLength(rowGroupRows))
-		w, err := pqarrow.NewFileWriter(rec.Schema(), f, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
-		if err != nil {
-			f.Close()
-			return err
-		}
-		if err := w.Write(rec); err != nil {
-			w.Close()
-			return err
-		}
-		return w.Close() // closes f too
-	}
-}
-
 // ReadDir reads the tables that Write persisted under dir (Parquet or Arrow
 // IPC, whichever is there). A missing table file is an error naming it.
 func ReadDir(dir string, mem memory.Allocator) (*Tables, error) {
@@ -403,6 +314,11 @@ func readTable(fsys fs.FS, dir, dirName, name string, mem memory.Allocator) (arr
 			return nil, nil, fmt.Errorf("read %s: the file system gives no random access", shown)
 		}
 		return ra, func() { f.Close() }, nil
+	}
+	if _, err := fs.Stat(fsys, pqPath); err == nil {
+		if _, err := fs.Stat(fsys, arPath); err == nil {
+			return nil, fmt.Errorf("read tables in %s: both %s and %s exist: one table in two formats (a write that did not finish, or two writers); remove the stale one", dirName, pq, ar)
+		}
 	}
 	if f, closeF, err := open(pqPath, pq); err == nil {
 		defer closeF()

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -57,6 +58,7 @@ func parseTimingFile(b *Builder, in Input) error {
 		return &InputError{File: in.Path, Err: err}
 	}
 	var tf TimingFile
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a UTF-8 byte-order mark, as Detect skips it
 	if err := json.Unmarshal(data, &tf); err != nil {
 		return badInput(in.Path, 0, "", "timing JSON: %v", err)
 	}

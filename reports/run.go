@@ -103,14 +103,48 @@ func writeFormats(outDir string, rep *Report, formats []string) error {
 	return nil
 }
 
+// RunInputError says a directory cannot be reported on: it holds no tables,
+// or no cell of any experiment (a plain `rooftool ingest` directory).
+type RunInputError struct {
+	Run string // the run's name
+	Msg string
+}
+
+func (e *RunInputError) Error() string { return fmt.Sprintf("run %s: %s", e.Run, e.Msg) }
+
+// hasCells reports whether any kernel or timing row of t belongs to an
+// experiment (rooftool's NVTX cell ranges or timing files).
+func hasCells(t *ingest.Tables) bool {
+	for _, k := range t.Kernels() {
+		if k.Experiment != "" {
+			return true
+		}
+	}
+	for _, tm := range t.Timings() {
+		if tm.Experiment != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // LoadRun reads a run (manifest.json, tables/, ceilings.json, raw/check/,
 // the timing JSON files, and the specs and claims snapshot) and analyses
 // it: everything Build needs but the plots. The caller releases the tables.
+// A directory without tables, or one without a manifest whose tables hold
+// no cell of any experiment, is a *RunInputError.
 func LoadRun(ctx context.Context, run *rundir.Run, mem memory.Allocator) (*Input, *ingest.Tables, error) {
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
 	in := &Input{Name: run.Name, Manifest: run.Manifest}
+	if err := hasTables(run); err != nil {
+		var de *DiffInputError
+		if errors.As(err, &de) {
+			return nil, nil, &RunInputError{Run: de.Run, Msg: de.Msg}
+		}
+		return nil, nil, err
+	}
 	if run.Manifest == nil {
 		in.Warnings = append(in.Warnings, analysis.Warning{Code: analysis.WarnMissing, Msg: "no manifest.json in " + run.Path("") + ": cell status, GPU clocks and versions unknown"})
 	}
@@ -121,6 +155,13 @@ func LoadRun(ctx context.Context, run *rundir.Run, mem memory.Allocator) (*Input
 	fail := func(err error) (*Input, *ingest.Tables, error) {
 		tables.Release()
 		return nil, nil, err
+	}
+	if run.Manifest == nil && !hasCells(tables) {
+		// A directory `rooftool ingest -o` wrote from an export made outside
+		// rooftool profile: judging the built-in claims against it would list
+		// every one NOT MEASURED.
+		return fail(&RunInputError{Run: run.Name, Msg: "no rooftool cells: use stats or roofline for exports made outside rooftool profile " +
+			"(no manifest.json, and no kernel or timing in its tables belongs to an experiment)"})
 	}
 	var measured *roofline.Measured
 	if data, err := run.ReadFile(rundir.CeilingsFile); err == nil {

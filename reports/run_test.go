@@ -3,6 +3,7 @@ package reports
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -320,5 +321,49 @@ func TestRunLineDirtyCommit(t *testing.T) {
 	got = runLine(RunInfo{GitCommit: "57f5d52608b96f13b1c08652e9a5c7db256a1e41"})
 	if !strings.Contains(got, "commit 57f5d52608b9") || strings.Contains(got, "differed") {
 		t.Errorf("clean: %q", got)
+	}
+}
+
+// TestLoadRunPlainIngestDir: a directory `rooftool ingest -o DIR` wrote from
+// an export made outside rooftool profile has no manifest and no kernel or
+// timing of any experiment. report refuses it as bad input (a
+// *RunInputError) instead of judging every built-in claim NOT MEASURED; a
+// folder without tables is refused the same way.
+func TestLoadRunPlainIngestDir(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	dir := t.TempDir()
+	tb, err := ingest.File("../testdata/realdata/gpu4/report.sqlite", ingest.Options{}, mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = tb.Write(dir, ingest.FormatParquet)
+	n := len(tb.Kernels())
+	tb.Release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Fatal("gpu4/report.sqlite ingested no kernels")
+	}
+	for _, tc := range []struct {
+		name, dir, want string
+	}{
+		{"plain ingest dir", dir, "no rooftool cells: use stats or roofline for exports made outside rooftool profile"},
+		{"no tables", t.TempDir(), "no tables in"},
+	} {
+		in, tables, err := LoadRun(context.Background(), openRun(t, tc.dir), mem)
+		if err == nil {
+			tables.Release()
+			t.Errorf("%s: loaded with %d cells; want a RunInputError", tc.name, len(in.Run.Cells))
+			continue
+		}
+		var re *RunInputError
+		if !errors.As(err, &re) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err %T %v; want a *RunInputError with %q", tc.name, err, err, tc.want)
+		}
+	}
+	if err := WriteRun(context.Background(), openRun(t, dir), t.TempDir(), nil); err == nil {
+		t.Error("WriteRun wrote a report for a plain ingest directory")
 	}
 }

@@ -71,6 +71,71 @@ type aggregate struct {
 // ErrNoData reports a selection with nothing to draw.
 var ErrNoData = errors.New("no kernel or cell data")
 
+// kernelPoint is the arithmetic intensity of a kernel's point at a byte
+// level (dram, l2, l1): has reports whether the export has bytes for the
+// level, ok whether the point can sit on log axes (non-zero FLOPs and bytes).
+func kernelPoint(f analysis.KernelFact, level string) (ai float64, has, ok bool) {
+	if _, has = f.ByteRate[level]; !has {
+		return 0, false, false
+	}
+	ai = f.AI[level]
+	return ai, true, ai > 0 && f.FLOPRate > 0 && !math.IsInf(ai, 0)
+}
+
+// KernelPoints counts the ncu kernels of (experiment, shape) that get at
+// least one point on the roofline, and where none does, says why: which
+// counters the kernels lack or that they count zero FLOPs or bytes.
+func KernelPoints(run *analysis.Run, experiment, shape string) (placed int, why string) {
+	var n, noFLOPs, noBytes, zeroFLOPs, zeroOther int
+	for _, f := range run.Kernels {
+		if f.Experiment != experiment || f.Shape != shape {
+			continue
+		}
+		n++
+		if !f.FLOPsKnown {
+			noFLOPs++
+			continue
+		}
+		if len(f.ByteRate) == 0 {
+			noBytes++
+			continue
+		}
+		any := false
+		for _, lv := range levels {
+			if _, _, ok := kernelPoint(f, lv.key); ok {
+				any = true
+				break
+			}
+		}
+		switch {
+		case any:
+			placed++
+		case f.TotalFLOPs <= 0:
+			zeroFLOPs++
+		default:
+			zeroOther++
+		}
+	}
+	if placed > 0 || n == 0 {
+		return placed, ""
+	}
+	var parts []string
+	if noFLOPs > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d kernels have no FLOP counters (sm__ops_path_tensor_*.sum or sm[sp]__sass_thread_inst_executed_op_{f,h,d}{add,mul,fma}_pred_on.sum)", noFLOPs, n))
+	}
+	if noBytes > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d kernels have no byte counters (%s + dram__bytes_write.sum, %s, %s or %s)", noBytes, n,
+			analysis.MDRAMRead, analysis.MDRAMBytes, analysis.ML2Bytes, analysis.ML1Bytes))
+	}
+	if zeroFLOPs > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d kernels count zero FLOPs (the counters the export has read 0 or n/a)", zeroFLOPs, n))
+	}
+	if zeroOther > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d kernels count zero bytes or have no duration", zeroOther, n))
+	}
+	return 0, "no kernel point could be placed: " + strings.Join(parts, "; ")
+}
+
 // RooflinePlot draws the hierarchical roofline of one (experiment, shape) of
 // run: DRAM, L2 and L1 slopes and the compute roofs the kernels use, each
 // labelled with value and source (measured ceilings dashed); one point per
@@ -113,11 +178,11 @@ func RooflinePlot(run *analysis.Run, experiment, shape string) (*plot.Plot, []an
 			continue // no FLOP counters: counted below as missing, not as zero
 		}
 		for li, lv := range levels {
-			if _, has := f.ByteRate[lv.key]; !has {
+			ai, has, ok := kernelPoint(f, lv.key)
+			if !has {
 				continue // the export has no bytes for this level
 			}
-			ai := f.AI[lv.key]
-			if ai <= 0 || f.FLOPRate <= 0 || math.IsInf(ai, 0) {
+			if !ok {
 				zeros++
 				continue
 			}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -53,10 +55,36 @@ unreadable one is listed on stderr with the reason, and the exit status is
 	return c
 }
 
-func runIngest(ctx context.Context, opts *IngestOptions) error {
+func runIngest(ctx context.Context, opts *IngestOptions) (err error) {
 	if opts.Format != ingest.FormatParquet && opts.Format != ingest.FormatArrow {
 		return usageErrorf("ingest: --format %q: want parquet or arrow", opts.Format)
 	}
+	// Hold DIR's advisory lock from before parsing until the tables are
+	// written, so that a second ingest into DIR fails instead of
+	// overwriting this one's tables. A DIR made here only for the lock is
+	// removed again when nothing was written into it.
+	created := false
+	if _, serr := os.Stat(opts.OutDir); errors.Is(serr, fs.ErrNotExist) {
+		if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
+			return fmt.Errorf("ingest: %w", err)
+		}
+		created = true
+	}
+	unlock, err := ingest.LockDir(opts.OutDir)
+	if err != nil {
+		if created {
+			os.Remove(opts.OutDir)
+		}
+		return fmt.Errorf("ingest: %w", err)
+	}
+	defer func() {
+		if uerr := unlock(); uerr != nil && err == nil {
+			err = fmt.Errorf("ingest: remove lock: %w", uerr)
+		}
+		if created && err != nil {
+			os.Remove(opts.OutDir) // only when empty: nothing was written
+		}
+	}()
 	var inputs []ingest.Input
 	for _, f := range opts.Files {
 		inputs = append(inputs, ingest.Input{Path: f, Options: ingest.Options{NCU: opts.NCU, Nsys: opts.Nsys}})
@@ -64,7 +92,6 @@ func runIngest(ctx context.Context, opts *IngestOptions) error {
 	var (
 		t       *ingest.Tables
 		skipped []skippedInput
-		err     error
 	)
 	if opts.KeepGoing {
 		t, skipped, err = ingestReadable(inputs)
@@ -81,6 +108,11 @@ func runIngest(ctx context.Context, opts *IngestOptions) error {
 		return fmt.Errorf("ingest: none of the %d file(s) was readable; nothing written", len(inputs))
 	}
 	defer t.Release()
+	for _, m := range t.Metas() {
+		if m.Key == "warning" {
+			fmt.Fprintf(opts.IO.Err, "warning: %s: %s\n", m.File, m.Value)
+		}
+	}
 	if err := t.Write(opts.OutDir, opts.Format); err != nil {
 		return fmt.Errorf("ingest: write %s: %w", opts.OutDir, err)
 	}

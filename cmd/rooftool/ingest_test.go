@@ -137,3 +137,58 @@ func lenOf(rows any) int {
 	}
 	return -1
 }
+
+// A second ingest into a directory another ingest holds fails with exit 1
+// naming the lock file and its holder; a finished ingest leaves no lock.
+func TestIngestLock(t *testing.T) {
+	good := statsRealdata + "gpu4/report.sqlite"
+	dir := filepath.Join(t.TempDir(), "out")
+	if code, stderr := runIngestCmd("-o", dir, good); code != 0 {
+		t.Fatalf("ingest: exit %d: %s", code, stderr)
+	}
+	lock := filepath.Join(dir, ingest.LockName)
+	if _, err := os.Stat(lock); !os.IsNotExist(err) {
+		t.Fatalf("lock %s left after the ingest (stat: %v)", lock, err)
+	}
+	if err := os.WriteFile(lock, []byte("pid 4242\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := tableRows(t, dir)
+	code, stderr := runIngestCmd("--format", "arrow", "-o", dir, good)
+	if code != 1 || !strings.Contains(stderr, lock) || !strings.Contains(stderr, "4242") {
+		t.Errorf("ingest into a locked dir: exit %d, stderr %q; want 1 naming %s and pid 4242", code, stderr, lock)
+	}
+	if _, err := os.Stat(lock); err != nil {
+		t.Errorf("the other run's lock was removed: %v", err)
+	}
+	if d := cmp.Diff(before, tableRows(t, dir)); d != "" {
+		t.Errorf("a locked-out ingest changed the tables:\n%s", d)
+	}
+	// A failed ingest into a new directory leaves no directory behind.
+	fresh := filepath.Join(t.TempDir(), "fresh")
+	if code, _ := runIngestCmd("-o", fresh, corruptCopy(t, good, t.TempDir())); code != 2 {
+		t.Errorf("bad input: exit %d, want 2", code)
+	}
+	if _, err := os.Stat(fresh); !os.IsNotExist(err) {
+		t.Errorf("failed ingest left %s (stat: %v)", fresh, err)
+	}
+}
+
+// Ingesting as Arrow over Parquet tables (and back) leaves only the new
+// format's files.
+func TestIngestFormatSwitch(t *testing.T) {
+	good := statsRealdata + "gpu4/report.sqlite"
+	dir := filepath.Join(t.TempDir(), "out")
+	for _, f := range []string{ingest.FormatParquet, ingest.FormatArrow, ingest.FormatParquet} {
+		if code, stderr := runIngestCmd("--format", f, "-o", dir, good); code != 0 {
+			t.Fatalf("ingest --format %s: exit %d: %s", f, code, stderr)
+		}
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if !strings.HasSuffix(e.Name(), "."+f) {
+				t.Errorf("after --format %s the dir holds %s", f, e.Name())
+			}
+		}
+		tableRows(t, dir)
+	}
+}

@@ -2,7 +2,17 @@
 // fused and unfused kernel variants, ingests the exports into Arrow tables,
 // draws rooflines and writes go/no-go reports.
 //
-// Exit codes: 0 success, 1 failure, 2 bad usage or bad input.
+// Exit codes, one table for every command:
+//
+//	0  success
+//	1  machine or tool failure: nsys or ncu not found where rooftool looks,
+//	   a tool or the GPU failing, unreadable tables, a failed write
+//	2  bad usage or bad input: bad flags or arguments; an input that is
+//	   missing, malformed or of the wrong kind (a directory where export
+//	   files are expected, a directory without tables, an empty run
+//	   directory, a plain ingest directory given to report); an export
+//	   holding nothing rooftool can use; a binary named by --nsys, --ncu or
+//	   --python that does not exist
 package main
 
 import "os"

@@ -39,6 +39,11 @@ NO-GO when both miss it, INCONCLUSIVE when the interval straddles it or a
 warning voids the metric, NOT MEASURED (with the reason) when the cell failed,
 was skipped or is absent.
 
+RUNDIR must hold rooftool cells: a directory without manifest.json whose
+tables hold no kernel or timing of any experiment (what rooftool ingest -o
+writes from an export made outside rooftool profile) is refused with exit 2,
+as is one without tables; use stats or roofline for such exports.
+
 With no RUNDIR, report renders the most complete real run committed under
 testdata/runs/ (embedded in the binary) into out/report (or -o DIR); RUNDIR
 may also name a committed run, e.g. 2026-11-22-h200-004838.

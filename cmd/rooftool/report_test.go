@@ -65,3 +65,24 @@ func TestReportCommittedRun(t *testing.T) {
 		}
 	}
 }
+
+// TestReportPlainIngestDir: report on what `rooftool ingest -o DIR` wrote
+// from an export made outside rooftool profile is bad input, not a report
+// of NOT MEASURED verdicts.
+func TestReportPlainIngestDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "plain")
+	var o, e bytes.Buffer
+	if code := run(context.Background(), []string{"ingest", realdata + "gpu4/report.sqlite", "-o", dir}, &IO{Out: &o, Err: &e}); code != 0 {
+		t.Fatalf("ingest: exit %d: %s", code, e.String())
+	}
+	o.Reset()
+	e.Reset()
+	out := filepath.Join(t.TempDir(), "out")
+	code := run(context.Background(), []string{"report", dir, "-o", out}, &IO{Out: &o, Err: &e})
+	if code != exitBadArgs || !strings.Contains(e.String(), "no rooftool cells: use stats or roofline") {
+		t.Errorf("exit %d, stderr %q; want exit 2, no rooftool cells", code, e.String())
+	}
+	if _, err := os.Stat(filepath.Join(out, "report.md")); err == nil {
+		t.Error("report.md written")
+	}
+}

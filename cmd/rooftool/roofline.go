@@ -42,10 +42,19 @@ rooftool gpus); --ceilings adds measured ceilings (rooftool ceilings), drawn
 dashed. A run directory's ceilings.json is used without the flag.
 
 Kernels of an export without rooftool's NVTX ranges go into one plot named
-after the first input. Warnings (points left off the log axes, missing
+after the first input. A kernel needs FLOP counters (sm__ops_path_tensor_*.sum
+or the SASS fadd/fmul/ffma, hadd/hmul/hfma, dadd/dmul/dfma _pred_on.sum counts;
+fp64 counts as fp64) and byte counters (dram__bytes_read/write.sum,
+dram__bytes.sum, lts__t_bytes.sum or l1tex__t_bytes.sum) for a point. When no
+kernel gets one, the command fails with exit 2 and names what is missing,
+unless the export states its own peaks (ncu peak_sustained metrics, as the
+SpeedOfLight_RooflineChart section collects): then the roofs are drawn and a
+warning says that no kernel point could be placed. A device name the catalog
+lacks (an RTX PRO 6000 Blackwell, say) is named in a warning; --gpu with such
+a name is exit 2. Other warnings (points left off the log axes, missing
 counters) are printed; they do not fail the command.`,
-		Example: `  rooftool roofline testdata/realdata/Roofline-Analysis/torch_sdpa_flash__gqa_bf16_b8_ctx32k_p64.ncu.csv -o out/
-  rooftool roofline --gpu rtx-5090 testdata/realdata/llm-perf-opt/kernel_0001.ncu.details.csv -o out/
+		Example: `  rooftool roofline --gpu rtx-a4500 testdata/realdata/ESMM-Research/metrics.csv -o out/
+  rooftool roofline --gpu rtx-5090 report.ncu.csv -o out/
   rooftool roofline runs/2026-11-22-h100-1 -o runs/2026-11-22-h100-1/plots`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -104,11 +113,20 @@ func runRoofline(ctx context.Context, opts *RooflineOptions) error {
 	}
 	var files []string
 	var warnings []analysis.Warning
+	noPoints := "" // why the export's chart has roofs but no kernel point
 	for _, c := range charts {
 		var fs []string
 		var ws []analysis.Warning
 		if c.Experiment == "" && c.Shape == "" && c.Sweep == nil {
 			// An export without rooftool's NVTX ranges: one roofline named after it.
+			// A chart without a single kernel point is drawn only where the
+			// export states its own peaks; else it is bad input.
+			if placed, why := roofline.KernelPoints(run, "", ""); placed == 0 && why != "" {
+				if !deviceRoofs(ceil) {
+					return &ingest.InputError{File: strings.Join(opts.Inputs, " "), Err: errors.New(why + "; nothing to draw (the export states no peaks either)")}
+				}
+				noPoints = why
+			}
 			p, w, err := roofline.RooflinePlot(run, "", "")
 			if err != nil {
 				return err
@@ -139,13 +157,63 @@ func runRoofline(ctx context.Context, opts *RooflineOptions) error {
 		}
 		fmt.Fprintf(opts.IO.Err, "roof %-12s %-14s %s\n", it.Name, roofline.FormatRate(it.Value, it.Kind), src)
 	}
-	for _, w := range append(run.Warnings, warnings...) {
+	runWarnings := run.Warnings
+	if opts.GPU == "" && len(ceil.Items) == 0 {
+		if name, cc, ok := uncataloguedGPU(t, run.GPU); ok {
+			// The analysis says "no GPU was named"; the export names one
+			// that the catalog lacks.
+			runWarnings = nil
+			for _, w := range run.Warnings {
+				if !strings.HasPrefix(w.Msg, "no ceilings:") {
+					runWarnings = append(runWarnings, w)
+				}
+			}
+			runWarnings = append([]analysis.Warning{{Code: analysis.WarnMissing, Metric: "pct_of_roof",
+				Msg: fmt.Sprintf("no ceilings: the export states no peaks and its GPU %q%s is not in the catalog; %% of roof is left out: name a catalog GPU with --gpu (rooftool gpus)", name, cc)}}, runWarnings...)
+		}
+	}
+	for _, w := range append(runWarnings, warnings...) {
 		fmt.Fprintf(opts.IO.Err, "warning: %s\n", w.Error())
+	}
+	if noPoints != "" {
+		fmt.Fprintf(opts.IO.Err, "warning: %s; the chart shows the export's roofs only\n", noPoints)
 	}
 	for _, f := range files {
 		fmt.Fprintln(opts.IO.Out, f)
 	}
 	return nil
+}
+
+// deviceRoofs reports whether some roof comes from the export's own peak
+// metrics (ncu's peak_sustained, as its SpeedOfLight_RooflineChart section
+// records them) rather than the catalog or measured ceilings.
+func deviceRoofs(c analysis.Ceilings) bool {
+	for _, it := range c.Items {
+		if strings.HasPrefix(it.Source, "device:") {
+			return true
+		}
+	}
+	return false
+}
+
+// uncataloguedGPU returns the device name the export states when the
+// catalog has no entry for it, with its compute capability (" (CC 12.0)")
+// where the export states that too.
+func uncataloguedGPU(t *ingest.Tables, name string) (string, string, bool) {
+	if name == "" {
+		return "", "", false
+	}
+	if _, ok := roofline.Lookup(name); ok {
+		return "", "", false
+	}
+	cc := ""
+	for _, g := range t.GPUs() {
+		if g.Name == name && (g.CCMajor > 0 || g.CCMinor > 0) {
+			cc = fmt.Sprintf(" (CC %d.%d)", g.CCMajor, g.CCMinor)
+			break
+		}
+	}
+	return name, cc, true
 }
 
 func orUnknownGPU(s string) string {
@@ -160,6 +228,9 @@ func orUnknownGPU(s string) string {
 func rooflineTables(inputs []string) (*ingest.Tables, string, error) {
 	if len(inputs) == 1 {
 		if st, err := os.Stat(inputs[0]); err == nil && st.IsDir() {
+			if err := checkTablesDir(inputs[0]); err != nil {
+				return nil, "", err
+			}
 			run, err := rundir.Open(inputs[0])
 			if err != nil {
 				return nil, "", &ingest.InputError{File: inputs[0], Err: err}

@@ -7,17 +7,30 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/reports"
 )
 
-// Exit codes.
+// Exit codes, the same for every command (see the package doc):
+//
+//	0  success
+//	1  failure of the machine or a tool: a tool rooftool looks for and does
+//	   not find (nsys, ncu), a tool or the GPU failing, unreadable tables,
+//	   a write that fails
+//	2  bad usage or bad input: a flag or argument, an input file or
+//	   directory that is missing, of the wrong kind (a directory where
+//	   export files are expected, a directory without tables, an empty run
+//	   directory) or malformed, an export that holds nothing rooftool can
+//	   use, a binary named by a flag (--nsys, --ncu, --python) that does
+//	   not exist
 const (
 	exitOK      = 0
 	exitFailure = 1
-	exitBadArgs = 2 // bad usage or bad input
+	exitBadArgs = 2
 )
 
 // version is set with -ldflags "-X main.version=...".
@@ -100,10 +113,17 @@ func run(ctx context.Context, args []string, io *IO) int {
 }
 
 func exitCode(err error) int {
+	if err == nil {
+		return exitOK
+	}
+	if missingTool(err) {
+		return exitFailure // before InputError: ingest wraps these in one
+	}
 	var ie *ingest.InputError
 	var ue usageError
+	var re *reports.RunInputError
 	switch {
-	case errors.As(err, &ie), errors.As(err, &ue):
+	case errors.As(err, &ie), errors.As(err, &ue), errors.As(err, &re):
 		return exitBadArgs
 	}
 	// cobra's own argument errors ("unknown command", "accepts 1 arg(s)")
@@ -112,4 +132,15 @@ func exitCode(err error) int {
 		return exitBadArgs
 	}
 	return exitFailure
+}
+
+// missingTool reports whether err says that a tool rooftool looks for
+// (nsys, ncu) is not installed where it looks. A binary named by a flag
+// (--nsys, --ncu, --python) that does not exist is bad input instead.
+func missingTool(err error) bool {
+	if errors.Is(err, ingest.ErrNsysNotFound) {
+		return true
+	}
+	// ingest has no sentinel for a missing ncu; its message is matched.
+	return strings.Contains(err.Error(), "needs Nsight Compute's ncu, which is not on PATH")
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -83,6 +84,9 @@ the middle; CSV and JSON keep them whole. CSV has nsys's nine columns, then Rang
 func loadTables(inputs []string) (*ingest.Tables, error) {
 	if len(inputs) == 1 {
 		if st, err := os.Stat(inputs[0]); err == nil && st.IsDir() {
+			if err := checkTablesDir(inputs[0]); err != nil {
+				return nil, err
+			}
 			return ingest.ReadDir(tablesDir(inputs[0]), nil)
 		}
 	}
@@ -91,6 +95,22 @@ func loadTables(inputs []string) (*ingest.Tables, error) {
 		in = append(in, ingest.Input{Path: p})
 	}
 	return ingest.Files(in, nil)
+}
+
+// checkTablesDir fails with bad input (exit 2) when dir, given where export
+// files or a directory of tables are expected, holds no kernels table in
+// itself or in tables/. Tables that are there but unreadable are left to
+// the reader (exit 1).
+func checkTablesDir(dir string) error {
+	for _, d := range []string{filepath.Join(dir, "tables"), dir} {
+		for _, f := range []string{ingest.FormatParquet, ingest.FormatArrow} {
+			if _, err := os.Stat(filepath.Join(d, ingest.TableKernels+"."+f)); err == nil {
+				return nil
+			}
+		}
+	}
+	return &ingest.InputError{File: dir, Err: fmt.Errorf("is a directory without ingested tables (no %s.parquet or %s.arrow in it or in its tables/): give export files (ncu CSV, nsys SQLite, Kineto JSON) or a directory rooftool ingest or rooftool profile wrote",
+		ingest.TableKernels, ingest.TableKernels)}
 }
 
 // tablesDir accepts a run directory (with tables/) or a tables directory.

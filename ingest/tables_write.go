@@ -1,0 +1,134 @@
+package ingest
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// Formats of persisted tables.
+const (
+	FormatParquet = "parquet"
+	FormatArrow   = "arrow"
+)
+
+// RowGroupRows is the most rows Write puts in one Parquet row group, so that
+// readers can skip groups of a large table by their statistics.
+const RowGroupRows = 1 << 20
+
+// rowGroupRows is RowGroupRows; tests lower it.
+var rowGroupRows int64 = RowGroupRows
+
+// Write persists every table under dir as <table>.parquet (or .arrow) and
+// removes the other format's file of each table, so that readers never mix
+// the new set with a stale one. Every table is first written into a
+// temporary directory beside dir (in dir's parent, on the same file
+// system); a failure there leaves dir as it was. When dir does not exist
+// the temporary directory is renamed to dir, which swaps the whole set in
+// at once. Otherwise each table is renamed into dir and then the other
+// format's files are removed: until that is done a reader sees both formats
+// of a table and refuses the directory rather than read stale data. Files
+// in dir other than the tables are left alone.
+func (t *Tables) Write(dir, format string) error {
+	if format != FormatParquet && format != FormatArrow {
+		return fmt.Errorf("unknown table format %q (want parquet or arrow)", format)
+	}
+	other := FormatArrow
+	if format == FormatArrow {
+		other = FormatParquet
+	}
+	dir = filepath.Clean(dir)
+	parent := filepath.Dir(dir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp-*")
+	if err != nil {
+		// A parent that takes no new entries: stage inside dir instead.
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		if tmp, err = os.MkdirTemp(dir, ".tables.tmp-*"); err != nil {
+			return err
+		}
+	}
+	defer os.RemoveAll(tmp)
+	for _, n := range TableNames {
+		f, err := os.OpenFile(filepath.Join(tmp, n+"."+format), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return err
+		}
+		if err := writeRecord(f, t.recs[n], format); err != nil {
+			return fmt.Errorf("write table %s: %w", n, err)
+		}
+	}
+	if filepath.Dir(tmp) == parent {
+		// MkdirTemp makes 0700 directories; tables are ordinary shared outputs.
+		if err := os.Chmod(tmp, 0o755); err != nil {
+			return err
+		}
+		err := os.Rename(tmp, dir)
+		if err == nil {
+			return nil
+		}
+		if _, serr := os.Lstat(dir); serr != nil {
+			return err // dir is absent, yet the rename failed
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, n := range TableNames {
+		if err := os.Rename(filepath.Join(tmp, n+"."+format), filepath.Join(dir, n+"."+format)); err != nil {
+			return err
+		}
+	}
+	for _, n := range TableNames {
+		if err := os.Remove(filepath.Join(dir, n+"."+other)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove stale table: %w", err)
+		}
+	}
+	return nil
+}
+
+func writeRecord(f *os.File, rec arrow.RecordBatch, format string) error {
+	switch format {
+	case FormatArrow:
+		w, err := ipc.NewFileWriter(f, ipc.WithSchema(rec.Schema()))
+		if err != nil {
+			f.Close()
+			return err
+		}
+		if err := w.Write(rec); err != nil {
+			w.Close()
+			f.Close()
+			return err
+		}
+		if err := w.Close(); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	default:
+		props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd), parquet.WithDictionaryDefault(true),
+			parquet.WithMaxRowGroupLength(rowGroupRows))
+		w, err := pqarrow.NewFileWriter(rec.Schema(), f, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+		if err != nil {
+			f.Close()
+			return err
+		}
+		if err := w.Write(rec); err != nil {
+			w.Close()
+			return err
+		}
+		return w.Close() // closes f too
+	}
+}
