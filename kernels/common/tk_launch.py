@@ -119,7 +119,7 @@ if FAST_LAUNCH and TensorDescriptor is not None:
 # So _launch keeps, per exact call (kernel, tuning key, every tensor's address, dtype,
 # shape and strides, every scalar), a launch plan: the compiled kernel, its grid and its
 # arguments with tensors as addresses and descriptors over bare addresses, launched
-# directly: 36-52 us a call in all (kernels/NOTES.md, third session). The plan holds no
+# directly: 36-52 us a call in all (kernels/NOTES.md, "Triton launch path"). The plan holds no
 # tensor: an address that is freed and handed out
 # again names the same memory with the same layout, which is all the kernel reads.
 # An autotuned kernel gets a plan from the second call with a given key on (the first
