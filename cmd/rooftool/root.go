@@ -92,6 +92,8 @@ var commands = []func(*IO) *cobra.Command{
 	newReportCmd,
 	newDiffCmd,
 	newNewCmd,
+	newSuggestCmd,
+	newProjectCmd,
 }
 
 // Main runs rooftool with os.Args and returns the exit code.

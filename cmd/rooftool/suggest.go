@@ -1,0 +1,329 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/reports"
+)
+
+// SuggestOptions are the flags of `rooftool suggest`.
+type SuggestOptions struct {
+	IO         *IO
+	Inputs     []string
+	Format     string // table | csv | json
+	AgainstRun bool   // set predictions against the run's measured fused variants
+}
+
+func newSuggestCmd(io *IO) *cobra.Command {
+	opts := &SuggestOptions{IO: io}
+	c := &cobra.Command{
+		Use:   "suggest RUN|EXPORT...",
+		Short: "Find GEMM + elementwise chains a fusion could collapse, and predict what fusing saves",
+		Long: `Suggest reads an unfused trace and lists the chains a fusion into a GEMM's
+epilogue could collapse, with what fusing each would save.
+
+Model:
+` + analysis.SuggestModel + `
+
+Inputs are one run (a run directory, or a run committed under testdata/runs):
+chains per cell, each cell's kernels in launch order with the bytes of the
+ncu kernel pass; or raw exports (nsys SQLite, Kineto JSON, ncu CSV) or a
+directory of ingested tables: chains per file, stream and NVTX range path.
+
+--against-run (a run only) sets the savings predicted for each baseline
+cell against what each candidate compared with it measured in the same run,
+baseline minus candidate: kernels per iteration, DRAM bytes (range pass,
+else kernel pass) and GPU time (nsys timeline), with the error of each
+prediction (predicted - measured; for bytes and time in % of measured).
+
+--format table (default), csv or json (one object with "rooftool_suggest": 1).
+Exit status: 0 done, 2 bad usage or input, 1 anything else.`,
+		Example: `  rooftool suggest testdata/realdata/gpu4/report.sqlite
+  rooftool suggest 2026-11-23-h100-140505
+  rooftool suggest --against-run 2026-11-22-h100-003504 --format csv`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Inputs = args
+			return runSuggest(c.Context(), opts)
+		},
+	}
+	c.Flags().StringVar(&opts.Format, "format", "table", "output format: table, csv or json")
+	c.Flags().BoolVar(&opts.AgainstRun, "against-run", false, "compare predicted savings with the run's measured fused variants")
+	mustRegisterCompletion(c, "format", completeOneOf(dataFormats...))
+	return c
+}
+
+// suggestJSONVersion is the "rooftool_suggest" field of the JSON output.
+const suggestJSONVersion = 1
+
+// suggestJSON is what `rooftool suggest --format json` writes, keys sorted:
+// "rooftool_suggest" (this version), "model" (SuggestModel), and "chains"
+// (analysis.Chain), or with --against-run "checks" (analysis.SuggestCheck).
+type suggestJSON struct {
+	Version int
+	Model   string
+	Chains  []analysis.Chain
+	Checks  []analysis.SuggestCheck
+}
+
+func runSuggest(ctx context.Context, opts *SuggestOptions) error {
+	switch opts.Format {
+	case "table", "csv", "json":
+	default:
+		return usageErrorf("suggest: --format %q: want table, csv or json", opts.Format)
+	}
+	for _, p := range opts.Inputs {
+		if _, err := os.Stat(p); err != nil && !(len(opts.Inputs) == 1 && isCommittedRun(p)) {
+			return usageErrorf("suggest: %s: no such file, directory or committed run", p)
+		}
+	}
+	out := suggestJSON{Version: suggestJSONVersion, Model: analysis.SuggestModel}
+	run, err := suggestLoadRun(ctx, opts.Inputs)
+	if err != nil {
+		return err
+	}
+	switch {
+	case run != nil && opts.AgainstRun:
+		out.Checks = analysis.CheckSuggestions(run)
+		if out.Checks == nil {
+			out.Checks = []analysis.SuggestCheck{}
+		}
+	case opts.AgainstRun:
+		return usageErrorf("suggest: --against-run needs one run (a run directory or a committed run), not exports")
+	case run != nil:
+		for _, c := range run.Cells {
+			if c.Status == "ok" {
+				out.Chains = append(out.Chains, analysis.SuggestCell(c, run.Kernels)...)
+			}
+		}
+	default:
+		chains, err := suggestExports(opts)
+		if err != nil {
+			return err
+		}
+		out.Chains = chains
+	}
+	switch opts.Format {
+	case "json":
+		doc := map[string]any{"rooftool_suggest": out.Version, "model": out.Model}
+		if opts.AgainstRun {
+			doc["checks"] = out.Checks
+		} else {
+			if out.Chains == nil {
+				out.Chains = []analysis.Chain{}
+			}
+			doc["chains"] = out.Chains
+		}
+		enc := json.NewEncoder(opts.IO.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(doc)
+	case "csv":
+		if opts.AgainstRun {
+			return suggestWriteCSV(opts.IO.Out, checkRows(out.Checks, false))
+		}
+		return suggestWriteCSV(opts.IO.Out, chainRows(out.Chains, false))
+	}
+	if opts.AgainstRun {
+		return suggestWriteTab(opts.IO.Out, checkRows(out.Checks, true))
+	}
+	if len(out.Chains) == 0 {
+		_, err := fmt.Fprintln(opts.IO.Out, "no chain: no GEMM followed on its stream by kernels without tensor work")
+		return err
+	}
+	if err := suggestWriteTab(opts.IO.Out, chainRows(out.Chains, true)); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(opts.IO.Out, "\nGPU time saved is an upper bound (the epilogue's own cost counted as nothing); DRAM saved needs ncu bytes (- where absent). See rooftool suggest --help for the model.")
+	return err
+}
+
+// suggestExports finds the chains of raw exports, file by file, or of one
+// directory of ingested tables. An export that holds no kernels (nsys
+// without CUDA kernel activity, a Kineto trace of range-profiler counters
+// only) has no chain: a note on stderr says so.
+func suggestExports(opts *SuggestOptions) ([]analysis.Chain, error) {
+	one := func(inputs []string) ([]analysis.Chain, error) {
+		t, err := loadTables(inputs)
+		if err != nil {
+			return nil, err
+		}
+		defer t.Release()
+		var facts []analysis.KernelFact
+		if an, err := analysis.Analyze(t, nil, analysis.Options{}); err == nil {
+			facts = an.Kernels
+		}
+		return analysis.SuggestTables(t, facts), nil
+	}
+	if len(opts.Inputs) == 1 {
+		if st, err := os.Stat(opts.Inputs[0]); err == nil && st.IsDir() {
+			return one(opts.Inputs)
+		}
+	}
+	var out []analysis.Chain
+	for _, p := range opts.Inputs {
+		cs, err := one([]string{p})
+		var ie *ingest.InputError
+		if errors.As(err, &ie) && noKernels(err) {
+			fmt.Fprintf(opts.IO.Err, "rooftool: suggest: %s holds no kernels: no chain\n", p)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, cs...)
+	}
+	return out, nil
+}
+
+// noKernels reports whether an ingest error says the export holds no
+// kernels at all (ingest has no sentinel for it; its messages are matched).
+func noKernels(err error) bool {
+	m := err.Error()
+	return strings.Contains(m, "no CUDA kernel activity") || strings.Contains(m, "no kernel events")
+}
+
+// suggestLoadRun analyses inputs as one run when they name one (a committed
+// run, or a directory rooftool profile wrote); nil when they are exports or
+// tables without rooftool cells.
+func suggestLoadRun(ctx context.Context, inputs []string) (*analysis.Run, error) {
+	if len(inputs) != 1 {
+		return nil, nil
+	}
+	p := inputs[0]
+	st, err := os.Stat(p)
+	switch {
+	case err != nil && isCommittedRun(p):
+	case err == nil && st.IsDir():
+		if err := checkTablesDir(p); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, nil
+	}
+	r, _, err := openRun(p, "")
+	if err != nil {
+		return nil, err
+	}
+	in, t, err := reports.LoadRun(ctx, r, nil)
+	var re *reports.RunInputError
+	if errors.As(err, &re) && st != nil {
+		return nil, nil // tables of exports made outside rooftool profile
+	}
+	if err != nil {
+		return nil, err
+	}
+	t.Release()
+	return in.Run, nil
+}
+
+func chainRows(cs []analysis.Chain, human bool) [][]string {
+	rows := [][]string{{"range", "stream", "index", "producer", "folded", "kernels_saved", "gpu_time_saved_ns", "dram_saved_bytes"}}
+	if human {
+		rows[0] = []string{"RANGE", "STREAM", "AT", "PRODUCER", "FOLDED", "KERNELS SAVED", "GPU TIME SAVED (us, <=)", "DRAM SAVED (MB)"}
+	}
+	for _, c := range cs {
+		folded := strings.Join(c.Folded, " | ")
+		rng, prod := c.Range, c.Producer
+		dram, t := "", strconv.FormatFloat(c.TimeSavedNs, 'f', -1, 64)
+		if c.DRAMKnown {
+			dram = strconv.FormatFloat(c.DRAMSavedBytes, 'f', -1, 64)
+		}
+		if human {
+			var short []string
+			for i, f := range c.Folded {
+				if i == 3 {
+					short = append(short, fmt.Sprintf("+%d more", len(c.Folded)-3))
+					break
+				}
+				short = append(short, suggestTrim(f, 32))
+			}
+			folded, rng, prod = strings.Join(short, " | "), suggestTrim(rng, 48), suggestTrim(prod, 40)
+			t = fmt.Sprintf("%.1f", c.TimeSavedNs/1e3)
+			dram = "-"
+			if c.DRAMKnown {
+				dram = fmt.Sprintf("%.2f", c.DRAMSavedBytes/1e6)
+			}
+		}
+		if rng == "" {
+			rng = "-"
+		}
+		rows = append(rows, []string{rng, strconv.FormatInt(c.Stream, 10), strconv.Itoa(c.Index), prod, folded,
+			strconv.Itoa(c.KernelsSaved), t, dram})
+	}
+	return rows
+}
+
+func checkRows(cs []analysis.SuggestCheck, human bool) [][]string {
+	rows := [][]string{{"experiment", "shape", "baseline", "candidate", "chains",
+		"predicted_kernels_saved", "measured_kernels_saved", "kernels_error",
+		"predicted_dram_saved_bytes", "measured_dram_saved_bytes", "dram_error_pct",
+		"predicted_gpu_time_saved_ns", "measured_gpu_time_saved_ns", "gpu_time_error_pct", "note"}}
+	if human {
+		rows[0] = []string{"EXPERIMENT", "SHAPE", "BASELINE", "CANDIDATE", "CHAINS",
+			"KERNELS PRED", "MEAS", "ERR", "DRAM MB PRED", "MEAS", "ERR %", "GPU US PRED", "MEAS", "ERR %", "NOTE"}
+	}
+	f := func(v float64, scale float64, prec int) string {
+		if human {
+			return strconv.FormatFloat(v/scale, 'f', prec, 64)
+		}
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	for _, c := range cs {
+		pd, md, ed := "", "", ""
+		if c.DRAMKnown {
+			pd, md, ed = f(c.PredDRAMBytes, 1e6, 2), f(c.MeasDRAMBytes, 1e6, 2), f(c.ErrDRAMPct, 1, 0)
+		} else if human {
+			pd, md, ed = "-", "-", "-"
+		}
+		note := c.Note
+		if human && note == "" {
+			note = "-"
+		}
+		rows = append(rows, []string{c.Experiment, c.Shape, c.Baseline, c.Candidate, strconv.Itoa(c.Chains),
+			strconv.Itoa(c.PredKernels), strconv.Itoa(c.MeasKernels), strconv.Itoa(c.ErrKernels),
+			pd, md, ed, f(c.PredTimeNs, 1e3, 1), f(c.MeasTimeNs, 1e3, 1), f(c.ErrTimePct, 1, 0), note})
+	}
+	return rows
+}
+
+func suggestWriteCSV(w io.Writer, rows [][]string) error {
+	cw := csv.NewWriter(w)
+	if err := cw.WriteAll(rows); err != nil {
+		return err
+	}
+	return cw.Error()
+}
+
+func suggestWriteTab(w io.Writer, rows [][]string) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, r := range rows {
+		if _, err := fmt.Fprintln(tw, strings.Join(r, "\t")); err != nil {
+			return err
+		}
+	}
+	return tw.Flush()
+}
+
+// suggestTrim shortens s to at most n runes, eliding the middle.
+func suggestTrim(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	h := (n - 1) / 2
+	return string(r[:h]) + "…" + string(r[len(r)-(n-1-h):])
+}

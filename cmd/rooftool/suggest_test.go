@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var updateSuggest = flag.Bool("update-suggest", false, "rewrite the golden files under testdata/suggest")
+
+func runSuggestCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code = run(context.Background(), append([]string{"suggest"}, args...), &IO{Out: &o, Err: &e})
+	return code, o.String(), e.String()
+}
+
+// Golden outputs, one per situation: predictions set against the fused
+// variants two committed runs measured (table, csv); an nsys export with no
+// kernel activity.
+func TestSuggestGolden(t *testing.T) {
+	for _, tc := range []struct {
+		golden string
+		args   []string
+	}{
+		{"against_run_h100_140505.txt", []string{"--against-run", "2026-11-23-h100-140505"}},
+		{"against_run_h100_003504.csv", []string{"--against-run", "--format", "csv", "2026-11-22-h100-003504"}},
+		{"export_without_kernels.txt", []string{realdata + "WeatherBench2/report1.sqlite"}},
+	} {
+		code, got, stderr := runSuggestCmd(t, tc.args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, stderr)
+		}
+		got += stderr
+		path := filepath.Join("testdata/suggest", tc.golden)
+		if *updateSuggest {
+			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%v (run go test -run TestSuggestGolden -update-suggest to create it)", err)
+		}
+		if d := cmp.Diff(string(want), got); d != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.golden, d)
+		}
+	}
+}
+
+// Every nsys SQLite and Kineto export under testdata/realdata runs without
+// error, in every format.
+func TestSuggestRealdata(t *testing.T) {
+	var files []string
+	err := filepath.WalkDir(realdata, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if n := d.Name(); strings.HasSuffix(n, ".sqlite") || strings.HasSuffix(n, ".json") || strings.HasSuffix(n, ".json.gz") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 7 {
+		t.Fatalf("found %d exports, want the 5 nsys and 2 Kineto ones: %v", len(files), files)
+	}
+	for _, f := range files {
+		for _, format := range []string{"table", "csv", "json"} {
+			code, out, stderr := runSuggestCmd(t, "--format", format, f)
+			if code != 0 {
+				t.Errorf("%s --format %s: exit %d: %s", f, format, code, stderr)
+				continue
+			}
+			if format == "json" {
+				var doc struct {
+					Version int `json:"rooftool_suggest"`
+					Chains  []struct {
+						Producer string `json:"producer"`
+						Saved    int    `json:"kernels_saved"`
+					} `json:"chains"`
+				}
+				if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Version != 1 || doc.Chains == nil {
+					t.Errorf("%s json: %v %.200s", f, err, out)
+				}
+				// The Kineto trace of a convolution benchmark: cuDNN's
+				// implicit-GEMM convolutions followed by elementwise kernels.
+				if strings.Contains(f, "critical_path") {
+					if len(doc.Chains) == 0 || !strings.HasPrefix(doc.Chains[0].Producer, "sm80_xmma_fprop") || doc.Chains[0].Saved == 0 {
+						t.Errorf("%s: chains %+v, want an xmma fprop producer first", f, doc.Chains)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestSuggestUsage(t *testing.T) {
+	file := realdata + "gpu4/report.sqlite"
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--format", "xml", file}, "--format"},
+		{[]string{"--against-run", file}, "needs one run"},
+		{[]string{"no/such/file.sqlite"}, "no such file"},
+		{[]string{}, "arg"},
+	} {
+		code, _, stderr := runSuggestCmd(t, tc.args...)
+		if code != exitBadArgs || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// The help states the model; --against-run JSON carries the version and
+// the checks.
+func TestSuggestHelpAndJSON(t *testing.T) {
+	code, out, _ := runSuggestCmd(t, "--help")
+	if code != 0 || !strings.Contains(out, "upper bound") || !strings.Contains(out, "producer -> consumer edge") {
+		t.Errorf("help (exit %d) does not state the model:\n%s", code, out)
+	}
+	code, out, stderr := runSuggestCmd(t, "--against-run", "--format", "json", "2026-11-23-h100-140505")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		Version int `json:"rooftool_suggest"`
+		Checks  []struct {
+			Candidate string  `json:"candidate"`
+			Meas      float64 `json:"measured_dram_saved_bytes"`
+		} `json:"checks"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Version != 1 || len(doc.Checks) != 15 {
+		t.Fatalf("json: %v, version %d, %d checks, want 1 and 15", err, doc.Version, len(doc.Checks))
+	}
+}
