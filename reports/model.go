@@ -78,6 +78,10 @@ type Decision struct {
 	// LimitedBy is "implementation" when the candidate's GEMM main loops are
 	// measurably worse than the baseline's for the same products; MainLoops
 	// has the figures and Counterfactual the metric had they matched.
+	// L2AlreadySaves is the share of the DRAM saving the models claim that
+	// the unfused baseline already gets from L2 as measured (its model
+	// bytes minus its range-pass bytes), where that share is 10% or more.
+	L2AlreadySaves        *float64            `json:"l2_already_saves,omitempty"`
 	LimitedBy             string              `json:"limited_by,omitempty"`
 	MainLoops             *analysis.MainLoops `json:"main_loops,omitempty"`
 	Counterfactual        *float64            `json:"counterfactual,omitempty"`

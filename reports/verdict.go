@@ -172,6 +172,7 @@ func (x *index) decide(e *kernels.Experiment, c kernels.Claim, shape string) Dec
 	}
 	d.BoundFraction = x.boundFraction(e, c.Candidate, shape)
 	x.limitedBy(e, &d)
+	x.l2AlreadySaves(e, &d)
 	if voiding := summarizeWarnings(vw); len(voiding) > 0 {
 		if d.Verdict == VerdictInconclusive {
 			d.Reason = fmt.Sprintf("%s; the metric is also voided by %s", d.Reason, strings.Join(voiding, "; "))
