@@ -45,17 +45,10 @@ func Analyze(t *ingest.Tables, exps []*kernels.Experiment, opts Options) (*Run, 
 }
 
 func (o Options) withDefaults() Options {
-	if o.Alpha <= 0 {
-		o.Alpha = 0.05
-	}
-	if o.Confidence <= 0 || o.Confidence >= 1 {
-		o.Confidence = 0.95
-	}
+	st := o.Stats() // the statistical thresholds, defaulted in one place
+	o.Alpha, o.Confidence, o.MinSamples = st.Alpha, st.Confidence, st.MinSamples
 	if o.LaunchBoundNs <= 0 {
 		o.LaunchBoundNs = 5000
-	}
-	if o.MinSamples <= 0 {
-		o.MinSamples = 6
 	}
 	if o.BoundPct <= 0 {
 		o.BoundPct = 60
