@@ -39,6 +39,8 @@ type ProfileOptions struct {
 	NoIngest    bool
 	NoReport    bool
 	IngestOnly  bool
+	Shard       string   // --shard I/N
+	CostsFrom   []string // --costs-from RUN
 	Args        []string // the command line, for the manifest
 }
 
@@ -62,11 +64,17 @@ and each cell's status per pass, rewritten after every runner process.
 A crashing variant, a profiler error or a cell past --timeout marks that cell
 failed with the reason and the sweep goes on; Ctrl-C keeps every finished cell
 and --resume skips them. By default sweep shapes run under check and timing
-only (--sweeps profiles them too, --default-only drops them).`,
+only (--sweeps profiles them too, --default-only drops them).
+
+--shard I/N runs the I-th of N disjoint parts of the planned cells, balanced
+by estimated cost (rooftool plan --shard-count N lists them); the manifest
+records the shard and the full plan's hash, and rooftool merge joins the
+parts' run directories into one run.`,
 		Example: `  rooftool profile --gpu h100
   rooftool profile --gpu h100 --experiment swiglu --passes check,timing
   rooftool profile --gpu h100 -o runs/x --resume
-  rooftool profile --gpu h100 --experiments ~/experiments/bias_gelu`,
+  rooftool profile --gpu h100 --experiments ~/experiments/bias_gelu
+  rooftool profile --gpu h100 --shard 1/4 -o runs/part1`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if opts.GPU == "" && !opts.IngestOnly {
@@ -100,6 +108,8 @@ only (--sweeps profiles them too, --default-only drops them).`,
 	f.BoolVar(&opts.NoIngest, "no-ingest", false, "leave RUNDIR/tables unwritten")
 	f.BoolVar(&opts.NoReport, "no-report", false, "do not write report.md, report.json and plots/ into RUNDIR at the end")
 	f.BoolVar(&opts.IngestOnly, "ingest-only", false, "run nothing: rebuild -o RUNDIR/tables from the raw exports its manifest lists")
+	f.StringVar(&opts.Shard, "shard", "", "run only the I-th of N parts of the planned cells, e.g. 1/4 (parts balanced by estimated cost; rooftool plan shows them, rooftool merge joins their runs)")
+	f.StringArrayVar(&opts.CostsFrom, "costs-from", nil, "earlier run directory whose pass seconds estimate cell costs for --shard (repeatable; default: the shape size)")
 	mustRegisterCompletion(c, "gpu", completeGPU)
 	mustRegisterCompletion(c, "experiment", completeExperiments)
 	mustRegisterCompletion(c, "variant", completeVariants)
@@ -133,14 +143,16 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 		}
 		return writeProfileReport(ctx, opts, opts.OutDir)
 	}
-	sweeps := launch.SweepsTiming
-	switch {
-	case opts.DefaultOnly:
-		sweeps = launch.SweepsNone
-	case opts.Sweeps:
-		sweeps = launch.SweepsAll
+	var shard launch.Shard
+	if opts.Shard != "" {
+		var err error
+		if shard, err = launch.ParseShard(opts.Shard); err != nil {
+			return usageErrorf("profile: %v", err)
+		}
 	}
 	cfg := launch.Config{
+		Shard:          shard,
+		CostsFrom:      opts.CostsFrom,
 		RunDir:         opts.OutDir,
 		KernelsDir:     opts.Kernels,
 		Python:         opts.Python,
@@ -150,7 +162,7 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 		Variants:       opts.Variants,
 		Shapes:         opts.Shapes,
 		Passes:         opts.Passes,
-		Sweeps:         sweeps,
+		Sweeps:         sweepsMode(opts.DefaultOnly, opts.Sweeps),
 		Timeout:        opts.Timeout,
 		Reps:           opts.Reps,
 		NCU:            opts.NCU,
@@ -188,6 +200,17 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 		return fmt.Errorf("profile: %w", err)
 	}
 	return nil
+}
+
+// sweepsMode maps --default-only and --sweeps to a launch sweeps mode.
+func sweepsMode(defaultOnly, sweeps bool) string {
+	switch {
+	case defaultOnly:
+		return launch.SweepsNone
+	case sweeps:
+		return launch.SweepsAll
+	}
+	return launch.SweepsTiming
 }
 
 // writeProfileSummary prints one line per pass with its counts, then the

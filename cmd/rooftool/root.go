@@ -85,6 +85,8 @@ var commands = []func(*IO) *cobra.Command{
 	newIngestCmd,
 	newStatsCmd,
 	newProfileCmd,
+	newPlanCmd,
+	newMergeCmd,
 	newDoctorCmd,
 	newGPUsCmd,
 	newCeilingsCmd,

@@ -41,12 +41,27 @@ type Manifest struct {
 	GPU          GPUInfo           `json:"gpu"`
 	Versions     map[string]string `json:"versions"` // python, torch, triton, cuda, driver, ncu, nsys
 	Passes       []string          `json:"passes"`
-	Options      map[string]string `json:"options,omitempty"` // e.g. ncu clock-control, reps
-	Cells        []Cell            `json:"cells"`
+	// Shard is "I/N" for a run of the I-th of N parts of a sweep
+	// (rooftool profile --shard); PlanHash identifies the full plan the
+	// parts were cut from, so that merge can tell they belong together.
+	Shard    string `json:"shard,omitempty"`
+	PlanHash string `json:"plan_hash,omitempty"`
+	// MergedFrom names the shard runs a merged run was made of.
+	MergedFrom []MergedPart      `json:"merged_from,omitempty"`
+	Options    map[string]string `json:"options,omitempty"` // e.g. ncu clock-control, reps
+	Cells      []Cell            `json:"cells"`
 	// Resumed lists the later invocations that continued this run
 	// (--resume); Command stays the first one's.
 	Resumed  []Invocation `json:"resumed,omitempty"`
 	Warnings []string     `json:"warnings,omitempty"`
+}
+
+// MergedPart is one run a merged run was made of.
+type MergedPart struct {
+	Run     string    `json:"run"` // its folder's base name
+	Shard   string    `json:"shard,omitempty"`
+	Command []string  `json:"command"`
+	Created time.Time `json:"created"`
 }
 
 // Invocation is one command that worked on a run directory.

@@ -39,11 +39,16 @@ type Config struct {
 	SMI            string        // nvidia-smi override (tests)
 	Resume         bool
 	NoIngest       bool
-	Command        []string  // recorded in the manifest
-	Version        string    // rooftool's version
-	Progress       Progress  // nil : none
-	Log            io.Writer // warnings as plain lines; nil : discarded
-	Now            func() time.Time
+	// Shard picks one part of the planned cells (zero: all of them).
+	Shard Shard
+	// CostsFrom are earlier run directories whose pass seconds estimate
+	// each cell's cost for the shard split (none: the shape size).
+	CostsFrom []string
+	Command   []string  // recorded in the manifest
+	Version   string    // rooftool's version
+	Progress  Progress  // nil : none
+	Log       io.Writer // warnings as plain lines; nil : discarded
+	Now       func() time.Time
 }
 
 // Runner drives one run.
@@ -97,30 +102,24 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 	if r.log == nil {
 		r.log = io.Discard
 	}
-	exps, err := LoadSpecs(cfg.KernelsDir)
-	if err != nil {
-		return nil, err
-	}
-	ext, extDirs, err := LoadExternal(cfg.ExperimentDirs)
+	all, ext, extDirs, err := planAll(cfg)
 	if err != nil {
 		return nil, err
 	}
 	r.extDirs = extDirs
-	selected := cfg.Experiments
-	for _, e := range ext {
-		for _, b := range exps {
-			if b.Name == e.Name {
-				return nil, configErrorf("--experiments %s: experiment %q is one of rooftool's own: rename the folder and its experiment: field", extDirs[e.Name], e.Name)
-			}
-		}
-		if len(cfg.Experiments) == 0 {
-			selected = append(selected, e.Name)
-		}
-	}
-	exps = append(exps, ext...)
-	cells, err := Plan(exps, selected, cfg.Variants, cfg.Shapes, cfg.Passes, cfg.Sweeps)
+	prior, err := PriorCosts(cfg.CostsFrom)
 	if err != nil {
 		return nil, err
+	}
+	parts, _, planHash, err := ShardPlan(all, prior, cfg.Shard.Count)
+	if err != nil {
+		return nil, err
+	}
+	var cells []PlannedCell
+	for i, c := range all {
+		if cfg.Shard.Count == 0 || parts[i] == cfg.Shard.Index {
+			cells = append(cells, c)
+		}
 	}
 	r.runPy = filepath.Join(cfg.KernelsDir, "run.py")
 	if _, err := os.Stat(r.runPy); err != nil {
@@ -171,6 +170,8 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 	switch {
 	case err == nil && !cfg.Resume:
 		return nil, configErrorf("-o %s: the directory holds a run already: pass --resume to continue it, or another -o", dir)
+	case err == nil && (old.Shard != cfg.Shard.String() || (old.Shard != "" && old.PlanHash != planHash)):
+		return nil, configErrorf("-o %s: the run is shard %q of plan %s; this command plans shard %q of plan %s: resume it with the same selection and --shard", dir, old.Shard, old.PlanHash, cfg.Shard.String(), planHash)
 	case err == nil:
 		r.m = old
 		r.m.Finished = time.Time{}
@@ -204,6 +205,8 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 		m.Passes = cfg.Passes
 	}
 	m.GPURequested = cfg.GPU
+	m.Shard = cfg.Shard.String()
+	m.PlanHash = planHash
 	if m.Versions == nil {
 		m.Versions = map[string]string{}
 	}
@@ -342,6 +345,61 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 		return m, err
 	}
 	return m, nil
+}
+
+// PlanFor lists the cells a run of cfg would plan (all shards), with each
+// cell's shard (1 when cfg.Shard is zero), its estimated cost and the plan
+// hash; it runs nothing.
+func PlanFor(cfg Config) (cells []PlannedCell, parts []int, costs []float64, hash string, err error) {
+	if cfg.KernelsDir == "" {
+		cfg.KernelsDir = "kernels"
+	}
+	if cfg.Passes == nil {
+		cfg.Passes = rundir.AllPasses
+	}
+	if cfg.Sweeps == "" {
+		cfg.Sweeps = SweepsTiming
+	}
+	cells, _, _, err = planAll(cfg)
+	if err != nil {
+		return nil, nil, nil, "", err
+	}
+	prior, err := PriorCosts(cfg.CostsFrom)
+	if err != nil {
+		return nil, nil, nil, "", err
+	}
+	parts, costs, hash, err = ShardPlan(cells, prior, cfg.Shard.Count)
+	return cells, parts, costs, hash, err
+}
+
+// planAll loads the specs (built-in and external) and plans every cell of
+// the selection, before any sharding.
+func planAll(cfg Config) ([]PlannedCell, []*kernels.Experiment, map[string]string, error) {
+	exps, err := LoadSpecs(cfg.KernelsDir)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ext, extDirs, err := LoadExternal(cfg.ExperimentDirs)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	selected := cfg.Experiments
+	for _, e := range ext {
+		for _, b := range exps {
+			if b.Name == e.Name {
+				return nil, nil, nil, configErrorf("--experiments %s: experiment %q is one of rooftool's own: rename the folder and its experiment: field", extDirs[e.Name], e.Name)
+			}
+		}
+		if len(cfg.Experiments) == 0 {
+			selected = append(selected, e.Name)
+		}
+	}
+	exps = append(exps, ext...)
+	cells, err := Plan(exps, selected, cfg.Variants, cfg.Shapes, cfg.Passes, cfg.Sweeps)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return cells, ext, extDirs, nil
 }
 
 // Dir is the run directory.

@@ -1,0 +1,300 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/rooftool/rooftool/ingest/rundir"
+)
+
+// fakeSweep readies the fake runner and profilers of kernels/launch and
+// returns the flags of a small sweep over them.
+func fakeSweep(t *testing.T) []string {
+	t.Helper()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not on PATH: the fake runner and profilers are Python scripts")
+	}
+	for _, k := range []string{"FAKE_LOG", "FAKE_NCU_PERM", "FAKE_NSYS_NOLIB", "FAKE_CODE", "FAKE_NCU_LOG", "FAKE_RANGE_FAIL", "FAKE_RANGE_PARTIAL", "FAKE_APPRANGE_FAIL", "FAKE_APPRANGE_PARTIAL"} {
+		t.Setenv(k, "")
+	}
+	bin, err := filepath.Abs("../../kernels/launch/testdata/bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH")) // the fake nvidia-smi
+	// The fake experiment with claims, so that the report decides.
+	kdir := filepath.Join(t.TempDir(), "kernels")
+	if err := os.CopyFS(kdir, os.DirFS("../../kernels/launch/testdata/kernels")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(kdir, "fake", "claims.yaml"), []byte(fakeClaims), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"--kernels", kdir, "--variant", "good", "--variant", "after", "--variant", "wrong"}
+}
+
+const fakeClaims = `experiment: fake
+claims:
+  - id: speedup-after
+    seed: "000"
+    line: 1
+    quote: "after is faster"
+    metric: speedup
+    candidate: after
+    baseline: good
+    op: ">"
+    threshold: 1.1
+    shapes: ["n=1", "n=2"]
+  - id: dram-after
+    seed: "000"
+    line: 2
+    quote: "after moves less"
+    metric: dram_ratio
+    candidate: after
+    baseline: good
+    op: "<"
+    threshold: 0.5
+    shapes: ["n=1", "n=2"]
+`
+
+func mustRun(t *testing.T, want int, args ...string) (string, string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	if code := run(context.Background(), args, &IO{Out: &o, Err: &e}); code != want {
+		t.Fatalf("rooftool %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, want, o.String(), e.String())
+	}
+	return o.String(), e.String()
+}
+
+func profileArgs(sel []string, out string, extra ...string) []string {
+	args := append([]string{"profile", "--gpu", "h100", "--ncu", "../../kernels/launch/testdata/bin/ncu", "--nsys", "../../kernels/launch/testdata/bin/nsys", "-o", out}, sel...)
+	return append(args, extra...)
+}
+
+// shardRenamed matches the prefix merge gives an export whose name two
+// shards share.
+var shardRenamed = regexp.MustCompile(`shard[0-9]+-`)
+
+// runDecisions is a run's report.json without what names the run, its
+// times and its files.
+func runDecisions(t *testing.T, dir string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep map[string]json.RawMessage
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	out := string(rep["decisions"]) + "\n" + string(rep["experiments"])
+	if len(rep["decisions"]) < 10 {
+		t.Fatalf("%s: report.json has no decisions", dir)
+	}
+	return shardRenamed.ReplaceAllString(out, "")
+}
+
+// runTables is every row of a run's tables as sorted JSON lines.
+func runTables(t *testing.T, dir string) map[string][]string {
+	t.Helper()
+	r, err := rundir.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := r.Tables(memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Release()
+	out := map[string][]string{}
+	// Row IDs, correlation IDs and timeline times are per export; a
+	// shard's nsys export starts its own. Rows that describe an export
+	// (gpus, meta) come once per export: compared as sets.
+	add := func(name string, rows any) {
+		var v []map[string]any
+		data, _ := json.Marshal(rows)
+		json.Unmarshal(data, &v)
+		for _, row := range v {
+			for _, k := range []string{"ID", "KernelID", "ParentID", "CorrelationID", "StartNs", "EndNs", "GraphNodeID"} {
+				delete(row, k)
+			}
+			b, _ := json.Marshal(row)
+			out[name] = append(out[name], shardRenamed.ReplaceAllString(string(b), ""))
+		}
+		slices.Sort(out[name])
+		if name == "gpus" || name == "meta" {
+			out[name] = slices.Compact(out[name])
+		}
+	}
+	add("kernels", tb.Kernels())
+	add("metrics", tb.Metrics())
+	add("ranges", tb.Ranges())
+	add("gpus", tb.GPUs())
+	add("meta", tb.Metas())
+	add("timings", tb.Timings())
+	return out
+}
+
+// TestShardMerge runs a sweep whole and in two shards, merges the shards
+// and checks the merged run decides and tabulates as the whole one does.
+func TestShardMerge(t *testing.T) {
+	sel := fakeSweep(t)
+	tmp := t.TempDir()
+	a, b1, b2, m := filepath.Join(tmp, "A"), filepath.Join(tmp, "B1"), filepath.Join(tmp, "B2"), filepath.Join(tmp, "M")
+	mustRun(t, exitOK, profileArgs(sel, a)...)
+	mustRun(t, exitOK, profileArgs(sel, b1, "--shard", "1/2")...)
+	mustRun(t, exitOK, profileArgs(sel, b2, "--shard", "2/2")...)
+
+	// The plan names the same split the shards ran.
+	planOut, _ := mustRun(t, exitOK, append([]string{"plan", "--shard-count", "2", "--format", "json"}, sel...)...)
+	var plan planJSON
+	if err := json.Unmarshal([]byte(planOut), &plan); err != nil {
+		t.Fatal(err)
+	}
+	ma, _ := rundir.ReadManifest(a)
+	m1, _ := rundir.ReadManifest(b1)
+	m2, _ := rundir.ReadManifest(b2)
+	if m1.Shard != "1/2" || m2.Shard != "2/2" || m1.PlanHash != plan.PlanHash || m2.PlanHash != plan.PlanHash {
+		t.Fatalf("shard manifests: %q %q %q %q, plan %q", m1.Shard, m1.PlanHash, m2.Shard, m2.PlanHash, plan.PlanHash)
+	}
+	if len(m1.Cells)+len(m2.Cells) != len(ma.Cells) || len(plan.Cells) != len(ma.Cells) {
+		t.Fatalf("cells: %d + %d in the shards, %d in the plan, %d whole", len(m1.Cells), len(m2.Cells), len(plan.Cells), len(ma.Cells))
+	}
+	for _, r := range plan.Cells {
+		want := m1
+		if r.Shard == 2 {
+			want = m2
+		}
+		p := strings.SplitN(r.Cell, "/", 3)
+		if _, ok := want.Pass(p[0], p[1], p[2], "check"); !ok {
+			t.Errorf("plan puts %s in shard %d; that shard did not run it", r.Cell, r.Shard)
+		}
+	}
+	again, _ := mustRun(t, exitOK, append([]string{"plan", "--shard-count", "2", "--format", "json"}, sel...)...)
+	if again != planOut {
+		t.Errorf("plan is not deterministic")
+	}
+
+	mustRun(t, exitOK, "merge", b1, b2, "-o", m)
+	if got, want := runDecisions(t, m), runDecisions(t, a); got != want {
+		t.Errorf("merged report differs from the whole run's:\n got %s\nwant %s", got, want)
+	}
+	ta, tm := runTables(t, a), runTables(t, m)
+	for name, rows := range ta {
+		if !slices.Equal(rows, tm[name]) {
+			t.Errorf("table %s: merged %d rows, whole %d:\n got %v\nwant %v", name, len(tm[name]), len(rows), tm[name], rows)
+		}
+	}
+	mm, err := rundir.ReadManifest(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range mm.Cells {
+		for p, st := range c.Passes {
+			for _, f := range st.Files {
+				if _, err := os.Stat(filepath.Join(m, filepath.FromSlash(f))); err != nil {
+					t.Errorf("%s [%s]: %v", c.Key(), p, err)
+				}
+			}
+		}
+	}
+	if len(mm.MergedFrom) != 2 || mm.Shard != "" || mm.PlanHash != plan.PlanHash {
+		t.Errorf("merged manifest: merged_from %v, shard %q, plan %q", mm.MergedFrom, mm.Shard, mm.PlanHash)
+	}
+	mustRun(t, exitOK, "report", m)
+
+	// Runs that do not belong together.
+	edit := func(name string, f func(*rundir.Manifest)) string {
+		d := filepath.Join(tmp, name)
+		if err := os.CopyFS(d, os.DirFS(b2)); err != nil {
+			t.Fatal(err)
+		}
+		mf, err := rundir.ReadManifest(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f(mf)
+		if err := mf.Write(d); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	commit := edit("commit", func(m *rundir.Manifest) { m.GitCommit = "0123456789abcdef" })
+	gpu := edit("gpu", func(m *rundir.Manifest) { m.GPU.Name = "NVIDIA A100-SXM4-80GB" })
+	hash := edit("hash", func(m *rundir.Manifest) { m.PlanHash = "ffffffffffffffff" })
+	specs := edit("specs", func(*rundir.Manifest) {})
+	sp := filepath.Join(specs, "specs", "fake", "spec.yaml")
+	if data, err := os.ReadFile(sp); err != nil {
+		t.Fatal(err)
+	} else if err := os.WriteFile(sp, append(data, "# edited\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want int
+		msg  string
+	}{
+		{"commit", []string{"merge", b1, commit, "-o", filepath.Join(tmp, "x1")}, exitBadArgs, "git commits differ"},
+		{"gpu", []string{"merge", b1, gpu, "-o", filepath.Join(tmp, "x2")}, exitBadArgs, "GPU models differ"},
+		{"plan hash", []string{"merge", b1, hash, "-o", filepath.Join(tmp, "x3")}, exitBadArgs, "plan hashes differ"},
+		{"specs", []string{"merge", b1, specs, "-o", filepath.Join(tmp, "x7")}, exitBadArgs, "specs/fake/spec.yaml is not the same"},
+		{"same shard twice", []string{"merge", b2, commit, "-o", filepath.Join(tmp, "x4"), "--allow-mixed"}, exitBadArgs, "both shard 2/2"},
+		{"existing output", []string{"merge", b1, b2, "-o", a}, exitBadArgs, "not empty"},
+		{"not a run", []string{"merge", b1, tmp + "/nope", "-o", filepath.Join(tmp, "x5")}, exitBadArgs, "not a run directory"},
+		{"no output", []string{"merge", b1, b2}, exitBadArgs, "-o RUN"},
+		{"allow mixed", []string{"merge", b1, commit, "-o", filepath.Join(tmp, "x6"), "--allow-mixed", "--no-report"}, exitOK, "git commits differ"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, e := mustRun(t, tc.want, tc.args...)
+			if !strings.Contains(e, tc.msg) {
+				t.Errorf("stderr lacks %q:\n%s", tc.msg, e)
+			}
+			if tc.want != exitOK {
+				if _, err := os.Stat(tc.args[len(tc.args)-1]); err == nil && tc.name != "existing output" && tc.name != "no output" {
+					t.Errorf("a refused merge left %s", tc.args[len(tc.args)-1])
+				}
+			}
+		})
+	}
+	// A shard run resumed with another split is refused.
+	_, e := mustRun(t, exitBadArgs, profileArgs(sel, b1, "--shard", "1/3", "--resume")...)
+	if !strings.Contains(e, "shard") {
+		t.Errorf("resume with another shard: %s", e)
+	}
+}
+
+func TestShardUsage(t *testing.T) {
+	sel := fakeSweep(t)
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{profileArgs(sel, filepath.Join(t.TempDir(), "r"), "--shard", "3/2"), "want I/N"},
+		{profileArgs(sel, filepath.Join(t.TempDir(), "r"), "--shard", "x"), "want I/N"},
+		{profileArgs(sel, filepath.Join(t.TempDir(), "r"), "--shard", "1/50"), "only 9 cells"},
+		{append([]string{"plan", "--shard-count", "50"}, sel...), "only 9 cells"},
+		{append([]string{"plan", "--format", "yaml"}, sel...), "--format"},
+	} {
+		_, e := mustRun(t, exitBadArgs, tc.args...)
+		if !strings.Contains(e, tc.msg) {
+			t.Errorf("%v: stderr lacks %q:\n%s", tc.args, tc.msg, e)
+		}
+	}
+	o, _ := mustRun(t, exitOK, append([]string{"plan", "--shard-count", "2"}, sel...)...)
+	for _, want := range []string{"fake/good/n=1", "shard 1/2:", "shard 2/2:", "plan hash: "} {
+		if !strings.Contains(o, want) {
+			t.Errorf("plan table lacks %q:\n%s", want, o)
+		}
+	}
+}

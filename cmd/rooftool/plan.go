@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/kernels/launch"
+)
+
+// PlanOptions are the flags of `rooftool plan`.
+type PlanOptions struct {
+	IO          *IO
+	Experiments []string
+	ExpDirs     []string
+	Variants    []string
+	Shapes      []string
+	Passes      []string
+	Kernels     string
+	DefaultOnly bool
+	Sweeps      bool
+	ShardCount  int
+	CostsFrom   []string
+	Format      string
+}
+
+func newPlanCmd(io *IO) *cobra.Command {
+	opts := &PlanOptions{IO: io}
+	c := &cobra.Command{
+		Use:   "plan [profile selection flags] [--shard-count N]",
+		Short: "List the cells rooftool profile would run, their estimated cost and their shard",
+		Long: `Plan prints the cells a rooftool profile with the same selection flags
+would run, with their passes, an estimated cost and, with --shard-count N,
+the part of N each falls in (rooftool profile --shard I/N runs part I). It
+runs nothing. The cost is the product of the shape's variables times the
+number of passes, or with --costs-from the pass seconds earlier runs
+recorded. The split is deterministic: the same planned cells and costs
+always give the same parts, and the plan hash printed last is the one each
+shard's manifest records.`,
+		Example: `  rooftool plan --shard-count 4
+  rooftool plan --experiment swiglu --shard-count 2 --format csv
+  rooftool plan --shard-count 4 --costs-from runs/2026-11-20-h100-101112`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if opts.DefaultOnly && opts.Sweeps {
+				return usageErrorf("plan: --default-only and --sweeps exclude each other")
+			}
+			return runPlan(c.Context(), opts)
+		},
+	}
+	f := c.Flags()
+	f.StringArrayVar(&opts.Experiments, "experiment", nil, "experiment to plan (repeatable; default all)")
+	f.StringArrayVar(&opts.ExpDirs, "experiments", nil, "experiment folder outside the repository, or a folder of them (repeatable)")
+	f.StringArrayVar(&opts.Variants, "variant", nil, "variant to plan (repeatable; default all)")
+	f.StringArrayVar(&opts.Shapes, "shape", nil, "canonical shape to plan (repeatable; default all)")
+	f.StringSliceVar(&opts.Passes, "passes", rundir.AllPasses, "passes: "+strings.Join(rundir.AllPasses, ","))
+	f.StringVar(&opts.Kernels, "kernels", "kernels", "folder with run.py and the experiment specs")
+	f.BoolVar(&opts.DefaultOnly, "default-only", false, "the default grid only, no sweep shapes")
+	f.BoolVar(&opts.Sweeps, "sweeps", false, "sweep shapes under every pass, not only check and timing")
+	f.IntVar(&opts.ShardCount, "shard-count", 0, "split the cells into N parts (as rooftool profile --shard I/N does)")
+	f.StringArrayVar(&opts.CostsFrom, "costs-from", nil, "earlier run directory whose pass seconds estimate cell costs (repeatable)")
+	f.StringVar(&opts.Format, "format", "table", "output format: table, csv or json")
+	mustRegisterCompletion(c, "experiment", completeExperiments)
+	mustRegisterCompletion(c, "variant", completeVariants)
+	mustRegisterCompletion(c, "passes", completeListOf(rundir.AllPasses...))
+	mustRegisterCompletion(c, "kernels", completeDirs)
+	mustRegisterCompletion(c, "experiments", completeDirs)
+	mustRegisterCompletion(c, "format", completeOneOf(dataFormats...))
+	return c
+}
+
+// planRow is one cell of `rooftool plan --format csv|json`.
+type planRow struct {
+	Cell   string   `json:"cell"` // experiment/variant/shape
+	Passes []string `json:"passes"`
+	Cost   float64  `json:"cost"`
+	Shard  int      `json:"shard"`
+}
+
+const planJSONVersion = 1
+
+// planJSON is the JSON output of `rooftool plan --format json`.
+type planJSON struct {
+	Version    int       `json:"rooftool_plan"`
+	PlanHash   string    `json:"plan_hash"`
+	ShardCount int       `json:"shard_count"` // 0: not split
+	ShardCosts []float64 `json:"shard_costs"` // the cost of each part
+	Cells      []planRow `json:"cells"`
+}
+
+func runPlan(ctx context.Context, opts *PlanOptions) error {
+	if err := checkDataFormat("plan", opts.Format); err != nil {
+		return err
+	}
+	if opts.ShardCount < 0 {
+		return usageErrorf("plan: --shard-count %d: want a positive count", opts.ShardCount)
+	}
+	cfg := launch.Config{
+		KernelsDir:     opts.Kernels,
+		Experiments:    opts.Experiments,
+		ExperimentDirs: opts.ExpDirs,
+		Variants:       opts.Variants,
+		Shapes:         opts.Shapes,
+		Passes:         opts.Passes,
+		Sweeps:         sweepsMode(opts.DefaultOnly, opts.Sweeps),
+		CostsFrom:      opts.CostsFrom,
+	}
+	if opts.ShardCount > 0 {
+		cfg.Shard = launch.Shard{Index: 1, Count: opts.ShardCount}
+	}
+	cells, parts, costs, hash, err := launch.PlanFor(cfg)
+	var ce *launch.ConfigError
+	if errors.As(err, &ce) {
+		return usageErrorf("plan: %v", ce.Err)
+	}
+	if err != nil {
+		return fmt.Errorf("plan: %w", err)
+	}
+	n := max(opts.ShardCount, 1)
+	out := planJSON{Version: planJSONVersion, PlanHash: hash, ShardCount: opts.ShardCount, ShardCosts: make([]float64, n)}
+	for i, c := range cells {
+		out.Cells = append(out.Cells, planRow{Cell: c.Key().String(), Passes: c.Passes, Cost: costs[i], Shard: parts[i]})
+		out.ShardCosts[parts[i]-1] += costs[i]
+	}
+	switch opts.Format {
+	case "json":
+		return writeJSON(opts.IO.Out, out)
+	case "csv":
+		return writeRowsCSV(opts.IO.Out, out.Cells)
+	}
+	tw := tabwriter.NewWriter(opts.IO.Out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CELL\tPASSES\tCOST\tSHARD")
+	for _, r := range out.Cells {
+		fmt.Fprintf(tw, "%s\t%s\t%.4g\t%d/%d\n", r.Cell, strings.Join(r.Passes, ","), r.Cost, r.Shard, n)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for i, c := range out.ShardCosts {
+		cnt := 0
+		for _, r := range out.Cells {
+			if r.Shard == i+1 {
+				cnt++
+			}
+		}
+		fmt.Fprintf(opts.IO.Out, "shard %d/%d: %d cells, cost %.4g\n", i+1, n, cnt, c)
+	}
+	fmt.Fprintf(opts.IO.Out, "plan hash: %s\n", hash)
+	return nil
+}

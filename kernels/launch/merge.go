@@ -1,0 +1,432 @@
+package launch
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rooftool/rooftool/ingest/rundir"
+)
+
+// MergeOptions tune Merge.
+type MergeOptions struct {
+	// AllowMixed merges runs made with a different git commit, specs
+	// snapshot, plan hash or GPU model (each difference is a warning).
+	AllowMixed bool
+	Command    []string // the merge command, recorded in the manifest
+	Version    string   // rooftool's version
+	Now        func() time.Time
+}
+
+// Merge combines shard run directories (rooftool profile --shard) into the
+// new run directory out: the union of their cells, their raw exports
+// (an export whose path two runs share with different bytes is renamed
+// shard<I>-<name> and the manifest follows), the specs snapshot,
+// ceilings.json where every run that has one has the same, and tables
+// ingested again from the merged manifest. The run is built in a temporary
+// folder beside out and renamed into place. Runs that do not belong
+// together, cells measured in two runs and an existing out are
+// ConfigErrors; the returned strings are warnings.
+func Merge(out string, dirs []string, opt MergeOptions) (*rundir.Manifest, []string, error) {
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	if len(dirs) < 2 {
+		return nil, nil, configErrorf("merge: want at least two runs, got %d", len(dirs))
+	}
+	outAbs, err := filepath.Abs(out)
+	if err != nil {
+		return nil, nil, err
+	}
+	if ents, err := os.ReadDir(outAbs); err == nil && len(ents) > 0 {
+		return nil, nil, configErrorf("-o %s: exists and is not empty: merge writes a new run", out)
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, configErrorf("-o %s: %v", out, err)
+	}
+	ms := make([]*rundir.Manifest, len(dirs))
+	specs := make([]map[string]string, len(dirs))
+	for i, d := range dirs {
+		if ms[i], err = rundir.ReadManifest(d); err != nil {
+			return nil, nil, configErrorf("merge: %s: not a run directory: %v", d, err)
+		}
+		if a, _ := filepath.Abs(d); a == outAbs {
+			return nil, nil, configErrorf("merge: -o %s is one of the runs merged", out)
+		}
+		if specs[i], err = treeHashes(filepath.Join(d, rundir.SpecsDir)); err != nil {
+			return nil, nil, fmt.Errorf("merge: %s: %w", d, err)
+		}
+	}
+	var warns []string
+	mixed := func(what string, get func(i int) string) error {
+		for i := 1; i < len(dirs); i++ {
+			if get(i) == get(0) {
+				continue
+			}
+			msg := fmt.Sprintf("%s differ: %s has %q, %s has %q", what, dirs[0], get(0), dirs[i], get(i))
+			if !opt.AllowMixed {
+				return configErrorf("merge: %s (--allow-mixed merges them anyway)", msg)
+			}
+			warns = append(warns, "merged runs' "+msg)
+		}
+		return nil
+	}
+	if err := errors.Join(
+		mixed("git commits", func(i int) string { return ms[i].GitCommit }),
+		mixed("plan hashes", func(i int) string { return ms[i].PlanHash }),
+		mixed("GPU models", func(i int) string { return ms[i].GPU.Name }),
+	); err != nil {
+		return nil, nil, err
+	}
+	for i := 1; i < len(dirs); i++ {
+		for j := range i {
+			f := specsConflict(specs[j], specs[i])
+			if f == "" {
+				continue
+			}
+			msg := fmt.Sprintf("specs snapshots differ: %s/%s is not the same in %s and %s", rundir.SpecsDir, f, dirs[j], dirs[i])
+			if !opt.AllowMixed {
+				return nil, nil, configErrorf("merge: %s (--allow-mixed merges them anyway, keeping the first)", msg)
+			}
+			warns = append(warns, "merged runs' "+msg)
+		}
+	}
+	// Shards: one count, each part once; a missing part is a warning.
+	count := 0
+	seen := map[string]string{}
+	for i, m := range ms {
+		if m.Shard == "" {
+			continue
+		}
+		s, err := ParseShard(m.Shard)
+		if err != nil {
+			return nil, nil, configErrorf("merge: %s: shard %q: %v", dirs[i], m.Shard, err)
+		}
+		if count != 0 && s.Count != count && !opt.AllowMixed {
+			return nil, nil, configErrorf("merge: %s is shard %s, another run is of %d parts", dirs[i], m.Shard, count)
+		}
+		count = s.Count
+		if d, ok := seen[m.Shard]; ok {
+			return nil, nil, configErrorf("merge: %s and %s are both shard %s", d, dirs[i], m.Shard)
+		}
+		seen[m.Shard] = dirs[i]
+	}
+	for i := 1; i <= count; i++ {
+		if _, ok := seen[fmt.Sprintf("%d/%d", i, count)]; !ok {
+			warns = append(warns, fmt.Sprintf("merged run lacks shard %d/%d", i, count))
+		}
+	}
+	cellOf := map[rundir.Key]string{}
+	for i, m := range ms {
+		for _, c := range m.Cells {
+			if d, ok := cellOf[c.Key()]; ok {
+				return nil, nil, configErrorf("merge: cell %s is in both %s and %s", c.Key(), d, dirs[i])
+			}
+			cellOf[c.Key()] = dirs[i]
+		}
+	}
+
+	if err := os.MkdirAll(filepath.Dir(outAbs), 0o755); err != nil {
+		return nil, nil, err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(outAbs), "."+filepath.Base(outAbs)+".merge-*")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer os.RemoveAll(tmp) // gone after the rename; left over only on failure
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return nil, nil, err
+	}
+
+	merged := &rundir.Manifest{
+		Tool:         "rooftool",
+		Version:      opt.Version,
+		Command:      opt.Command,
+		Created:      opt.Now().UTC(),
+		GitCommit:    ms[0].GitCommit,
+		GPURequested: ms[0].GPURequested,
+		GPU:          ms[0].GPU,
+		Versions:     map[string]string{},
+		Options:      map[string]string{},
+		PlanHash:     ms[0].PlanHash,
+	}
+	for i, m := range ms {
+		d := dirs[i]
+		ren, err := copyRaw(d, tmp, i, m.Shard)
+		if err != nil {
+			return nil, nil, fmt.Errorf("merge: copy %s: %w", d, err)
+		}
+		if err := copyTree(filepath.Join(d, rundir.SpecsDir), filepath.Join(tmp, rundir.SpecsDir), false); err != nil {
+			return nil, nil, fmt.Errorf("merge: copy %s: %w", filepath.Join(d, rundir.SpecsDir), err)
+		}
+		merged.MergedFrom = append(merged.MergedFrom, rundir.MergedPart{Run: runName(d), Shard: m.Shard, Command: m.Command, Created: m.Created})
+		for _, c := range m.Cells {
+			nc := rundir.Cell{Experiment: c.Experiment, Variant: c.Variant, Shape: c.Shape, Passes: map[string]rundir.PassStatus{}}
+			for p, st := range c.Passes {
+				if len(st.Files) > 0 {
+					fs := make([]string, len(st.Files))
+					for j, f := range st.Files {
+						fs[j] = f
+						if n, ok := ren[f]; ok {
+							fs[j] = n
+						}
+					}
+					st.Files = fs
+				}
+				nc.Passes[p] = st
+			}
+			merged.Cells = append(merged.Cells, nc)
+		}
+		for _, p := range m.Passes {
+			if !slices.Contains(merged.Passes, p) {
+				merged.Passes = append(merged.Passes, p)
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(m.Versions)) {
+			v := m.Versions[k]
+			if have, ok := merged.Versions[k]; ok && have != v {
+				warns = append(warns, fmt.Sprintf("version of %s differs: %q in %s, %q in %s (the first is recorded)", k, have, dirs[0], v, d))
+				continue
+			}
+			merged.Versions[k] = v
+		}
+		abs, _ := filepath.Abs(d)
+		for _, k := range slices.Sorted(maps.Keys(m.Options)) {
+			// A path into the shard's folder (env.ROOFTOOL_PICKS) names
+			// the merged run's copy.
+			v := strings.ReplaceAll(m.Options[k], abs+string(filepath.Separator), outAbs+string(filepath.Separator))
+			if k == "run_dir" || k == "tables" {
+				continue
+			}
+			if have, ok := merged.Options[k]; ok && have != v {
+				warns = append(warns, fmt.Sprintf("option %s differs: %q in %s, %q in %s (the first is recorded)", k, have, dirs[0], v, d))
+				continue
+			}
+			merged.Options[k] = v
+		}
+		for _, w := range m.Warnings {
+			if !slices.Contains(merged.Warnings, w) {
+				merged.Warnings = append(merged.Warnings, w)
+			}
+		}
+		if m.Finished.After(merged.Finished) {
+			merged.Finished = m.Finished
+		}
+	}
+	var ordered []string
+	for _, p := range rundir.AllPasses {
+		if slices.Contains(merged.Passes, p) {
+			ordered = append(ordered, p)
+		}
+	}
+	merged.Passes = ordered
+	merged.Versions["rooftool"] = ms[0].Versions["rooftool"]
+	merged.Options["run_dir"] = out
+	merged.Options["merged"] = fmt.Sprint(len(dirs)) + " runs"
+
+	// ceilings.json: only where every run that measured it agrees.
+	var ceil []byte
+	ceilOK := true
+	for _, d := range dirs {
+		data, err := os.ReadFile(filepath.Join(d, rundir.CeilingsFile))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("merge: %w", err)
+		}
+		if ceil != nil && !bytes.Equal(ceil, data) {
+			ceilOK = false
+		}
+		ceil = data
+	}
+	if ceil != nil && ceilOK {
+		if err := rundir.WriteFileAtomic(filepath.Join(tmp, rundir.CeilingsFile), ceil); err != nil {
+			return nil, nil, err
+		}
+	} else if ceil != nil {
+		warns = append(warns, "the runs' ceilings.json differ: the merged run has none (rooftool ceilings measures it again)")
+	}
+	for _, w := range warns {
+		if !slices.Contains(merged.Warnings, w) {
+			merged.Warnings = append(merged.Warnings, w)
+		}
+	}
+	if err := merged.Write(tmp); err != nil {
+		return nil, nil, err
+	}
+	m, iwarns, err := Reingest(tmp)
+	warns = append(warns, iwarns...)
+	if err != nil {
+		return nil, warns, err
+	}
+	if err := os.Remove(outAbs); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, warns, err
+	}
+	if err := os.Rename(tmp, outAbs); err != nil {
+		return nil, warns, err
+	}
+	return m, warns, nil
+}
+
+func runName(d string) string {
+	if a, err := filepath.Abs(d); err == nil {
+		return filepath.Base(a)
+	}
+	return filepath.Base(d)
+}
+
+// copyRaw copies run dir's raw/ tree into dst's. A file whose path dst
+// already holds with other bytes is written as shard<I>-<name> (I: the
+// run's shard index, else its position from 1); the returned map takes
+// each such path (slash-separated, relative to the run) to its new one.
+func copyRaw(dir, dst string, pos int, shard string) (map[string]string, error) {
+	tag := fmt.Sprint(pos + 1)
+	if s, err := ParseShard(shard); err == nil {
+		tag = fmt.Sprint(s.Index)
+	}
+	ren := map[string]string{}
+	root := filepath.Join(dir, rundir.RawDir)
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && p == root {
+				return fs.SkipAll
+			}
+			return err
+		}
+		if d.IsDir() || !d.Type().IsRegular() {
+			return nil
+		}
+		r, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		rel := filepath.ToSlash(r)
+		target := filepath.Join(dst, r)
+		if _, err := os.Stat(target); err == nil {
+			same, err := sameBytes(p, target)
+			if err != nil || same {
+				return err
+			}
+			nrel := path.Join(path.Dir(rel), "shard"+tag+"-"+path.Base(rel))
+			ren[rel] = nrel
+			target = filepath.Join(dst, filepath.FromSlash(nrel))
+		}
+		return copyFile(p, target)
+	})
+	return ren, err
+}
+
+// copyTree copies the files under src into dst (src may be absent); with
+// overwrite false a file dst already has is kept.
+func copyTree(src, dst string, overwrite bool) error {
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && p == src {
+				return fs.SkipAll
+			}
+			return err
+		}
+		if d.IsDir() || !d.Type().IsRegular() {
+			return nil
+		}
+		r, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		t := filepath.Join(dst, r)
+		if _, err := os.Stat(t); err == nil && !overwrite {
+			return nil
+		}
+		return copyFile(p, t)
+	})
+	return err
+}
+
+func copyFile(src, dst string) error {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+func sameBytes(a, b string) (bool, error) {
+	ha, err := fileHash(a)
+	if err != nil {
+		return false, err
+	}
+	hb, err := fileHash(b)
+	return ha == hb, err
+}
+
+func fileHash(p string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// treeHashes maps each file under dir (slash-separated, relative) to a
+// hash of its bytes; empty when dir does not exist.
+func treeHashes(dir string) (map[string]string, error) {
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && p == dir {
+				return fs.SkipAll
+			}
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		h, err := fileHash(p)
+		if err != nil {
+			return err
+		}
+		r, _ := filepath.Rel(dir, p)
+		out[filepath.ToSlash(r)] = h
+		return nil
+	})
+	return out, err
+}
+
+// specsConflict names the first snapshot file both runs hold with other
+// bytes ("" when none: shards of other experiments hold other files).
+func specsConflict(a, b map[string]string) string {
+	for _, k := range slices.Sorted(maps.Keys(b)) {
+		if h, ok := a[k]; ok && h != b[k] {
+			return k
+		}
+	}
+	return ""
+}

@@ -1,0 +1,190 @@
+package launch
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/rooftool/rooftool/ingest/rundir"
+)
+
+// Shard is one of Count disjoint parts of a planned sweep (Index 1-based);
+// the zero Shard is the whole sweep.
+type Shard struct{ Index, Count int }
+
+// String is "I/N", "" for the whole sweep.
+func (s Shard) String() string {
+	if s.Count == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d", s.Index, s.Count)
+}
+
+// ParseShard reads "I/N" with 1 <= I <= N.
+func ParseShard(s string) (Shard, error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(strings.TrimSpace(a))
+	n, err2 := strconv.Atoi(strings.TrimSpace(b))
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
+		return Shard{}, configErrorf("--shard %q: want I/N with 1 <= I <= N, e.g. 1/4", s)
+	}
+	return Shard{Index: i, Count: n}, nil
+}
+
+// PriorCosts reads the pass seconds that earlier runs recorded, per cell key
+// and pass (the last run listed wins where several measured a cell).
+func PriorCosts(dirs []string) (map[string]map[string]float64, error) {
+	out := map[string]map[string]float64{}
+	for _, d := range dirs {
+		m, err := rundir.ReadManifest(d)
+		if err != nil {
+			return nil, configErrorf("--costs-from %s: %v", d, err)
+		}
+		for _, c := range m.Cells {
+			for p, st := range c.Passes {
+				if st.Seconds <= 0 {
+					continue
+				}
+				k := c.Key().String()
+				if out[k] == nil {
+					out[k] = map[string]float64{}
+				}
+				out[k][p] = st.Seconds
+			}
+		}
+	}
+	return out, nil
+}
+
+// ShapeSize is the product of a canonical shape's numeric variables
+// ("M=512,N=4096" : 2097152); 1 when it has none.
+func ShapeSize(shape string) float64 {
+	size := 1.0
+	for _, kv := range strings.Split(shape, ",") {
+		_, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && f > 0 {
+			size *= f
+		}
+	}
+	return size
+}
+
+// CellCosts estimates each planned cell's cost. Without prior runs it is
+// the shape size times the number of passes. With them it is the seconds
+// they recorded for the cell's passes; a pass they never measured costs the
+// mean seconds per unit of shape size of that pass over the cells they did
+// (or over every pass when they measured none of it).
+func CellCosts(cells []PlannedCell, prior map[string]map[string]float64) []float64 {
+	out := make([]float64, len(cells))
+	if len(prior) == 0 {
+		for i, c := range cells {
+			out[i] = ShapeSize(c.Shape) * float64(len(c.Passes))
+		}
+		return out
+	}
+	perSize := map[string][2]float64{} // pass : seconds, sizes
+	all := [2]float64{}
+	for _, c := range cells {
+		for _, p := range c.Passes {
+			if s, ok := prior[c.Key().String()][p]; ok {
+				v := perSize[p]
+				v[0] += s
+				v[1] += ShapeSize(c.Shape)
+				perSize[p] = v
+				all[0] += s
+				all[1] += ShapeSize(c.Shape)
+			}
+		}
+	}
+	rate := func(p string) float64 {
+		if v := perSize[p]; v[1] > 0 {
+			return v[0] / v[1]
+		}
+		if all[1] > 0 {
+			return all[0] / all[1]
+		}
+		return 1
+	}
+	for i, c := range cells {
+		for _, p := range c.Passes {
+			if s, ok := prior[c.Key().String()][p]; ok {
+				out[i] += s
+			} else {
+				out[i] += rate(p) * ShapeSize(c.Shape)
+			}
+		}
+	}
+	return out
+}
+
+// AssignShards splits the cells into n parts of about equal cost: the
+// costliest cell first (ties by key) goes to the part with the least cost
+// so far (ties to the lowest part). It returns each cell's part, 1-based.
+// The same cells and costs always give the same split.
+func AssignShards(cells []PlannedCell, costs []float64, n int) []int {
+	idx := make([]int, len(cells))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		ca, cb := costs[idx[a]], costs[idx[b]]
+		if ca != cb {
+			return ca > cb
+		}
+		return cells[idx[a]].Key().Less(cells[idx[b]].Key())
+	})
+	load := make([]float64, n)
+	out := make([]int, len(cells))
+	for _, i := range idx {
+		best := 0
+		for s := 1; s < n; s++ {
+			if load[s] < load[best] {
+				best = s
+			}
+		}
+		load[best] += costs[i]
+		out[i] = best + 1
+	}
+	return out
+}
+
+// PlanHash identifies a full plan: its cells, their passes and, for a
+// sharded sweep, the part each cell is in. Shards of one sweep share it.
+func PlanHash(cells []PlannedCell, shards []int, count int) string {
+	lines := make([]string, len(cells))
+	for i, c := range cells {
+		l := c.Key().String() + " " + strings.Join(c.Passes, ",")
+		if shards != nil {
+			l += fmt.Sprintf(" %d/%d", shards[i], count)
+		}
+		lines[i] = l
+	}
+	slices.Sort(lines)
+	h := sha256.Sum256([]byte(strings.Join(lines, "\n")))
+	return hex.EncodeToString(h[:])[:16]
+}
+
+// ShardPlan assigns the cells to count parts (count 0: one part, no
+// sharding recorded) and returns each cell's part, its cost and the plan hash.
+func ShardPlan(cells []PlannedCell, prior map[string]map[string]float64, count int) (parts []int, costs []float64, hash string, err error) {
+	costs = CellCosts(cells, prior)
+	if count == 0 {
+		parts = make([]int, len(cells))
+		for i := range parts {
+			parts[i] = 1
+		}
+		return parts, costs, PlanHash(cells, nil, 0), nil
+	}
+	if count > len(cells) {
+		return nil, nil, "", configErrorf("--shard .../%d: the plan has only %d cells", count, len(cells))
+	}
+	parts = AssignShards(cells, costs, count)
+	return parts, costs, PlanHash(cells, parts, count), nil
+}
