@@ -8,7 +8,7 @@ PYTHON ?= $(if $(wildcard .venv/bin/python),.venv/bin/python,python3)
 BIN := bin/rooftool
 FUZZTIME ?= 30s
 
-.PHONY: build test test-go test-py vet bench fuzz demo gpu-check clean
+.PHONY: build test test-go test-py vet bench fuzz demo gpu-check slurm-test clean
 
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
@@ -45,6 +45,14 @@ demo: build
 # On the GPU machine: every variant against its reference.
 gpu-check:
 	python3 kernels/run.py check --all --out out/check
+
+# A throwaway single-node Slurm (root; apt-get install slurmctld slurmd
+# slurm-client munge), a 2-shard fake sweep through it, then Slurm stopped.
+SLURM_DIR ?= /tmp/slurm
+slurm-test:
+	S=$(SLURM_DIR) scripts/slurm-up.sh
+	SLURM_CONF=$(SLURM_DIR)/etc/slurm.conf ROOFTOOL_SLURM_TEST=1 $(GO) test -count=1 -v -run '^TestSlurmReal$$' ./cmd/rooftool; \
+	rc=$$?; S=$(SLURM_DIR) scripts/slurm-down.sh; exit $$rc
 
 clean:
 	rm -rf bin out

@@ -87,6 +87,7 @@ var commands = []func(*IO) *cobra.Command{
 	newProfileCmd,
 	newPlanCmd,
 	newMergeCmd,
+	newSlurmCmd,
 	newDoctorCmd,
 	newGPUsCmd,
 	newCeilingsCmd,
