@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels/launch"
@@ -41,6 +42,10 @@ type ProfileOptions struct {
 	IngestOnly  bool
 	Shard       string   // --shard I/N
 	CostsFrom   []string // --costs-from RUN
+	GPUs        []string // --gpus 0,1,...: one shard per GPU, then merged
+	SerialTime  bool     // --serial-timing
+	RemoveParts bool     // --remove-shards
+	shardFlags  []string // the flags each --gpus shard gets
 	Args        []string // the command line, for the manifest
 }
 
@@ -66,6 +71,11 @@ failed with the reason and the sweep goes on; Ctrl-C keeps every finished cell
 and --resume skips them. By default sweep shapes run under check and timing
 only (--sweeps profiles them too, --default-only drops them).
 
+--gpus 0,1,... splits the plan into one shard per GPU, runs a profile
+process per GPU at once (CUDA_VISIBLE_DEVICES=<id>, into RUNDIR.gpu-<id>,
+log RUNDIR.gpu-<id>.log), merges them into RUNDIR and writes the report;
+each merged cell records its GPU. --serial-timing times one GPU at a time.
+
 --shard I/N runs the I-th of N disjoint parts of the planned cells, balanced
 by estimated cost (rooftool plan --shard-count N lists them); the manifest
 records the shard and the full plan's hash, and rooftool merge joins the
@@ -74,7 +84,8 @@ parts' run directories into one run.`,
   rooftool profile --gpu h100 --experiment swiglu --passes check,timing
   rooftool profile --gpu h100 -o runs/x --resume
   rooftool profile --gpu h100 --experiments ~/experiments/bias_gelu
-  rooftool profile --gpu h100 --shard 1/4 -o runs/part1`,
+  rooftool profile --gpu h100 --shard 1/4 -o runs/part1
+  rooftool profile --gpu h100 --gpus 0,1 -o runs/x --serial-timing`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if opts.GPU == "" && !opts.IngestOnly {
@@ -84,6 +95,13 @@ parts' run directories into one run.`,
 				return usageErrorf("profile: --default-only and --sweeps exclude each other")
 			}
 			opts.Args = os.Args
+			if len(opts.GPUs) > 0 {
+				opts.shardFlags = shardFlags(c)
+				return runProfileGPUs(c.Context(), opts)
+			}
+			if opts.SerialTime || opts.RemoveParts {
+				return usageErrorf("profile: --serial-timing and --remove-shards go with --gpus")
+			}
 			return runProfile(c.Context(), opts)
 		},
 	}
@@ -110,6 +128,9 @@ parts' run directories into one run.`,
 	f.BoolVar(&opts.IngestOnly, "ingest-only", false, "run nothing: rebuild -o RUNDIR/tables from the raw exports its manifest lists")
 	f.StringVar(&opts.Shard, "shard", "", "run only the I-th of N parts of the planned cells, e.g. 1/4 (parts balanced by estimated cost; rooftool plan shows them, rooftool merge joins their runs)")
 	f.StringArrayVar(&opts.CostsFrom, "costs-from", nil, "earlier run directory whose pass seconds estimate cell costs for --shard (repeatable; default: the shape size)")
+	f.StringSliceVar(&opts.GPUs, "gpus", nil, "run the plan on these GPUs of this host at once, e.g. 0,1,2,3: one shard per GPU (CUDA_VISIBLE_DEVICES, into RUNDIR.gpu-<id>), then merged into -o RUNDIR")
+	f.BoolVar(&opts.SerialTime, "serial-timing", false, "with --gpus: run the shards' timing passes one GPU at a time (they share the host CPU, PCIe and power); other passes run in parallel")
+	f.BoolVar(&opts.RemoveParts, "remove-shards", false, "with --gpus: remove the shards' run directories and logs after a successful merge")
 	mustRegisterCompletion(c, "gpu", completeGPU)
 	mustRegisterCompletion(c, "experiment", completeExperiments)
 	mustRegisterCompletion(c, "variant", completeVariants)
@@ -308,5 +329,112 @@ func writeProfileReport(ctx context.Context, opts *ProfileOptions, dir string) e
 		return fmt.Errorf("profile: the run is kept, but its report failed: %w (retry with: rooftool report %s)", err, dir)
 	}
 	fmt.Fprintf(opts.IO.Out, "report: %s\n", filepath.Join(dir, "report.md"))
+	return nil
+}
+
+// profileExe is the rooftool binary that --gpus runs once per GPU.
+var profileExe = os.Executable
+
+// multiGPUOnly are the flags of profile that a --gpus shard does not get:
+// the parent's own and those it sets per shard.
+var multiGPUOnly = map[string]bool{"gpus": true, "serial-timing": true, "remove-shards": true, "output": true, "shard": true}
+
+// shardFlags lists the flags given on the command line, as each --gpus
+// shard gets them.
+func shardFlags(c *cobra.Command) []string {
+	var out []string
+	c.Flags().Visit(func(f *pflag.Flag) {
+		if multiGPUOnly[f.Name] {
+			return
+		}
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			for _, v := range sv.GetSlice() {
+				out = append(out, "--"+f.Name+"="+v)
+			}
+			return
+		}
+		out = append(out, "--"+f.Name+"="+f.Value.String())
+	})
+	return out
+}
+
+// runProfileGPUs is rooftool profile --gpus: one shard per GPU at once,
+// then merged into -o with the report.
+func runProfileGPUs(ctx context.Context, opts *ProfileOptions) error {
+	switch {
+	case opts.OutDir == "":
+		return usageErrorf("profile: --gpus needs -o RUNDIR (the shards run into RUNDIR.gpu-<id>)")
+	case opts.Shard != "":
+		return usageErrorf("profile: --gpus and --shard exclude each other")
+	case opts.IngestOnly:
+		return usageErrorf("profile: --gpus and --ingest-only exclude each other")
+	case len(opts.GPUs) < 2:
+		return usageErrorf("profile: --gpus %s: name at least two GPUs (for one, set CUDA_VISIBLE_DEVICES)", opts.GPUs[0])
+	}
+	if opts.Reps != 0 && opts.Reps < 30 {
+		return usageErrorf("profile: --reps %d: want at least 30", opts.Reps)
+	}
+	out := opts.OutDir
+	if m, err := rundir.ReadManifest(out); err == nil {
+		if !opts.Resume || len(m.MergedFrom) == 0 {
+			return usageErrorf("profile: -o %s: the directory holds a run already: pass --resume to continue its shards, or another -o", out)
+		}
+	}
+	exe, err := profileExe()
+	if err != nil {
+		return fmt.Errorf("profile --gpus: %w", err)
+	}
+	shards, err := launch.RunMultiGPU(ctx, launch.MultiGPUConfig{
+		Exe:          exe,
+		GPUs:         opts.GPUs,
+		Out:          out,
+		Args:         opts.shardFlags,
+		SerialTiming: opts.SerialTime,
+		Log:          opts.IO.Err,
+	})
+	var ce *launch.ConfigError
+	if errors.As(err, &ce) {
+		return usageErrorf("profile: %v", ce.Err)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("profile: interrupted; the shards' finished cells are kept: rerun with --resume to continue")
+		}
+		return fmt.Errorf("profile: %w (the shards are kept: rerun with --resume to continue)", err)
+	}
+	dirs := make([]string, len(shards))
+	for i, s := range shards {
+		dirs[i] = s.Dir
+	}
+	if opts.Resume {
+		// A resumed --gpus run merges its shards again.
+		if m, err := rundir.ReadManifest(out); err == nil && len(m.MergedFrom) > 0 {
+			if err := os.RemoveAll(out); err != nil {
+				return fmt.Errorf("profile: %w", err)
+			}
+		}
+	}
+	m, warns, err := launch.Merge(out, dirs, launch.MergeOptions{Command: opts.Args, Version: version})
+	for _, w := range warns {
+		fmt.Fprintln(opts.IO.Err, "warning:", w)
+	}
+	if err != nil {
+		return fmt.Errorf("profile: merge of %v: %w (the shards are kept)", dirs, err)
+	}
+	writeProfileSummary(opts, m)
+	if !opts.NoIngest && !opts.NoReport {
+		if err := writeProfileReport(ctx, opts, out); err != nil {
+			return err
+		}
+	}
+	if opts.RemoveParts {
+		for _, s := range shards {
+			if err := errors.Join(os.RemoveAll(s.Dir), os.Remove(s.Log)); err != nil {
+				fmt.Fprintf(opts.IO.Err, "warning: %v\n", err)
+			}
+		}
+	} else {
+		fmt.Fprintf(opts.IO.Out, "shards: %s.gpu-{%s}\n", filepath.Clean(out), strings.Join(opts.GPUs, ","))
+	}
 	return nil
 }

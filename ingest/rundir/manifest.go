@@ -91,7 +91,21 @@ type Cell struct {
 	Variant    string                `json:"variant"`
 	Shape      string                `json:"shape"`
 	Passes     map[string]PassStatus `json:"passes"`
+	// GPU is the device the cell ran on, where a merged run's parts ran
+	// on different devices of one host (rooftool profile --gpus).
+	GPU *CellGPU `json:"gpu,omitempty"`
 }
+
+// CellGPU is the device one cell of a merged run ran on.
+type CellGPU struct {
+	Index string `json:"index,omitempty"` // the CUDA_VISIBLE_DEVICES entry its part ran under
+	UUID  string `json:"uuid,omitempty"`
+	Name  string `json:"name,omitempty"`
+}
+
+// OptionGPUIndex is the manifest option rooftool profile --gpus records in
+// each part's run: the CUDA_VISIBLE_DEVICES entry the part ran under.
+const OptionGPUIndex = "gpu_index"
 
 // PassStatus is the outcome of one pass of one cell.
 type PassStatus struct {

@@ -171,7 +171,10 @@ func Merge(out string, dirs []string, opt MergeOptions) (*rundir.Manifest, []str
 		}
 		merged.MergedFrom = append(merged.MergedFrom, rundir.MergedPart{Run: runName(d), Shard: m.Shard, Command: m.Command, Created: m.Created})
 		for _, c := range m.Cells {
-			nc := rundir.Cell{Experiment: c.Experiment, Variant: c.Variant, Shape: c.Shape, Passes: map[string]rundir.PassStatus{}}
+			nc := rundir.Cell{Experiment: c.Experiment, Variant: c.Variant, Shape: c.Shape, Passes: map[string]rundir.PassStatus{}, GPU: c.GPU}
+			if nc.GPU == nil && (m.GPU.UUID != "" || m.Options[rundir.OptionGPUIndex] != "") {
+				nc.GPU = &rundir.CellGPU{Index: m.Options[rundir.OptionGPUIndex], UUID: m.GPU.UUID, Name: m.GPU.Name}
+			}
 			for p, st := range c.Passes {
 				if len(st.Files) > 0 {
 					fs := make([]string, len(st.Files))
@@ -205,7 +208,7 @@ func Merge(out string, dirs []string, opt MergeOptions) (*rundir.Manifest, []str
 			// A path into the shard's folder (env.ROOFTOOL_PICKS) names
 			// the merged run's copy.
 			v := strings.ReplaceAll(m.Options[k], abs+string(filepath.Separator), outAbs+string(filepath.Separator))
-			if k == "run_dir" || k == "tables" {
+			if k == "run_dir" || k == "tables" || k == rundir.OptionGPUIndex {
 				continue
 			}
 			if have, ok := merged.Options[k]; ok && have != v {

@@ -327,12 +327,21 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 					batches = append(batches, []string{c})
 				}
 			}
+			unlock := func() {}
+			if pass == rundir.PassTiming {
+				// Processes sharing the host time one at a time (--serial-timing).
+				if unlock, err = lockTiming(); err != nil {
+					return m, err
+				}
+			}
 			for _, b := range batches {
 				if err := r.runPass(ctx, exp, pass, b); err != nil {
+					unlock()
 					r.write()
 					return m, err
 				}
 			}
+			unlock()
 		}
 	}
 	if !cfg.NoIngest {

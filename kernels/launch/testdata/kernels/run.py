@@ -12,6 +12,13 @@ def main(argv):
     if os.environ.get("FAKE_PICKS_LOG"):
         with open(os.environ["FAKE_PICKS_LOG"], "a") as f:
             f.write(json.dumps([argv[0], os.environ.get("ROOFTOOL_PICKS", "")]) + "\n")
+    if mode == "time" and os.environ.get("FAKE_TIMING_SPANS"):
+        # Begin and end of each timing process, to show whether two overlap.
+        with open(os.environ["FAKE_TIMING_SPANS"], "a") as f:
+            f.write("%f begin\n" % time.time())
+        time.sleep(0.3)
+        with open(os.environ["FAKE_TIMING_SPANS"], "a") as f:
+            f.write("%f end\n" % time.time())
     if mode == "env":
         print("some warning line before the JSON")
         print(json.dumps({"python": "3.12.0", "torch": "2.11.0", "triton": "3.6.0", "cuda": "13.0",

@@ -1,0 +1,84 @@
+package launch
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestLockTiming(t *testing.T) {
+	t.Setenv(TimingLockEnv, "")
+	unlock, err := lockTiming()
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock() // no lock named: nothing to hold
+
+	t.Setenv(TimingLockEnv, filepath.Join(t.TempDir(), "timing.lock"))
+	first, err := lockTiming()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan struct{})
+	go func() {
+		second, err := lockTiming()
+		if err != nil {
+			t.Error(err)
+		}
+		close(got)
+		second()
+	}()
+	select {
+	case <-got:
+		t.Fatal("a second holder got the timing lock while the first held it")
+	case <-time.After(200 * time.Millisecond):
+	}
+	first()
+	select {
+	case <-got:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the timing lock was not handed on after its release")
+	}
+}
+
+func TestRunMultiGPUConfig(t *testing.T) {
+	for _, gpus := range [][]string{nil, {"0", "0"}, {"0", ""}, {"0/1"}} {
+		_, err := RunMultiGPU(context.Background(), MultiGPUConfig{Exe: "/bin/true", GPUs: gpus, Out: filepath.Join(t.TempDir(), "r")})
+		var ce *ConfigError
+		if !errors.As(err, &ce) {
+			t.Errorf("--gpus %q: err %v, want a ConfigError", gpus, err)
+		}
+	}
+	if got := ShardDir("runs/x/", "3"); got != "runs/x.gpu-3" {
+		t.Errorf("ShardDir: %s", got)
+	}
+	env := withoutEnv([]string{"A=1", "CUDA_VISIBLE_DEVICES=2", "B=3"}, "CUDA_VISIBLE_DEVICES")
+	if !slices.Equal(env, []string{"A=1", "B=3"}) {
+		t.Errorf("withoutEnv: %v", env)
+	}
+}
+
+// TestRunMultiGPUFailure runs a stand-in binary that fails on one GPU.
+func TestRunMultiGPUFailure(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r")
+	exe := filepath.Join(t.TempDir(), "fake-rooftool")
+	writeExec(t, exe, "#!/bin/sh\necho \"args: $*\"\n[ \"$CUDA_VISIBLE_DEVICES\" = 1 ] && exit 3\nexit 0\n")
+	shards, err := RunMultiGPU(context.Background(), MultiGPUConfig{Exe: exe, GPUs: []string{"0", "1"}, Out: out, Args: []string{"--gpu", "h100"}})
+	if err == nil {
+		t.Fatal("a failed shard did not fail the run")
+	}
+	if len(shards) != 2 || shards[0].Err != nil || shards[1].Err == nil || shards[1].Shard != "2/2" || shards[1].Log != out+".gpu-1.log" {
+		t.Errorf("shards: %+v", shards)
+	}
+}
+
+func writeExec(t *testing.T, path, script string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
