@@ -115,7 +115,7 @@ func (r *Runner) setupTools(ctx context.Context, cells []PlannedCell) {
 			r.nsysEnv = NsysEnv(libs)
 			r.m.Options["nsys"] = r.nsys
 			if libs != "" {
-				r.m.Options["nsys.libs"] = libs
+				r.m.Options["nsys.libs"] = r.recordedPath(libs)
 			}
 			if v, err := ToolVersion(ctx, r.nsys, r.nsysEnv); err == nil {
 				r.m.Versions["nsys"] = v
@@ -142,20 +142,42 @@ func (r *Runner) runnerEnvVars(extra []string) []string {
 }
 
 // EnvOptionPrefix marks the manifest options that record the runner's
-// ROOFTOOL_* environment ("env.ROOFTOOL_MM_IMPL"): knobs that change the
-// measured code.
+// ROOFTOOL_* environment ("env.ROOFTOOL_MM_IMPL"): the knobs that change the
+// measured code, and the paths the runner was given (recordedPath).
 const EnvOptionPrefix = "env."
 
 // rooftoolEnv is every ROOFTOOL_* variable of a runner process's
-// environment: the launcher's own plus what it adds (ROOFTOOL_PICKS).
+// environment: the launcher's own plus what it adds (ROOFTOOL_PICKS), with
+// paths as the manifest records them (recordedPath).
 func (r *Runner) rooftoolEnv() map[string]string {
 	env := map[string]string{}
 	for _, kv := range mergeEnv(os.Environ(), r.runnerEnvVars(nil)) {
 		if k, v, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "ROOFTOOL_") {
-			env[k] = v
+			env[k] = r.recordedPath(v)
 		}
 	}
 	return env
+}
+
+// recordedPath is how the manifest records an absolute path the runner
+// was given: relative to the run directory where it lies inside it (the
+// picks file), else relative to the working directory where it lies beneath
+// it (.nsysdeps), else as given. A manifest so names no folder of the
+// machine the run was made on. Anything else is returned unchanged.
+func (r *Runner) recordedPath(p string) string {
+	if !filepath.IsAbs(p) {
+		return p
+	}
+	for _, base := range []string{r.dir, "."} {
+		b, err := filepath.Abs(base)
+		if err != nil {
+			continue
+		}
+		if rel, err := filepath.Rel(b, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return p
 }
 
 // recordEnv puts the runner's ROOFTOOL_* environment into the manifest's

@@ -134,3 +134,25 @@ func TestResumeSnapshotAndEnv(t *testing.T) {
 		}
 	}
 }
+
+// The manifest records paths the runner was given relative to the run
+// directory or the working directory, never as folders of one machine.
+func TestRecordedPath(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(t.TempDir(), "run")
+	r := &Runner{dir: run}
+	for _, c := range []struct{ in, want string }{
+		{filepath.Join(run, "raw", "picks.json"), "raw/picks.json"},
+		{filepath.Join(wd, ".nsysdeps", "root", "usr", "lib"), ".nsysdeps/root/usr/lib"},
+		{"/opt/elsewhere/libs", "/opt/elsewhere/libs"},
+		{"tma", "tma"},
+		{filepath.Dir(wd), filepath.Dir(wd)}, // the working directory's parent is not beneath it
+	} {
+		if got := r.recordedPath(c.in); got != c.want {
+			t.Errorf("recordedPath(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
