@@ -57,23 +57,17 @@ func clockWarnings(t *ingest.Tables, byKernel metricIndex, tol float64) []Warnin
 // a shape share that name, so those rows are left out and the caller must
 // find the cells' clocks elsewhere (the run's timing JSON).
 func TimingSMClocks(t *ingest.Tables) (clocks map[rundir.Key]float64, perCell bool) {
-	type fileOf struct{ experiment, variant, file string }
-	cells := map[fileOf]rundir.Key{}
-	for _, r := range t.Timings() {
-		cells[fileOf{r.Experiment, r.Variant, r.File}] = rundir.Key{Experiment: r.Experiment, Variant: r.Variant, Shape: r.Shape}
-	}
+	cellOf := timingCells(t)
 	clocks, perCell = map[rundir.Key]float64{}, true
 	for _, m := range t.Metas() {
 		if m.Source != ingest.SourceTiming || m.Key != "clock.sm_mhz" {
 			continue
 		}
-		exp, rest, ok := strings.Cut(m.File, "/")
-		variant, file, ok2 := strings.Cut(rest, "/")
-		if !ok || !ok2 {
+		k, named, ok := cellOf(m.File)
+		if !named {
 			perCell = false
 			continue
 		}
-		k, ok := cells[fileOf{exp, variant, file}]
 		if !ok {
 			continue
 		}
@@ -91,21 +85,15 @@ type ClockSpread struct{ MinMHz, MaxMHz float64 }
 // TimingClockSpreads gives each cell's SM clock range over its timed loop,
 // for cells whose timing JSON recorded clock samples.
 func TimingClockSpreads(t *ingest.Tables) map[rundir.Key]ClockSpread {
-	type fileOf struct{ experiment, variant, file string }
-	cells := map[fileOf]rundir.Key{}
-	for _, r := range t.Timings() {
-		cells[fileOf{r.Experiment, r.Variant, r.File}] = rundir.Key{Experiment: r.Experiment, Variant: r.Variant, Shape: r.Shape}
-	}
+	cellOf := timingCells(t)
 	out := map[rundir.Key]ClockSpread{}
 	for _, m := range t.Metas() {
 		if m.Source != ingest.SourceTiming || !strings.HasPrefix(m.Key, "clock_sample.") || !strings.HasSuffix(m.Key, ".sm_mhz") {
 			continue
 		}
-		exp, rest, ok := strings.Cut(m.File, "/")
-		variant, file, ok2 := strings.Cut(rest, "/")
-		k, ok3 := cells[fileOf{exp, variant, file}]
+		k, _, ok := cellOf(m.File)
 		v, err := strconv.ParseFloat(m.Value, 64)
-		if !ok || !ok2 || !ok3 || err != nil || v <= 0 {
+		if !ok || err != nil || v <= 0 {
 			continue
 		}
 		s, seen := out[k]
@@ -132,4 +120,25 @@ func checkClockSpread(c *CellFact, s ClockSpread, tol float64) {
 	}
 	c.Warnings = append(c.Warnings, Warning{Code: WarnClocks,
 		Msg: fmt.Sprintf("%s: the SM clock moved between %.0f and %.0f MHz during the timed loop (%.0f%%): its samples mix clock states", c.Variant, s.MinMHz, s.MaxMHz, 100*(s.MaxMHz/s.MinMHz-1))})
+}
+
+// timingCells maps a timing meta row's File ("<exp>/<variant>/<file>", as
+// ingest names it) to the cell whose timings came from that file. named is
+// false for a File that names the file alone (tables ingested before meta
+// rows named their cell); ok is false when no timing row matches.
+func timingCells(t *ingest.Tables) func(file string) (k rundir.Key, named, ok bool) {
+	type fileOf struct{ experiment, variant, file string }
+	cells := map[fileOf]rundir.Key{}
+	for _, r := range t.Timings() {
+		cells[fileOf{r.Experiment, r.Variant, r.File}] = rundir.Key{Experiment: r.Experiment, Variant: r.Variant, Shape: r.Shape}
+	}
+	return func(file string) (rundir.Key, bool, bool) {
+		exp, rest, ok := strings.Cut(file, "/")
+		variant, name, ok2 := strings.Cut(rest, "/")
+		if !ok || !ok2 {
+			return rundir.Key{}, false, false
+		}
+		k, found := cells[fileOf{exp, variant, name}]
+		return k, true, found
+	}
 }

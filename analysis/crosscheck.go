@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
 // Cross-pass warning codes (METHOD.md, "Cross-checks between passes"). Each
@@ -28,10 +29,10 @@ const (
 // Thresholds of the cross-checks (Options fields of the same names
 // override them).
 const (
-	DefaultRangeCoverageMin = 0.9  // range / kernel-pass GPU time or L2 bytes below this is partial
-	DefaultHostBoundFactor  = 1.5  // wall / device time above this is host-bound (GPU idle > 1/3 of the span)
-	DefaultBimodalGap       = 0.10 // a gap between sorted samples of this share of the median splits them
-	DefaultBimodalShare     = 0.10 // ... when each side holds at least this share of the samples
+	DefaultRangeCoverageMin = rundir.MinRangeCoverage // range / kernel-pass GPU time or L2 bytes below this is partial: the runner's retry threshold
+	DefaultHostBoundFactor  = 1.5                     // wall / device time above this is host-bound (GPU idle > 1/3 of the span)
+	DefaultBimodalGap       = 0.10                    // a gap between sorted samples of this share of the median splits them
+	DefaultBimodalShare     = 0.10                    // ... when each side holds at least this share of the samples
 )
 
 // rangeFacts is what the ncu range pass measured over one cell's range.
