@@ -531,7 +531,8 @@ counterfactual is the metric had they matched.</p>
 <p class="legend">GPU time: sum of the kernels' durations (nsys timeline, else ncu). Wall: median of the
 timing pass with its 95% interval; Device: the same call replayed from a CUDA graph (no host
 launch overhead); SM clock: read (NVML) right after its repetitions. Bound: the model's
-roofline floor over the device time (100% = at the roof). Range/kernels: the range pass's L2
+roofline floor over the device time, or over the GPU time where the call could not be
+captured in a graph (Device —) (100% = at the roof). Range/kernels: the range pass's L2
 bytes and time over the kernel pass's (below 0.90: range-partial, marked).
 Speedup: baseline median / this variant's, p from a Mann-Whitney U test (alpha 0.05).
 Elementwise: kernels without tensor work. Rel. error: max relative error against the
