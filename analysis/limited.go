@@ -43,7 +43,7 @@ type MainLoops struct {
 // CompareMainLoops compares the GEMM kernels of cand with base; ok is false
 // when either has none with tensor FLOPs or their products differ (tensor
 // FLOPs more than 2% apart): the fusion changed the GEMMs themselves.
-func CompareMainLoops(cand, base []KernelFact, margin float64) (MainLoops, bool) {
+func CompareMainLoops(cand, base []*KernelFact, margin float64) (MainLoops, bool) {
 	if margin <= 0 {
 		margin = DefaultMainLoopMargin
 	}

@@ -22,8 +22,9 @@ type index struct {
 	checks   map[rundir.Key]*Check
 	inRun    map[string]bool // experiment has cells in the run
 	manCells map[rundir.Key]*rundir.Cell
-	clocks   map[rundir.Key]float64 // SM MHz after the timing pass
-	extra    []analysis.Warning     // warnings of the decision being made
+	clocks   map[rundir.Key]float64      // SM MHz after the timing pass
+	extra    []analysis.Warning          // warnings of the decision being made
+	loops    map[compKey]mainLoopsResult // main-loop comparisons made so far (mainLoops)
 }
 
 // key is the key of the cell (exp, variant, shape).

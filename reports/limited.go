@@ -32,7 +32,7 @@ func (x *index) limitedBy(e *kernels.Experiment, d *Decision) {
 	if base == "" || base == d.Candidate {
 		return
 	}
-	ml, ok := analysis.CompareMainLoops(derefs(x.kernels[key(e.Name, d.Candidate, d.Shape)]), derefs(x.kernels[key(e.Name, base, d.Shape)]), analysis.DefaultMainLoopMargin)
+	ml, ok := x.mainLoops(e.Name, d.Candidate, base, d.Shape)
 	if !ok || !ml.Limited {
 		return
 	}
@@ -109,10 +109,23 @@ func (x *index) boundFraction(e *kernels.Experiment, variant, shape string) *flo
 	return &f
 }
 
-func derefs(ks []*analysis.KernelFact) []analysis.KernelFact {
-	out := make([]analysis.KernelFact, len(ks))
-	for i, k := range ks {
-		out[i] = *k
+// mainLoops compares the candidate's GEMM kernels with the baseline's at
+// a shape (analysis.CompareMainLoops), once per pair: every decision on the
+// pair and the kernel quality table share it.
+func (x *index) mainLoops(exp, cand, base, shape string) (analysis.MainLoops, bool) {
+	k := compKey{exp, shape, base, cand}
+	if r, ok := x.loops[k]; ok {
+		return r.ml, r.ok
 	}
-	return out
+	ml, ok := analysis.CompareMainLoops(x.kernels[key(exp, cand, shape)], x.kernels[key(exp, base, shape)], analysis.DefaultMainLoopMargin)
+	if x.loops == nil {
+		x.loops = map[compKey]mainLoopsResult{}
+	}
+	x.loops[k] = mainLoopsResult{ml, ok}
+	return ml, ok
+}
+
+type mainLoopsResult struct {
+	ml analysis.MainLoops
+	ok bool
 }

@@ -49,7 +49,7 @@ func (x *index) quality(e *kernels.Experiment) []QualityRow {
 			}
 			row := QualityRow{Variant: v.Name, Shape: s, Verdict: "not comparable"}
 			base := e.BaselineFor(v.Name)
-			if ml, ok := analysis.CompareMainLoops(derefs(ck), derefs(x.kernels[key(e.Name, base, s)]), analysis.DefaultMainLoopMargin); ok {
+			if ml, ok := x.mainLoops(e.Name, v.Name, base, s); ok {
 				row.GEMMSpeed, row.GEMMDRAM = 1/ml.CyclesRatio, ml.DRAMRatio
 				row.Verdict = "at library quality"
 				if ml.Limited {
