@@ -32,12 +32,17 @@ func Open(dir string) (*Run, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("run directory %s: not a directory", dir)
 	}
-	name := filepath.Base(filepath.Clean(dir))
-	if abs, err := filepath.Abs(dir); err == nil {
-		name = filepath.Base(abs)
-	}
-	r := &Run{Name: name, FS: os.DirFS(dir), Dir: dir}
+	r := &Run{Name: NameOf(dir), FS: os.DirFS(dir), Dir: dir}
 	return r, r.readManifest()
+}
+
+// NameOf is a run's name: the base name of its folder (of the absolute
+// path, so "." names the folder it is).
+func NameOf(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		return filepath.Base(abs)
+	}
+	return filepath.Base(filepath.Clean(dir))
 }
 
 // OpenFS opens a run held in fsys (rooted at the run folder) under name.
