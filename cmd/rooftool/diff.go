@@ -60,10 +60,8 @@ nothing to compare, 1 anything else.`,
 }
 
 func runDiff(ctx context.Context, opts *DiffOptions) error {
-	switch opts.Format {
-	case "table", "csv", "json":
-	default:
-		return usageErrorf("diff: --format %q: want table, csv or json", opts.Format)
+	if err := checkDataFormat("diff", opts.Format); err != nil {
+		return err
 	}
 	var runs [2]*rundir.Run
 	for i, d := range []string{opts.A, opts.B} {

@@ -91,10 +91,8 @@ nothing to project, 1 anything else.`,
 }
 
 func runProject(ctx context.Context, opts *ProjectOptions) error {
-	switch opts.Format {
-	case "table", "csv", "json":
-	default:
-		return usageErrorf("project: --format %q: want table, csv or json", opts.Format)
+	if err := checkDataFormat("project", opts.Format); err != nil {
+		return err
 	}
 	if opts.GPU == "" {
 		return usageErrorf("project: --gpu is required (a GPU of rooftool gpus, e.g. --gpu h200)")

@@ -129,10 +129,8 @@ func runStats(ctx context.Context, opts *StatsOptions) error {
 			format = "table"
 		}
 	}
-	switch format {
-	case "table", "csv", "json":
-	default:
-		return usageErrorf("stats: --format %q: want table, csv or json", opts.Format)
+	if err := checkDataFormat("stats", format); err != nil {
+		return err
 	}
 	switch opts.Source {
 	case "", ingest.SourceNCU, ingest.SourceNsys, ingest.SourceKineto:

@@ -81,10 +81,8 @@ type suggestJSON struct {
 }
 
 func runSuggest(ctx context.Context, opts *SuggestOptions) error {
-	switch opts.Format {
-	case "table", "csv", "json":
-	default:
-		return usageErrorf("suggest: --format %q: want table, csv or json", opts.Format)
+	if err := checkDataFormat("suggest", opts.Format); err != nil {
+		return err
 	}
 	for _, p := range opts.Inputs {
 		if _, err := os.Stat(p); err != nil && !(len(opts.Inputs) == 1 && isCommittedRun(p)) {
