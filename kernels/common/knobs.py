@@ -31,7 +31,10 @@ KNOBS = {
 # ROOFTOOL_* variables that do not change the measured code (paths, test switches, the
 # Go side's settings); not recorded as knobs.
 NOT_CODE = ("ROOFTOOL_PICKS", "ROOFTOOL_NSYS_LIBS", "ROOFTOOL_KEEP_PLOTS", "ROOFTOOL_SEEDS",
-            "ROOFTOOL_EXPERIMENT_DIRS")
+            "ROOFTOOL_EXPERIMENT_DIRS",
+            # how rooftool profile --cmd runs a program of the user's (common/marks.py)
+            "ROOFTOOL_MARKS_MODE", "ROOFTOOL_MARKS_OUT", "ROOFTOOL_MARKS_CELLS", "ROOFTOOL_MARKS_REPS",
+            "ROOFTOOL_MARKS_WARMUP")
 
 
 def get(name: str) -> str:
