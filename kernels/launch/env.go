@@ -226,6 +226,9 @@ func (r *Runner) recordEnv(resumed bool) {
 // spec loader takes it as optional); a missing spec.yaml means the specs
 // came from those built into rooftool, which has no copy to snapshot.
 func (r *Runner) snapshotSpecs(exps []*kernels.Experiment, resumed bool) error {
+	if r.cfg.Cmd != nil {
+		return nil // a --cmd run's specs come from its program (cmddiscover.go)
+	}
 	for _, e := range exps {
 		for _, f := range rundir.SnapshotFiles {
 			src := filepath.Join(r.cfg.KernelsDir, e.Name, f)

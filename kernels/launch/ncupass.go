@@ -113,7 +113,7 @@ func (r *Runner) attemptNCU(ctx context.Context, exp *kernels.Experiment, pass s
 		argv = append(argv, mode.replayArgs()...)
 		argv = append(argv, "--metrics", strings.Join(metrics, ","))
 		argv = append(argv, r.runnerArgv("profile", exp, cells, dir)...)
-		res = RunCmd(ctx, Cmd{Argv: argv, Env: r.runnerEnvVars(nil), Log: logf, Timeout: r.timeout(len(cells) * max(mode.scale, 1)), OnLine: r.onLine(exp.Name, pass)})
+		res = RunCmd(ctx, Cmd{Argv: argv, Env: r.targetEnv("profile", exp, cells, dir, nil), Log: logf, Timeout: r.timeout(len(cells) * max(mode.scale, 1)), OnLine: r.onLine(exp.Name, pass)})
 		logText, _ := os.ReadFile(logf)
 		missing := MissingMetrics(string(logText))
 		if len(missing) == 0 || try >= 2 || res.Canceled {

@@ -24,7 +24,7 @@ func (r *Runner) attemptNsys(ctx context.Context, exp *kernels.Experiment, cells
 	// whole-graph row and its kernels are missing from the kernel table.
 	argv := []string{r.nsys, "profile", "--trace=cuda,nvtx", "--sample=none", "--cpuctxsw=none", "--cuda-graph-trace=node", "--force-overwrite=true", "-o", tmpBase}
 	argv = append(argv, r.runnerArgv("profile", exp, cells, dir)...)
-	res := RunCmd(ctx, Cmd{Argv: argv, Env: r.runnerEnvVars(r.nsysEnv), Log: logf, Timeout: r.timeout(len(cells)), OnLine: r.onLine(exp.Name, rundir.PassNsys)})
+	res := RunCmd(ctx, Cmd{Argv: argv, Env: r.targetEnv("profile", exp, cells, dir, r.nsysEnv), Log: logf, Timeout: r.timeout(len(cells)), OnLine: r.onLine(exp.Name, rundir.PassNsys)})
 	a.res = res
 	okCells := r.profileVerdicts(dir, cells, &a)
 	if res.Canceled {

@@ -185,6 +185,9 @@ func (r *Runner) rel(p string) string {
 }
 
 func (r *Runner) runnerArgv(mode string, exp *kernels.Experiment, cells []string, out string) []string {
+	if r.cfg.Cmd != nil {
+		return slices.Clone(r.cfg.Cmd.Argv) // targetEnv tells it mode, cells and out
+	}
 	argv := []string{r.cfg.Python, r.runPy, mode, "--experiment", exp.Name}
 	for _, c := range cells {
 		argv = append(argv, "--cell", c)

@@ -28,6 +28,7 @@ type Config struct {
 	// each an experiment folder or a folder of them. Where KernelsDir has no
 	// run.py they run with the runner built into rooftool (kernels.ExtractRunner).
 	ExperimentDirs []string
+	Cmd            *Target // a program of the user's own, profiled in place of experiments (--cmd): its cells are those it marks
 	Variants       []string
 	Shapes         []string
 	Passes         []string      // nil : rundir.AllPasses
@@ -82,6 +83,9 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 	}
 	if cfg.Passes == nil {
 		cfg.Passes = rundir.AllPasses
+		if cfg.Cmd != nil {
+			cfg.Passes = CmdPasses
+		}
 	}
 	if cfg.Sweeps == "" {
 		cfg.Sweeps = SweepsTiming
@@ -182,6 +186,12 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 	}
 	if err := os.MkdirAll(r.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("-o %s: %w", dir, err)
+	}
+	if cfg.Cmd != nil {
+		// The program's cells are known once it has run (cmddiscover.go).
+		if cells, planHash, err = r.discover(ctx); err != nil {
+			return nil, err
+		}
 	}
 
 	m := r.m
@@ -384,6 +394,9 @@ func PlanFor(cfg Config) (cells []PlannedCell, parts []int, costs []float64, has
 // planAll loads the specs (built-in and external) and plans every cell of
 // the selection, before any sharding.
 func planAll(cfg Config) ([]PlannedCell, []*kernels.Experiment, map[string]string, error) {
+	if cfg.Cmd != nil {
+		return nil, nil, nil, nil // Run discovers a --cmd program's cells
+	}
 	exps, err := LoadSpecs(cfg.KernelsDir)
 	if err != nil {
 		return nil, nil, nil, err

@@ -11,8 +11,9 @@ import (
 func (r *Runner) attemptTiming(ctx context.Context, exp *kernels.Experiment, cells []string) attemptResult {
 	dir := r.rawDir(rundir.PassTiming, exp.Name)
 	removeCellFiles(dir, cells, ".json", ".check.json", ".time-error.json")
-	res := RunCmd(ctx, Cmd{Argv: r.runnerArgv("time", exp, cells, dir), Env: r.runnerEnvVars(nil), Log: filepath.Join(dir, "runner.log"), Timeout: r.timeout(len(cells)), OnLine: r.onLine(exp.Name, rundir.PassTiming)})
-	a := newAttempt("runner time")
+	logf := filepath.Join(dir, "runner.log")
+	res := RunCmd(ctx, Cmd{Argv: r.runnerArgv("time", exp, cells, dir), Env: r.targetEnv("time", exp, cells, dir, nil), Log: logf, Timeout: r.timeout(len(cells)), OnLine: r.onLine(exp.Name, rundir.PassTiming)})
+	a := newAttempt(r.timingWhat())
 	a.res = res
 	for _, c := range cells {
 		p := cellFile(dir, c, ".json")
@@ -54,6 +55,9 @@ func (r *Runner) attemptTiming(ctx context.Context, exp *kernels.Experiment, cel
 			a.got[c] = st
 			break
 		}
+	}
+	if w := r.cmdExitWarning(rundir.PassTiming, a, cells, logf); w != "" {
+		a.warn = append(a.warn, w)
 	}
 	return a
 }

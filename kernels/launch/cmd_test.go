@@ -1,0 +1,307 @@
+package launch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/kernels"
+)
+
+// fakeProgram is the test program that marks its cells with the helper
+// (testdata/cmd/marked.py), with args.
+const fakeProgram = "python3 testdata/cmd/marked.py"
+
+// cmdEnv is fakeEnv with cfg.Cmd set to the fake program plus args, 30
+// reps, and $FAKE_CMD_LOG and $FAKE_NCU_LOG recording its runs.
+func cmdEnv(t *testing.T, args, claims string) (Config, string, string) {
+	t.Helper()
+	cfg, _ := fakeEnv(t)
+	tg, err := NewTarget(strings.TrimSpace(fakeProgram+" "+args), claims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Cmd = tg
+	cfg.Reps = 30
+	tmp := t.TempDir()
+	runs, ncuLog := filepath.Join(tmp, "runs.jsonl"), filepath.Join(tmp, "ncu.jsonl")
+	t.Setenv("FAKE_CMD_LOG", runs)
+	t.Setenv("FAKE_NCU_LOG", ncuLog)
+	return cfg, runs, ncuLog
+}
+
+// The four cells marked.py marks, in the order it marks them.
+var toyCells = []string{"toy/unfused/M=64,N=32", "toy/fused/M=64,N=32", "toy/unfused/M=128,N=32", "toy/fused/M=128,N=32"}
+
+func TestCmdAllPasses(t *testing.T) {
+	cfg, runsLog, ncuLog := cmdEnv(t, "", "")
+	m, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range m.Cells {
+		got = append(got, c.Key().String())
+	}
+	want := slices.Sorted(slices.Values(toyCells)) // the manifest sorts its cells
+	if !slices.Equal(got, want) {
+		t.Fatalf("cells = %q, want the program's %q", got, want)
+	}
+	if m.Options[OptionCmd] != fakeProgram || !slices.Equal(m.Passes, CmdPasses) {
+		t.Errorf("options cmd %q, passes %q", m.Options[OptionCmd], m.Passes)
+	}
+	for _, c := range toyCells {
+		if _, ok := mustCellPass(t, m, c, rundir.PassCheck); ok {
+			t.Errorf("%s has a check pass", c)
+		}
+		p := strings.SplitN(c, "/", 3)
+		ts := mustPass(t, m, c, rundir.PassTiming, rundir.StatusOK, "")
+		if ts.Files[0] != "raw/timing/toy/"+p[1]+"/"+p[2]+".json" {
+			t.Errorf("%s timing files %q", c, ts.Files)
+		}
+		if st := mustPass(t, m, c, rundir.PassNCU, rundir.StatusOK, ""); len(st.Kernels) != 2 {
+			t.Errorf("%s ncu kernels = %+v", c, st.Kernels)
+		}
+		if st := mustPass(t, m, c, rundir.PassRange, rundir.StatusOK, ""); st.Method != rundir.MethodRange {
+			t.Errorf("%s range method %q", c, st.Method)
+		}
+		if st := mustPass(t, m, c, rundir.PassNsys, rundir.StatusOK, ""); len(st.Kernels) != 2 {
+			t.Errorf("%s nsys kernels = %+v", c, st.Kernels)
+		}
+	}
+
+	// One list run, one timing run over all cells, one ncu process, one per
+	// range, one nsys; each told which cells to mark.
+	all := strings.Join(toyCells, "\n")
+	wantRuns := [][]any{{"list", nil}, {"time", all}, {"profile", all}}
+	for _, c := range toyCells {
+		wantRuns = append(wantRuns, []any{"profile", c})
+	}
+	wantRuns = append(wantRuns, []any{"profile", all})
+	if runs := readJSONLines(t, runsLog); jsonOf(runs) != jsonOf(wantRuns) {
+		t.Errorf("program runs:\n%s\nwant\n%s", jsonOf(runs), jsonOf(wantRuns))
+	}
+	ncu := readJSONLines(t, ncuLog)
+	first, _ := ncu[0].([]any)
+	argv := jsonOf(first)
+	for _, c := range toyCells {
+		if !strings.Contains(argv, `"--nvtx-include","`+c+`/"`) {
+			t.Errorf("ncu kernel pass lacks --nvtx-include %s/: %s", c, argv)
+		}
+	}
+	if !strings.HasSuffix(argv, `"python3","testdata/cmd/marked.py"]`) {
+		t.Errorf("ncu does not run the program: %s", argv)
+	}
+
+	// The spec snapshot: variants and shapes as marked, the first variant the baseline.
+	e, err := kernels.LoadDir(filepath.Join(cfg.RunDir, "specs", "toy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Baseline() != "unfused" || e.Variant("fused").Role != kernels.RoleCandidate || !slices.Equal(e.Shapes, []string{"M=64,N=32", "M=128,N=32"}) || !slices.Equal(e.Vars, []string{"M", "N"}) {
+		t.Errorf("spec: baseline %q, shapes %q, vars %q", e.Baseline(), e.Shapes, e.Vars)
+	}
+	// The helper the program imported is kept with the run.
+	helper, err := os.ReadFile(filepath.Join(cfg.RunDir, MarksHelperDir, "rooftool_marks", "__init__.py"))
+	orig, _ := kernels.RunnerFS().(interface{ ReadFile(string) ([]byte, error) }).ReadFile("common/marks.py")
+	if err != nil || string(helper) != string(orig) {
+		t.Errorf("helper: %v (%d bytes, want %d)", err, len(helper), len(orig))
+	}
+
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	tb, err := ingest.ReadDir(filepath.Join(cfg.RunDir, rundir.TablesDir), mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Release()
+	if n := tb.NumRows(ingest.TableTimings); n != 4*30 {
+		t.Errorf("timings rows = %d, want 4 cells x 30 reps", n)
+	}
+	// 4 cells x (2 ncu kernels + 1 range + 3 nsys kernels, the warm-up included)
+	if n := tb.NumRows(ingest.TableKernels); n != 4*(2+1+3) {
+		t.Errorf("kernels rows = %d, want %d", n, 4*(2+1+3))
+	}
+	if hasWarning(m, "ingest left out") || hasWarning(m, "exited with status") {
+		t.Errorf("warnings: %q", m.Warnings)
+	}
+}
+
+func mustCellPass(t *testing.T, m *rundir.Manifest, cell, pass string) (rundir.PassStatus, bool) {
+	t.Helper()
+	p := strings.SplitN(cell, "/", 3)
+	return m.Pass(p[0], p[1], p[2], pass)
+}
+
+func readJSONLines(t *testing.T, p string) []any {
+	t.Helper()
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []any
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var v any
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// A program that cannot run, marks nothing or marks badly is refused with
+// the range or the command named, before any pass and without a manifest.
+func TestCmdBadPrograms(t *testing.T) {
+	for _, tc := range []struct {
+		name, line string
+		config     bool // a ConfigError (exit 2); else a failure (exit 1)
+		want       []string
+	}{
+		{"marks nothing", fakeProgram + " --none", true, []string{`--cmd "` + fakeProgram + ` --none" marked no range`, "raw/marks/run.log"}},
+		{"shape not name=integer", fakeProgram + " --shape M=64,bad", true, []string{`range "toy/fused/M=64,bad/"`, `"bad" is not name=value`}},
+		{"shape with a blank", fakeProgram + " --shape 'M=64 N=32'", true, []string{"malformed range name", "toy/fused/M=64 N=32/", "white space"}},
+		{"variant with a slash", fakeProgram + " --name a/b", true, []string{`range "toy/a/b/M=64,N=32/"`, `variant name "a/b"`}},
+		{"a range twice", fakeProgram + " --twice", true, []string{`range "toy/fused/M=64,N=32/" marked twice`}},
+		{"exits non-zero", fakeProgram + " --exit-in list", false, []string{"exited with status 5 in its discovery run", "raw/marks/run.log", "marked.py: 4 cells"}},
+		{"crashes", fakeProgram + " --crash-in list", false, []string{"exited with status 3", "simulated crash"}},
+		{"no such program", "no-such-program-rooftool --x", true, []string{`--cmd "no-such-program-rooftool --x"`, "executable file not found"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, _, _ := cmdEnv(t, "", "")
+			var err error
+			if cfg.Cmd, err = NewTarget(tc.line, ""); err != nil {
+				t.Fatal(err)
+			}
+			_, err = Run(context.Background(), cfg)
+			var ce *ConfigError
+			if err == nil || errors.As(err, &ce) != tc.config {
+				t.Fatalf("err = %v (%T), want config error %v", err, err, tc.config)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+			if _, err := rundir.ReadManifest(cfg.RunDir); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("a manifest was written: %v", err)
+			}
+		})
+	}
+}
+
+// A program that fails in a later pass fails its cells there with the
+// reason; one that exits non-zero after writing its records is warned about.
+func TestCmdFailsInAPass(t *testing.T) {
+	cfg, _, _ := cmdEnv(t, "--crash-in time", "")
+	cfg.Passes = []string{rundir.PassTiming}
+	m, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range toyCells {
+		mustPass(t, m, c, rundir.PassTiming, rundir.StatusFailed, "--cmd (timing run): exit status 3: marked.py: simulated crash")
+	}
+
+	cfg, _, _ = cmdEnv(t, "--exit-in time", "")
+	cfg.Passes = []string{rundir.PassTiming}
+	if m, err = Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	mustPass(t, m, toyCells[0], rundir.PassTiming, rundir.StatusOK, "")
+	if !hasWarning(m, `timing pass: --cmd "`+fakeProgram+` --exit-in time" exited with status 5 after writing every record (log raw/timing/toy/runner.log)`) {
+		t.Errorf("warnings: %q", m.Warnings)
+	}
+}
+
+func TestCmdClaims(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write("claims.yaml", `experiment: toy
+claims:
+  - {id: fewer, source: "notes.md", line: 3, metric: kernel_count, candidate: unfused, baseline: fused, op: "<=", threshold: 2}
+`)
+	cfg, _, _ := cmdEnv(t, "", good)
+	cfg.Passes = []string{rundir.PassTiming}
+	if _, err := Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	e, err := kernels.LoadDir(filepath.Join(cfg.RunDir, "specs", "toy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The claim's baseline is the baseline, whatever the program marked first.
+	if e.Baseline() != "fused" || e.Variant("unfused").Role != kernels.RoleCandidate || len(e.Claims) != 1 || e.Claims[0].ID != "fewer" {
+		t.Errorf("spec: baseline %q, claims %+v", e.Baseline(), e.Claims)
+	}
+
+	for _, tc := range []struct {
+		name, body string
+		want       []string
+	}{
+		{"unmarked variant", "experiment: toy\nclaims:\n  - {id: c1, source: x, metric: speedup, candidate: nope, op: \">=\", threshold: 1}\n", []string{"claim c1 names variant \"nope\""}},
+		{"other experiment", "experiment: other\nclaims: []\n", []string{`experiment "other", but the program marked only toy`}},
+		{"unknown field", "experiment: toy\nclams: []\n", []string{"field clams not found"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := write(strings.ReplaceAll(tc.name, " ", "-")+".yaml", tc.body)
+			cfg, _, _ := cmdEnv(t, "", p)
+			_, err := Run(context.Background(), cfg)
+			var ce *ConfigError
+			if !errors.As(err, &ce) {
+				t.Fatalf("err = %v, want a config error", err)
+			}
+			for _, w := range append(tc.want, p) {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestNewTarget(t *testing.T) {
+	for _, tc := range []struct {
+		line      string
+		argv, env []string
+		err       string
+	}{
+		{line: "python my_bench.py --size 4096", argv: []string{"python", "my_bench.py", "--size", "4096"}},
+		{line: `python 'my bench.py' --tag "a b" c\ d`, argv: []string{"python", "my bench.py", "--tag", "a b", "c d"}},
+		{line: `TORCH_LOGS=+dynamo CUDA_VISIBLE_DEVICES=1 python x.py A=1`, argv: []string{"python", "x.py", "A=1"}, env: []string{"TORCH_LOGS=+dynamo", "CUDA_VISIBLE_DEVICES=1"}},
+		{line: `python x.py '$HOME' "it's"`, argv: []string{"python", "x.py", "$HOME", "it's"}},
+		{line: "python x.py | tee log", err: `'|' is shell syntax`},
+		{line: "python x.py > log", err: `'>' is shell syntax`},
+		{line: `python x.py "$HOME"`, err: `'$' inside "..."`},
+		{line: "python 'x.py", err: "unterminated ' quote"},
+		{line: "A=1", err: "no program to run"},
+		{line: "  ", err: "no program to run"},
+	} {
+		tg, err := NewTarget(tc.line, "")
+		if tc.err != "" {
+			var ce *ConfigError
+			if !errors.As(err, &ce) || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q: err %v, want a config error with %q", tc.line, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(tg.Argv, tc.argv) || !slices.Equal(tg.Env, tc.env) || tg.Line != tc.line {
+			t.Errorf("%q: %+v, %v; want argv %q env %q", tc.line, tg, err, tc.argv, tc.env)
+		}
+	}
+}
