@@ -45,6 +45,9 @@ type ProfileOptions struct {
 	GPUs        []string // --gpus 0,1,...: one shard per GPU, then merged
 	SerialTime  bool     // --serial-timing
 	RemoveParts bool     // --remove-shards
+	Cmd         string   // --cmd: a program of the user's own, profiled in place of the experiments
+	Claims      string   // --claims: claims.yaml judging the --cmd program's cells
+	passesGiven bool     // --passes given (a --cmd run otherwise takes launch.CmdPasses)
 	shardFlags  []string // the flags each --gpus shard gets
 	Args        []string // the command line, for the manifest
 }
@@ -79,13 +82,21 @@ each merged cell records its GPU. --serial-timing times one GPU at a time.
 --shard I/N runs the I-th of N disjoint parts of the planned cells, balanced
 by estimated cost (rooftool plan --shard-count N lists them); the manifest
 records the shard and the full plan's hash, and rooftool merge joins the
-parts' run directories into one run.`,
+parts' run directories into one run.
+
+--cmd "python my_bench.py ..." profiles a program of your own instead: it
+marks each variant's call with the helper rooftool_marks (put on its
+PYTHONPATH), a first run of it lists the cells it marks
+(experiment/variant/shape), and the timing, ncu, range and nsys passes run it
+again; --claims FILE judges its cells (kernels/README.md, "Profile a program
+of your own").`,
 		Example: `  rooftool profile --gpu h100
   rooftool profile --gpu h100 --experiment swiglu --passes check,timing
   rooftool profile --gpu h100 -o runs/x --resume
   rooftool profile --gpu h100 --experiments ~/experiments/bias_gelu
   rooftool profile --gpu h100 --shard 1/4 -o runs/part1
-  rooftool profile --gpu h100 --gpus 0,1 -o runs/x --serial-timing`,
+  rooftool profile --gpu h100 --gpus 0,1 -o runs/x --serial-timing
+  rooftool profile --gpu h100 --cmd "python my_bench.py --size 4096" --claims claims.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if opts.GPU == "" && !opts.IngestOnly {
@@ -95,6 +106,9 @@ parts' run directories into one run.`,
 				return usageErrorf("profile: --default-only and --sweeps exclude each other")
 			}
 			opts.Args = os.Args
+			if err := checkCmdFlags(c, opts); err != nil {
+				return err
+			}
 			if len(opts.GPUs) > 0 {
 				opts.shardFlags = shardFlags(c)
 				return runProfileGPUs(c.Context(), opts)
@@ -131,6 +145,8 @@ parts' run directories into one run.`,
 	f.StringSliceVar(&opts.GPUs, "gpus", nil, "run the plan on these GPUs of this host at once, e.g. 0,1,2,3: one shard per GPU (CUDA_VISIBLE_DEVICES, into RUNDIR.gpu-<id>), then merged into -o RUNDIR")
 	f.BoolVar(&opts.SerialTime, "serial-timing", false, "with --gpus: run the shards' timing passes one GPU at a time (they share the host CPU, PCIe and power); other passes run in parallel")
 	f.BoolVar(&opts.RemoveParts, "remove-shards", false, "with --gpus: remove the shards' run directories and logs after a successful merge")
+	f.StringVar(&opts.Cmd, "cmd", "", "profile this program instead of the experiments: a command line (split into words, no shell) whose cells are the ranges it marks with rooftool_marks")
+	f.StringVar(&opts.Claims, "claims", "", "with --cmd: claims.yaml judging the program's cells (without it the report has tables and roofline, no verdicts)")
 	mustRegisterCompletion(c, "gpu", completeGPU)
 	mustRegisterCompletion(c, "experiment", completeExperiments)
 	mustRegisterCompletion(c, "variant", completeVariants)
@@ -196,6 +212,9 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 		Progress:       launch.NewProgress(opts.IO.Err, opts.IO.IsTTY),
 		Log:            opts.IO.Err,
 	}
+	if err := cmdConfig(opts, &cfg); err != nil {
+		return err
+	}
 	m, err := launch.Run(ctx, cfg)
 	var ce *launch.ConfigError
 	if errors.As(err, &ce) {
@@ -208,6 +227,7 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 		return nil
 	}
 	writeProfileSummary(opts, m)
+	writeCmdSummary(opts, m)
 	if !opts.NoIngest && !opts.NoReport && ctx.Err() == nil {
 		dir := runDirOf(opts, m)
 		if rerr := writeProfileReport(ctx, opts, dir); rerr != nil && err == nil {

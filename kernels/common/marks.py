@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 
 from . import records
@@ -246,6 +247,8 @@ class mark:  # noqa: N801 - used like a keyword: for _ in mark(...)
             rec["method"] = "host"
             rec["method_reason"] = why
         _write_json(_out_path(self.experiment, self.variant, self.shape, ".json"), rec)
+        med = sorted(ms)[reps // 2] * 1e3
+        print(f"{self.key}: timed {reps} reps ({rec['method']}), median {med:.1f} us", file=sys.stderr, flush=True)
 
     def _profile(self):
         warmup = _env_int(ENV_WARMUP, DEFAULT_WARMUP, 0)
@@ -265,6 +268,7 @@ class mark:  # noqa: N801 - used like a keyword: for _ in mark(...)
             self._pop()
         _write_json(_out_path(self.experiment, self.variant, self.shape, ".profile.json"),
                     records.profile_record(self.experiment, self.variant, self.shape, False))
+        print(f"{self.key}: one call in its NVTX range after {done} warm-up calls", file=sys.stderr, flush=True)
 
 
 def measure(experiment, variant, shape, fn):

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/kernels/launch"
+)
+
+// cmdExcludes are the profile flags that select or split rooftool's own
+// experiments: a --cmd program's cells are those it marks, so none applies.
+var cmdExcludes = []string{"experiment", "experiments", "variant", "shape", "default-only", "sweeps",
+	"shard", "costs-from", "gpus", "serial-timing", "remove-shards", "ingest-only"}
+
+// checkCmdFlags refuses --claims without --cmd and the flags --cmd
+// excludes; it notes whether --passes was given (else a --cmd run takes
+// launch.CmdPasses).
+func checkCmdFlags(c *cobra.Command, opts *ProfileOptions) error {
+	if opts.Cmd == "" {
+		if opts.Claims != "" {
+			return usageErrorf("profile: --claims goes with --cmd (an experiment folder's claims are its claims.yaml)")
+		}
+		return nil
+	}
+	for _, name := range cmdExcludes {
+		if c.Flags().Changed(name) {
+			return usageErrorf("profile: --cmd and --%s exclude each other: the program's cells are those it marks", name)
+		}
+	}
+	opts.passesGiven = c.Flags().Changed("passes")
+	return nil
+}
+
+// cmdConfig sets cfg up for --cmd: the program to run and its claims.
+func cmdConfig(opts *ProfileOptions, cfg *launch.Config) error {
+	if opts.Cmd == "" {
+		return nil
+	}
+	t, err := launch.NewTarget(opts.Cmd, opts.Claims)
+	if err != nil {
+		return usageErrorf("profile: %v", err)
+	}
+	cfg.Cmd = t
+	if !opts.passesGiven {
+		cfg.Passes = nil
+	}
+	return nil
+}
+
+// writeCmdSummary counts the cells a --cmd program marked and says where
+// the helper it imported lies, for a plain run of the program outside
+// rooftool.
+func writeCmdSummary(opts *ProfileOptions, m *rundir.Manifest) {
+	if opts.Cmd == "" || m.Options[launch.OptionCmdHelper] == "" {
+		return
+	}
+	fmt.Fprintf(opts.IO.Out, "cells: %d marked by --cmd (%s)\n", len(m.Cells), m.Options[launch.OptionCmdCells])
+	dir := filepath.Join(runDirOf(opts, m), launch.MarksHelperDir)
+	fmt.Fprintf(opts.IO.Out, "helper: %s (rooftool_marks; PYTHONPATH=%s for a plain run of the program)\n", dir, dir)
+}
