@@ -220,23 +220,54 @@ func KernelSummary(kernels []ingest.Kernel, opts SummaryOptions) (Summary, error
 	type key struct{ rng, name string }
 	groups := map[key][]int64{}
 	for i := range kernels {
-		k := &kernels[i]
-		rng := k.RangePath
-		if rng == "" {
-			rng = k.Range
-		}
-		if rng == "" && opts.RangedOnly || !match(rng) {
+		rng, name, ok := SummaryKey(&kernels[i], opts, match)
+		if !ok {
 			continue
 		}
-		if opts.Flat {
-			rng = ""
-		}
-		kk := key{rng, summaryName(k, opts.Names)}
-		groups[kk] = append(groups[kk], k.DurationNs)
+		kk := key{rng, name}
+		groups[kk] = append(groups[kk], kernels[i].DurationNs)
+	}
+	gs := make([]SummaryGroup, 0, len(groups))
+	for kk, d := range groups {
+		gs = append(gs, SummaryGroup{Range: kk.rng, Name: kk.name, Durations: d})
+	}
+	return SummariseGroups(gs, opts)
+}
+
+// SummaryKey returns the (range path, name) group that KernelSummary puts
+// k in, and false when opts leave k out; match is RangeMatcher(opts.Range).
+// A caller that streams kernel rows groups them with it and hands the
+// groups to SummariseGroups.
+func SummaryKey(k *ingest.Kernel, opts SummaryOptions, match func(string) bool) (rng, name string, ok bool) {
+	rng = k.RangePath
+	if rng == "" {
+		rng = k.Range
+	}
+	if rng == "" && opts.RangedOnly || !match(rng) {
+		return "", "", false
+	}
+	if opts.Flat {
+		rng = ""
+	}
+	return rng, summaryName(k, opts.Names), true
+}
+
+// SummaryGroup is the durations of the kernels of one (range path, name)
+// group; SummariseGroups sorts Durations in place.
+type SummaryGroup struct {
+	Range, Name string
+	Durations   []int64
+}
+
+// SummariseGroups is KernelSummary over kernels already grouped by
+// SummaryKey, one group per key.
+func SummariseGroups(groups []SummaryGroup, opts SummaryOptions) (Summary, error) {
+	if err := opts.Validate(); err != nil {
+		return Summary{}, err
 	}
 	byRange := map[string][]SummaryRow{}
-	for kk, d := range groups {
-		byRange[kk.rng] = append(byRange[kk.rng], summarise(kk.rng, kk.name, d))
+	for _, g := range groups {
+		byRange[g.Range] = append(byRange[g.Range], summarise(g.Range, g.Name, g.Durations))
 	}
 	ranges := make([]string, 0, len(byRange))
 	for r := range byRange {

@@ -52,8 +52,12 @@ func newNCUMetricBatch(b *Builder) (*ncuMetricBatch, error) {
 }
 
 // index returns the dictionary index of s in column col, inserting it into
-// the dictionary (without appending a row) when it is new.
+// the dictionary (without appending a row) when it is new; -1 (a null) for
+// "" in section and text, which are null where absent.
 func (m *ncuMetricBatch) index(col int, s string) int {
+	if s == "" && (col == mbSection || col == mbText) {
+		return -1
+	}
 	if i, ok := m.cache[col][s]; ok {
 		return i
 	}
@@ -87,7 +91,7 @@ func (m *ncuMetricBatch) index(col int, s string) int {
 
 // appendRows appends metric rows for one kernel: the four index slices
 // (section, metric, unit, text) and vals/valid have the same length; valid
-// nil means every value is present.
+// nil means every value is present; an index of -1 is a null string.
 func (m *ncuMetricBatch) appendRows(kernelID int64, idx [4][]int, vals []float64, valid []bool) {
 	n := len(vals)
 	if n == 0 {
@@ -102,9 +106,33 @@ func (m *ncuMetricBatch) appendRows(kernelID int64, idx [4][]int, vals []float64
 	}
 	m.kid.AppendValues(kids, nil)
 	for c := range m.dicts {
-		m.dicts[c].AppendIndices(idx[c], nil)
+		m.dicts[c].AppendIndices(idx[c], m.indexValid(idx[c]))
 	}
 	m.val.AppendValues(vals, valid)
+	m.b.spill(TableMetrics)
+}
+
+// indexValid returns the validity of indices (-1 is null), nil when none
+// is null.
+func (m *ncuMetricBatch) indexValid(idx []int) []bool {
+	null := false
+	for _, i := range idx {
+		if i < 0 {
+			null = true
+			break
+		}
+	}
+	if !null {
+		return nil
+	}
+	if cap(m.valid) < len(idx) {
+		m.valid = make([]bool, len(idx))
+	}
+	v := m.valid[:len(idx)]
+	for j, i := range idx {
+		v[j] = i >= 0
+	}
+	return v
 }
 
 // reserve makes room for n more metric rows in every column, so that a

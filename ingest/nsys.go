@@ -80,8 +80,8 @@ type nsysParser struct {
 	missingList []int64 // ids in the order first seen
 
 	ranges    []nsysRange
-	rangeBase int64    // ranges[i].id == rangeBase + i
-	calls     []rtCall // sorted by (pid, corr)
+	rangeBase int64      // ranges[i].id == rangeBase + i
+	calls     *callIndex // runtime calls by (pid, corr); nil without any
 	// byPID: kernels carry globalPid and calls globalTid, so correlation ids
 	// are matched within a process (ids repeat across processes). Older
 	// exports without globalPid match on the correlation id alone.
@@ -131,6 +131,10 @@ func (p *nsysParser) run() error {
 	if err := p.nvtx(); err != nil {
 		return err
 	}
+	if err := p.runtime(); err != nil {
+		return err
+	}
+	defer p.calls.close()
 	if err := p.kernels(kcols); err != nil {
 		return err
 	}

@@ -9,7 +9,9 @@ import (
 // a caller's integer key (a StringIds id, a range index), so a million rows
 // cost a million index appends instead of a million string hashes. It falls
 // back to AddKernel when the kernels schema is not the one it was written
-// for. Call flush before anything else appends kernels.
+// for. Call flush before anything else appends kernels. Like AddKernel it
+// hands full batches to a streaming Builder's sink (the dictionary of a
+// column outlives a batch, so the remembered indices stay valid).
 type kernelAppender struct {
 	b    *Builder
 	rb   *array.RecordBuilder
@@ -39,20 +41,40 @@ var kernelFastColumns = []string{"id", "source", "file", "pass", "experiment", "
 	"static_shared_bytes", "dynamic_shared_bytes", "start_ns", "duration_ns", "graph_node_id"}
 
 type dictCol struct {
-	b       *array.BinaryDictionaryBuilder
-	cache   map[int64]int
-	pending []int
+	b         *array.BinaryDictionaryBuilder
+	cache     map[int64]int // -1: a null
+	pending   []int
+	valid     []bool
+	emptyNull bool // "" is appended as null
 }
 
 func (c *dictCol) flush() {
-	if len(c.pending) > 0 {
-		c.b.AppendIndices(c.pending, nil)
-		c.pending = c.pending[:0]
+	if len(c.pending) == 0 {
+		return
 	}
+	var valid []bool
+	for j, i := range c.pending {
+		if i >= 0 {
+			continue
+		}
+		if valid == nil {
+			valid = c.valid[:0]
+			for range c.pending {
+				valid = append(valid, true)
+			}
+			c.valid = valid
+		}
+		valid[j] = false
+	}
+	c.b.AppendIndices(c.pending, valid)
+	c.pending = c.pending[:0]
 }
 
 // append adds value s known under key.
 func (c *dictCol) append(key int64, s string) {
+	if s == "" && c.emptyNull {
+		c.cache[key] = -1
+	}
 	if i, ok := c.cache[key]; ok {
 		c.pending = append(c.pending, i)
 		if len(c.pending) == cap(c.pending) {
@@ -86,7 +108,7 @@ func newKernelAppender(b *Builder) *kernelAppender {
 		if !ok {
 			return a
 		}
-		a.dict[j] = dictCol{b: db, cache: map[int64]int{}, pending: make([]int, 0, 4096)}
+		a.dict[j] = dictCol{b: db, cache: map[int64]int{}, pending: make([]int, 0, 4096), emptyNull: kernelsEmptyNull[1+j]}
 	}
 	a.fast = true
 	return a
@@ -112,35 +134,10 @@ func (a *kernelAppender) add(k *Kernel, keys *kernelKeys) {
 	appendI32(rb.Field(12), k.Device, k.Null&NullDevice != 0)
 	appendKernelCall(rb, k, 13, 5)
 	appendKernelTail(rb, k)
-}
-
-// addBase appends every column of k except the ones that depend on the
-// launching call (experiment, variant, shape, range, range_path, pid, tid);
-// addCall appends those. Rows must get both, in the same order. Only for
-// the fast path.
-func (a *kernelAppender) addBase(k *Kernel, keys *kernelKeys) {
-	id := a.b.nextKernel
-	a.b.nextKernel++
-	rb := a.rb
-	rb.Field(0).(*array.Int64Builder).Append(id)
-	a.dict[kdSource].append(keys[kdSource], k.Source)
-	a.dict[kdFile].append(keys[kdFile], k.File)
-	a.dict[kdPass].append(keys[kdPass], k.Pass)
-	a.dict[kdName].append(keys[kdName], k.Name)
-	a.dict[kdShortName].append(keys[kdShortName], k.ShortName)
-	a.dict[kdMangled].append(keys[kdMangled], k.Mangled)
-	appendI32(rb.Field(12), k.Device, k.Null&NullDevice != 0)
-	appendKernelCall(rb, k, 13, 3)
-	appendKernelTail(rb, k)
-}
-
-func (a *kernelAppender) addCall(k *Kernel, cellKey int64) {
-	a.dict[kdExperiment].append(cellKey, k.Experiment)
-	a.dict[kdVariant].append(cellKey, k.Variant)
-	a.dict[kdShape].append(cellKey, k.Shape)
-	a.dict[kdRange].append(cellKey, k.Range)
-	a.dict[kdRangePath].append(cellKey, k.RangePath)
-	appendKernelCall(a.rb, k, 16, 2)
+	if a.b.sink != nil && int64(rb.Field(0).Len()) >= rowGroupRows {
+		a.flush()
+		a.b.spill(TableKernels)
+	}
 }
 
 func (a *kernelAppender) flush() {

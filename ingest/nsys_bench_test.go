@@ -103,7 +103,7 @@ func makeNsysReplica(tb testing.TB, path string, n int) {
 }
 
 // BenchmarkNsys1M ingests an nsys export with 1,000,000 kernels and writes
-// the tables as Parquet. BenchmarkNsys1MQuery reads the same kernels with
+// the tables as Parquet (WriteFiles, as rooftool ingest does). BenchmarkNsys1MQuery reads the same kernels with
 // the plain kernels-join-StringIds query (nsysKernelQuery).
 func BenchmarkNsys1M(b *testing.B) {
 	path := nsys1MPath()
@@ -111,17 +111,13 @@ func BenchmarkNsys1M(b *testing.B) {
 	out := b.TempDir()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		tb, err := File(path, Options{}, nil)
+		w, err := WriteFiles([]Input{{Path: path}}, out, FormatParquet, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if n := tb.NumRows(TableKernels); n != nsys1MKernels {
+		if n := w.Rows[TableKernels]; n != nsys1MKernels {
 			b.Fatalf("%d kernels", n)
 		}
-		if err := tb.Write(out, FormatParquet); err != nil {
-			b.Fatal(err)
-		}
-		tb.Release()
 	}
 }
 

@@ -108,7 +108,7 @@ func (p *nsysParser) kernels(c map[string]bool) error {
 	none := &cell{}
 	none.exp, none.variant, none.shape = cellFromPath(nil, p.in.Options)
 	// setCall fills the call-dependent fields of k; it returns the cell key.
-	setCall := func(k *Kernel, gpid int64) int64 {
+	setCall := func(k *Kernel, gpid int64) (int64, error) {
 		// Without a launching call the thread is unknown; so is the
 		// process without a globalPid.
 		k.PID, k.TID = gtidPID(gpid), 0
@@ -122,7 +122,11 @@ func (p *nsysParser) kernels(c map[string]bool) error {
 			pid = gtidPID(gpid)
 		}
 		if k.CorrelationID >= 0 {
-			if call := p.findCall(pid, k.CorrelationID); call != nil {
+			call, ok, err := p.findCall(pid, k.CorrelationID)
+			if err != nil {
+				return 0, err
+			}
+			if ok {
 				k.PID, k.TID = gtidPID(call.gtid), gtidTID(call.gtid)
 				k.Null &^= NullPID | NullTID
 				if call.rng >= 0 {
@@ -131,29 +135,22 @@ func (p *nsysParser) kernels(c map[string]bool) error {
 			}
 		}
 		k.Experiment, k.Variant, k.Shape, k.Range, k.RangePath = cl.exp, cl.variant, cl.shape, cl.rng, cl.path
-		return ckey
+		return ckey, nil
 	}
 	app := newKernelAppender(p.b)
 	defer app.flush()
-
-	// With the fast appender the runtime calls are read on a second
-	// connection while the kernels are read; the call-dependent columns are
-	// appended in a second pass. Otherwise: calls first, then one pass.
-	var rtErr chan error
-	if app.fast {
-		rtErr = make(chan error, 1)
-		go func() { rtErr <- p.runtime() }()
-	} else if err := p.runtime(); err != nil {
-		return err
-	}
-	var gpids, corrs []int64
 	var k Kernel
 	var keys kernelKeys
-	var gn int64
-	err := p.db.scanInts(tabKernel, q, kernelQueryCols, func(v []int64) error {
+	var gn, rows int64
+	return p.db.scanInts(tabKernel, q, kernelQueryCols, func(v []int64) error {
 		start, end, corr, gpid := v[0], v[1], v[5], v[6]
 		nameID, shortID, mangledID := v[7], v[8], v[9]
 		rowid := v[13]
+		if rows++; rows%4096 == 0 {
+			if err := p.b.Err(); err != nil {
+				return err
+			}
+		}
 		if end < start {
 			return badInput(p.in.Path, 0, tabKernel, "row id %d: column \"end\" = %d is before \"start\" = %d: a negative duration", rowid, end, start)
 		}
@@ -205,32 +202,15 @@ func (p *nsysParser) kernels(c map[string]bool) error {
 			k.BlockX, k.BlockY, k.BlockZ = int32(p1>>32&0x7FF), int32(p1>>43&0x7FF), int32(p1>>54&0x1FF)
 			k.Registers, k.StaticSharedBytes = int32(p2&0xFFFF), p2>>16
 		}
-		keys = kernelKeys{kdName: nameID, kdShortName: shortID, kdMangled: mangledID}
-		if app.fast {
-			app.addBase(&k, &keys)
-			gpids, corrs = append(gpids, gpid), append(corrs, corr)
-			return nil
+		ckey, err := setCall(&k, gpid)
+		if err != nil {
+			return err
 		}
-		ckey := setCall(&k, gpid)
-		for _, j := range []int{kdExperiment, kdVariant, kdShape, kdRange, kdRangePath} {
-			keys[j] = ckey
-		}
+		keys = kernelKeys{kdName: nameID, kdShortName: shortID, kdMangled: mangledID,
+			kdExperiment: ckey, kdVariant: ckey, kdShape: ckey, kdRange: ckey, kdRangePath: ckey}
 		app.add(&k, &keys)
 		return nil
 	})
-	if rtErr != nil {
-		if e := <-rtErr; err == nil {
-			err = e
-		}
-	}
-	if err != nil || !app.fast {
-		return err
-	}
-	for i := range gpids {
-		k.CorrelationID = corrs[i]
-		app.addCall(&k, setCall(&k, gpids[i]))
-	}
-	return nil
 }
 
 // cellFromPath derives experiment, variant and shape from a range path:

@@ -183,12 +183,6 @@ func (p *nsysParser) nvtx() error {
 	return nil
 }
 
-// rtCall is one CUDA runtime call that carries a correlationId.
-type rtCall struct {
-	pid, corr, gtid int64
-	rng             int32 // index in ranges of the innermost enclosing push/pop range, -1 if none
-}
-
 // rangeGroup is the push/pop ranges of one thread and one NVTX domain,
 // sorted by start; they nest (NVTX push/pop is a per-thread, per-domain
 // stack).
@@ -220,9 +214,10 @@ func (p *nsysParser) innermost(g *rangeGroup, cs, ce int64) int {
 	return -1
 }
 
-// runtime reads the CUDA runtime calls that carry a correlationId and
-// attributes each to the innermost push/pop range on its thread: the
-// default domain (id 0) first, else the deepest range of another domain.
+// runtime reads the CUDA runtime calls that carry a correlationId,
+// attributes each to the innermost push/pop range on its thread (the
+// default domain (id 0) first, else the deepest range of another domain)
+// and indexes them by (process, correlationId) in p.calls.
 func (p *nsysParser) runtime() error {
 	if !p.db.has(tabRuntime) {
 		return nil
@@ -256,18 +251,13 @@ func (p *nsysParser) runtime() error {
 	for _, gs := range groups {
 		sort.Slice(gs, func(i, j int) bool { return gs[i].domain < gs[j].domain })
 	}
-	var n int64
-	if err := p.db.db.QueryRow(`SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME`).Scan(&n); err != nil {
-		return p.db.wrap(tabRuntime, err)
-	}
-	p.calls = make([]rtCall, 0, n)
 	gt := colOr(c, "", "globalTid", "0")
 	q := `SELECT correlationId, COALESCE(` + gt + `,0), start, COALESCE(end, start) FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE correlationId IS NOT NULL`
-	sorted := true
+	ib := &callIndexBuilder{}
 	err = p.db.scanInts(tabRuntime, q, 4, func(v []int64) error {
-		call := rtCall{corr: v[0], gtid: v[1], rng: -1}
+		call := callRec{corr: v[0], gtid: v[1], rng: -1}
 		if p.byPID {
-			call.pid = gtidPID(call.gtid)
+			call.pid = int32(gtidPID(call.gtid))
 		}
 		if gs := groups[call.gtid]; gs != nil {
 			for _, g := range gs {
@@ -280,38 +270,25 @@ func (p *nsysParser) runtime() error {
 				}
 			}
 		}
-		if m := len(p.calls); m > 0 && callLess(&call, &p.calls[m-1]) {
-			sorted = false
-		}
-		p.calls = append(p.calls, call)
-		return nil
+		return ib.add(call)
 	})
 	if err != nil {
+		ib.close()
 		return err
 	}
-	if !sorted {
-		// Stable: of calls sharing (pid, correlationId), the first in table
-		// order is the one findCall returns.
-		sort.SliceStable(p.calls, func(i, j int) bool { return callLess(&p.calls[i], &p.calls[j]) })
+	if p.calls, err = ib.finish(); err != nil {
+		return &InputError{File: p.in.Path, Table: tabRuntime, Err: err}
 	}
 	return nil
 }
 
-func callLess(a, b *rtCall) bool {
-	if a.pid != b.pid {
-		return a.pid < b.pid
+// findCall returns the first call (in table order) with (pid, corr).
+func (p *nsysParser) findCall(pid, corr int64) (callRec, bool, error) {
+	c, ok, err := p.calls.find(pid, corr)
+	if err != nil {
+		return c, false, &InputError{File: p.in.Path, Table: tabRuntime, Err: err}
 	}
-	return a.corr < b.corr
-}
-
-// findCall returns the first call with (pid, corr), or nil.
-func (p *nsysParser) findCall(pid, corr int64) *rtCall {
-	c := p.calls
-	i := sort.Search(len(c), func(i int) bool { return c[i].pid > pid || c[i].pid == pid && c[i].corr >= corr })
-	if i < len(c) && c[i].pid == pid && c[i].corr == corr {
-		return &c[i]
-	}
-	return nil
+	return c, ok, nil
 }
 
 // graphs adds a cuda_graph range per CUDA graph launch traced as a whole,
@@ -343,7 +320,11 @@ func (p *nsysParser) graphs() error {
 		if p.byPID {
 			pid = gtidPID(v[3])
 		}
-		if call := p.findCall(pid, v[2]); call != nil && v[2] >= 0 {
+		call, ok, err := p.findCall(pid, v[2])
+		if err != nil {
+			return err
+		}
+		if ok && v[2] >= 0 {
 			r.PID, r.TID = gtidPID(call.gtid), gtidTID(call.gtid)
 			r.Null = 0
 			if call.rng >= 0 {

@@ -45,7 +45,10 @@ var TableNames = []string{TableKernels, TableMetrics, TableRanges, TableGPUs, Ta
 //	   RowGroupRows rows. duration_ns stays int64 (unit "ns"): Parquet has
 //	   no duration type, and arrow-go's Parquet writer and reader support
 //	   none.
-const SchemaVersion = 2
+//	3  a string that is unknown or absent (the columns made with ndict) is
+//	   null rather than ""; version 2 files hold "" there, and the readers
+//	   give "" for a null string, so both read alike.
+const SchemaVersion = 3
 
 // Keys of the schema metadata of every written table.
 const (
@@ -114,8 +117,10 @@ func col(name string, t arrow.DataType, null bool, unit, doc, sources string) Co
 }
 
 // Column constructors: dict (dictionary-encoded string), str, i32, i64, f64
-// are never null; n* may be.
-func dict(name, doc, sources string) Column { return col(name, dictString, false, "", doc, sources) }
+// are never null; n* may be. An ndict column is null where its string is
+// unknown or absent: the builder writes "" as null there.
+func dict(name, doc, sources string) Column  { return col(name, dictString, false, "", doc, sources) }
+func ndict(name, doc, sources string) Column { return col(name, dictString, true, "", doc, sources) }
 func str(name, doc, sources string) Column {
 	return col(name, arrow.BinaryTypes.String, false, "", doc, sources)
 }
@@ -145,16 +150,16 @@ var kernelsDoc = TableDoc{Name: TableKernels,
 		dict("source", "ncu | nsys | kineto", ""),
 		dict("file", "base name of the export the row came from", ""),
 		dict("pass", "kernel | range | timeline", "ncu: kernel (per-kernel replay) or range (range replay); nsys, kineto: timeline"),
-		dict("experiment", "experiment name when the row lies in an experiment > variant > shape range path, else \"\"",
+		ndict("experiment", "experiment name when the row lies in an experiment > variant > shape range path, else null",
 			"the last three components of range_path when the last looks like a shape (k=v,...); ingest options override"),
-		dict("variant", "variant name (rooftool's own runs), else \"\"", "as experiment"),
-		dict("shape", "canonical shape string, e.g. \"B=16,T=512,d=768\", else \"\"", "as experiment"),
-		dict("range", "innermost enclosing NVTX range (or Kineto user annotation), \"\" if none",
+		ndict("variant", "variant name (rooftool's own runs), else null", "as experiment"),
+		ndict("shape", "canonical shape string, e.g. \"B=16,T=512,d=768\", else null", "as experiment"),
+		ndict("range", "innermost enclosing NVTX range (or Kineto user annotation), null if none",
 			"ncu: the NVTX push/pop column; nsys: the ranges around the launching runtime call on its thread; kineto: user_annotation around the launching call, else gpu_user_annotation around the kernel"),
-		dict("range_path", "every enclosing range, outermost first, joined by \"/\"", "as range"),
-		dict("name", "kernel name, demangled where the source demangles", "ncu: Kernel Name; nsys: demangledName; kineto: event name"),
-		dict("short_name", "base name: no return type, namespace, template or argument list", "derived from name (nsys: shortName)"),
-		dict("mangled", "mangled name, \"\" where the source does not give it", "ncu: Kernel Name when it is mangled (_Z...); nsys: mangledName; kineto: \"\""),
+		ndict("range_path", "every enclosing range, outermost first, joined by \"/\"; null if none", "as range"),
+		ndict("name", "kernel name, demangled where the source demangles", "ncu: Kernel Name; nsys: demangledName; kineto: event name. Null where the source names none"),
+		ndict("short_name", "base name: no return type, namespace, template or argument list", "derived from name (nsys: shortName). Null where the source names none"),
+		ndict("mangled", "mangled name, null where the source does not give it", "ncu: Kernel Name when it is mangled (_Z...); nsys: mangledName; kineto: null"),
 		ni32("device", "", "CUDA device ordinal", "ncu: Device column, else launch__device_id; nsys: deviceId; kineto: args.device, else the event's pid. Null where none is given"),
 		ni64("context", "", "CUDA context id", "ncu: Context column, else launch__context_id; nsys: contextId; kineto: args.context. Null where none is given"),
 		ni64("stream", "", "CUDA stream id", "ncu: Stream column, else launch__stream_id; nsys: streamId; kineto: args.stream, else the event's tid. Null where none is given"),
@@ -183,11 +188,11 @@ var metricsDoc = TableDoc{Name: TableMetrics,
 	Doc: "Long form: one row per (kernel row, metric). Only ncu fills it.",
 	Columns: []Column{
 		i64("kernel_id", "", "kernels.id of the row the metric belongs to", ""),
-		dict("section", "ncu section (Section Name on the details page, with \": <Body Item Label>\" where there is one), \"\" on the raw page", ""),
+		ndict("section", "ncu section (Section Name on the details page, with \": <Body Item Label>\" where there is one), null on the raw page", ""),
 		dict("metric", "metric name as the source prints it (e.g. dram__bytes_read.sum, or \"Duration\" on the details page); rule rows are \"rule:<Rule Name>\"", ""),
 		dict("unit", "base unit after conversion: \"ns\", \"byte\", \"byte/s\", \"Hz\", \"%\", \"cycle\", \"inst\", \"\" (dimensionless); unknown units are kept verbatim", ""),
 		nf64("value", "", "value in that unit (the unit column: it differs per row)", "null where the source printed n/a or a non-number"),
-		dict("text", "the value as printed when it is not a number (e.g. \"Cache Config\"), else \"\"", ""),
+		ndict("text", "the value as printed when it is not a number (e.g. \"Cache Config\"), else null", ""),
 	}}
 
 var rangesDoc = TableDoc{Name: TableRanges,
@@ -197,8 +202,8 @@ var rangesDoc = TableDoc{Name: TableRanges,
 		dict("source", "nsys | kineto", ""),
 		dict("file", "base name of the export", ""),
 		dict("kind", "push_pop | start_end | annotation | cuda_graph", "nsys: push_pop, start_end, cuda_graph; kineto: annotation"),
-		dict("domain", "NVTX domain name, \"\" for the default domain", "kineto: the event category (user_annotation, gpu_user_annotation)"),
-		dict("text", "range text", "nsys cuda_graph: \"CUDA graph <graphId>\""),
+		ndict("domain", "NVTX domain name, null for the default domain", "kineto: the event category (user_annotation, gpu_user_annotation)"),
+		ndict("text", "range text, null where the range has none", "nsys cuda_graph: \"CUDA graph <graphId>\""),
 		dict("path", "texts of the nested ranges, outermost first, joined by \"/\"", ""),
 		i32("depth", "", "nesting depth, 0 for outermost", ""),
 		ni64("parent_id", "", "ranges.id of the enclosing range", "null at depth 0"),
@@ -214,7 +219,7 @@ var gpusDoc = TableDoc{Name: TableGPUs,
 		dict("source", "where the facts come from", ""),
 		dict("file", "base name of the export", ""),
 		i32("device", "", "CUDA device ordinal", ""),
-		dict("name", "device name as printed (e.g. \"NVIDIA H100 80GB HBM3\"), \"\" where not stated", ""),
+		ndict("name", "device name as printed (e.g. \"NVIDIA H100 80GB HBM3\"), null where not stated", ""),
 		ni32("cc_major", "", "compute capability, major", "nsys: computeMajor; ncu: CC, else device__attribute_compute_capability_major; kineto: computeMajor"),
 		ni32("cc_minor", "", "compute capability, minor (null when cc_major is)", "as cc_major"),
 		ni32("sm_count", "", "streaming multiprocessors", "nsys: smCount; ncu: device__attribute_multiprocessor_count; kineto: numSms"),
@@ -223,7 +228,7 @@ var gpusDoc = TableDoc{Name: TableGPUs,
 		ni64("l2_bytes", "byte", "L2 cache size", "nsys: l2CacheSize; ncu: device__attribute_l2_cache_size; kineto: l2CacheSize"),
 		nf64("sm_clock_hz", "Hz", "SM clock the export states", "nsys: clockRate; ncu: device__attribute_max_gpu_frequency_khz, else clock_rate; kineto: clockRate"),
 		nf64("mem_clock_hz", "Hz", "memory clock", "nsys: memoryClockRate; ncu: device__attribute_max_mem_frequency_khz, else memory_clock_rate; kineto: memoryClockRate"),
-		dict("bus", "PCI bus location or UUID, \"\" where not stated", "nsys: busLocation, else uuid; ncu: from the pci ids; kineto: pciBusID"),
+		ndict("bus", "PCI bus location or UUID, null where not stated", "nsys: busLocation, else uuid; ncu: from the pci ids; kineto: pciBusID"),
 	}}
 
 var metaDoc = TableDoc{Name: TableMeta,
@@ -428,11 +433,11 @@ func schemaMarkdown() string {
 	w("- **Version.** Every file's schema metadata (Parquet: its key-value metadata) holds `", MetaSchemaVersion, "` = `\"", strconv.Itoa(SchemaVersion), "\"` and `", MetaTable, "` = the table name. A file without them is version 1 (see below); rooftool reads versions 1 to ", strconv.Itoa(SchemaVersion), ".")
 	w("- **Row groups.** A Parquet row group holds at most ", strconv.Itoa(RowGroupRows), " rows, with column statistics, so readers can skip groups of a large table.")
 	w("- **Units.** Base units: nanoseconds, bytes, hertz, byte/s; a percentage stays a percentage (`%`); `timings.ms` is the one exception. Each column's unit and description are also in its Arrow field metadata (keys `", FieldMetaUnit, "`, `", FieldMetaDescription, "`).")
-	w("- **Nulls.** A null is a value the source does not give (ncu has no timeline, so `kernels.start_ns` is null on every ncu row); a 0 is a real 0. String columns are never null: `\"\"` means none. pandas reads an integer column with nulls as float64 unless asked for nullable types (`to_pandas(types_mapper=pd.ArrowDtype)`, or `pd.read_parquet(..., dtype_backend=\"pyarrow\")`).")
+	w("- **Nulls.** A null is a value the source does not give (ncu has no timeline, so `kernels.start_ns` is null on every ncu row); a 0 is a real 0. A string column marked null \"yes\" is null where the string is unknown or absent (an empty string is never written there); the others always hold a string. pandas reads an integer column with nulls as float64 unless asked for nullable types (`to_pandas(types_mapper=pd.ArrowDtype)`, or `pd.read_parquet(..., dtype_backend=\"pyarrow\")`).")
 	w("- **Time.** `start_ns` and `end_ns` are `timestamp[ns]` without a time zone, counted on the source's clock (nsys: from the start of the session, so pandas shows them as 1970-01-01 plus the offset); the difference of two is a duration. `duration_ns` is `int64` nanoseconds: Parquet has no duration type.")
 	w("- **Strings.** Dictionary-encoded columns read as `category` in pandas and `Categorical` in polars.")
 	w()
-	w("Version 1 (files without `", MetaSchemaVersion, "`): `start_ns` and `end_ns` are `int64`, and a value a source does not give is 0 (nulls only in `graph_node_id`, `parent_id` and `metrics.value`); one row group per file. rooftool reads such a file as version ", strconv.Itoa(SchemaVersion), ": it turns 0 into null where version 1 documented 0 as unknown (kernels: context, pid, tid, grid, block, registers; start_ns of ncu rows; duration_ns of ncu rows when 0; dynamic_shared_bytes of Kineto rows; every numeric gpus fact).")
+	w("Version 1 (files without `", MetaSchemaVersion, "`): `start_ns` and `end_ns` are `int64`, and a value a source does not give is 0 (nulls only in `graph_node_id`, `parent_id` and `metrics.value`); one row group per file. rooftool reads such a file as version ", strconv.Itoa(SchemaVersion), ": it turns 0 into null where version 1 documented 0 as unknown (kernels: context, pid, tid, grid, block, registers; start_ns of ncu rows; duration_ns of ncu rows when 0; dynamic_shared_bytes of Kineto rows; every numeric gpus fact). Version 2 files hold `\"\"` where version 3 holds a null string; rooftool reads a null string as `\"\"`, so both versions read alike.")
 	for _, t := range TableDocs() {
 		w()
 		w("## ", t.Name)

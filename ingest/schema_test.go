@@ -34,7 +34,7 @@ func TestSchemaMetadata(t *testing.T) {
 			t.Fatalf("no schema for %s", n)
 		}
 		md := s.Metadata()
-		if v, _ := md.GetValue(MetaSchemaVersion); v != "2" {
+		if v, _ := md.GetValue(MetaSchemaVersion); v != "3" {
 			t.Errorf("%s: %s = %q", n, MetaSchemaVersion, v)
 		}
 		if v, _ := md.GetValue(MetaTable); v != n {
@@ -113,7 +113,8 @@ func TestFileVersion(t *testing.T) {
 		{md("other", "x"), 1, false},
 		{md(MetaSchemaVersion, "2", MetaTable, TableKernels), 2, false},
 		{md(MetaSchemaVersion, "1"), 1, false},
-		{md(MetaSchemaVersion, "3"), 0, true},
+		{md(MetaSchemaVersion, "3"), 3, false},
+		{md(MetaSchemaVersion, "4"), 0, true},
 		{md(MetaSchemaVersion, "two"), 0, true},
 		{md(MetaSchemaVersion, "2", MetaTable, TableRanges), 0, true},
 	} {

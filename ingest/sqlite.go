@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -169,19 +170,73 @@ func (s *sqliteDB) tableList(max int) string {
 	return strings.Join(n, ", ")
 }
 
+// mmapMax is the largest export scanInts maps into memory: a full-table
+// scan of a mapped file copies no pages through read(2), but the mapped
+// pages count in the process's resident set, which must stay bounded for
+// exports of many gigabytes.
+const mmapMax = 256 << 20
+
+// scanChunk is how many rows scanInts reads ahead of fn.
+const scanChunk = 1024
+
 // scanInts runs query, whose columns must all be integers (use COALESCE for
 // nullable ones), and calls fn with each row. It reads through the driver
-// directly: database/sql's per-value conversion costs more than SQLite
-// itself on million-row tables. vals is reused between rows.
+// directly, database/sql's per-value conversion costing more than SQLite
+// itself on million-row tables, and on a goroutine of its own, a chunk of
+// rows ahead of fn, so that SQLite and fn run side by side. vals is reused
+// between rows.
 func (s *sqliteDB) scanInts(table, query string, ncol int, fn func(vals []int64) error) error {
+	chunks := make(chan []int64, 2)
+	free := make(chan []int64, 3)
+	stop := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		defer close(chunks)
+		done <- s.readInts(table, query, ncol, func(buf []int64) bool {
+			select {
+			case chunks <- buf:
+				return true
+			case <-stop:
+				return false
+			}
+		}, free)
+	}()
+	var ferr error
+	for buf := range chunks {
+		if ferr == nil {
+			for i := 0; i+ncol <= len(buf); i += ncol {
+				if ferr = fn(buf[i : i+ncol : i+ncol]); ferr != nil {
+					close(stop)
+					break
+				}
+			}
+		}
+		select {
+		case free <- buf[:0]:
+		default:
+		}
+	}
+	if err := <-done; ferr == nil {
+		return err
+	}
+	return ferr
+}
+
+// readInts runs query and hands its rows, scanChunk at a time and ncol
+// values a row, to send (false: stop reading). Buffers come from free where
+// it has one.
+func (s *sqliteDB) readInts(table, query string, ncol int, send func([]int64) bool, free chan []int64) error {
 	ctx := context.Background()
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return s.wrap(table, err)
 	}
 	defer conn.Close()
-	// Map the file: a full-table scan then copies no pages through read(2).
-	if _, err := conn.ExecContext(ctx, "PRAGMA mmap_size = 4294967296"); err != nil {
+	mmap := 0
+	if st, err := os.Stat(s.path); err == nil && st.Size() <= mmapMax {
+		mmap = mmapMax
+	}
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA mmap_size = %d", mmap)); err != nil {
 		return s.wrap(table, err)
 	}
 	return conn.Raw(func(dc any) error {
@@ -198,33 +253,47 @@ func (s *sqliteDB) scanInts(table, query string, ncol int, fn func(vals []int64)
 			return fmt.Errorf("query on %s returned %d columns, want %d", table, n, ncol)
 		}
 		dest := make([]driver.Value, ncol)
-		vals := make([]int64, ncol)
+		newBuf := func() []int64 {
+			select {
+			case b := <-free:
+				return b
+			default:
+				return make([]int64, 0, scanChunk*ncol)
+			}
+		}
+		buf := newBuf()
 		for {
 			if err := rows.Next(dest); err != nil {
 				if err == io.EOF {
+					if len(buf) > 0 {
+						send(buf)
+					}
 					return nil
 				}
 				return s.wrap(table, err)
 			}
 			for i, v := range dest {
-				switch x := v.(type) {
+				var x int64
+				switch v := v.(type) {
 				case int64:
-					vals[i] = x
+					x = v
 				case float64:
-					vals[i] = int64(x)
+					x = int64(v)
 				case bool:
-					vals[i] = 0
-					if x {
-						vals[i] = 1
+					if v {
+						x = 1
 					}
 				case nil:
-					vals[i] = 0
 				default:
 					return &InputError{File: s.path, Table: table, Err: fmt.Errorf("column %s holds %T %v, expected an integer", rows.Columns()[i], v, v)}
 				}
+				buf = append(buf, x)
 			}
-			if err := fn(vals); err != nil {
-				return err
+			if len(buf) == scanChunk*ncol {
+				if !send(buf) {
+					return nil
+				}
+				buf = newBuf()
 			}
 		}
 	})

@@ -55,6 +55,9 @@ type Builder struct {
 	mem                   memory.Allocator
 	b                     map[string]*array.RecordBuilder
 	nextKernel, nextRange int64
+	// sink, when set, takes each table's rows as they pile up (WriteFiles).
+	sink  *tableSink
+	warns []Meta // meta rows with key "warning"
 }
 
 // NewBuilder returns a Builder that allocates from mem (nil: the Go allocator).
@@ -83,6 +86,31 @@ func (b *Builder) NextKernelID() int64 { return b.nextKernel }
 // NextRangeID returns the id AddRange will give the next range.
 func (b *Builder) NextRangeID() int64 { return b.nextRange }
 
+// appendStrN appends s to a string column that is null where its string is
+// unknown (an ndict column of the schema): "" is appended as null.
+func appendStrN(bl array.Builder, s string) {
+	if s == "" {
+		bl.AppendNull()
+		return
+	}
+	appendStr(bl, s)
+}
+
+// emptyNull reports, per field of the named table, whether the builder
+// writes "" as null there (the nullable string columns).
+func emptyNull(table string) []bool {
+	cols := Columns(table)
+	out := make([]bool, len(cols))
+	for i, c := range cols {
+		if d, ok := c.Type.(*arrow.DictionaryType); ok && c.Nullable && d.ValueType.ID() == arrow.STRING {
+			out[i] = true
+		}
+	}
+	return out
+}
+
+var kernelsEmptyNull = emptyNull(TableKernels)
+
 func appendStr(bl array.Builder, s string) {
 	switch x := bl.(type) {
 	case *array.BinaryDictionaryBuilder:
@@ -104,11 +132,16 @@ func (b *Builder) AddKernel(k Kernel) int64 {
 	rb := b.b[TableKernels]
 	rb.Field(0).(*array.Int64Builder).Append(id)
 	for j, s := range []string{k.Source, k.File, k.Pass, k.Experiment, k.Variant, k.Shape, k.Range, k.RangePath, k.Name, k.ShortName, k.Mangled} {
-		appendStr(rb.Field(1+j), s)
+		if kernelsEmptyNull[1+j] {
+			appendStrN(rb.Field(1+j), s)
+		} else {
+			appendStr(rb.Field(1+j), s)
+		}
 	}
 	appendI32(rb.Field(12), k.Device, k.Null&NullDevice != 0)
 	appendKernelCall(rb, &k, 13, 5)
 	appendKernelTail(rb, &k)
+	b.spill(TableKernels)
 	return id
 }
 
@@ -185,7 +218,7 @@ func appendF64(bl array.Builder, v float64, null bool) {
 func (b *Builder) AddMetric(m Metric) {
 	rb := b.b[TableMetrics]
 	rb.Field(0).(*array.Int64Builder).Append(m.KernelID)
-	appendStr(rb.Field(1), m.Section)
+	appendStrN(rb.Field(1), m.Section)
 	appendStr(rb.Field(2), m.Name)
 	appendStr(rb.Field(3), m.Unit)
 	if m.Valid {
@@ -193,7 +226,8 @@ func (b *Builder) AddMetric(m Metric) {
 	} else {
 		rb.Field(4).(*array.Float64Builder).AppendNull()
 	}
-	appendStr(rb.Field(5), m.Text)
+	appendStrN(rb.Field(5), m.Text)
+	b.spill(TableMetrics)
 }
 
 // AddRange appends a range row, assigns it the next id and returns it.
@@ -202,9 +236,12 @@ func (b *Builder) AddRange(r Range) int64 {
 	b.nextRange++
 	rb := b.b[TableRanges]
 	rb.Field(0).(*array.Int64Builder).Append(id)
-	for j, s := range []string{r.Source, r.File, r.Kind, r.Domain, r.Text, r.Path} {
-		appendStr(rb.Field(1+j), s)
-	}
+	appendStr(rb.Field(1), r.Source)
+	appendStr(rb.Field(2), r.File)
+	appendStr(rb.Field(3), r.Kind)
+	appendStrN(rb.Field(4), r.Domain)
+	appendStrN(rb.Field(5), r.Text)
+	appendStr(rb.Field(6), r.Path)
 	rb.Field(7).(*array.Int32Builder).Append(r.Depth)
 	if r.ParentID != nil {
 		rb.Field(8).(*array.Int64Builder).Append(*r.ParentID)
@@ -215,6 +252,7 @@ func (b *Builder) AddRange(r Range) int64 {
 	appendI64(rb.Field(10), r.TID, r.Null&NullTID != 0)
 	appendI64(rb.Field(11), r.StartNs, false)
 	appendI64(rb.Field(12), r.EndNs, false)
+	b.spill(TableRanges)
 	return id
 }
 
@@ -226,7 +264,7 @@ func (b *Builder) AddGPU(g GPU) {
 	appendStr(rb.Field(0), g.Source)
 	appendStr(rb.Field(1), g.File)
 	rb.Field(2).(*array.Int32Builder).Append(g.Device)
-	appendStr(rb.Field(3), g.Name)
+	appendStrN(rb.Field(3), g.Name)
 	appendI32(rb.Field(4), g.CCMajor, g.CCMajor == 0)
 	appendI32(rb.Field(5), g.CCMinor, g.CCMajor == 0 && g.CCMinor == 0)
 	appendI32(rb.Field(6), g.SMCount, g.SMCount == 0)
@@ -235,7 +273,8 @@ func (b *Builder) AddGPU(g GPU) {
 	appendI64(rb.Field(9), g.L2Bytes, g.L2Bytes == 0)
 	appendF64(rb.Field(10), g.SMClockHz, g.SMClockHz == 0)
 	appendF64(rb.Field(11), g.MemClockHz, g.MemClockHz == 0)
-	appendStr(rb.Field(12), g.Bus)
+	appendStrN(rb.Field(12), g.Bus)
+	b.spill(TableGPUs)
 }
 
 // AddMeta appends a metadata row.
@@ -245,6 +284,10 @@ func (b *Builder) AddMeta(m Meta) {
 		appendStr(rb.Field(j), s)
 	}
 	rb.Field(3).(*array.StringBuilder).Append(m.Value)
+	if m.Key == "warning" {
+		b.warns = append(b.warns, m)
+	}
+	b.spill(TableMeta)
 }
 
 // AddTiming appends a timing row.
@@ -255,6 +298,7 @@ func (b *Builder) AddTiming(t Timing) {
 	}
 	rb.Field(6).(*array.Int32Builder).Append(t.Rep)
 	rb.Field(7).(*array.Float64Builder).Append(t.Ms)
+	b.spill(TableTimings)
 }
 
 // Finish returns the tables built so far and resets the builder.
@@ -264,6 +308,7 @@ func (b *Builder) Finish() *Tables {
 		t.recs[n] = b.b[n].NewRecordBatch()
 	}
 	b.nextKernel, b.nextRange = 0, 0
+	b.warns = nil
 	return t
 }
 

@@ -38,31 +38,13 @@ var rowGroupRows int64 = RowGroupRows
 // of a table and refuses the directory rather than read stale data. Files
 // in dir other than the tables are left alone.
 func (t *Tables) Write(dir, format string) error {
-	if format != FormatParquet && format != FormatArrow {
-		return fmt.Errorf("unknown table format %q (want parquet or arrow)", format)
-	}
-	other := FormatArrow
-	if format == FormatArrow {
-		other = FormatParquet
-	}
-	dir = filepath.Clean(dir)
-	parent := filepath.Dir(dir)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
+	st, err := stage(dir, format)
+	if err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp-*")
-	if err != nil {
-		// A parent that takes no new entries: stage inside dir instead.
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-		if tmp, err = os.MkdirTemp(dir, ".tables.tmp-*"); err != nil {
-			return err
-		}
-	}
-	defer os.RemoveAll(tmp)
+	defer st.cleanup()
 	for _, n := range TableNames {
-		f, err := os.OpenFile(filepath.Join(tmp, n+"."+format), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err := st.create(n)
 		if err != nil {
 			return err
 		}
@@ -70,7 +52,57 @@ func (t *Tables) Write(dir, format string) error {
 			return fmt.Errorf("write table %s: %w", n, err)
 		}
 	}
-	if filepath.Dir(tmp) == parent {
+	return st.commit()
+}
+
+// staging is a temporary directory that a table set is written into
+// before commit moves it to dir.
+type staging struct {
+	dir, parent, tmp, format string
+}
+
+// stage makes the temporary directory for a table set bound for dir:
+// beside dir (in its parent, on the same file system), or inside dir when
+// the parent takes no new entries.
+func stage(dir, format string) (*staging, error) {
+	if format != FormatParquet && format != FormatArrow {
+		return nil, fmt.Errorf("unknown table format %q (want parquet or arrow)", format)
+	}
+	dir = filepath.Clean(dir)
+	parent := filepath.Dir(dir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp-*")
+	if err != nil {
+		// A parent that takes no new entries: stage inside dir instead.
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		if tmp, err = os.MkdirTemp(dir, ".tables.tmp-*"); err != nil {
+			return nil, err
+		}
+	}
+	return &staging{dir: dir, parent: parent, tmp: tmp, format: format}, nil
+}
+
+// create opens the staged file of table n.
+func (st *staging) create(n string) (*os.File, error) {
+	return os.OpenFile(filepath.Join(st.tmp, n+"."+st.format), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+}
+
+// cleanup removes the temporary directory (nothing after commit).
+func (st *staging) cleanup() { os.RemoveAll(st.tmp) }
+
+// commit moves the staged tables to dir and removes the other format's
+// files there.
+func (st *staging) commit() error {
+	dir, tmp := st.dir, st.tmp
+	other := FormatArrow
+	if st.format == FormatArrow {
+		other = FormatParquet
+	}
+	if filepath.Dir(tmp) == st.parent {
 		// MkdirTemp makes 0700 directories; tables are ordinary shared outputs.
 		if err := os.Chmod(tmp, 0o755); err != nil {
 			return err
@@ -87,7 +119,7 @@ func (t *Tables) Write(dir, format string) error {
 		return err
 	}
 	for _, n := range TableNames {
-		if err := os.Rename(filepath.Join(tmp, n+"."+format), filepath.Join(dir, n+"."+format)); err != nil {
+		if err := os.Rename(filepath.Join(tmp, n+"."+st.format), filepath.Join(dir, n+"."+st.format)); err != nil {
 			return err
 		}
 	}
@@ -118,9 +150,7 @@ func writeRecord(f *os.File, rec arrow.RecordBatch, format string) error {
 		}
 		return f.Close()
 	default:
-		props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd), parquet.WithDictionaryDefault(true),
-			parquet.WithMaxRowGroupLength(rowGroupRows))
-		w, err := pqarrow.NewFileWriter(rec.Schema(), f, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+		w, err := newParquetWriter(rec.Schema(), f)
 		if err != nil {
 			f.Close()
 			return err
@@ -131,4 +161,13 @@ func writeRecord(f *os.File, rec arrow.RecordBatch, format string) error {
 		}
 		return w.Close() // closes f too
 	}
+}
+
+// newParquetWriter starts a Parquet file of the given schema on f: Zstandard,
+// dictionary pages, row groups of at most rowGroupRows rows, the Arrow
+// schema stored in the file.
+func newParquetWriter(sc *arrow.Schema, f *os.File) (*pqarrow.FileWriter, error) {
+	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd), parquet.WithDictionaryDefault(true),
+		parquet.WithMaxRowGroupLength(rowGroupRows))
+	return pqarrow.NewFileWriter(sc, f, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 }

@@ -90,35 +90,35 @@ func runIngest(ctx context.Context, opts *IngestOptions) (err error) {
 		inputs = append(inputs, ingest.Input{Path: f, Options: ingest.Options{NCU: opts.NCU, Nsys: opts.Nsys}})
 	}
 	var (
-		t       *ingest.Tables
+		w       *ingest.Written
 		skipped []skippedInput
 	)
 	if opts.KeepGoing {
-		t, skipped, err = ingestReadable(inputs)
+		w, skipped, err = ingestReadable(inputs, opts.OutDir, opts.Format)
 	} else {
-		t, err = ingest.Files(inputs, nil)
+		// The rows are written as they are parsed (bounded memory); the
+		// set appears in DIR only once every file is parsed.
+		w, err = ingest.WriteFiles(inputs, opts.OutDir, opts.Format, nil)
 	}
 	for _, s := range skipped {
 		fmt.Fprintf(opts.IO.Err, "skipped %s: %s\n", s.Path, s.Reason)
 	}
+	var werr *ingest.WriteError
+	if errors.As(err, &werr) {
+		return fmt.Errorf("ingest: %w", werr)
+	}
 	if err != nil {
 		return err
 	}
-	if t == nil {
+	if w == nil {
 		return fmt.Errorf("ingest: none of the %d file(s) was readable; nothing written", len(inputs))
 	}
-	defer t.Release()
-	for _, m := range t.Metas() {
-		if m.Key == "warning" {
-			fmt.Fprintf(opts.IO.Err, "warning: %s: %s\n", m.File, m.Value)
-		}
-	}
-	if err := t.Write(opts.OutDir, opts.Format); err != nil {
-		return fmt.Errorf("ingest: write %s: %w", opts.OutDir, err)
+	for _, m := range w.Warnings {
+		fmt.Fprintf(opts.IO.Err, "warning: %s: %s\n", m.File, m.Value)
 	}
 	fmt.Fprintf(opts.IO.Err, "ingested %d file(s): %d kernels, %d metrics, %d ranges, %d timings -> %s\n",
-		len(inputs)-len(skipped), t.NumRows(ingest.TableKernels), t.NumRows(ingest.TableMetrics),
-		t.NumRows(ingest.TableRanges), t.NumRows(ingest.TableTimings), opts.OutDir)
+		len(inputs)-len(skipped), w.Rows[ingest.TableKernels], w.Rows[ingest.TableMetrics],
+		w.Rows[ingest.TableRanges], w.Rows[ingest.TableTimings], opts.OutDir)
 	if len(skipped) > 0 {
 		return fmt.Errorf("ingest: skipped %d of %d file(s)", len(skipped), len(inputs))
 	}
@@ -128,11 +128,34 @@ func runIngest(ctx context.Context, opts *IngestOptions) (err error) {
 // skippedInput is a file --keep-going left out, and why.
 type skippedInput struct{ Path, Reason string }
 
-// ingestReadable parses each input on its own and gathers the readable
-// ones into one set of tables, as ingest.Files would have built from them
-// alone; it returns nil tables when none was readable. Each file is parsed
-// once, so a failure part-way through leaves no rows behind.
-func ingestReadable(inputs []ingest.Input) (*ingest.Tables, []skippedInput, error) {
+// ingestReadable parses each input on its own, gathers the readable ones
+// into one set of tables in memory, as ingest.Files would have built from
+// them alone, and writes it to dir; it writes nothing and returns nil when
+// none was readable. Each file is parsed once, so a failure part-way
+// through leaves no rows behind.
+func ingestReadable(inputs []ingest.Input, dir, format string) (*ingest.Written, []skippedInput, error) {
+	t, skipped, err := readableTables(inputs)
+	if err != nil || t == nil {
+		return nil, skipped, err
+	}
+	defer t.Release()
+	w := &ingest.Written{Rows: map[string]int64{}}
+	for _, n := range ingest.TableNames {
+		w.Rows[n] = t.NumRows(n)
+	}
+	for _, m := range t.Metas() {
+		if m.Key == "warning" {
+			w.Warnings = append(w.Warnings, m)
+		}
+	}
+	if err := t.Write(dir, format); err != nil {
+		return nil, skipped, &ingest.WriteError{Dir: dir, Err: err}
+	}
+	return w, skipped, nil
+}
+
+// readableTables parses the readable inputs into one set of tables.
+func readableTables(inputs []ingest.Input) (*ingest.Tables, []skippedInput, error) {
 	b := ingest.NewBuilder(nil)
 	defer b.Release()
 	var skipped []skippedInput

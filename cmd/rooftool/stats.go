@@ -97,6 +97,25 @@ func loadTables(inputs []string) (*ingest.Tables, error) {
 	return ingest.Files(in, nil)
 }
 
+// statsSummary summarises the kernels of the inputs: a directory of
+// tables batch by batch (streamSummary), raw exports parsed in memory.
+func statsSummary(inputs []string, source string, so analysis.SummaryOptions) (analysis.Summary, error) {
+	if len(inputs) == 1 {
+		if st, err := os.Stat(inputs[0]); err == nil && st.IsDir() {
+			if err := checkTablesDir(inputs[0]); err != nil {
+				return analysis.Summary{}, err
+			}
+			return streamSummary(tablesDir(inputs[0]), source, so)
+		}
+	}
+	t, err := loadTables(inputs)
+	if err != nil {
+		return analysis.Summary{}, err
+	}
+	defer t.Release()
+	return analysis.KernelSummary(analysis.SummarySource(t.Kernels(), source), so)
+}
+
 // checkTablesDir fails with bad input (exit 2) when dir, given where export
 // files or a directory of tables are expected, holds no kernels table in
 // itself or in tables/. Tables that are there but unreadable are left to
@@ -157,12 +176,7 @@ func runStats(ctx context.Context, opts *StatsOptions) error {
 	if err := so.Validate(); err != nil {
 		return usageErrorf("stats: %v", err)
 	}
-	t, err := loadTables(opts.Inputs)
-	if err != nil {
-		return err
-	}
-	defer t.Release()
-	s, err := analysis.KernelSummary(analysis.SummarySource(t.Kernels(), opts.Source), so)
+	s, err := statsSummary(opts.Inputs, opts.Source, so)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,362 @@
+package ingest
+
+// The index of CUDA runtime calls that ties each kernel of an Nsight Systems
+// export to its launching call: (process, correlationId) -> (globalTid,
+// NVTX range). A trace of tens of millions of kernels has as many calls, so
+// past callChunk calls the index lives in a temporary file: chunks of calls
+// sorted in memory are written one after another, merged when they overlap,
+// and looked up through the first key of each block of callBlock records,
+// a few blocks cached. Kernels come in nearly the order of their calls, so
+// lookups mostly hit the cached block.
+
+import (
+	"bufio"
+	"cmp"
+	"container/heap"
+	"encoding/binary"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+)
+
+// callChunk is how many calls are sorted in memory at a time, and the most
+// an index keeps in memory; callBlock is the records per block of an index
+// on disk. Tests lower both.
+var (
+	callChunk = 2 << 20
+	callBlock = 4096
+)
+
+// callRec is one runtime call: its key (pid, corr) and what a kernel takes
+// from it.
+type callRec struct {
+	corr, gtid int64
+	rng        int32 // index in nsysParser.ranges, -1 if none
+	pid        int32 // 0 when calls are matched on correlationId alone
+}
+
+const callRecSize = 24
+
+func callCmp(a, b *callRec) int {
+	if c := cmp.Compare(a.pid, b.pid); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.corr, b.corr)
+}
+
+func (r *callRec) put(b []byte) {
+	binary.LittleEndian.PutUint64(b, uint64(r.corr))
+	binary.LittleEndian.PutUint64(b[8:], uint64(r.gtid))
+	binary.LittleEndian.PutUint32(b[16:], uint32(r.rng))
+	binary.LittleEndian.PutUint32(b[20:], uint32(r.pid))
+}
+
+func (r *callRec) get(b []byte) {
+	r.corr = int64(binary.LittleEndian.Uint64(b))
+	r.gtid = int64(binary.LittleEndian.Uint64(b[8:]))
+	r.rng = int32(binary.LittleEndian.Uint32(b[16:]))
+	r.pid = int32(binary.LittleEndian.Uint32(b[20:]))
+}
+
+// callIndexBuilder collects calls in table order.
+type callIndexBuilder struct {
+	chunk   []callRec
+	dir     string   // temporary directory, once a chunk is written
+	f       *os.File // the chunks, one after another
+	w       *bufio.Writer
+	runs    []int64 // start record of each chunk in f
+	n       int64   // records in f
+	last    callRec // last record written
+	overlap bool    // a chunk starts below the end of the one before
+	err     error
+}
+
+func (b *callIndexBuilder) add(r callRec) error {
+	if b.chunk == nil {
+		b.chunk = make([]callRec, 0, min(callChunk, 1<<16))
+	}
+	b.chunk = append(b.chunk, r)
+	if len(b.chunk) >= callChunk {
+		return b.spill()
+	}
+	return nil
+}
+
+// sortChunk sorts the chunk by key, calls of one key in table order.
+func (b *callIndexBuilder) sortChunk() {
+	if !slices.IsSortedFunc(b.chunk, func(x, y callRec) int { return callCmp(&x, &y) }) {
+		slices.SortStableFunc(b.chunk, func(x, y callRec) int { return callCmp(&x, &y) })
+	}
+}
+
+// spill writes the chunk, sorted, after the ones before it.
+func (b *callIndexBuilder) spill() error {
+	b.sortChunk()
+	if b.f == nil {
+		dir, err := os.MkdirTemp("", "rooftool-calls-*")
+		if err != nil {
+			return err
+		}
+		b.dir = dir
+		if b.f, err = os.Create(filepath.Join(dir, "runs")); err != nil {
+			return err
+		}
+		b.w = bufio.NewWriterSize(b.f, 1<<20)
+	}
+	if b.n > 0 && callCmp(&b.chunk[0], &b.last) < 0 {
+		b.overlap = true
+	}
+	b.runs = append(b.runs, b.n)
+	var buf [callRecSize]byte
+	for i := range b.chunk {
+		b.chunk[i].put(buf[:])
+		if _, err := b.w.Write(buf[:]); err != nil {
+			return err
+		}
+	}
+	b.n += int64(len(b.chunk))
+	b.last = b.chunk[len(b.chunk)-1]
+	b.chunk = b.chunk[:0]
+	return nil
+}
+
+// finish returns the index; the builder is spent.
+func (b *callIndexBuilder) finish() (*callIndex, error) {
+	if b.f == nil {
+		b.sortChunk()
+		return &callIndex{mem: b.chunk}, nil
+	}
+	if len(b.chunk) > 0 {
+		if err := b.spill(); err != nil {
+			return nil, b.fail(err)
+		}
+	}
+	b.chunk = nil
+	if err := b.w.Flush(); err != nil {
+		return nil, b.fail(err)
+	}
+	f := b.f
+	if b.overlap {
+		m, err := mergeRuns(f, b.runs, b.n, b.dir)
+		if err != nil {
+			return nil, b.fail(err)
+		}
+		f.Close()
+		os.Remove(f.Name())
+		f = m
+	}
+	ix := &callIndex{f: f, dir: b.dir, n: b.n, lastBlk: -1}
+	if err := ix.readFences(); err != nil {
+		ix.close()
+		return nil, err
+	}
+	return ix, nil
+}
+
+func (b *callIndexBuilder) fail(err error) error {
+	b.close()
+	return err
+}
+
+// close removes what the builder wrote (after an error).
+func (b *callIndexBuilder) close() {
+	if b.f != nil {
+		b.f.Close()
+	}
+	if b.dir != "" {
+		os.RemoveAll(b.dir)
+	}
+}
+
+// runReader reads one sorted chunk of the runs file.
+type runReader struct {
+	r    *bufio.Reader
+	left int64
+	cur  callRec
+	run  int
+}
+
+func (r *runReader) next() (bool, error) {
+	if r.left == 0 {
+		return false, nil
+	}
+	var buf [callRecSize]byte
+	if _, err := io.ReadFull(r.r, buf[:]); err != nil {
+		return false, err
+	}
+	r.cur.get(buf[:])
+	r.left--
+	return true, nil
+}
+
+type runHeap []*runReader
+
+func (h runHeap) Len() int { return len(h) }
+func (h runHeap) Less(i, j int) bool {
+	if c := callCmp(&h[i].cur, &h[j].cur); c != 0 {
+		return c < 0
+	}
+	return h[i].run < h[j].run // equal keys: the earlier chunk, table order
+}
+func (h runHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *runHeap) Push(x any)   { *h = append(*h, x.(*runReader)) }
+func (h *runHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// mergeRuns merges the sorted chunks of f (starting at the records in
+// runs, n in all) into a new file in dir.
+func mergeRuns(f *os.File, runs []int64, n int64, dir string) (*os.File, error) {
+	out, err := os.Create(filepath.Join(dir, "calls"))
+	if err != nil {
+		return nil, err
+	}
+	w := bufio.NewWriterSize(out, 1<<20)
+	h := runHeap{}
+	for i, start := range runs {
+		end := n
+		if i+1 < len(runs) {
+			end = runs[i+1]
+		}
+		sec := io.NewSectionReader(f, start*callRecSize, (end-start)*callRecSize)
+		r := &runReader{r: bufio.NewReaderSize(sec, 64<<10), left: end - start, run: i}
+		ok, err := r.next()
+		if err != nil {
+			out.Close()
+			return nil, err
+		}
+		if ok {
+			h = append(h, r)
+		}
+	}
+	heap.Init(&h)
+	var buf [callRecSize]byte
+	for h.Len() > 0 {
+		r := h[0]
+		r.cur.put(buf[:])
+		if _, err := w.Write(buf[:]); err != nil {
+			out.Close()
+			return nil, err
+		}
+		ok, err := r.next()
+		if err != nil {
+			out.Close()
+			return nil, err
+		}
+		if ok {
+			heap.Fix(&h, 0)
+		} else {
+			heap.Pop(&h)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		out.Close()
+		return nil, err
+	}
+	return out, nil
+}
+
+// callIndex finds the first call (in table order) of a key.
+type callIndex struct {
+	mem []callRec // the whole index, sorted, when it fits in memory
+
+	f       *os.File
+	dir     string
+	n       int64
+	fence   []callRec // first record of each block
+	lastBlk int64     // block in blk, -1 if none
+	blk     []callRec
+	buf     []byte
+}
+
+func (ix *callIndex) readFences() error {
+	nb := (ix.n + int64(callBlock) - 1) / int64(callBlock)
+	ix.fence = make([]callRec, nb)
+	var buf [callRecSize]byte
+	for i := range ix.fence {
+		if _, err := ix.f.ReadAt(buf[:], int64(i)*int64(callBlock)*callRecSize); err != nil {
+			return err
+		}
+		ix.fence[i].get(buf[:])
+	}
+	return nil
+}
+
+// block loads block i into ix.blk.
+func (ix *callIndex) block(i int64) ([]callRec, error) {
+	if i == ix.lastBlk {
+		return ix.blk, nil
+	}
+	start := i * int64(callBlock)
+	cnt := min(int64(callBlock), ix.n-start)
+	if cap(ix.buf) < int(cnt)*callRecSize {
+		ix.buf = make([]byte, callBlock*callRecSize)
+		ix.blk = make([]callRec, callBlock)
+	}
+	b := ix.buf[:cnt*callRecSize]
+	if _, err := ix.f.ReadAt(b, start*callRecSize); err != nil {
+		return nil, err
+	}
+	ix.blk = ix.blk[:cnt]
+	for j := range ix.blk {
+		ix.blk[j].get(b[j*callRecSize:])
+	}
+	ix.lastBlk = i
+	return ix.blk, nil
+}
+
+// find returns the first call with key (pid, corr), or false.
+func (ix *callIndex) find(pid, corr int64) (callRec, bool, error) {
+	if ix == nil {
+		return callRec{}, false, nil
+	}
+	key := callRec{pid: int32(pid), corr: corr}
+	lower := func(s []callRec) int {
+		return sort.Search(len(s), func(i int) bool { return callCmp(&s[i], &key) >= 0 })
+	}
+	if ix.f == nil {
+		i := lower(ix.mem)
+		if i < len(ix.mem) && callCmp(&ix.mem[i], &key) == 0 {
+			return ix.mem[i], true, nil
+		}
+		return callRec{}, false, nil
+	}
+	// The first record >= key is in the last block whose first record is
+	// below key, or else it is the first record of the block after.
+	var j int64
+	if b := ix.lastBlk; b >= 0 && callCmp(&ix.fence[b], &key) < 0 && (b+1 == int64(len(ix.fence)) || callCmp(&ix.fence[b+1], &key) >= 0) {
+		j = b + 1 // the cached block is the one
+	} else {
+		j = int64(lower(ix.fence))
+	}
+	if j > 0 {
+		blk, err := ix.block(j - 1)
+		if err != nil {
+			return callRec{}, false, err
+		}
+		if i := lower(blk); i < len(blk) {
+			if callCmp(&blk[i], &key) == 0 {
+				return blk[i], true, nil
+			}
+			return callRec{}, false, nil
+		}
+	}
+	if j < int64(len(ix.fence)) && callCmp(&ix.fence[j], &key) == 0 {
+		return ix.fence[j], true, nil
+	}
+	return callRec{}, false, nil
+}
+
+// close removes the index's file.
+func (ix *callIndex) close() {
+	if ix == nil || ix.f == nil {
+		return
+	}
+	ix.f.Close()
+	os.RemoveAll(ix.dir)
+}

@@ -1,0 +1,224 @@
+package ingest
+
+// Streaming output: WriteFiles parses exports into a Builder that hands each
+// table's rows to a tableSink whenever rowGroupRows of them have piled up,
+// so the memory an ingest holds is bounded by one batch per table rather
+// than by the trace. The sink writes each batch as one Parquet row group on
+// a goroutine of its own while the parser goes on.
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// Written is what WriteFiles wrote: the rows of each table, and the meta
+// rows with key "warning" (also in the meta table).
+type Written struct {
+	Rows     map[string]int64
+	Warnings []Meta
+}
+
+// WriteError is a failure to write the tables (not a bad input).
+type WriteError struct {
+	Dir string
+	Err error
+}
+
+func (e *WriteError) Error() string { return "write " + e.Dir + ": " + e.Err.Error() }
+func (e *WriteError) Unwrap() error { return e.Err }
+
+// WriteFiles parses every input and persists the tables under dir as
+// Tables.Write does (the same files, staged and swapped in the same way: on
+// any error dir is left as it was). With the Parquet format the rows are
+// written as they are parsed, one row group per rowGroupRows rows of a
+// table, and the Nsight Systems parser keeps its runtime-call index on disk
+// past a size, so a trace of any length is ingested in bounded memory. The
+// Arrow IPC format builds the tables in memory first (an IPC file cannot
+// grow its dictionaries from batch to batch). Parse errors are returned as
+// the parsers give them; failures to write are *WriteError.
+func WriteFiles(inputs []Input, dir, format string, mem memory.Allocator) (*Written, error) {
+	if format == FormatArrow {
+		t, err := Files(inputs, mem)
+		if err != nil {
+			return nil, err
+		}
+		defer t.Release()
+		w := &Written{Rows: map[string]int64{}}
+		for _, n := range TableNames {
+			w.Rows[n] = t.NumRows(n)
+		}
+		w.Warnings = warnings(t.Metas())
+		if err := t.Write(dir, format); err != nil {
+			return nil, &WriteError{dir, err}
+		}
+		return w, nil
+	}
+	st, err := stage(dir, format)
+	if err != nil {
+		return nil, &WriteError{dir, err}
+	}
+	defer st.cleanup()
+	sink := newTableSink(st)
+	b := NewBuilder(mem)
+	defer b.Release()
+	b.sink = sink
+	for _, in := range inputs {
+		if err := parseFile(b, in); err != nil {
+			serr := sink.close()
+			if serr != nil && errors.Is(err, serr) {
+				return nil, &WriteError{dir, err}
+			}
+			return nil, err
+		}
+	}
+	w := &Written{Rows: map[string]int64{}, Warnings: b.warns}
+	for _, n := range TableNames {
+		rec := b.b[n].NewRecordBatch()
+		w.Rows[n] = sink.rows[n] + rec.NumRows()
+		sink.put(n, rec, true)
+	}
+	if err := sink.close(); err != nil {
+		return nil, &WriteError{dir, err}
+	}
+	if err := st.commit(); err != nil {
+		return nil, &WriteError{dir, err}
+	}
+	return w, nil
+}
+
+// warnings picks the meta rows with key "warning".
+func warnings(ms []Meta) []Meta {
+	var out []Meta
+	for _, m := range ms {
+		if m.Key == "warning" {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// sinkBatch is one record bound for a table's file; last marks the final
+// one, written even when empty so that every table has its file.
+type sinkBatch struct {
+	table string
+	rec   arrow.RecordBatch
+	last  bool
+}
+
+// tableSink writes batches of records into the staged Parquet files, one
+// row group each, on a goroutine of its own. At most one batch waits while
+// another is written.
+type tableSink struct {
+	st   *staging
+	rows map[string]int64 // rows handed to put, per table
+	ch   chan sinkBatch
+	done chan error
+	dead bool
+
+	// Owned by the writing goroutine.
+	files map[string]*pqarrow.FileWriter
+	wrote map[string]int64
+
+	mu  sync.Mutex
+	err error // the first failure, for failed
+}
+
+func newTableSink(st *staging) *tableSink {
+	s := &tableSink{st: st, rows: map[string]int64{}, ch: make(chan sinkBatch, 1), done: make(chan error, 1),
+		files: map[string]*pqarrow.FileWriter{}, wrote: map[string]int64{}}
+	go s.loop()
+	return s
+}
+
+// put hands rec (owned by the sink from now on) to the writer.
+func (s *tableSink) put(table string, rec arrow.RecordBatch, last bool) {
+	s.rows[table] += rec.NumRows()
+	s.ch <- sinkBatch{table, rec, last}
+}
+
+func (s *tableSink) loop() {
+	var err error
+	for b := range s.ch {
+		if err == nil {
+			if err = s.write(b); err != nil {
+				s.mu.Lock()
+				s.err = err
+				s.mu.Unlock()
+			}
+		}
+		b.rec.Release()
+	}
+	for _, w := range s.files {
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
+	}
+	s.done <- err
+}
+
+func (s *tableSink) write(b sinkBatch) error {
+	w := s.files[b.table]
+	if w == nil {
+		f, err := s.st.create(b.table)
+		if err != nil {
+			return err
+		}
+		if w, err = newParquetWriter(b.rec.Schema(), f); err != nil {
+			f.Close()
+			return err
+		}
+		s.files[b.table] = w
+	}
+	if b.rec.NumRows() > 0 || b.last && s.wrote[b.table] == 0 {
+		if err := w.Write(b.rec); err != nil {
+			return fmt.Errorf("write table %s: %w", b.table, err)
+		}
+		s.wrote[b.table] += b.rec.NumRows()
+	}
+	return nil
+}
+
+// failed returns the first failure to write so far.
+func (s *tableSink) failed() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// close waits for the batches handed over and closes the files; the
+// staged files are left to the staging's commit or cleanup.
+func (s *tableSink) close() error {
+	if s.dead {
+		return s.failed()
+	}
+	s.dead = true
+	close(s.ch)
+	return <-s.done
+}
+
+// spill hands table n's rows to the sink once rowGroupRows of them have
+// piled up (only when b streams).
+func (b *Builder) spill(n string) {
+	if b.sink == nil {
+		return
+	}
+	rb := b.b[n]
+	if int64(rb.Field(0).Len()) < rowGroupRows {
+		return
+	}
+	b.sink.put(n, rb.NewRecordBatch(), false)
+}
+
+// Err returns the first failure to write the rows that a streaming Builder
+// handed on (nil for an in-memory one), so that a parser can stop early.
+func (b *Builder) Err() error {
+	if b.sink == nil {
+		return nil
+	}
+	return b.sink.failed()
+}
