@@ -275,6 +275,22 @@ claims:
 	}
 }
 
+// The worked example's claims load against the cells the example marks.
+func TestCmdExampleClaims(t *testing.T) {
+	cfg, _, _ := cmdEnv(t, "--example", filepath.Join("..", "examples", "cmd", "claims.yaml"))
+	cfg.Passes = []string{rundir.PassTiming}
+	if _, err := Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	e, err := kernels.LoadDir(filepath.Join(cfg.RunDir, "specs", "bias_gelu_cmd"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Baseline() != "unfused" || len(e.Claims) != 4 || len(e.Theory) != 3 {
+		t.Errorf("baseline %q, %d claims, %d theories", e.Baseline(), len(e.Claims), len(e.Theory))
+	}
+}
+
 func TestNewTarget(t *testing.T) {
 	for _, tc := range []struct {
 		line      string

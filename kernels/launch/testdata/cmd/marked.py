@@ -9,6 +9,7 @@ ranges are recorded as the fake runner records its cells.
     marked.py --shape S       marks toy/fused/S (e.g. a malformed shape)
     marked.py --name N        marks toy/N/M=64,N=32 without the helper's own name check
     marked.py --twice         marks toy/fused/M=64,N=32 twice
+    marked.py --example       marks the cells of kernels/examples/cmd/bias_gelu_bench.py
     marked.py --exit-in M     exits 5 after marking when ROOFTOOL_MARKS_MODE is M
     marked.py --crash-in M    exits 3 before the first mark when ROOFTOOL_MARKS_MODE is M
 Each run appends [mode, cells] to $FAKE_CMD_LOG when set."""
@@ -42,6 +43,9 @@ if "--none" in args:
     cells = []
 if "--shape" in args:
     cells = [("toy", "fused", args[args.index("--shape") + 1])]
+if "--example" in args:
+    cells = [("bias_gelu_cmd", v, s) for s in ("M=4096,N=4096,K=1024", "M=8192,N=8192,K=2048")
+             for v in ("unfused", "addmm", "compiled")]
 if "--twice" in args:
     cells = [("toy", "fused", "M=64,N=32")] * 2
 if "--name" in args:
