@@ -38,6 +38,8 @@ type MainLoops struct {
 	CyclesRatio float64 `json:"cycles_ratio"`          // candidate / baseline
 	DRAMRatio   float64 `json:"dram_ratio"`            // candidate / baseline
 	Limited     bool    `json:"limited"`               // either ratio above 1 + margin
+	SlowerLoops bool    `json:"slower"`                // cycles ratio above 1 + margin
+	MoreDRAM    bool    `json:"more_dram"`             // DRAM ratio above 1 + margin
 }
 
 // CompareMainLoops compares the GEMM kernels of cand with base; ok is false
@@ -79,7 +81,9 @@ func CompareMainLoops(cand, base []*KernelFact, margin float64) (MainLoops, bool
 	if m.BaseDRAM > 0 {
 		m.DRAMRatio = m.CandDRAM / m.BaseDRAM
 	}
-	m.Limited = m.CyclesRatio > 1+margin || m.DRAMRatio > 1+margin
+	m.SlowerLoops = m.CyclesRatio > 1+margin
+	m.MoreDRAM = m.DRAMRatio > 1+margin
+	m.Limited = m.SlowerLoops || m.MoreDRAM
 	return m, true
 }
 

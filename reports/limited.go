@@ -12,8 +12,14 @@ import (
 const LimitedByImplementation = "implementation"
 
 // limitedFamilies are the metric families a main loop's speed or traffic
-// enters: times and DRAM bytes of the whole cell.
-var limitedFamilies = map[string]bool{metricFamilyTime: true, metricFamilyDevice: true, metricFamilyDRAM: true}
+// enters, each with the comparison that limits it: a time claim is limited
+// by slower GEMMs, a DRAM claim by GEMMs that move more bytes (a candidate
+// whose GEMMs are slower but move fewer bytes does not limit a DRAM claim).
+var limitedFamilies = map[string]func(analysis.MainLoops) bool{
+	metricFamilyTime:   func(m analysis.MainLoops) bool { return m.SlowerLoops },
+	metricFamilyDevice: func(m analysis.MainLoops) bool { return m.SlowerLoops },
+	metricFamilyDRAM:   func(m analysis.MainLoops) bool { return m.MoreDRAM },
+}
 
 // limitedBy compares the candidate's GEMM kernels with the baseline's
 // (analysis.CompareMainLoops) and, where they are worse by more than the
@@ -22,7 +28,8 @@ var limitedFamilies = map[string]bool{metricFamilyTime: true, metricFamilyDevice
 // the baseline's cycles and moved its DRAM bytes. The verdict itself still
 // follows the rules.
 func (x *index) limitedBy(e *kernels.Experiment, d *Decision) {
-	if d.Measured == nil || !limitedFamilies[family(d.Metric)] || d.Metric == MetricElementwiseDRAM {
+	limits := limitedFamilies[family(d.Metric)]
+	if d.Measured == nil || limits == nil || d.Metric == MetricElementwiseDRAM {
 		return
 	}
 	base := d.Baseline
@@ -33,7 +40,7 @@ func (x *index) limitedBy(e *kernels.Experiment, d *Decision) {
 		return
 	}
 	ml, ok := x.mainLoops(e.Name, d.Candidate, base, d.Shape)
-	if !ok || !ml.Limited {
+	if !ok || !limits(ml) {
 		return
 	}
 	cf, how, ok := x.counterfactual(e.Name, d.Metric, d.Candidate, base, d.Shape, ml)

@@ -58,6 +58,14 @@ var NCUMetrics = []string{
 	"l1tex__t_bytes.sum.peak_sustained",
 	"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained",
 	"sm__ops_path_tensor_src_bf16_dst_fp32.sum.peak_sustained",
+	// what limits a kernel (the report's kernel quality table): L2 hit rate,
+	// tensor-pipe and issue-slot utilisation, and the warp stall reasons as
+	// cycles per issued instruction (ncu's WarpStateStats section reads the same)
+	"lts__t_sector_hit_rate.pct",
+	"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", // every tensor-pipe type, wgmma included
+	"smsp__issue_active.avg.pct_of_peak_sustained_active",
+	"smsp__average_warps_active_per_issue_active.ratio",
+	"smsp__average_warps_issue_stalled_*.ratio",
 	// launch configuration and device
 	"launch__grid_size",
 	"launch__block_size",
