@@ -191,6 +191,9 @@ func kernelFact(k ingest.Kernel, m kernelMetrics, roofs map[string]Ceiling, opts
 	sol("l1", solL1, detL1)
 	sol("compute", solSM, detCompute, solSMInst)
 	sol("tensor", solTensorPipe)
+	if l := limitsOf(m); l.Known() {
+		f.Limits = &l
+	}
 
 	f.Class = classify(f, opts.BoundPct)
 	f.Elementwise = f.TensorFLOPs == 0

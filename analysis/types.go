@@ -137,7 +137,8 @@ type KernelFact struct {
 	PctOfRoof      map[string]float64 `json:"pct_of_roof"`   // % of each ceiling (by Ceiling.Name)
 	SOL            map[string]float64 `json:"sol,omitempty"` // ncu's own SOL %: "dram", "compute", "l2", "l1"
 	Class          string             `json:"class"`
-	Elementwise    bool               `json:"elementwise"` // no tensor work
+	Elementwise    bool               `json:"elementwise"`      // no tensor work
+	Limits         *Limits            `json:"limits,omitempty"` // what ncu says holds it back; nil: not collected
 	Warnings       []Warning          `json:"warnings,omitempty"`
 }
 

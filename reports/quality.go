@@ -33,6 +33,12 @@ type QualityRow struct {
 	// reach, as % of the DRAM roof (the lowest; 0: none).
 	ElementwisePctDRAM float64 `json:"elementwise_pct_of_dram_roof,omitempty"`
 	Verdict            string  `json:"verdict"` // "at library quality" | "below library quality" | "not comparable"
+	// SlowestLimits is what ncu says holds the slowest kernel back, and
+	// LibraryLimits the same for the baseline's longest GEMM (the library
+	// kernel it is set against); nil where the run did not collect them.
+	SlowestLimits *analysis.Limits `json:"slowest_limits,omitempty"`
+	LibraryGEMM   string           `json:"library_gemm,omitempty"`
+	LibraryLimits *analysis.Limits `json:"library_limits,omitempty"`
 }
 
 // quality lists a row per candidate and shape that has ncu kernel facts.
@@ -72,11 +78,26 @@ func (x *index) quality(e *kernels.Experiment) []QualityRow {
 			if slow != nil && total > 0 {
 				row.Slowest, row.SlowestShare = slow.ShortName, slow.DurationNs/total
 				row.ComputeSOL, row.MemorySOL, row.DRAMSOL = slow.SOL["compute"], slow.SOL["memory"], slow.SOL["dram"]
+				row.SlowestLimits = slow.Limits
+			}
+			if lib := longestGEMM(x.kernels[key(e.Name, base, s)]); lib != nil && row.SlowestLimits != nil {
+				row.LibraryGEMM, row.LibraryLimits = lib.ShortName, lib.Limits
 			}
 			out = append(out, row)
 		}
 	}
 	return out
+}
+
+// longestGEMM is the longest of ks with tensor work (nil: none).
+func longestGEMM(ks []*analysis.KernelFact) *analysis.KernelFact {
+	var g *analysis.KernelFact
+	for _, k := range ks {
+		if k.TensorFLOPs > 0 && (g == nil || k.DurationNs > g.DurationNs) {
+			g = k
+		}
+	}
+	return g
 }
 
 // writeQuality writes the kernel quality table of an experiment.
@@ -121,4 +142,52 @@ func writeQuality(p func(string, ...any), rows []QualityRow) {
 	p("this variant's for the same products (its fused epilogues included); below 90%% or above 1.10x\n")
 	p("the library's DRAM bytes is below library quality. SOL: ncu's own speed-of-light percentages of\n")
 	p("the slowest kernel.\n")
+	writeLimits(p, sorted)
+}
+
+// writeLimits writes, for the rows whose run collected them, what ncu says
+// limits each candidate's slowest kernel beside the library GEMM it is set
+// against.
+func writeLimits(p func(string, ...any), rows []QualityRow) {
+	t := Table{Header: []string{"Variant", "Shape", "Kernel", "L2 hit", "Tensor pipe", "Issue slots", "Top stalls (warps per issue)"},
+		Align: []Align{Left, Left, Left, Right, Right, Right, Left}}
+	pct := func(v float64) string {
+		if v == 0 {
+			return "—"
+		}
+		return fmt.Sprintf("%.0f%%", v)
+	}
+	add := func(variant, shape, kernel string, l *analysis.Limits) {
+		var st []string
+		for _, s := range l.TopStalls(3) {
+			st = append(st, fmt.Sprintf("%s %.2f", s.Reason, s.Warps))
+		}
+		stalls := "—"
+		if len(st) > 0 {
+			stalls = strings.Join(st, ", ")
+			if l.WarpsPerIssue > 0 {
+				stalls += fmt.Sprintf(" of %.2f", l.WarpsPerIssue)
+			}
+		}
+		t.Rows = append(t.Rows, []string{variant, shape, kernel, pct(l.L2HitPct), pct(l.TensorActivePct), pct(l.IssueActivePct), stalls})
+	}
+	for _, r := range rows {
+		if r.SlowestLimits == nil {
+			continue
+		}
+		add(r.Variant, "`"+r.Shape+"`", "`"+shorten(shortKernelName(r.Slowest), 40)+"`", r.SlowestLimits)
+		if r.LibraryLimits != nil {
+			add("", "", "library: `"+shorten(shortKernelName(r.LibraryGEMM), 40)+"`", r.LibraryLimits)
+		}
+	}
+	if len(t.Rows) == 0 {
+		return
+	}
+	p("\nWhat limits the slowest kernel, from the same pass, beside the baseline's longest GEMM:\n\n")
+	var b strings.Builder
+	t.Write(&b)
+	p("%s", b.String())
+	p("\nL2 hit: `lts__t_sector_hit_rate`. Tensor pipe and issue slots: %% of peak while the SM is active.\n")
+	p("Stalls: ncu's warp states, warps stalled for that reason per issued instruction, of the warps\n")
+	p("resident per issued instruction in all (`smsp__average_warps_issue_stalled_*_per_issue_active`).\n")
 }
