@@ -14,19 +14,19 @@ The code lives by job:
 from __future__ import annotations
 
 from .tk_dual import DUAL_CONFIGS, DUAL_FP8_CONFIGS, FP8_MAXACC, dual_acc, dual_acc_fp8
-from .tk_elementwise import l2norm_heads, silu_mul
+from .tk_elementwise import act_bwd_saved, l2norm_heads, silu_mul
 from .tk_gemm import (EPI_ACT_BWD, EPI_ADD_AUX, EPI_BRANCH, EPI_GATE, EPI_NONE, EPI_SEGMENTS,
-                      EPI_SEGMENTS_BRANCH, EPI_SILU_AUX_MUL, MM_CONFIGS, MM_CONFIGS_N128, MM_IMPL, STORE_CONFIGS,
-                      STORE_CONFIGS_N128, TMA_CONFIGS, TMA_CONFIGS_N128, W_LAYOUT, mm_epi, weight_for)
+                      EPI_SEGMENTS_BRANCH, EPI_SEGMENTS_SAVE, EPI_SILU_AUX_MUL, MM_CONFIGS, MM_CONFIGS_N128, MM_IMPL,
+                      STORE_CONFIGS, STORE_CONFIGS_N128, TMA_CONFIGS, TMA_CONFIGS_N128, W_LAYOUT, mm_epi, weight_for)
 from .tk_launch import (PLAN_STATS, TensorDescriptor, _launch, _PLANS, fast_descriptors, launch_jit,
                         launch_mode, num_sms)
 from .tk_pick import pick as _pick
 
 __all__ = [
     "DUAL_CONFIGS", "DUAL_FP8_CONFIGS", "FP8_MAXACC", "dual_acc", "dual_acc_fp8",
-    "l2norm_heads", "silu_mul",
+    "act_bwd_saved", "l2norm_heads", "silu_mul",
     "EPI_ACT_BWD", "EPI_ADD_AUX", "EPI_BRANCH", "EPI_GATE", "EPI_NONE", "EPI_SEGMENTS", "EPI_SEGMENTS_BRANCH",
-    "EPI_SILU_AUX_MUL", "MM_CONFIGS", "MM_CONFIGS_N128", "MM_IMPL", "STORE_CONFIGS", "STORE_CONFIGS_N128",
+    "EPI_SEGMENTS_SAVE", "EPI_SILU_AUX_MUL", "MM_CONFIGS", "MM_CONFIGS_N128", "MM_IMPL", "STORE_CONFIGS", "STORE_CONFIGS_N128",
     "TMA_CONFIGS", "TMA_CONFIGS_N128", "W_LAYOUT", "mm_epi", "weight_for",
     "PLAN_STATS", "TensorDescriptor", "_launch", "_PLANS", "fast_descriptors", "launch_jit", "launch_mode", "num_sms",
     "_pick",

@@ -47,3 +47,42 @@ def l2norm_heads(x, out, head):
     launch_jit(_l2norm_heads_kernel, (triton.cdiv(R, ROWS), C // head), (x, out, R, x.stride(0), out.stride(0)),
                HEAD=head, ROWS=ROWS, num_warps=4)
     return out
+
+
+@triton.jit
+def _act_bwd_saved_kernel(z_ptr, dk_ptr, dg_ptr, o_ptr, R, n_norm, s_zr, s_kr, s_gr, s_or,
+                          HEAD: tl.constexpr, ROWS: tl.constexpr):
+    pid_r = tl.program_id(0)
+    h = tl.program_id(1)
+    rows = pid_r * ROWS + tl.arange(0, ROWS)
+    r64 = rows[:, None].to(tl.int64)
+    cols = h * HEAD + tl.arange(0, HEAD)
+    m = rows[:, None] < R
+    z = tl.load(z_ptr + r64 * s_zr + cols[None, :], mask=m, other=0.0).to(tl.float32)
+    if h * HEAD < n_norm:  # per-head L2 norm: dz = (dy - y<y,dy>) / ||z||, y = z / ||z||
+        dy = tl.load(dk_ptr + r64 * s_kr + cols[None, :], mask=m, other=0.0).to(tl.float32)
+        nrm = tl.maximum(tl.sqrt(tl.sum(z * z, axis=1)), 1e-12)
+        y = z / nrm[:, None]
+        dz = (dy - y * tl.sum(y * dy, axis=1)[:, None]) / nrm[:, None]
+    else:  # SiLU: dz = dy s (1 + z (1 - s)), s = sigmoid(z)
+        dy = tl.load(dg_ptr + r64 * s_gr + (cols[None, :] - n_norm), mask=m, other=0.0).to(tl.float32)
+        sg = tl.sigmoid(z)
+        dz = dy * sg * (1.0 + z * (1.0 - sg))
+    tl.store(o_ptr + r64 * s_or + cols[None, :], dz.to(o_ptr.dtype.element_ty), mask=m)
+
+
+def act_bwd_saved(z, dk, dg, out, head):
+    """The activation gradients from saved pre-activations, one pass: z [R, n_norm + n_silu]
+    holds the per-head L2-normalised segment's pre-activations (n_norm columns, heads of
+    `head`) then the SiLU segment's; dk [R, n_norm] and dg [R, n_silu] are the upstream
+    gradients; out [R, n_norm + n_silu] (any row stride) gets dz. The same formulas as
+    tk_gemm's EPI_ACT_BWD epilogue, without its GEMM."""
+    R, C = z.shape
+    n_norm = dk.shape[1]
+    assert C % head == 0 and n_norm % head == 0 and dg.shape == (R, C - n_norm) and out.shape == z.shape
+    assert z.stride(1) == 1 and dk.stride(1) == 1 and dg.stride(1) == 1 and out.stride(1) == 1
+    ROWS = 32
+    launch_jit(_act_bwd_saved_kernel, (triton.cdiv(R, ROWS), C // head),
+               (z, dk, dg, out, R, n_norm, z.stride(0), dk.stride(0), dg.stride(0), out.stride(0)),
+               HEAD=head, ROWS=ROWS, num_warps=4)
+    return out

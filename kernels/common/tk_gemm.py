@@ -254,8 +254,12 @@ _mm_epi_tmap_n128 = autotune("_mm_epi_tmap_n128", TMA_CONFIGS_N128, ["M", "N", "
 # [0, seg_silu) are per-head L2-normalised heads (dy from aux), dz = (dy - y<y,dy>)/||z||
 # with y = z/||z||; columns [seg_silu, N) are SiLU, dy from c2 at column - seg_silu,
 # dz = dy * s(1 + z(1 - s)) with s = sigmoid(z).
+# EPI_SEGMENTS_SAVE: EPI_SEGMENTS that also stores the pre-activation of the columns
+# [seg_norm, seg_sig) (the L2-normalised and SiLU segments) into c2[:, col - seg_norm], for a
+# backward that reads it instead of recomputing the GEMM (act_bwd_saved).
 EPI_GATE = 5
 EPI_ACT_BWD = 6
+EPI_SEGMENTS_SAVE = 7
 
 
 def _store_hook(nargs):
@@ -299,6 +303,13 @@ def _epi_store(acc, c_desc, x_desc, c2_desc, om, on, seg_norm, seg_silu, seg_sig
         if on + CN <= seg_norm:
             y = acc
         else:
+            y = _segments(acc, on + tl.arange(0, CN)[None, :], on, seg_norm, seg_silu, seg_sig, HEAD)
+    elif EPI == 7:  # per-column segments, pre-activations of [seg_norm, seg_sig) kept in c2
+        if on + CN <= seg_norm:
+            y = acc
+        else:
+            if on < seg_sig:
+                c2_desc.store([om, on - seg_norm], acc.to(c2_desc.dtype))
             y = _segments(acc, on + tl.arange(0, CN)[None, :], on, seg_norm, seg_silu, seg_sig, HEAD)
     elif EPI == 5:  # c = silu(acc), c2 = silu(acc) * aux
         y = acc * tl.sigmoid(acc)
@@ -371,6 +382,8 @@ def mm_epi(a, b, c, epi=EPI_NONE, aux=None, gate=None, seg=(0, 0, 0), head=0, im
     [0,seg_norm) identity, [seg_norm,seg_silu) per-head L2 norm (head > 0),
     [seg_silu,seg_sig) SiLU, [seg_sig,N) sigmoid.
     EPI_GATE (tma-store only): c = silu(acc) and c2 = silu(acc) * aux.
+    EPI_SEGMENTS_SAVE (tma-store only, head = 128): EPI_SEGMENTS, and c2[:, j] = the
+    pre-activation of column seg[0] + j for j < seg[2] - seg[0] (c2 is an output here).
     EPI_ACT_BWD (tma-store only, head = 128): c = d(activation)/dz applied to the upstream
     gradients, z = acc: per-head L2 norm on [0, seg[1]) with dy = aux, SiLU on [seg[1], N)
     with dy = c2[:, col - seg[1]] (c2 is an input here).
@@ -384,6 +397,10 @@ def mm_epi(a, b, c, epi=EPI_NONE, aux=None, gate=None, seg=(0, 0, 0), head=0, im
     if epi == EPI_ACT_BWD:
         assert c2 is not None and aux is not None and head == 128 and seg[0] == 0
         assert aux.shape == (c.shape[0], seg[1]) and c2.shape == (c.shape[0], c.shape[1] - seg[1])
+        impl = "tma-store"
+    if epi == EPI_SEGMENTS_SAVE:
+        assert c2 is not None and head == 128 and seg[0] % head == 0 and seg[2] % head == 0
+        assert c2.shape == (c.shape[0], seg[2] - seg[0]), (c2.shape, seg)
         impl = "tma-store"
     if epi == EPI_SEGMENTS and EPI_BRANCH:
         epi = EPI_SEGMENTS_BRANCH

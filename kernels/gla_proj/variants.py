@@ -257,6 +257,38 @@ class WideGemmEpilogueFwdBwd(WideGemmEpilogue):
         return _split_grads(self.v, out["dx"], out["dW"])
 
 
+class WideGemmEpilogueSaveFwdBwd(WideGemmEpilogue):
+    """wide-gemm-epilogue-fwdbwd with the K and g pre-activations saved instead of recomputed:
+    the forward's epilogue also stores x @ W[:, K|g] (before the L2 norm and SiLU) through a
+    second TMA store; the backward turns dK, dg into their pre-activation gradients in one
+    elementwise pass over the saved values (tk.act_bwd_saved, the formulas of the recompute
+    variant's epilogue), written straight into the wide gradient dZ; the rest as there.
+    Trades the recompute GEMM (2 BT d (HK + HV) FLOPs) for one store and one load of
+    BT (HK + HV) bf16 values. 7 launches."""
+    graph_ok = False
+
+    def alloc(self, st):
+        BT, d = st["x"].shape
+        N = st["W"].shape[1]
+        s_norm, _, s_sig = _seg_bounds(self.v)
+        e = lambda *s: torch.empty(s, device="cuda", dtype=self.dtype)
+        return {"y": e(BT, N), "zs": e(BT, s_sig - s_norm), "dZ": e(BT, N), "dx": e(BT, d), "dW": e(d, N)}
+
+    def run(self, st, out):
+        x, W, y, zs, dZ = st["x"], st["W"], out["y"], out["zs"], out["dZ"]
+        seg = _seg_bounds(self.v)
+        s_norm, s_silu, s_sig = seg
+        HK, dk = widths(self.v)["Q"], self.v["dk"]
+        tk.mm_epi(x, W, y, epi=tk.EPI_SEGMENTS_SAVE, seg=seg, head=dk, c2=zs)  # forward, pre-activations kept
+        tk.act_bwd_saved(zs, st["dK"], st["dg"], dZ[:, s_norm:s_sig], dk)
+        dZ[:, :HK].copy_(st["dQ"])
+        dZ[:, HK:s_norm].copy_(st["dV"])
+        torch.ops.aten.sigmoid_backward.grad_input(st["dalpha"], y[:, s_sig:], grad_input=dZ[:, s_sig:])
+        torch.mm(dZ, W.t(), out=out["dx"])
+        torch.mm(x.t(), dZ, out=out["dW"])
+        return _split_grads(self.v, out["dx"], out["dW"])
+
+
 class CompiledFwdBwd(_FwdBwd):
     """torch.compile of the five-GEMM forward; AOTAutograd compiles its backward."""
 
@@ -278,6 +310,7 @@ VARIANTS = {
     "wide-gemm-fwdbwd": WideGemmFwdBwd,
     "compiled-fwdbwd": CompiledFwdBwd,
     "wide-gemm-epilogue-fwdbwd": WideGemmEpilogueFwdBwd,
+    "wide-gemm-epilogue-save-fwdbwd": WideGemmEpilogueSaveFwdBwd,
 }
 
 
