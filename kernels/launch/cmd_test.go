@@ -275,6 +275,33 @@ claims:
 	}
 }
 
+// A --cmd run resumes with the same command line only; the program's own
+// PYTHONPATH= comes after the helper's folder.
+func TestCmdResume(t *testing.T) {
+	cfg, runsLog, _ := cmdEnv(t, "", "")
+	cfg.Passes = []string{rundir.PassTiming}
+	if _, err := Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Resume = true
+	var err error
+	if cfg.Cmd, err = NewTarget("PYTHONPATH=elsewhere "+fakeProgram, ""); err != nil {
+		t.Fatal(err)
+	}
+	var ce *ConfigError
+	if _, err := Run(context.Background(), cfg); !errors.As(err, &ce) || !strings.Contains(err.Error(), "give it another -o") {
+		t.Fatalf("resume with another command: %v", err)
+	}
+	cfg.RunDir += "-2"
+	cfg.Resume = false
+	if _, err := Run(context.Background(), cfg); err != nil {
+		t.Fatalf("PYTHONPATH= in the command line: %v", err)
+	}
+	if n := len(readJSONLines(t, runsLog)); n != 4 { // list and time, twice
+		t.Errorf("%d runs of the program, want 4", n)
+	}
+}
+
 // The worked example's claims load against the cells the example marks.
 func TestCmdExampleClaims(t *testing.T) {
 	cfg, _, _ := cmdEnv(t, "--example", filepath.Join("..", "examples", "cmd", "claims.yaml"))

@@ -144,8 +144,9 @@ func splitWords(s string) ([]string, error) {
 // marksEnv is the environment of one run of a --cmd program beyond the
 // runner's (runnerEnvVars): the helper's mode, its output folder (records
 // go to out/<experiment>/<variant>/<shape>...), the cells to mark (nil:
-// every one), the repetitions, the helper on PYTHONPATH, and the command
-// line's own NAME=value words, which come last and so win.
+// every one), the repetitions, the helper first on PYTHONPATH (before the
+// command line's PYTHONPATH= where it gives one), and the command line's
+// other NAME=value words, which come last and so win.
 func (r *Runner) marksEnv(mode, out string, cells []string) []string {
 	t := r.cfg.Cmd
 	env := []string{marksMode + "=" + mode, marksOut + "=" + out}
@@ -155,12 +156,22 @@ func (r *Runner) marksEnv(mode, out string, cells []string) []string {
 	if r.cfg.Reps > 0 {
 		env = append(env, marksReps+"="+strconv.Itoa(r.cfg.Reps))
 	}
+	// The helper goes first on PYTHONPATH, also where the command line sets one.
+	old := os.Getenv("PYTHONPATH")
+	var own []string
+	for _, kv := range t.Env {
+		if v, ok := strings.CutPrefix(kv, "PYTHONPATH="); ok {
+			old = v
+		} else {
+			own = append(own, kv)
+		}
+	}
 	pp := filepath.Join(r.dir, MarksHelperDir)
-	if old := os.Getenv("PYTHONPATH"); old != "" {
+	if old != "" {
 		pp += string(os.PathListSeparator) + old
 	}
 	env = append(env, "PYTHONPATH="+pp)
-	return append(env, t.Env...)
+	return append(env, own...)
 }
 
 // targetEnv is the environment of the process a pass runs over cells
