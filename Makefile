@@ -27,8 +27,11 @@ vet:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l .)" || (gofmt -l .; echo "gofmt: files above need formatting"; exit 1)
 
+# BenchmarkNsysScale (ingest) ingests 1M- and 10M-kernel nsys exports with
+# the rooftool binary beside the sqlite3 CLI's join and DuckDB's GROUP BY;
+# ROOFTOOL_BENCH_100M=1 adds the 100M one (a 13 GB export made on demand).
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) test -run '^$$' -bench . -benchmem -timeout 3h ./...
 
 # -fuzzminimizetime keeps minimisation of the large real seeds from eating the budget.
 fuzz:

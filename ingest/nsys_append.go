@@ -46,6 +46,9 @@ type dictCol struct {
 	pending   []int
 	valid     []bool
 	emptyNull bool // "" is appended as null
+	// The last key and its index: consecutive rows mostly repeat a key.
+	lastKey, lastIdx int64
+	hasLast          bool
 }
 
 func (c *dictCol) flush() {
@@ -72,10 +75,18 @@ func (c *dictCol) flush() {
 
 // append adds value s known under key.
 func (c *dictCol) append(key int64, s string) {
+	if c.hasLast && key == c.lastKey {
+		c.pending = append(c.pending, int(c.lastIdx))
+		if len(c.pending) == cap(c.pending) {
+			c.flush()
+		}
+		return
+	}
 	if s == "" && c.emptyNull {
 		c.cache[key] = -1
 	}
 	if i, ok := c.cache[key]; ok {
+		c.lastKey, c.lastIdx, c.hasLast = key, int64(i), true
 		c.pending = append(c.pending, i)
 		if len(c.pending) == cap(c.pending) {
 			c.flush()
@@ -134,9 +145,10 @@ func (a *kernelAppender) add(k *Kernel, keys *kernelKeys) {
 	appendI32(rb.Field(12), k.Device, k.Null&NullDevice != 0)
 	appendKernelCall(rb, k, 13, 5)
 	appendKernelTail(rb, k)
-	if a.b.sink != nil && int64(rb.Field(0).Len()) >= rowGroupRows {
+	if a.b.sink != nil && int64(rb.Field(0).Len()) >= streamRows() {
 		a.flush()
 		a.b.spill(TableKernels)
+		rb.Reserve(int(streamRows())) // the next batch: room at once, not by doubling
 	}
 }
 

@@ -263,7 +263,8 @@ func mergeRuns(f *os.File, runs []int64, n int64, dir string) (*os.File, error) 
 
 // callIndex finds the first call (in table order) of a key.
 type callIndex struct {
-	mem []callRec // the whole index, sorted, when it fits in memory
+	mem  []callRec // the whole index, sorted, when it fits in memory
+	next int       // the record after the last one found in mem
 
 	f       *os.File
 	dir     string
@@ -320,8 +321,15 @@ func (ix *callIndex) find(pid, corr int64) (callRec, bool, error) {
 		return sort.Search(len(s), func(i int) bool { return callCmp(&s[i], &key) >= 0 })
 	}
 	if ix.f == nil {
+		// Kernels mostly come in the order of their calls: try the record
+		// after the last one found before searching.
+		if i := ix.next; i < len(ix.mem) && callCmp(&ix.mem[i], &key) == 0 && (i == 0 || callCmp(&ix.mem[i-1], &key) < 0) {
+			ix.next = i + 1
+			return ix.mem[i], true, nil
+		}
 		i := lower(ix.mem)
 		if i < len(ix.mem) && callCmp(&ix.mem[i], &key) == 0 {
+			ix.next = i + 1
 			return ix.mem[i], true, nil
 		}
 		return callRec{}, false, nil

@@ -4,8 +4,6 @@ package ingest
 // variant, shape) each takes from its NVTX range.
 
 import (
-	"fmt"
-	"strconv"
 	"strings"
 )
 
@@ -13,41 +11,29 @@ import (
 //
 //	0 start, 1 end, 2 deviceId, 3 contextId, 4 streamId, 5 correlationId,
 //	6 globalPid, 7 demangledName, 8 shortName, 9 mangledName, 10 gridX,
-//	11 dynamicSharedMemory, 12 graphNodeId, 13 rowid,
-//	14 gridY | gridZ<<16 | blockX<<32 | blockY<<43 | blockZ<<54 (or -1),
-//	15 registersPerThread | staticSharedMemory<<16 (or -1)
+//	11 dynamicSharedMemory, 12 graphNodeId, 13 rowid, 14 gridY, 15 gridZ,
+//	16 blockX, 17 blockY, 18 blockZ, 19 registersPerThread,
+//	20 staticSharedMemory
 //
-// Small columns are packed by SQLite: each value read through the Go driver
-// costs more than SQLite spends on the whole row. A packed value is -1 when
-// a field does not fit; then unpackedQuery reads that row again.
-func kernelQuery(c map[string]bool) (string, func(string) string) {
-	ic := func(name string) string { return "COALESCE(" + colOr(c, "", name, "0") + ",0)" }
-	nameCol := colOr(c, "", "demangledName", `"shortName"`)
-	shortCol := colOr(c, "", "shortName", `"demangledName"`)
-	gy, gz, bx, by, bz := ic("gridY"), ic("gridZ"), ic("blockX"), ic("blockY"), ic("blockZ")
-	regs, ss := ic("registersPerThread"), ic("staticSharedMemory")
-	in := func(x string, max int64) string { return fmt.Sprintf("%s BETWEEN 0 AND %d", x, max) }
-	p1 := "CASE WHEN " + strings.Join([]string{in(gy, 65535), in(gz, 65535), in(bx, 2047), in(by, 2047), in(bz, 511)}, " AND ") +
-		" THEN " + gy + " | (" + gz + " << 16) | (" + bx + " << 32) | (" + by + " << 43) | (" + bz + " << 54) ELSE -1 END"
-	p2 := "CASE WHEN " + in(regs, 65535) + " AND " + in(ss, 1<<40) + " THEN " + regs + " | (" + ss + " << 16) ELSE -1 END"
-	q := "SELECT " + strings.Join([]string{
-		`COALESCE("start",0)`, `COALESCE("end","start",0)`, ic("deviceId"), ic("contextId"), ic("streamId"),
-		"COALESCE(" + colOr(c, "", "correlationId", "-1") + ",-1)",
-		"COALESCE(" + colOr(c, "", "globalPid", "0") + ",0)",
-		"COALESCE(" + nameCol + ",-1)", "COALESCE(" + shortCol + ",-1)",
-		"COALESCE(" + colOr(c, "", "mangledName", "-1") + ",-1)",
-		ic("gridX"), ic("dynamicSharedMemory"), ic("graphNodeId"), "rowid", p1, p2,
+// Columns are read as they are, a NULL (or a column the table lacks) as
+// sqlNull: the driver fetches a row's values in one call, so an expression
+// SQLite would evaluate per row (COALESCE, CASE) costs more than the value.
+func kernelQuery(c map[string]bool) string {
+	col := func(name string) string { return colOr(c, "", name, "NULL") }
+	return "SELECT " + strings.Join([]string{
+		col("start"), col("end"), col("deviceId"), col("contextId"), col("streamId"), col("correlationId"), col("globalPid"),
+		colOr(c, "", "demangledName", `"shortName"`), colOr(c, "", "shortName", `"demangledName"`), col("mangledName"),
+		col("gridX"), col("dynamicSharedMemory"), col("graphNodeId"), "rowid",
+		col("gridY"), col("gridZ"), col("blockX"), col("blockY"), col("blockZ"), col("registersPerThread"), col("staticSharedMemory"),
 	}, ", ") + ` FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY rowid`
-	unpacked := func(rowid string) string {
-		return "SELECT " + strings.Join([]string{gy, gz, bx, by, bz, regs, ss}, ", ") + " FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE rowid = " + rowid
-	}
-	return q, unpacked
 }
 
-const kernelQueryCols = 16
+const kernelQueryCols = 21
 
-// unpackedCols are the columns unpackedQuery reads, in order.
-var unpackedCols = [...]string{"gridY", "gridZ", "blockX", "blockY", "blockZ", "registersPerThread", "staticSharedMemory"}
+// kernelSizeCols are the launch sizes and counts of kernelQuery's columns
+// 10, 11 and 14 to 20, which may not be negative.
+var kernelSizeCols = map[int]string{10: "gridX", 11: "dynamicSharedMemory", 14: "gridY", 15: "gridZ", 16: "blockX", 17: "blockY",
+	18: "blockZ", 19: "registersPerThread", 20: "staticSharedMemory"}
 
 // negKernelCol is the error for a negative launch size or count in a
 // kernel row.
@@ -92,7 +78,7 @@ func kernelAbsent(c map[string]bool) Nulls {
 }
 
 func (p *nsysParser) kernels(c map[string]bool) error {
-	q, unpacked := kernelQuery(c)
+	q := kernelQuery(c)
 	absent := kernelAbsent(c)
 	// Cell of each range, computed once per range.
 	type cell struct{ exp, variant, shape, rng, path string }
@@ -142,9 +128,16 @@ func (p *nsysParser) kernels(c map[string]bool) error {
 	var k Kernel
 	var keys kernelKeys
 	var gn, rows int64
-	return p.db.scanInts(tabKernel, q, kernelQueryCols, func(v []int64) error {
-		start, end, corr, gpid := v[0], v[1], v[5], v[6]
-		nameID, shortID, mangledID := v[7], v[8], v[9]
+	return p.db.scanIntsNull(tabKernel, q, kernelQueryCols, sqlNull, func(v []int64) error {
+		or := func(i int, null int64) int64 {
+			if v[i] == sqlNull {
+				return null
+			}
+			return v[i]
+		}
+		start := or(0, 0)
+		end, corr, gpid := or(1, start), or(5, -1), or(6, 0)
+		nameID, shortID, mangledID := or(7, -1), or(8, -1), or(9, -1)
 		rowid := v[13]
 		if rows++; rows%4096 == 0 {
 			if err := p.b.Err(); err != nil {
@@ -154,11 +147,10 @@ func (p *nsysParser) kernels(c map[string]bool) error {
 		if end < start {
 			return badInput(p.in.Path, 0, tabKernel, "row id %d: column \"end\" = %d is before \"start\" = %d: a negative duration", rowid, end, start)
 		}
-		if v[10] < 0 {
-			return negKernelCol(p.in.Path, rowid, "gridX", v[10])
-		}
-		if v[11] < 0 {
-			return negKernelCol(p.in.Path, rowid, "dynamicSharedMemory", v[11])
+		for _, j := range [...]int{10, 11, 14, 15, 16, 17, 18, 19, 20} {
+			if v[j] = or(j, 0); v[j] < 0 {
+				return negKernelCol(p.in.Path, rowid, kernelSizeCols[j], v[j])
+			}
 		}
 		name, err := p.kernelString(nameID, nameColName(c), rowid)
 		if err != nil {
@@ -174,33 +166,17 @@ func (p *nsysParser) kernels(c map[string]bool) error {
 		}
 		k = Kernel{Source: SourceNsys, File: p.file, Pass: PassTimeline,
 			Name: name, ShortName: short, Mangled: mangled,
-			Device: int32(v[2]), Context: v[3], Stream: v[4], CorrelationID: corr,
-			GridX: int32(v[10]), DynSharedBytes: v[11],
+			Device: int32(or(2, 0)), Context: or(3, 0), Stream: or(4, 0), CorrelationID: corr,
+			GridX: int32(v[10]), GridY: int32(v[14]), GridZ: int32(v[15]),
+			BlockX: int32(v[16]), BlockY: int32(v[17]), BlockZ: int32(v[18]),
+			Registers: int32(v[19]), StaticSharedBytes: v[20], DynSharedBytes: v[11],
 			StartNs: start, DurationNs: end - start, Null: absent}
 		if corr < 0 {
 			k.Null |= NullCorrelationID
 		}
-		if v[12] != 0 {
-			gn = v[12]
+		if g := or(12, 0); g != 0 {
+			gn = g
 			k.GraphNodeID = &gn
-		}
-		p1, p2 := v[14], v[15]
-		if p1 < 0 || p2 < 0 {
-			var u [7]int64
-			if err := p.db.db.QueryRow(unpacked(strconv.FormatInt(v[13], 10))).Scan(&u[0], &u[1], &u[2], &u[3], &u[4], &u[5], &u[6]); err != nil {
-				return p.db.wrap(tabKernel, err)
-			}
-			for j, col := range unpackedCols {
-				if u[j] < 0 {
-					return negKernelCol(p.in.Path, rowid, col, u[j])
-				}
-			}
-			k.GridY, k.GridZ, k.BlockX, k.BlockY, k.BlockZ = int32(u[0]), int32(u[1]), int32(u[2]), int32(u[3]), int32(u[4])
-			k.Registers, k.StaticSharedBytes = int32(u[5]), u[6]
-		} else {
-			k.GridY, k.GridZ = int32(p1&0xFFFF), int32(p1>>16&0xFFFF)
-			k.BlockX, k.BlockY, k.BlockZ = int32(p1>>32&0x7FF), int32(p1>>43&0x7FF), int32(p1>>54&0x1FF)
-			k.Registers, k.StaticSharedBytes = int32(p2&0xFFFF), p2>>16
 		}
 		ckey, err := setCall(&k, gpid)
 		if err != nil {

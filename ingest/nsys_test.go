@@ -492,8 +492,8 @@ func TestKernelAppenderMatchesAddKernel(t *testing.T) {
 	}
 }
 
-// TestNsysUnpackedFallback: values too wide for the packed SELECT columns
-// are read again unpacked.
+// TestNsysUnpackedFallback: launch values wider than 16 bits (and a static
+// shared size past 2^40) are read whole.
 func TestNsysUnpackedFallback(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "wide.sqlite")
 	synthDB(t, p, true)

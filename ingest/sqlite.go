@@ -11,6 +11,7 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"io"
+	"math"
 	"net/url"
 	"os"
 	"sort"
@@ -186,13 +187,21 @@ const scanChunk = 1024
 // rows ahead of fn, so that SQLite and fn run side by side. vals is reused
 // between rows.
 func (s *sqliteDB) scanInts(table, query string, ncol int, fn func(vals []int64) error) error {
+	return s.scanIntsNull(table, query, ncol, 0, fn)
+}
+
+// sqlNull is how scanIntsNull can be asked to give a NULL.
+const sqlNull = math.MinInt64
+
+// scanIntsNull is scanInts giving null for a NULL (scanInts gives 0).
+func (s *sqliteDB) scanIntsNull(table, query string, ncol int, null int64, fn func(vals []int64) error) error {
 	chunks := make(chan []int64, 2)
 	free := make(chan []int64, 3)
 	stop := make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
 		defer close(chunks)
-		done <- s.readInts(table, query, ncol, func(buf []int64) bool {
+		done <- s.readInts(table, query, ncol, null, func(buf []int64) bool {
 			select {
 			case chunks <- buf:
 				return true
@@ -223,9 +232,9 @@ func (s *sqliteDB) scanInts(table, query string, ncol int, fn func(vals []int64)
 }
 
 // readInts runs query and hands its rows, scanChunk at a time and ncol
-// values a row, to send (false: stop reading). Buffers come from free where
-// it has one.
-func (s *sqliteDB) readInts(table, query string, ncol int, send func([]int64) bool, free chan []int64) error {
+// values a row (null for a NULL), to send (false: stop reading). Buffers
+// come from free where it has one.
+func (s *sqliteDB) readInts(table, query string, ncol int, null int64, send func([]int64) bool, free chan []int64) error {
 	ctx := context.Background()
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
@@ -284,6 +293,7 @@ func (s *sqliteDB) readInts(table, query string, ncol int, send func([]int64) bo
 						x = 1
 					}
 				case nil:
+					x = null
 				default:
 					return &InputError{File: s.path, Table: table, Err: fmt.Errorf("column %s holds %T %v, expected an integer", rows.Columns()[i], v, v)}
 				}

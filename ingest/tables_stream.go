@@ -35,8 +35,8 @@ func (e *WriteError) Unwrap() error { return e.Err }
 // WriteFiles parses every input and persists the tables under dir as
 // Tables.Write does (the same files, staged and swapped in the same way: on
 // any error dir is left as it was). With the Parquet format the rows are
-// written as they are parsed, one row group per rowGroupRows rows of a
-// table, and the Nsight Systems parser keeps its runtime-call index on disk
+// written as they are parsed, one row group per StreamRowGroupRows rows of
+// a table, and the Nsight Systems parser keeps its runtime-call index on disk
 // past a size, so a trace of any length is ingested in bounded memory. The
 // Arrow IPC format builds the tables in memory first (an IPC file cannot
 // grow its dictionaries from batch to batch). Parse errors are returned as
@@ -201,17 +201,27 @@ func (s *tableSink) close() error {
 	return <-s.done
 }
 
-// spill hands table n's rows to the sink once rowGroupRows of them have
+// StreamRowGroupRows is the rows WriteFiles gathers of a table before it
+// writes them as one row group: up to three such batches of a table are in
+// memory at once (one filling, one waiting, one being written).
+const StreamRowGroupRows = 1 << 18
+
+// streamRows is the batch of a streaming Builder: StreamRowGroupRows, or
+// rowGroupRows where tests lower that.
+func streamRows() int64 { return min(rowGroupRows, StreamRowGroupRows) }
+
+// spill hands table n's rows to the sink once streamRows of them have
 // piled up (only when b streams).
 func (b *Builder) spill(n string) {
 	if b.sink == nil {
 		return
 	}
 	rb := b.b[n]
-	if int64(rb.Field(0).Len()) < rowGroupRows {
+	if int64(rb.Field(0).Len()) < streamRows() {
 		return
 	}
 	b.sink.put(n, rb.NewRecordBatch(), false)
+	rb.Reserve(int(streamRows())) // the next batch: room at once, not by doubling
 }
 
 // Err returns the first failure to write the rows that a streaming Builder
