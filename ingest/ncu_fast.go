@@ -140,6 +140,9 @@ func (m *ncuMetricBatch) indexValid(idx []int) []bool {
 // buffers exactly (Reserve would round up to a power of two).
 func (m *ncuMetricBatch) reserve(n int) {
 	n += n / 64 // a little slack: the row count is an estimate
+	if m.b.sink != nil {
+		n = min(n, int(streamRows())) // a streaming Builder holds one batch
+	}
 	grow := func(b interface {
 		Len() int
 		Cap() int

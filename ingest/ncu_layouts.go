@@ -309,8 +309,16 @@ func (p *ncuParser) reserveEstimate(perRow int) int {
 	return int(n)
 }
 
+// ncuEmitted stands in byID for a kernel that parseLong has handed on.
+var ncuEmitted = &ncuKernel{}
+
 // parseLong reads the details page and the long --metrics export: one row
-// per (kernel, metric), rule rows, ragged rows.
+// per (kernel, metric), rule rows, ragged rows. Kernels are added in the
+// order their IDs first appear, each with its metrics. A streaming Builder
+// gets a kernel (and its metrics) once more than streamRows metric rows of
+// kernels before the current row's are held, so a long export of any size
+// is read in bounded memory; ncu writes each kernel's rows together, and a
+// kernel whose rows come back after it was handed on is an error there.
 func (p *ncuParser) parseLong() error {
 	need := []string{ncuColID, ncuColKernel, ncuColMetricName, ncuColMetricValue}
 	minLen := 0
@@ -320,8 +328,23 @@ func (p *ncuParser) parseLong() error {
 		}
 	}
 	_, hasKernelTime := p.col[ncuColKernelTime]
-	var kernels []*ncuKernel
+	type openKernel struct {
+		id string
+		nk *ncuKernel
+	}
+	var open []openKernel // first-seen order, not yet added
 	byID := map[string]*ncuKernel{}
+	held, seen := 0, 0 // metric rows in open; kernels seen
+	add := func(nk *ncuKernel) {
+		p.finish(nk)
+		id := p.b.AddKernel(nk.k)
+		for _, m := range nk.metrics {
+			m.KernelID = id
+			p.b.AddMetric(m)
+		}
+		held -= len(nk.metrics)
+		nk.metrics = nil
+	}
 	convs := map[string]unitConv{}
 	idCol := p.col[ncuColID]
 	for {
@@ -344,12 +367,16 @@ func (p *ncuParser) parseLong() error {
 			return p.errf(line, "row has an empty %q: expected a kernel id", ncuColID)
 		}
 		nk := byID[id]
+		if nk == ncuEmitted {
+			return p.errf(line, "rows of kernel %s come back after %d metric rows of later kernels; streaming needs each kernel's rows together (ingest with --format arrow to read the export whole)", id, streamRows())
+		}
 		if nk == nil {
 			if nk, err = p.identity(rec, line); err != nil {
 				return err
 			}
 			byID[id] = nk
-			kernels = append(kernels, nk)
+			open = append(open, openKernel{id, nk})
+			seen++
 			if hasKernelTime {
 				if t := strings.TrimSpace(p.field(rec, ncuColKernelTime)); t != "" {
 					nk.metrics = append(nk.metrics, Metric{Name: ncuColKernelTime, Text: t})
@@ -382,6 +409,7 @@ func (p *ncuParser) parseLong() error {
 				m.Unit, m.Value, m.Valid = "%", v, true
 			}
 			nk.metrics = append(nk.metrics, m)
+			held++
 			continue
 		}
 		unit := p.field(rec, ncuColMetricUnit)
@@ -399,20 +427,21 @@ func (p *ncuParser) parseLong() error {
 			return p.errf(line, "kernel %s, metric %q (unit %q), column %q: negative value %s: a duration or count cannot be negative", id, name, unit, ncuColMetricValue, strings.TrimSpace(raw))
 		}
 		nk.metrics = append(nk.metrics, Metric{Section: section, Name: name, Unit: c.base, Value: v, Valid: valid, Text: text})
+		held++
 		if role := ncuRoles[name]; role != roleNone {
 			nk.apply(role, v, valid, c.base, text)
 		}
+		for p.b.sink != nil && int64(held) > streamRows() && len(open) > 0 && open[0].nk != nk {
+			add(open[0].nk)
+			byID[open[0].id] = ncuEmitted
+			open = open[1:]
+		}
 	}
-	if len(kernels) == 0 {
+	if seen == 0 {
 		return p.errf(p.r.line, "ncu CSV has a header but no metric rows")
 	}
-	for _, nk := range kernels {
-		p.finish(nk)
-		id := p.b.AddKernel(nk.k)
-		for _, m := range nk.metrics {
-			m.KernelID = id
-			p.b.AddMetric(m)
-		}
+	for _, o := range open {
+		add(o.nk)
 	}
 	p.writeGPUs()
 	return nil

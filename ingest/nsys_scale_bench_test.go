@@ -124,6 +124,7 @@ func duckdbStats(b *testing.B, kernels string) (time.Duration, bool) {
 	b.Helper()
 	script := `import sys, time, duckdb
 con = duckdb.connect()
+con.execute("SET enable_progress_bar = false")
 t = time.perf_counter()
 rows = con.execute(sys.argv[2], [sys.argv[1]]).fetchall()
 print(time.perf_counter() - t, len(rows))`
