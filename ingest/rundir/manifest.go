@@ -58,17 +58,20 @@ type Manifest struct {
 
 // MergedPart is one run a merged run was made of.
 type MergedPart struct {
-	Run     string    `json:"run"` // its folder's base name
-	Shard   string    `json:"shard,omitempty"`
-	Command []string  `json:"command"`
-	Created time.Time `json:"created"`
+	Run     string       `json:"run"` // its folder's base name
+	Shard   string       `json:"shard,omitempty"`
+	Command []string     `json:"command"`
+	Created time.Time    `json:"created"`
+	Resumed []Invocation `json:"resumed,omitempty"`  // the part's own --resume invocations
+	GPUUUID string       `json:"gpu_uuid,omitempty"` // the device the part began on
 }
 
 // Invocation is one command that worked on a run directory.
 type Invocation struct {
 	Command []string  `json:"command"`
 	Started time.Time `json:"started"`
-	GPU     string    `json:"gpu,omitempty"` // the device it ran on, when it differs from GPU.Name
+	GPU     string    `json:"gpu,omitempty"`      // the device it ran on, when it differs from GPU.Name
+	GPUUUID string    `json:"gpu_uuid,omitempty"` // the unit it ran on, when it differs from GPU.UUID
 }
 
 // GPUInfo is the device the run really ran on.
@@ -109,8 +112,11 @@ const OptionGPUIndex = "gpu_index"
 
 // PassStatus is the outcome of one pass of one cell.
 type PassStatus struct {
-	Status  string   `json:"status"` // ok | failed | skipped
-	Reason  string   `json:"reason,omitempty"`
+	Status string `json:"status"` // ok | failed | skipped
+	Reason string `json:"reason,omitempty"`
+	// GPUUUID names the unit the pass ran on where a resumed run measured it
+	// on another unit than the one it began on (GPUInfo.UUID); empty: that one.
+	GPUUUID string   `json:"gpu_uuid,omitempty"`
 	Files   []string `json:"files,omitempty"` // raw exports, relative to the run directory
 	Seconds float64  `json:"seconds,omitempty"`
 	// Kernels lists the kernels (or ranges) ncu profiled for this cell and

@@ -169,7 +169,7 @@ func Merge(out string, dirs []string, opt MergeOptions) (*rundir.Manifest, []str
 		if err := copyTree(filepath.Join(d, rundir.SpecsDir), filepath.Join(tmp, rundir.SpecsDir), false); err != nil {
 			return nil, nil, fmt.Errorf("merge: copy %s: %w", filepath.Join(d, rundir.SpecsDir), err)
 		}
-		merged.MergedFrom = append(merged.MergedFrom, rundir.MergedPart{Run: rundir.NameOf(d), Shard: m.Shard, Command: m.Command, Created: m.Created})
+		merged.MergedFrom = append(merged.MergedFrom, rundir.MergedPart{Run: rundir.NameOf(d), Shard: m.Shard, Command: m.Command, Created: m.Created, Resumed: m.Resumed, GPUUUID: m.GPU.UUID})
 		for _, c := range m.Cells {
 			nc := rundir.Cell{Experiment: c.Experiment, Variant: c.Variant, Shape: c.Shape, Passes: map[string]rundir.PassStatus{}, GPU: c.GPU}
 			if nc.GPU == nil && (m.GPU.UUID != "" || m.Options[rundir.OptionGPUIndex] != "") {

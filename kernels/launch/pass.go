@@ -76,6 +76,7 @@ func (r *Runner) runPass(ctx context.Context, exp *kernels.Experiment, pass stri
 				st.Code = a.code[c]
 			}
 			v, s, _ := strings.Cut(c, "/")
+			st.GPUUUID = r.passGPU
 			r.m.SetPass(exp.Name, v, s, pass, st)
 			counts[st.Status]++
 		}
@@ -112,7 +113,7 @@ func (r *Runner) runPass(ctx context.Context, exp *kernels.Experiment, pass stri
 				if a.res.TimedOut && len(fail) == 1 {
 					why = fmt.Sprintf("%s: timeout: the runner was still in this cell after %s (--timeout %s per cell)", a.what, el.Round(time.Second), r.cfg.Timeout)
 				}
-				r.m.SetPass(exp.Name, v, s, pass, rundir.PassStatus{Status: rundir.StatusFailed, Reason: why, Seconds: round3(share), Attempts: attempts})
+				r.m.SetPass(exp.Name, v, s, pass, rundir.PassStatus{Status: rundir.StatusFailed, Reason: why, Seconds: round3(share), Attempts: attempts, GPUUUID: r.passGPU})
 				counts[rundir.StatusFailed]++
 			}
 			var next []string

@@ -69,6 +69,9 @@ type Runner struct {
 	metrics  []string
 	rmetrics []string
 	queried  bool
+	// passGPU is the UUID of this invocation's device where a resumed run
+	// began on another one: each pass it records names it.
+	passGPU string
 }
 
 // Run profiles the planned cells into the run directory and returns its
@@ -235,6 +238,10 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 	}
 	if old == nil || m.GPU.Name == "" {
 		m.GPU = gpu // a resumed run keeps the device it began on; Resumed names any other
+	} else if gpu.UUID != "" && m.GPU.UUID != "" && gpu.UUID != m.GPU.UUID {
+		// Another unit (of the same model or not): its passes say so.
+		r.passGPU = gpu.UUID
+		m.Resumed[len(m.Resumed)-1].GPUUUID = gpu.UUID
 	}
 	for _, w := range gwarn {
 		r.warn("%s", w)

@@ -537,6 +537,15 @@ func TestResumeOnAnotherDevice(t *testing.T) {
 	}
 	mustPass(t, m, "fake/good/n=1", rundir.PassCheck, rundir.StatusOK, "")
 	mustPass(t, m, "fake/good/n=1", rundir.PassTiming, rundir.StatusOK, "")
+	// The unit each pass ran on: the timing pass ran on the resumed one.
+	if m.GPU.UUID == "GPU-h100" || m.Resumed[0].GPUUUID != "GPU-h100" {
+		t.Errorf("run GPU %q, resumed on %q: want the first unit and GPU-h100", m.GPU.UUID, m.Resumed[0].GPUUUID)
+	}
+	chk, _ := m.Pass("fake", "good", "n=1", rundir.PassCheck)
+	tim, _ := m.Pass("fake", "good", "n=1", rundir.PassTiming)
+	if chk.GPUUUID != "" || tim.GPUUUID != "GPU-h100" {
+		t.Errorf("pass units: check %q, timing %q; want \"\" (the run's) and GPU-h100", chk.GPUUUID, tim.GPUUUID)
+	}
 }
 
 func TestReingest(t *testing.T) {
