@@ -2,7 +2,11 @@
 // runner: it reads raw profiler exports (Nsight Compute CSV, Nsight Systems
 // SQLite, Kineto / PyTorch-profiler Chrome traces, rooftool timing JSON) into
 // the Arrow tables described in schema.go, and persists them as Parquet or
-// Arrow IPC. Arrow, cgo and SQLite details stay behind this package's API.
+// Arrow IPC. Files builds the tables in memory; WriteFiles writes Parquet
+// row groups as the exports are parsed, so that an nsys trace or an ncu
+// export of any length is ingested in bounded memory, and ScanKernels
+// reads a kernels table back a batch at a time. Arrow, cgo and SQLite
+// details stay behind this package's API.
 package ingest
 
 import (

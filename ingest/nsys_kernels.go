@@ -18,6 +18,7 @@ import (
 // Columns are read as they are, a NULL (or a column the table lacks) as
 // sqlNull: the driver fetches a row's values in one call, so an expression
 // SQLite would evaluate per row (COALESCE, CASE) costs more than the value.
+// The %s is scanSplit's rowid range.
 func kernelQuery(c map[string]bool) string {
 	col := func(name string) string { return colOr(c, "", name, "NULL") }
 	return "SELECT " + strings.Join([]string{
@@ -25,7 +26,7 @@ func kernelQuery(c map[string]bool) string {
 		colOr(c, "", "demangledName", `"shortName"`), colOr(c, "", "shortName", `"demangledName"`), col("mangledName"),
 		col("gridX"), col("dynamicSharedMemory"), col("graphNodeId"), "rowid",
 		col("gridY"), col("gridZ"), col("blockX"), col("blockY"), col("blockZ"), col("registersPerThread"), col("staticSharedMemory"),
-	}, ", ") + ` FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY rowid`
+	}, ", ") + ` FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE %s ORDER BY rowid`
 }
 
 const kernelQueryCols = 21
@@ -128,7 +129,7 @@ func (p *nsysParser) kernels(c map[string]bool) error {
 	var k Kernel
 	var keys kernelKeys
 	var gn, rows int64
-	return p.db.scanIntsNull(tabKernel, q, kernelQueryCols, sqlNull, func(v []int64) error {
+	return p.db.scanSplit(tabKernel, q, kernelQueryCols, sqlNull, func(v []int64) error {
 		or := func(i int, null int64) int64 {
 			if v[i] == sqlNull {
 				return null

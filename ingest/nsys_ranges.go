@@ -252,9 +252,9 @@ func (p *nsysParser) runtime() error {
 		sort.Slice(gs, func(i, j int) bool { return gs[i].domain < gs[j].domain })
 	}
 	gt := colOr(c, "", "globalTid", "0")
-	q := `SELECT correlationId, COALESCE(` + gt + `,0), start, COALESCE(end, start) FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE correlationId IS NOT NULL`
+	q := `SELECT correlationId, COALESCE(` + gt + `,0), start, COALESCE(end, start) FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE correlationId IS NOT NULL AND %s ORDER BY rowid`
 	ib := &callIndexBuilder{}
-	err = p.db.scanInts(tabRuntime, q, 4, func(v []int64) error {
+	err = p.db.scanSplit(tabRuntime, q, 4, 0, func(v []int64) error {
 		call := callRec{corr: v[0], gtid: v[1], rng: -1}
 		if p.byPID {
 			call.pid = int32(gtidPID(call.gtid))

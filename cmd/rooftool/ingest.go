@@ -34,7 +34,9 @@ Nsight Systems SQLite or .nsys-rep, Kineto / PyTorch-profiler JSON(.gz),
 rooftool timing JSON) and writes the tables kernels, metrics, ranges, gpus,
 meta and timings to DIR as Parquet (or Arrow IPC with --format arrow).
 Either every table is written or none is, and one unreadable file stops
-the ingest. With --keep-going the readable files are ingested, each
+the ingest. Parquet rows are written as they are read, so memory stays
+bounded whatever the size of the exports (--format arrow and --keep-going
+build the tables in memory first). With --keep-going the readable files are ingested, each
 unreadable one is listed on stderr with the reason, and the exit status is
 1 when any was skipped (nothing is written when none was readable).`,
 		Args: cobra.MinimumNArgs(1),

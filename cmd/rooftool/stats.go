@@ -97,8 +97,9 @@ func loadTables(inputs []string) (*ingest.Tables, error) {
 	return ingest.Files(in, nil)
 }
 
-// statsSummary summarises the kernels of the inputs: a directory of
-// tables batch by batch (streamSummary), raw exports parsed in memory.
+// statsSummary summarises the kernels of the inputs batch by batch
+// (streamSummary): a directory of tables as it is, raw exports once
+// ingested into a temporary directory (ingest.WriteFiles, bounded memory).
 func statsSummary(inputs []string, source string, so analysis.SummaryOptions) (analysis.Summary, error) {
 	if len(inputs) == 1 {
 		if st, err := os.Stat(inputs[0]); err == nil && st.IsDir() {
@@ -108,12 +109,20 @@ func statsSummary(inputs []string, source string, so analysis.SummaryOptions) (a
 			return streamSummary(tablesDir(inputs[0]), source, so)
 		}
 	}
-	t, err := loadTables(inputs)
+	tmp, err := os.MkdirTemp("", "rooftool-stats-*")
 	if err != nil {
 		return analysis.Summary{}, err
 	}
-	defer t.Release()
-	return analysis.KernelSummary(analysis.SummarySource(t.Kernels(), source), so)
+	defer os.RemoveAll(tmp)
+	var in []ingest.Input
+	for _, p := range inputs {
+		in = append(in, ingest.Input{Path: p})
+	}
+	dir := filepath.Join(tmp, "tables")
+	if _, err := ingest.WriteFiles(in, dir, ingest.FormatParquet, nil); err != nil {
+		return analysis.Summary{}, err
+	}
+	return streamSummary(dir, source, so)
 }
 
 // checkTablesDir fails with bad input (exit 2) when dir, given where export
