@@ -17,7 +17,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// Colours: Okabe-Ito, readable for the colour-blind and on white; no yellow.
+// Colours: Okabe-Ito, readable for the colour-blind and on white (no yellow), then Tol's
+// muted scheme, so that twelve series stay apart.
 var seriesColors = []color.RGBA{
 	{0, 114, 178, 255},   // blue
 	{213, 94, 0, 255},    // vermillion
@@ -26,7 +27,12 @@ var seriesColors = []color.RGBA{
 	{230, 159, 0, 255},   // orange
 	{86, 180, 233, 255},  // sky blue
 	{136, 34, 85, 255},   // wine (Tol muted)
-	{120, 120, 120, 255}, // grey: "other"
+	{120, 120, 120, 255}, // grey
+	// Tol muted, for a ninth series on
+	{51, 34, 136, 255},   // indigo
+	{153, 153, 51, 255},  // olive
+	{204, 102, 119, 255}, // rose
+	{68, 170, 153, 255},  // teal
 }
 
 var (
