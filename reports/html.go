@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kballard/go-shellquote"
+
 	"github.com/rooftool/rooftool/analysis"
 )
 
@@ -136,7 +138,7 @@ func buildHTMLView(r *Report, files fs.FS) htmlView {
 		v.Title += ": " + r.Run.Name
 	}
 	v.RunLine = strings.ReplaceAll(runLine(r.Run), "**", "")
-	v.Command = strings.Join(r.Run.Command, " ")
+	v.Command = shellquote.Join(r.Run.Command...)
 	v.ClaimsFrom = r.Run.ClaimsFrom
 	exps, decisions, absent := shownExperiments(r)
 	v.Counts, v.Total = countsOf(decisions, ""), len(decisions)

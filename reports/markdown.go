@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kballard/go-shellquote"
+
 	"github.com/rooftool/rooftool/analysis"
 )
 
@@ -91,7 +93,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	p("# %s\n\n", title)
 	p("%s\n\n", runLine(r.Run))
 	if len(r.Run.Command) > 0 {
-		p("Command: `%s`\n\n", strings.Join(r.Run.Command, " "))
+		p("Command: `%s`\n\n", shellquote.Join(r.Run.Command...))
 	}
 	if r.Run.ClaimsFrom != "" {
 		p("Judged against %s.\n\n", r.Run.ClaimsFrom)
