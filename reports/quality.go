@@ -108,12 +108,6 @@ func writeQuality(p func(string, ...any), rows []QualityRow) {
 	p("\n### Kernel quality\n\n")
 	t := Table{Header: []string{"Variant", "Shape", "GEMM speed of library", "GEMM DRAM of library", "Slowest kernel (share)", "Compute / memory / DRAM SOL", "Elementwise % of DRAM roof", "Quality"},
 		Align: []Align{Left, Left, Right, Right, Left, Right, Right, Left}}
-	pct := func(v float64) string {
-		if v == 0 {
-			return "—"
-		}
-		return fmt.Sprintf("%.0f%%", 100*v)
-	}
 	sorted := append([]QualityRow(nil), rows...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Variant < sorted[j].Variant })
 	for _, r := range sorted {
@@ -133,11 +127,9 @@ func writeQuality(p func(string, ...any), rows []QualityRow) {
 		if r.Slowest != "" {
 			slow = fmt.Sprintf("`%s` (%.0f%%)", shorten(shortKernelName(r.Slowest), 40), 100*r.SlowestShare)
 		}
-		t.Rows = append(t.Rows, []string{r.Variant, "`" + r.Shape + "`", pct(r.GEMMSpeed), dram, slow, sol, ew, r.Verdict})
+		t.Rows = append(t.Rows, []string{r.Variant, "`" + r.Shape + "`", pctOrDash(100*r.GEMMSpeed), dram, slow, sol, ew, r.Verdict})
 	}
-	var b strings.Builder
-	t.Write(&b)
-	p("%s", b.String())
+	pTable(p, t)
 	p("\nFrom the ncu kernel pass of this run. GEMM speed of library: the baseline's GEMM SM cycles over\n")
 	p("this variant's for the same products (its fused epilogues included); below 90%% or above 1.10x\n")
 	p("the library's DRAM bytes is below library quality. SOL: ncu's own speed-of-light percentages of\n")
@@ -151,12 +143,6 @@ func writeQuality(p func(string, ...any), rows []QualityRow) {
 func writeLimits(p func(string, ...any), rows []QualityRow) {
 	t := Table{Header: []string{"Variant", "Shape", "Kernel", "L2 hit", "Tensor pipe", "Issue slots", "Top stalls (warps per issue)"},
 		Align: []Align{Left, Left, Left, Right, Right, Right, Left}}
-	pct := func(v float64) string {
-		if v == 0 {
-			return "—"
-		}
-		return fmt.Sprintf("%.0f%%", v)
-	}
 	add := func(variant, shape, kernel string, l *analysis.Limits) {
 		var st []string
 		for _, s := range l.TopStalls(3) {
@@ -169,7 +155,7 @@ func writeLimits(p func(string, ...any), rows []QualityRow) {
 				stalls += fmt.Sprintf(" of %.2f", l.WarpsPerIssue)
 			}
 		}
-		t.Rows = append(t.Rows, []string{variant, shape, kernel, pct(l.L2HitPct), pct(l.TensorActivePct), pct(l.IssueActivePct), stalls})
+		t.Rows = append(t.Rows, []string{variant, shape, kernel, pctOrDash(l.L2HitPct), pctOrDash(l.TensorActivePct), pctOrDash(l.IssueActivePct), stalls})
 	}
 	for _, r := range rows {
 		if r.SlowestLimits == nil {
@@ -184,10 +170,23 @@ func writeLimits(p func(string, ...any), rows []QualityRow) {
 		return
 	}
 	p("\nWhat limits the slowest kernel, from the same pass, beside the baseline's longest GEMM:\n\n")
-	var b strings.Builder
-	t.Write(&b)
-	p("%s", b.String())
+	pTable(p, t)
 	p("\nL2 hit: `lts__t_sector_hit_rate`. Tensor pipe and issue slots: %% of peak while the SM is active.\n")
 	p("Stalls: ncu's warp states, warps stalled for that reason per issued instruction, of the warps\n")
 	p("resident per issued instruction in all (`smsp__average_warps_issue_stalled_*_per_issue_active`).\n")
+}
+
+// pctOrDash prints a percentage, or "—" for 0 (not known).
+func pctOrDash(v float64) string {
+	if v == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.0f%%", v)
+}
+
+// pTable writes a table through p.
+func pTable(p func(string, ...any), t Table) {
+	var b strings.Builder
+	t.Write(&b)
+	p("%s", b.String())
 }

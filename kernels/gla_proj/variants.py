@@ -242,13 +242,11 @@ class WideGemmEpilogueFwdBwd(WideGemmEpilogue):
         return {"y": e(BT, N), "dZ": e(BT, N), "dx": e(BT, d), "dW": e(d, N)}
 
     def run(self, st, out):
-        x, W, y, dZ = st["x"], st["W"], out["y"], out["dZ"]
         seg = _seg_bounds(self.v)
-        s_norm, s_silu, s_sig = seg
-        HK, dk = widths(self.v)["Q"], self.v["dk"]
-        tk.mm_epi(x, W, y, epi=tk.EPI_SEGMENTS, seg=seg, head=dk)  # forward
-        tk.mm_epi(x, W[:, s_norm:s_sig], dZ[:, s_norm:s_sig], epi=tk.EPI_ACT_BWD, aux=st["dK"], c2=st["dg"],
-                  seg=(0, s_silu - s_norm, s_sig - s_norm), head=dk)
+        self._forward_kg(st, out, seg)
+        x, W, y, dZ = st["x"], st["W"], out["y"], out["dZ"]
+        s_norm, _, s_sig = seg
+        HK = widths(self.v)["Q"]
         dZ[:, :HK].copy_(st["dQ"])
         dZ[:, HK:s_norm].copy_(st["dV"])
         torch.ops.aten.sigmoid_backward.grad_input(st["dalpha"], y[:, s_sig:], grad_input=dZ[:, s_sig:])
@@ -256,8 +254,17 @@ class WideGemmEpilogueFwdBwd(WideGemmEpilogue):
         torch.mm(x.t(), dZ, out=out["dW"])
         return _split_grads(self.v, out["dx"], out["dW"])
 
+    def _forward_kg(self, st, out, seg):
+        """The forward into y, and the K and g segments' pre-activation gradients into dZ."""
+        x, W = st["x"], st["W"]
+        s_norm, s_silu, s_sig = seg
+        dk = self.v["dk"]
+        tk.mm_epi(x, W, out["y"], epi=tk.EPI_SEGMENTS, seg=seg, head=dk)  # forward
+        tk.mm_epi(x, W[:, s_norm:s_sig], out["dZ"][:, s_norm:s_sig], epi=tk.EPI_ACT_BWD, aux=st["dK"], c2=st["dg"],
+                  seg=(0, s_silu - s_norm, s_sig - s_norm), head=dk)
 
-class WideGemmEpilogueSaveFwdBwd(WideGemmEpilogue):
+
+class WideGemmEpilogueSaveFwdBwd(WideGemmEpilogueFwdBwd):
     """wide-gemm-epilogue-fwdbwd with the K and g pre-activations saved instead of recomputed:
     the forward's epilogue also stores x @ W[:, K|g] (before the L2 norm and SiLU) through a
     second TMA store; the backward turns dK, dg into their pre-activation gradients in one
@@ -265,28 +272,19 @@ class WideGemmEpilogueSaveFwdBwd(WideGemmEpilogue):
     variant's epilogue), written straight into the wide gradient dZ; the rest as there.
     Trades the recompute GEMM (2 BT d (HK + HV) FLOPs) for one store and one load of
     BT (HK + HV) bf16 values. 7 launches."""
-    graph_ok = False
 
     def alloc(self, st):
-        BT, d = st["x"].shape
-        N = st["W"].shape[1]
+        out = super().alloc(st)
         s_norm, _, s_sig = _seg_bounds(self.v)
-        e = lambda *s: torch.empty(s, device="cuda", dtype=self.dtype)
-        return {"y": e(BT, N), "zs": e(BT, s_sig - s_norm), "dZ": e(BT, N), "dx": e(BT, d), "dW": e(d, N)}
+        out["zs"] = torch.empty((st["x"].shape[0], s_sig - s_norm), device="cuda", dtype=self.dtype)
+        return out
 
-    def run(self, st, out):
-        x, W, y, zs, dZ = st["x"], st["W"], out["y"], out["zs"], out["dZ"]
-        seg = _seg_bounds(self.v)
-        s_norm, s_silu, s_sig = seg
-        HK, dk = widths(self.v)["Q"], self.v["dk"]
-        tk.mm_epi(x, W, y, epi=tk.EPI_SEGMENTS_SAVE, seg=seg, head=dk, c2=zs)  # forward, pre-activations kept
-        tk.act_bwd_saved(zs, st["dK"], st["dg"], dZ[:, s_norm:s_sig], dk)
-        dZ[:, :HK].copy_(st["dQ"])
-        dZ[:, HK:s_norm].copy_(st["dV"])
-        torch.ops.aten.sigmoid_backward.grad_input(st["dalpha"], y[:, s_sig:], grad_input=dZ[:, s_sig:])
-        torch.mm(dZ, W.t(), out=out["dx"])
-        torch.mm(x.t(), dZ, out=out["dW"])
-        return _split_grads(self.v, out["dx"], out["dW"])
+    def _forward_kg(self, st, out, seg):
+        s_norm, _, s_sig = seg
+        dk = self.v["dk"]
+        zs = out["zs"]
+        tk.mm_epi(st["x"], st["W"], out["y"], epi=tk.EPI_SEGMENTS_SAVE, seg=seg, head=dk, c2=zs)  # forward, pre-activations kept
+        tk.act_bwd_saved(zs, st["dK"], st["dg"], out["dZ"][:, s_norm:s_sig], dk)
 
 
 class CompiledFwdBwd(_FwdBwd):
