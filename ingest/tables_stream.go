@@ -204,7 +204,7 @@ func (s *tableSink) close() error {
 // StreamRowGroupRows is the rows WriteFiles gathers of a table before it
 // writes them as one row group: up to three such batches of a table are in
 // memory at once (one filling, one waiting, one being written).
-const StreamRowGroupRows = 1 << 18
+const StreamRowGroupRows = 1 << 17
 
 // streamRows is the batch of a streaming Builder: StreamRowGroupRows, or
 // rowGroupRows where tests lower that.
