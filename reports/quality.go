@@ -127,7 +127,7 @@ func writeQuality(p func(string, ...any), rows []QualityRow) {
 		if r.Slowest != "" {
 			slow = fmt.Sprintf("`%s` (%.0f%%)", shorten(shortKernelName(r.Slowest), 40), 100*r.SlowestShare)
 		}
-		t.Rows = append(t.Rows, []string{r.Variant, "`" + r.Shape + "`", pctOrDash(100*r.GEMMSpeed), dram, slow, sol, ew, r.Verdict})
+		t.Rows = append(t.Rows, []string{r.Variant, "`" + r.Shape + "`", pctOrDash(100 * r.GEMMSpeed), dram, slow, sol, ew, r.Verdict})
 	}
 	pTable(p, t)
 	p("\nFrom the ncu kernel pass of this run. GEMM speed of library: the baseline's GEMM SM cycles over\n")
