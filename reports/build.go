@@ -77,6 +77,7 @@ func runInfo(in Input) RunInfo {
 		ri.Finished = m.Finished.UTC().Format(time.RFC3339)
 	}
 	ri.Notes = m.Warnings
+	ri.Resumed, ri.MergedFrom = m.Resumed, m.MergedFrom
 	return ri
 }
 

@@ -33,6 +33,7 @@ type htmlView struct {
 	Title       string
 	RunLine     string
 	Command     string
+	Provenance  []string
 	ClaimsFrom  string
 	Counts      []htmlCount
 	Total       int
@@ -139,6 +140,9 @@ func buildHTMLView(r *Report, files fs.FS) htmlView {
 	}
 	v.RunLine = strings.ReplaceAll(runLine(r.Run), "**", "")
 	v.Command = shellquote.Join(r.Run.Command...)
+	for _, l := range provenance(r.Run) {
+		v.Provenance = append(v.Provenance, strings.ReplaceAll(l, "`", ""))
+	}
 	v.ClaimsFrom = r.Run.ClaimsFrom
 	exps, decisions, absent := shownExperiments(r)
 	v.Counts, v.Total = countsOf(decisions, ""), len(decisions)
@@ -442,6 +446,9 @@ nav a{margin-right:.8em}
 <p>{{.RunLine}}</p>
 {{- if .Command}}
 <p>Command: <code>{{.Command}}</code></p>
+{{- end}}
+{{- if .Provenance}}
+<ul>{{range .Provenance}}<li>{{.}}</li>{{end}}</ul>
 {{- end}}
 {{- if .ClaimsFrom}}
 <p>Judged against {{.ClaimsFrom}}.</p>

@@ -95,6 +95,12 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	if len(r.Run.Command) > 0 {
 		p("Command: `%s`\n\n", shellquote.Join(r.Run.Command...))
 	}
+	if pv := provenance(r.Run); len(pv) > 0 {
+		for _, l := range pv {
+			p("- %s\n", l)
+		}
+		p("\n")
+	}
 	if r.Run.ClaimsFrom != "" {
 		p("Judged against %s.\n\n", r.Run.ClaimsFrom)
 	}

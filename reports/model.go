@@ -25,22 +25,24 @@ type Report struct {
 
 // RunInfo describes the run: where, on what, with which tools.
 type RunInfo struct {
-	Name         string             `json:"name"` // base name of the run directory
-	Tool         string             `json:"tool,omitempty"`
-	Version      string             `json:"version,omitempty"`
-	Command      []string           `json:"command,omitempty"`
-	Created      string             `json:"created,omitempty"` // RFC 3339, UTC
-	Finished     string             `json:"finished,omitempty"`
-	GitCommit    string             `json:"git_commit,omitempty"`
-	GPURequested string             `json:"gpu_requested,omitempty"`
-	GPU          rundir.GPUInfo     `json:"gpu"`
-	Versions     map[string]string  `json:"versions,omitempty"`
-	Options      map[string]string  `json:"options,omitempty"`
-	Passes       []string           `json:"passes,omitempty"`
-	Ceilings     analysis.Ceilings  `json:"ceilings"`
-	Notes        []string           `json:"notes,omitempty"` // manifest warnings
-	TimingClocks map[string]float64 `json:"timing_clocks,omitempty"`
-	ClaimsFrom   string             `json:"claims_from,omitempty"` // which specs and claims the run is judged with
+	Name         string              `json:"name"` // base name of the run directory
+	Tool         string              `json:"tool,omitempty"`
+	Version      string              `json:"version,omitempty"`
+	Command      []string            `json:"command,omitempty"`
+	Created      string              `json:"created,omitempty"` // RFC 3339, UTC
+	Finished     string              `json:"finished,omitempty"`
+	GitCommit    string              `json:"git_commit,omitempty"`
+	GPURequested string              `json:"gpu_requested,omitempty"`
+	GPU          rundir.GPUInfo      `json:"gpu"`
+	Versions     map[string]string   `json:"versions,omitempty"`
+	Options      map[string]string   `json:"options,omitempty"`
+	Passes       []string            `json:"passes,omitempty"`
+	Ceilings     analysis.Ceilings   `json:"ceilings"`
+	Notes        []string            `json:"notes,omitempty"` // manifest warnings
+	TimingClocks map[string]float64  `json:"timing_clocks,omitempty"`
+	ClaimsFrom   string              `json:"claims_from,omitempty"` // which specs and claims the run is judged with
+	Resumed      []rundir.Invocation `json:"resumed,omitempty"`     // later invocations that continued the run
+	MergedFrom   []rundir.MergedPart `json:"merged_from,omitempty"` // the runs a merged run was made of
 }
 
 // Value is a measured value with its 95% interval (Lo = Hi = Center for
