@@ -15,10 +15,26 @@ const LimitedByImplementation = "implementation"
 // enters, each with the comparison that limits it: a time claim is limited
 // by slower GEMMs, a DRAM claim by GEMMs that move more bytes (a candidate
 // whose GEMMs are slower but move fewer bytes does not limit a DRAM claim).
-var limitedFamilies = map[string]func(analysis.MainLoops) bool{
-	metricFamilyTime:   func(m analysis.MainLoops) bool { return m.SlowerLoops },
-	metricFamilyDevice: func(m analysis.MainLoops) bool { return m.SlowerLoops },
-	metricFamilyDRAM:   func(m analysis.MainLoops) bool { return m.MoreDRAM },
+var limitedFamilies = map[string]mainLoopTest{
+	metricFamilyTime:   {limits: func(m analysis.MainLoops) bool { return m.SlowerLoops }, notComparable: notAGEMM},
+	metricFamilyDevice: {limits: func(m analysis.MainLoops) bool { return m.SlowerLoops }, notComparable: notAGEMM},
+	metricFamilyDRAM:   {limits: func(m analysis.MainLoops) bool { return m.MoreDRAM }, notComparable: func(analysis.MainLoops) string { return "" }},
+}
+
+// mainLoopTest is how a metric family reads a main-loop comparison: whether
+// it limits the claim, and else why the comparison does not apply (empty:
+// it does).
+type mainLoopTest struct {
+	limits        func(analysis.MainLoops) bool
+	notComparable func(analysis.MainLoops) string
+}
+
+func notAGEMM(m analysis.MainLoops) string {
+	if !m.NotAGEMM {
+		return ""
+	}
+	return fmt.Sprintf("the candidate's %d GEMM kernels take %.1fx the SM cycles of the baseline's %d for the same products (%.3g vs %.3g): more than %gx, they spend most of their time on other work than the products, which kernel counters cannot tell from their main loops, so no counterfactual",
+		m.CandKernels, m.CyclesRatio, m.BaseKernels, m.CandCycles, m.BaseCycles, analysis.MaxComparableCycles)
 }
 
 // limitedBy compares the candidate's GEMM kernels with the baseline's
@@ -28,8 +44,8 @@ var limitedFamilies = map[string]func(analysis.MainLoops) bool{
 // the baseline's cycles and moved its DRAM bytes. The verdict itself still
 // follows the rules.
 func (x *index) limitedBy(e *kernels.Experiment, d *Decision) {
-	limits := limitedFamilies[family(d.Metric)]
-	if d.Measured == nil || limits == nil || d.Metric == MetricElementwiseDRAM {
+	test, ok := limitedFamilies[family(d.Metric)]
+	if d.Measured == nil || !ok || d.Metric == MetricElementwiseDRAM {
 		return
 	}
 	base := d.Baseline
@@ -40,7 +56,14 @@ func (x *index) limitedBy(e *kernels.Experiment, d *Decision) {
 		return
 	}
 	ml, ok := x.mainLoops(e.Name, d.Candidate, base, d.Shape)
-	if !ok || !limits(ml) {
+	if !ok {
+		return
+	}
+	if why := test.notComparable(ml); why != "" {
+		d.Reason += "; " + why
+		return
+	}
+	if !test.limits(ml) {
 		return
 	}
 	cf, how, ok := x.counterfactual(e.Name, d.Metric, d.Candidate, base, d.Shape, ml)

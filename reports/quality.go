@@ -58,7 +58,7 @@ func (x *index) quality(e *kernels.Experiment) []QualityRow {
 			if ml, ok := x.mainLoops(e.Name, v.Name, base, s); ok {
 				row.GEMMSpeed, row.GEMMDRAM = 1/ml.CyclesRatio, ml.DRAMRatio
 				row.Verdict = "at library quality"
-				if ml.Limited {
+				if ml.Worse {
 					row.Verdict = "below library quality"
 				}
 			}

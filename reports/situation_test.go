@@ -77,6 +77,15 @@ func TestSituations(t *testing.T) {
 			}
 			in.Run.Kernels = []analysis.KernelFact{k("eager", 30e9, 150e3, 60e6), k("triton-epilogue", 30.3e9, 210e3, 66e6)}
 		}},
+		// A fused kernel that is mostly other work than its GEMM (a sequential scan inside,
+		// say): 13x the baseline GEMM's cycles for the same products.
+		{"main-loops-not-a-gemm", []string{"speedup-d768"}, func(in *Input) {
+			many(in)
+			k := func(v string, flops, cycles, dram float64) analysis.KernelFact {
+				return analysis.KernelFact{Experiment: "gated_ssm", Variant: v, Shape: gs, Name: v + "-gemm", TensorFLOPs: flops, SMCycles: cycles, SMClockHz: 1.8e9, DRAMBytes: dram, DRAMReadBytes: dram}
+			}
+			in.Run.Kernels = []analysis.KernelFact{k("eager", 30e9, 150e3, 60e6), k("triton-epilogue", 30.3e9, 1950e3, 66e6)}
+		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
