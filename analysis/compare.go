@@ -213,8 +213,16 @@ func analyze(t *ingest.Tables, exps []*kernels.Experiment, opts Options) (*Run, 
 	if t == nil {
 		return nil, fmt.Errorf("analyze: no tables")
 	}
+	return analyzeIndexed(t, metricsByKernel(t), exps, opts)
+}
+
+// analyzeIndexed is analyze on the metrics of t indexed by kernel, which
+// every step reads.
+func analyzeIndexed(t *ingest.Tables, byKernel metricIndex, exps []*kernels.Experiment, opts Options) (*Run, error) {
+	if t == nil {
+		return nil, fmt.Errorf("analyze: no tables")
+	}
 	opts = opts.withDefaults()
-	byKernel := metricsByKernel(t) // read by every step below
 	roofs := opts.Ceilings
 	if len(roofs.Items) == 0 {
 		dev := deviceCeilings(t, byKernel)

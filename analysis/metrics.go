@@ -84,34 +84,112 @@ func (m kernelMetrics) get(name string) (float64, bool) {
 // builds it once and hands it to every step; nothing writes to it after.
 type metricIndex map[int64]kernelMetrics
 
+// neededNames and neededPrefixes are the metric names analysis reads: the
+// names every step looks up, and the prefixes of the families it walks
+// (SASS instruction counts, tensor-path ops, stall reasons; with their
+// .peak_sustained forms). Needs reads them.
+var (
+	neededNames = func() map[string]bool {
+		m := map[string]bool{}
+		for _, n := range []string{
+			MDuration, MDRAMRead, MDRAMWrite, MDRAMBytes, ML2Bytes, ML1Bytes, ML1TMABytes,
+			MSMCycles, MSMClock, MDRAMClock, ML2Clock, ML1Clock, MDRAMPeak, ML2Peak, ML1Peak,
+			solDRAM, solMemory, solL2, solL1, solSM, solSMInst, solTensorPipe,
+			detDRAM, detMemory, detL2, detL1, detCompute, detSMFrequency, detDRAMFreq,
+			ML2HitRate, MTensorActive, MIssueActive, MWarpsPerIssue,
+		} {
+			m[n] = true
+		}
+		return m
+	}()
+	neededPrefixes = []string{instPrefix, instPrefixSMSP, tensorPrefix, stallPrefix}
+)
+
+// Needs reports whether analysis reads the metric name: the metric index
+// keeps only these, whether built from the tables in memory
+// (metricsByKernel) or from a metrics table read batch by batch.
+func Needs(name string) bool {
+	if neededNames[name] {
+		return true
+	}
+	for _, p := range neededPrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// MetricIndex builds the metric index of a run one metric row at a time
+// (Add), keeping the rows whose names analysis reads (Needs). The same
+// rows added in the same order give the same index however they are read.
+type MetricIndex struct {
+	byKernel metricIndex
+	keep     func(string) bool
+	unit     map[string]string           // a name's unit where first kept
+	unitOf   map[int64]map[string]string // a kernel's own unit for a name, where it differs from unit
+}
+
+// NewMetricIndex returns an empty index that keeps what Needs names.
+func NewMetricIndex() *MetricIndex { return newMetricIndex(Needs) }
+
+func newMetricIndex(keep func(string) bool) *MetricIndex {
+	return &MetricIndex{byKernel: metricIndex{}, keep: keep, unit: map[string]string{}, unitOf: map[int64]map[string]string{}}
+}
+
+// Add records one valid numeric metric row. A name a kernel already has
+// keeps its first value; with another unit the value goes under
+// "name [unit]" (the details page prints "Memory Throughput" in % and in
+// byte/s), first value wins there too.
+func (x *MetricIndex) Add(kernelID int64, name, unit string, value float64) {
+	if !x.keep(name) {
+		return
+	}
+	km := x.byKernel[kernelID]
+	if km == nil {
+		km = kernelMetrics{}
+		x.byKernel[kernelID] = km
+	}
+	key := name
+	if _, seen := km[name]; seen {
+		u, own := x.unitOf[kernelID][name]
+		if !own {
+			u = x.unit[name]
+		}
+		if u == unit {
+			return // first value wins
+		}
+		key = fmt.Sprintf("%s [%s]", name, unit)
+		if _, dup := km[key]; dup {
+			return
+		}
+	}
+	// The unit the next row of this name is compared with.
+	if u, ok := x.unit[name]; !ok {
+		x.unit[name] = unit
+	} else if u == unit {
+		delete(x.unitOf[kernelID], name)
+	} else {
+		if x.unitOf[kernelID] == nil {
+			x.unitOf[kernelID] = map[string]string{}
+		}
+		x.unitOf[kernelID][name] = unit
+	}
+	km[key] = value
+}
+
+// Kernels returns how many kernels have a metric in the index.
+func (x *MetricIndex) Kernels() int { return len(x.byKernel) }
+
 // metricsByKernel groups the valid numeric metrics of t by kernel id.
 func metricsByKernel(t *ingest.Tables) metricIndex {
-	out := metricIndex{}
-	units := map[int64]map[string]string{}
+	x := NewMetricIndex()
 	for _, m := range t.Metrics() {
-		if !m.Valid {
-			continue
+		if m.Valid {
+			x.Add(m.KernelID, m.Name, m.Unit, m.Value)
 		}
-		km := out[m.KernelID]
-		if km == nil {
-			km = kernelMetrics{}
-			out[m.KernelID] = km
-			units[m.KernelID] = map[string]string{}
-		}
-		name := m.Name
-		if u, seen := units[m.KernelID][name]; seen {
-			if u == m.Unit {
-				continue // first value wins
-			}
-			name = fmt.Sprintf("%s [%s]", m.Name, m.Unit)
-			if _, dup := km[name]; dup {
-				continue
-			}
-		}
-		units[m.KernelID][m.Name] = m.Unit
-		km[name] = m.Value
 	}
-	return out
+	return x.byKernel
 }
 
 // tensorRE matches the tensor-path op counters: source type, optional

@@ -1,8 +1,11 @@
 package ingest
 
-// Reading a persisted kernels table a batch at a time, only the columns a
-// caller asks for, so that a summary over a table of any length holds one
-// batch of rows (plus what it keeps of them) instead of the whole table.
+// Reading a persisted kernels or metrics table a batch at a time, only the
+// columns a caller asks for, so that a summary over a table of any length
+// holds one batch of rows (plus what it keeps of them) instead of the whole
+// table. ScanKernels and ScanMetrics share the file handling (scanTable)
+// and the column conversion (batchFiller); each names its columns in a
+// table of rows (kernelScanCols, metricScanCols).
 
 import (
 	"errors"
@@ -38,7 +41,8 @@ type KernelBatch struct {
 	DurationNs                                               []int64 // 0 where null, as Tables.Kernels reads it
 }
 
-// scanBatchRows is the rows per batch ScanKernels reads.
+// scanBatchRows is the rows per batch ScanKernels and ScanMetrics read
+// unless told otherwise.
 const scanBatchRows = 1 << 16
 
 // ScanKernels reads the kernels table that Write or WriteFiles persisted
@@ -48,59 +52,95 @@ const scanBatchRows = 1 << 16
 // range, range_path, name, short_name, mangled, duration_ns. The batch is
 // reused: fn must copy what it keeps.
 func ScanKernels(dir string, columns []string, fn func(*KernelBatch) error) error {
-	pq := filepath.Join(dir, TableKernels+"."+FormatParquet)
-	ar := filepath.Join(dir, TableKernels+"."+FormatArrow)
+	var b KernelBatch
+	cols := kernelScanCols(&b)
+	return scanTable(dir, TableKernels, "ScanKernels", cols, columns, scanBatchRows, func(rows int) error {
+		b.Rows = rows
+		return fn(&b)
+	})
+}
+
+// kernelScanCols are the columns ScanKernels can read, each with where it
+// goes in b.
+func kernelScanCols(b *KernelBatch) []scanCol {
+	return []scanCol{
+		{name: "source", str: &b.Source}, {name: "pass", str: &b.Pass}, {name: "range", str: &b.Range},
+		{name: "range_path", str: &b.RangePath}, {name: "name", str: &b.Name}, {name: "short_name", str: &b.ShortName},
+		{name: "mangled", str: &b.Mangled}, {name: "duration_ns", i64: &b.DurationNs},
+	}
+}
+
+// scanCol is one column a scan can read and the batch field it fills: a
+// string column into str, an int64 one into i64 (0 where null), a float64
+// one into f64 with valid false where null.
+type scanCol struct {
+	name  string
+	str   *StrCol
+	i64   *[]int64
+	f64   *[]float64
+	valid *[]bool
+}
+
+// scanTable reads table under dir batch by batch (batchRows rows a batch
+// from Parquet; Arrow IPC files keep their own batches), fills the wanted
+// columns of known and calls fn with the batch's row count. who names the
+// caller in errors.
+func scanTable(dir, table, who string, known []scanCol, columns []string, batchRows int, fn func(rows int) error) error {
+	pq := filepath.Join(dir, table+"."+FormatParquet)
+	ar := filepath.Join(dir, table+"."+FormatArrow)
 	_, perr := os.Stat(pq)
 	_, aerr := os.Stat(ar)
 	switch {
 	case perr == nil && aerr == nil:
 		return fmt.Errorf("read tables in %s: both %s and %s exist: one table in two formats (a write that did not finish, or two writers); remove the stale one", dir, pq, ar)
-	case perr == nil:
-		return scanParquet(pq, columns, fn)
-	case aerr == nil:
-		return scanArrow(ar, columns, fn)
+	case perr == nil, aerr == nil:
+		var want []scanCol
+		for _, c := range columns {
+			k := slices.IndexFunc(known, func(s scanCol) bool { return s.name == c })
+			if k < 0 {
+				names := make([]string, len(known))
+				for i, s := range known {
+					names[i] = s.name
+				}
+				return fmt.Errorf("ingest: %s: no column %q to scan (want %s)", who, c, strings.Join(names, ", "))
+			}
+			want = append(want, known[k])
+		}
+		bf := &batchFiller{table: table, columns: want, dicts: map[string]dictMemo{}}
+		if perr == nil {
+			return scanParquet(pq, bf, batchRows, fn)
+		}
+		return scanArrow(ar, bf, fn)
 	case errors.Is(perr, fs.ErrNotExist) && errors.Is(aerr, fs.ErrNotExist):
-		return fmt.Errorf("read tables in %s: no %s.parquet or %s.arrow", dir, TableKernels, TableKernels)
+		return fmt.Errorf("read tables in %s: no %s.parquet or %s.arrow", dir, table, table)
 	case !errors.Is(perr, fs.ErrNotExist):
 		return perr
 	}
 	return aerr
 }
 
-// kernelScanColumns are the columns ScanKernels can read.
-var kernelScanColumns = []string{"source", "pass", "range", "range_path", "name", "short_name", "mangled", "duration_ns"}
-
-// scanPlan maps the wanted columns to the file's field indices.
-func scanPlan(sc *arrow.Schema, file string, columns []string) ([]int, error) {
-	version, err := fileVersion(sc.Metadata(), TableKernels)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", file, err)
-	}
-	_ = version // every version names and types these columns alike
-	idx := make([]int, len(columns))
-	for i, c := range columns {
-		known := false
-		for _, k := range kernelScanColumns {
-			known = known || k == c
-		}
-		if !known {
-			return nil, fmt.Errorf("ingest: ScanKernels: no column %q to scan (want %s)", c, strings.Join(kernelScanColumns, ", "))
-		}
-		f := sc.FieldIndices(c)
-		if len(f) == 0 {
-			return nil, fmt.Errorf("read %s: table %s has no column %s", file, TableKernels, c)
-		}
-		idx[i] = f[0]
-	}
-	return idx, nil
+// batchFiller turns records into batches, converting each dictionary once.
+type batchFiller struct {
+	table   string
+	columns []scanCol
+	dicts   map[string]dictMemo
 }
 
-// batchFiller turns records into KernelBatches, converting each dictionary
-// once.
-type batchFiller struct {
-	columns []string
-	b       KernelBatch
-	dicts   map[string]dictMemo
+// plan maps the wanted columns to the file's field indices.
+func (f *batchFiller) plan(sc *arrow.Schema, file string) ([]int, error) {
+	if _, err := fileVersion(sc.Metadata(), f.table); err != nil {
+		return nil, fmt.Errorf("read %s: %w", file, err)
+	}
+	// Every version names and types the scannable columns alike.
+	idx := make([]int, len(f.columns))
+	for i, c := range f.columns {
+		k := sc.FieldIndices(c.name)
+		if len(k) == 0 {
+			return nil, fmt.Errorf("read %s: table %s has no column %s", file, f.table, c.name)
+		}
+		idx[i] = k[0]
+	}
+	return idx, nil
 }
 
 // dictMemo is the Go strings of the last dictionary seen in a column.
@@ -109,41 +149,47 @@ type dictMemo struct {
 	strs []string
 }
 
-func (f *batchFiller) fill(rec arrow.RecordBatch, file string) (*KernelBatch, error) {
-	b := &f.b
-	b.Rows = int(rec.NumRows())
-	for _, name := range f.columns {
-		k := rec.Schema().FieldIndices(name)
+func (f *batchFiller) fill(rec arrow.RecordBatch, file string) error {
+	for _, col := range f.columns {
+		k := rec.Schema().FieldIndices(col.name)
 		if len(k) == 0 {
-			return nil, fmt.Errorf("read %s: table %s has no column %s", file, TableKernels, name)
+			return fmt.Errorf("read %s: table %s has no column %s", file, f.table, col.name)
 		}
 		c := rec.Column(k[0])
-		if name == "duration_ns" {
+		switch {
+		case col.str != nil:
+			if err := f.fillStr(col.str, col.name, c, file); err != nil {
+				return err
+			}
+		case col.i64 != nil:
 			a, ok := c.(*array.Int64)
 			if !ok {
-				return nil, fmt.Errorf("read %s: column duration_ns is %s, want int64", file, c.DataType())
+				return fmt.Errorf("read %s: column %s is %s, want int64", file, col.name, c.DataType())
 			}
-			b.DurationNs = b.DurationNs[:0]
-			vals := a.Int64Values()
-			if a.NullN() == 0 {
-				b.DurationNs = append(b.DurationNs, vals...)
-			} else {
-				for j, v := range vals {
+			*col.i64 = append((*col.i64)[:0], a.Int64Values()...)
+			if a.NullN() > 0 {
+				for j := range *col.i64 {
 					if a.IsNull(j) {
-						v = 0
+						(*col.i64)[j] = 0
 					}
-					b.DurationNs = append(b.DurationNs, v)
 				}
 			}
-			continue
-		}
-		dst := map[string]*StrCol{"source": &b.Source, "pass": &b.Pass, "range": &b.Range, "range_path": &b.RangePath,
-			"name": &b.Name, "short_name": &b.ShortName, "mangled": &b.Mangled}[name]
-		if err := f.fillStr(dst, name, c, file); err != nil {
-			return nil, err
+		case col.f64 != nil:
+			a, ok := c.(*array.Float64)
+			if !ok {
+				return fmt.Errorf("read %s: column %s is %s, want float64", file, col.name, c.DataType())
+			}
+			*col.f64 = append((*col.f64)[:0], a.Float64Values()...)
+			*col.valid = (*col.valid)[:0]
+			for j := range *col.f64 {
+				*col.valid = append(*col.valid, a.IsValid(j))
+				if a.IsNull(j) {
+					(*col.f64)[j] = 0
+				}
+			}
 		}
 	}
-	return b, nil
+	return nil
 }
 
 func (f *batchFiller) fillStr(dst *StrCol, name string, c arrow.Array, file string) error {
@@ -193,7 +239,7 @@ func (f *batchFiller) fillStr(dst *StrCol, name string, c arrow.Array, file stri
 	return nil
 }
 
-func scanParquet(path string, columns []string, fn func(*KernelBatch) error) error {
+func scanParquet(path string, bf *batchFiller, batchRows int, fn func(rows int) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -205,7 +251,7 @@ func scanParquet(path string, columns []string, fn func(*KernelBatch) error) err
 		return fmt.Errorf("read %s: %w", path, err)
 	}
 	defer pf.Close()
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{Parallel: true, BatchSize: scanBatchRows}, mem)
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{Parallel: true, BatchSize: int64(batchRows)}, mem)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", path, err)
 	}
@@ -213,23 +259,23 @@ func scanParquet(path string, columns []string, fn func(*KernelBatch) error) err
 	if err != nil {
 		return fmt.Errorf("read %s: %w", path, err)
 	}
-	idx, err := scanPlan(sc, path, columns)
+	idx, err := bf.plan(sc, path)
 	if err != nil {
 		return err
 	}
+	idx = slices.Clone(idx)
 	slices.Sort(idx)
 	rr, err := fr.GetRecordReader(contextBackground(), slices.Compact(idx), nil)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", path, err)
 	}
 	defer rr.Release()
-	bf := &batchFiller{columns: columns, dicts: map[string]dictMemo{}}
 	for rr.Next() {
-		b, err := bf.fill(rr.RecordBatch(), path)
-		if err != nil {
+		rec := rr.RecordBatch()
+		if err := bf.fill(rec, path); err != nil {
 			return err
 		}
-		if err := fn(b); err != nil {
+		if err := fn(int(rec.NumRows())); err != nil {
 			return err
 		}
 	}
@@ -239,7 +285,7 @@ func scanParquet(path string, columns []string, fn func(*KernelBatch) error) err
 	return nil
 }
 
-func scanArrow(path string, columns []string, fn func(*KernelBatch) error) error {
+func scanArrow(path string, bf *batchFiller, fn func(rows int) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -250,11 +296,10 @@ func scanArrow(path string, columns []string, fn func(*KernelBatch) error) error
 		return fmt.Errorf("read %s: %w", path, err)
 	}
 	defer r.Close()
-	idx, err := scanPlan(r.Schema(), path, columns)
+	idx, err := bf.plan(r.Schema(), path)
 	if err != nil {
 		return err
 	}
-	bf := &batchFiller{columns: columns, dicts: map[string]dictMemo{}}
 	for i := 0; i < r.NumRecords(); i++ {
 		rec, err := r.RecordBatch(i)
 		if err != nil {
@@ -266,12 +311,12 @@ func scanArrow(path string, columns []string, fn func(*KernelBatch) error) error
 			cols[j], fields[j] = rec.Column(k), rec.Schema().Field(k)
 		}
 		sub := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, rec.NumRows())
-		b, err := bf.fill(sub, path)
+		err = bf.fill(sub, path)
 		sub.Release()
 		if err != nil {
 			return err
 		}
-		if err := fn(b); err != nil {
+		if err := fn(int(rec.NumRows())); err != nil {
 			return err
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/rooftool/rooftool/analysis"
-	"github.com/rooftool/rooftool/ingest"
 )
 
 // catalogCeilings lists the theoretical roofs of a catalog entry, in the
@@ -21,11 +20,9 @@ func catalogCeilings(g GPUSpec) []analysis.Ceiling {
 	return out
 }
 
-func ceilingsFor(t *ingest.Tables, gpuName string, measured *Measured) analysis.Ceilings {
-	var dev analysis.Ceilings
-	if t != nil {
-		dev = analysis.DeviceCeilings(t)
-	}
+// ceilingsFor merges the roofs the export states (dev: DeviceCeilings),
+// the catalog's and the measured ones.
+func ceilingsFor(dev analysis.Ceilings, gpuName string, measured *Measured) analysis.Ceilings {
 	out := analysis.Ceilings{GPU: gpuName, L2Bytes: dev.L2Bytes}
 	if out.GPU == "" {
 		out.GPU = dev.GPU

@@ -102,7 +102,17 @@ func ShortName(deviceName string) string { return shortName(deviceName) }
 // when gpuName is ""), plus every measured ceiling (Source "measured: ...").
 // measured may be nil.
 func CeilingsFor(t *ingest.Tables, gpuName string, measured *Measured) analysis.Ceilings {
-	return ceilingsFor(t, gpuName, measured)
+	var dev analysis.Ceilings
+	if t != nil {
+		dev = analysis.DeviceCeilings(t)
+	}
+	return ceilingsFor(dev, gpuName, measured)
+}
+
+// CeilingsFrom is CeilingsFor with the export's own roofs given (dev:
+// analysis.DeviceCeilings, or DeviceCeilingsIndexed over a metric index).
+func CeilingsFrom(dev analysis.Ceilings, gpuName string, measured *Measured) analysis.Ceilings {
+	return ceilingsFor(dev, gpuName, measured)
 }
 
 // ReadMeasured reads RUNDIR/ceilings.json.

@@ -78,16 +78,16 @@ func runRoofline(ctx context.Context, opts *RooflineOptions) error {
 			return usageErrorf("roofline: --gpu %q is not in the catalog (see rooftool gpus)", opts.GPU)
 		}
 	}
-	t, runDir, err := rooflineTables(opts.Inputs)
+	in, err := openRooflineInput(opts.Inputs, 0)
 	if err != nil {
 		return err
 	}
-	defer t.Release()
+	defer in.Close()
 	var measured *roofline.Measured
 	cpath := opts.Ceilings
-	if cpath == "" && runDir != "" {
-		if _, err := os.Stat(filepath.Join(runDir, rundir.CeilingsFile)); err == nil {
-			cpath = filepath.Join(runDir, rundir.CeilingsFile)
+	if cpath == "" && in.runDir != "" {
+		if _, err := os.Stat(filepath.Join(in.runDir, rundir.CeilingsFile)); err == nil {
+			cpath = filepath.Join(in.runDir, rundir.CeilingsFile)
 		}
 	}
 	if cpath != "" {
@@ -99,14 +99,21 @@ func runRoofline(ctx context.Context, opts *RooflineOptions) error {
 	if err != nil {
 		return err
 	}
-	ceil := roofline.CeilingsFor(t, opts.GPU, measured)
-	run, err := analysis.Analyze(t, exps, analysis.Options{Ceilings: ceil})
+	ceil := roofline.CeilingsFrom(analysis.DeviceCeilingsIndexed(in.t, in.metrics), opts.GPU, measured)
+	run, err := analysis.AnalyzeIndexed(in.t, in.metrics, exps, analysis.Options{Ceilings: ceil})
 	if err != nil {
 		return fmt.Errorf("roofline: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	return drawRoofline(opts, in.t, exps, ceil, run)
+}
+
+// drawRoofline writes the charts of run (analysed from t and exps against
+// ceil) to opts.OutDir, their paths to opts.IO.Out, the roofs and warnings
+// to opts.IO.Err.
+func drawRoofline(opts *RooflineOptions, t *ingest.Tables, exps []*kernels.Experiment, ceil analysis.Ceilings, run *analysis.Run) error {
 	charts := roofline.Plan(run, exps)
 	if len(charts) == 0 {
 		return &ingest.InputError{File: strings.Join(opts.Inputs, " "), Err: errors.New("no ncu kernels or rooftool cells to draw")}
@@ -221,35 +228,4 @@ func orUnknownGPU(s string) string {
 		return "unknown GPU (use --gpu)"
 	}
 	return s
-}
-
-// rooflineTables reads raw exports, or one directory of ingested tables (a
-// run directory, whose path it returns, or a tables folder).
-func rooflineTables(inputs []string) (*ingest.Tables, string, error) {
-	if len(inputs) == 1 {
-		if st, err := os.Stat(inputs[0]); err == nil && st.IsDir() {
-			if err := checkTablesDir(inputs[0]); err != nil {
-				return nil, "", err
-			}
-			run, err := rundir.Open(inputs[0])
-			if err != nil {
-				return nil, "", &ingest.InputError{File: inputs[0], Err: err}
-			}
-			t, err := run.Tables(nil)
-			if err != nil {
-				return nil, "", &ingest.InputError{File: inputs[0], Err: err}
-			}
-			runDir := ""
-			if st, err := os.Stat(filepath.Join(inputs[0], rundir.TablesDir)); err == nil && st.IsDir() {
-				runDir = inputs[0]
-			}
-			return t, runDir, nil
-		}
-	}
-	var in []ingest.Input
-	for _, p := range inputs {
-		in = append(in, ingest.Input{Path: p})
-	}
-	t, err := ingest.Files(in, nil)
-	return t, "", err
 }
