@@ -13,6 +13,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -29,6 +30,10 @@ const (
 	RoleCandidate = "candidate"
 	RoleReference = "reference" // shown, never compared (e.g. an eager PyTorch reference)
 )
+
+// DTypes are the element types an experiment may name: each picks a compute
+// roof (tensor roofs for the tensor-core types).
+var DTypes = []string{"bf16", "fp16", "fp8", "tf32", "fp32", "fp64"}
 
 // Experiment is one experiment: spec.yaml merged with claims.yaml.
 type Experiment struct {
@@ -166,6 +171,9 @@ func loadOne(fsys fs.FS, specPath, prefix string) (*Experiment, error) {
 func (e *Experiment) Validate() error {
 	if e.Name == "" || strings.ContainsAny(e.Name, "/ ") {
 		return fmt.Errorf("experiment name %q: want a non-empty name without '/' or spaces", e.Name)
+	}
+	if e.DType != "" && !slices.Contains(DTypes, e.DType) {
+		return fmt.Errorf("experiment %q: dtype %q: want one of %s (it picks the compute roof of the roofline floor)", e.Name, e.DType, strings.Join(DTypes, ", "))
 	}
 	if e.Dir != "" && e.Dir != e.Name {
 		return fmt.Errorf("experiment %q lives in folder %q: they must match", e.Name, e.Dir)

@@ -8,6 +8,10 @@ contract is in kernels/README.md, "Profile a program of your own").
 
     y = measure("myexp", "unfused", "M=4096,N=4096", lambda: unfused(a, b))
 
+dtype= (either form; bf16, fp16, fp8, tf32, fp32 or fp64, one per experiment) names the
+element type: it becomes the experiment's dtype, which picks the compute roof of the
+roofline floor the report sets beside speedup and time claims.
+
 Each mark is one cell, experiment/variant/shape, and its NVTX range is the nested push/pop
 ranges experiment > variant > shape that rooftool's own runner uses. A loop over mark()
 runs its body as often as the run of the program needs, by ROOFTOOL_MARKS_MODE (set by
@@ -155,9 +159,10 @@ def _clocks():
 class mark:  # noqa: N801 - used like a keyword: for _ in mark(...)
     """One cell of the program: iterate over it and put one call of the variant in the body."""
 
-    def __init__(self, experiment, variant, shape):
+    def __init__(self, experiment, variant, shape, dtype=None):
         self.key = f"{experiment}/{variant}/{shape}"
         self.experiment, self.variant, self.shape = experiment, variant, shape
+        self.dtype = dtype  # the element type (bf16, fp16, fp8, tf32, fp32, fp64): picks the roofline floor
 
     def __iter__(self):
         mode = _mode()
@@ -169,7 +174,10 @@ class mark:  # noqa: N801 - used like a keyword: for _ in mark(...)
                     _append_mark({"range": self.key + "/", "error": str(e)})
                 raise
         if mode == "list":
-            _append_mark({"experiment": self.experiment, "variant": self.variant, "shape": self.shape})
+            cell = {"experiment": self.experiment, "variant": self.variant, "shape": self.shape}
+            if self.dtype:
+                cell["dtype"] = self.dtype
+            _append_mark(cell)
             yield 0
         elif mode == "" or not _selected(self.key):
             yield from self._plain(mode == "")
@@ -271,9 +279,9 @@ class mark:  # noqa: N801 - used like a keyword: for _ in mark(...)
         print(f"{self.key}: one call in its NVTX range after {done} warm-up calls", file=sys.stderr, flush=True)
 
 
-def measure(experiment, variant, shape, fn):
-    """Run fn() as the body of mark(experiment, variant, shape); returns its last result."""
+def measure(experiment, variant, shape, fn, dtype=None):
+    """Run fn() as the body of mark(experiment, variant, shape, dtype); returns its last result."""
     out = None
-    for _ in mark(experiment, variant, shape):
+    for _ in mark(experiment, variant, shape, dtype):
         out = fn()
     return out

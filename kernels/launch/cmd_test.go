@@ -175,6 +175,8 @@ func TestCmdBadPrograms(t *testing.T) {
 		{"exits non-zero", fakeProgram + " --exit-in list", false, []string{"exited with status 5 in its discovery run", "raw/marks/run.log", "marked.py: 4 cells"}},
 		{"crashes", fakeProgram + " --crash-in list", false, []string{"exited with status 3", "simulated crash"}},
 		{"no such program", "no-such-program-rooftool --x", true, []string{`--cmd "no-such-program-rooftool --x"`, "executable file not found"}},
+		{"two dtypes", fakeProgram + " --dtype bf16 --dtype-of-fused fp16", true, []string{`range "toy/fused/M=64,N=32/": dtype "fp16", but an earlier cell of toy was marked "bf16"`}},
+		{"unknown dtype", fakeProgram + " --dtype bfloat16", true, []string{`dtype "bfloat16": want one of bf16, fp16, fp8, tf32, fp32, fp64`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg, _, _ := cmdEnv(t, "", "")
@@ -346,5 +348,26 @@ func TestNewTarget(t *testing.T) {
 		if err != nil || !slices.Equal(tg.Argv, tc.argv) || !slices.Equal(tg.Env, tc.env) || tg.Line != tc.line {
 			t.Errorf("%q: %+v, %v; want argv %q env %q", tc.line, tg, err, tc.argv, tc.env)
 		}
+	}
+}
+
+// A dtype the program gives its marks becomes the experiment's dtype in the
+// run's spec snapshot (the report's roofline floor needs it).
+func TestCmdDType(t *testing.T) {
+	cfg, _, _ := cmdEnv(t, "", "")
+	var err error
+	if cfg.Cmd, err = NewTarget(fakeProgram+" --dtype bf16", ""); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Passes = []string{rundir.PassTiming}
+	if _, err := Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(cfg.RunDir, rundir.SpecsPath("toy", "spec.yaml")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "\ndtype: bf16\n") {
+		t.Errorf("spec snapshot lacks dtype: bf16:\n%s", data)
 	}
 }

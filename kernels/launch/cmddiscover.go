@@ -107,7 +107,7 @@ func (r *Runner) discover(ctx context.Context) ([]PlannedCell, string, error) {
 
 // readMarks reads the list run's cells in the order met, with the helper's
 // refusals of malformed names ("range: why"). A missing file lists none.
-func readMarks(p string) (keys []rundir.Key, bad []string, err error) {
+func readMarks(p string) (keys []markedCell, bad []string, err error) {
 	data, err := os.ReadFile(p)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil, nil
@@ -121,7 +121,7 @@ func readMarks(p string) (keys []rundir.Key, bad []string, err error) {
 			continue
 		}
 		var l struct {
-			rundir.Key
+			markedCell
 			Range string `json:"range"`
 			Error string `json:"error"`
 		}
@@ -132,9 +132,16 @@ func readMarks(p string) (keys []rundir.Key, bad []string, err error) {
 			bad = append(bad, l.Error)
 			continue
 		}
-		keys = append(keys, l.Key)
+		keys = append(keys, l.markedCell)
 	}
 	return keys, bad, sc.Err()
+}
+
+// markedCell is one cell the list run found, with the element type the
+// program gave for it (mark(..., dtype=...); empty: none).
+type markedCell struct {
+	rundir.Key
+	DType string `json:"dtype,omitempty"`
 }
 
 // cmdSpec is the spec.yaml a --cmd run writes per experiment it found.
@@ -142,6 +149,7 @@ type cmdSpec struct {
 	Experiment  string       `yaml:"experiment"`
 	Title       string       `yaml:"title"`
 	Description string       `yaml:"description"`
+	DType       string       `yaml:"dtype,omitempty"`
 	Vars        []string     `yaml:"vars"`
 	Shapes      []string     `yaml:"shapes"`
 	Variants    []cmdVariant `yaml:"variants"`
@@ -162,12 +170,13 @@ const cmdSpecHeader = "# Written by rooftool profile --cmd from the NVTX ranges 
 // shapes as rooftool's own specs require them, shapes canonical in the
 // order their variables were first met) and builds, validates and
 // snapshots one experiment per experiment marked.
-func (r *Runner) cmdExperiments(keys []rundir.Key) (map[string]*kernels.Experiment, error) {
+func (r *Runner) cmdExperiments(keys []markedCell) (map[string]*kernels.Experiment, error) {
 	cmd := fmt.Sprintf("--cmd %q", r.cfg.Cmd.Line)
 	var order []string
 	specs := map[string]*cmdSpec{}
 	seen := map[rundir.Key]bool{}
-	for _, k := range keys {
+	for _, mc := range keys {
+		k := mc.Key
 		rng := k.String() + "/"
 		if seen[k] {
 			return nil, configErrorf("%s: range %q marked twice: each experiment/variant/shape is one cell, marked once per run", cmd, rng)
@@ -178,6 +187,12 @@ func (r *Runner) cmdExperiments(keys []rundir.Key) (map[string]*kernels.Experime
 			s = &cmdSpec{Experiment: k.Experiment, Title: "marked by a program of its own", Description: "rooftool profile --cmd " + r.cfg.Cmd.Line, Passes: r.cfg.Passes}
 			specs[k.Experiment] = s
 			order = append(order, k.Experiment)
+		}
+		if mc.DType != "" {
+			if s.DType != "" && s.DType != mc.DType {
+				return nil, configErrorf("%s: range %q: dtype %q, but an earlier cell of %s was marked %q: an experiment has one element type", cmd, rng, mc.DType, k.Experiment, s.DType)
+			}
+			s.DType = mc.DType
 		}
 		if _, err := kernels.ParseShape(k.Shape); err != nil {
 			return nil, configErrorf("%s: range %q: %w (want name=integer,...: e.g. M=4096,N=4096)", cmd, rng, err)

@@ -52,6 +52,16 @@ def test_list_appends_each_cell(env, monkeypatch):
                      {"experiment": "toy", "variant": "fused", "shape": "M=64"}]
 
 
+def test_list_records_the_dtype(env, monkeypatch):
+    out, _ = env
+    monkeypatch.setenv(marks.ENV_MODE, "list")
+    for _ in marks.mark("toy", "fused", "M=64", dtype="bf16"):
+        pass
+    marks.measure("toy", "unfused", "M=64", lambda: None, dtype="bf16")
+    lines = [json.loads(l) for l in open(out / marks.MARKS_FILE)]
+    assert [l["dtype"] for l in lines] == ["bf16", "bf16"]
+
+
 def test_list_records_a_malformed_name(env, monkeypatch):
     out, _ = env
     monkeypatch.setenv(marks.ENV_MODE, "list")

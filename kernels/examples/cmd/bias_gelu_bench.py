@@ -55,7 +55,7 @@ def main():
         ref = unfused(a, w, bias).float()
         for name, fn in VARIANTS.items():
             out = None
-            for _ in mark(EXPERIMENT, name, shape):  # one call per iteration: rooftool decides how many
+            for _ in mark(EXPERIMENT, name, shape, dtype="bf16"):  # one call per iteration: rooftool decides how many
                 out = fn(a, w, bias)
             rel = ((out.float() - ref).norm() / ref.norm()).item()
             if not rel <= 2e-2:

@@ -9,6 +9,7 @@ ranges are recorded as the fake runner records its cells.
     marked.py --shape S       marks toy/fused/S (e.g. a malformed shape)
     marked.py --name N        marks toy/N/M=64,N=32 without the helper's own name check
     marked.py --twice         marks toy/fused/M=64,N=32 twice
+    marked.py --dtype D       gives each mark dtype=D; --dtype-of-fused D gives fused's marks D
     marked.py --example       marks the cells of kernels/examples/cmd/bias_gelu_bench.py
     marked.py --exit-in M     exits 5 after marking when ROOFTOOL_MARKS_MODE is M
     marked.py --crash-in M    exits 3 before the first mark when ROOFTOOL_MARKS_MODE is M
@@ -52,8 +53,10 @@ if "--name" in args:
     rm._check_name = lambda *a: None  # a program that marks without the helper's check
     cells = [("toy", args[args.index("--name") + 1], "M=64,N=32")]
 total = 0
+dtype = args[args.index("--dtype") + 1] if "--dtype" in args else None
 for exp, v, s in cells:
-    for _ in rm.mark(exp, v, s):
+    dt = args[args.index("--dtype-of-fused") + 1] if "--dtype-of-fused" in args and v == "fused" else dtype
+    for _ in rm.mark(exp, v, s, dtype=dt):
         total += sum(range(1000))
 print(f"marked.py: {len(cells)} cells, {total}")
 if "--exit-in" in args and args[args.index("--exit-in") + 1] == mode:
