@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import torch
 
-DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
+# spec.yaml's dtype -> the torch dtype of the inputs (kernels.DTypes lists the same names);
+# tf32 inputs are float32: TF32 is how the variant's GEMMs multiply them.
+DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "tf32": torch.float32, "fp32": torch.float32,
+          "fp64": torch.float64}
 if hasattr(torch, "float8_e4m3fn"):
     DTYPES["fp8"] = torch.float8_e4m3fn  # e4m3, the fp8 format Hopper multiplies with fp32 accumulation
 
