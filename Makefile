@@ -38,6 +38,7 @@ fuzz:
 	$(GO) test ./ingest -run '^$$' -fuzz '^FuzzNCUCSV$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./ingest -run '^$$' -fuzz '^FuzzNCURecords$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./ingest -run '^$$' -fuzz '^FuzzKineto$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./ingest -run '^$$' -fuzz '^FuzzNsysSQLite$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 
 demo: build
 	./$(BIN) report -o out/report --format md,json,html
