@@ -170,15 +170,7 @@ func buildHTMLView(r *Report, files fs.FS) htmlView {
 	for _, k := range ks {
 		v.Options = append(v.Options, htmlKV{k, strings.Trim(compactOption(r.Run.Options[k]), "`")})
 	}
-	items := append([]analysis.Ceiling(nil), r.Run.Ceilings.Items...)
-	sort.SliceStable(items, func(i, j int) bool { return items[i].Kind < items[j].Kind })
-	for _, it := range items {
-		unit := "FLOP/s"
-		if it.Kind == "bandwidth" {
-			unit = "B/s"
-		}
-		v.Ceilings = append(v.Ceilings, []string{it.Name, it.Kind, SI(it.Value, unit), it.Source})
-	}
+	v.Ceilings = ceilingRows(r.Run.Ceilings)
 	return v
 }
 
@@ -316,28 +308,14 @@ func htmlRowOf(row CellRow) htmlRow {
 }
 
 func htmlQualityOf(rows []QualityRow) []htmlQuality {
-	pct := func(v float64) string {
-		if v == 0 {
-			return "—"
-		}
-		return fmt.Sprintf("%.0f%%", 100*v)
-	}
 	sorted := append([]QualityRow(nil), rows...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Variant < sorted[j].Variant })
 	var out []htmlQuality
 	for _, r := range sorted {
-		q := htmlQuality{Variant: r.Variant, Shape: r.Shape, GEMMSpeed: pct(r.GEMMSpeed), GEMMDRAM: "—", Slowest: "—", SOL: "—", Elementwise: "—", Verdict: r.Verdict, Class: "nm"}
-		if r.GEMMDRAM > 0 {
-			q.GEMMDRAM = Ratio(r.GEMMDRAM)
-		}
-		if r.Slowest != "" {
-			q.Slowest = fmt.Sprintf("%s (%.0f%%)", shorten(shortKernelName(r.Slowest), 40), 100*r.SlowestShare)
-		}
-		if r.ComputeSOL > 0 || r.MemorySOL > 0 {
-			q.SOL = fmt.Sprintf("%.0f / %.0f / %.0f %%", r.ComputeSOL, r.MemorySOL, r.DRAMSOL)
-		}
-		if r.ElementwisePctDRAM > 0 {
-			q.Elementwise = fmt.Sprintf("%.0f%%", r.ElementwisePctDRAM)
+		t := r.text()
+		q := htmlQuality{Variant: r.Variant, Shape: r.Shape, GEMMSpeed: t.GEMMSpeed, GEMMDRAM: t.GEMMDRAM, Slowest: "—", SOL: t.SOL, Elementwise: t.Elementwise, Verdict: r.Verdict, Class: "nm"}
+		if t.Kernel != "" {
+			q.Slowest = fmt.Sprintf("%s (%s)", t.Kernel, t.Share)
 		}
 		switch r.Verdict {
 		case "at library quality":

@@ -193,16 +193,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	}
 	if c := r.Run.Ceilings; len(c.Items) > 0 {
 		p("\n## Ceilings\n\n")
-		ct := Table{Header: []string{"Roof", "Kind", "Value", "Source"}, Align: []Align{Left, Left, Right, Left}}
-		items := append([]analysis.Ceiling(nil), c.Items...)
-		sort.SliceStable(items, func(i, j int) bool { return items[i].Kind < items[j].Kind })
-		for _, it := range items {
-			unit := "FLOP/s"
-			if it.Kind == "bandwidth" {
-				unit = "B/s"
-			}
-			ct.Rows = append(ct.Rows, []string{it.Name, it.Kind, SI(it.Value, unit), it.Source})
-		}
+		ct := Table{Header: []string{"Roof", "Kind", "Value", "Source"}, Align: []Align{Left, Left, Right, Left}, Rows: ceilingRows(c)}
 		if err := ct.Write(&b); err != nil {
 			return err
 		}
@@ -542,4 +533,20 @@ func (d Decision) Cite() string {
 		return d.Source
 	}
 	return fmt.Sprintf("seed %s:%d", d.Seed, d.Line)
+}
+
+// ceilingRows are the run's roofs as both report formats list them: name,
+// kind, value, source, bandwidths and compute roofs each together.
+func ceilingRows(c analysis.Ceilings) [][]string {
+	items := append([]analysis.Ceiling(nil), c.Items...)
+	sort.SliceStable(items, func(i, j int) bool { return items[i].Kind < items[j].Kind })
+	var rows [][]string
+	for _, it := range items {
+		unit := "FLOP/s"
+		if it.Kind == "bandwidth" {
+			unit = "B/s"
+		}
+		rows = append(rows, []string{it.Name, it.Kind, SI(it.Value, unit), it.Source})
+	}
+	return rows
 }

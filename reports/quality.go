@@ -100,6 +100,26 @@ func longestGEMM(ks []*analysis.KernelFact) *analysis.KernelFact {
 	return g
 }
 
+// qualityText is a quality row's figures as both report formats print them
+// ("—" where not known; Kernel "" when there is no slowest kernel).
+type qualityText struct {
+	GEMMSpeed, GEMMDRAM, Kernel, Share, SOL, Elementwise string
+}
+
+func (r QualityRow) text() qualityText {
+	q := qualityText{GEMMSpeed: pctOrDash(100 * r.GEMMSpeed), GEMMDRAM: "—", SOL: "—", Elementwise: pctOrDash(r.ElementwisePctDRAM)}
+	if r.GEMMDRAM > 0 {
+		q.GEMMDRAM = Ratio(r.GEMMDRAM)
+	}
+	if r.Slowest != "" {
+		q.Kernel, q.Share = shorten(shortKernelName(r.Slowest), 40), fmt.Sprintf("%.0f%%", 100*r.SlowestShare)
+	}
+	if r.ComputeSOL > 0 || r.MemorySOL > 0 {
+		q.SOL = fmt.Sprintf("%.0f / %.0f / %.0f %%", r.ComputeSOL, r.MemorySOL, r.DRAMSOL)
+	}
+	return q
+}
+
 // writeQuality writes the kernel quality table of an experiment.
 func writeQuality(p func(string, ...any), rows []QualityRow) {
 	if len(rows) == 0 {
@@ -111,23 +131,12 @@ func writeQuality(p func(string, ...any), rows []QualityRow) {
 	sorted := append([]QualityRow(nil), rows...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Variant < sorted[j].Variant })
 	for _, r := range sorted {
-		sol := "—"
-		if r.ComputeSOL > 0 || r.MemorySOL > 0 {
-			sol = fmt.Sprintf("%.0f / %.0f / %.0f %%", r.ComputeSOL, r.MemorySOL, r.DRAMSOL)
-		}
-		ew := "—"
-		if r.ElementwisePctDRAM > 0 {
-			ew = fmt.Sprintf("%.0f%%", r.ElementwisePctDRAM)
-		}
-		dram := "—"
-		if r.GEMMDRAM > 0 {
-			dram = Ratio(r.GEMMDRAM)
-		}
+		q := r.text()
 		slow := "—"
-		if r.Slowest != "" {
-			slow = fmt.Sprintf("`%s` (%.0f%%)", shorten(shortKernelName(r.Slowest), 40), 100*r.SlowestShare)
+		if q.Kernel != "" {
+			slow = fmt.Sprintf("`%s` (%s)", q.Kernel, q.Share)
 		}
-		t.Rows = append(t.Rows, []string{r.Variant, "`" + r.Shape + "`", pctOrDash(100 * r.GEMMSpeed), dram, slow, sol, ew, r.Verdict})
+		t.Rows = append(t.Rows, []string{r.Variant, "`" + r.Shape + "`", q.GEMMSpeed, q.GEMMDRAM, slow, q.SOL, q.Elementwise, r.Verdict})
 	}
 	pTable(p, t)
 	p("\nFrom the ncu kernel pass of this run. GEMM speed of library: the baseline's GEMM SM cycles over\n")
@@ -137,12 +146,14 @@ func writeQuality(p func(string, ...any), rows []QualityRow) {
 	writeLimits(p, sorted)
 }
 
-// writeLimits writes, for the rows whose run collected them, what ncu says
-// limits each candidate's slowest kernel beside the library GEMM it is set
-// against.
-func writeLimits(p func(string, ...any), rows []QualityRow) {
-	t := Table{Header: []string{"Variant", "Shape", "Kernel", "L2 hit", "Tensor pipe", "Issue slots", "Top stalls (warps per issue)"},
-		Align: []Align{Left, Left, Left, Right, Right, Right, Left}}
+// limitsHeader heads the table of what limits each candidate's slowest
+// kernel beside the library GEMM it is set against.
+var limitsHeader = []string{"Variant", "Shape", "Kernel", "L2 hit", "Tensor pipe", "Issue slots", "Top stalls (warps per issue)"}
+
+// limitsRows are that table's rows, for the quality rows whose run collected
+// the counters; code marks a shape or kernel name as code in the format.
+func limitsRows(rows []QualityRow, code func(string) string) [][]string {
+	var out [][]string
 	add := func(variant, shape, kernel string, l *analysis.Limits) {
 		var st []string
 		for _, s := range l.TopStalls(3) {
@@ -155,17 +166,24 @@ func writeLimits(p func(string, ...any), rows []QualityRow) {
 				stalls += fmt.Sprintf(" of %.2f", l.WarpsPerIssue)
 			}
 		}
-		t.Rows = append(t.Rows, []string{variant, shape, kernel, pctOrDash(l.L2HitPct), pctOrDash(l.TensorActivePct), pctOrDash(l.IssueActivePct), stalls})
+		out = append(out, []string{variant, shape, kernel, pctOrDash(l.L2HitPct), pctOrDash(l.TensorActivePct), pctOrDash(l.IssueActivePct), stalls})
 	}
 	for _, r := range rows {
 		if r.SlowestLimits == nil {
 			continue
 		}
-		add(r.Variant, "`"+r.Shape+"`", "`"+shorten(shortKernelName(r.Slowest), 40)+"`", r.SlowestLimits)
+		add(r.Variant, code(r.Shape), code(shorten(shortKernelName(r.Slowest), 40)), r.SlowestLimits)
 		if r.LibraryLimits != nil {
-			add("", "", "library: `"+shorten(shortKernelName(r.LibraryGEMM), 40)+"`", r.LibraryLimits)
+			add("", "", "library: "+code(shorten(shortKernelName(r.LibraryGEMM), 40)), r.LibraryLimits)
 		}
 	}
+	return out
+}
+
+// writeLimits writes the limits table of rows, if any has its counters.
+func writeLimits(p func(string, ...any), rows []QualityRow) {
+	t := Table{Header: limitsHeader, Align: []Align{Left, Left, Left, Right, Right, Right, Left},
+		Rows: limitsRows(rows, func(s string) string { return "`" + s + "`" })}
 	if len(t.Rows) == 0 {
 		return
 	}
