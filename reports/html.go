@@ -74,6 +74,7 @@ type htmlExperiment struct {
 	Env                          []htmlKV
 	Shapes                       []htmlShape
 	Quality                      []htmlQuality
+	Limits                       [][]string // limitsRows
 	Plots                        []htmlPlot
 	Crossovers                   []string
 	Warnings                     []analysis.Warning
@@ -237,6 +238,7 @@ func htmlExperimentOf(e ExperimentReport, files fs.FS) htmlExperiment {
 		h.Shapes = append(h.Shapes, hs)
 	}
 	h.Quality = htmlQualityOf(e.Quality)
+	h.Limits = limitsRows(byVariant(e.Quality), func(s string) string { return s })
 	for _, p := range e.Plots {
 		h.Plots = append(h.Plots, htmlPlotOf(p, files))
 	}
@@ -308,10 +310,8 @@ func htmlRowOf(row CellRow) htmlRow {
 }
 
 func htmlQualityOf(rows []QualityRow) []htmlQuality {
-	sorted := append([]QualityRow(nil), rows...)
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Variant < sorted[j].Variant })
 	var out []htmlQuality
-	for _, r := range sorted {
+	for _, r := range byVariant(rows) {
 		t := r.text()
 		q := htmlQuality{Variant: r.Variant, Shape: r.Shape, GEMMSpeed: t.GEMMSpeed, GEMMDRAM: t.GEMMDRAM, Slowest: "—", SOL: t.SOL, Elementwise: t.Elementwise, Verdict: r.Verdict, Class: "nm"}
 		if t.Kernel != "" {
@@ -555,6 +555,22 @@ marked. FLOPs: ncu kernel pass; theory: claims.yaml. Kernel names are shortened.
 this variant's for the same products (its fused epilogues included); below 90% or above 1.10x
 the library's DRAM bytes is below library quality. SOL: ncu's own speed-of-light percentages of
 the slowest kernel.</p>
+{{- if .Limits}}
+<p>What limits the slowest kernel, from the same pass, beside the baseline's longest GEMM:</p>
+<div class="wrap">
+<table>
+<thead><tr><th>Variant</th><th>Shape</th><th>Kernel</th><th class="n">L2 hit</th><th class="n">Tensor pipe</th><th class="n">Issue slots</th><th>Top stalls (warps per issue)</th></tr></thead>
+<tbody>
+{{- range .Limits}}
+<tr><td class="nw">{{index . 0}}</td><td>{{if index . 1}}<code>{{index . 1}}</code>{{end}}</td><td class="mono">{{index . 2}}</td><td class="n">{{index . 3}}</td><td class="n">{{index . 4}}</td><td class="n">{{index . 5}}</td><td>{{index . 6}}</td></tr>
+{{- end}}
+</tbody>
+</table>
+</div>
+<p class="legend">L2 hit: <code>lts__t_sector_hit_rate</code>. Tensor pipe and issue slots: % of peak while the SM is active.
+Stalls: ncu's warp states, warps stalled for that reason per issued instruction, of the warps
+resident per issued instruction in all (<code>smsp__average_warps_issue_stalled_*_per_issue_active</code>).</p>
+{{- end}}
 {{- end}}
 <h3>Crossover</h3>
 {{- if .Crossovers}}

@@ -110,7 +110,9 @@ func TestHTMLEscapesAndLimited(t *testing.T) {
 	for i := range r.Experiments {
 		if r.Experiments[i].Name == "swiglu" {
 			r.Experiments[i].Quality = []QualityRow{{Variant: "dual-acc", Shape: "M=512,N=4096,K=7168", GEMMSpeed: 0.77, GEMMDRAM: 1.01,
-				Slowest: "void triton::_dual_acc_kernel<1>(float*)", SlowestShare: 1, ComputeSOL: 61, MemorySOL: 40, DRAMSOL: 30, Verdict: "below library quality"}}
+				Slowest: "void triton::_dual_acc_kernel<1>(float*)", SlowestShare: 1, ComputeSOL: 61, MemorySOL: 40, DRAMSOL: 30, Verdict: "below library quality",
+				SlowestLimits: &analysis.Limits{L2HitPct: 76.2, TensorActivePct: 87.6, WarpsPerIssue: 8.66, Stalls: map[string]float64{"barrier": 2.45, "wait": 1.49}},
+				LibraryGEMM:   "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT", LibraryLimits: &analysis.Limits{L2HitPct: 86}}}
 		}
 	}
 	page := renderHTML(t, r, plotFiles(r))
@@ -126,6 +128,9 @@ func TestHTMLEscapesAndLimited(t *testing.T) {
 		`<td class="n">75%</td><td>implementation<div class="sub">had they matched: 14.20 µs (GO)</div></td>`,
 		`<td class="n">77%</td><td class="n">1.010x</td><td><code>_dual_acc_kernel (100%)</code></td><td class="n">61 / 40 / 30 %</td>`,
 		`<td class="nw nogo">below library quality</td>`,
+		// the limits table, as report.md has it
+		`<td class="mono">_dual_acc_kernel</td><td class="n">76%</td><td class="n">88%</td><td class="n">—</td><td>barrier 2.45, wait 1.49 of 8.66</td>`,
+		`<td class="mono">library: nvjet_sm90_tst_256x128_64x4_1x2_h_bz_co…</td><td class="n">86%</td>`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report.html lacks %q", want)

@@ -120,6 +120,13 @@ func (r QualityRow) text() qualityText {
 	return q
 }
 
+// byVariant is rows in the order both report formats list them.
+func byVariant(rows []QualityRow) []QualityRow {
+	sorted := append([]QualityRow(nil), rows...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Variant < sorted[j].Variant })
+	return sorted
+}
+
 // writeQuality writes the kernel quality table of an experiment.
 func writeQuality(p func(string, ...any), rows []QualityRow) {
 	if len(rows) == 0 {
@@ -128,8 +135,7 @@ func writeQuality(p func(string, ...any), rows []QualityRow) {
 	p("\n### Kernel quality\n\n")
 	t := Table{Header: []string{"Variant", "Shape", "GEMM speed of library", "GEMM DRAM of library", "Slowest kernel (share)", "Compute / memory / DRAM SOL", "Elementwise % of DRAM roof", "Quality"},
 		Align: []Align{Left, Left, Right, Right, Left, Right, Right, Left}}
-	sorted := append([]QualityRow(nil), rows...)
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Variant < sorted[j].Variant })
+	sorted := byVariant(rows)
 	for _, r := range sorted {
 		q := r.text()
 		slow := "—"
