@@ -65,33 +65,16 @@ func CompareMainLoops(cand, base []*KernelFact, margin float64) (MainLoops, bool
 		margin = DefaultMainLoopMargin
 	}
 	var m MainLoops
-	var clocks []float64
-	for _, k := range cand {
-		if k.TensorFLOPs > 0 {
-			m.CandKernels++
-			m.CandFLOPs += k.TensorFLOPs
-			m.CandCycles += k.SMCycles
-			m.CandDRAM += k.DRAMBytes
-			if k.SMClockHz > 0 {
-				clocks = append(clocks, k.SMClockHz)
-			}
-		}
-	}
-	for _, k := range base {
-		if k.TensorFLOPs > 0 {
-			m.BaseKernels++
-			m.BaseFLOPs += k.TensorFLOPs
-			m.BaseCycles += k.SMCycles
-			m.BaseDRAM += k.DRAMBytes
-		}
-	}
+	c, b := sumGEMMs(cand), sumGEMMs(base)
+	m.CandKernels, m.CandFLOPs, m.CandCycles, m.CandDRAM = c.kernels, c.flops, c.cycles, c.dram
+	m.BaseKernels, m.BaseFLOPs, m.BaseCycles, m.BaseDRAM = b.kernels, b.flops, b.cycles, b.dram
 	if m.CandKernels == 0 || m.BaseKernels == 0 || m.CandCycles <= 0 || m.BaseCycles <= 0 {
 		return m, false
 	}
 	if math.Abs(m.CandFLOPs/m.BaseFLOPs-1) > sameProductsTol {
 		return m, false
 	}
-	m.CandClockHz = median(clocks)
+	m.CandClockHz = median(c.clocks)
 	m.CyclesRatio = m.CandCycles / m.BaseCycles
 	if m.BaseDRAM > 0 {
 		m.DRAMRatio = m.CandDRAM / m.BaseDRAM
@@ -103,6 +86,30 @@ func CompareMainLoops(cand, base []*KernelFact, margin float64) (MainLoops, bool
 	m.Worse = slower || m.MoreDRAM
 	m.Limited = m.SlowerLoops || m.MoreDRAM
 	return m, true
+}
+
+// gemmSums are the sums over the kernels with tensor work of a cell.
+type gemmSums struct {
+	kernels             int
+	flops, cycles, dram float64
+	clocks              []float64 // SM clock of each, where known
+}
+
+func sumGEMMs(ks []*KernelFact) gemmSums {
+	var g gemmSums
+	for _, k := range ks {
+		if k.TensorFLOPs <= 0 {
+			continue
+		}
+		g.kernels++
+		g.flops += k.TensorFLOPs
+		g.cycles += k.SMCycles
+		g.dram += k.DRAMBytes
+		if k.SMClockHz > 0 {
+			g.clocks = append(g.clocks, k.SMClockHz)
+		}
+	}
+	return g
 }
 
 // Summary states the comparison with its figures.
