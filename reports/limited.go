@@ -12,27 +12,14 @@ import (
 const LimitedByImplementation = "implementation"
 
 // limitedFamilies are the metric families a main loop's speed or traffic
-// enters, each with the comparison that limits it: a time claim is limited
-// by slower GEMMs, a DRAM claim by GEMMs that move more bytes (a candidate
+// enters, and which of the two: a time claim (true) is limited by slower
+// GEMMs, a DRAM claim (false) by GEMMs that move more bytes (a candidate
 // whose GEMMs are slower but move fewer bytes does not limit a DRAM claim).
-var limitedFamilies = map[string]mainLoopTest{
-	metricFamilyTime:   {limits: func(m analysis.MainLoops) bool { return m.SlowerLoops }, notComparable: notAGEMM},
-	metricFamilyDevice: {limits: func(m analysis.MainLoops) bool { return m.SlowerLoops }, notComparable: notAGEMM},
-	metricFamilyDRAM:   {limits: func(m analysis.MainLoops) bool { return m.MoreDRAM }, notComparable: func(analysis.MainLoops) string { return "" }},
-}
+var limitedFamilies = map[string]bool{metricFamilyTime: true, metricFamilyDevice: true, metricFamilyDRAM: false}
 
-// mainLoopTest is how a metric family reads a main-loop comparison: whether
-// it limits the claim, and else why the comparison does not apply (empty:
-// it does).
-type mainLoopTest struct {
-	limits        func(analysis.MainLoops) bool
-	notComparable func(analysis.MainLoops) string
-}
-
+// notAGEMM says why a time claim gets no main-loop comparison: the
+// candidate's GEMM kernels are mostly other work (analysis.MainLoops.NotAGEMM).
 func notAGEMM(m analysis.MainLoops) string {
-	if !m.NotAGEMM {
-		return ""
-	}
 	return fmt.Sprintf("the candidate's %d GEMM kernels take %.1fx the SM cycles of the baseline's %d for the same products (%.3g vs %.3g): more than %gx, they spend most of their time on other work than the products, which kernel counters cannot tell from their main loops, so no counterfactual",
 		m.CandKernels, m.CyclesRatio, m.BaseKernels, m.CandCycles, m.BaseCycles, analysis.MaxComparableCycles)
 }
@@ -44,7 +31,7 @@ func notAGEMM(m analysis.MainLoops) string {
 // the baseline's cycles and moved its DRAM bytes. The verdict itself still
 // follows the rules.
 func (x *index) limitedBy(e *kernels.Experiment, d *Decision) {
-	test, ok := limitedFamilies[family(d.Metric)]
+	onTime, ok := limitedFamilies[family(d.Metric)]
 	if d.Measured == nil || !ok || d.Metric == MetricElementwiseDRAM {
 		return
 	}
@@ -59,11 +46,15 @@ func (x *index) limitedBy(e *kernels.Experiment, d *Decision) {
 	if !ok {
 		return
 	}
-	if why := test.notComparable(ml); why != "" {
-		d.Reason += "; " + why
+	if onTime && ml.NotAGEMM {
+		d.Reason += "; " + notAGEMM(ml)
 		return
 	}
-	if !test.limits(ml) {
+	limits := ml.MoreDRAM
+	if onTime {
+		limits = ml.SlowerLoops
+	}
+	if !limits {
 		return
 	}
 	cf, how, ok := x.counterfactual(e.Name, d.Metric, d.Candidate, base, d.Shape, ml)
