@@ -49,7 +49,7 @@ func CellFacts(t *ingest.Tables, kfacts []KernelFact, exps []*kernels.Experiment
 // cellFacts is CellFacts on the metrics of t indexed by kernel.
 func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps []*kernels.Experiment, roofs Ceilings, opts Options) []CellFact {
 	opts = opts.withDefaults()
-	spreads := TimingClockSpreads(t)
+	spreads, devSpreads := TimingClockSpreads(t), DeviceClockSpreads(t)
 	l2 := opts.L2Bytes
 	if l2 == 0 {
 		l2 = roofs.L2Bytes
@@ -261,7 +261,8 @@ func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps
 		checkKernelNames(c, kf, timeline[key])
 		checkHostBound(c, opts)
 		checkBimodal(c, c.WallSamplesMs, "wall-time", opts)
-		checkClockSpread(c, spreads[key], clockSpreadTol)
+		checkClockSpread(c, spreads[key], "timed loop", clockSpreadTol)
+		checkClockSpread(c, devSpreads[key], "device-time loop", clockSpreadTol)
 		if e := expByName[key.Experiment]; e != nil {
 			b, f, err := opts.Theory(e, key.Variant, key.Shape)
 			if err != nil {

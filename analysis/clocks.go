@@ -79,16 +79,28 @@ func TimingSMClocks(t *ingest.Tables) (clocks map[rundir.Key]float64, perCell bo
 }
 
 // ClockSpread is the range of the SM clock read during one cell's timed
-// loop (the timing JSON's clock_samples), MHz.
+// loop (the timing JSON's clock_samples or device_clock_samples), MHz.
 type ClockSpread struct{ MinMHz, MaxMHz float64 }
 
-// TimingClockSpreads gives each cell's SM clock range over its timed loop,
-// for cells whose timing JSON recorded clock samples.
+// TimingClockSpreads gives each cell's SM clock range over its timed
+// (wall-time) loop, for cells whose timing JSON recorded clock samples.
 func TimingClockSpreads(t *ingest.Tables) map[rundir.Key]ClockSpread {
+	return clockSpreads(t, ingest.MetaClockSample)
+}
+
+// DeviceClockSpreads gives each cell's SM clock range over its device-time
+// (CUDA-graph replay) loop, for cells whose timing JSON recorded
+// device_clock_samples.
+func DeviceClockSpreads(t *ingest.Tables) map[rundir.Key]ClockSpread {
+	return clockSpreads(t, ingest.MetaDeviceClockSample)
+}
+
+// clockSpreads reads the meta rows "<prefix><rep>.sm_mhz" of source timing.
+func clockSpreads(t *ingest.Tables, prefix string) map[rundir.Key]ClockSpread {
 	cellOf := timingCells(t)
 	out := map[rundir.Key]ClockSpread{}
 	for _, m := range t.Metas() {
-		if m.Source != ingest.SourceTiming || !strings.HasPrefix(m.Key, "clock_sample.") || !strings.HasSuffix(m.Key, ".sm_mhz") {
+		if m.Source != ingest.SourceTiming || !strings.HasPrefix(m.Key, prefix) || !strings.HasSuffix(m.Key, ".sm_mhz") {
 			continue
 		}
 		k, _, ok := cellOf(m.File)
@@ -113,13 +125,14 @@ func TimingClockSpreads(t *ingest.Tables) map[rundir.Key]ClockSpread {
 const clockSpreadTol = 0.05
 
 // checkClockSpread warns where the SM clock moved by more than tol
-// (relative) during a cell's timed loop: its samples mix clock states.
-func checkClockSpread(c *CellFact, s ClockSpread, tol float64) {
+// (relative) during one of a cell's timed loops (loop names it: "timed
+// loop", "device-time loop"): its samples mix clock states.
+func checkClockSpread(c *CellFact, s ClockSpread, loop string, tol float64) {
 	if s.MinMHz <= 0 || s.MaxMHz/s.MinMHz-1 <= tol {
 		return
 	}
 	c.Warnings = append(c.Warnings, Warning{Code: WarnClocks,
-		Msg: fmt.Sprintf("%s: the SM clock moved between %.0f and %.0f MHz during the timed loop (%.0f%%): its samples mix clock states", c.Variant, s.MinMHz, s.MaxMHz, 100*(s.MaxMHz/s.MinMHz-1))})
+		Msg: fmt.Sprintf("%s: the SM clock moved between %.0f and %.0f MHz during the %s (%.0f%%): its samples mix clock states", c.Variant, s.MinMHz, s.MaxMHz, loop, 100*(s.MaxMHz/s.MinMHz-1))})
 }
 
 // timingCells maps a timing meta row's File ("<exp>/<variant>/<file>", as

@@ -33,6 +33,13 @@ type TimingFile struct {
 	// ClockSamples are the clocks read during the timed loop (after each
 	// block of repetitions).
 	ClockSamples []ClockSample `json:"clock_samples,omitempty"`
+	// DeviceClockSamples are the clocks read during the device-time loop
+	// (the CUDA-graph replays of DeviceMs), as ClockSamples are for the
+	// wall loop; absent in files written before that loop sampled them.
+	DeviceClockSamples []ClockSample `json:"device_clock_samples,omitempty"`
+	// GPUUUID names the GPU the cell ran on ("GPU-<uuid>", the CUDA
+	// device's UUID), the device every clock above was read from.
+	GPUUUID string `json:"gpu_uuid,omitempty"`
 	// Code is what the cell ran (knobs, picks, launch path); kept in the
 	// manifest by the runner, not ingested.
 	Code json.RawMessage `json:"code,omitempty"`
@@ -48,6 +55,13 @@ type ClockSample struct {
 // DeviceMethodPrefix marks timing rows that hold device time (Method
 // "device:<how>", e.g. "device:cuda-graph") rather than wall time.
 const DeviceMethodPrefix = "device:"
+
+// Meta key prefixes of the timing clock samples: "<prefix><rep>.sm_mhz",
+// the wall loop's and the device (graph-replay) loop's.
+const (
+	MetaClockSample       = "clock_sample."
+	MetaDeviceClockSample = "device_clock_sample."
+)
 
 // IsDeviceTiming reports whether a timing row's method is a device-time one.
 func IsDeviceTiming(method string) bool { return strings.HasPrefix(method, DeviceMethodPrefix) }
@@ -95,10 +109,18 @@ func parseTimingFile(b *Builder, in Input) error {
 	for k, v := range tf.Clocks {
 		b.AddMeta(Meta{Source: SourceTiming, File: cell, Key: "clock." + k, Value: fmt.Sprint(v)})
 	}
-	for _, cs := range tf.ClockSamples {
-		if cs.SMMHz > 0 {
-			b.AddMeta(Meta{Source: SourceTiming, File: cell, Key: fmt.Sprintf("clock_sample.%d.sm_mhz", cs.Rep), Value: fmt.Sprint(cs.SMMHz)})
+	for _, loop := range []struct {
+		prefix  string
+		samples []ClockSample
+	}{{MetaClockSample, tf.ClockSamples}, {MetaDeviceClockSample, tf.DeviceClockSamples}} {
+		for _, cs := range loop.samples {
+			if cs.SMMHz > 0 {
+				b.AddMeta(Meta{Source: SourceTiming, File: cell, Key: fmt.Sprintf("%s%d.sm_mhz", loop.prefix, cs.Rep), Value: fmt.Sprint(cs.SMMHz)})
+			}
 		}
+	}
+	if tf.GPUUUID != "" {
+		b.AddMeta(Meta{Source: SourceTiming, File: cell, Key: "gpu_uuid", Value: tf.GPUUUID})
 	}
 	if tf.DeviceError != "" {
 		b.AddMeta(Meta{Source: SourceTiming, File: cell, Key: "device_error", Value: tf.DeviceError})

@@ -13,7 +13,7 @@ import traceback
 
 import torch
 
-from . import knobs, picks, records
+from . import gpuid, knobs, picks, records
 from . import spec as specmod
 from .impl import DTYPES
 
@@ -39,32 +39,20 @@ def exp_module(name):
 
 # ------------------------------------------------------------------ env
 
-_NVML = {}  # device index -> (pynvml, handle): nvmlInit once per process, not per read
+_GPUS = {}  # CUDA device index -> gpuid.GPU: NVML opened once per process, not per read
 
 
-def _nvml():
+def gpu():
+    """The GPU this process's current CUDA device is, named by its UUID for NVML and
+    nvidia-smi (which ignore CUDA_VISIBLE_DEVICES: their index 0 may be another GPU)."""
     d = torch.cuda.current_device()
-    if d not in _NVML:
-        try:
-            import pynvml
-            pynvml.nvmlInit()
-            _NVML[d] = pynvml, pynvml.nvmlDeviceGetHandleByIndex(d)
-        except Exception:  # noqa: BLE001 - no NVML: clocks stay empty
-            _NVML[d] = None, None
-    return _NVML[d]
+    if d not in _GPUS:
+        _GPUS[d] = gpuid.GPU(getattr(torch.cuda.get_device_properties(d), "uuid", ""))
+    return _GPUS[d]
 
 
 def clocks():
-    nv, h = _nvml()
-    if nv is None:
-        return {}
-    out = {}
-    try:
-        out["sm_mhz"] = float(nv.nvmlDeviceGetClockInfo(h, nv.NVML_CLOCK_SM))
-        out["mem_mhz"] = float(nv.nvmlDeviceGetClockInfo(h, nv.NVML_CLOCK_MEM))
-    except Exception:  # noqa: BLE001
-        pass
-    return out
+    return gpu().clocks()
 
 
 def env_info():
@@ -78,19 +66,10 @@ def env_info():
     info.update({"device": p.name, "sm_count": p.multi_processor_count,
                  "l2_bytes": int(getattr(p, "L2_cache_size", 0)), "memory_bytes": int(p.total_memory),
                  "compute_capability": f"{p.major}.{p.minor}"})
-    nv, h = _nvml()
-    if nv is not None:
-        try:
-            info["driver"] = nv.nvmlSystemGetDriverVersion()
-            if isinstance(info["driver"], bytes):
-                info["driver"] = info["driver"].decode()
-            info["max_sm_mhz"] = float(nv.nvmlDeviceGetMaxClockInfo(h, nv.NVML_CLOCK_SM))
-            info["max_mem_mhz"] = float(nv.nvmlDeviceGetMaxClockInfo(h, nv.NVML_CLOCK_MEM))
-            info["uuid"] = nv.nvmlDeviceGetUUID(h)
-            if isinstance(info["uuid"], bytes):
-                info["uuid"] = info["uuid"].decode()
-        except Exception:  # noqa: BLE001
-            pass
+    g = gpu()
+    info["gpu_uuid"] = g.uuid
+    info.update(g.info())  # "uuid": the one NVML answered for, equal to gpu_uuid
+    info.setdefault("uuid", g.uuid)
     info["clocks"] = clocks()
     return info
 
@@ -396,12 +375,13 @@ def _timed_reps(fns, reps, clock_at=()):
     return [starts[i].elapsed_time(ends[i]) for i in range(reps)], samples
 
 
-def _device_time(impl, sets, graph, samples, reps, warmup):
+def _device_time(impl, sets, graph, samples, clock_samples, reps, warmup):
     """Device time per rep without host launch overhead: one call per buffer set captured
-    in a CUDA graph, graph replays timed with CUDA events (graph variants: their timed
-    samples are that already). Returns records.device_fields; never raises."""
+    in a CUDA graph, graph replays timed with CUDA events, the clocks sampled as in the
+    wall loop (graph variants: their timed samples and clock samples are that already).
+    Returns records.device_fields; never raises."""
     if graph:
-        return records.device_fields(list(samples), reps)
+        return records.device_fields(list(samples), reps, clock_samples=list(clock_samples))
     if not getattr(impl, "graph_ok", True):
         return records.device_fields(None, reps, "the variant cannot be captured in a CUDA graph (graph_ok = False)")
     graphs = None
@@ -409,8 +389,9 @@ def _device_time(impl, sets, graph, samples, reps, warmup):
         graphs = capture(impl, sets)
         fns = [g.replay for g in graphs]
         warm_up(fns, warmup)
-        ms, _ = _timed_reps(fns, reps)
-        return records.device_fields(ms, reps)
+        ms, clk = _timed_reps(fns, reps, records.clock_sample_reps(reps))
+        clk.append(records.clock_sample(reps, clocks()))  # after the loop's synchronisation
+        return records.device_fields(ms, reps, clock_samples=clk)
     except Exception as e:  # noqa: BLE001 - device time never fails the cell
         try:
             torch.cuda.synchronize()
@@ -439,14 +420,14 @@ def run_time(cell, reps, warmup):
     clock_samples.append(records.clock_sample(reps, clk))  # after the loop's synchronisation
     del fns
     # Device time: after the wall-time reps, same buffer sets, same warm-up rules.
-    dev = _device_time(impl, sets, graph, samples, reps, warmup)
+    dev = _device_time(impl, sets, graph, samples, clock_samples, reps, warmup)
     set_bytes = nbytes(sets[0][0]) + nbytes(sets[0][1])
     n_sets = len(sets)
     del sets
     torch.cuda.empty_cache()
     return records.timing_record(cell.exp.name, cell.variant.name, cell.shape, torch.cuda.get_device_name(), graph,
                                  warmup, reps, n_sets, clk, samples, set_bytes=set_bytes, l2_bytes=l2,
-                                 clock_samples=clock_samples, **dev, code=code_record())
+                                 clock_samples=clock_samples, gpu_uuid=gpu().uuid, **dev, code=code_record())
 
 
 def run_profile(cell, warmup):

@@ -25,7 +25,11 @@ def _timing(device_ms=(0.09, 0.1, 0.08), error=""):
     return records.timing_record("swiglu", "dual-acc", "M=512,N=4096,K=7168", "NVIDIA H200", False, 10, 3, 2,
                                  clk, [0.1, 0.11, 0.09], set_bytes=1,
                                  clock_samples=[records.clock_sample(r, clk) for r in records.clock_sample_reps(3)],
-                                 **records.device_fields(list(device_ms) if device_ms else None, 3, error), code=CODE)
+                                 gpu_uuid="GPU-bbbbbbbb-1111-1111-1111-111111111111",
+                                 **records.device_fields(list(device_ms) if device_ms else None, 3, error,
+                                                         clock_samples=[records.clock_sample(r, {"sm_mhz": 1755})
+                                                                        for r in records.clock_sample_reps(3)]),
+                                 code=CODE)
 
 
 def test_timing_record_matches_ingest():
@@ -33,11 +37,14 @@ def test_timing_record_matches_ingest():
     want = _go_json_fields("ingest/timing.go", "TimingFile")
     assert want - {"device_error"} <= set(rec), want - set(rec)  # device_error: only where device_ms is null
     bad = _timing(None, "capture failed: RuntimeError: operation not permitted when stream is capturing")
-    assert want <= set(bad), want - set(bad)
+    assert want - {"device_clock_samples"} <= set(bad), want - set(bad)  # device loop clocks: only with its samples
+    assert "device_clock_samples" not in bad
     assert bad["device_ms"] is None and bad["device_method"] == "cuda-graph" and bad["device_error"].startswith("capture")
     assert rec["device_ms"] == [0.09, 0.1, 0.08] and "device_error" not in rec
     assert rec["clock_samples"] == [{"rep": 0, "sm_mhz": 1980.0, "mem_mhz": 3201.0},
                                     {"rep": 3, "sm_mhz": 1980.0, "mem_mhz": 3201.0}]
+    assert rec["device_clock_samples"] == [{"rep": 0, "sm_mhz": 1755.0}, {"rep": 3, "sm_mhz": 1755.0}]
+    assert rec["gpu_uuid"] == "GPU-bbbbbbbb-1111-1111-1111-111111111111"
     assert rec["code"] == CODE
     json.dumps(bad, allow_nan=False)
     assert rec["rooftool_timing"] == 1 and rec["method"] == "cuda-events"
