@@ -67,6 +67,28 @@ from common.impl import Impl  # noqa: E402
 
 GATE_MODE = knobs.get("ROOFTOOL_CUTLASS_GATE")  # mul | evt
 TILE = knobs.get("ROOFTOOL_CUTLASS_TILE")
+RASTER = knobs.get("ROOFTOOL_CUTLASS_RASTER")
+_RASTER_ORDER = {"heuristic": 0, "m": 1, "n": 2}  # cutlass::gemm::kernel::detail::RasterOrderOptions
+
+
+def _scheduler_args(raster=RASTER):
+    """The persistent tile scheduler's run-time arguments (max swizzle size, raster order):
+    cutlass_cppgen 4.2 always passes swizzle 1 with the heuristic order; ROOFTOOL_CUTLASS_RASTER
+    ("S/heuristic|m|n") sets them. Arguments only: the compiled kernel is the same."""
+    from cutlass_cppgen.backend import c_types, gemm_operation
+    from cutlass_library import TileSchedulerType
+    size, _, order = raster.partition("/")
+    size, order = int(size), _RASTER_ORDER[order or "heuristic"]
+    orig = c_types.get_tile_scheduler_arguments_3x
+
+    def args(tile_scheduler, splits=1):
+        if tile_scheduler in (None, TileSchedulerType.Default, TileSchedulerType.Persistent):
+            return c_types._PersistentTileSchedulerArguments(size, order)
+        return orig(tile_scheduler, splits)
+    gemm_operation.get_tile_scheduler_arguments_3x = args
+
+
+_scheduler_args()
 
 
 def _epi_silu(accum):
@@ -116,7 +138,11 @@ def pick_tile(plan, want=TILE, name="gemm"):
     cluster (the default now; compiled kernels in .cutlass-cache) ran the whole layer 3.1x
     faster than the interface default (see the module docstring).
 
-    want may name the cluster too, MxNxK/CMxCN (e.g. 256x128x64/1x2). Without one, equal
+    want may name the cluster too, MxNxK/CMxCN (e.g. 256x128x64/1x2), and the schedule,
+    MxNxK/CMxCN/coop or /ping (TMA warp-specialised cooperative or ping-pong kernel, with
+    the matching TMA epilogue). A tile, cluster and schedule the interface does not list is
+    made from a listed TMA description of the same plan (TileDescription.clone_and_update);
+    the plan's tile_description setter still validates it. Without a cluster, equal
     candidates are ordered by cluster shape, largest first, so every process picks the same
     kernel (the interface lists them in no fixed order, and each pick is a ~60 s compile).
     The pick goes through ROOFTOOL_PICKS under ("cutlass-tile", name, want): a later pass
@@ -126,12 +152,19 @@ def pick_tile(plan, want=TILE, name="gemm"):
     if not want or want == "default":
         picks.note(key, describe(None))
         return None
-    tile, _, cluster = want.partition("/")
+    tile, _, rest = want.partition("/")
+    cluster, _, sched = rest.partition("/")
     shape = [int(x) for x in tile.split("x")]
-    cands = [td for td in plan.tile_descriptions() if list(td.threadblock_shape) == shape]
+    listed = plan.tile_descriptions()
+    cands = [td for td in listed if list(td.threadblock_shape) == shape]
     if cluster:
         cl = [int(x) for x in cluster.split("x")]
         cands = [td for td in cands if list(td.cluster_shape)[:len(cl)] == cl]
+    if sched:
+        cands = [td for td in cands if _SCHED[sched][0] == getattr(td.kernel_schedule, "name", "")]
+        if not cands:
+            made = _made_tile(listed, shape, cl if cluster else [1, 1], sched)
+            cands = [made] if made is not None else []
 
     def score(td):
         ks = getattr(td.kernel_schedule, "name", str(td.kernel_schedule))
@@ -152,6 +185,24 @@ def pick_tile(plan, want=TILE, name="gemm"):
         return td
     picks.note(key, describe(None))
     return None
+
+
+# schedule word -> (kernel schedule, epilogue schedule) names of cutlass_library's enums
+_SCHED = {"coop": ("TmaWarpSpecializedCooperative", "TmaWarpSpecializedCooperative"),
+          "ping": ("TmaWarpSpecializedPingpong", "TmaWarpSpecialized")}
+
+
+def _made_tile(listed, shape, cluster, sched):
+    """A TMA warp-specialised description of tile shape, cluster and schedule, cloned from a
+    listed one (None when the plan lists no TMA description to clone)."""
+    from cutlass_library import EpilogueScheduleType, KernelScheduleType
+    base = [td for td in listed if "Tma" in getattr(td.kernel_schedule, "name", "")]
+    if not base:
+        return None
+    ks, es = _SCHED[sched]
+    return base[0].clone_and_update({"threadblock_shape": shape, "cluster_shape": list(cluster) + [1] * (3 - len(cluster)),
+                                     "kernel_schedule": getattr(KernelScheduleType, ks),
+                                     "epilogue_schedule": getattr(EpilogueScheduleType, es), "stages": None})
 
 
 def run_cached(cache, p, A, B, C, D, **kw):

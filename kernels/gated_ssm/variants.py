@@ -78,6 +78,18 @@ class Compiled(Impl):
         return fn(st["x"], st["o"], st["W_qkv"], st["W_g"], st["W_alpha"], st["W_O"])
 
 
+class CompiledMaxAutotune(Impl):
+    """torch.compile(mode="max-autotune-no-cudagraphs") of the eager layer: Inductor autotunes
+    its Triton GEMM templates (against cuBLAS) with the elementwise ops fused into their
+    epilogues where it can. No CUDA graphs, so it launches as every other variant does."""
+    graph_ok = False
+
+    def run(self, st, out):
+        key = ("gated_ssm", "max-autotune", tuple(sorted(self.v.items())))
+        fn = compiled(key, _layer, mode="max-autotune-no-cudagraphs")
+        return fn(st["x"], st["o"], st["W_qkv"], st["W_g"], st["W_alpha"], st["W_O"])
+
+
 class TritonEpilogue(Impl):
     """Two Triton GEMMs, no standalone elementwise kernel:
     1. x @ [W_qkv | W_g | W_alpha] with a per-column epilogue (identity | SiLU | sigmoid);
@@ -162,6 +174,7 @@ def _cutlass_factory(v, dtype):
 VARIANTS = {
     "eager": Eager,
     "compiled": Compiled,
+    "compiled-max-autotune": CompiledMaxAutotune,
     "triton-epilogue": TritonEpilogue,
     "triton-gate-epilogue": TritonGateEpilogue,
     "cutlass-evt": _cutlass_factory,

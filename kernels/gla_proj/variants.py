@@ -160,6 +160,18 @@ class Compiled(Impl):
         return fn(st["x"], *(st[w] for w in WNAMES), self.v["dk"])
 
 
+class CompiledMaxAutotune(Impl):
+    """torch.compile(mode="max-autotune-no-cudagraphs") of the five-GEMM forward: Inductor's
+    autotuned Triton GEMM templates with the activations fused into their epilogues where it
+    can; no CUDA graphs, launched as every other variant."""
+    graph_ok = False
+
+    def run(self, st, out):
+        fn = compiled(("gla_proj", "fwd", "max-autotune", tuple(sorted(self.v.items()))), _forward,
+                      mode="max-autotune-no-cudagraphs")
+        return fn(st["x"], *(st[w] for w in WNAMES), self.v["dk"])
+
+
 class WideGemmEpilogue(Impl):
     """One Triton wide GEMM applying each segment's activation in its epilogue
     (identity | per-head L2 norm over a 128-column tile | SiLU | sigmoid): 1 launch."""
@@ -303,6 +315,7 @@ VARIANTS = {
     "unfused": Unfused,
     "wide-gemm": WideGemm,
     "compiled": Compiled,
+    "compiled-max-autotune": CompiledMaxAutotune,
     "wide-gemm-epilogue": WideGemmEpilogue,
     "unfused-fwdbwd": UnfusedFwdBwd,
     "wide-gemm-fwdbwd": WideGemmFwdBwd,
