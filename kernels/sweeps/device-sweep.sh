@@ -5,6 +5,8 @@
 #   GPU 1: the same at the MVE shape and gla_proj's wide GEMM
 #   GPU 2: CUTLASS EVT tiles x cluster x schedule (one process per tile), raster/swizzle
 #   GPU 3: torch.compile max-autotune-no-cudagraphs beside eager and default compile (run.py time)
+# With fewer GPUs the work folds onto them (GPU i mod count), one lock file per physical GPU
+# so that timing never overlaps; the max-autotune timing runs only with 4 GPUs.
 # Then ncu (DRAM bytes, L2 hit rate, cycles; caches flushed per kernel, free clocks) over
 # the best configs of each product and cuBLAS's GEMMs for the same products.
 # Usage (repository root): bash kernels/sweeps/device-sweep.sh [seconds for the timed stage]
@@ -27,20 +29,20 @@ g() { echo $(( $1 % NG )); }
 stamp "timed stage, ${STAGE}s"
 for p in wide-seg out-pro-add in-ga-seg gate out-add; do
   CUDA_VISIBLE_DEVICES=$(g 0) timeout "$STAGE" python3 kernels/sweeps/gemm_sweep.py time --group d2048 --product $p \
-    --out "$W" --lock /tmp/gpu0.lock > "$W/triton.d2048.$p.log" 2>&1 &
+    --out "$W" --lock /tmp/gpu$(g 0).lock > "$W/triton.d2048.$p.log" 2>&1 &
 done
 for p in wide-seg out-pro-add in-ga-seg gate out-add; do
   CUDA_VISIBLE_DEVICES=$(g 1) timeout "$STAGE" python3 kernels/sweeps/gemm_sweep.py time --group mve --product $p \
-    --out "$W" --lock /tmp/gpu1.lock > "$W/triton.mve.$p.log" 2>&1 &
+    --out "$W" --lock /tmp/gpu$(g 1).lock > "$W/triton.mve.$p.log" 2>&1 &
 done
 CUDA_VISIBLE_DEVICES=$(g 1) timeout "$STAGE" python3 kernels/sweeps/gemm_sweep.py time --group gla --product gla-wide-seg \
-  --out "$W" --lock /tmp/gpu1.lock > "$W/triton.gla.log" 2>&1 &
+  --out "$W" --lock /tmp/gpu$(g 1).lock > "$W/triton.gla.log" 2>&1 &
 for t in 256x128x64/1x2/coop 256x256x64/2x1/coop 256x256x64/1x2/coop 128x256x64/1x1/coop 256x128x64/2x1/ping; do
   d="$W/cut.${t//\//_}"; mkdir -p "$d"
   (cd "$d" && CUDA_VISIBLE_DEVICES=$(g 2) PYTHONPATH=/tmp/site_cut timeout "$STAGE" python3 "$REPO/kernels/sweeps/cutlass_sweep.py" \
-     --tile "$t" --out "$W" --lock /tmp/gpu2.lock > "$W/cutlass.${t//\//_}.log" 2>&1) &
+     --tile "$t" --out "$W" --lock /tmp/gpu$(g 2).lock > "$W/cutlass.${t//\//_}.log" 2>&1) &
 done
-(
+[ "$NG" -ge 4 ] && (
   export CUDA_VISIBLE_DEVICES=$(g 3)
   timeout "$STAGE" python3 kernels/run.py time -e gated_ssm --default-grid --cell "eager/B=16,T=512,d=768,H=12,dk=64,n=16" \
     --cell "compiled/B=16,T=512,d=768,H=12,dk=64,n=16" --cell "compiled-max-autotune/B=16,T=512,d=768,H=12,dk=64,n=16" \
