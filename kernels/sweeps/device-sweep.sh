@@ -57,13 +57,16 @@ done
 wait
 stamp "ncu stage"
 NCU_M=gpu__time_duration.sum,sm__cycles_elapsed.max,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct,smsp__cycles_active.avg
-i=0
-for grp in d2048 mve gla; do
-  CUDA_VISIBLE_DEVICES=$(g $i) timeout 150 ncu --csv --page raw --print-units base --clock-control none --cache-control all \
-    --nvtx --nvtx-include "sweep/" --metrics "$NCU_M" python3 kernels/sweeps/gemm_sweep.py bytes --group $grp --out "$W" \
-    > "$W/ncu.$grp.csv" 2> "$W/ncu.$grp.log" &
-  i=$((i+1))
-done
+ncu_group() {  # ncu counts DRAM bytes device-wide: one ncu process per GPU at a time
+  CUDA_VISIBLE_DEVICES=$2 timeout 140 ncu --csv --page raw --print-units base --clock-control none --cache-control all \
+    --nvtx --nvtx-include "sweep/" --metrics "$NCU_M" python3 kernels/sweeps/gemm_sweep.py bytes --group $1 --out "$W" \
+    > "$W/ncu.$1.csv" 2> "$W/ncu.$1.log"
+}
+if [ "$NG" -ge 3 ]; then
+  ncu_group d2048 0 & ncu_group mve 1 & ncu_group gla 2 &
+else
+  (ncu_group d2048 0; ncu_group gla 0) & ncu_group mve $(g 1) &
+fi
 wait
 stamp "done"
 for d in "$W"/cut.*; do [ -f "$d/compiled_cache.db" ] && cp "$d/compiled_cache.db" "$W/$(basename "$d").db"; done
