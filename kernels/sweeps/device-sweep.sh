@@ -58,7 +58,7 @@ wait
 stamp "ncu stage"
 NCU_M=gpu__time_duration.sum,sm__cycles_elapsed.max,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct,smsp__cycles_active.avg
 ncu_group() {  # ncu counts DRAM bytes device-wide: one ncu process per GPU at a time
-  CUDA_VISIBLE_DEVICES=$2 timeout 140 ncu --csv --page raw --print-units base --clock-control none --cache-control all \
+  CUDA_VISIBLE_DEVICES=$2 timeout 110 ncu --csv --page raw --print-units base --clock-control none --cache-control all \
     --nvtx --nvtx-include "sweep/" --metrics "$NCU_M" python3 kernels/sweeps/gemm_sweep.py bytes --group $1 --out "$W" \
     > "$W/ncu.$1.csv" 2> "$W/ncu.$1.log"
 }
