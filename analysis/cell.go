@@ -260,6 +260,7 @@ func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps
 		checkRange(c, rangeFact[key], opts)
 		checkKernelNames(c, kf, timeline[key])
 		checkHostBound(c, opts)
+		checkDeviceAboveWall(c)
 		checkBimodal(c, c.WallSamplesMs, "wall-time", opts)
 		checkClockSpread(c, spreads[key], "timed loop", clockSpreadTol)
 		checkClockSpread(c, devSpreads[key], "device-time loop", clockSpreadTol)

@@ -96,6 +96,14 @@ type Theory struct {
 	DRAMBytes string `yaml:"dram_bytes"`
 	FLOPs     string `yaml:"flops"`
 	Note      string `yaml:"note"`
+	// EpilogueBytes is the DRAM traffic the variant's fused GEMM epilogues
+	// (and prologues) must move beyond what the baseline's GEMMs move for the
+	// same products: the operands the baseline reads or writes in its
+	// elementwise kernels (a residual, a gate). The implementation-limited
+	// DRAM counterfactual keeps these bytes in the candidate. Empty: not
+	// stated. Epilogue names those operands.
+	EpilogueBytes string `yaml:"epilogue_bytes"`
+	Epilogue      string `yaml:"epilogue"`
 }
 
 type claimsFile struct {

@@ -24,9 +24,12 @@ type Input struct {
 	TimingDevices map[string][]string             // experiment -> devices named by its timing JSON
 	TimingMethods map[string][]string             // experiment -> cuda-events / cuda-graph
 	TimingClocks  map[string]map[string][]float64 // experiment -> "sm_mhz"/"mem_mhz" -> [min, max]
-	CellSMClocks  map[rundir.Key]float64          // cell -> SM MHz read after the cell's timing
-	Plots         map[string][]Plot               // experiment -> plots written
-	Warnings      []analysis.Warning              // more run-level warnings (e.g. from plotting)
+	CellSMClocks  map[rundir.Key]float64          // cell -> SM MHz of its timed loop (median of its clock samples)
+	// CellDeviceSMClocks: cell -> SM MHz of its device-time loop (median of
+	// its device clock samples), for timing files that have them.
+	CellDeviceSMClocks map[rundir.Key]float64
+	Plots              map[string][]Plot  // experiment -> plots written
+	Warnings           []analysis.Warning // more run-level warnings (e.g. from plotting)
 }
 
 // Build derives the report: the verdict of every claim of every experiment
@@ -35,8 +38,8 @@ type Input struct {
 // per-shape tables. It is deterministic.
 func Build(in Input) *Report {
 	x := newIndex(in.Run, in.Manifest, in.Checks)
-	x.clocks = in.CellSMClocks
-	r := &Report{Version: 1, Run: runInfo(in)}
+	x.clocks, x.deviceClocks = in.CellSMClocks, in.CellDeviceSMClocks
+	r := &Report{Version: 2, Run: runInfo(in)}
 	if in.Run != nil {
 		r.Warnings = append(r.Warnings, in.Run.Warnings...)
 	}

@@ -191,10 +191,7 @@ func htmlDecisionOf(n int, d Decision) htmlDecision {
 		h.Bound = fmt.Sprintf("%.0f%%", 100**d.BoundFraction)
 	}
 	if d.Counterfactual != nil {
-		h.Counterfactual = fmtMetric(d.Metric, *d.Counterfactual)
-		if d.CounterfactualVerdict != "" {
-			h.Counterfactual += " (" + d.CounterfactualVerdict + ")"
-		}
+		h.Counterfactual = "at best " + fmtMetric(d.Metric, d.Counterfactual.AtBest)
 	}
 	return h
 }
@@ -517,7 +514,7 @@ counterfactual is the metric had they matched.</p>
 {{- end}}
 <p class="legend">GPU time: sum of the kernels' durations (nsys timeline, else ncu). Wall: median of the
 timing pass with its 95% interval; Device: the same call replayed from a CUDA graph (no host
-launch overhead); SM clock: read (NVML) right after its repetitions. Bound: the model's
+launch overhead); SM clock: median of the NVML readings during its timed loop. Bound: the model's
 roofline floor over the device time, or over the GPU time where the call could not be
 captured in a graph (Device —) (100% = at the roof). Range/kernels: the range pass's L2
 bytes and time over the kernel pass's (below 0.90: range-partial, marked).

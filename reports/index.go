@@ -14,17 +14,18 @@ const cellMissing = "missing"
 
 // index gives fast access to a run's facts.
 type index struct {
-	run      *analysis.Run
-	man      *rundir.Manifest
-	cells    map[rundir.Key]*analysis.CellFact
-	comps    map[compKey]*analysis.Comparison
-	kernels  map[rundir.Key][]*analysis.KernelFact
-	checks   map[rundir.Key]*Check
-	inRun    map[string]bool // experiment has cells in the run
-	manCells map[rundir.Key]*rundir.Cell
-	clocks   map[rundir.Key]float64      // SM MHz after the timing pass
-	extra    []analysis.Warning          // warnings of the decision being made
-	loops    map[compKey]mainLoopsResult // main-loop comparisons made so far (mainLoops)
+	run          *analysis.Run
+	man          *rundir.Manifest
+	cells        map[rundir.Key]*analysis.CellFact
+	comps        map[compKey]*analysis.Comparison
+	kernels      map[rundir.Key][]*analysis.KernelFact
+	checks       map[rundir.Key]*Check
+	inRun        map[string]bool // experiment has cells in the run
+	manCells     map[rundir.Key]*rundir.Cell
+	clocks       map[rundir.Key]float64      // SM MHz of each cell's timed loop (median of its samples)
+	deviceClocks map[rundir.Key]float64      // SM MHz of each cell's device-time loop, where sampled
+	extra        []analysis.Warning          // warnings of the decision being made
+	loops        map[compKey]mainLoopsResult // main-loop comparisons made so far (mainLoops)
 }
 
 // key is the key of the cell (exp, variant, shape).

@@ -27,9 +27,9 @@ func notAGEMM(m analysis.MainLoops) string {
 // limitedBy compares the candidate's GEMM kernels with the baseline's
 // (analysis.CompareMainLoops) and, where they are worse by more than the
 // margin, marks the decision limited by implementation with the figures and
-// the counterfactual: the claim's metric had the candidate's GEMMs taken
-// the baseline's cycles and moved its DRAM bytes. The verdict itself still
-// follows the rules.
+// the counterfactual: the claim's metric at best had the candidate's GEMMs
+// taken the baseline's cycles and moved its DRAM bytes (an optimistic bound,
+// never judged). The verdict itself still follows the rules.
 func (x *index) limitedBy(e *kernels.Experiment, d *Decision) {
 	onTime, ok := limitedFamilies[family(d.Metric)]
 	if d.Measured == nil || !ok || d.Metric == MetricElementwiseDRAM {
@@ -57,61 +57,13 @@ func (x *index) limitedBy(e *kernels.Experiment, d *Decision) {
 	if !limits {
 		return
 	}
-	cf, how, ok := x.counterfactual(e.Name, d.Metric, d.Candidate, base, d.Shape, ml)
+	cf, ok := x.counterfactual(e, d.Metric, d.Candidate, base, d.Shape, ml)
 	d.LimitedBy, d.MainLoops = LimitedByImplementation, &ml
 	d.Reason += "; limited by implementation: " + ml.Summary()
 	if ok {
-		v := VerdictNoGo
-		if clears(cf, d.Op, d.Threshold) {
-			v = VerdictGo
-		}
-		d.Counterfactual, d.CounterfactualVerdict = &cf, v
-		d.Reason += fmt.Sprintf("; had they matched the baseline's (%s), %s would be %s (%s)", how, d.Metric, fmtMetric(d.Metric, cf), v)
+		d.Counterfactual = &cf
+		d.Reason += "; " + counterfactualText(d.Metric, cf)
 	}
-}
-
-// counterfactual is a claim metric recomputed with the candidate's extra
-// GEMM time (at its GEMM clock) and extra GEMM DRAM bytes taken out.
-func (x *index) counterfactual(exp, metric, cand, base, shape string, ml analysis.MainLoops) (float64, string, bool) {
-	cc, bc := x.cells[key(exp, cand, shape)], x.cells[key(exp, base, shape)]
-	if !okCell(cc) || !okCell(bc) {
-		return 0, "", false
-	}
-	dt, db := ml.ExtraTimeMs(), ml.ExtraDRAM()
-	timeHow := fmt.Sprintf("%.1f us less GEMM time", dt*1e3)
-	switch metric {
-	case MetricSpeedup, MetricTimeUs:
-		ct := cc.Wall.Center - dt
-		if ct <= 0 || cc.Wall.N == 0 {
-			return 0, "", false
-		}
-		if metric == MetricTimeUs {
-			return ct * 1e3, timeHow, true
-		}
-		return bc.Wall.Center / ct, timeHow, bc.Wall.N > 0
-	case MetricGPUSpeedup:
-		cd, _ := cc.DeviceTimeMs()
-		bd, _ := bc.DeviceTimeMs()
-		if cd-dt <= 0 || bd <= 0 {
-			return 0, "", false
-		}
-		return bd / (cd - dt), timeHow, true
-	case MetricDRAMRatio, MetricDRAMReduction, MetricDRAMBytes:
-		cb, _ := dramOf(cc)
-		bb, _ := dramOf(bc)
-		if cb-db <= 0 || bb <= 0 {
-			return 0, "", false
-		}
-		how := fmt.Sprintf("%s less GEMM DRAM traffic", Bytes(db))
-		switch metric {
-		case MetricDRAMBytes:
-			return cb - db, how, true
-		case MetricDRAMReduction:
-			return 1 - (cb-db)/bb, how, true
-		}
-		return (cb - db) / bb, how, true
-	}
-	return 0, "", false
 }
 
 // boundFraction is a variant's roofline floor under its model over its

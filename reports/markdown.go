@@ -436,7 +436,7 @@ func writeExperiment(b *strings.Builder, e ExperimentReport, r *Report) {
 	}
 	p("\nGPU time: sum of the kernels' durations (nsys timeline, else ncu). Wall: median of the\n")
 	p("timing pass with its 95%% interval; Device: the same call replayed from a CUDA graph (no host\n")
-	p("launch overhead); SM clock: read (NVML) right after its repetitions. Bound: the model's\n")
+	p("launch overhead); SM clock: median of the NVML readings during its timed loop. Bound: the model's\n")
 	p("roofline floor over the device time, or over the GPU time where the call could not be\n")
 	p("captured in a graph (Device —) (100%% = at the roof). Range/kernels: the range pass's L2\n")
 	p("bytes and time over the kernel pass's (below 0.90: range-partial).\n")

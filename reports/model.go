@@ -16,7 +16,7 @@ const (
 // Report is everything report.md states; report.json is its JSON encoding
 // (keys sorted, floats as Go formats them).
 type Report struct {
-	Version     int                `json:"rooftool_report"` // format version, 1
+	Version     int                `json:"rooftool_report"` // format version, 2 (counterfactual became a bound with its assumptions)
 	Run         RunInfo            `json:"run"`
 	Decisions   []Decision         `json:"decisions"`
 	Experiments []ExperimentReport `json:"experiments"`
@@ -79,15 +79,15 @@ type Decision struct {
 	BoundFraction *float64 `json:"bound_fraction,omitempty"`
 	// LimitedBy is "implementation" when the candidate's GEMM main loops are
 	// measurably worse than the baseline's for the same products; MainLoops
-	// has the figures and Counterfactual the metric had they matched.
+	// has the figures and Counterfactual the metric at best had they matched
+	// (an optimistic bound with its assumptions, never a verdict).
 	// L2AlreadySaves is the share of the DRAM saving the models claim that
 	// the unfused baseline already gets from L2 as measured (its model
 	// bytes minus its range-pass bytes), where that share is 10% or more.
 	L2AlreadySaves        *float64            `json:"l2_already_saves,omitempty"`
 	LimitedBy             string              `json:"limited_by,omitempty"`
 	MainLoops             *analysis.MainLoops `json:"main_loops,omitempty"`
-	Counterfactual        *float64            `json:"counterfactual,omitempty"`
-	CounterfactualVerdict string              `json:"counterfactual_verdict,omitempty"`
+	Counterfactual        *Counterfactual     `json:"counterfactual,omitempty"`
 }
 
 // ExperimentReport is one experiment's section of the report.

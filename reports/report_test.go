@@ -310,7 +310,7 @@ func TestClockCheck(t *testing.T) {
 		}}
 	r := Build(in)
 	d := find(t, r, "scan_gate", "speedup-semi-fused", "")
-	if d.Verdict != VerdictInconclusive || !strings.Contains(d.Reason, "clocks-differ: SM clock after timing was 1980 MHz for three-kernel and 1800 MHz for semi-fused") {
+	if d.Verdict != VerdictInconclusive || !strings.Contains(d.Reason, "clocks-differ: SM clock of the timed loop was 1980 MHz for three-kernel and 1800 MHz for semi-fused") {
 		t.Errorf("semi-fused: %s (%s)", d.Verdict, d.Reason)
 	}
 	d = find(t, r, "scan_gate", "speedup-megakernel", "")

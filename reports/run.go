@@ -198,7 +198,7 @@ func LoadRun(ctx context.Context, run *rundir.Run, mem memory.Allocator) (*Input
 	}
 	in.TimingDevices, in.TimingMethods = timingEnv(tables.Timings())
 	in.TimingClocks = timingClocks(tables.Metas(), tables.Timings(), exps)
-	if in.CellSMClocks, err = cellSMClocks(run, tables); err != nil {
+	if in.CellSMClocks, in.CellDeviceSMClocks, err = cellSMClocks(run, tables); err != nil {
 		return fail(err)
 	}
 	return in, tables, nil
@@ -213,10 +213,34 @@ func experimentsOf(run *rundir.Run) ([]*kernels.Experiment, string, error) {
 		if err != nil {
 			return nil, "", fmt.Errorf("%s: %w", run.Path(rundir.SpecsDir), err)
 		}
+		if builtin, err := kernels.Load(); err == nil {
+			fillEpilogues(exps, builtin)
+		}
 		return exps, "the run's own snapshot (" + rundir.SpecsDir + "/)", nil
 	}
 	exps, err := kernels.Load()
 	return exps, "the claims built into this rooftool (the run keeps no snapshot of its own)", err
+}
+
+// fillEpilogues gives the variants of a run's snapshot that state no
+// epilogue operands (snapshots taken before claims.yaml had epilogue_bytes)
+// those of the same experiment and variant built into rooftool, marked as
+// such in Epilogue: a model of what the fused kernel must move, not a
+// measurement, used only by the implementation-limited counterfactual.
+func fillEpilogues(exps, builtin []*kernels.Experiment) {
+	for _, e := range exps {
+		for _, b := range builtin {
+			if b.Name != e.Name {
+				continue
+			}
+			for v, th := range e.Theory {
+				if bt, ok := b.Theory[v]; ok && th.EpilogueBytes == "" && bt.EpilogueBytes != "" {
+					th.EpilogueBytes, th.Epilogue = bt.EpilogueBytes, bt.Epilogue+"; from the claims built into rooftool, the run's snapshot states none"
+					e.Theory[v] = th
+				}
+			}
+		}
+	}
 }
 
 // timingEnv lists per experiment the devices and methods of its timing pass.
@@ -310,27 +334,29 @@ func timingClocks(metas []ingest.Meta, timings []ingest.Timing, exps []*kernels.
 	return out
 }
 
-// cellSMClocks gives the SM clock each cell's timing pass read after its
-// timed loop, from the run's tables (analysis.TimingSMClocks). Tables
-// ingested before the timing meta rows named their cell (File
+// cellSMClocks gives the SM clock each cell's timed loop ran at (the median
+// of its clock samples, else the reading after the loop) and, where the
+// timing file has device_clock_samples, the clock of its device-time loop,
+// from the run's tables (analysis.LoopSMClocks, TimingDeviceSMClocks).
+// Tables ingested before the timing meta rows named their cell (File
 // "<shape>.json" alone: the committed 2026-11-22 runs 003504, 022317 and
 // 004838) cannot tell the variants of a shape apart; for those the clocks
 // are read from the timing JSON the tables were ingested from
-// (raw/timing/<exp>/<variant>/<shape>.json, "clocks": {"sm_mhz": ...}), the
-// only place the raw timing files are read for them. A run without clocks
-// gives none.
-func cellSMClocks(run *rundir.Run, tables *ingest.Tables) (map[rundir.Key]float64, error) {
-	if out, perCell := analysis.TimingSMClocks(tables); perCell {
-		return out, nil
+// (raw/timing/<exp>/<variant>/<shape>.json), the only place the raw timing
+// files are read for them. A run without clocks gives none.
+func cellSMClocks(run *rundir.Run, tables *ingest.Tables) (wall, device map[rundir.Key]float64, err error) {
+	if out, perCell := analysis.LoopSMClocks(tables); perCell {
+		return out, analysis.TimingDeviceSMClocks(tables), nil
 	}
 	return timingJSONClocks(run)
 }
 
-// timingJSONClocks reads the SM clock of every timing JSON of a run, keyed
-// by the cell the file names.
-func timingJSONClocks(run *rundir.Run) (map[rundir.Key]float64, error) {
-	out := map[rundir.Key]float64{}
-	err := run.WalkJSON(rundir.TimingDir, ".json", func(rel string, data []byte) error {
+// timingJSONClocks reads the SM clocks of every timing JSON of a run, keyed
+// by the cell the file names: the median of clock_samples (else
+// clocks.sm_mhz) and of device_clock_samples.
+func timingJSONClocks(run *rundir.Run) (wall, device map[rundir.Key]float64, err error) {
+	wall, device = map[rundir.Key]float64{}, map[rundir.Key]float64{}
+	err = run.WalkJSON(rundir.TimingDir, ".json", func(rel string, data []byte) error {
 		if strings.HasSuffix(rel, ".check.json") || strings.HasSuffix(rel, ".time-error.json") {
 			return nil
 		}
@@ -338,15 +364,42 @@ func timingJSONClocks(run *rundir.Run) (map[rundir.Key]float64, error) {
 		if err := json.Unmarshal(data, &tf); err != nil {
 			return err
 		}
-		if v := tf.Clocks["sm_mhz"]; v > 0 && tf.Experiment != "" && tf.Variant != "" && tf.Shape != "" {
-			out[key(tf.Experiment, tf.Variant, tf.Shape)] = v
+		if tf.Experiment == "" || tf.Variant == "" || tf.Shape == "" {
+			return nil
+		}
+		k := key(tf.Experiment, tf.Variant, tf.Shape)
+		if v := sampleMedian(tf.ClockSamples); v > 0 {
+			wall[k] = v
+		} else if v := tf.Clocks["sm_mhz"]; v > 0 {
+			wall[k] = v
+		}
+		if v := sampleMedian(tf.DeviceClockSamples); v > 0 {
+			device[k] = v
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read timing clocks: %w", err)
+		return nil, nil, fmt.Errorf("read timing clocks: %w", err)
 	}
-	return out, nil
+	return wall, device, nil
+}
+
+// sampleMedian is the median SM clock of clock samples, MHz (0: none).
+func sampleMedian(cs []ingest.ClockSample) float64 {
+	var v []float64
+	for _, c := range cs {
+		if c.SMMHz > 0 {
+			v = append(v, c.SMMHz)
+		}
+	}
+	if len(v) == 0 {
+		return 0
+	}
+	sort.Float64s(v)
+	if n := len(v); n%2 == 0 {
+		return (v[n/2-1] + v[n/2]) / 2
+	}
+	return v[len(v)/2]
 }
 
 // ReadChecks reads every raw/check/**/*.check.json of a run (kernels/README.md,

@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/ingest"
@@ -291,17 +292,20 @@ func TestCellSMClocksCommittedRuns(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer tables.Release()
-			js, err := timingJSONClocks(run)
+			js, jsDev, err := timingJSONClocks(run)
 			if err != nil || len(js) == 0 {
 				t.Fatalf("timing JSON clocks: %d, %v", len(js), err)
 			}
-			fromTables, perCell := analysis.TimingSMClocks(tables)
+			fromTables, perCell := analysis.LoopSMClocks(tables)
 			if perCell == fromJSON[name] {
 				t.Errorf("tables give per-cell clocks: %v, want %v", perCell, !fromJSON[name])
 			}
-			got, err := cellSMClocks(run, tables)
+			got, gotDev, err := cellSMClocks(run, tables)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if d := cmp.Diff(jsDev, gotDev, cmpopts.EquateEmpty()); d != "" {
+				t.Errorf("device-loop clocks differ from the timing JSON (-json +got):\n%s", d)
 			}
 			if d := cmp.Diff(js, got); d != "" {
 				t.Errorf("cell SM clocks differ from the timing JSON (-json +got):\n%s", d)

@@ -104,7 +104,11 @@ func TestSituations(t *testing.T) {
 				}
 				fmt.Fprintf(&b, "%s %s: %s\n  %s\n", d.Claim, d.Metric, d.Verdict, d.Reason)
 				if d.LimitedBy != "" {
-					fmt.Fprintf(&b, "  limited_by %s, counterfactual %s (%s)\n", d.LimitedBy, fmtMetric(d.Metric, *d.Counterfactual), d.CounterfactualVerdict)
+					fmt.Fprintf(&b, "  limited_by %s", d.LimitedBy)
+					if cf := d.Counterfactual; cf != nil {
+						fmt.Fprintf(&b, ", counterfactual at best %s\n    assumes: %s", fmtMetric(d.Metric, cf.AtBest), strings.Join(cf.Assumptions, "\n    assumes: "))
+					}
+					b.WriteString("\n")
 				}
 			}
 			golden(t, filepath.Join("situations", tc.name+".txt"), []byte(b.String()))

@@ -58,6 +58,8 @@ var voidRules = []voidRule{
 		func(_ analysis.Warning, metric string) bool { return family(metric) != metricFamilyError }},
 	{analysis.WarnHostBound, "wall time is host overhead of an isolated call, not GPU work: voids wall-time figures, not device time",
 		inFamily(metricFamilyTime)},
+	{analysis.WarnDeviceAboveWall, "a device-time median above the same cell's wall median is no figure of one call (only where deviceCheck names the metric: capping it changes the verdict)",
+		sameFamily},
 	{analysis.WarnBimodal, "wall-time samples in two groups: the median is not a stable figure",
 		inFamily(metricFamilyTime)},
 }
@@ -146,6 +148,14 @@ func (x *index) decide(e *kernels.Experiment, c kernels.Claim, shape string) Dec
 	if extra != "" {
 		d.Reason += "; " + extra
 	}
+	if c.Metric == MetricGPUSpeedup {
+		if w, note := x.deviceCheck(e.Name, shape, d.Baseline, c.Candidate, m, c.Op, c.Threshold, d.Verdict); note != "" {
+			d.Reason += "; " + note
+			if w != nil {
+				x.extra = append(x.extra, *w)
+			}
+		}
+	}
 	if c.Metric == MetricSpeedup {
 		w, note := x.clockCheck(e.Name, shape, d.Baseline, c.Candidate, m, c.Op, c.Threshold, d.Verdict)
 		if w != nil {
@@ -213,8 +223,8 @@ func summarizeWarnings(ws []analysis.Warning) []string {
 	return out
 }
 
-// clockCheck looks at the SM clocks read after the two cells' timing
-// passes. Where they differ by more than 5%, the note gives the
+// clockCheck looks at the SM clocks of the two cells' timed loops (the
+// median of their clock samples). Where they differ by more than 5%, the note gives the
 // clock-normalised speedup (the candidate's time scaled to the baseline's
 // clock, as a compute-bound kernel's would scale) beside the measured one.
 // The speedup corrected for clocks lies between the measured interval and
@@ -233,17 +243,17 @@ func (x *index) clockCheck(exp, shape, base, cand string, m Value, op string, th
 	}
 	note := ""
 	if math.Abs(k-1) > clockTolerance {
-		note = fmt.Sprintf("SM clocks after timing %.0f MHz (%s) and %.0f MHz (%s), %.0f%% apart: clock-normalised speedup %s (measured %s)",
+		note = fmt.Sprintf("SM clocks of the timed loops %.0f MHz (%s) and %.0f MHz (%s), %.0f%% apart: clock-normalised speedup %s (measured %s)",
 			fb, base, fc, cand, 100*math.Abs(k-1), Ratio(m.Center*k), Ratio(m.Center))
 	}
 	if v, _ := judge(MetricSpeedup, w, op, thr); v == verdict {
 		if note == "" {
-			note = fmt.Sprintf("SM clocks after timing %.0f MHz (%s) and %.0f MHz (%s)", fb, base, fc, cand)
+			note = fmt.Sprintf("SM clocks of the timed loops %.0f MHz (%s) and %.0f MHz (%s)", fb, base, fc, cand)
 		}
 		return nil, note + ": a clock correction would not change the verdict"
 	}
 	return &analysis.Warning{Code: analysis.WarnClocks, Metric: MetricSpeedup,
-		Msg: fmt.Sprintf("SM clock after timing was %.0f MHz for %s and %.0f MHz for %s; corrected for clocks the speedup could lie anywhere in [%s, %s]",
+		Msg: fmt.Sprintf("SM clock of the timed loop was %.0f MHz for %s and %.0f MHz for %s; corrected for clocks the speedup could lie anywhere in [%s, %s]",
 			fb, base, fc, cand, boundStr(MetricSpeedup, w.Lo), boundStr(MetricSpeedup, w.Hi))}, note
 }
 
