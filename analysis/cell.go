@@ -99,9 +99,7 @@ func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps
 	}
 	// nsys/Kineto timeline rows and ncu range rows by cell.
 	timeline := map[rundir.Key][]ingest.Kernel{}
-	rangeBytes := map[rundir.Key]float64{}
-	rangeSeen := map[rundir.Key]bool{}
-	rangeFact := map[rundir.Key]rangeFacts{}
+	replays := rangeReplays(t, byKernel)
 	for _, k := range t.Kernels() {
 		if !inCell(k.Experiment, k.Variant, k.Shape) {
 			continue
@@ -112,22 +110,7 @@ func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps
 			cell(key)
 			timeline[key] = append(timeline[key], k)
 		case k.Source == ingest.SourceNCU && k.Pass == ingest.PassRange:
-			cell(key)
-			m := byKernel[k.ID]
-			rf := rangeFact[key]
-			d, okD := m.get(MDuration)
-			l2, okL2 := m.get(ML2Bytes)
-			rf.timeNs, rf.l2Bytes, rf.seen = rf.timeNs+d, rf.l2Bytes+l2, rf.seen || (okD && okL2)
-			rangeFact[key] = rf
-			r, okR := m.get(MDRAMRead)
-			w, okW := m.get(MDRAMWrite)
-			if okR || okW {
-				rangeBytes[key] += r + w
-				rangeSeen[key] = true
-			} else if tot, ok := m.get(MDRAMBytes); ok {
-				rangeBytes[key] += tot
-				rangeSeen[key] = true
-			}
+			cell(key) // its rows: rangeReplays
 		}
 	}
 	samples := map[rundir.Key][]float64{}
@@ -235,9 +218,8 @@ func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps
 			c.Warnings = append(c.Warnings, Warning{Code: WarnLaunchBound, Metric: "",
 				Msg: fmt.Sprintf("%d of %d kernels run under %.0f us: launch overhead weighs on the time", short, c.Kernels, opts.LaunchBoundNs/1e3)})
 		}
-		if rangeSeen[key] {
-			c.DRAMBytesRange = rangeBytes[key]
-		} else {
+		leastRange, hasRange := applyRangeReplays(c, replays[key])
+		if !hasRange {
 			c.Warnings = append(c.Warnings, Warning{Code: WarnMissing, Metric: "dram_bytes",
 				Msg: "no ncu range-pass DRAM bytes for this cell: the kernel-pass sum (L2 flushed before every kernel) overstates an unfused chain"})
 		}
@@ -257,7 +239,8 @@ func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps
 			c.DeviceSamplesMs = s
 			c.Device, _ = SummarizeMs(s, opts.Confidence)
 		}
-		checkRange(c, rangeFact[key], opts)
+		checkRange(c, leastRange, opts)
+		rangeMedians(c, replays[key])
 		checkKernelNames(c, kf, timeline[key])
 		checkHostBound(c, opts)
 		checkDeviceAboveWall(c)
@@ -294,6 +277,7 @@ func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps
 		}
 		out = append(out, *c)
 	}
+	checkRangeAgreement(out, kfByCell)
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if a.Experiment != b.Experiment {

@@ -156,7 +156,7 @@ type CellFact struct {
 	GPUTimeNs          float64        `json:"gpu_time_ns"`         // sum of kernel durations (nsys timeline)
 	Wall               Interval       `json:"wall_ms"`             // timing pass: median and 95% CI, ms
 	WallSamplesMs      []float64      `json:"-"`
-	DRAMBytesRange     float64        `json:"dram_bytes_range"`              // ncu range pass, read+write (L2 reuse included)
+	DRAMBytesRange     float64        `json:"dram_bytes_range"`              // ncu range pass, read+write (L2 reuse included): the median of DRAMBytesRangeReplays
 	DRAMBytesKernels   float64        `json:"dram_bytes_kernels"`            // sum over ncu kernel pass
 	L2Bytes            float64        `json:"l2_bytes"`                      // sum over ncu kernel pass
 	KernelPassTimeNs   float64        `json:"kernel_pass_time_ns,omitempty"` // sum of gpu__time_duration over the ncu kernel pass
@@ -173,6 +173,10 @@ type CellFact struct {
 	TheoryFLOPs        float64        `json:"theory_flops,omitempty"`
 	Status             string         `json:"status"` // ok | failed | missing
 	Warnings           []Warning      `json:"warnings,omitempty"`
+
+	// DRAMBytesRangeReplays are the DRAM bytes (read+write) of each replay
+	// of the range pass, in replay order (one in runs that replayed once).
+	DRAMBytesRangeReplays []float64 `json:"dram_bytes_range_replays,omitempty"`
 }
 
 // Comparison is a candidate against the baseline at one shape.

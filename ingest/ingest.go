@@ -71,6 +71,9 @@ func badInput(file string, line int, table string, format string, args ...any) e
 type Options struct {
 	Experiment, Variant, Shape string // the cell, when the caller knows it
 	Pass                       string // PassKernel or PassRange for ncu exports
+	// Replay is which replay (1-based) of its cell's range pass an ncu
+	// range export is (meta key MetaRangeReplay); 0: not said.
+	Replay int
 	NCU, Nsys                  string // paths of the ncu / nsys binaries for .ncu-rep / .nsys-rep
 	// Cells, when set, keeps only the kernels of these cells ("variant/shape")
 	// and those outside any cell: an export that holds several cells, of

@@ -226,6 +226,9 @@ func parseNCU(b *Builder, path string, r io.Reader, opts Options) error {
 	// ncu's own messages are kept whether or not the table parsed.
 	if err == nil {
 		p.writeNotes()
+		if opts.Replay > 0 {
+			b.AddMeta(Meta{Source: SourceNCU, File: opts.Experiment + "/" + opts.Variant + "/" + p.file, Key: MetaRangeReplay, Value: strconv.Itoa(opts.Replay)})
+		}
 	}
 	return err
 }

@@ -48,7 +48,12 @@ var TableNames = []string{TableKernels, TableMetrics, TableRanges, TableGPUs, Ta
 //	3  a string that is unknown or absent (the columns made with ndict) is
 //	   null rather than ""; version 2 files hold "" there, and the readers
 //	   give "" for a null string, so both read alike.
-const SchemaVersion = 3
+//	4  same columns; the meta table holds range_replay rows (which replay
+//	   of a cell's range pass each range export is: a cell's range rows
+//	   from several exports are replays, never one sum) and the timing
+//	   rows device_clock_sample.<rep>.sm_mhz and gpu_uuid. Version 3 tables
+//	   hold one range export per cell and no such rows.
+const SchemaVersion = 4
 
 // Keys of the schema metadata of every written table.
 const (
@@ -76,6 +81,12 @@ const (
 	PassRange    = "range"    // ncu range / app-range replay: one row per NVTX range
 	PassTimeline = "timeline" // nsys or Kineto timeline
 )
+
+// MetaRangeReplay is the meta key (source ncu) that says which replay of
+// its cell's range pass an export is: File "<experiment>/<variant>/<export
+// base name>", Value the 1-based replay. The range rows of one export are
+// one replay; a range row's replay is its export's.
+const MetaRangeReplay = "range_replay"
 
 // Column documents one column of a table.
 type Column struct {
@@ -236,7 +247,7 @@ var metaDoc = TableDoc{Name: TableMeta,
 	Columns: []Column{
 		dict("source", "ncu | nsys | kineto | timing", ""),
 		dict("file", "base name of the export; for a timing JSON experiment/variant/<shape>.json, since every experiment names its files by shape (tables ingested before 2026-11-22 03:30 UTC hold the base name)", ""),
-		dict("key", "metadata key", ""),
+		dict("key", "metadata key", "timing: clock.<name> (read after the timed loop), clock_sample.<rep>.sm_mhz (during the wall-time loop), device_clock_sample.<rep>.sm_mhz (during the device-time loop), gpu_uuid (the GPU the clocks were read from), device_error; ncu: range_replay (the export's replay of its cell's range pass, 1-based; file is experiment/variant/<export>)"),
 		str("value", "metadata value as printed", ""),
 	}}
 
@@ -437,7 +448,7 @@ func schemaMarkdown() string {
 	w("- **Time.** `start_ns` and `end_ns` are `timestamp[ns]` without a time zone, counted on the source's clock (nsys: from the start of the session, so pandas shows them as 1970-01-01 plus the offset); the difference of two is a duration. `duration_ns` is `int64` nanoseconds: Parquet has no duration type.")
 	w("- **Strings.** Dictionary-encoded columns read as `category` in pandas and `Categorical` in polars.")
 	w()
-	w("Version 1 (files without `", MetaSchemaVersion, "`): `start_ns` and `end_ns` are `int64`, and a value a source does not give is 0 (nulls only in `graph_node_id`, `parent_id` and `metrics.value`); one row group per file. rooftool reads such a file as version ", strconv.Itoa(SchemaVersion), ": it turns 0 into null where version 1 documented 0 as unknown (kernels: context, pid, tid, grid, block, registers; start_ns of ncu rows; duration_ns of ncu rows when 0; dynamic_shared_bytes of Kineto rows; every numeric gpus fact). Version 2 files hold `\"\"` where version 3 holds a null string; rooftool reads a null string as `\"\"`, so both versions read alike.")
+	w("Version 1 (files without `", MetaSchemaVersion, "`): `start_ns` and `end_ns` are `int64`, and a value a source does not give is 0 (nulls only in `graph_node_id`, `parent_id` and `metrics.value`); one row group per file. rooftool reads such a file as version ", strconv.Itoa(SchemaVersion), ": it turns 0 into null where version 1 documented 0 as unknown (kernels: context, pid, tid, grid, block, registers; start_ns of ncu rows; duration_ns of ncu rows when 0; dynamic_shared_bytes of Kineto rows; every numeric gpus fact). Version 2 files hold `\"\"` where version 3 holds a null string; rooftool reads a null string as `\"\"`, so both versions read alike. Version 4 has the columns of version 3; its meta table adds `" + MetaRangeReplay + "` rows (source ncu: which replay of its cell's range pass each range export is, so a cell's range rows from several exports are replays, not one sum) and the timing rows `device_clock_sample.<rep>.sm_mhz` and `gpu_uuid`; a version 3 table holds one range export per cell.")
 	for _, t := range TableDocs() {
 		w()
 		w("## ", t.Name)

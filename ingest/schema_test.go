@@ -34,7 +34,7 @@ func TestSchemaMetadata(t *testing.T) {
 			t.Fatalf("no schema for %s", n)
 		}
 		md := s.Metadata()
-		if v, _ := md.GetValue(MetaSchemaVersion); v != "3" {
+		if v, _ := md.GetValue(MetaSchemaVersion); v != "4" {
 			t.Errorf("%s: %s = %q", n, MetaSchemaVersion, v)
 		}
 		if v, _ := md.GetValue(MetaTable); v != n {
@@ -114,7 +114,8 @@ func TestFileVersion(t *testing.T) {
 		{md(MetaSchemaVersion, "2", MetaTable, TableKernels), 2, false},
 		{md(MetaSchemaVersion, "1"), 1, false},
 		{md(MetaSchemaVersion, "3"), 3, false},
-		{md(MetaSchemaVersion, "4"), 0, true},
+		{md(MetaSchemaVersion, "4"), 4, false},
+		{md(MetaSchemaVersion, "5"), 0, true},
 		{md(MetaSchemaVersion, "two"), 0, true},
 		{md(MetaSchemaVersion, "2", MetaTable, TableRanges), 0, true},
 	} {

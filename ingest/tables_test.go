@@ -192,7 +192,7 @@ func TestWriteMetadata(t *testing.T) {
 			t.Fatal(err)
 		}
 		kv := pf.MetaData().KeyValueMetadata()
-		if v := kv.FindValue(MetaSchemaVersion); v == nil || *v != "3" {
+		if v := kv.FindValue(MetaSchemaVersion); v == nil || *v != "4" {
 			t.Errorf("%s: %s = %v", n, MetaSchemaVersion, v)
 		}
 		if v := kv.FindValue(MetaTable); v == nil || *v != n {
@@ -344,7 +344,7 @@ func TestReadVersion1(t *testing.T) {
 	if typ := k.Column(colIndex(k, "start_ns")).DataType(); typ.ID() != arrow.TIMESTAMP {
 		t.Errorf("start_ns read as %s", typ)
 	}
-	if v, _ := k.Schema().Metadata().GetValue(MetaSchemaVersion); v != "3" {
+	if v, _ := k.Schema().Metadata().GetValue(MetaSchemaVersion); v != "4" {
 		t.Errorf("read schema version %q", v)
 	}
 }

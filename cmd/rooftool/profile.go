@@ -20,36 +20,37 @@ import (
 
 // ProfileOptions are the flags of `rooftool profile`.
 type ProfileOptions struct {
-	IO          *IO
-	GPU         string
-	Experiments []string
-	ExpDirs     []string // --experiments: experiment folders outside the repository
-	Variants    []string
-	Shapes      []string
-	OutDir      string
-	Resume      bool
-	Timeout     time.Duration
-	Passes      []string
-	NCU, Nsys   string
-	NsysLibs    string
-	Python      string
-	Kernels     string
-	Reps        int
-	DefaultOnly bool
-	Sweeps      bool
-	NoIngest    bool
-	NoReport    bool
-	IngestOnly  bool
-	Shard       string   // --shard I/N
-	CostsFrom   []string // --costs-from RUN
-	GPUs        []string // --gpus 0,1,...: one shard per GPU, then merged
-	SerialTime  bool     // --serial-timing
-	RemoveParts bool     // --remove-shards
-	Cmd         string   // --cmd: a program of the user's own, profiled in place of the experiments
-	Claims      string   // --claims: claims.yaml judging the --cmd program's cells
-	passesGiven bool     // --passes given (a --cmd run otherwise takes launch.CmdPasses)
-	shardFlags  []string // the flags each --gpus shard gets
-	Args        []string // the command line, for the manifest
+	IO           *IO
+	GPU          string
+	Experiments  []string
+	ExpDirs      []string // --experiments: experiment folders outside the repository
+	Variants     []string
+	Shapes       []string
+	OutDir       string
+	Resume       bool
+	Timeout      time.Duration
+	Passes       []string
+	NCU, Nsys    string
+	NsysLibs     string
+	Python       string
+	Kernels      string
+	Reps         int
+	RangeReplays int // --range-replays
+	DefaultOnly  bool
+	Sweeps       bool
+	NoIngest     bool
+	NoReport     bool
+	IngestOnly   bool
+	Shard        string   // --shard I/N
+	CostsFrom    []string // --costs-from RUN
+	GPUs         []string // --gpus 0,1,...: one shard per GPU, then merged
+	SerialTime   bool     // --serial-timing
+	RemoveParts  bool     // --remove-shards
+	Cmd          string   // --cmd: a program of the user's own, profiled in place of the experiments
+	Claims       string   // --claims: claims.yaml judging the --cmd program's cells
+	passesGiven  bool     // --passes given (a --cmd run otherwise takes launch.CmdPasses)
+	shardFlags   []string // the flags each --gpus shard gets
+	Args         []string // the command line, for the manifest
 }
 
 func newProfileCmd(io *IO) *cobra.Command {
@@ -135,6 +136,7 @@ of your own").`,
 	f.StringVar(&opts.Python, "python", "python3", "Python interpreter for kernels/run.py")
 	f.StringVar(&opts.Kernels, "kernels", "kernels", "folder with run.py and the experiment specs")
 	f.IntVar(&opts.Reps, "reps", 0, "timed repetitions per cell (default: the runner's, >= 30)")
+	f.IntVar(&opts.RangeReplays, "range-replays", launch.DefaultRangeReplays, "ncu range-pass replays per cell, each its own ncu process: the DRAM bytes' spread (a DRAM verdict needs >= 3)")
 	f.BoolVar(&opts.DefaultOnly, "default-only", false, "run the default grid only, no sweep shapes")
 	f.BoolVar(&opts.Sweeps, "sweeps", false, "profile sweep shapes under every pass, not only check and timing")
 	f.BoolVar(&opts.NoIngest, "no-ingest", false, "leave RUNDIR/tables unwritten")
@@ -159,6 +161,9 @@ of your own").`,
 func runProfile(ctx context.Context, opts *ProfileOptions) error {
 	if opts.Reps != 0 && opts.Reps < 30 {
 		return usageErrorf("profile: --reps %d: want at least 30", opts.Reps)
+	}
+	if opts.RangeReplays < 1 {
+		return usageErrorf("profile: --range-replays %d: want at least 1", opts.RangeReplays)
 	}
 	if opts.Timeout <= 0 {
 		return usageErrorf("profile: --timeout %s: want a positive duration", opts.Timeout)
@@ -202,6 +207,7 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 		Sweeps:         sweepsMode(opts.DefaultOnly, opts.Sweeps),
 		Timeout:        opts.Timeout,
 		Reps:           opts.Reps,
+		RangeReplays:   opts.RangeReplays,
 		NCU:            opts.NCU,
 		Nsys:           opts.Nsys,
 		NsysLibs:       opts.NsysLibs,
@@ -393,6 +399,9 @@ func runProfileGPUs(ctx context.Context, opts *ProfileOptions) error {
 	}
 	if opts.Reps != 0 && opts.Reps < 30 {
 		return usageErrorf("profile: --reps %d: want at least 30", opts.Reps)
+	}
+	if opts.RangeReplays < 1 {
+		return usageErrorf("profile: --range-replays %d: want at least 1", opts.RangeReplays)
 	}
 	out := opts.OutDir
 	if m, err := rundir.ReadManifest(out); err == nil {

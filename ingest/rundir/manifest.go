@@ -136,7 +136,27 @@ type PassStatus struct {
 	// Coverage compares a range pass with the same cell's kernel pass
 	// (range passes only, when the kernel pass had run).
 	Coverage *Coverage `json:"coverage,omitempty"`
+	// Replays are a range pass's replays of the cell, each its own ncu
+	// process (OptionRangeReplays of them); Files, Method and Coverage
+	// above are the first ok replay's. Absent in runs that replayed each
+	// cell once.
+	Replays []RangeReplay `json:"replays,omitempty"`
 }
+
+// RangeReplay is one replay of a cell's range pass.
+type RangeReplay struct {
+	Replay   int       `json:"replay"` // 1-based
+	Status   string    `json:"status"` // ok | failed
+	Reason   string    `json:"reason,omitempty"`
+	Method   string    `json:"method,omitempty"`
+	Files    []string  `json:"files,omitempty"` // the cell's CSV first, as PassStatus.Files
+	Coverage *Coverage `json:"coverage,omitempty"`
+}
+
+// OptionRangeReplays is the manifest option holding how many times the
+// range pass replays each cell (rooftool profile --range-replays); absent:
+// once.
+const OptionRangeReplays = "ncu.range_replays"
 
 // Code is what one pass of a cell ran: every environment knob that changes
 // the measured code (with its effective value), the implementation picks

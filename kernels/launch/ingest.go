@@ -58,7 +58,17 @@ func Inputs(dir string, m *rundir.Manifest) []ingest.Input {
 				if pass == rundir.PassRange {
 					o.Pass = ingest.PassRange
 				}
-				if filepath.Ext(f) == ".csv" && filepath.Base(filepath.Dir(f)) == c.Variant {
+				if pass == rundir.PassRange && len(st.Replays) > 0 {
+					// Every replay's own CSV, each named as a replay: the
+					// cell's range rows are one sum per replay.
+					for _, rp := range st.Replays {
+						if rp.Status == rundir.StatusOK && len(rp.Files) > 0 {
+							ro := o
+							ro.Replay = rp.Replay
+							add(rp.Files[0], ro)
+						}
+					}
+				} else if filepath.Ext(f) == ".csv" && filepath.Base(filepath.Dir(f)) == c.Variant {
 					add(f, o) // the cell's own rows
 				} else {
 					add(f, ingest.Options{Experiment: c.Experiment, Pass: o.Pass})

@@ -16,10 +16,25 @@ import (
 // The range pass measures each cell's whole NVTX range (L2 reuse between
 // its kernels included) with one ncu process per cell: with several cells in
 // one process, ncu 2025.3.1 range replay returned a later cell's range
-// partial without an error (kernels/README.md, shared/DEVICE.md). Each range
-// is checked against the same cell's kernel pass (Coverage): a range replay
-// that fails or covers less than rundir.MinRangeCoverage is replayed once
-// more with app-range, and the more complete result is kept.
+// partial without an error (kernels/README.md, shared/DEVICE.md). A cell is
+// replayed Config.RangeReplays times, each replay its own ncu process and
+// its own CSV (<shape>.range.csv, then <shape>.range.r2.csv, ...), so that
+// its DRAM bytes come with their spread. Each replay is checked against the
+// same cell's kernel pass (Coverage): a replay that fails or covers less
+// than rundir.MinRangeCoverage is replayed once more with app-range, and the
+// more complete result is kept.
+
+// DefaultRangeReplays is how many times the range pass replays each cell
+// when Config.RangeReplays is 0.
+const DefaultRangeReplays = 3
+
+// rangeReplays is the number of replays per cell this run makes.
+func (r *Runner) rangeReplays() int {
+	if r.cfg.RangeReplays > 0 {
+		return r.cfg.RangeReplays
+	}
+	return DefaultRangeReplays
+}
 
 // Metrics the coverage compares.
 const (
@@ -41,32 +56,88 @@ func rangeMethod(exp *kernels.Experiment, variant string) string {
 	return rundir.MethodRange
 }
 
-// rangeMode is the ncu mode of one range attempt. Each method writes its
-// own cell CSV (<shape>.range.csv, <shape>.app-range.csv) so that both
-// attempts stay on disk; the first attempt removes a cell's earlier files.
-func rangeMode(method string, first bool) ncuMode {
-	m := ncuMode{method: method, suffix: "." + method + ".csv", scale: 1}
+// rangeSuffix is the suffix of a cell's CSV from replay k (1-based) with
+// method: <shape>.range.csv for the first replay, <shape>.range.r2.csv for
+// the second, and so on.
+func rangeSuffix(method string, k int) string {
+	if k <= 1 {
+		return "." + method + ".csv"
+	}
+	return fmt.Sprintf(".%s.r%d.csv", method, k)
+}
+
+// rangeMode is the ncu mode of one range attempt of replay k of n. Each
+// method and replay writes its own cell CSV (rangeSuffix) so that every
+// attempt stays on disk; the first attempt of the first replay removes a
+// cell's earlier files.
+func rangeMode(method string, k, n int, first bool) ncuMode {
+	m := ncuMode{method: method, suffix: rangeSuffix(method, k), scale: 1}
 	if method == rundir.MethodAppRange {
 		m.scale = appRangeTimeoutScale
 	}
 	m.stale = []string{".profile.json", m.suffix}
-	if first {
-		m.stale = append(m.stale, ".csv", ".range.csv", ".app-range.csv")
+	if first && k <= 1 {
+		m.stale = append(m.stale, ".csv")
+		for j := 1; j <= n; j++ {
+			m.stale = append(m.stale, rangeSuffix(rundir.MethodRange, j), rangeSuffix(rundir.MethodAppRange, j))
+		}
 	}
 	return m
 }
 
-// attemptRange profiles one cell's range: its first method, then app-range
-// once when range replay failed (ncu's fault, not the runner's) or came
-// back partial.
+// attemptRange replays one cell's range rangeReplays times, each replay its
+// own ncu process (attemptReplay). The cell's status is the first ok
+// replay's, with every replay's outcome in Replays. A first replay that
+// finds no range (failed, skipped, or no process reached the cell) ends the
+// pass there, as one replay would.
 func (r *Runner) attemptRange(ctx context.Context, exp *kernels.Experiment, cell string) attemptResult {
+	n := r.rangeReplays()
+	kernel, kerr := r.kernelTotals(exp.Name, cell)
+	var warn []string
+	if kerr != nil {
+		warn = append(warn, fmt.Sprintf("range pass of %s/%s: kernel pass totals: %v: coverage not checked", exp.Name, cell, kerr))
+	}
+	var kept attemptResult
+	var replays []rundir.RangeReplay
+	found, procs, ok := false, 0, 0
+	for k := 1; k <= n; k++ {
+		a := r.attemptReplay(ctx, exp, cell, kernel, k, n)
+		procs += 1 + a.retries
+		warn = append(warn, a.warn...)
+		st, got := a.got[cell]
+		if a.res.Canceled || (k == 1 && (!got || st.Status != rundir.StatusOK)) {
+			a.warn, a.retries = warn, procs-1
+			return a
+		}
+		rp := rundir.RangeReplay{Replay: k, Status: st.Status, Reason: st.Reason, Method: st.Method, Files: st.Files, Coverage: st.Coverage}
+		if !got {
+			rp = rundir.RangeReplay{Replay: k, Status: rundir.StatusFailed, Reason: a.res.Reason("ncu")}
+		}
+		replays = append(replays, rp)
+		if rp.Status == rundir.StatusOK {
+			ok++
+			if !found {
+				kept, found = a, true
+			}
+		}
+	}
+	if ok < n {
+		warn = append(warn, fmt.Sprintf("range pass of %s/%s: %d of %d replays ok: the DRAM spread rests on %d", exp.Name, cell, ok, n, ok))
+	}
+	st := kept.got[cell]
+	st.Replays = replays
+	kept.got[cell] = st
+	kept.warn, kept.retries = warn, procs-1
+	return kept
+}
+
+// attemptReplay profiles replay k of one cell's range: its first method,
+// then app-range once when range replay failed (ncu's fault, not the
+// runner's) or came back partial.
+func (r *Runner) attemptReplay(ctx context.Context, exp *kernels.Experiment, cell string, kernel ncuTotals, k, n int) attemptResult {
 	variant, _, _ := strings.Cut(cell, "/")
 	method := rangeMethod(exp, variant)
-	kernel, kerr := r.kernelTotals(exp.Name, cell)
-	a := r.attemptNCU(ctx, exp, rundir.PassRange, []string{cell}, rangeMode(method, true))
-	if kerr != nil {
-		a.warn = append(a.warn, fmt.Sprintf("range pass of %s/%s: kernel pass totals: %v: coverage not checked", exp.Name, cell, kerr))
-	}
+	a := r.attemptNCU(ctx, exp, rundir.PassRange, []string{cell}, rangeMode(method, k, n, true))
 	if a.res.Canceled {
 		return a
 	}
@@ -82,7 +153,7 @@ func (r *Runner) attemptRange(ctx context.Context, exp *kernels.Experiment, cell
 		return a
 	}
 
-	b := r.attemptNCU(ctx, exp, rundir.PassRange, []string{cell}, rangeMode(rundir.MethodAppRange, false))
+	b := r.attemptNCU(ctx, exp, rundir.PassRange, []string{cell}, rangeMode(rundir.MethodAppRange, k, n, false))
 	b.retries = 1
 	b.warn = append(a.warn, b.warn...)
 	if b.res.Canceled {

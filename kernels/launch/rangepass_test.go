@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
@@ -249,5 +252,76 @@ func TestAttributeRangeRows(t *testing.T) {
 				t.Errorf("cells %q, warning %q; want %q, warning %v", got, w, tc.want, tc.warn)
 			}
 		})
+	}
+}
+
+// TestRangeReplays: three replays of a cell, each its own ncu process and
+// CSV, each checked for coverage; ingest keeps each replay apart, and the
+// cell's facts carry every replay's DRAM bytes (the fake's range rows read
+// 1,000,000, 1,100,000 and 1,050,000 bytes in turn, written 0: median
+// 1,050,000) while its kernels are the kernel pass's two, counted once.
+func TestRangeReplays(t *testing.T) {
+	cfg, _ := fakeEnv(t)
+	ncuLog := filepath.Join(t.TempDir(), "ncu.jsonl")
+	t.Setenv("FAKE_NCU_LOG", ncuLog)
+	t.Setenv("FAKE_RANGE_DRAM", "1000000,1100000,1050000")
+	t.Setenv("FAKE_RANGE_DRAM_COUNTER", filepath.Join(t.TempDir(), "count"))
+	cfg.RangeReplays = 3
+	cfg.Variants, cfg.Shapes = []string{"good"}, []string{"n=1"}
+	cfg.Passes = []string{rundir.PassNCU, rundir.PassRange}
+	m, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := ncuModes(t, ncuLog), []string{"", "range", "range", "range"}; !slices.Equal(got, want) {
+		t.Errorf("ncu replay modes = %q, want %q", got, want)
+	}
+	if got := m.Options[rundir.OptionRangeReplays]; got != "3" {
+		t.Errorf("manifest option %s = %q, want 3", rundir.OptionRangeReplays, got)
+	}
+	st := mustPass(t, m, "fake/good/n=1", rundir.PassRange, rundir.StatusOK, "")
+	if st.Attempts != 3 || len(st.Replays) != 3 {
+		t.Fatalf("attempts %d, replays %s; want 3 of each", st.Attempts, jsonOf(st.Replays))
+	}
+	for i, rp := range st.Replays {
+		want := []string{"n=1.range.csv", "n=1.range.r2.csv", "n=1.range.r3.csv"}[i]
+		if rp.Replay != i+1 || rp.Status != rundir.StatusOK || rp.Method != rundir.MethodRange || len(rp.Files) == 0 || path.Base(rp.Files[0]) != want {
+			t.Errorf("replay %d = %s, want replay %d ok by range in %s", i, jsonOf(rp), i+1, want)
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(cfg.RunDir, filepath.FromSlash(rp.Files[0]))); err != nil {
+			t.Errorf("replay %d: %v", i+1, err)
+		}
+		if rp.Coverage == nil || rp.Coverage.L2Bytes == nil {
+			t.Errorf("replay %d: coverage %s, want the kernel pass compared", i+1, jsonOf(rp.Coverage))
+		}
+	}
+	if path.Base(st.Files[0]) != "n=1.range.csv" {
+		t.Errorf("files = %q, want the first replay's CSV first", st.Files)
+	}
+	if _, err := Ingest(cfg.RunDir, m); err != nil {
+		t.Fatal(err)
+	}
+	tb, err := ingest.ReadDir(filepath.Join(cfg.RunDir, rundir.TablesDir), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Release()
+	kf := analysis.KernelFacts(tb, analysis.Ceilings{}, analysis.Options{})
+	found := false
+	for _, c := range analysis.CellFacts(tb, kf, nil, analysis.Ceilings{}, analysis.Options{}) {
+		if c.Variant != "good" {
+			continue
+		}
+		found = true
+		if !slices.Equal(c.DRAMBytesRangeReplays, []float64{1e6, 1.1e6, 1.05e6}) || c.DRAMBytesRange != 1.05e6 {
+			t.Errorf("range DRAM replays %v, median %v; want [1e6 1.1e6 1.05e6], 1.05e6", c.DRAMBytesRangeReplays, c.DRAMBytesRange)
+		}
+		if c.Kernels != 2 {
+			t.Errorf("kernels = %d, want the kernel pass's 2 (range rows are not kernels)", c.Kernels)
+		}
+	}
+	if !found {
+		t.Error("no cell fact for fake/good/n=1")
 	}
 }

@@ -35,6 +35,7 @@ type Config struct {
 	Sweeps         string        // SweepsTiming (default), SweepsNone, SweepsAll
 	Timeout        time.Duration // per cell; a runner process over n cells gets n times this; 0 : 10m
 	Reps           int           // timing repetitions; 0 : the runner's default
+	RangeReplays   int           // range-pass replays per cell, each its own ncu process; 0 : DefaultRangeReplays
 	NCU, Nsys      string        // overrides
 	NsysLibs       string        // folder prepended to LD_LIBRARY_PATH for nsys ("" : $ROOFTOOL_NSYS_LIBS or ./.nsysdeps)
 	SMI            string        // nvidia-smi override (tests)
@@ -284,6 +285,7 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 	if cfg.Reps > 0 {
 		m.Options["reps"] = strconv.Itoa(cfg.Reps)
 	}
+	m.Options[rundir.OptionRangeReplays] = strconv.Itoa(r.rangeReplays())
 	r.recordEnv(old != nil)
 	if err := r.snapshotSpecs(orderedExps(cells), old != nil); err != nil {
 		return nil, err

@@ -63,9 +63,12 @@ func fakeEnv(t *testing.T) (Config, string) {
 		NsysLibs:   filepath.Join(tmp, "libs"),
 		SMI:        filepath.Join(bin, "nvidia-smi"),
 		Timeout:    time.Minute,
-		Version:    "test",
-		Command:    []string{"rooftool", "profile", "--gpu", "h100"},
-		Now:        func() time.Time { return time.Date(2026, 11, 22, 1, 2, 3, 0, time.UTC) },
+		// One range replay per cell keeps the process counts the tests
+		// pin; TestRangeReplays runs several.
+		RangeReplays: 1,
+		Version:      "test",
+		Command:      []string{"rooftool", "profile", "--gpu", "h100"},
+		Now:          func() time.Time { return time.Date(2026, 11, 22, 1, 2, 3, 0, time.UTC) },
 	}
 	return cfg, logf
 }
