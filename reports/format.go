@@ -28,6 +28,16 @@ func SI(v float64, unit string) string {
 	case v == 0:
 		return "0 " + unit
 	}
+	p := siPrefixOf(v)
+	m := v / math.Pow10(p.exp)
+	return sig4(m) + " " + p.prefix + unit
+}
+
+// siPrefixOf is the SI prefix SI writes v with.
+func siPrefixOf(v float64) struct {
+	exp    int
+	prefix string
+} {
 	a := math.Abs(v)
 	p := siPrefixes[0]
 	for _, c := range siPrefixes {
@@ -35,8 +45,7 @@ func SI(v float64, unit string) string {
 			p = c
 		}
 	}
-	m := v / math.Pow10(p.exp)
-	return sig4(m) + " " + p.prefix + unit
+	return p
 }
 
 // sig4 formats a mantissa in [1, 1000) with four significant digits.

@@ -268,7 +268,7 @@ func htmlRowOf(row CellRow) htmlRow {
 		GPUTime: dash(row.GPUTimeNs > 0, SI(row.GPUTimeNs/1e9, "s")), Wall: secs(row.WallMs), Device: secs(row.DeviceMs),
 		SMClock: dash(row.TimingSMMHz > 0, fmt.Sprintf("%.0f MHz", row.TimingSMMHz)), Speedup: "—", P: "—", Bound: "—",
 		Class: dash(row.Class != "", row.Class), RelError: "—",
-		DRAM: Bytes(row.DRAMBytes), DRAMTheory: Bytes(row.TheoryDRAMBytes), ModelRatio: "—", L2: Bytes(row.L2Bytes), Coverage: "—",
+		DRAM: Bytes(row.DRAMBytes), DRAMTheory: Bytes(row.TheoryDRAMBytes), ModelRatio: "—", L2: l2Cell(row), Coverage: "—",
 		FLOPs: FLOPs(row.FLOPs), FTh: FLOPs(row.TheoryFLOPs), Warnings: row.Warnings}
 	switch row.Status {
 	case "ok":
@@ -522,7 +522,8 @@ Speedup: baseline median / this variant's, p from a Mann-Whitney U test (alpha 0
 Elementwise: kernels without tensor work. Rel. error: max relative error against the
 reference (check pass). DRAM: read + write bytes of the whole variant, ncu range pass (*:
 sum of the kernel pass, L2 flushed before each kernel); DRAM/theory outside the model's range is
-marked. FLOPs: ncu kernel pass; theory: claims.yaml. Kernel names are shortened.</p>
+marked. L2 bytes: the range pass's where it covers the cell, the figure the DRAM decisions
+quote (*: sum of the kernel pass). FLOPs: ncu kernel pass; theory: claims.yaml. Kernel names are shortened.</p>
 {{- if .Plots}}
 <h3>Plots</h3>
 {{- range .Plots}}

@@ -43,6 +43,10 @@ func (x *index) l2AlreadySaves(e *kernels.Experiment, d *Decision) {
 	}
 	share := min(free/claimed, 1)
 	d.L2AlreadySaves = &share
-	d.Reason += fmt.Sprintf("; L2 already gives %.0f%% of the saving the models claim: %s measures %s of DRAM against its model's %s, so the fusion can remove at most %s more, not %s",
-		100*share, base, Bytes(measB), Bytes(thB), Bytes(max(measB-thC, 0)), Bytes(claimed))
+	left := fmt.Sprintf("at most %s more", Bytes(measB-thC))
+	if measB <= thC {
+		left = fmt.Sprintf("nothing more (%s already measures no more than the candidate's model, %s)", base, Bytes(thC))
+	}
+	d.Reason += fmt.Sprintf("; L2 already gives %.0f%% of the saving the models claim: %s measures %s of DRAM against its model's %s, so the fusion can remove %s, not %s",
+		100*share, base, Bytes(measB), Bytes(thB), left, Bytes(claimed))
 }

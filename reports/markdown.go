@@ -40,8 +40,22 @@ func boundStr(metric string, b float64) string {
 	return strings.TrimSuffix(s, "x")
 }
 
+// l2Cell is a row's L2 bytes as the tables show them: the range pass's where
+// it covers the cell (what the DRAM decisions quote), else the kernel-pass
+// sum marked "*".
+func l2Cell(row CellRow) string {
+	if row.RangeL2Bytes > 0 {
+		return Bytes(row.RangeL2Bytes)
+	}
+	if row.L2Bytes > 0 {
+		return Bytes(row.L2Bytes) + "*"
+	}
+	return "—"
+}
+
 // fmtSeconds formats a time and its interval with one SI prefix:
-// "12.35 µs [12.30, 12.41]".
+// "12.35 µs [12.30, 12.41]". Each bound is formatted from its own value in
+// the centre's unit (never rescaled through the rounded centre).
 func fmtSeconds(c, lo, hi float64) string {
 	s := SI(c, "s")
 	if lo == c && hi == c {
@@ -49,7 +63,7 @@ func fmtSeconds(c, lo, hi float64) string {
 	}
 	f := strings.Fields(s)
 	unit := f[len(f)-1]
-	scale := c / mustParse(f[0])
+	scale := math.Pow10(siPrefixOf(c).exp)
 	b := func(x float64) string {
 		if unbounded(x) {
 			if x > 0 {
@@ -60,15 +74,6 @@ func fmtSeconds(c, lo, hi float64) string {
 		return sig4(x / scale)
 	}
 	return fmt.Sprintf("%s %s [%s, %s]", f[0], unit, b(lo), b(hi))
-}
-
-func mustParse(s string) float64 {
-	var v float64
-	fmt.Sscanf(s, "%g", &v)
-	if v == 0 {
-		return 1
-	}
-	return v
 }
 
 // fmtTest writes a claim's test: "speedup(triton-epilogue / eager) > 1.1x".
@@ -409,7 +414,7 @@ func writeExperiment(b *strings.Builder, e ExperimentReport, r *Report) {
 			tt.Rows = append(tt.Rows, []string{name, dash(row.Kernels > 0, fmt.Sprint(row.Kernels)),
 				dash(row.Kernels > 0, fmt.Sprint(row.ElementwiseKernels)), gt, wall, dev,
 				dash(row.TimingSMMHz > 0, fmt.Sprintf("%.0f MHz", row.TimingSMMHz)), sp, pv, bound, dash(row.Class != "", row.Class), re})
-			bt.Rows = append(bt.Rows, []string{name, dram, Bytes(row.TheoryDRAMBytes), mr, Bytes(row.L2Bytes), cov, FLOPs(row.FLOPs), FLOPs(row.TheoryFLOPs)})
+			bt.Rows = append(bt.Rows, []string{name, dram, Bytes(row.TheoryDRAMBytes), mr, l2Cell(row), cov, FLOPs(row.FLOPs), FLOPs(row.TheoryFLOPs)})
 			if row.Status != "ok" {
 				notes = append(notes, fmt.Sprintf("%s: %s (%s)", row.Variant, strings.ToUpper(row.Status), shorten(row.Reason, 300)))
 			}
@@ -444,7 +449,9 @@ func writeExperiment(b *strings.Builder, e ExperimentReport, r *Report) {
 	p("Elementwise: kernels without tensor work. Rel. error: max relative error against the\n")
 	p("reference (check pass). DRAM: read + write bytes of the whole variant, ncu range pass (`*`:\n")
 	p("sum of the kernel pass, L2 flushed before each kernel); DRAM/theory outside %sx..%sx is\n", num(modelLo), num(modelHi))
-	p("marked `!`. FLOPs: ncu kernel pass; theory: claims.yaml. Kernel names are shortened.\n")
+	p("marked `!`. L2 bytes: the range pass's where it covers the cell, the figure the DRAM\n")
+	p("decisions quote (`*`: sum of the kernel pass). FLOPs: ncu kernel pass; theory: claims.yaml.\n")
+	p("Kernel names are shortened.\n")
 	if len(e.Plots) > 0 {
 		p("\n### Plots\n\n")
 		for i, pl := range e.Plots {

@@ -149,14 +149,15 @@ type CellRow struct {
 	HostRatio        *float64                `json:"host_ratio,omitempty"`
 	RangeCoverage    *analysis.RangeCoverage `json:"range_coverage,omitempty"` // range over kernel pass
 	BoundFraction    *float64                `json:"bound_fraction,omitempty"` // roofline floor of the model / device time
-	TimingSMMHz      float64                 `json:"timing_sm_mhz,omitempty"`  // SM clock read (NVML) after the timing repetitions
+	TimingSMMHz      float64                 `json:"timing_sm_mhz,omitempty"`  // SM clock of the timed loop (median of its NVML readings)
 	Speedup          *Value                  `json:"speedup,omitempty"`        // against the baseline
 	P                *float64                `json:"p,omitempty"`              // Mann-Whitney U p-value of the speedup
 	DRAMBytes        float64                 `json:"dram_bytes"`               // ncu range pass (0: not measured)
 	DRAMBytesKernels float64                 `json:"dram_bytes_kernels"`
 	TheoryDRAMBytes  float64                 `json:"theory_dram_bytes,omitempty"`
 	ModelRatio       *float64                `json:"model_ratio,omitempty"` // measured / theory DRAM bytes
-	L2Bytes          float64                 `json:"l2_bytes"`
+	L2Bytes          float64                 `json:"l2_bytes"`                 // sum over the ncu kernel pass
+	RangeL2Bytes     float64                 `json:"range_l2_bytes,omitempty"` // ncu range pass, where it covers the cell
 	FLOPs            float64                 `json:"flops"`
 	TheoryFLOPs      float64                 `json:"theory_flops,omitempty"`
 	Class            string                  `json:"class,omitempty"`
