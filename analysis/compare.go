@@ -96,7 +96,7 @@ func compare(exp, shape string, b, c *CellFact, opts Options) Comparison {
 	case b.DRAMBytesKernels > 0 && c.DRAMBytesKernels > 0:
 		cmp.DRAMRatio = c.DRAMBytesKernels / b.DRAMBytesKernels
 		cmp.Warnings = append(cmp.Warnings, Warning{Code: WarnMissing, Metric: "dram_reduction",
-			Msg: "no range-pass DRAM bytes: ratio of kernel-pass sums (L2 flushed before each kernel; overstates what fusion saves)"})
+			Msg: "no range-pass DRAM bytes: ratio of kernel-pass sums (caches flushed before each kernel: not the bytes of the chain as it runs)"})
 	default:
 		cmp.Warnings = append(cmp.Warnings, Warning{Code: WarnMissing, Metric: "dram_reduction", Msg: "no DRAM bytes for one of the cells"})
 	}

@@ -198,7 +198,8 @@ func checkBimodal(c *CellFact, samples []float64, what string, opts Options) {
 
 // DRAM is the variant's DRAM bytes for the whole cell: the range pass
 // (L2 reuse between kernels included), else the sum over the kernel pass
-// with a note (per-kernel replay flushes L2 and overstates a chain). A
+// with a note (per-kernel replay flushes caches before each kernel: not the
+// traffic of the chain as it runs). A
 // partial range is returned with a note too: the range-partial warning
 // voids the claims that rest on it, and plots leave it out.
 func (c *CellFact) DRAM() (float64, string) {

@@ -15,8 +15,10 @@ stream and within the same NVTX range, by one or more kernels with no tensor
 work (elementwise or reduction), up to the next GEMM. Fusing folds those
 kernels into the GEMM's epilogue:
   kernels saved  = the number of folded kernels.
-  GPU time saved = the sum of their durations: an upper bound, since the
-                   epilogue's own cost in the GEMM is counted as nothing.
+  GPU time saved = the sum of their durations, the epilogue's own cost in
+                   the GEMM counted as nothing. Not a bound: a fused kernel
+                   that also changes its main loop can save more (swiglu_fp8
+                   dual-acc: 4.0 us predicted, 8.7 us measured) or less.
   DRAM saved     = over every producer -> consumer edge of the chain (GEMM ->
                    1st folded, 1st -> 2nd, ...) the intermediate's write by
                    the producer and its read by the consumer: the GEMM's DRAM
@@ -49,7 +51,7 @@ type Chain struct {
 	Producer       string   `json:"producer"`
 	Folded         []string `json:"folded"`
 	KernelsSaved   int      `json:"kernels_saved"`
-	TimeSavedNs    float64  `json:"gpu_time_saved_ns"` // upper bound
+	TimeSavedNs    float64  `json:"gpu_time_saved_ns"` // the folded kernels' durations (not a bound)
 	DRAMSavedBytes float64  `json:"dram_saved_bytes"`
 	DRAMKnown      bool     `json:"dram_known"`
 }

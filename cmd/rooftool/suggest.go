@@ -145,7 +145,7 @@ func runSuggest(ctx context.Context, opts *SuggestOptions) error {
 	if err := suggestWriteTab(opts.IO.Out, chainRows(out.Chains, true)); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintln(opts.IO.Out, "\nGPU time saved is an upper bound (the epilogue's own cost counted as nothing); DRAM saved needs ncu bytes (- where absent). See rooftool suggest --help for the model.")
+	_, err = fmt.Fprintln(opts.IO.Out, "\nGPU time saved is the folded kernels' time (the epilogue's own cost counted as nothing; a fused kernel can save more or less); DRAM saved needs ncu bytes (- where absent). See rooftool suggest --help for the model.")
 	return err
 }
 
