@@ -259,6 +259,9 @@ func (x *index) row(e *kernels.Experiment, v kernels.Variant, shape string) (Cel
 	row.RangeCoverage = c.RangeCoverage
 	row.BoundFraction = x.boundFraction(e, v.Name, shape)
 	row.DRAMBytes, row.DRAMBytesKernels, row.L2Bytes, row.FLOPs, row.Class = c.DRAMBytesRange, c.DRAMBytesKernels, c.L2Bytes, c.FLOPs, c.Class
+	if c.DRAMBytesRange > 0 {
+		row.DRAMBytesReplays = c.DRAMBytesRangeReplays
+	}
 	if l2 := l2Of(c); l2 != c.L2Bytes {
 		row.RangeL2Bytes = l2
 	}

@@ -289,9 +289,7 @@ func htmlRowOf(row CellRow) htmlRow {
 	if row.RelError != nil {
 		h.RelError = fmt.Sprintf("%.2e", *row.RelError)
 	}
-	if row.DRAMBytes == 0 && row.DRAMBytesKernels > 0 {
-		h.DRAM = Bytes(row.DRAMBytesKernels) + "*"
-	}
+	h.DRAM = dramCell(row)
 	if row.ModelRatio != nil {
 		h.ModelRatio = Ratio(*row.ModelRatio)
 		h.ModelOff = *row.ModelRatio < modelLo || *row.ModelRatio > modelHi

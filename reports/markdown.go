@@ -392,10 +392,7 @@ func writeExperiment(b *strings.Builder, e ExperimentReport, r *Report) {
 			if row.P != nil {
 				pv = pval(*row.P)
 			}
-			dram := Bytes(row.DRAMBytes)
-			if row.DRAMBytes == 0 && row.DRAMBytesKernels > 0 {
-				dram = Bytes(row.DRAMBytesKernels) + "*"
-			}
+			dram := dramCell(row)
 			mr := "—"
 			if row.ModelRatio != nil {
 				mr = Ratio(*row.ModelRatio)

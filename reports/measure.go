@@ -151,11 +151,15 @@ func (x *index) measureDRAMRatio(e *kernels.Experiment, cand, base, shape string
 	if bn != "" || cn != "" {
 		note = "DRAM bytes " + firstNonEmpty(bn, cn)
 	}
+	cv, bv := dramValue(cc), dramValue(bc)
 	note = joinNote(fmt.Sprintf("%s / %s", Bytes(cb), Bytes(bb)), note)
+	if cv.N > 1 && bv.N > 1 {
+		note = joinNote(note, fmt.Sprintf("%s: %s; %s: %s", cand, spreadNote(cv), base, spreadNote(bv)))
+	}
 	if l2b, l2c := l2Of(bc), l2Of(cc); l2b > 0 && l2c > 0 {
 		note = joinNote(note, fmt.Sprintf("L2 bytes %s / %s = %s", Bytes(l2c), Bytes(l2b), Ratio(l2c/l2b)))
 	}
-	return point(cb / bb), "", note
+	return dramRatio(cv, bv), "", note
 }
 
 // l2Of is a cell's L2 traffic: the range pass where it covers the cell,
@@ -173,7 +177,7 @@ func l2Of(c *analysis.CellFact) float64 {
 func (x *index) measureDRAMReduction(e *kernels.Experiment, cand, base, shape string) (v Value, missing, note string) {
 	v, missing, note = x.measureDRAMRatio(e, cand, base, shape)
 	if missing == "" {
-		v = point(1 - v.Center)
+		v = Value{Center: 1 - v.Center, Lo: 1 - v.Hi, Hi: 1 - v.Lo, N: v.N}
 	}
 	return v, missing, note
 }
@@ -184,7 +188,8 @@ func (x *index) measureDRAMBytes(e *kernels.Experiment, cand, base, shape string
 	if !okCell(cc) || cb == 0 {
 		return v, x.whyMissing(e.Name, cand, shape, MetricDRAMBytes, "DRAM bytes"), ""
 	}
-	return point(cb), "", cn
+	v = dramValue(cc)
+	return v, "", joinNote(cn, spreadNote(v))
 }
 
 // measureRelError is the candidate's error against the baseline's output

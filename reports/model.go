@@ -84,10 +84,14 @@ type Decision struct {
 	// L2AlreadySaves is the share of the DRAM saving the models claim that
 	// the unfused baseline already gets from L2 as measured (its model
 	// bytes minus its range-pass bytes), where that share is 10% or more.
-	L2AlreadySaves        *float64            `json:"l2_already_saves,omitempty"`
-	LimitedBy             string              `json:"limited_by,omitempty"`
-	MainLoops             *analysis.MainLoops `json:"main_loops,omitempty"`
-	Counterfactual        *Counterfactual     `json:"counterfactual,omitempty"`
+	L2AlreadySaves *float64            `json:"l2_already_saves,omitempty"`
+	LimitedBy      string              `json:"limited_by,omitempty"`
+	MainLoops      *analysis.MainLoops `json:"main_loops,omitempty"`
+	Counterfactual *Counterfactual     `json:"counterfactual,omitempty"`
+
+	// Warnings are facts about this decision's figures that do not void
+	// it (e.g. dram-one-replay: DRAM bytes of one range replay, no spread).
+	Warnings []analysis.Warning `json:"warnings,omitempty"`
 }
 
 // ExperimentReport is one experiment's section of the report.
@@ -155,7 +159,7 @@ type CellRow struct {
 	DRAMBytes        float64                 `json:"dram_bytes"`               // ncu range pass (0: not measured)
 	DRAMBytesKernels float64                 `json:"dram_bytes_kernels"`
 	TheoryDRAMBytes  float64                 `json:"theory_dram_bytes,omitempty"`
-	ModelRatio       *float64                `json:"model_ratio,omitempty"` // measured / theory DRAM bytes
+	ModelRatio       *float64                `json:"model_ratio,omitempty"`    // measured / theory DRAM bytes
 	L2Bytes          float64                 `json:"l2_bytes"`                 // sum over the ncu kernel pass
 	RangeL2Bytes     float64                 `json:"range_l2_bytes,omitempty"` // ncu range pass, where it covers the cell
 	FLOPs            float64                 `json:"flops"`
@@ -163,6 +167,10 @@ type CellRow struct {
 	Class            string                  `json:"class,omitempty"`
 	RelError         *float64                `json:"rel_error,omitempty"` // check pass, max relative error
 	Warnings         []string                `json:"warnings,omitempty"`  // warning codes
+
+	// DRAMBytesReplays are the DRAM bytes of each range replay (n and spread
+	// of DRAMBytes, their median); absent where no range pass measured it.
+	DRAMBytesReplays []float64 `json:"dram_bytes_replays,omitempty"`
 }
 
 // Plot is one chart written under plots/.

@@ -97,7 +97,7 @@ func judge(metric string, m Value, op string, thr float64) (verdict, reason stri
 	c := clears(m.Center, op, thr)
 	lo, hi := clears(m.Lo, op, thr), clears(m.Hi, op, thr)
 	iv := func() string {
-		return fmt.Sprintf("%s interval [%s, %s]", defaultConfidenceLabel, boundStr(metric, m.Lo), boundStr(metric, m.Hi))
+		return fmt.Sprintf("%s [%s, %s]", intervalLabel(metric), boundStr(metric, m.Lo), boundStr(metric, m.Hi))
 	}
 	point := m.Lo == m.Center && m.Hi == m.Center
 	switch {
@@ -148,6 +148,7 @@ func (x *index) decide(e *kernels.Experiment, c kernels.Claim, shape string) Dec
 	if extra != "" {
 		d.Reason += "; " + extra
 	}
+	dramSpreadCheck(&d, m)
 	if c.Metric == MetricGPUSpeedup {
 		if w, note := x.deviceCheck(e.Name, shape, d.Baseline, c.Candidate, m, c.Op, c.Threshold, d.Verdict); note != "" {
 			d.Reason += "; " + note
@@ -156,8 +157,8 @@ func (x *index) decide(e *kernels.Experiment, c kernels.Claim, shape string) Dec
 			}
 		}
 	}
-	if c.Metric == MetricSpeedup {
-		w, note := x.clockCheck(e.Name, shape, d.Baseline, c.Candidate, m, c.Op, c.Threshold, d.Verdict)
+	if c.Metric == MetricSpeedup || c.Metric == MetricGPUSpeedup {
+		w, note := x.clockCheck(c.Metric, e.Name, shape, d.Baseline, c.Candidate, m, c.Op, c.Threshold, d.Verdict)
 		if w != nil {
 			x.extra = append(x.extra, *w)
 		}
@@ -230,9 +231,14 @@ func summarizeWarnings(ws []analysis.Warning) []string {
 // The speedup corrected for clocks lies between the measured interval and
 // that interval scaled by f_baseline/f_candidate; when that wider interval
 // would not give the same verdict, the clocks void the speedup (a
-// clocks-differ warning).
-func (x *index) clockCheck(exp, shape, base, cand string, m Value, op string, thr float64, verdict string) (*analysis.Warning, string) {
-	fb, fc := x.clocks[key(exp, base, shape)], x.clocks[key(exp, cand, shape)]
+// clocks-differ warning). A gpu_speedup is checked on the clocks of the
+// device-time (graph-replay) loops, where both cells sampled them.
+func (x *index) clockCheck(metric, exp, shape, base, cand string, m Value, op string, thr float64, verdict string) (*analysis.Warning, string) {
+	clocks, loop := x.clocks, "timed loop"
+	if metric == MetricGPUSpeedup {
+		clocks, loop = x.deviceClocks, "device-time loop"
+	}
+	fb, fc := clocks[key(exp, base, shape)], clocks[key(exp, cand, shape)]
 	if fb <= 0 || fc <= 0 || fb == fc {
 		return nil, ""
 	}
@@ -243,18 +249,18 @@ func (x *index) clockCheck(exp, shape, base, cand string, m Value, op string, th
 	}
 	note := ""
 	if math.Abs(k-1) > clockTolerance {
-		note = fmt.Sprintf("SM clocks of the timed loops %.0f MHz (%s) and %.0f MHz (%s), %.0f%% apart: clock-normalised speedup %s (measured %s)",
-			fb, base, fc, cand, 100*math.Abs(k-1), Ratio(m.Center*k), Ratio(m.Center))
+		note = fmt.Sprintf("SM clocks of the %ss %.0f MHz (%s) and %.0f MHz (%s), %.0f%% apart: clock-normalised speedup %s (measured %s)",
+			loop, fb, base, fc, cand, 100*math.Abs(k-1), Ratio(m.Center*k), Ratio(m.Center))
 	}
-	if v, _ := judge(MetricSpeedup, w, op, thr); v == verdict {
+	if v, _ := judge(metric, w, op, thr); v == verdict {
 		if note == "" {
-			note = fmt.Sprintf("SM clocks of the timed loops %.0f MHz (%s) and %.0f MHz (%s)", fb, base, fc, cand)
+			note = fmt.Sprintf("SM clocks of the %ss %.0f MHz (%s) and %.0f MHz (%s)", loop, fb, base, fc, cand)
 		}
 		return nil, note + ": a clock correction would not change the verdict"
 	}
-	return &analysis.Warning{Code: analysis.WarnClocks, Metric: MetricSpeedup,
-		Msg: fmt.Sprintf("SM clock of the timed loop was %.0f MHz for %s and %.0f MHz for %s; corrected for clocks the speedup could lie anywhere in [%s, %s]",
-			fb, base, fc, cand, boundStr(MetricSpeedup, w.Lo), boundStr(MetricSpeedup, w.Hi))}, note
+	return &analysis.Warning{Code: analysis.WarnClocks, Metric: metric,
+		Msg: fmt.Sprintf("SM clock of the %s was %.0f MHz for %s and %.0f MHz for %s; corrected for clocks the speedup could lie anywhere in [%s, %s]",
+			loop, fb, base, fc, cand, boundStr(metric, w.Lo), boundStr(metric, w.Hi))}, note
 }
 
 // clockTolerance is how far apart (relative) the clocks of two timed cells

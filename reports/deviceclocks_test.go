@@ -1,0 +1,56 @@
+package reports
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/kernels"
+)
+
+// TestClocksDifferOnDeviceLoops: a gpu_speedup (gated_ssm latency,
+// triton-epilogue over eager, > 1.25x) is checked on the clocks of the
+// device-time loops. Device medians 0.16 ms and 0.12 ms give 1.333x; with
+// the candidate's device loop at 1590 MHz and the baseline's at 1410 MHz,
+// the clock-corrected speedup reaches down to the measured low bound x
+// 1410/1590 = 0.887x, under 1.25x: the verdict would change, so
+// clocks-differ voids it. The wall-loop clocks (equal) say nothing here.
+func TestClocksDifferOnDeviceLoops(t *testing.T) {
+	const gs = "B=16,T=512,d=768,H=12,dk=64,n=16"
+	in := syntheticInput()
+	exps, err := kernels.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Experiments = exps
+	for i := range in.Run.Cells {
+		c := &in.Run.Cells[i]
+		if c.Experiment != "gated_ssm" || c.Shape != gs {
+			continue
+		}
+		switch c.Variant {
+		case "triton-epilogue":
+			c.Device = analysis.Interval{Center: 0.12, Lo: 0.119, Hi: 0.121, N: 50}
+		case "eager":
+			c.Device = analysis.Interval{Center: 0.16, Lo: 0.159, Hi: 0.161, N: 50}
+		}
+	}
+	eager, cand := rundir.Key{Experiment: "gated_ssm", Variant: "eager", Shape: gs}, rundir.Key{Experiment: "gated_ssm", Variant: "triton-epilogue", Shape: gs}
+	in.CellSMClocks = map[rundir.Key]float64{eager: 1500, cand: 1500}
+	in.CellDeviceSMClocks = map[rundir.Key]float64{eager: 1410, cand: 1590}
+	rep := Build(in)
+	var d *Decision
+	for i := range rep.Decisions {
+		if x := &rep.Decisions[i]; x.Experiment == "gated_ssm" && x.Shape == gs && x.Metric == MetricGPUSpeedup && x.Candidate == "triton-epilogue" {
+			d = x
+		}
+	}
+	if d == nil || d.Measured == nil {
+		t.Fatalf("no measured gpu_speedup decision of triton-epilogue at %s", gs)
+	}
+	want := "clocks-differ: SM clock of the device-time loop was 1410 MHz for eager and 1590 MHz for triton-epilogue"
+	if d.Verdict != VerdictInconclusive || !strings.Contains(d.Reason, want) {
+		t.Errorf("verdict %s, reason:\n  %s\nwant INCONCLUSIVE with %q", d.Verdict, d.Reason, want)
+	}
+}
