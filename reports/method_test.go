@@ -141,3 +141,33 @@ func TestMethodLoopClock(t *testing.T) {
 		t.Errorf("wide-gemm's cell clock %.0f MHz, want %.0f", got, want)
 	}
 }
+
+// "ncu range pass": gated_ssm/compiled at d=2048, its range replayed after
+// the MVE-shape cell (run 003504): 668 us, 856 MB of DRAM, 1.98 GB of L2;
+// replayed first in its own process (run 161238): 2435 us, 2753 MB,
+// 13.14 GB, its kernels alone 2044 us, 2398 MB, 12.63 GB.
+func TestMethodPartialRange(t *testing.T) {
+	const shape = "B=16,T=2048,d=2048,H=16,dk=128,n=16"
+	sum := func(rows []map[string]float64) (us, mb, gb float64) {
+		for _, k := range rows {
+			us += k["gpu__time_duration.sum"] / 1e3
+			mb += (k["dram__bytes_read.sum"] + k["dram__bytes_write.sum"]) / 1e6
+			gb += k["lts__t_bytes.sum"] / 1e9
+		}
+		return math.Round(us), math.Round(mb), math.Round(gb*100) / 100
+	}
+	check := func(what string, us, mb, gb, wus, wmb, wgb float64) {
+		t.Helper()
+		if us != wus || mb != wmb || gb != wgb {
+			t.Errorf("%s: %.0f us, %.0f MB, %.2f GB, want %.0f, %.0f, %.2f", what, us, mb, gb, wus, wmb, wgb)
+		}
+	}
+	old := rawCells{t: t, fsys: os.DirFS("../testdata/runs/2026-11-22-h100-003504")}
+	us, mb, gb := sum(old.rows("raw/ncu-range/gated_ssm/compiled/" + shape + ".csv"))
+	check("partial range (003504)", us, mb, gb, 668, 856, 1.98)
+	cur := rawCells{t: t, fsys: os.DirFS("../testdata/runs/2026-11-23-h100-161238")}
+	us, mb, gb = sum(cur.rows("raw/ncu-range/gated_ssm/compiled/" + shape + ".range.csv"))
+	check("whole range (161238)", us, mb, gb, 2435, 2753, 13.14)
+	us, mb, gb = sum(cur.rows("raw/ncu/gated_ssm/compiled/" + shape + ".csv"))
+	check("kernel pass (161238)", us, mb, gb, 2044, 2398, 12.63)
+}
