@@ -20,12 +20,13 @@ KNOBS = {
     "ROOFTOOL_EPI_BRANCH": "1",
     # "1": Triton launches go through cached launch plans (tk_launch); "0": Triton's own dispatch.
     "ROOFTOOL_FAST_LAUNCH": "1",
-    # CUTLASS EVT threadblock tile [/cluster[/coop|ping]] (gated_ssm cutlass-evt), or "default".
-    "ROOFTOOL_CUTLASS_TILE": "256x128x64/1x2",
+    # CUTLASS EVT threadblock tiles MxNxK[/cluster[/coop|ping]], comma-separated candidates
+    # picked per GEMM and shape (gated_ssm cutlass-evt), or "default".
+    "ROOFTOOL_CUTLASS_TILE": "256x256x64/2x1/coop,128x256x64/1x1/coop,256x256x64/1x2/coop",
     # CUTLASS persistent tile scheduler: max swizzle size / raster order (heuristic | m | n).
     "ROOFTOOL_CUTLASS_RASTER": "1/heuristic",
-    # CUTLASS EVT gating multiply: mul (torch.mul after a 1-output EVT) | evt (2-output EVT).
-    "ROOFTOOL_CUTLASS_GATE": "mul",
+    # CUTLASS EVT gating multiply: evt (2-output EVT) | mul (torch.mul after a 1-output EVT).
+    "ROOFTOOL_CUTLASS_GATE": "evt",
     # max_num_imprecise_acc of the fp8 dual-accumulator dots; "" = Triton's default.
     "ROOFTOOL_FP8_MAXACC": "",
 }

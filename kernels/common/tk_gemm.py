@@ -69,6 +69,30 @@ def _tile_ids(pid, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_M: 
 
 
 @triton.jit
+def _tile_ids_ord(pid, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP: tl.constexpr,
+                  ORDER: tl.constexpr):
+    """Tile (pid_m, pid_n) of the pid-th tile: ORDER 0 walks GROUP row tiles down each
+    column before moving right (_tile_ids); ORDER 1 walks GROUP column tiles across each
+    row before moving down. Which order and group keep a wave's A and B tiles in L2 depends
+    on the shape (kernels/sweeps/README.md)."""
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    if ORDER == 0:
+        in_group = GROUP * num_pid_n
+        first = (pid // in_group) * GROUP
+        size = min(num_pid_m - first, GROUP)
+        pid_m = first + ((pid % in_group) % size)
+        pid_n = (pid % in_group) // size
+    else:
+        in_group = GROUP * num_pid_m
+        first = (pid // in_group) * GROUP
+        size = min(num_pid_n - first, GROUP)
+        pid_n = first + ((pid % in_group) % size)
+        pid_m = (pid % in_group) // size
+    return pid_m, pid_n
+
+
+@triton.jit
 def _segments(acc, cn, col0, seg_norm, seg_silu, seg_sig, HEAD: tl.constexpr):
     """Per-column segment activations of an accumulator tile whose first column is col0
     (cn: its column indices): [0, seg_silu) identity, [seg_silu, seg_sig) SiLU,
@@ -272,12 +296,18 @@ def _store_hook(nargs):
         nargs[k].block_shape = [bm, cn]
 
 
-def _scfg(bm, bn, bk, w, s, sub):
-    return _cfg(bm, bn, bk, w, s, hook=_store_hook, SUBTILE=sub)
+def _scfg(bm, bn, bk, w, s, sub, g=8, order=0):
+    return _cfg(bm, bn, bk, w, s, g=g, hook=_store_hook, SUBTILE=sub, ORDER=order)
 
 
+# Tile orders from the sweep (kernels/sweeps/README.md, H200, ncu with caches flushed):
+# GROUP_M=32 row groups cut the wide x@W_in GEMM's DRAM bytes from 1.83 GB to 1.18 GB (L2
+# hit 73% -> 85%) and its cycles by 2%; GROUP_N=8 column groups cut the N=2048 residual
+# GEMM's from 494 MB to 420 MB. Autotuning picks among them by time, per shape.
 STORE_CONFIGS = [
     _scfg(128, 256, 64, 8, 3, True),
+    _scfg(128, 256, 64, 8, 3, True, g=32),
+    _scfg(128, 256, 64, 8, 3, True, g=8, order=1),
     _scfg(128, 256, 64, 8, 4, True),
     _scfg(128, 128, 64, 8, 4, True),
     _scfg(128, 128, 64, 8, 4, False),
@@ -286,6 +316,8 @@ STORE_CONFIGS = [
 # The per-head L2 norm reduces over one stored half: its width must be the head dim (128).
 STORE_CONFIGS_N128 = [
     _scfg(128, 256, 64, 8, 3, True),
+    _scfg(128, 256, 64, 8, 3, True, g=32),
+    _scfg(128, 256, 64, 8, 3, True, g=16, order=1),
     _scfg(128, 128, 64, 8, 4, False),
     _scfg(128, 128, 64, 4, 4, False),
 ]
@@ -333,7 +365,7 @@ def _epi_store(acc, c_desc, x_desc, c2_desc, om, on, seg_norm, seg_silu, seg_sig
 def _mm_tma_store_kernel(a_desc, b_desc, g_desc, c_desc, x_desc, c2_desc,
                          M, N, K, seg_norm, seg_silu, seg_sig,
                          EPI: tl.constexpr, PRO: tl.constexpr, HEAD: tl.constexpr, B_T: tl.constexpr,
-                         NUM_SMS: tl.constexpr, SUBTILE: tl.constexpr,
+                         NUM_SMS: tl.constexpr, SUBTILE: tl.constexpr, ORDER: tl.constexpr,
                          BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
                          GROUP_M: tl.constexpr):
     start = tl.program_id(0)
@@ -343,7 +375,7 @@ def _mm_tma_store_kernel(a_desc, b_desc, g_desc, c_desc, x_desc, c2_desc,
     # The K loop is written out here as in the other TMA kernels: moved into a shared
     # @triton.jit helper, tl.range(flatten=True) fails to compile (Triton 3.6).
     for tile in tl.range(start, num_tiles, NUM_SMS, flatten=True):
-        pid_m, pid_n = _tile_ids(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+        pid_m, pid_n = _tile_ids_ord(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M, ORDER)
         om = pid_m * BLOCK_M
         on = pid_n * BLOCK_N
         acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
@@ -357,7 +389,7 @@ def _mm_tma_store_kernel(a_desc, b_desc, g_desc, c_desc, x_desc, c2_desc,
             else:
                 acc = tl.dot(a, b_desc.load([k, on]), acc)
         tile_c += NUM_SMS
-        pid_m, pid_n = _tile_ids(tile_c, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+        pid_m, pid_n = _tile_ids_ord(tile_c, M, N, BLOCK_M, BLOCK_N, GROUP_M, ORDER)
         om = pid_m * BLOCK_M
         on = pid_n * BLOCK_N
         if SUBTILE:

@@ -5,29 +5,35 @@ the working directory).
 
   qkv   = x @ W_qkv                      plain GEMM
   alpha = sigmoid(x @ W_alpha)           EVT: D = sigmoid(accum)
-  gate  = silu(x @ W_g), go = gate * o   EVT: D = silu(accum), F = D * o (aux load of o,
-                                         aux store of go): the gating multiply rides in
-                                         the gate GEMM's epilogue, so this GEMM runs after
-                                         the scan (it only needs x; the scan does not need it)
+  gate  = silu(x @ W_g), go = gate * o   2-output EVT: F = silu(accum) (aux store of gate),
+                                         D = F * o (aux load of o; D is go): the gating
+                                         multiply rides in the gate GEMM's epilogue, so this
+                                         GEMM runs after the scan (it only needs x)
   y     = go @ W_O + x                   EVT: D = accum + x (aux load)
-Default (ROOFTOOL_CUTLASS_GATE=mul): a 1-output gate EVT, D = silu(accum), and a torch.mul
-for the gating multiply, 5 launches. ROOFTOOL_CUTLASS_GATE=evt asks for the 2-output EVT
-above (4 launches); with cutlass_cppgen 4.2 its trace fails (KeyError: 'D'; with F = D * o
-it is refused because D may have no users on SM90), so it is not the default.
+Default (ROOFTOOL_CUTLASS_GATE=evt): the 2-output gate EVT, 4 launches, every elementwise op
+in a GEMM epilogue. On SM90 cutlass_cppgen 4.2 wants D to be an output node with no users
+(C and D share shared memory), so D must be the last product and the intermediate silu(accum)
+the extra (aux-store) output: the form D = silu(accum), F = D * o is refused, and
+F = silu(accum) * o, D = silu(accum) fails to trace (KeyError: 'D'); both were the earlier
+attempts. ROOFTOOL_CUTLASS_GATE=mul keeps a 1-output gate EVT, D = silu(accum), and a
+torch.mul for the gating multiply (5 launches).
 
 Launch cost: plan.run() builds the kernel's argument structures in Python on every call,
 about 2 ms per GEMM on the H200 (measured: a 65 us GEMM took 2 ms a call). The variant
 keeps each call's GemmArguments per buffer set and relaunches with operation.run(args),
 which is one cuLaunchKernel.
 
-Tiles: threadblock 256x128x64 with a 1x2 cluster, cooperative, TMA epilogue, for every
-GEMM (ROOFTOOL_CUTLASS_TILE=MxNxK[/CMxCN] asks for another listed tile; "default" for the
-interface's own choice, its first listed operation for the epilogue, e.g. 256x256x64 with
-a 2x1 cluster, pingpong). Measured on an H100 (2026-11-22, timing pass, whole layer): at
-B=16,T=2048,d=2048 3.35 ms against 10.51 ms with the interface's choice; at the MVE shape
-246 us against 685 us; both check (2.05e-3, 2.06e-3). The committed run
-2026-11-22-h100-022317 used the interface's choice. See pick_tile for why 128x256x64 does
-not build.
+Tiles: ROOFTOOL_CUTLASS_TILE lists candidate tiles, MxNxK/CMxCN/coop|ping (threadblock tile
+as cutlass_cppgen 4.2 names it, i.e. CTA tile times cluster; cluster; cooperative or ping-pong
+TMA warp-specialised kernel); with several, each GEMM of each shape runs the fastest,
+timed once on its own operands and kept in the run's picks. Default: 256x256x64/2x1/coop
+(a 128x256 CTA tile in a 2x1 cluster, the tile and cluster cuBLAS's nvjet kernel uses on
+these GEMMs), 128x256x64/1x1/coop and 256x256x64/1x2/coop. Measured on an H200
+(kernels/sweeps/README.md, plain GEMM 32768x6144x2048): 94% / 91% / 90% of cuBLAS, where
+the earlier default 256x128x64/1x2 (a 256x64 CTA tile) reached 64%; "default" asks for the
+interface's own choice (256x256x64, 2x1 cluster, ping-pong: a 128x256 accumulator per
+warpgroup, 5% of cuBLAS on an H100). ROOFTOOL_CUTLASS_RASTER sets the persistent
+scheduler's swizzle and raster order (no recompile; within 3% on these GEMMs).
 """
 from __future__ import annotations
 
@@ -63,10 +69,12 @@ from cutlass_cppgen.epilogue import sigmoid, silu  # noqa: E402,F401  (names use
 from cuda.bindings import driver as _drv  # noqa: E402
 
 from common import knobs, picks  # noqa: E402
+from common.tk_pick import pick as _pick  # noqa: E402
 from common.impl import Impl  # noqa: E402
 
 GATE_MODE = knobs.get("ROOFTOOL_CUTLASS_GATE")  # mul | evt
 TILE = knobs.get("ROOFTOOL_CUTLASS_TILE")
+TILES = [t.strip() for t in TILE.split(",") if t.strip()]
 RASTER = knobs.get("ROOFTOOL_CUTLASS_RASTER")
 _RASTER_ORDER = {"heuristic": 0, "m": 1, "n": 2}  # cutlass::gemm::kernel::detail::RasterOrderOptions
 
@@ -97,10 +105,10 @@ def _epi_silu(accum):
 
 
 def _epi_silu_gate(accum, o):
-    # On SM90 the interface wants D to be an output node without users (C and D share
-    # shared memory), so the product takes its own silu(accum).
-    F = silu(accum) * o
-    D = silu(accum)
+    # On SM90 D must be an output node without users (C and D share shared memory): D is the
+    # gated product go, F the stored silu(accum) (gate), an aux store that D reads.
+    F = silu(accum)
+    D = F * o
     return D, F
 
 
@@ -229,16 +237,26 @@ class CutlassEVT(Impl):
         self.plans = {}
         self.args = {}
 
-    def _plan(self, name, fn=None, examples=None):
-        """The plan of one GEMM, built on first use; examples() gives the tensors its
-        epilogue is traced with (called only then, not on every run)."""
-        if name not in self.plans:
+    def _plan(self, name, tile, fn=None, examples=None):
+        """The plan of one GEMM with one threadblock tile, built on first use; examples()
+        gives the tensors its epilogue is traced with (called only then)."""
+        if (name, tile) not in self.plans:
             p = cutlass.op.Gemm(element=self.dtype, layout=cutlass.LayoutType.RowMajor, element_accumulator=torch.float32)
             if fn is not None:
                 p.epilogue_visitor = cutlass.epilogue.trace(fn, examples())
-            print(f"cutlass-evt {name}: {describe(pick_tile(p, name=f'evt-{name}-{self.dtype}'))}", file=sys.stderr)
-            self.plans[name] = p
-        return self.plans[name]
+            print(f"cutlass-evt {name} {tile}: {describe(pick_tile(p, tile, name=f'evt-{name}-{self.dtype}'))}", file=sys.stderr)
+            self.plans[(name, tile)] = p
+        return self.plans[(name, tile)]
+
+    def _gemm(self, name, fn, examples, A, B, C, D, **kw):
+        """One EVT GEMM: with several tiles in ROOFTOOL_CUTLASS_TILE (comma-separated), the
+        fastest for this GEMM's shape, timed once on its own operands and recorded in the
+        run's picks (tk_pick), so every pass runs the tile the first one chose."""
+        run = lambda t: run_cached(self.args, self._plan(name, t, fn, examples), A, B, C, D, **kw)
+        if len(TILES) == 1:
+            return run(TILES[0])
+        key = ("cutlass-evt", name, A.shape[0], B.shape[1], A.shape[1], str(self.dtype))
+        run(_pick(key, run, TILES))
 
     def alloc(self, st):
         BT, d, HD, nH = self.dims(self.v)
@@ -250,21 +268,19 @@ class CutlassEVT(Impl):
         x = st["x"]
         f32 = lambda t: torch.empty(t.shape, device="cuda", dtype=torch.float32)
         # C is not read by these epilogues; the interface still wants a tensor for it.
-        p = self._plan("qkv")
-        run_cached(self.args, p, x, st["W_qkv"], out["qkv"], out["qkv"], alpha=1.0, beta=0.0)
-        p = self._plan("alpha", _epi_sigmoid, lambda: {"accum": f32(out["alpha"]), "D": out["alpha"]})
-        run_cached(self.args, p, x, st["W_alpha"], out["alpha"], out["alpha"], visitor_args={"D": out["alpha"]})
+        self._gemm("qkv", None, None, x, st["W_qkv"], out["qkv"], out["qkv"], alpha=1.0, beta=0.0)
+        self._gemm("alpha", _epi_sigmoid, lambda: {"accum": f32(out["alpha"]), "D": out["alpha"]},
+                   x, st["W_alpha"], out["alpha"], out["alpha"], visitor_args={"D": out["alpha"]})
         if GATE_MODE == "mul":
-            p = self._plan("gate", _epi_silu, lambda: {"accum": f32(out["gate"]), "D": out["gate"]})
-            run_cached(self.args, p, x, st["W_g"], out["gate"], out["gate"], visitor_args={"D": out["gate"]})
+            self._gemm("gate", _epi_silu, lambda: {"accum": f32(out["gate"]), "D": out["gate"]},
+                       x, st["W_g"], out["gate"], out["gate"], visitor_args={"D": out["gate"]})
             torch.mul(st["o"], out["gate"], out=out["go"])
         else:
-            p = self._plan("gate-mul", _epi_silu_gate,
-                           lambda: {"accum": f32(out["gate"]), "o": st["o"], "D": out["gate"], "F": out["go"]})
-            run_cached(self.args, p, x, st["W_g"], out["gate"], out["gate"],
-                       visitor_args={"o": st["o"], "D": out["gate"], "F": out["go"]})
-        p = self._plan("out", _epi_residual, lambda: {"accum": f32(out["y"]), "res": x, "D": out["y"]})
-        run_cached(self.args, p, out["go"], st["W_O"], out["y"], out["y"], visitor_args={"res": x, "D": out["y"]})
+            self._gemm("gate-mul", _epi_silu_gate,
+                       lambda: {"accum": f32(out["gate"]), "o": st["o"], "D": out["go"], "F": out["gate"]},
+                       x, st["W_g"], out["go"], out["go"], visitor_args={"o": st["o"], "D": out["go"], "F": out["gate"]})
+        self._gemm("out", _epi_residual, lambda: {"accum": f32(out["y"]), "res": x, "D": out["y"]},
+                   out["go"], st["W_O"], out["y"], out["y"], visitor_args={"res": x, "D": out["y"]})
         q = out["qkv"]
         return {"Q": q[:, :HD], "K": q[:, HD:2 * HD], "V": q[:, 2 * HD:], "gate": out["gate"],
                 "alpha": out["alpha"], "y": out["y"]}
@@ -282,13 +298,14 @@ def gemm_alone(dtype, M, N, K, kind, tile=None):
            "residual": (_epi_residual, {"accum": f32, "res": d, "D": d})}
     if kind in fns:
         p.epilogue_visitor = cutlass.epilogue.trace(*fns[kind])
-    pick_tile(p, tile or TILE, name=f"alone-{kind}-{dtype}")
+    pick_tile(p, tile or TILES[0], name=f"alone-{kind}-{dtype}")
 
     cache = {}
 
     def run(s):
         a, b, c, aux, f = s
         vis = {"plain": None, "silu-gate": {"o": aux, "D": c, "F": f}, "residual": {"res": aux, "D": c}}.get(kind, {"D": c})
+        # silu-gate: c is go (D = silu(acc) * aux), f is gate (F = silu(acc))
         if vis is None:
             run_cached(cache, p, a, b, c, c, alpha=1.0, beta=0.0)
         else:

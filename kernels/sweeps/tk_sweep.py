@@ -9,30 +9,7 @@ from __future__ import annotations
 import triton
 import triton.language as tl
 
-from common.tk_gemm import _epi_store
-
-
-@triton.jit
-def _tile_ids_ord(pid, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP: tl.constexpr,
-                  ORDER: tl.constexpr):
-    """Tile (pid_m, pid_n) of the pid-th tile: ORDER 0 walks GROUP row tiles down each
-    column before moving right (tk_gemm's grouped order); ORDER 1 walks GROUP column tiles
-    across each row before moving down."""
-    num_pid_m = tl.cdiv(M, BLOCK_M)
-    num_pid_n = tl.cdiv(N, BLOCK_N)
-    if ORDER == 0:
-        in_group = GROUP * num_pid_n
-        first = (pid // in_group) * GROUP
-        size = min(num_pid_m - first, GROUP)
-        pid_m = first + ((pid % in_group) % size)
-        pid_n = (pid % in_group) // size
-    else:
-        in_group = GROUP * num_pid_m
-        first = (pid // in_group) * GROUP
-        size = min(num_pid_n - first, GROUP)
-        pid_n = first + ((pid % in_group) % size)
-        pid_m = (pid % in_group) // size
-    return pid_m, pid_n
+from common.tk_gemm import _epi_store, _tile_ids_ord
 
 
 @triton.jit
