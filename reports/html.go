@@ -451,7 +451,8 @@ failed, was skipped or is not in the run. Theory: the metric under the claims.ya
 speedup and time_us, their roofline bound max(bytes / DRAM roof, FLOPs / compute roof). Bound: the
 candidate's roofline floor over its measured device time (100% = at the roof). Limited by: the
 candidate's GEMM main loops are measurably worse than the baseline's for the same products; the
-counterfactual is the metric had they matched.</p>
+counterfactual is the metric at best had they matched, an optimistic bound (the fused epilogue
+counted as free) that is never judged.</p>
 <div class="wrap">
 <table class="decisions">
 <thead><tr><th class="n">#</th><th>Claim (source)</th><th>Shape</th><th>Test</th><th class="n">Theory</th><th class="n">Measured (95% CI)</th><th>Verdict</th><th class="n">Bound</th><th>Limited by</th></tr></thead>
