@@ -338,3 +338,27 @@ func (e *Experiment) BaselineFor(variant string) string {
 	}
 	return e.Baseline()
 }
+
+// RangeMetrics are the claim metrics the ncu range pass decides (DRAM bytes
+// of a whole cell); reports' metric table names the same ones by their pass.
+var RangeMetrics = []string{"dram_ratio", "dram_reduction", "dram_bytes"}
+
+// RangeDecided reports whether a claim's range-pass metric rests on the cell
+// (variant, shape): the variant is the claim's candidate, or the baseline it
+// is compared with, at one of the claim's shapes (every shape when it names
+// none).
+func (e *Experiment) RangeDecided(variant, shape string) bool {
+	for _, c := range e.Claims {
+		if !slices.Contains(RangeMetrics, c.Metric) || (len(c.Shapes) > 0 && !slices.Contains(c.Shapes, shape)) {
+			continue
+		}
+		base := c.Baseline
+		if base == "" && c.Metric != "dram_bytes" {
+			base = e.BaselineFor(c.Candidate)
+		}
+		if variant == c.Candidate || variant == base {
+			return true
+		}
+	}
+	return false
+}

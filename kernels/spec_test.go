@@ -43,3 +43,34 @@ func TestBaselineFor(t *testing.T) {
 		}
 	}
 }
+
+// TestRangeDecided: the cells a DRAM claim rests on, from gated_ssm's claims
+// read by hand: hbm-traffic compares triton-epilogue with eager at both
+// default shapes; no DRAM claim names cutlass-evt or compiled.
+func TestRangeDecided(t *testing.T) {
+	exps, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g *Experiment
+	for _, e := range exps {
+		if e.Name == "gated_ssm" {
+			g = e
+		}
+	}
+	if g == nil {
+		t.Fatal("no gated_ssm experiment")
+	}
+	mve, d2048 := "B=16,T=512,d=768,H=12,dk=64,n=16", "B=16,T=2048,d=2048,H=16,dk=128,n=16"
+	for _, c := range []struct {
+		variant, shape string
+		want           bool
+	}{
+		{"triton-epilogue", mve, true}, {"triton-epilogue", d2048, true}, {"eager", mve, true}, {"eager", d2048, true},
+		{"cutlass-evt", d2048, false}, {"compiled", mve, false}, {"triton-epilogue", "B=16,T=1024,d=768,H=12,dk=64,n=16", false},
+	} {
+		if got := g.RangeDecided(c.variant, c.shape); got != c.want {
+			t.Errorf("RangeDecided(%s, %s) = %v, want %v", c.variant, c.shape, got, c.want)
+		}
+	}
+}

@@ -35,7 +35,8 @@ type ProfileOptions struct {
 	Python       string
 	Kernels      string
 	Reps         int
-	RangeReplays int // --range-replays
+	RangeReplays int    // --range-replays
+	ReplaysFor   string // --range-replays-for
 	DefaultOnly  bool
 	Sweeps       bool
 	NoIngest     bool
@@ -137,6 +138,7 @@ of your own").`,
 	f.StringVar(&opts.Kernels, "kernels", "kernels", "folder with run.py and the experiment specs")
 	f.IntVar(&opts.Reps, "reps", 0, "timed repetitions per cell (default: the runner's, >= 30)")
 	f.IntVar(&opts.RangeReplays, "range-replays", launch.DefaultRangeReplays, "ncu range-pass replays per cell, each its own ncu process: the DRAM bytes' spread (a DRAM verdict needs >= 3)")
+	f.StringVar(&opts.ReplaysFor, "range-replays-for", launch.ReplaysForAll, "which cells get --range-replays: all, or decisions (the cells a DRAM claim rests on; the others are replayed once)")
 	f.BoolVar(&opts.DefaultOnly, "default-only", false, "run the default grid only, no sweep shapes")
 	f.BoolVar(&opts.Sweeps, "sweeps", false, "profile sweep shapes under every pass, not only check and timing")
 	f.BoolVar(&opts.NoIngest, "no-ingest", false, "leave RUNDIR/tables unwritten")
@@ -164,6 +166,9 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 	}
 	if opts.RangeReplays < 1 {
 		return usageErrorf("profile: --range-replays %d: want at least 1", opts.RangeReplays)
+	}
+	if opts.ReplaysFor != launch.ReplaysForAll && opts.ReplaysFor != launch.ReplaysForDecisions {
+		return usageErrorf("profile: --range-replays-for %q: want %s or %s", opts.ReplaysFor, launch.ReplaysForAll, launch.ReplaysForDecisions)
 	}
 	if opts.Timeout <= 0 {
 		return usageErrorf("profile: --timeout %s: want a positive duration", opts.Timeout)
@@ -193,30 +198,31 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 		}
 	}
 	cfg := launch.Config{
-		Shard:          shard,
-		CostsFrom:      opts.CostsFrom,
-		RunDir:         opts.OutDir,
-		KernelsDir:     opts.Kernels,
-		Python:         opts.Python,
-		GPU:            opts.GPU,
-		Experiments:    opts.Experiments,
-		ExperimentDirs: opts.ExpDirs,
-		Variants:       opts.Variants,
-		Shapes:         opts.Shapes,
-		Passes:         opts.Passes,
-		Sweeps:         sweepsMode(opts.DefaultOnly, opts.Sweeps),
-		Timeout:        opts.Timeout,
-		Reps:           opts.Reps,
-		RangeReplays:   opts.RangeReplays,
-		NCU:            opts.NCU,
-		Nsys:           opts.Nsys,
-		NsysLibs:       opts.NsysLibs,
-		Resume:         opts.Resume,
-		NoIngest:       opts.NoIngest,
-		Command:        opts.Args,
-		Version:        version,
-		Progress:       launch.NewProgress(opts.IO.Err, opts.IO.IsTTY),
-		Log:            opts.IO.Err,
+		Shard:           shard,
+		CostsFrom:       opts.CostsFrom,
+		RunDir:          opts.OutDir,
+		KernelsDir:      opts.Kernels,
+		Python:          opts.Python,
+		GPU:             opts.GPU,
+		Experiments:     opts.Experiments,
+		ExperimentDirs:  opts.ExpDirs,
+		Variants:        opts.Variants,
+		Shapes:          opts.Shapes,
+		Passes:          opts.Passes,
+		Sweeps:          sweepsMode(opts.DefaultOnly, opts.Sweeps),
+		Timeout:         opts.Timeout,
+		Reps:            opts.Reps,
+		RangeReplays:    opts.RangeReplays,
+		RangeReplaysFor: opts.ReplaysFor,
+		NCU:             opts.NCU,
+		Nsys:            opts.Nsys,
+		NsysLibs:        opts.NsysLibs,
+		Resume:          opts.Resume,
+		NoIngest:        opts.NoIngest,
+		Command:         opts.Args,
+		Version:         version,
+		Progress:        launch.NewProgress(opts.IO.Err, opts.IO.IsTTY),
+		Log:             opts.IO.Err,
 	}
 	if err := cmdConfig(opts, &cfg); err != nil {
 		return err

@@ -158,6 +158,11 @@ type RangeReplay struct {
 // once.
 const OptionRangeReplays = "ncu.range_replays"
 
+// OptionRangeReplaysFor is the manifest option naming which cells got
+// OptionRangeReplays replays: "all", or "decisions" (the cells a range-decided
+// claim rests on; the others were replayed once).
+const OptionRangeReplaysFor = "ncu.range_replays_for"
+
 // Code is what one pass of a cell ran: every environment knob that changes
 // the measured code (with its effective value), the implementation picks
 // (tile, load path, persistent or not) and the Triton launch path.

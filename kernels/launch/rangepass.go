@@ -36,6 +36,26 @@ func (r *Runner) rangeReplays() int {
 	return DefaultRangeReplays
 }
 
+// Which cells the range pass replays rangeReplays times (Config.RangeReplaysFor);
+// the others are replayed once.
+const (
+	ReplaysForAll       = "all"       // every cell
+	ReplaysForDecisions = "decisions" // the cells a range-decided claim rests on (kernels.Experiment.RangeDecided)
+)
+
+// replaysFor is the number of range replays of one cell.
+func (r *Runner) replaysFor(exp *kernels.Experiment, cell string) int {
+	n := r.rangeReplays()
+	if r.cfg.RangeReplaysFor != ReplaysForDecisions {
+		return n
+	}
+	variant, shape, _ := strings.Cut(cell, "/")
+	if !exp.RangeDecided(variant, shape) {
+		return 1
+	}
+	return n
+}
+
 // Metrics the coverage compares.
 const (
 	metricTime = "gpu__time_duration.sum"
@@ -91,7 +111,7 @@ func rangeMode(method string, k, n int, first bool) ncuMode {
 // finds no range (failed, skipped, or no process reached the cell) ends the
 // pass there, as one replay would.
 func (r *Runner) attemptRange(ctx context.Context, exp *kernels.Experiment, cell string) attemptResult {
-	n := r.rangeReplays()
+	n := r.replaysFor(exp, cell)
 	kernel, kerr := r.kernelTotals(exp.Name, cell)
 	var warn []string
 	if kerr != nil {

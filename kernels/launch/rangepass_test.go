@@ -325,3 +325,28 @@ func TestRangeReplays(t *testing.T) {
 		t.Error("no cell fact for fake/good/n=1")
 	}
 }
+
+// TestRangeReplaysForDecisions: with --range-replays-for decisions a cell no
+// DRAM claim rests on (the fake experiment has no claims) is replayed once,
+// and the manifest says which cells got the replays.
+func TestRangeReplaysForDecisions(t *testing.T) {
+	cfg, _ := fakeEnv(t)
+	ncuLog := filepath.Join(t.TempDir(), "ncu.jsonl")
+	t.Setenv("FAKE_NCU_LOG", ncuLog)
+	cfg.RangeReplays, cfg.RangeReplaysFor = 3, ReplaysForDecisions
+	cfg.Variants, cfg.Shapes = []string{"good"}, []string{"n=1"}
+	cfg.Passes = []string{rundir.PassNCU, rundir.PassRange}
+	m, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := ncuModes(t, ncuLog), []string{"", "range"}; !slices.Equal(got, want) {
+		t.Errorf("ncu replay modes = %q, want %q", got, want)
+	}
+	if got := m.Options[rundir.OptionRangeReplaysFor]; got != ReplaysForDecisions {
+		t.Errorf("manifest option %s = %q, want %q", rundir.OptionRangeReplaysFor, got, ReplaysForDecisions)
+	}
+	if st := mustPass(t, m, "fake/good/n=1", rundir.PassRange, rundir.StatusOK, ""); len(st.Replays) != 1 {
+		t.Errorf("replays %s, want one", jsonOf(st.Replays))
+	}
+}

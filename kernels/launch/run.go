@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -27,20 +28,21 @@ type Config struct {
 	// ExperimentDirs are experiment folders outside KernelsDir (--experiments):
 	// each an experiment folder or a folder of them. Where KernelsDir has no
 	// run.py they run with the runner built into rooftool (kernels.ExtractRunner).
-	ExperimentDirs []string
-	Cmd            *Target // a program of the user's own, profiled in place of experiments (--cmd): its cells are those it marks
-	Variants       []string
-	Shapes         []string
-	Passes         []string      // nil : rundir.AllPasses
-	Sweeps         string        // SweepsTiming (default), SweepsNone, SweepsAll
-	Timeout        time.Duration // per cell; a runner process over n cells gets n times this; 0 : 10m
-	Reps           int           // timing repetitions; 0 : the runner's default
-	RangeReplays   int           // range-pass replays per cell, each its own ncu process; 0 : DefaultRangeReplays
-	NCU, Nsys      string        // overrides
-	NsysLibs       string        // folder prepended to LD_LIBRARY_PATH for nsys ("" : $ROOFTOOL_NSYS_LIBS or ./.nsysdeps)
-	SMI            string        // nvidia-smi override (tests)
-	Resume         bool
-	NoIngest       bool
+	ExperimentDirs  []string
+	Cmd             *Target // a program of the user's own, profiled in place of experiments (--cmd): its cells are those it marks
+	Variants        []string
+	Shapes          []string
+	Passes          []string      // nil : rundir.AllPasses
+	Sweeps          string        // SweepsTiming (default), SweepsNone, SweepsAll
+	Timeout         time.Duration // per cell; a runner process over n cells gets n times this; 0 : 10m
+	Reps            int           // timing repetitions; 0 : the runner's default
+	RangeReplays    int           // range-pass replays per cell, each its own ncu process; 0 : DefaultRangeReplays
+	RangeReplaysFor string        // ReplaysForAll ("" too) or ReplaysForDecisions: which cells get RangeReplays, the rest one
+	NCU, Nsys       string        // overrides
+	NsysLibs        string        // folder prepended to LD_LIBRARY_PATH for nsys ("" : $ROOFTOOL_NSYS_LIBS or ./.nsysdeps)
+	SMI             string        // nvidia-smi override (tests)
+	Resume          bool
+	NoIngest        bool
 	// Shard picks one part of the planned cells (zero: all of them).
 	Shard Shard
 	// CostsFrom are earlier run directories whose pass seconds estimate
@@ -286,6 +288,7 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 		m.Options["reps"] = strconv.Itoa(cfg.Reps)
 	}
 	m.Options[rundir.OptionRangeReplays] = strconv.Itoa(r.rangeReplays())
+	m.Options[rundir.OptionRangeReplaysFor] = cmp.Or(r.cfg.RangeReplaysFor, ReplaysForAll)
 	r.recordEnv(old != nil)
 	if err := r.snapshotSpecs(orderedExps(cells), old != nil); err != nil {
 		return nil, err
