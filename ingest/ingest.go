@@ -73,8 +73,8 @@ type Options struct {
 	Pass                       string // PassKernel or PassRange for ncu exports
 	// Replay is which replay (1-based) of its cell's range pass an ncu
 	// range export is (meta key MetaRangeReplay); 0: not said.
-	Replay int
-	NCU, Nsys                  string // paths of the ncu / nsys binaries for .ncu-rep / .nsys-rep
+	Replay    int
+	NCU, Nsys string // paths of the ncu / nsys binaries for .ncu-rep / .nsys-rep
 	// Cells, when set, keeps only the kernels of these cells ("variant/shape")
 	// and those outside any cell: an export that holds several cells, of
 	// which some were measured again elsewhere, contributes the rest.
