@@ -45,6 +45,7 @@ demo: build
 	./$(BIN) report 2026-11-22-h100-003504 -o out/report-h100-003504
 	./$(BIN) report 2026-11-22-h100-022317 -o out/report-h100-022317
 	./$(BIN) report 2026-11-22-h100-034455 -o out/report-h100-034455
+	./$(BIN) report 2026-11-26-h100-065510 -o out/report-h100-065510
 
 # On the GPU machine: every variant against its reference.
 gpu-check:

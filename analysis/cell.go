@@ -221,7 +221,7 @@ func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps
 		leastRange, hasRange := applyRangeReplays(c, replays[key])
 		if !hasRange {
 			c.Warnings = append(c.Warnings, Warning{Code: WarnMissing, Metric: "dram_bytes",
-				Msg: "no ncu range-pass DRAM bytes for this cell: the kernel-pass sum stands in (caches flushed before every kernel: a different quantity, which read 4-12% below the range pass for unfused chains)"})
+				Msg: "no ncu range-pass DRAM bytes for this cell: the kernel-pass sum stands in (caches flushed before every kernel: a different quantity, which read 3.6-12.4% below the range pass for the unfused chains of the committed H100 runs)"})
 		}
 		if s := samples[key]; len(s) > 0 {
 			c.WallSamplesMs = s

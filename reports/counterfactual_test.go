@@ -3,6 +3,7 @@ package reports
 import (
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"math"
 	"os"
@@ -261,6 +262,30 @@ func (r rawCells) rangeDRAM(exp, v, shape string) float64 {
 		s += k["dram__bytes_read.sum"] + k["dram__bytes_write.sum"]
 	}
 	return s
+}
+
+// rangeDRAMReplays is the median of a cell's range replays' DRAM bytes
+// (<shape>.range.csv, .range.r2.csv, ...; one replay in the older runs).
+func (r rawCells) rangeDRAMReplays(exp, v, shape string) float64 {
+	var xs []float64
+	for i := 1; ; i++ {
+		name := "raw/ncu-range/" + exp + "/" + v + "/" + shape + ".range.csv"
+		if i > 1 {
+			name = fmt.Sprintf("raw/ncu-range/%s/%s/%s.range.r%d.csv", exp, v, shape, i)
+		}
+		if _, err := fs.Stat(r.fsys, name); err != nil {
+			break
+		}
+		s := 0.0
+		for _, k := range r.rows(name) {
+			s += k["dram__bytes_read.sum"] + k["dram__bytes_write.sum"]
+		}
+		xs = append(xs, s)
+	}
+	if len(xs) == 0 {
+		r.t.Fatalf("%s/%s/%s: no range replay", exp, v, shape)
+	}
+	return medianOf(xs)
 }
 
 func medianOf(xs []float64) float64 {

@@ -47,14 +47,16 @@ func Runs() []string {
 }
 
 // Default names the committed run that `rooftool report` renders with no
-// argument: the newest (last in name order, names start with the date) of
-// the runs that ran every pass; where none did, the most complete one (the
-// most experiments with data, then the most kinds of pass with data, then
-// the most passes ok over all cells), the later in name order on a tie.
-// "" when none is committed.
+// argument: of the runs that ran every pass, the one with the most
+// experiments, the newest (last in name order, names start with the date)
+// among equals, so a newer run of a few experiments does not hide a full
+// one; where none ran every pass, the most complete one (the most
+// experiments with data, then the most kinds of pass with data, then the
+// most passes ok over all cells), the later in name order on a tie. "" when
+// none is committed.
 func Default() string {
 	best, bestExps, bestKinds, bestOK := "", -1, -1, -1
-	newestFull := ""
+	newestFull, fullExps := "", -1
 	for _, r := range Runs() {
 		data, err := fs.ReadFile(runsFS, path.Join("runs", r, "manifest.json"))
 		if err != nil {
@@ -81,8 +83,8 @@ func Default() string {
 				}
 			}
 		}
-		if len(kinds) == allPasses {
-			newestFull = r // Runs is sorted
+		if len(kinds) == allPasses && len(exps) >= fullExps {
+			newestFull, fullExps = r, len(exps) // Runs is sorted: the newest of the widest
 		}
 		better := len(exps) > bestExps ||
 			len(exps) == bestExps && (len(kinds) > bestKinds || len(kinds) == bestKinds && ok >= bestOK)
