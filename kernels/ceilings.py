@@ -89,15 +89,21 @@ def write_json(path, doc):
     os.replace(tmp, path)
 
 
-def nvidia_smi_clocks():
-    """Current and max clocks as nvidia-smi reports them (MHz), or {}."""
+def nvidia_smi_clocks(uuid=""):
+    """Current and max clocks (MHz) of the GPU named by uuid ("GPU-..."), as nvidia-smi
+    reports them, or {}: nvidia-smi numbers GPUs its own way and ignores
+    CUDA_VISIBLE_DEVICES, so the GPU is named by the UUID of the CUDA device in use."""
+    if not uuid:
+        return {}
     q = "clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem"
     try:
         out = subprocess.run(
-            ["nvidia-smi", "--query-gpu=" + q, "--format=csv,noheader,nounits", "-i", "0"],
+            ["nvidia-smi", "--id=" + uuid, "--query-gpu=" + q, "--format=csv,noheader,nounits"],
             capture_output=True, text=True, timeout=20, check=True,
-        ).stdout.strip().splitlines()[0]
-        vals = [float(x) for x in out.split(",")]
+        ).stdout.strip().splitlines()
+        if len(out) != 1:  # --id names one GPU: another count is not its answer
+            return {}
+        vals = [float(x) for x in out[0].split(",")]
         return dict(zip(["sm_mhz", "mem_mhz", "max_sm_mhz", "max_mem_mhz"], vals))
     except Exception:  # nvidia-smi missing or odd output: clocks are optional
         return {}
@@ -293,7 +299,7 @@ def main(argv=None):
     if uuid:
         doc["uuid"] = "GPU-" + str(uuid)
     doc["taken"] = __import__("datetime").datetime.now(__import__("datetime").timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    doc["clocks"] = nvidia_smi_clocks()
+    doc["clocks"] = nvidia_smi_clocks(doc.get("uuid", ""))
     timer = Timer(torch, args.reps)
     size = 4096 if args.quick else 8192
 

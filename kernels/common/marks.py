@@ -30,8 +30,8 @@ the body of any other mark runs once, unmarked and untimed. Without CUDA (no tor
 device) time mode times by the host clock and the record says so ("method": "host").
 
 Importable as common.marks (kernels/ on sys.path) and as rooftool_marks (the package
-rooftool writes next to a --cmd run, on the program's PYTHONPATH); it needs records.py
-beside it and nothing else (torch, pynvml and nvtx are used where present).
+rooftool writes next to a --cmd run, on the program's PYTHONPATH); it needs records.py and
+gpuid.py beside it and nothing else (torch, pynvml and nvtx are used where present).
 """
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ import os
 import sys
 import time
 
-from . import records
+from . import gpuid, records
 
 ENV_MODE = "ROOFTOOL_MARKS_MODE"
 ENV_OUT = "ROOFTOOL_MARKS_OUT"
@@ -145,15 +145,15 @@ def _append_mark(obj):
 
 
 def _clocks():
-    """SM and memory clocks by NVML ({} without pynvml or a device)."""
+    """SM and memory clocks of the GPU this process's current CUDA device is, read by its
+    UUID (NVML ignores CUDA_VISIBLE_DEVICES: its index 0 is the host's first GPU); {} without
+    torch with CUDA, or where neither NVML nor nvidia-smi answers."""
     try:
-        import pynvml
-        pynvml.nvmlInit()
-        h = pynvml.nvmlDeviceGetHandleByIndex(0)
-        return {"sm_mhz": float(pynvml.nvmlDeviceGetClockInfo(h, pynvml.NVML_CLOCK_SM)),
-                "mem_mhz": float(pynvml.nvmlDeviceGetClockInfo(h, pynvml.NVML_CLOCK_MEM))}
-    except Exception:  # noqa: BLE001 - no NVML: no clocks
+        import torch
+        uuid = torch.cuda.get_device_properties(torch.cuda.current_device()).uuid
+    except Exception:  # noqa: BLE001 - no torch or no device: no clocks
         return {}
+    return gpuid.GPU(uuid).clocks()
 
 
 class mark:  # noqa: N801 - used like a keyword: for _ in mark(...)

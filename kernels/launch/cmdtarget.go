@@ -208,7 +208,7 @@ func (r *Runner) cmdExitWarning(pass string, a attemptResult, cells []string, lo
 }
 
 // writeHelper writes the package rooftool_marks into the run directory:
-// marks.py as its __init__.py and records.py beside it, from the kernels
+// marks.py as its __init__.py and records.py and gpuid.py beside it, from the kernels
 // folder where it has them (a checkout), else from the runner built into
 // rooftool.
 func (r *Runner) writeHelper() error {
@@ -219,7 +219,7 @@ func (r *Runner) writeHelper() error {
 		}
 	}
 	pkg := filepath.Join(r.dir, MarksHelperDir, "rooftool_marks")
-	for from, to := range map[string]string{"common/marks.py": "__init__.py", "common/records.py": "records.py"} {
+	for from, to := range map[string]string{"common/marks.py": "__init__.py", "common/records.py": "records.py", "common/gpuid.py": "gpuid.py"} {
 		data, err := fs.ReadFile(src, from)
 		if err != nil {
 			return fmt.Errorf("the marks helper: %w", err)

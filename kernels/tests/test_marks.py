@@ -121,11 +121,13 @@ def test_bad_settings_are_named(env, monkeypatch):
 
 
 def test_importable_as_rooftool_marks(tmp_path):
-    """The package rooftool writes for a --cmd run: marks.py as __init__.py, records.py beside."""
+    """The package rooftool writes for a --cmd run: marks.py as __init__.py, records.py and
+    gpuid.py beside (kernels/launch/cmdtarget.go)."""
     pkg = tmp_path / "rooftool_marks"
     pkg.mkdir()
     shutil.copy(os.path.join(KERNELS, "common", "marks.py"), pkg / "__init__.py")
     shutil.copy(os.path.join(KERNELS, "common", "records.py"), pkg / "records.py")
+    shutil.copy(os.path.join(KERNELS, "common", "gpuid.py"), pkg / "gpuid.py")
     code = "import rooftool_marks as m; print(m.measure('toy', 'fused', 'M=1', lambda: 'ran'))"
     env = {k: v for k, v in os.environ.items() if not k.startswith("ROOFTOOL_MARKS_")}
     out = subprocess.run([sys.executable, "-c", code], env=dict(env, PYTHONPATH=str(tmp_path)),
