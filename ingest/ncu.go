@@ -41,14 +41,22 @@ import (
 //     shared memory and duration from launch__registers_per_thread,
 //     launch__shared_mem_per_block_static/_dynamic and
 //     gpu__time_duration.sum (details page: Registers Per Thread, Static /
-//     Dynamic Shared Memory Per Block, Duration). range / range_path come
+//     Dynamic Shared Memory Per Block, Duration); without either time
+//     metric, duration is sm__cycles_elapsed.avg /
+//     sm__cycles_elapsed.avg.per_second (a "warning" meta row says so),
+//     and with neither it is null. A time that is not a number ("n/a",
+//     empty), has no time unit or exceeds 2^62 ns is an error naming the
+//     line and column. range / range_path come
 //     from the NVTX push/pop column (innermost range; outermost first,
 //     joined by "/"); a path of three or more ranges whose last looks like
 //     a shape ("k=v,...") names experiment/variant/shape, which Options
 //     override.
 //   - metrics: every metric cell (raw page: every non-identity column; empty
 //     cells, metrics ncu did not collect for that kernel, are left out) in
-//     base units (units.go). Details page: section is Section Name, with
+//     base units (units.go), converted by the unit the export states (the
+//     raw page's units row, the long layouts' Metric Unit). A unit that is
+//     not known, or a raw page with metric columns but no units row, is an
+//     error naming the line and column. Details page: section is Section Name, with
 //     ": <Body Item Label>" appended when there is one; a rule row becomes
 //     metric "rule:<Rule Name>" with its estimated speedup in % as value and
 //     "<Rule Type> (<Speedup Type>): <Description>" as text.
@@ -127,6 +135,16 @@ const (
 	roleGPUPCIBus
 	roleGPUPCIDomain
 	roleGPUPCIDevice
+	roleCycles    // sm__cycles_elapsed.avg: with roleCycleRate, the time when no duration metric is there
+	roleCycleRate // sm__cycles_elapsed.avg.per_second
+)
+
+// The metrics that give a kernel's time where the export has neither
+// gpu__time_duration.sum nor Duration (ncu 2020's default sets):
+// cycles / (cycles per second).
+const (
+	ncuMetricCycles    = "sm__cycles_elapsed.avg"
+	ncuMetricCycleRate = "sm__cycles_elapsed.avg.per_second"
 )
 
 var ncuRoles = map[string]ncuRole{
@@ -160,6 +178,8 @@ var ncuRoles = map[string]ncuRole{
 	"device__attribute_pci_device_id":            roleGPUPCIDevice,
 	"device__attribute_clock_rate":               roleGPUSMClockKHz,
 	"device__attribute_memory_clock_rate":        roleGPUMemClockKHz,
+	ncuMetricCycles:                              roleCycles,
+	ncuMetricCycleRate:                           roleCycleRate,
 }
 
 // ncuKernel collects one kernel row and the facts its metrics state.
@@ -170,6 +190,10 @@ type ncuKernel struct {
 	durSet       bool
 	durSOL       float64 // ns, from "Duration"
 	durSOLSet    bool
+	cycles       float64 // sm__cycles_elapsed.avg, cycles
+	cycleRate    float64 // sm__cycles_elapsed.avg.per_second, Hz
+	cyclesSet    bool
+	cycleRateSet bool
 	gpu          GPU
 	gpuSeen      bool // any device__attribute_* or CC
 	pciBus       int64
@@ -561,6 +585,14 @@ func (nk *ncuKernel) apply(role ncuRole, v float64, valid bool, u, text string) 
 		if valid && u == "ns" && !nk.durSOLSet {
 			nk.durSOL, nk.durSOLSet = v, true
 		}
+	case roleCycles:
+		if valid && u == "cycle" && !nk.cyclesSet {
+			nk.cycles, nk.cyclesSet = v, true
+		}
+	case roleCycleRate:
+		if valid && u == "Hz" && v > 0 && !nk.cycleRateSet {
+			nk.cycleRate, nk.cycleRateSet = v, true
+		}
 	case roleRegisters:
 		i32(&k.Registers, NullRegisters)
 	case roleSmemStatic:
@@ -639,18 +671,32 @@ func ncuNonNegative(role ncuRole, base string) bool {
 	return base == "ns" || ncuCountUnits[base]
 }
 
-// finish settles derived kernel columns and the device row.
-func (p *ncuParser) finish(nk *ncuKernel) {
-	if !nk.durSet && nk.durSOLSet {
+// finish settles derived kernel columns and the device row. A kernel
+// without gpu__time_duration.sum or Duration takes its time from
+// sm__cycles_elapsed.avg / sm__cycles_elapsed.avg.per_second where both
+// are there, and the file gets a warning meta row saying so; with neither
+// its duration stays null.
+func (p *ncuParser) finish(nk *ncuKernel) error {
+	switch {
+	case nk.durSet:
+	case nk.durSOLSet:
 		nk.k.DurationNs = int64(math.Round(nk.durSOL))
 		nk.k.Null &^= NullDuration
+	case nk.cyclesSet && nk.cycleRateSet:
+		ns := nk.cycles / nk.cycleRate * 1e9
+		if ns > ncuMaxDurationNs {
+			return p.errf(nk.line, "kernel %s: time %s / %s = %g ns is out of range (more than 2^62 ns)", nk.idText, ncuMetricCycles, ncuMetricCycleRate, ns)
+		}
+		nk.k.DurationNs = int64(math.Round(ns))
+		nk.k.Null &^= NullDuration
+		p.addMeta("warning", fmt.Sprintf("kernel times from %s / %s: the export has no gpu__time_duration.sum", ncuMetricCycles, ncuMetricCycleRate))
 	}
 	if !nk.gpuSeen {
-		return
+		return nil
 	}
 	dev := nk.k.Device
 	if _, ok := p.gpuIdx[dev]; ok {
-		return
+		return nil
 	}
 	g := nk.gpu
 	g.Source, g.File, g.Device = SourceNCU, p.file, dev
@@ -659,6 +705,7 @@ func (p *ncuParser) finish(nk *ncuKernel) {
 	}
 	p.gpuIdx[dev] = len(p.gpus)
 	p.gpus = append(p.gpus, g)
+	return nil
 }
 
 func (p *ncuParser) writeGPUs() {
@@ -684,4 +731,30 @@ func ncuMetricValue(s string, c unitConv) (v float64, valid bool, text string, b
 	}
 	// A unit other than "" says the metric is a quantity.
 	return 0, false, t, c.base != ""
+}
+
+// ncuMaxDurationNs is the longest kernel time an export may state, 2^62 ns
+// (146 years): longer is no measurement, and sums of such times would
+// not fit the int64 nanoseconds of the kernels table.
+const ncuMaxDurationNs = 1 << 62
+
+// ncuCheckDuration checks the value of a kernel's time metric (role
+// roleDuration or roleDurationSOL; other roles pass): printed s, converted
+// v, valid when a number, in base unit base. A time without a time unit,
+// one that is not a number ("n/a", empty) or is
+// out of range is an error: the kernel would be counted with a time it
+// does not have.
+func ncuCheckDuration(role ncuRole, s string, v float64, valid bool, base string) error {
+	if role != roleDuration && role != roleDurationSOL {
+		return nil
+	}
+	switch {
+	case base != "ns":
+		return fmt.Errorf("kernel time in unit %q, not a time (ns, us, ms, s, ...)", base)
+	case !valid:
+		return fmt.Errorf("kernel time %q is not a number", strings.TrimSpace(s))
+	case v > ncuMaxDurationNs || math.IsInf(v, 0):
+		return fmt.Errorf("kernel time %s is out of range (more than 2^62 ns)", strings.TrimSpace(s))
+	}
+	return nil
 }

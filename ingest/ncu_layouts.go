@@ -101,17 +101,22 @@ func (p *ncuParser) parseRaw() error {
 // touches no Arrow builder except the meta table (through identity) and
 // the unit dictionary before the first batch is sent.
 func (p *ncuParser) rawProduce(mb *ncuMetricBatch, cols []ncuRawCol, full chan<- *rawBatch, free chan *rawBatch) error {
-	setUnits := func(units []string) {
+	setUnits := func(units []string, line int) error {
 		for i := range cols {
 			u := ""
 			if units != nil {
 				u = units[cols[i].j]
 			}
+			conv, err := ncuUnit(u)
+			if err != nil {
+				return p.errf(line, "units row, column %d %q: %w", cols[i].j+1, p.hdr[cols[i].j], err)
+			}
 			cols[i].printed = u
-			cols[i].conv = convertUnit(u)
+			cols[i].conv = conv
 			cols[i].unit = mb.index(mbUnit, cols[i].conv.base)
 			cols[i].nonNeg = ncuNonNegative(cols[i].role, cols[i].conv.base)
 		}
+		return nil
 	}
 	// Index slices that are the same for every kernel whose row has every
 	// metric; rows that leave cells empty use those of their pattern.
@@ -159,10 +164,15 @@ func (p *ncuParser) rawProduce(mb *ncuMetricBatch, cols []ncuRawCol, full chan<-
 			first = false
 			unitsRow := strings.TrimSpace(rec[idCol]) == ""
 			if unitsRow {
-				setUnits(rec)
+				if err := setUnits(rec, line); err != nil {
+					return err
+				}
 				p.firstRowOffset = p.r.InputOffset()
-			} else {
-				setUnits(nil) // an export without a units row
+			} else if len(cols) > 0 {
+				// ncu's raw page states each metric's unit in the row
+				// after the header; without it no value has a unit.
+				return p.errf(line, "no units row after the header (line %d holds kernel %s): the raw page states each metric's unit there (ncu --page raw --csv prints it), and without it the values of %q and the other metrics have no unit",
+					line, strings.TrimSpace(rec[idCol]), p.hdr[cols[0].j])
 			}
 			for i := range cols {
 				constIdx[mbSection][i] = secIdx
@@ -187,7 +197,7 @@ func (p *ncuParser) rawProduce(mb *ncuMetricBatch, cols []ncuRawCol, full chan<-
 		for i := range cols {
 			c := &cols[i]
 			s := rec[c.j]
-			if s == "" {
+			if s == "" && c.role != roleDuration {
 				anyEmpty = true // metric not collected for this kernel
 				present[i] = false
 				continue
@@ -195,7 +205,10 @@ func (p *ncuParser) rawProduce(mb *ncuMetricBatch, cols []ncuRawCol, full chan<-
 			present[i] = true
 			v, ok, text, bad := ncuMetricValue(s, c.conv)
 			if bad {
-				return p.errf(line, "kernel %s, column %q (unit %q): %q is not a number", nk.idText, p.hdr[c.j], c.printed, s)
+				return p.errf(line, "kernel %s, column %d %q (unit %q): %q is not a number", nk.idText, c.j+1, p.hdr[c.j], c.printed, s)
+			}
+			if err := ncuCheckDuration(c.role, s, v, ok, c.conv.base); err != nil {
+				return p.errf(line, "kernel %s, column %d %q (unit %q): %w", nk.idText, c.j+1, p.hdr[c.j], c.printed, err)
 			}
 			if ok && v < 0 && c.nonNeg {
 				return p.errf(line, "kernel %s, column %q (unit %q): negative value %s: a duration or count cannot be negative", nk.idText, p.hdr[c.j], c.printed, strings.TrimSpace(s))
@@ -212,7 +225,9 @@ func (p *ncuParser) rawProduce(mb *ncuMetricBatch, cols []ncuRawCol, full chan<-
 			}
 			k++
 		}
-		p.finish(nk)
+		if err := p.finish(nk); err != nil {
+			return err
+		}
 		idx := constIdx
 		if anyEmpty {
 			if !pat.matches(present) {
@@ -335,8 +350,10 @@ func (p *ncuParser) parseLong() error {
 	var open []openKernel // first-seen order, not yet added
 	byID := map[string]*ncuKernel{}
 	held, seen := 0, 0 // metric rows in open; kernels seen
-	add := func(nk *ncuKernel) {
-		p.finish(nk)
+	add := func(nk *ncuKernel) error {
+		if err := p.finish(nk); err != nil {
+			return err
+		}
 		id := p.b.AddKernel(nk.k)
 		for _, m := range nk.metrics {
 			m.KernelID = id
@@ -344,6 +361,7 @@ func (p *ncuParser) parseLong() error {
 		}
 		held -= len(nk.metrics)
 		nk.metrics = nil
+		return nil
 	}
 	convs := map[string]unitConv{}
 	idCol := p.col[ncuColID]
@@ -415,13 +433,19 @@ func (p *ncuParser) parseLong() error {
 		unit := p.field(rec, ncuColMetricUnit)
 		c, ok := convs[unit]
 		if !ok {
-			c = convertUnit(unit)
+			c, err = ncuUnit(unit)
+			if err != nil {
+				return p.errf(line, "kernel %s, metric %q, column %d %q: %w", id, name, p.col[ncuColMetricUnit]+1, ncuColMetricUnit, err)
+			}
 			convs[unit] = c
 		}
 		raw := p.field(rec, ncuColMetricValue)
 		v, valid, text, bad := ncuMetricValue(raw, c)
 		if bad {
-			return p.errf(line, "kernel %s, metric %q (unit %q): %q is not a number", id, name, unit, raw)
+			return p.errf(line, "kernel %s, metric %q (unit %q), column %d %q: %q is not a number", id, name, unit, p.col[ncuColMetricValue]+1, ncuColMetricValue, raw)
+		}
+		if err := ncuCheckDuration(ncuRoles[name], raw, v, valid, c.base); err != nil {
+			return p.errf(line, "kernel %s, metric %q (unit %q), column %d %q: %w", id, name, unit, p.col[ncuColMetricValue]+1, ncuColMetricValue, err)
 		}
 		if valid && v < 0 && ncuNonNegative(ncuRoles[name], c.base) {
 			return p.errf(line, "kernel %s, metric %q (unit %q), column %q: negative value %s: a duration or count cannot be negative", id, name, unit, ncuColMetricValue, strings.TrimSpace(raw))
@@ -432,7 +456,9 @@ func (p *ncuParser) parseLong() error {
 			nk.apply(role, v, valid, c.base, text)
 		}
 		for p.b.sink != nil && int64(held) > streamRows() && len(open) > 0 && open[0].nk != nk {
-			add(open[0].nk)
+			if err := add(open[0].nk); err != nil {
+				return err
+			}
 			byID[open[0].id] = ncuEmitted
 			open = open[1:]
 		}
@@ -441,7 +467,9 @@ func (p *ncuParser) parseLong() error {
 		return p.errf(p.r.line, "ncu CSV has a header but no metric rows")
 	}
 	for _, o := range open {
-		add(o.nk)
+		if err := add(o.nk); err != nil {
+			return err
+		}
 	}
 	p.writeGPUs()
 	return nil

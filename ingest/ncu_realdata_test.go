@@ -214,7 +214,10 @@ func TestNCUReal2020Layout(t *testing.T) {
 	// (a launch timestamp such as "2020-Aug-27 18:57:25", not a duration)
 	// and no Block/Grid/Device/CC columns. 24 rows, 8 kernels, 3 metrics
 	// each; python: sum(dram__bytes.sum) -> 6331344288; units byte, cycle,
-	// cycle/second. No duration metric: duration_ns stays 0 (unknown).
+	// cycle/second. No duration metric: the time is sm__cycles_elapsed.avg /
+	// sm__cycles_elapsed.avg.per_second, kernel 0 (lines 3 and 4):
+	// 1,209,826.20 cycles / 1,309,471,763.30 Hz = 923,904.0 ns; kernel 1
+	// (lines 6 and 7): 1,385,067.65 / 1,310,148,138.83 Hz = 1,057,184.0 ns.
 	tb := ingestNCU(t, realdata+"gene-paper-artifacts-pop2020/dgdxy_time-dram_ncuroof-time-0.csv", Options{})
 	ks := tb.Kernels()
 	if len(ks) != 8 {
@@ -225,9 +228,22 @@ func TestNCUReal2020Layout(t *testing.T) {
 		if i%2 == 1 {
 			want = "add_i_col_times_ij_block_kernel"
 		}
-		if k.ShortName != want || k.DurationNs != 0 || k.GridX != 0 || k.Stream != 7 {
+		if k.ShortName != want || k.GridX != 0 || k.Stream != 7 || k.Null&NullDuration != 0 {
 			t.Errorf("kernel %d = %q dur %d grid %d stream %d", i, k.ShortName, k.DurationNs, k.GridX, k.Stream)
 		}
+	}
+	if d0 := ks[0].DurationNs; d0 != 923904 {
+		t.Errorf("kernel 0 duration %d ns, want 923904 (cycles / rate)", d0)
+	}
+	if d1 := ks[1].DurationNs; d1 != 1057184 {
+		t.Errorf("kernel 1 duration %d ns, want 1057184 (cycles / rate)", d1)
+	}
+	var warned bool
+	for _, m := range tb.Metas() {
+		warned = warned || m.Key == "warning" && strings.Contains(m.Value, "sm__cycles_elapsed.avg / sm__cycles_elapsed.avg.per_second")
+	}
+	if !warned {
+		t.Errorf("no warning meta row naming the cycles / rate time: %+v", tb.Metas())
 	}
 	ms := tb.Metrics()
 	if len(ms) != 32 {

@@ -231,7 +231,8 @@ func longNCU(ids ...int) string {
 	b.WriteString(`"ID","Kernel Name","Section Name","Metric Name","Metric Unit","Metric Value"` + "\n")
 	for _, id := range ids {
 		for j, m := range []string{"gpu__time_duration.sum", "dram__bytes.sum", "launch__registers_per_thread", "sm__throughput.avg.pct_of_peak_sustained_elapsed"} {
-			fmt.Fprintf(&b, "\"%d\",\"k%d(int)\",\"S\",\"%s\",\"\",\"%d\"\n", id, id, m, 100*id+j+1)
+			unit := [...]string{"nsecond", "byte", "register/thread", "%"}[j]
+			fmt.Fprintf(&b, "\"%d\",\"k%d(int)\",\"S\",\"%s\",\"%s\",\"%d\"\n", id, id, m, unit, 100*id+j+1)
 		}
 	}
 	return b.String()

@@ -39,6 +39,7 @@ type KernelBatch struct {
 	Rows                                                     int
 	Source, Pass, Range, RangePath, Name, ShortName, Mangled StrCol
 	DurationNs                                               []int64 // 0 where null, as Tables.Kernels reads it
+	DurationValid                                            []bool  // false where duration_ns is null (an ncu kernel without a time)
 }
 
 // scanBatchRows is the rows per batch ScanKernels and ScanMetrics read
@@ -66,13 +67,13 @@ func kernelScanCols(b *KernelBatch) []scanCol {
 	return []scanCol{
 		{name: "source", str: &b.Source}, {name: "pass", str: &b.Pass}, {name: "range", str: &b.Range},
 		{name: "range_path", str: &b.RangePath}, {name: "name", str: &b.Name}, {name: "short_name", str: &b.ShortName},
-		{name: "mangled", str: &b.Mangled}, {name: "duration_ns", i64: &b.DurationNs},
+		{name: "mangled", str: &b.Mangled}, {name: "duration_ns", i64: &b.DurationNs, valid: &b.DurationValid},
 	}
 }
 
 // scanCol is one column a scan can read and the batch field it fills: a
-// string column into str, an int64 one into i64 (0 where null), a float64
-// one into f64 with valid false where null.
+// string column into str, an int64 one into i64 (0 where null; valid, when
+// set, false there), a float64 one into f64 with valid false where null.
 type scanCol struct {
 	name  string
 	str   *StrCol
@@ -167,6 +168,12 @@ func (f *batchFiller) fill(rec arrow.RecordBatch, file string) error {
 				return fmt.Errorf("read %s: column %s is %s, want int64", file, col.name, c.DataType())
 			}
 			*col.i64 = append((*col.i64)[:0], a.Int64Values()...)
+			if col.valid != nil {
+				*col.valid = (*col.valid)[:0]
+				for j := range *col.i64 {
+					*col.valid = append(*col.valid, a.IsValid(j))
+				}
+			}
 			if a.NullN() > 0 {
 				for j := range *col.i64 {
 					if a.IsNull(j) {

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -43,6 +44,10 @@ var ncuBinPrefix = map[string]float64{
 	"Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40, "Pi": 1 << 50,
 }
 
+// ncuByteSIPrefix are the prefixes of the short byte spellings (B, KB, MB,
+// ...): decimal, as ncu's Kbyte, Mbyte are.
+var ncuByteSIPrefix = map[string]float64{"": 1, "K": 1e3, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
+
 // ncuTimeUnits maps a printed time unit to nanoseconds.
 var ncuTimeUnits = map[string]float64{
 	"ps": 1e-3, "psecond": 1e-3,
@@ -62,8 +67,9 @@ var ncuCountUnits = map[string]bool{
 	"load": true, "store": true, "event": true, "kernel": true,
 }
 
-// convertUnit maps a unit as printed by ncu to its base unit. It never fails:
-// unknown units come back verbatim with scale 1 and known=false.
+// convertUnit maps a unit as printed by ncu to its base unit. Unknown units
+// come back verbatim with scale 1 and known=false; the parsers refuse them
+// (ncuUnit), so that no value is taken in a unit it was not printed in.
 func convertUnit(u string) unitConv {
 	u = strings.TrimSpace(u)
 	switch u {
@@ -116,8 +122,11 @@ func ncuSimpleUnit(u string) (unitConv, bool) {
 			}
 		}
 	}
-	if p, ok := strings.CutSuffix(u, "B"); ok && p != "" { // KiB, MiB, ...
+	if p, ok := strings.CutSuffix(u, "B"); ok { // B, KB, MB (decimal); KiB, MiB (binary)
 		if f, ok := ncuBinPrefix[p]; ok {
+			return unitConv{base: "byte", scale: f, known: true}, true
+		}
+		if f, ok := ncuByteSIPrefix[p]; ok {
 			return unitConv{base: "byte", scale: f, known: true}, true
 		}
 	}
@@ -299,4 +308,14 @@ func ncuParseNumberSlow(s string) (float64, bool) {
 		return 0, false
 	}
 	return v, true
+}
+
+// ncuUnit converts a unit of an ncu export, or says why it cannot: a unit
+// that is not known has no base unit to take its values to.
+func ncuUnit(u string) (unitConv, error) {
+	c := convertUnit(u)
+	if !c.known {
+		return c, fmt.Errorf("unknown unit %q: want a time (ns, us, ms, s, nsecond, ...), bytes (byte, KB, Kbyte, KiB, ...), a rate (Gbyte/s, hz, cycle/nsecond, ...), a count (cycle, inst, ...), %% or none", strings.TrimSpace(u))
+	}
+	return c, nil
 }

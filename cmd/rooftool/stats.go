@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -100,7 +101,7 @@ func loadTables(inputs []string) (*ingest.Tables, error) {
 // statsSummary summarises the kernels of the inputs batch by batch
 // (streamSummary): a directory of tables as it is, raw exports once
 // ingested into a temporary directory (ingest.WriteFiles, bounded memory).
-func statsSummary(inputs []string, source string, so analysis.SummaryOptions) (analysis.Summary, error) {
+func statsSummary(inputs []string, source string, so analysis.SummaryOptions, warn io.Writer) (analysis.Summary, error) {
 	if len(inputs) == 1 {
 		if st, err := os.Stat(inputs[0]); err == nil && st.IsDir() {
 			if err := checkTablesDir(inputs[0]); err != nil {
@@ -119,8 +120,12 @@ func statsSummary(inputs []string, source string, so analysis.SummaryOptions) (a
 		in = append(in, ingest.Input{Path: p})
 	}
 	dir := filepath.Join(tmp, "tables")
-	if _, err := ingest.WriteFiles(in, dir, ingest.FormatParquet, nil); err != nil {
+	w, err := ingest.WriteFiles(in, dir, ingest.FormatParquet, nil)
+	if err != nil {
 		return analysis.Summary{}, err
+	}
+	for _, m := range w.Warnings {
+		fmt.Fprintf(warn, "warning: %s: %s\n", m.File, m.Value)
 	}
 	return streamSummary(dir, source, so)
 }
@@ -185,7 +190,11 @@ func runStats(ctx context.Context, opts *StatsOptions) error {
 	if err := so.Validate(); err != nil {
 		return usageErrorf("stats: %v", err)
 	}
-	s, err := statsSummary(opts.Inputs, opts.Source, so)
+	s, err := statsSummary(opts.Inputs, opts.Source, so, opts.IO.Err)
+	var te *statsTimeError
+	if errors.As(err, &te) {
+		return &ingest.InputError{File: strings.Join(opts.Inputs, " "), Err: err}
+	}
 	if err != nil {
 		return err
 	}

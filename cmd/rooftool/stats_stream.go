@@ -9,6 +9,8 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"sync"
@@ -16,6 +18,13 @@ import (
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/ingest"
 )
+
+// statsTimeError says the kernels' times cannot be summarised: some have
+// none, or their sum does not fit int64 nanoseconds. stats names the
+// inputs with it (bad input, exit 2).
+type statsTimeError struct{ msg string }
+
+func (e *statsTimeError) Error() string { return e.msg }
 
 // errFound stops a scan early.
 var errFound = errors.New("found")
@@ -78,6 +87,11 @@ func streamSummary(dir, source string, so analysis.SummaryOptions) (analysis.Sum
 		}
 		return c.Dict[i]
 	}
+	var (
+		total  int64  // every kept kernel's time: no group's or range's sum exceeds it
+		noTime int    // kept kernels without a time (duration_ns null)
+		first  string // the first of them, named in the error
+	)
 	cols := []string{"source", "pass", "range", "range_path", "name", "short_name", "mangled", "duration_ns"}
 	err := ingest.ScanKernels(dir, cols, func(b *ingest.KernelBatch) error {
 		// Which (source, pass) values count, as SummarySource picks them.
@@ -156,13 +170,28 @@ func streamSummary(dir, source string, so analysis.SummaryOptions) (analysis.Sum
 				}
 			}
 			if g > 0 {
-				groups[g-1].Durations = append(groups[g-1].Durations, b.DurationNs[i])
+				if !b.DurationValid[i] {
+					if noTime == 0 {
+						first = groups[g-1].Name
+					}
+					noTime++
+					continue
+				}
+				d := b.DurationNs[i]
+				if d < 0 || total > math.MaxInt64-d {
+					return &statsTimeError{msg: fmt.Sprintf("kernel times sum past %d ns (int64): kernel %q adds %d ns to %d ns", int64(math.MaxInt64), groups[g-1].Name, d, total)}
+				}
+				total += d
+				groups[g-1].Durations = append(groups[g-1].Durations, d)
 			}
 		}
 		return nil
 	})
 	if err != nil {
 		return analysis.Summary{}, err
+	}
+	if noTime > 0 {
+		return analysis.Summary{}, &statsTimeError{msg: fmt.Sprintf("%d kernel(s) have no time (%q first): their export states neither gpu__time_duration.sum nor sm__cycles_elapsed.avg with sm__cycles_elapsed.avg.per_second, so there is nothing to sum", noTime, first)}
 	}
 	sortGroups(groups)
 	return analysis.SummariseGroups(groups, so)
