@@ -145,6 +145,11 @@ func (p *nsysParser) kernels(c map[string]bool) error {
 				return err
 			}
 		}
+		for _, j := range [...]int{0, 1} {
+			if v[j] == sqlNull {
+				return badInput(p.in.Path, 0, tabKernel, "row id %d: column %q is NULL: the kernel has no duration", rowid, [...]string{"start", "end"}[j])
+			}
+		}
 		if end < start {
 			return badInput(p.in.Path, 0, tabKernel, "row id %d: column \"end\" = %d is before \"start\" = %d: a negative duration", rowid, end, start)
 		}

@@ -191,7 +191,7 @@ var kernelsDoc = TableDoc{Name: TableKernels,
 		col("start_ns", tsNs, true, "ns", "kernel start on the source's clock (nsys: nanoseconds since the session start; kineto: the trace's ts)",
 			"nsys: start; kineto: ts; ncu: null (ncu has no timeline)"),
 		ni64("duration_ns", "ns", "kernel duration in nanoseconds",
-			"nsys: end - start; kineto: dur; ncu: gpu__time_duration.sum, else the details page's Duration, else null"),
+			"nsys: end - start; kineto: dur; ncu: gpu__time_duration.sum, else the details page's Duration, else sm__cycles_elapsed.avg / sm__cycles_elapsed.avg.per_second, else null"),
 		ni64("graph_node_id", "", "CUDA graph node id", "nsys: graphNodeId; null when the kernel was not launched from a graph, and for ncu and kineto"),
 	}}
 
