@@ -8,12 +8,22 @@ PYTHON ?= $(if $(wildcard .venv/bin/python),.venv/bin/python,python3)
 BIN := bin/rooftool
 FUZZTIME ?= 30s
 
-.PHONY: build test test-go test-py vet bench fuzz demo gpu-check slurm-test clean
+.PHONY: build install test test-go test-py vet bench fuzz demo gpu-check slurm-test clean
 
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/rooftool
+
+# bin/rooftool into $(PREFIX)/bin (a user directory by default: no root),
+# with the line to add to PATH where that directory is not on it.
+PREFIX ?= $(HOME)/.local
+install: build
+	@mkdir -p "$(PREFIX)/bin"
+	install -m 0755 $(BIN) "$(PREFIX)/bin/rooftool"
+	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) \
+	  echo "install: $(PREFIX)/bin is not on PATH; to type rooftool, run (and add to ~/.bashrc or ~/.profile):"; \
+	  echo "    export PATH=\"$(PREFIX)/bin:\$$PATH\"";; esac
 
 test: test-go test-py
 

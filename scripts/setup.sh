@@ -10,8 +10,11 @@
 #   - pytest, PyYAML, numpy for the CPU-side kernel tests: used where
 #     python3 already imports them, else installed into the project venv
 #     .venv (git-ignored), which the Makefile's test-py prefers.
-# Idempotent: a second run installs nothing. Needs no root when everything
-# is present or installable in user space.
+#   - rooftool itself: make install builds bin/rooftool and copies it into
+#     $PREFIX/bin (~/.local/bin by default), printing the PATH line to add
+#     where that directory is not on PATH.
+# Idempotent: a second run installs nothing new (the rebuild is cached).
+# Needs no root when everything is present or installable in user space.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -134,3 +137,12 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 py=python3; imports "$VENV/bin/python" && py="$VENV/bin/python"
 say "ok ($("$GO" version | cut -d' ' -f3) at $GO; $($py --version 2>&1) at $py with pytest, PyYAML, numpy)"
+
+# --- rooftool ---------------------------------------------------------------
+bindir="${PREFIX:-$HOME/.local}/bin"
+if [ -x bin/rooftool ]; then
+  say "building bin/rooftool and installing it into $bindir (make install)"
+else
+  say "building bin/rooftool and installing it into $bindir (make install; the first build compiles go-sqlite3's C code and Arrow: about 4 minutes on 2 cores, quiet meanwhile)"
+fi
+make --no-print-directory install GO="$GO"
