@@ -1,15 +1,16 @@
 package analysis
 
 import (
+	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/kernels"
 )
 
 // Options tune Analyze. The zero value is usable.
 type Options struct {
-	// Ceilings are the roofs (roofline.CeilingsFor). Empty: the device's own
+	// Ceilings are the roofs (gpu.CeilingsFor). Empty: the device's own
 	// ncu peak_sustained ceilings (DeviceCeilings) where the export has them.
-	Ceilings Ceilings
+	Ceilings gpu.Ceilings
 	// L2Bytes is the GPU's L2 size for the working-set warning; 0: from
 	// Ceilings.L2Bytes, else the gpus table.
 	L2Bytes int64

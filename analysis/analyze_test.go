@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/kernels"
 )
@@ -142,7 +143,7 @@ func TestDeviceCeilings(t *testing.T) {
 	if c.GPU != "NVIDIA H100 80GB HBM3" || c.L2Bytes != 50<<20 {
 		t.Errorf("GPU %q L2 %d", c.GPU, c.L2Bytes)
 	}
-	want := map[string]float64{CeilDRAM: 3e12, CeilL2: 1e13, CeilFP32: 6.7584e13, "tensor bf16": 1e15}
+	want := map[string]float64{gpu.CeilDRAM: 3e12, gpu.CeilL2: 1e13, gpu.CeilFP32: 6.7584e13, "tensor bf16": 1e15}
 	for name, v := range want {
 		got, ok := c.Get(name, "device:")
 		if !ok {
@@ -154,7 +155,7 @@ func TestDeviceCeilings(t *testing.T) {
 			t.Errorf("%s source %q", name, got.Source)
 		}
 	}
-	if _, ok := c.Get(CeilL1, ""); ok {
+	if _, ok := c.Get(gpu.CeilL1, ""); ok {
 		t.Error("L1 ceiling without an L1 peak metric")
 	}
 }
@@ -176,11 +177,11 @@ func TestSMSPCountersAndL2ClockFallback(t *testing.T) {
 	b.Release()
 	defer tb.Release()
 	c := DeviceCeilings(tb)
-	fp32, ok := c.Get(CeilFP32, "device:")
+	fp32, ok := c.Get(gpu.CeilFP32, "device:")
 	if !ok || fp32.Value != 16896*2*1.98e9 || !strings.Contains(fp32.Source, "smsp__") {
 		t.Errorf("fp32 %+v", fp32)
 	}
-	l2, ok := c.Get(CeilL2, "device:")
+	l2, ok := c.Get(gpu.CeilL2, "device:")
 	if !ok || l2.Value != 5000*1.98e9 || !strings.Contains(l2.Source, "SM clock used") {
 		t.Errorf("L2 %+v", l2)
 	}
@@ -208,8 +209,8 @@ func TestKernelFacts(t *testing.T) {
 	near(t, "gemm AI l2", g.AI["l2"], 200, 1e-12)
 	near(t, "gemm FLOP/s", g.FLOPRate, 8e14, 1e-12)
 	near(t, "gemm DRAM B/s", g.ByteRate["dram"], 1.5e12, 1e-12)
-	near(t, "gemm % DRAM", g.PctOfRoof[CeilDRAM], 50, 1e-9)
-	near(t, "gemm % L2", g.PctOfRoof[CeilL2], 40, 1e-9)
+	near(t, "gemm % DRAM", g.PctOfRoof[gpu.CeilDRAM], 50, 1e-9)
+	near(t, "gemm % L2", g.PctOfRoof[gpu.CeilL2], 40, 1e-9)
 	near(t, "gemm % tensor bf16", g.PctOfRoof["tensor bf16"], 80, 1e-9)
 	if g.Class != ClassCompute || g.Elementwise {
 		t.Errorf("gemm class %s elementwise %v", g.Class, g.Elementwise)
@@ -219,8 +220,8 @@ func TestKernelFacts(t *testing.T) {
 	}
 	e := kf[2]
 	near(t, "silu fp32 FLOPs = fadd + fmul + 2 ffma", e.FLOPs["fp32"], 9e6, 1e-12)
-	near(t, "silu % DRAM", e.PctOfRoof[CeilDRAM], 100, 1e-9)
-	near(t, "silu % fp32", e.PctOfRoof[CeilFP32], 100*9e6/4e-6/6.7584e13, 1e-9)
+	near(t, "silu % DRAM", e.PctOfRoof[gpu.CeilDRAM], 100, 1e-9)
+	near(t, "silu % fp32", e.PctOfRoof[gpu.CeilFP32], 100*9e6/4e-6/6.7584e13, 1e-9)
 	if e.Class != ClassMemory || !e.Elementwise || e.SOL["dram"] != 99 {
 		t.Errorf("silu class %s elementwise %v SOL %v", e.Class, e.Elementwise, e.SOL)
 	}
@@ -241,9 +242,9 @@ func TestClassify(t *testing.T) {
 		{map[string]float64{"dram": 85, "compute": 30}, nil, ClassMemory},
 		{map[string]float64{"dram": 20, "compute": 75}, nil, ClassCompute},
 		{map[string]float64{"dram": 20, "compute": 30, "tensor": 59.9}, nil, ClassLatency},
-		{map[string]float64{"memory": 10}, map[string]float64{CeilDRAM: 95}, ClassLatency}, // SOL wins over own %
-		{nil, map[string]float64{CeilDRAM: 30, "tensor bf16": 70}, ClassCompute},
-		{nil, map[string]float64{CeilL2: 61}, ClassMemory},
+		{map[string]float64{"memory": 10}, map[string]float64{gpu.CeilDRAM: 95}, ClassLatency}, // SOL wins over own %
+		{nil, map[string]float64{gpu.CeilDRAM: 30, "tensor bf16": 70}, ClassCompute},
+		{nil, map[string]float64{gpu.CeilL2: 61}, ClassMemory},
 		{nil, nil, ClassUnknown},
 	} {
 		if got := classify(KernelFact{SOL: c.sol, PctOfRoof: c.pct}, 60); got != c.want {

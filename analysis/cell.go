@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
+	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
@@ -42,12 +43,12 @@ func SummarizeMs(samples []float64, confidence float64) (Interval, []Warning) {
 // tables, plus one with Status "missing" for every cell of exps whose
 // experiment has data but that cell has none. kfacts are KernelFacts of the
 // same tables. roofs.L2Bytes (or opts.L2Bytes) sizes the L2 warning.
-func CellFacts(t *ingest.Tables, kfacts []KernelFact, exps []*kernels.Experiment, roofs Ceilings, opts Options) []CellFact {
+func CellFacts(t *ingest.Tables, kfacts []KernelFact, exps []*kernels.Experiment, roofs gpu.Ceilings, opts Options) []CellFact {
 	return cellFacts(t, metricsByKernel(t), kfacts, exps, roofs, opts)
 }
 
 // cellFacts is CellFacts on the metrics of t indexed by kernel.
-func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps []*kernels.Experiment, roofs Ceilings, opts Options) []CellFact {
+func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps []*kernels.Experiment, roofs gpu.Ceilings, opts Options) []CellFact {
 	opts = opts.withDefaults()
 	spreads, devSpreads := TimingClockSpreads(t), DeviceClockSpreads(t)
 	l2 := opts.L2Bytes

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
 )
 
@@ -14,13 +15,13 @@ import (
 // little from kernel to kernel). Without ncu peaks, the DRAM bandwidth a
 // device row states (nsys TARGET_INFO_GPU) is used. Each Ceiling's Source
 // says which metrics it comes from. L2Bytes and GPU come from the gpus table.
-func DeviceCeilings(t *ingest.Tables) Ceilings {
+func DeviceCeilings(t *ingest.Tables) gpu.Ceilings {
 	return deviceCeilings(t, metricsByKernel(t))
 }
 
 // deviceCeilings is DeviceCeilings on the metrics of t indexed by kernel.
-func deviceCeilings(t *ingest.Tables, byKernel metricIndex) Ceilings {
-	var c Ceilings
+func deviceCeilings(t *ingest.Tables, byKernel metricIndex) gpu.Ceilings {
+	var c gpu.Ceilings
 	for _, g := range t.GPUs() {
 		if c.GPU == "" && g.Name != "" {
 			c.GPU = g.Name
@@ -56,12 +57,12 @@ func deviceCeilings(t *ingest.Tables, byKernel metricIndex) Ceilings {
 	// L2 and L1 run in their own clock domains; where the export lacks
 	// their cycle rates the SM clock stands in, and the Source says so.
 	specs := []spec{
-		{CeilDRAM, KindBandwidth, []string{MDRAMPeak}, MDRAMClock, "", 1},
-		{CeilL2, KindBandwidth, []string{ML2Peak}, ML2Clock, MSMClock, 1},
-		{CeilL1, KindBandwidth, []string{ML1Peak}, ML1Clock, MSMClock, 1},
-		{CeilFP64, KindCompute, inst("dfma"), MSMClock, "", 2},
-		{CeilFP32, KindCompute, inst("ffma"), MSMClock, "", 2},
-		{CeilFP16, KindCompute, inst("hfma"), MSMClock, "", 2},
+		{gpu.CeilDRAM, gpu.KindBandwidth, []string{MDRAMPeak}, MDRAMClock, "", 1},
+		{gpu.CeilL2, gpu.KindBandwidth, []string{ML2Peak}, ML2Clock, MSMClock, 1},
+		{gpu.CeilL1, gpu.KindBandwidth, []string{ML1Peak}, ML1Clock, MSMClock, 1},
+		{gpu.CeilFP64, gpu.KindCompute, inst("dfma"), MSMClock, "", 2},
+		{gpu.CeilFP32, gpu.KindCompute, inst("ffma"), MSMClock, "", 2},
+		{gpu.CeilFP16, gpu.KindCompute, inst("hfma"), MSMClock, "", 2},
 	}
 	// Tensor peaks: every sm__ops_path_tensor_src_*.sum.peak_sustained seen.
 	tensorPeaks := map[string]string{} // class -> metric (first in name order)
@@ -85,7 +86,7 @@ func deviceCeilings(t *ingest.Tables, byKernel metricIndex) Ceilings {
 		// H100 it reads 8192 FLOP/cycle/SM for bf16, twice the dense 4096,
 		// and only half of it reproduces ncu's own sm__throughput for a dense
 		// GEMM (testdata/runs/2026-11-22-h100-003504). Dense roofs use half.
-		specs = append(specs, spec{CeilingFor(cl), KindCompute, []string{tensorPeaks[cl]}, MSMClock, "", 0.5})
+		specs = append(specs, spec{gpu.CeilingFor(cl), gpu.KindCompute, []string{tensorPeaks[cl]}, MSMClock, "", 0.5})
 	}
 	for _, s := range specs {
 		var vals []float64
@@ -94,7 +95,7 @@ func deviceCeilings(t *ingest.Tables, byKernel metricIndex) Ceilings {
 		// pipe (GEMMs throttle below the clock elementwise kernels hold):
 		// those with a non-zero counter for it, else every kernel.
 		users := ids
-		if s.kind == KindCompute {
+		if s.kind == gpu.KindCompute {
 			if u := pipeUsers(byKernel, ids, s.peaks); len(u) > 0 {
 				users = u
 			}
@@ -136,19 +137,19 @@ func deviceCeilings(t *ingest.Tables, byKernel metricIndex) Ceilings {
 			note = fmt.Sprintf("; %s not in the export, SM clock used", s.clock)
 		}
 		who := "kernels"
-		if s.kind == KindCompute && len(users) < len(ids) {
+		if s.kind == gpu.KindCompute && len(users) < len(ids) {
 			who = "kernels that use this pipe"
 		}
 		clk := medianClock(byKernel, users, clockUsed)
-		c.Items = append(c.Items, Ceiling{
+		c.Items = append(c.Items, gpu.Ceiling{
 			Name: s.name, Kind: s.kind, Value: median(vals),
 			Source: fmt.Sprintf("device: ncu %s%s x %s (median of %d %s, %.0f MHz%s)", peakUsed, factor, clockUsed, len(vals), who, clk/1e6, note),
 		})
 	}
-	if _, ok := c.Get(CeilDRAM, ""); !ok {
+	if _, ok := c.Get(gpu.CeilDRAM, ""); !ok {
 		for _, g := range t.GPUs() {
 			if g.MemoryBandwidth > 0 {
-				c.Items = append(c.Items, Ceiling{Name: CeilDRAM, Kind: KindBandwidth, Value: g.MemoryBandwidth,
+				c.Items = append(c.Items, gpu.Ceiling{Name: gpu.CeilDRAM, Kind: gpu.KindBandwidth, Value: g.MemoryBandwidth,
 					Source: fmt.Sprintf("device: %s %s memory bandwidth (%s)", g.Source, g.File, g.Name)})
 				break
 			}

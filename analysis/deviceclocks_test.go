@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
 )
 
@@ -37,7 +38,7 @@ func TestDeviceLoopClockDrift(t *testing.T) {
 	if uuid != "GPU-bbbbbbbb" {
 		t.Errorf("meta gpu_uuid = %q, want GPU-bbbbbbbb", uuid)
 	}
-	for _, c := range CellFacts(tb, nil, nil, Ceilings{}, Options{}) {
+	for _, c := range CellFacts(tb, nil, nil, gpu.Ceilings{}, Options{}) {
 		var drift []string
 		for _, w := range c.Warnings {
 			if w.Code == WarnClocks {

@@ -7,6 +7,7 @@ package analysis
 // DeviceCeilings and KernelFacts over tables holding the same metric rows.
 
 import (
+	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/kernels"
 )
@@ -18,11 +19,11 @@ func AnalyzeIndexed(t *ingest.Tables, x *MetricIndex, exps []*kernels.Experiment
 }
 
 // DeviceCeilingsIndexed is DeviceCeilings with the metrics of x.
-func DeviceCeilingsIndexed(t *ingest.Tables, x *MetricIndex) Ceilings {
+func DeviceCeilingsIndexed(t *ingest.Tables, x *MetricIndex) gpu.Ceilings {
 	return deviceCeilings(t, x.byKernel)
 }
 
 // KernelFactsIndexed is KernelFacts with the metrics of x.
-func KernelFactsIndexed(t *ingest.Tables, x *MetricIndex, c Ceilings, opts Options) []KernelFact {
+func KernelFactsIndexed(t *ingest.Tables, x *MetricIndex, c gpu.Ceilings, opts Options) []KernelFact {
 	return kernelFacts(t, x.byKernel, c, opts)
 }

@@ -6,38 +6,23 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
 )
 
-// Primary returns the roof analysis measures a kernel against for each
-// ceiling name: Best under DeviceCatalogMeasured. A name without a roof of
-// positive value has no entry.
-func (c Ceilings) Primary() map[string]Ceiling {
-	out := map[string]Ceiling{}
-	for _, it := range c.Items {
-		if _, done := out[it.Name]; done {
-			continue
-		}
-		if b, ok := c.Best(it.Name, DeviceCatalogMeasured); ok {
-			out[it.Name] = b
-		}
-	}
-	return out
-}
-
 // byteLevels are the memory levels of a kernel fact, outermost first.
-var byteLevels = []struct{ key, ceiling string }{{"dram", CeilDRAM}, {"l2", CeilL2}, {"l1", CeilL1}}
+var byteLevels = []struct{ key, ceiling string }{{"dram", gpu.CeilDRAM}, {"l2", gpu.CeilL2}, {"l1", gpu.CeilL1}}
 
 // KernelFacts derives a KernelFact for every ncu kernel-pass row of t,
-// measured against the roofs c (roofline.CeilingsFor, or DeviceCeilings).
+// measured against the roofs c (gpu.CeilingsFor, or DeviceCeilings).
 // Rows come in kernel id (launch) order. It works on any ingested export:
 // experiment, variant and shape are "" where the rows have none.
-func KernelFacts(t *ingest.Tables, c Ceilings, opts Options) []KernelFact {
+func KernelFacts(t *ingest.Tables, c gpu.Ceilings, opts Options) []KernelFact {
 	return kernelFacts(t, metricsByKernel(t), c, opts)
 }
 
 // kernelFacts is KernelFacts on the metrics of t indexed by kernel.
-func kernelFacts(t *ingest.Tables, byKernel metricIndex, c Ceilings, opts Options) []KernelFact {
+func kernelFacts(t *ingest.Tables, byKernel metricIndex, c gpu.Ceilings, opts Options) []KernelFact {
 	opts = opts.withDefaults()
 	roofs := c.Primary()
 	var out []KernelFact
@@ -51,7 +36,7 @@ func kernelFacts(t *ingest.Tables, byKernel metricIndex, c Ceilings, opts Option
 	return out
 }
 
-func kernelFact(k ingest.Kernel, m kernelMetrics, roofs map[string]Ceiling, opts Options) KernelFact {
+func kernelFact(k ingest.Kernel, m kernelMetrics, roofs map[string]gpu.Ceiling, opts Options) KernelFact {
 	f := KernelFact{
 		KernelID: k.ID, Experiment: k.Experiment, Variant: k.Variant, Shape: k.Shape,
 		Name: k.Name, ShortName: k.ShortName,
@@ -170,7 +155,7 @@ func kernelFact(k ingest.Kernel, m kernelMetrics, roofs map[string]Ceiling, opts
 	}
 	if secs > 0 {
 		for cl, v := range f.FLOPs {
-			if roof, ok := roofs[CeilingFor(cl)]; ok && roof.Value > 0 {
+			if roof, ok := roofs[gpu.CeilingFor(cl)]; ok && roof.Value > 0 {
 				f.PctOfRoof[roof.Name] = 100 * v / secs / roof.Value
 			}
 		}
@@ -237,7 +222,7 @@ func classify(f KernelFact, boundPct float64) string {
 	if !any {
 		for name, v := range f.PctOfRoof {
 			switch name {
-			case CeilDRAM, CeilL2, CeilL1:
+			case gpu.CeilDRAM, gpu.CeilL2, gpu.CeilL1:
 				mem, any = math.Max(mem, v), true
 			default:
 				comp, any = math.Max(comp, v), true

@@ -48,27 +48,6 @@ const (
 	detDRAMFreq    = "DRAM Frequency"          // details page, Hz
 )
 
-// Ceiling names. FLOP classes of KernelFact.FLOPs map to them with "_"
-// replaced by " " (tensor_bf16 -> "tensor bf16").
-const (
-	CeilDRAM = "DRAM"
-	CeilL2   = "L2"
-	CeilL1   = "L1"
-	CeilFP64 = "fp64"
-	CeilFP32 = "fp32"
-	CeilFP16 = "fp16"
-)
-
-// Kinds of ceilings.
-const (
-	KindBandwidth = "bandwidth"
-	KindCompute   = "compute"
-)
-
-// CeilingFor returns the ceiling name of a FLOP class ("tensor_bf16" ->
-// "tensor bf16", "fp32" -> "fp32").
-func CeilingFor(class string) string { return strings.ReplaceAll(class, "_", " ") }
-
 // kernelMetrics holds the numeric metrics of one kernel row by name. A
 // name printed twice with different units (the details page has "Memory
 // Throughput" in % and in byte/s) keeps the first under its name and the

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
@@ -104,16 +105,16 @@ var bwTerms = []struct {
 	ceiling string
 	bytes   func(KernelFact) float64
 }{
-	{CeilDRAM, func(f KernelFact) float64 { return f.DRAMBytes }},
-	{CeilL2, func(f KernelFact) float64 { return f.L2Bytes }},
+	{gpu.CeilDRAM, func(f KernelFact) float64 { return f.DRAMBytes }},
+	{gpu.CeilL2, func(f KernelFact) float64 { return f.L2Bytes }},
 }
 
 // kernelBound returns the roofline bound (ns) of f on each of src and dst
 // and the ceilings that set them, taking only the terms whose roof both
 // state (with a positive value); noRoof lists the FLOP classes of f whose
 // roof src states and dst does not (the target may lack the path).
-func kernelBound(f KernelFact, src, dst Ceilings) (bs, bt float64, ls, lt string, noRoof []string) {
-	any := Precedence{""}
+func kernelBound(f KernelFact, src, dst gpu.Ceilings) (bs, bt float64, ls, lt string, noRoof []string) {
+	any := gpu.Precedence{""}
 	term := func(name string, amount float64) {
 		if amount <= 0 {
 			return
@@ -142,13 +143,13 @@ func kernelBound(f KernelFact, src, dst Ceilings) (bs, bt float64, ls, lt string
 	}
 	sort.Strings(classes)
 	for _, c := range classes {
-		term(CeilingFor(c), f.FLOPs[c])
+		term(gpu.CeilingFor(c), f.FLOPs[c])
 	}
 	return bs, bt, ls, lt, noRoof
 }
 
 // ProjectKernel projects one kernel from the roofs src onto dst.
-func ProjectKernel(f KernelFact, src, dst Ceilings) KernelProjection {
+func ProjectKernel(f KernelFact, src, dst gpu.Ceilings) KernelProjection {
 	kp := KernelProjection{Name: f.ShortName, MeasuredNs: f.DurationNs, ProjectedNs: f.DurationNs}
 	if kp.Name == "" {
 		kp.Name = f.Name
@@ -167,7 +168,7 @@ func ProjectKernel(f KernelFact, src, dst Ceilings) KernelProjection {
 // Project projects every cell of run that has a wall time and ncu kernels
 // from the roofs src (the run's GPU) onto dst (the target GPU). See
 // Projection for the model.
-func Project(run *Run, src, dst Ceilings) *Projection {
+func Project(run *Run, src, dst gpu.Ceilings) *Projection {
 	p := &Projection{SourceGPU: run.GPU, TargetGPU: dst.GPU}
 	if src.GPU != "" {
 		p.SourceGPU = src.GPU

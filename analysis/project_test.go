@@ -3,12 +3,14 @@ package analysis
 import (
 	"math"
 	"testing"
+
+	"github.com/rooftool/rooftool/gpu"
 )
 
-func projRoofs(gpu string, dram, bf16 float64) Ceilings {
-	return Ceilings{GPU: gpu, Items: []Ceiling{
-		{Name: CeilDRAM, Kind: KindBandwidth, Value: dram, Source: "catalog: test"},
-		{Name: "tensor bf16", Kind: KindCompute, Value: bf16, Source: "catalog: test"},
+func projRoofs(name string, dram, bf16 float64) gpu.Ceilings {
+	return gpu.Ceilings{GPU: name, Items: []gpu.Ceiling{
+		{Name: gpu.CeilDRAM, Kind: gpu.KindBandwidth, Value: dram, Source: "catalog: test"},
+		{Name: "tensor bf16", Kind: gpu.KindCompute, Value: bf16, Source: "catalog: test"},
 	}}
 }
 
@@ -25,7 +27,7 @@ func TestProjectKernel(t *testing.T) {
 		want, eff  float64
 		limitOnDst string
 	}{
-		{"memory-bound at half the roof", KernelFact{Name: "copy", DurationNs: 2000, DRAMBytes: 1e6}, 1000, 0.5, CeilDRAM},
+		{"memory-bound at half the roof", KernelFact{Name: "copy", DurationNs: 2000, DRAMBytes: 1e6}, 1000, 0.5, gpu.CeilDRAM},
 		{"compute-bound", KernelFact{Name: "gemm", DurationNs: 1250, DRAMBytes: 1e5, FLOPs: map[string]float64{"tensor_bf16": 1e9}}, 1250, 0.8, "tensor bf16"},
 		{"turns compute-bound on the target", KernelFact{Name: "mix", DurationNs: 2000, DRAMBytes: 1e6, FLOPs: map[string]float64{"tensor_bf16": 7.5e8}}, 1500, 0.5, "tensor bf16"},
 		{"no counted work", KernelFact{Name: "empty", DurationNs: 3000}, 3000, 0, ""},

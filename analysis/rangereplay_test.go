@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
 )
 
@@ -53,9 +54,9 @@ func TestRangeReplaysKeptApart(t *testing.T) {
 	tb := b.Finish()
 	b.Release()
 	defer tb.Release()
-	kf := KernelFacts(tb, Ceilings{}, Options{})
+	kf := KernelFacts(tb, gpu.Ceilings{}, Options{})
 	got := map[string]CellFact{}
-	for _, c := range CellFacts(tb, kf, nil, Ceilings{}, Options{}) {
+	for _, c := range CellFacts(tb, kf, nil, gpu.Ceilings{}, Options{}) {
 		got[c.Variant] = c
 	}
 	for v, want := range map[string][]float64{"unfused": {70e6, 72e6, 71e6}, "dual-acc": {45e6, 46e6}, "unfused-graph": {75e6, 76e6}, "eager": {30e6}} {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/kernels"
 )
@@ -55,7 +56,7 @@ func TestRealRunAgreesWithNCU(t *testing.T) {
 		}
 		for _, f := range run.Kernels {
 			sol, ok := f.SOL["dram"]
-			pct, ok2 := f.PctOfRoof[CeilDRAM]
+			pct, ok2 := f.PctOfRoof[gpu.CeilDRAM]
 			if !ok || !ok2 {
 				continue
 			}

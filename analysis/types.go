@@ -7,7 +7,7 @@
 // This file is the contract with roofline and reports.
 package analysis
 
-import "strings"
+import "github.com/rooftool/rooftool/gpu"
 
 // Warning codes. A warning is a fact about a measurement, never a failure.
 const (
@@ -29,71 +29,6 @@ type Warning struct {
 }
 
 func (w Warning) Error() string { return w.Code + ": " + w.Msg }
-
-// Ceiling is one roof of the roofline.
-type Ceiling struct {
-	Name   string  `json:"name"`   // "DRAM", "L2", "L1", "fp32", "fp64", "tensor bf16", ...
-	Kind   string  `json:"kind"`   // "bandwidth" (byte/s) or "compute" (FLOP/s)
-	Value  float64 `json:"value"`  // byte/s or FLOP/s
-	Source string  `json:"source"` // "device: ncu peak_sustained x clock", "catalog: <doc>", "measured: rooftool ceilings"
-}
-
-// Ceilings is the set of roofs for one GPU.
-type Ceilings struct {
-	GPU   string    `json:"gpu"`
-	Items []Ceiling `json:"items"`
-	// L2Bytes is the GPU's L2 size (device facts, else catalog); 0 unknown.
-	L2Bytes int64 `json:"l2_bytes,omitempty"`
-}
-
-// Get returns the first ceiling with the given name whose Source starts with
-// sourcePrefix ("" = any), and whether there is one.
-func (c Ceilings) Get(name, sourcePrefix string) (Ceiling, bool) {
-	for _, it := range c.Items {
-		if it.Name == name && strings.HasPrefix(it.Source, sourcePrefix) {
-			return it, true
-		}
-	}
-	return Ceiling{}, false
-}
-
-// Sources of roofs: how Ceiling.Source begins.
-const (
-	SourceDevice   = "device:"   // the export's own peaks (ncu peak_sustained x clock, nsys memory bandwidth)
-	SourceCatalog  = "catalog:"  // the datasheet figures of roofline's catalog
-	SourceMeasured = "measured:" // rooftool ceilings (RUNDIR/ceilings.json)
-)
-
-// Precedence orders the sources of roofs that share a name; "" stands for
-// any source.
-type Precedence []string
-
-var (
-	// DeviceCatalogMeasured prefers the roofs the GPU states, its own before
-	// its datasheet's, and takes a measured roof only where neither states
-	// one: what a kernel's % of roof is taken against (Primary) and the
-	// solid roofs of the roofline plot.
-	DeviceCatalogMeasured = Precedence{SourceDevice, SourceCatalog, SourceMeasured, ""}
-	// DeviceMeasuredCatalog prefers the device's roof, then the measured
-	// one, then the datasheet's: the roofs of a report's roofline bound on
-	// a variant's run time.
-	DeviceMeasuredCatalog = Precedence{SourceDevice, SourceMeasured, SourceCatalog, ""}
-)
-
-// Best returns the roof called name that p prefers: among the items of
-// that name with a positive value, the first (in Items order) whose Source
-// begins with p[0], else with p[1], and so on. ok is false when no item of
-// that name has a positive value and a source p lists.
-func (c Ceilings) Best(name string, p Precedence) (Ceiling, bool) {
-	for _, src := range p {
-		for _, it := range c.Items {
-			if it.Name == name && it.Value > 0 && strings.HasPrefix(it.Source, src) {
-				return it, true
-			}
-		}
-	}
-	return Ceiling{}, false
-}
 
 // Interval is a point estimate with a 95% confidence interval.
 type Interval struct {
@@ -134,7 +69,7 @@ type KernelFact struct {
 	AI             map[string]float64 `json:"ai"`            // FLOP/byte per level: dram, l2, l1
 	FLOPRate       float64            `json:"flop_rate"`     // FLOP/s
 	ByteRate       map[string]float64 `json:"byte_rate"`     // byte/s per level
-	PctOfRoof      map[string]float64 `json:"pct_of_roof"`   // % of each ceiling (by Ceiling.Name)
+	PctOfRoof      map[string]float64 `json:"pct_of_roof"`   // % of each ceiling (by gpu.Ceiling.Name)
 	SOL            map[string]float64 `json:"sol,omitempty"` // ncu's own SOL %: "dram", "compute", "l2", "l1"
 	Class          string             `json:"class"`
 	Elementwise    bool               `json:"elementwise"`      // no tensor work
@@ -210,7 +145,7 @@ type Crossover struct {
 // Run is everything analysis knows about one run.
 type Run struct {
 	GPU         string       `json:"gpu"`
-	Ceilings    Ceilings     `json:"ceilings"`
+	Ceilings    gpu.Ceilings `json:"ceilings"`
 	Kernels     []KernelFact `json:"kernels"`
 	Cells       []CellFact   `json:"cells"`
 	Comparisons []Comparison `json:"comparisons"`

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
@@ -58,7 +59,7 @@ func syntheticInput() Input {
 	l2 := analysis.Warning{Code: analysis.WarnL2Resident, Metric: "dram_bytes", Msg: "working set 13.7 MB fits in the 52.43 MB L2"}
 	run := &analysis.Run{
 		GPU: "synthetic fixture (not a measurement)",
-		Ceilings: analysis.Ceilings{GPU: "synthetic", Items: []analysis.Ceiling{
+		Ceilings: gpu.Ceilings{GPU: "synthetic", Items: []gpu.Ceiling{
 			{Name: "DRAM", Kind: "bandwidth", Value: 3.35e12, Source: "catalog: synthetic"},
 			{Name: "tensor bf16", Kind: "compute", Value: 989e12, Source: "catalog: synthetic"},
 		}},

@@ -10,6 +10,7 @@ import (
 	"github.com/kballard/go-shellquote"
 
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/gpu"
 )
 
 // fmtInterval formats "center [lo, hi]" with the center's SI prefix.
@@ -541,8 +542,8 @@ func (d Decision) Cite() string {
 
 // ceilingRows are the run's roofs as both report formats list them: name,
 // kind, value, source, bandwidths and compute roofs each together.
-func ceilingRows(c analysis.Ceilings) [][]string {
-	items := append([]analysis.Ceiling(nil), c.Items...)
+func ceilingRows(c gpu.Ceilings) [][]string {
+	items := append([]gpu.Ceiling(nil), c.Items...)
 	sort.SliceStable(items, func(i, j int) bool { return items[i].Kind < items[j].Kind })
 	var rows [][]string
 	for _, it := range items {

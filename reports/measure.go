@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
 )
@@ -358,12 +359,12 @@ func (x *index) theorySpeedup(e *kernels.Experiment, cand, base, shape string) *
 }
 
 // ceiling returns a roof of the run by name, preferring the device's own
-// (ncu), then measured, then catalog figures (analysis.DeviceMeasuredCatalog).
+// (ncu), then measured, then catalog figures (gpu.DeviceMeasuredCatalog).
 func (x *index) ceiling(name string) (float64, bool) {
 	if x.run == nil {
 		return 0, false
 	}
-	c, ok := x.run.Ceilings.Best(name, analysis.DeviceMeasuredCatalog)
+	c, ok := x.run.Ceilings.Best(name, gpu.DeviceMeasuredCatalog)
 	return c.Value, ok
 }
 
@@ -387,7 +388,7 @@ func (x *index) rooflineTime(e *kernels.Experiment, variant, shape string) (floa
 	if err != nil || b <= 0 || fl <= 0 {
 		return 0, false
 	}
-	bw, ok1 := x.ceiling(analysis.CeilDRAM)
+	bw, ok1 := x.ceiling(gpu.CeilDRAM)
 	peak, ok2 := x.ceiling(computeRoof(e.DType))
 	if !ok1 || !ok2 {
 		return 0, false

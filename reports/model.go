@@ -2,6 +2,7 @@ package reports
 
 import (
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
@@ -37,7 +38,7 @@ type RunInfo struct {
 	Versions     map[string]string   `json:"versions,omitempty"`
 	Options      map[string]string   `json:"options,omitempty"`
 	Passes       []string            `json:"passes,omitempty"`
-	Ceilings     analysis.Ceilings   `json:"ceilings"`
+	Ceilings     gpu.Ceilings        `json:"ceilings"`
 	Notes        []string            `json:"notes,omitempty"` // manifest warnings
 	TimingClocks map[string]float64  `json:"timing_clocks,omitempty"`
 	ClaimsFrom   string              `json:"claims_from,omitempty"` // which specs and claims the run is judged with

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/kernels"
 )
 
@@ -70,7 +71,7 @@ func (x *index) quality(e *kernels.Experiment) []QualityRow {
 					slow = k
 				}
 				if k.Elementwise {
-					if p, ok := k.PctOfRoof[analysis.CeilDRAM]; ok && (row.ElementwisePctDRAM == 0 || p < row.ElementwisePctDRAM) {
+					if p, ok := k.PctOfRoof[gpu.CeilDRAM]; ok && (row.ElementwisePctDRAM == 0 || p < row.ElementwisePctDRAM) {
 						row.ElementwisePctDRAM = p
 					}
 				}

@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
@@ -163,9 +164,9 @@ func LoadRun(ctx context.Context, run *rundir.Run, mem memory.Allocator) (*Input
 		return fail(&RunInputError{Run: run.Name, Msg: "no rooftool cells: use stats or roofline for exports made outside rooftool profile " +
 			"(no manifest.json, and no kernel or timing in its tables belongs to an experiment)"})
 	}
-	var measured *roofline.Measured
+	var measured *gpu.Measured
 	if data, err := run.ReadFile(rundir.CeilingsFile); err == nil {
-		if measured, err = roofline.ParseMeasured(data); err != nil {
+		if measured, err = gpu.ParseMeasured(data); err != nil {
 			return fail(fmt.Errorf("%s: %w", run.Path(rundir.CeilingsFile), err))
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -176,18 +177,18 @@ func LoadRun(ctx context.Context, run *rundir.Run, mem memory.Allocator) (*Input
 		return fail(err)
 	}
 	in.Experiments, in.ClaimsFrom = exps, claimsFrom
-	gpu := ""
+	gpuName := ""
 	if run.Manifest != nil {
-		gpu = run.Manifest.GPU.Name
+		gpuName = run.Manifest.GPU.Name
 		if measured != nil && measured.UUID != "" && run.Manifest.GPU.UUID != "" && measured.UUID != run.Manifest.GPU.UUID {
 			in.Warnings = append(in.Warnings, analysis.Warning{Code: analysis.WarnMissing, Metric: "ceilings",
-				Msg: fmt.Sprintf("ceilings.json was measured on GPU %s, the run ran on %s (same model: %s)", measured.UUID, run.Manifest.GPU.UUID, gpu)})
+				Msg: fmt.Sprintf("ceilings.json was measured on GPU %s, the run ran on %s (same model: %s)", measured.UUID, run.Manifest.GPU.UUID, gpuName)})
 		}
 	}
 	if err := ctx.Err(); err != nil {
 		return fail(err)
 	}
-	ceil := roofline.CeilingsFor(tables, gpu, measured)
+	ceil := gpu.CeilingsFor(analysis.DeviceCeilings(tables), gpuName, measured)
 	an, err := analysis.Analyze(tables, exps, analysis.Options{Ceilings: ceil, Theory: TheoryFunc})
 	if err != nil {
 		return fail(fmt.Errorf("analyse %s: %w", run.Name, err))

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/kernels"
 )
@@ -122,8 +123,8 @@ func TestPipelineSyntheticExport(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tb.Release()
-	c := CeilingsFor(tb, "", nil)
-	dram, ok := c.Get(analysis.CeilDRAM, "device:")
+	c := gpu.CeilingsFor(analysis.DeviceCeilings(tb), "", nil)
+	dram, ok := c.Get(gpu.CeilDRAM, "device:")
 	if !ok || math.Abs(dram.Value-2048*2.619e9) > 1 {
 		t.Errorf("device DRAM roof %+v, want 2048 B/cycle x 2.619 GHz", dram)
 	}
@@ -149,7 +150,7 @@ func TestPipelineSyntheticExport(t *testing.T) {
 	}
 	// Our % of the device DRAM roof against the SOL the row states (25%).
 	wantPct := 100 * (5.0e7 + 8.4e6) / 70e-6 / (2048 * 2.619e9)
-	if got := g.PctOfRoof[analysis.CeilDRAM]; math.Abs(got-wantPct) > 1e-9 {
+	if got := g.PctOfRoof[gpu.CeilDRAM]; math.Abs(got-wantPct) > 1e-9 {
 		t.Errorf("%% DRAM %v, want %v", got, wantPct)
 	}
 	if s := run.Kernels[2]; s.FLOPs["fp32"] != 2*6.3e6 || !s.Elementwise || s.Class != analysis.ClassMemory {

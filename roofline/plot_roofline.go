@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/gpu"
 )
 
 // Memory levels as the roofline draws them: marker shape per level.
@@ -21,9 +22,9 @@ var levels = []struct {
 	key, ceiling string
 	glyph        draw.GlyphDrawer
 }{
-	{"dram", analysis.CeilDRAM, draw.CircleGlyph{}},
-	{"l2", analysis.CeilL2, draw.TriangleGlyph{}},
-	{"l1", analysis.CeilL1, draw.SquareGlyph{}},
+	{"dram", gpu.CeilDRAM, draw.CircleGlyph{}},
+	{"l2", gpu.CeilL2, draw.TriangleGlyph{}},
+	{"l1", gpu.CeilL1, draw.SquareGlyph{}},
 }
 
 // maxSeries is how many named series (variants, or kernels of a foreign
@@ -48,7 +49,7 @@ func (r roof) label() string {
 			names[i] = strings.TrimPrefix(names[i], "tensor ")
 		}
 	}
-	return fmt.Sprintf("%s %s (%s)", strings.Join(names, "/"), FormatRate(r.value, r.kind), r.src)
+	return fmt.Sprintf("%s %s (%s)", strings.Join(names, "/"), gpu.FormatRate(r.value, r.kind), r.src)
 }
 
 type kpoint struct {
@@ -265,11 +266,11 @@ func RooflinePlot(run *analysis.Run, experiment, shape string) (*plot.Plot, []an
 	}
 
 	// Roofs.
-	used := map[string]bool{analysis.CeilFP32: true}
+	used := map[string]bool{gpu.CeilFP32: true}
 	for _, f := range kfs {
 		for cl, v := range f.FLOPs {
 			if v > 0 {
-				used[analysis.CeilingFor(cl)] = true
+				used[gpu.CeilingFor(cl)] = true
 			}
 		}
 	}
@@ -294,7 +295,7 @@ func RooflinePlot(run *analysis.Run, experiment, shape string) (*plot.Plot, []an
 	}
 	top, minBW := 0.0, math.Inf(1)
 	for _, r := range roofs {
-		if r.kind == analysis.KindCompute {
+		if r.kind == gpu.KindCompute {
 			top = math.Max(top, r.value)
 		} else if !r.measured {
 			minBW = math.Min(minBW, r.value)
@@ -498,7 +499,7 @@ func seriesFor(kfs []analysis.KernelFact, cells []analysis.CellFact, experiment 
 // and the primary compute roofs the kernels use (fp32 always), plus every
 // measured ceiling of those names or of a measured-only name; compute roofs
 // with the same value and source share one line.
-func pickRoofs(c analysis.Ceilings, used map[string]bool) []roof {
+func pickRoofs(c gpu.Ceilings, used map[string]bool) []roof {
 	short := func(src string) string {
 		if i := strings.Index(src, ":"); i > 0 {
 			return src[:i]
@@ -507,9 +508,9 @@ func pickRoofs(c analysis.Ceilings, used map[string]bool) []roof {
 	}
 	prim := c.Primary()
 	var out []roof
-	add := func(it analysis.Ceiling, measured bool) {
+	add := func(it gpu.Ceiling, measured bool) {
 		r := roof{names: []string{it.Name}, kind: it.Kind, value: it.Value, src: short(it.Source), measured: measured}
-		if it.Kind == analysis.KindCompute {
+		if it.Kind == gpu.KindCompute {
 			for i := range out {
 				o := &out[i]
 				if o.kind == r.kind && o.measured == r.measured && o.src == r.src && math.Abs(o.value-r.value) <= 1e-3*r.value {
@@ -520,8 +521,8 @@ func pickRoofs(c analysis.Ceilings, used map[string]bool) []roof {
 		}
 		out = append(out, r)
 	}
-	for _, name := range []string{analysis.CeilDRAM, analysis.CeilL2, analysis.CeilL1} {
-		if it, ok := prim[name]; ok && !strings.HasPrefix(it.Source, analysis.SourceMeasured) {
+	for _, name := range []string{gpu.CeilDRAM, gpu.CeilL2, gpu.CeilL1} {
+		if it, ok := prim[name]; ok && !strings.HasPrefix(it.Source, gpu.SourceMeasured) {
 			add(it, false)
 		}
 	}
@@ -531,17 +532,17 @@ func pickRoofs(c analysis.Ceilings, used map[string]bool) []roof {
 	}
 	sort.Slice(computeNames, func(i, j int) bool { return prim[computeNames[i]].Value > prim[computeNames[j]].Value })
 	for _, name := range computeNames {
-		if it, ok := prim[name]; ok && it.Kind == analysis.KindCompute && !strings.HasPrefix(it.Source, analysis.SourceMeasured) {
+		if it, ok := prim[name]; ok && it.Kind == gpu.KindCompute && !strings.HasPrefix(it.Source, gpu.SourceMeasured) {
 			add(it, false)
 		}
 	}
 	for _, it := range c.Items {
-		if !strings.HasPrefix(it.Source, analysis.SourceMeasured) || !(it.Value > 0) {
+		if !strings.HasPrefix(it.Source, gpu.SourceMeasured) || !(it.Value > 0) {
 			continue
 		}
 		// Measured compute roofs only for the kinds of work the kernels do
 		// ("fp32 sgemm" goes with "fp32").
-		if it.Kind == analysis.KindCompute {
+		if it.Kind == gpu.KindCompute {
 			base := it.Name
 			if i := strings.Index(base, " sgemm"); i > 0 {
 				base = base[:i]

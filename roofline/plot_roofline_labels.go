@@ -8,11 +8,10 @@ import (
 	"math"
 	"sort"
 
+	"github.com/rooftool/rooftool/gpu"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-
-	"github.com/rooftool/rooftool/analysis"
 )
 
 // glyphThumb is a legend thumbnail that is one glyph.
@@ -60,7 +59,7 @@ func (l *rooflineLayer) Plot(c draw.Canvas, p *plot.Plot) {
 
 	dramBW := 0.0
 	for _, r := range l.roofs {
-		if r.kind == analysis.KindBandwidth && !r.measured && r.names[0] == analysis.CeilDRAM {
+		if r.kind == gpu.KindBandwidth && !r.measured && r.names[0] == gpu.CeilDRAM {
 			dramBW = r.value
 		}
 	}
@@ -78,7 +77,7 @@ func (l *rooflineLayer) Plot(c draw.Canvas, p *plot.Plot) {
 	// Compute roofs: flat, from the DRAM slope to the right edge.
 	var flats []roof
 	for _, r := range l.roofs {
-		if r.kind == analysis.KindCompute {
+		if r.kind == gpu.KindCompute {
 			flats = append(flats, r)
 		}
 	}
@@ -144,7 +143,7 @@ func (l *rooflineLayer) Plot(c draw.Canvas, p *plot.Plot) {
 	// Bandwidth roofs: slopes from the left edge to the highest flat roof.
 	top := l.top
 	for _, r := range l.roofs {
-		if r.kind != analysis.KindBandwidth {
+		if r.kind != gpu.KindBandwidth {
 			continue
 		}
 		x1 := xmax

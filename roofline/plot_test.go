@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/kernels"
 )
 
@@ -26,14 +27,14 @@ var swigluSweep = kernels.Sweep{Name: "M", Var: "M", Shapes: []string{
 // roofs, device L2/L1 roofs, measured ceilings, three variants. Its numbers
 // are invented for drawing, not measurements.
 func synthRun() *analysis.Run {
-	meas := &Measured{Version: 1, Device: "NVIDIA H100 80GB HBM3", Items: []MeasuredCeiling{
+	meas := &gpu.Measured{Version: 1, Device: "NVIDIA H100 80GB HBM3", Items: []gpu.MeasuredCeiling{
 		{Name: "DRAM", Kind: "bandwidth", Value: 3.0e12, Method: "copy"},
 		{Name: "L2", Kind: "bandwidth", Value: 9.5e12, Method: "sweep"},
 		{Name: "tensor bf16", Kind: "compute", Value: 7.9e14, Method: "matmul"},
 		{Name: "fp32", Kind: "compute", Value: 5.0e13, Method: "fma"},
 	}}
-	c := CeilingsFor(nil, "NVIDIA H100 80GB HBM3", meas)
-	c.Items = append([]analysis.Ceiling{
+	c := gpu.CeilingsFor(gpu.Ceilings{}, "NVIDIA H100 80GB HBM3", meas)
+	c.Items = append([]gpu.Ceiling{
 		{Name: "L2", Kind: "bandwidth", Value: 1.2e13, Source: "device: ncu lts__t_bytes.sum.peak_sustained x lts__cycles_elapsed.avg.per_second"},
 		{Name: "L1", Kind: "bandwidth", Value: 3.3e13, Source: "device: ncu l1tex__t_bytes.sum.peak_sustained x l1tex__cycles_elapsed.avg.per_second"},
 	}, c.Items...)

@@ -16,8 +16,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/kernels"
-	"github.com/rooftool/rooftool/roofline"
 )
 
 // CeilingsOptions are the flags of `rooftool ceilings`.
@@ -111,7 +111,7 @@ func runCeilings(ctx context.Context, opts *CeilingsOptions) error {
 	if err != nil {
 		return fmt.Errorf("ceilings: %s wrote no JSON: %w; stderr: %s", script, err, ceilingsTail(stderr.String(), 2000))
 	}
-	m, err := roofline.ParseMeasured(data)
+	m, err := gpu.ParseMeasured(data)
 	if err != nil {
 		return fmt.Errorf("ceilings: JSON from %s: %w", script, err)
 	}
@@ -130,9 +130,9 @@ func runCeilings(ctx context.Context, opts *CeilingsOptions) error {
 	return nil
 }
 
-func ceilingsTable(w io.Writer, m *roofline.Measured) {
+func ceilingsTable(w io.Writer, m *gpu.Measured) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	spec, known := roofline.Lookup(m.Device)
+	spec, known := gpu.Lookup(m.Device)
 	fmt.Fprintln(tw, "CEILING\tBEST\tMEDIAN\tOF DATASHEET\tMETHOD")
 	for _, it := range m.Items {
 		of := "-"
@@ -145,7 +145,7 @@ func ceilingsTable(w io.Writer, m *roofline.Measured) {
 				of = fmt.Sprintf("%.0f%%", 100*it.Value/peak)
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", it.Name, roofline.FormatRate(it.Value, it.Kind), roofline.FormatRate(it.Median, it.Kind), of, it.Method)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", it.Name, gpu.FormatRate(it.Value, it.Kind), gpu.FormatRate(it.Median, it.Kind), of, it.Method)
 	}
 	tw.Flush()
 	if known {

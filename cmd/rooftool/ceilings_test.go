@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rooftool/rooftool/roofline"
+	"github.com/rooftool/rooftool/gpu"
 )
 
 // fakePython writes an executable that stands in for python3: it copies
@@ -46,7 +46,7 @@ func TestCeilingsMeasured(t *testing.T) {
 	if err != nil {
 		t.Fatalf("runCeilings: %v (stderr %s)", err, stderr)
 	}
-	m, err := roofline.ReadMeasured(filepath.Join(dir, "ceilings.json"))
+	m, err := gpu.ReadMeasured(filepath.Join(dir, "ceilings.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestCeilingsSkipped(t *testing.T) {
 	if !strings.Contains(stderr, "skipped: no CUDA device") {
 		t.Errorf("stderr: %s", stderr)
 	}
-	m, err := roofline.ReadMeasured(out)
+	m, err := gpu.ReadMeasured(out)
 	if err != nil || m.Skipped == "" {
 		t.Errorf("ReadMeasured = %+v, %v", m, err)
 	}

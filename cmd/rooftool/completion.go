@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/kernels"
-	"github.com/rooftool/rooftool/roofline"
 	"github.com/rooftool/rooftool/testdata"
 )
 
@@ -78,7 +78,7 @@ func completeDirs(*cobra.Command, []string, string) ([]cobra.Completion, cobra.S
 // by the GPU's name), then the names and aliases (described by the key),
 // each once.
 func gpuCompletions(toComplete string) []cobra.Completion {
-	specs := roofline.Catalog()
+	specs := gpu.Catalog()
 	seen := map[string]bool{}
 	var keys, names []cobra.Completion
 	for _, g := range specs {

@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/kernels"
-	"github.com/rooftool/rooftool/roofline"
 	"github.com/rooftool/rooftool/testdata"
 )
 
@@ -66,7 +66,7 @@ func TestCompleteFormat(t *testing.T) {
 }
 
 func TestCompleteGPU(t *testing.T) {
-	specs := roofline.Catalog()
+	specs := gpu.Catalog()
 	for _, cmd := range []string{"profile", "roofline"} {
 		got, d := complete(t, cmd, "--gpu", "")
 		if d != cobra.ShellCompDirectiveNoFileComp {
@@ -77,7 +77,7 @@ func TestCompleteGPU(t *testing.T) {
 				if !slices.Contains(got, name) {
 					t.Errorf("%s --gpu: %q missing", cmd, name)
 				}
-				if _, ok := roofline.Lookup(name); !ok {
+				if _, ok := gpu.Lookup(name); !ok {
 					t.Errorf("%s --gpu offers %q, which Lookup does not know", cmd, name)
 				}
 			}

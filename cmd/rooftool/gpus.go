@@ -10,9 +10,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/rooftool/rooftool/gpu"
 	"github.com/spf13/cobra"
-
-	"github.com/rooftool/rooftool/roofline"
 )
 
 // GPUsOptions are the flags of `rooftool gpus`.
@@ -94,7 +93,7 @@ type gpuRow struct {
 	Notes    string            `json:"notes,omitempty"`
 }
 
-func newGPURow(g roofline.GPUSpec) gpuRow {
+func newGPURow(g gpu.Spec) gpuRow {
 	aliases := g.Aliases
 	if aliases == nil {
 		aliases = []string{}
@@ -109,9 +108,9 @@ func runGPUs(ctx context.Context, opts *GPUsOptions) error {
 	if err := checkDataFormat("gpus", opts.Format); err != nil {
 		return err
 	}
-	specs := roofline.Catalog()
+	specs := gpu.Catalog()
 	if opts.Name != "" {
-		g, ok := roofline.Lookup(opts.Name)
+		g, ok := gpu.Lookup(opts.Name)
 		if !ok {
 			var keys []string
 			for _, s := range specs {
@@ -122,7 +121,7 @@ func runGPUs(ctx context.Context, opts *GPUsOptions) error {
 		if opts.Format == "table" {
 			return writeGPUDetail(opts.IO.Out, g)
 		}
-		specs = []roofline.GPUSpec{g}
+		specs = []gpu.Spec{g}
 	}
 	rows := make([]gpuRow, 0, len(specs))
 	for _, g := range specs {
@@ -228,7 +227,7 @@ var gpuColumns = []string{"key", "name", "arch", "cc", "sms", "boost_mhz", "dram
 	"fp64_tflops", "fp32_tflops", "tf32_tflops", "bf16_tflops", "fp16_tflops", "fp8_tflops", "int8_tops"}
 
 // gpuTableCells are the figures of gpuColumns, scaled.
-func gpuTableCells(g roofline.GPUSpec) []string {
+func gpuTableCells(g gpu.Spec) []string {
 	t := func(v float64) string { return fmt.Sprintf("%g", round3(v/1e12)) }
 	return []string{g.Key, g.Name, g.Arch, g.CC, fmt.Sprint(g.SMs), fmt.Sprintf("%g", g.BoostMHz),
 		fmt.Sprintf("%g", round3(g.DRAMBW/1e9)), fmt.Sprintf("%g", round3(float64(g.L2Bytes)/(1<<20))),
@@ -244,7 +243,7 @@ func round3(v float64) float64 {
 	return out
 }
 
-func writeGPUsTable(w io.Writer, specs []roofline.GPUSpec) error {
+func writeGPUsTable(w io.Writer, specs []gpu.Spec) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	hdr := []string{"KEY", "NAME", "ARCH", "CC", "SMS", "BOOST MHz", "DRAM GB/s", "L2 MiB",
 		"FP64 TF", "FP32 TF", "TF32 TF", "BF16 TF", "FP16 TF", "FP8 TF", "INT8 TOPS"}
@@ -259,7 +258,7 @@ func writeGPUsTable(w io.Writer, specs []roofline.GPUSpec) error {
 	return err
 }
 
-func writeGPUDetail(w io.Writer, g roofline.GPUSpec) error {
+func writeGPUDetail(w io.Writer, g gpu.Spec) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	row := gpuTableCells(g)
 	for i, c := range gpuColumns {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rooftool/rooftool/roofline"
+	"github.com/rooftool/rooftool/gpu"
 )
 
 func runOut(t *testing.T, want int, args ...string) string {
@@ -37,11 +37,11 @@ func TestGPUsFormats(t *testing.T) {
 	if doc.Version == nil || *doc.Version != gpusJSONVersion {
 		t.Fatalf("rooftool_gpus = %v, want %d", doc.Version, gpusJSONVersion)
 	}
-	specs := roofline.Catalog()
+	specs := gpu.Catalog()
 	if len(doc.GPUs) != len(specs) {
 		t.Fatalf("%d GPUs in JSON, %d in the catalog", len(doc.GPUs), len(specs))
 	}
-	h, ok := roofline.Lookup("h100-sxm")
+	h, ok := gpu.Lookup("h100-sxm")
 	if !ok {
 		t.Fatal("h100-sxm not in the catalog")
 	}

@@ -11,8 +11,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/reports"
-	"github.com/rooftool/rooftool/roofline"
 	"github.com/spf13/cobra"
 )
 
@@ -97,7 +97,7 @@ func runProject(ctx context.Context, opts *ProjectOptions) error {
 	if opts.GPU == "" {
 		return usageErrorf("project: --gpu is required (a GPU of rooftool gpus, e.g. --gpu h200)")
 	}
-	target, ok := roofline.Lookup(opts.GPU)
+	target, ok := gpu.Lookup(opts.GPU)
 	if !ok {
 		return usageErrorf("project: --gpu %s: not in the catalog (rooftool gpus lists it)", opts.GPU)
 	}
@@ -105,11 +105,11 @@ func runProject(ctx context.Context, opts *ProjectOptions) error {
 	if err != nil {
 		return err
 	}
-	srcSpec, ok := roofline.Lookup(src.Run.GPU)
+	srcSpec, ok := gpu.Lookup(src.Run.GPU)
 	if !ok {
 		return usageErrorf("project: run %s ran on %q, which is not in the catalog: no roofs to project from", src.Name, src.Run.GPU)
 	}
-	p := analysis.Project(src.Run, roofline.CeilingsFor(nil, srcSpec.Key, nil), roofline.CeilingsFor(nil, target.Key, nil))
+	p := analysis.Project(src.Run, gpu.CeilingsFor(gpu.Ceilings{}, srcSpec.Key, nil), gpu.CeilingsFor(gpu.Ceilings{}, target.Key, nil))
 	p.SourceRun = src.Name
 	if len(p.Cells) == 0 {
 		return usageErrorf("project: run %s has no cell with both a wall time and ncu kernels: nothing to project", src.Name)
@@ -119,7 +119,7 @@ func runProject(ctx context.Context, opts *ProjectOptions) error {
 		if err != nil {
 			return err
 		}
-		if !roofline.MatchGPU(target.Key, m.Run.GPU) {
+		if !gpu.MatchGPU(target.Key, m.Run.GPU) {
 			return usageErrorf("project: --against %s ran on %q, not on --gpu %s", m.Name, m.Run.GPU, opts.GPU)
 		}
 		p.Against(m.Name, m.Run)
@@ -131,7 +131,7 @@ func runProject(ctx context.Context, opts *ProjectOptions) error {
 	case "json":
 		return projectJSON(w, p)
 	}
-	return projectTable(w, p, roofline.ShortName(srcSpec.Key), target.Key)
+	return projectTable(w, p, gpu.ShortName(srcSpec.Key), target.Key)
 }
 
 // projectLoad opens and analyses a run directory or committed run.

@@ -13,7 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rooftool/rooftool/analysis"
-	"github.com/rooftool/rooftool/roofline"
+	"github.com/rooftool/rooftool/gpu"
 )
 
 var updateProject = flag.Bool("update-project", false, "rewrite the golden files under testdata/project")
@@ -60,7 +60,7 @@ func TestProjectH100OntoH200Error(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := analysis.Project(src.Run, roofline.CeilingsFor(nil, "h100-sxm", nil), roofline.CeilingsFor(nil, "h200", nil))
+		p := analysis.Project(src.Run, gpu.CeilingsFor(gpu.Ceilings{}, "h100-sxm", nil), gpu.CeilingsFor(gpu.Ceilings{}, "h200", nil))
 		p.Against(against.Name, against.Run)
 		e := p.Error
 		if e == nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
@@ -74,7 +75,7 @@ counters) are printed; they do not fail the command.`,
 
 func runRoofline(ctx context.Context, opts *RooflineOptions) error {
 	if opts.GPU != "" {
-		if _, ok := roofline.Lookup(opts.GPU); !ok {
+		if _, ok := gpu.Lookup(opts.GPU); !ok {
 			return usageErrorf("roofline: --gpu %q is not in the catalog (see rooftool gpus)", opts.GPU)
 		}
 	}
@@ -83,7 +84,7 @@ func runRoofline(ctx context.Context, opts *RooflineOptions) error {
 		return err
 	}
 	defer in.Close()
-	var measured *roofline.Measured
+	var measured *gpu.Measured
 	cpath := opts.Ceilings
 	if cpath == "" && in.runDir != "" {
 		if _, err := os.Stat(filepath.Join(in.runDir, rundir.CeilingsFile)); err == nil {
@@ -91,7 +92,7 @@ func runRoofline(ctx context.Context, opts *RooflineOptions) error {
 		}
 	}
 	if cpath != "" {
-		if measured, err = roofline.ReadMeasured(cpath); err != nil {
+		if measured, err = gpu.ReadMeasured(cpath); err != nil {
 			return usageErrorf("roofline: --ceilings: %v", err)
 		}
 	}
@@ -99,7 +100,7 @@ func runRoofline(ctx context.Context, opts *RooflineOptions) error {
 	if err != nil {
 		return err
 	}
-	ceil := roofline.CeilingsFrom(analysis.DeviceCeilingsIndexed(in.t, in.metrics), opts.GPU, measured)
+	ceil := gpu.CeilingsFor(analysis.DeviceCeilingsIndexed(in.t, in.metrics), opts.GPU, measured)
 	run, err := analysis.AnalyzeIndexed(in.t, in.metrics, exps, analysis.Options{Ceilings: ceil})
 	if err != nil {
 		return fmt.Errorf("roofline: %w", err)
@@ -113,7 +114,7 @@ func runRoofline(ctx context.Context, opts *RooflineOptions) error {
 // drawRoofline writes the charts of run (analysed from t and exps against
 // ceil) to opts.OutDir, their paths to opts.IO.Out, the roofs and warnings
 // to opts.IO.Err.
-func drawRoofline(opts *RooflineOptions, t *ingest.Tables, exps []*kernels.Experiment, ceil analysis.Ceilings, run *analysis.Run) error {
+func drawRoofline(opts *RooflineOptions, t *ingest.Tables, exps []*kernels.Experiment, ceil gpu.Ceilings, run *analysis.Run) error {
 	charts := roofline.Plan(run, exps)
 	if len(charts) == 0 {
 		return &ingest.InputError{File: strings.Join(opts.Inputs, " "), Err: errors.New("no ncu kernels or rooftool cells to draw")}
@@ -162,7 +163,7 @@ func drawRoofline(opts *RooflineOptions, t *ingest.Tables, exps []*kernels.Exper
 		if i := strings.Index(src, " ("); i > 0 && strings.HasPrefix(src, "catalog:") {
 			src = src[:i] // the catalog entry; `rooftool gpus NAME` shows its sources
 		}
-		fmt.Fprintf(opts.IO.Err, "roof %-12s %-14s %s\n", it.Name, roofline.FormatRate(it.Value, it.Kind), src)
+		fmt.Fprintf(opts.IO.Err, "roof %-12s %-14s %s\n", it.Name, gpu.FormatRate(it.Value, it.Kind), src)
 	}
 	runWarnings := run.Warnings
 	if opts.GPU == "" && len(ceil.Items) == 0 {
@@ -194,7 +195,7 @@ func drawRoofline(opts *RooflineOptions, t *ingest.Tables, exps []*kernels.Exper
 // deviceRoofs reports whether some roof comes from the export's own peak
 // metrics (ncu's peak_sustained, as its SpeedOfLight_RooflineChart section
 // records them) rather than the catalog or measured ceilings.
-func deviceRoofs(c analysis.Ceilings) bool {
+func deviceRoofs(c gpu.Ceilings) bool {
 	for _, it := range c.Items {
 		if strings.HasPrefix(it.Source, "device:") {
 			return true
@@ -210,7 +211,7 @@ func uncataloguedGPU(t *ingest.Tables, name string) (string, string, bool) {
 	if name == "" {
 		return "", "", false
 	}
-	if _, ok := roofline.Lookup(name); ok {
+	if _, ok := gpu.Lookup(name); ok {
 		return "", "", false
 	}
 	cc := ""

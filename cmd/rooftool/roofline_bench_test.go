@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/kernels"
-	"github.com/rooftool/rooftool/roofline"
 )
 
 // benchFactsKernels and the metric names below make the synthetic long-form
@@ -102,14 +102,14 @@ func TestRooflineFactsChild(t *testing.T) {
 		if rerr != nil {
 			t.Fatal(rerr)
 		}
-		ceil := roofline.CeilingsFor(tb, "h100-sxm", nil)
+		ceil := gpu.CeilingsFor(analysis.DeviceCeilings(tb), "h100-sxm", nil)
 		run, err = analysis.Analyze(tb, []*kernels.Experiment{}, analysis.Options{Ceilings: ceil})
 	} else {
 		in, oerr := openRooflineInput([]string{dir}, 0)
 		if oerr != nil {
 			t.Fatal(oerr)
 		}
-		ceil := roofline.CeilingsFrom(analysis.DeviceCeilingsIndexed(in.t, in.metrics), "h100-sxm", nil)
+		ceil := gpu.CeilingsFor(analysis.DeviceCeilingsIndexed(in.t, in.metrics), "h100-sxm", nil)
 		run, err = analysis.AnalyzeIndexed(in.t, in.metrics, []*kernels.Experiment{}, analysis.Options{Ceilings: ceil})
 	}
 	if err != nil {

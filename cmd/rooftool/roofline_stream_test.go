@@ -11,10 +11,10 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
-	"github.com/rooftool/rooftool/roofline"
 )
 
 // TestRooflineStreamMatchesInMemory builds roofline's facts both ways, from
@@ -66,15 +66,15 @@ func TestRooflineStreamMatchesInMemory(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer whole.Release()
-			var measured *roofline.Measured
+			var measured *gpu.Measured
 			if p := filepath.Join(runDir, rundir.CeilingsFile); runDir != "" {
 				if _, err := os.Stat(p); err == nil {
-					if measured, err = roofline.ReadMeasured(p); err != nil {
+					if measured, err = gpu.ReadMeasured(p); err != nil {
 						t.Fatal(err)
 					}
 				}
 			}
-			ceilMem := roofline.CeilingsFor(whole, c.gpu, measured)
+			ceilMem := gpu.CeilingsFor(analysis.DeviceCeilings(whole), c.gpu, measured)
 			runMem, err := analysis.Analyze(whole, exps, analysis.Options{Ceilings: ceilMem})
 			if err != nil {
 				t.Fatal(err)
@@ -91,7 +91,7 @@ func TestRooflineStreamMatchesInMemory(t *testing.T) {
 			if n := in.t.NumRows(ingest.TableMetrics); n != 0 {
 				t.Errorf("streamed tables hold %d metric rows, want none", n)
 			}
-			ceil := roofline.CeilingsFrom(analysis.DeviceCeilingsIndexed(in.t, in.metrics), c.gpu, measured)
+			ceil := gpu.CeilingsFor(analysis.DeviceCeilingsIndexed(in.t, in.metrics), c.gpu, measured)
 			run, err := analysis.AnalyzeIndexed(in.t, in.metrics, exps, analysis.Options{Ceilings: ceil})
 			if err != nil {
 				t.Fatal(err)
@@ -136,7 +136,7 @@ func TestRooflineStreamMatchesInMemory(t *testing.T) {
 				out, err, failed string
 				files            map[string][]byte
 			}
-			draw := func(tb *ingest.Tables, ceil analysis.Ceilings, run *analysis.Run) drawn {
+			draw := func(tb *ingest.Tables, ceil gpu.Ceilings, run *analysis.Run) drawn {
 				var o, e bytes.Buffer
 				dir := t.TempDir()
 				err := drawRoofline(&RooflineOptions{IO: &IO{Out: &o, Err: &e}, OutDir: dir, GPU: c.gpu, Inputs: []string{c.input}}, tb, exps, ceil, run)

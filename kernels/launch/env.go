@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
-	"github.com/rooftool/rooftool/roofline"
 )
 
 func (r *Runner) detectGPU(ctx context.Context) (rundir.GPUInfo, string, []string) {
@@ -35,7 +35,7 @@ func (r *Runner) detectGPU(ctx context.Context) (rundir.GPUInfo, string, []strin
 	if len(gpus) > 1 {
 		warns = append(warns, fmt.Sprintf("%d GPUs visible; the runner uses the first (%s): set CUDA_VISIBLE_DEVICES to choose", len(gpus), g.Name))
 	}
-	if r.cfg.GPU != "" && !roofline.MatchGPU(r.cfg.GPU, g.Name) {
+	if r.cfg.GPU != "" && !gpu.MatchGPU(r.cfg.GPU, g.Name) {
 		warns = append(warns, fmt.Sprintf("--gpu %s was asked, but this machine has %s: the run records the GPU it really ran on", r.cfg.GPU, g.Name))
 	}
 	return g.GPUInfo, g.Driver, warns

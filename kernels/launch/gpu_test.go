@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/roofline"
 )
 
 // TestGPUIdentity: a --gpu spelling means one thing everywhere. For the
@@ -52,7 +52,7 @@ func TestGPUIdentity(t *testing.T) {
 		if err := os.WriteFile(smi, []byte("#!/bin/sh\necho '"+line+"'\n"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		dev, devKnown := roofline.Lookup(tc.device)
+		dev, devKnown := gpu.Lookup(tc.device)
 		if devKnown != tc.inCat {
 			t.Errorf("%s: in the catalog = %v, want %v", tc.device, devKnown, tc.inCat)
 		}
@@ -66,10 +66,10 @@ func TestGPUIdentity(t *testing.T) {
 			if profile != want {
 				t.Errorf("profile --gpu %q on %s: match = %v, want %v (%q)", flag, tc.device, profile, want, warns)
 			}
-			if roofline.MatchGPU(flag, tc.device) != want {
-				t.Errorf("roofline.MatchGPU(%q, %q) = %v, want %v", flag, tc.device, !want, want)
+			if gpu.MatchGPU(flag, tc.device) != want {
+				t.Errorf("gpu.MatchGPU(%q, %q) = %v, want %v", flag, tc.device, !want, want)
 			}
-			spec, flagKnown := roofline.Lookup(flag)
+			spec, flagKnown := gpu.Lookup(flag)
 			if tc.inCat {
 				if catalog := flagKnown && spec.Key == dev.Key; catalog != want {
 					t.Errorf("catalog: --gpu %q names %q, the device %q: same = %v, want %v", flag, spec.Key, dev.Key, catalog, want)
@@ -85,7 +85,7 @@ func TestGPUIdentity(t *testing.T) {
 			check(f, false)
 		}
 		// The run directory's name is a --gpu spelling of its device.
-		if short := roofline.ShortName(tc.device); short == "" || !roofline.MatchGPU(short, tc.device) {
+		if short := gpu.ShortName(tc.device); short == "" || !gpu.MatchGPU(short, tc.device) {
 			t.Errorf("ShortName(%q) = %q, which does not name it", tc.device, short)
 		}
 	}

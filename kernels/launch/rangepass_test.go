@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
 )
@@ -307,9 +308,9 @@ func TestRangeReplays(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tb.Release()
-	kf := analysis.KernelFacts(tb, analysis.Ceilings{}, analysis.Options{})
+	kf := analysis.KernelFacts(tb, gpu.Ceilings{}, analysis.Options{})
 	found := false
-	for _, c := range analysis.CellFacts(tb, kf, nil, analysis.Ceilings{}, analysis.Options{}) {
+	for _, c := range analysis.CellFacts(tb, kf, nil, gpu.Ceilings{}, analysis.Options{}) {
 		if c.Variant != "good" {
 			continue
 		}

@@ -13,14 +13,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
-	"github.com/rooftool/rooftool/roofline"
 )
 
 // Config is one `rooftool profile` run.
 type Config struct {
-	RunDir      string   // "" : runs/<date>-<gpu>-<time>, <gpu> the device's roofline.ShortName
+	RunDir      string   // "" : runs/<date>-<gpu>-<time>, <gpu> the device's gpu.ShortName
 	KernelsDir  string   // folder with run.py and <experiment>/spec.yaml; "" : "kernels"
 	Python      string   // "" : "python3"
 	GPU         string   // the --gpu flag, e.g. "h100"
@@ -158,14 +158,14 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 		r.runPy = abs
 	}
 
-	gpu, driver, gwarn := r.detectGPU(ctx)
+	dev, driver, gwarn := r.detectGPU(ctx)
 	env, envErr := r.runnerEnv(ctx)
 
 	dir := cfg.RunDir
 	if dir == "" {
-		short := roofline.ShortName(gpu.Name)
+		short := gpu.ShortName(dev.Name)
 		if short == "" {
-			short = roofline.ShortName(cfg.GPU)
+			short = gpu.ShortName(cfg.GPU)
 		}
 		if short == "" {
 			short = "nogpu"
@@ -204,9 +204,9 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 	m.Version = cfg.Version
 	if old != nil {
 		inv := rundir.Invocation{Command: cfg.Command, Started: cfg.Now().UTC()}
-		if gpu.Name != "" && m.GPU.Name != "" && gpu.Name != m.GPU.Name {
-			inv.GPU = gpu.Name
-			r.warn("resumed on %s; the run began on %s", gpu.Name, m.GPU.Name)
+		if dev.Name != "" && m.GPU.Name != "" && dev.Name != m.GPU.Name {
+			inv.GPU = dev.Name
+			r.warn("resumed on %s; the run began on %s", dev.Name, m.GPU.Name)
 		}
 		m.Resumed = append(m.Resumed, inv)
 		var ps []string
@@ -228,7 +228,7 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 	}
 	m.Versions["rooftool"] = cfg.Version
 	if envErr == nil {
-		env.Fill(&gpu)
+		env.Fill(&dev)
 		for k, v := range env.Versions() {
 			m.Versions[k] = v
 		}
@@ -240,11 +240,11 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 		r.warn("runner environment: %v", envErr)
 	}
 	if old == nil || m.GPU.Name == "" {
-		m.GPU = gpu // a resumed run keeps the device it began on; Resumed names any other
-	} else if gpu.UUID != "" && m.GPU.UUID != "" && gpu.UUID != m.GPU.UUID {
+		m.GPU = dev // a resumed run keeps the device it began on; Resumed names any other
+	} else if dev.UUID != "" && m.GPU.UUID != "" && dev.UUID != m.GPU.UUID {
 		// Another unit (of the same model or not): its passes say so.
-		r.passGPU = gpu.UUID
-		m.Resumed[len(m.Resumed)-1].GPUUUID = gpu.UUID
+		r.passGPU = dev.UUID
+		m.Resumed[len(m.Resumed)-1].GPUUUID = dev.UUID
 	}
 	for _, w := range gwarn {
 		r.warn("%s", w)

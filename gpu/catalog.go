@@ -1,4 +1,4 @@
-package roofline
+package gpu
 
 import (
 	_ "embed"
@@ -35,7 +35,7 @@ var tflopsKeys = []string{"fp64", "fp64_tensor", "fp32", "tf32", "bf16", "fp16",
 
 var (
 	catOnce  sync.Once
-	catSpecs []GPUSpec
+	catSpecs []Spec
 	catIndex map[string]int // normalised alias or key -> index
 	catErr   error
 )
@@ -43,7 +43,7 @@ var (
 func loadCatalog() {
 	specs, err := parseCatalog(catalogYAML)
 	if err != nil {
-		catErr = fmt.Errorf("roofline/catalog.yaml: %w", err)
+		catErr = fmt.Errorf("gpu/catalog.yaml: %w", err)
 		return
 	}
 	catSpecs = specs
@@ -52,7 +52,7 @@ func loadCatalog() {
 		for _, a := range append([]string{s.Key, s.Name}, s.Aliases...) {
 			n := normalizeGPUName(a)
 			if j, dup := catIndex[n]; dup && j != i {
-				catErr = fmt.Errorf("roofline/catalog.yaml: name %q of %s also names %s", a, s.Key, specs[j].Key)
+				catErr = fmt.Errorf("gpu/catalog.yaml: name %q of %s also names %s", a, s.Key, specs[j].Key)
 				return
 			}
 			catIndex[n] = i
@@ -61,7 +61,7 @@ func loadCatalog() {
 }
 
 // parseCatalog decodes and checks catalog YAML.
-func parseCatalog(data []byte) ([]GPUSpec, error) {
+func parseCatalog(data []byte) ([]Spec, error) {
 	var entries []catalogEntry
 	dec := yaml.NewDecoder(strings.NewReader(string(data)))
 	dec.KnownFields(true)
@@ -69,7 +69,7 @@ func parseCatalog(data []byte) ([]GPUSpec, error) {
 		return nil, err
 	}
 	seen := map[string]bool{}
-	out := make([]GPUSpec, 0, len(entries))
+	out := make([]Spec, 0, len(entries))
 	for i, e := range entries {
 		if e.Key == "" || e.Name == "" {
 			return nil, fmt.Errorf("entry %d: key and name are required", i)
@@ -95,7 +95,7 @@ func parseCatalog(data []byte) ([]GPUSpec, error) {
 			return nil, fmt.Errorf("%s: tflops.fp32 must be positive", e.Key)
 		}
 		t := func(k string) float64 { return e.TFLOPS[k] * 1e12 }
-		out = append(out, GPUSpec{
+		out = append(out, Spec{
 			Key: e.Key, Name: e.Name, Aliases: e.Aliases, Arch: e.Arch, CC: e.CC,
 			SMs: e.SMs, BoostMHz: e.BoostMHz, MemoryGB: e.MemoryGB,
 			DRAMBW:  e.DRAMGBs * 1e9,
@@ -117,12 +117,13 @@ func contains(xs []string, s string) bool {
 	return false
 }
 
-func catalogSpecs() []GPUSpec {
+// Catalog returns every GPU of the embedded catalog, in catalog order.
+func Catalog() []Spec {
 	catOnce.Do(loadCatalog)
 	if catErr != nil {
 		panic(catErr) // the embedded catalog is checked by tests
 	}
-	out := make([]GPUSpec, len(catSpecs))
+	out := make([]Spec, len(catSpecs))
 	copy(out, catSpecs)
 	return out
 }
@@ -150,13 +151,21 @@ func gpuWords(s string) []string {
 	return out
 }
 
-// matchGPU is MatchGPU.
-func matchGPU(flag, deviceName string) bool {
+// MatchGPU reports whether a --gpu spelling names the device called
+// deviceName (as nvidia-smi, ncu or nsys print it). The catalog is the
+// vocabulary: a spelling Lookup knows (a key, name or alias of
+// catalog.yaml) matches exactly the devices Lookup maps to the same entry,
+// so "h100" (an alias of h100-sxm) matches "NVIDIA H100 80GB HBM3" but not
+// "NVIDIA H100 PCIe" (h100-pcie) nor "NVIDIA H200". A device the catalog
+// lacks matches only a spelling the catalog lacks too whose every word is a
+// word of its name ("gh200" and "NVIDIA GH200 480GB"). An empty flag
+// matches any device. rooftool profile checks its --gpu with it.
+func MatchGPU(flag, deviceName string) bool {
 	if strings.TrimSpace(flag) == "" {
 		return true
 	}
-	want, wantKnown := lookup(flag)
-	have, haveKnown := lookup(deviceName)
+	want, wantKnown := Lookup(flag)
+	have, haveKnown := Lookup(deviceName)
 	switch {
 	case wantKnown && haveKnown:
 		return want.Key == have.Key
@@ -177,33 +186,42 @@ func matchGPU(flag, deviceName string) bool {
 	return true
 }
 
-// shortName is ShortName.
-func shortName(deviceName string) string {
-	if g, ok := lookup(deviceName); ok {
+// ShortName names a device (or a --gpu spelling) for a run directory
+// (runs/<date>-<short>-<time>): its catalog key ("h100-sxm" for "NVIDIA H100
+// 80GB HBM3", "h200" for "NVIDIA H200"), or, for a name the catalog lacks,
+// its words lower-cased and joined by "-" without the vendor words
+// ("gh200-480gb"); "" when the name has no such word. MatchGPU(ShortName(d), d)
+// holds for every such d.
+func ShortName(deviceName string) string {
+	if g, ok := Lookup(deviceName); ok {
 		return g.Key
 	}
 	return strings.Join(gpuWords(deviceName), "-")
 }
 
-func lookup(name string) (GPUSpec, bool) {
+// Lookup finds the catalog entry for a device name as nvidia-smi, ncu or nsys
+// print it ("NVIDIA H100 80GB HBM3", "Tesla T4", "NVIDIA A100-SXM4-40GB"), or
+// a catalog key ("h100-sxm"). Matching ignores case, spaces, dashes and a
+// leading "NVIDIA"/"Tesla".
+func Lookup(name string) (Spec, bool) {
 	catOnce.Do(loadCatalog)
 	if catErr != nil {
 		panic(catErr)
 	}
 	n := normalizeGPUName(name)
 	if n == "" {
-		return GPUSpec{}, false
+		return Spec{}, false
 	}
 	if i, ok := catIndex[n]; ok {
 		return catSpecs[i], true
 	}
-	return GPUSpec{}, false
+	return Spec{}, false
 }
 
 // Peak returns the spec's peak for a ceiling name as analysis uses them
 // ("fp64", "fp32", "tensor tf32", "tensor bf16", "tensor fp16", "tensor fp8",
 // "tensor int8", "tensor fp64"), or 0.
-func (g GPUSpec) Peak(name string) float64 {
+func (g Spec) Peak(name string) float64 {
 	switch name {
 	case "fp64":
 		return g.FP64

@@ -1,4 +1,4 @@
-package roofline
+package analysis
 
 import (
 	"math"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
 )
 
@@ -30,12 +30,12 @@ func TestRealDetailsCSVAgreesWithSOL(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	tb := ingestFile(t, mem, realdata+"llm-perf-opt/kernel_0001.ncu.details.csv")
 	defer tb.Release()
-	c := CeilingsFor(tb, "NVIDIA GeForce RTX 5090", nil)
-	dram, ok := c.Get(analysis.CeilDRAM, "catalog:")
+	c := gpu.CeilingsFor(DeviceCeilings(tb), "NVIDIA GeForce RTX 5090", nil)
+	dram, ok := c.Get(gpu.CeilDRAM, "catalog:")
 	if !ok || dram.Value != 1792e9 {
 		t.Fatalf("DRAM ceiling %+v", dram)
 	}
-	kf := analysis.KernelFacts(tb, c, analysis.Options{})
+	kf := KernelFacts(tb, c, Options{})
 	if len(kf) != 1 {
 		t.Fatalf("%d kernels", len(kf))
 	}
@@ -44,14 +44,14 @@ func TestRealDetailsCSVAgreesWithSOL(t *testing.T) {
 	if sol != 19.66 {
 		t.Fatalf("ncu SOL dram %v, want 19.66 from the export", sol)
 	}
-	if got := f.PctOfRoof[analysis.CeilDRAM]; math.Abs(got-sol) > 2 {
+	if got := f.PctOfRoof[gpu.CeilDRAM]; math.Abs(got-sol) > 2 {
 		t.Errorf("%% of DRAM roof %.2f, ncu says %.2f: more than 2 points apart", got, sol)
 	}
 	// 2.33 MB read in 6.75 us.
 	if got, want := f.ByteRate["dram"], 2.33e6/6.75e-6; math.Abs(got-want) > 1e-6*want {
 		t.Errorf("DRAM B/s %g, want %g", got, want)
 	}
-	if f.Class != analysis.ClassLatency {
+	if f.Class != ClassLatency {
 		t.Errorf("class %s: SOL memory 19.66%%, compute 9.15%% is latency-bound", f.Class)
 	}
 	if !f.Elementwise {
@@ -68,28 +68,28 @@ func TestRealB200RawCSV(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	tb := ingestFile(t, mem, realdata+"Roofline-Analysis/torch_sdpa_flash__gqa_bf16_b8_ctx32k_p64.ncu.csv")
 	defer tb.Release()
-	c := CeilingsFor(tb, "", nil)
+	c := gpu.CeilingsFor(DeviceCeilings(tb), "", nil)
 	if c.GPU != "NVIDIA B200" || c.L2Bytes != 132644864 {
 		t.Errorf("GPU %q L2 %d", c.GPU, c.L2Bytes)
 	}
-	if d, ok := c.Get(analysis.CeilDRAM, "catalog: NVIDIA B200"); !ok || d.Value != 8e12 {
+	if d, ok := c.Get(gpu.CeilDRAM, "catalog: NVIDIA B200"); !ok || d.Value != 8e12 {
 		t.Errorf("DRAM %+v", d)
 	}
-	run, err := analysis.Analyze(tb, nil, analysis.Options{Ceilings: c})
+	run, err := Analyze(tb, nil, Options{Ceilings: c})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(run.Kernels) != 16 {
 		t.Errorf("%d kernels", len(run.Kernels))
 	}
-	var split analysis.KernelFact
+	var split KernelFact
 	for _, f := range run.Kernels {
 		if strings.HasPrefix(f.ShortName, "flash_fwd_splitkv_kernel") {
 			split = f
 			break
 		}
 	}
-	if split.SOL["tensor"] != 54.22 || split.Class != analysis.ClassLatency {
+	if split.SOL["tensor"] != 54.22 || split.Class != ClassLatency {
 		t.Errorf("splitkv SOL %v class %s: tensor pipe 54%% < 60%% is latency-bound", split.SOL, split.Class)
 	}
 	if split.Elementwise {
@@ -97,7 +97,7 @@ func TestRealB200RawCSV(t *testing.T) {
 	}
 	found := false
 	for _, w := range run.Warnings {
-		if w.Code == analysis.WarnMissing && strings.Contains(w.Msg, "dram__bytes") {
+		if w.Code == WarnMissing && strings.Contains(w.Msg, "dram__bytes") {
 			found = true
 		}
 	}
@@ -112,8 +112,8 @@ func TestRealV100CyclesGiveDuration(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	tb := ingestFile(t, mem, realdata+"gene-paper-artifacts-pop2020/dgdxy_time-dram_ncuroof-time-0.csv")
 	defer tb.Release()
-	c := CeilingsFor(tb, "Tesla V100-SXM2-16GB", nil)
-	kf := analysis.KernelFacts(tb, c, analysis.Options{})
+	c := gpu.CeilingsFor(DeviceCeilings(tb), "Tesla V100-SXM2-16GB", nil)
+	kf := KernelFacts(tb, c, Options{})
 	if len(kf) == 0 {
 		t.Fatal("no kernels")
 	}
@@ -123,7 +123,7 @@ func TestRealV100CyclesGiveDuration(t *testing.T) {
 		t.Errorf("duration %g ns, want %g", f.DurationNs, wantNs)
 	}
 	wantPct := 100 * 690974304 / (wantNs / 1e9) / 900e9
-	if got := f.PctOfRoof[analysis.CeilDRAM]; math.Abs(got-wantPct) > 1e-6 {
+	if got := f.PctOfRoof[gpu.CeilDRAM]; math.Abs(got-wantPct) > 1e-6 {
 		t.Errorf("%% DRAM %g, want %g", got, wantPct)
 	}
 }
@@ -134,7 +134,7 @@ func TestRealESMMFLOPs(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	tb := ingestFile(t, mem, realdata+"ESMM-Research/metrics.csv")
 	defer tb.Release()
-	kf := analysis.KernelFacts(tb, CeilingsFor(tb, "", nil), analysis.Options{})
+	kf := KernelFacts(tb, gpu.CeilingsFor(DeviceCeilings(tb), "", nil), Options{})
 	if len(kf) != 9 {
 		t.Fatalf("%d kernels", len(kf))
 	}
@@ -148,32 +148,5 @@ func TestRealESMMFLOPs(t *testing.T) {
 	}
 	if len(f.PctOfRoof) != 0 {
 		t.Errorf("no GPU named and none in the export, yet %% of roof %v", f.PctOfRoof)
-	}
-}
-
-func TestCeilingsForMeasuredAndPrimary(t *testing.T) {
-	m := &Measured{Version: 1, Device: "NVIDIA H100 80GB HBM3", Items: []MeasuredCeiling{
-		{Name: "DRAM", Kind: "bandwidth", Value: 3.0e12, Method: "copy"},
-		{Name: "tensor bf16", Kind: "compute", Value: 7.9e14, Method: "matmul"},
-	}}
-	c := CeilingsFor(nil, "", m)
-	if c.GPU != "NVIDIA H100 80GB HBM3" || c.L2Bytes != 50<<20 {
-		t.Errorf("GPU %q L2 %d", c.GPU, c.L2Bytes)
-	}
-	p := c.Primary()
-	if !strings.HasPrefix(p["DRAM"].Source, "catalog:") || p["DRAM"].Value != 3.35e12 {
-		t.Errorf("primary DRAM %+v: the catalog roof, not the measured one", p["DRAM"])
-	}
-	if d, ok := c.Get("DRAM", "measured:"); !ok || d.Value != 3e12 || !strings.Contains(d.Source, "copy") {
-		t.Errorf("measured DRAM %+v", d)
-	}
-	skipped := CeilingsFor(nil, "h100", &Measured{Version: 1, Skipped: "no GPU", Items: nil})
-	for _, it := range skipped.Items {
-		if strings.HasPrefix(it.Source, "measured:") {
-			t.Errorf("skipped measurement gave %+v", it)
-		}
-	}
-	if none := CeilingsFor(nil, "no such gpu", nil); len(none.Items) != 0 {
-		t.Errorf("unknown GPU gave %v", none.Items)
 	}
 }

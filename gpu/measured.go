@@ -1,4 +1,4 @@
-package roofline
+package gpu
 
 import (
 	"encoding/json"
@@ -7,7 +7,8 @@ import (
 	"os"
 )
 
-func readMeasured(path string) (*Measured, error) {
+// ReadMeasured reads RUNDIR/ceilings.json.
+func ReadMeasured(path string) (*Measured, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read ceilings %s: %w", path, err)

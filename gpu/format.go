@@ -1,4 +1,4 @@
-package roofline
+package gpu
 
 import (
 	"fmt"

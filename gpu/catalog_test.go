@@ -1,4 +1,4 @@
-package roofline
+package gpu
 
 import (
 	"math"
@@ -9,7 +9,7 @@ import (
 func TestCatalogLoads(t *testing.T) {
 	specs := Catalog()
 	want := []string{"h100-sxm", "h100-pcie", "h200", "a100-sxm-40", "a100-sxm-80", "a100-pcie-40", "b200", "l40s", "l4", "t4", "v100-sxm2", "a40", "rtx-a4500", "rtx-2070-super", "rtx-4060", "rtx-5090"}
-	have := map[string]GPUSpec{}
+	have := map[string]Spec{}
 	for _, s := range specs {
 		have[s.Key] = s
 	}
@@ -38,7 +38,7 @@ type sheetFigure struct {
 }
 
 // specField reads one figure of a catalog entry, in base units.
-func specField(s GPUSpec, field string) (float64, bool) {
+func specField(s Spec, field string) (float64, bool) {
 	switch field {
 	case "dram":
 		return s.DRAMBW, true
