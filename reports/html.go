@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -18,9 +19,13 @@ import (
 
 // WriteHTML writes report.html: one self-contained page (inline CSS, no
 // script, no external or relative link) with the facts of report.md as
-// HTML tables: the decisions with their verdicts coloured, then per
-// experiment its environment, per-shape tables, kernel quality, plots,
-// crossovers and warnings. Plots are embedded as data: URIs read from
+// HTML tables: first the decisions, their verdicts coloured, in a table
+// laid out to the window's width (1280 px and up without sideways
+// scrolling), each one's reason, deciding quantity and claim quote folded
+// under it in a <details> (the quote's TeX math as Unicode text, see
+// mathText); then the run, and per experiment its environment, per-shape
+// tables, kernel quality, plots, crossovers and warnings, each finding
+// listed once with every subject it was raised for. Plots are embedded as data: URIs read from
 // files at each Plot.Path (relative to the report, "plots/x.png"); a nil
 // files, or a plot it cannot read, leaves a note in the plot's place.
 // Output is deterministic.
@@ -40,7 +45,7 @@ type htmlView struct {
 	Absent      string
 	ExpCounts   []htmlExpCount
 	Decisions   []htmlDecision
-	Warnings    []analysis.Warning
+	Warnings    []htmlWarning
 	Notes       []string
 	Experiments []htmlExperiment
 	Options     []htmlKV
@@ -65,7 +70,15 @@ type htmlDecision struct {
 	Test, Quantity, Theory, Measured string
 	Verdict, Class, Bound            string
 	LimitedBy, Counterfactual        string
-	Reason, Quote, Note              string
+	Reason, Summary, Quote, Note     string
+}
+
+// htmlWarning is one warning as listed: those of a list with the same
+// code, metric and finding are one item naming every subject they were
+// raised for.
+type htmlWarning struct {
+	Code, Metric, Msg string
+	Subjects          []string
 }
 
 type htmlExperiment struct {
@@ -77,7 +90,7 @@ type htmlExperiment struct {
 	Limits                       [][]string // limitsRows
 	Plots                        []htmlPlot
 	Crossovers                   []string
-	Warnings                     []analysis.Warning
+	Warnings                     []htmlWarning
 }
 
 type htmlShape struct {
@@ -156,7 +169,7 @@ func buildHTMLView(r *Report, files fs.FS) htmlView {
 	for i, d := range decisions {
 		v.Decisions = append(v.Decisions, htmlDecisionOf(i+1, d))
 	}
-	v.Warnings = r.Warnings
+	v.Warnings = htmlWarnings(r.Warnings)
 	for _, n := range r.Run.Notes {
 		v.Notes = append(v.Notes, oneLine(n))
 	}
@@ -179,8 +192,9 @@ func htmlDecisionOf(n int, d Decision) htmlDecision {
 	h := htmlDecision{N: n, Experiment: d.Experiment, Claim: d.Claim, Source: d.Cite(),
 		Shape: d.Shape, Test: fmtTest(d), Quantity: oneLine(d.Quantity), Theory: "—", Measured: "—",
 		Verdict: d.Verdict, Class: verdictClass(d.Verdict), Bound: "—",
-		LimitedBy: d.LimitedBy, Reason: oneLine(d.Reason), Quote: oneLine(d.Quote),
+		LimitedBy: d.LimitedBy, Reason: oneLine(d.Reason), Quote: mathText(oneLine(d.Quote)),
 		Note: strings.TrimSuffix(oneLine(d.Note), ".")}
+	h.Summary = reasonSummary(h.Reason)
 	if d.Theory != nil {
 		h.Theory = fmtMetric(d.Metric, *d.Theory)
 	}
@@ -194,6 +208,50 @@ func htmlDecisionOf(n int, d Decision) htmlDecision {
 		h.Counterfactual = "at best " + fmtMetric(d.Metric, d.Counterfactual.AtBest)
 	}
 	return h
+}
+
+// reasonSummary is the line a folded reason shows: its start, and the
+// warning that voided the metric where one did.
+func reasonSummary(reason string) string {
+	const n = 110
+	sum := shorten(reason, n)
+	if i := strings.Index(reason, "voided by "); i >= 0 && len([]rune(reason[:i])) > n-12 {
+		if f := strings.Fields(reason[i+len("voided by "):]); len(f) > 0 {
+			code := strings.TrimRight(f[0], ":,.;")
+			sum = shorten(reason, n-len(code)-12) + " voided by " + code
+		}
+	}
+	return sum
+}
+
+// htmlWarnings lists ws with each finding once. A warning's message names
+// its subject before the first ": " (a cell, "a vs b at shape") and then
+// the finding; warnings with the same code, metric and finding (a cell's
+// host-bound raised again for each comparison it is in) become one item
+// with every subject, in order of first appearance.
+func htmlWarnings(ws []analysis.Warning) []htmlWarning {
+	var out []htmlWarning
+	at := map[string]int{}
+	for _, w := range ws {
+		subject, finding := "", w.Msg
+		if i := strings.Index(w.Msg, ": "); i > 0 {
+			subject, finding = w.Msg[:i], w.Msg[i+2:]
+		}
+		key := w.Code + "\x00" + w.Metric + "\x00" + finding
+		if j, ok := at[key]; ok {
+			if subject != "" && !slices.Contains(out[j].Subjects, subject) {
+				out[j].Subjects = append(out[j].Subjects, subject)
+			}
+			continue
+		}
+		at[key] = len(out)
+		h := htmlWarning{Code: w.Code, Metric: w.Metric, Msg: finding}
+		if subject != "" {
+			h.Subjects = []string{subject}
+		}
+		out = append(out, h)
+	}
+	return out
 }
 
 func htmlExperimentOf(e ExperimentReport, files fs.FS) htmlExperiment {
@@ -246,7 +304,7 @@ func htmlExperimentOf(e ExperimentReport, files fs.FS) htmlExperiment {
 		}
 		h.Crossovers = append(h.Crossovers, fmt.Sprintf("%s sweep: %s", c.Sweep, oneLine(c.Text)))
 	}
-	h.Warnings = e.Warnings
+	h.Warnings = htmlWarnings(e.Warnings)
 	return h
 }
 
@@ -412,27 +470,47 @@ figcaption{color:#57606a;font-size:.9em}
 .missing{border:1px dashed #d0d7de;padding:1em;color:#57606a}
 ul.kv{padding-left:1.2em}
 nav a{margin-right:.8em}
+table.decisions{width:100%;table-layout:fixed}
+table.decisions th,table.decisions td{overflow-wrap:break-word}
+table.decisions td.n,table.decisions td.nw{white-space:normal}
+table.decisions td.shape{min-width:0;max-width:none}
+details>summary{cursor:pointer;color:#57606a}
+details[open]>summary{margin-bottom:.3em}
+tr.why details p{margin:.2em 0}
 </style>
 </head>
 <body>
 <h1>{{.Title}}</h1>
-<p>{{.RunLine}}</p>
-{{- if .Command}}
-<p>Command: <code>{{.Command}}</code></p>
-{{- end}}
-{{- if .Provenance}}
-<ul>{{range .Provenance}}<li>{{.}}</li>{{end}}</ul>
-{{- end}}
-{{- if .ClaimsFrom}}
-<p>Judged against {{.ClaimsFrom}}.</p>
-{{- end}}
 <p>Verdicts over {{.Total}} claim-shape pairs: {{range .Counts}}<span class="badge {{.Class}}">{{.N}} {{.Verdict}}</span>{{end}}</p>
 {{- if .Absent}}
 <p>Not in this run, so not evaluated here: {{.Absent}} (NOT MEASURED in report.json).</p>
 {{- end}}
 {{- if .Experiments}}
-<nav>Experiments: {{range .Experiments}}<a href="#exp-{{.Name}}">{{.Name}}</a>{{end}}</nav>
+<nav>Experiments: {{range .Experiments}}<a href="#exp-{{.Name}}">{{.Name}}</a>{{end}}<a href="#run">Run</a></nav>
 {{- end}}
+
+<h2 id="decisions">Decisions</h2>
+<table class="decisions">
+<colgroup><col style="width:3em"><col style="width:18%"><col style="width:13%"><col style="width:15%"><col style="width:6%"><col style="width:12%"><col style="width:9.8em"><col style="width:5.4em"><col></colgroup>
+<thead><tr><th class="n">#</th><th>Claim (source)</th><th>Shape</th><th>Test</th><th class="n">Theory</th><th class="n">Measured (95% CI)</th><th>Verdict</th><th class="n">Bound</th><th>Limited by</th></tr></thead>
+{{- range .Decisions}}
+<tbody class="dec">
+<tr id="d{{.N}}"><td class="n" rowspan="2">{{.N}}</td><td class="nw">{{.Experiment}}/{{.Claim}}<div class="sub">{{.Source}}</div></td><td class="shape"><code>{{.Shape}}</code></td><td><code>{{.Test}}</code></td><td class="n">{{.Theory}}</td><td class="n">{{.Measured}}</td><td class="nw {{.Class}}">{{.Verdict}}</td><td class="n">{{.Bound}}</td><td>{{if .LimitedBy}}{{.LimitedBy}}{{if .Counterfactual}}<div class="sub">had they matched: {{.Counterfactual}}</div>{{end}}{{else}}—{{end}}</td></tr>
+<tr class="why"><td colspan="8" class="edge-{{.Class}}"><details><summary>{{.Summary}}</summary><p><b>Reason:</b> {{.Reason}}.</p>{{if .Quantity}}<div class="sub"><b>Decided by:</b> {{.Quantity}}.</div>{{end}}{{if .Quote}}<div class="sub"><b>Quote ({{.Source}}):</b> <q>{{.Quote}}</q></div>{{end}}{{if .Note}}<div class="sub"><b>Note:</b> {{.Note}}.</div>{{end}}</details></td></tr>
+</tbody>
+{{- end}}
+</table>
+<details class="legend"><summary>How to read the decisions</summary>
+<p>GO: the measured value and its whole 95% interval clear the threshold. NO-GO: both miss it.
+INCONCLUSIVE: the interval straddles it, or a warning voids the metric. NOT MEASURED: the cell
+failed, was skipped or is not in the run. Theory: the metric under the claims.yaml models; for
+speedup and time_us, their roofline bound max(bytes / DRAM roof, FLOPs / compute roof). Bound: the
+candidate's roofline floor over its measured device time (100% = at the roof). Limited by: the
+candidate's GEMM main loops are measurably worse than the baseline's for the same products; the
+counterfactual is the metric at best had they matched, an optimistic bound (the fused epilogue
+counted as free) that is never judged. Each row's reason, the quantity that decided it and the
+claim's words (their math as plain text) unfold under it.</p>
+</details>
 {{- if .ExpCounts}}
 <table>
 <thead><tr><th>Experiment</th>{{range (index .ExpCounts 0).Counts}}<th class="n">{{.Verdict}}</th>{{end}}</tr></thead>
@@ -444,26 +522,17 @@ nav a{margin-right:.8em}
 </table>
 {{- end}}
 
-<h2 id="decisions">Decisions</h2>
-<p class="legend">GO: the measured value and its whole 95% interval clear the threshold. NO-GO: both miss it.
-INCONCLUSIVE: the interval straddles it, or a warning voids the metric. NOT MEASURED: the cell
-failed, was skipped or is not in the run. Theory: the metric under the claims.yaml models; for
-speedup and time_us, their roofline bound max(bytes / DRAM roof, FLOPs / compute roof). Bound: the
-candidate's roofline floor over its measured device time (100% = at the roof). Limited by: the
-candidate's GEMM main loops are measurably worse than the baseline's for the same products; the
-counterfactual is the metric at best had they matched, an optimistic bound (the fused epilogue
-counted as free) that is never judged.</p>
-<div class="wrap">
-<table class="decisions">
-<thead><tr><th class="n">#</th><th>Claim (source)</th><th>Shape</th><th>Test</th><th class="n">Theory</th><th class="n">Measured (95% CI)</th><th>Verdict</th><th class="n">Bound</th><th>Limited by</th></tr></thead>
-{{- range .Decisions}}
-<tbody class="dec">
-<tr id="d{{.N}}"><td class="n" rowspan="2">{{.N}}</td><td class="nw">{{.Experiment}}/{{.Claim}}<div class="sub">{{.Source}}</div></td><td class="shape"><code>{{.Shape}}</code></td><td><code>{{.Test}}</code></td><td class="n">{{.Theory}}</td><td class="n">{{.Measured}}</td><td class="nw {{.Class}}">{{.Verdict}}</td><td class="n">{{.Bound}}</td><td>{{if .LimitedBy}}{{.LimitedBy}}{{if .Counterfactual}}<div class="sub">had they matched: {{.Counterfactual}}</div>{{end}}{{else}}—{{end}}</td></tr>
-<tr class="why"><td colspan="8" class="edge-{{.Class}}"><b>Reason:</b> {{.Reason}}.{{if .Quantity}}<div class="sub"><b>Decided by:</b> {{.Quantity}}.</div>{{end}}{{if .Quote}}<div class="sub"><b>Quote ({{.Source}}), verbatim:</b> <code>{{.Quote}}</code></div>{{end}}{{if .Note}}<div class="sub"><b>Note:</b> {{.Note}}.</div>{{end}}</td></tr>
-</tbody>
+<h2 id="run">Run</h2>
+<p>{{.RunLine}}</p>
+{{- if .Command}}
+<p>Command: <code>{{.Command}}</code></p>
 {{- end}}
-</table>
-</div>
+{{- if .Provenance}}
+<ul>{{range .Provenance}}<li>{{.}}</li>{{end}}</ul>
+{{- end}}
+{{- if .ClaimsFrom}}
+<p>Judged against {{.ClaimsFrom}}.</p>
+{{- end}}
 {{- if .Warnings}}
 
 <h2 id="warnings">Run warnings</h2>
@@ -612,6 +681,6 @@ resident per issued instruction in all (<code>smsp__average_warps_issue_stalled_
 </html>
 {{define "warnings"}}<ul>
 {{- range .}}
-<li><code>{{.Code}}</code>{{if .Metric}} ({{.Metric}}){{end}}: {{.Msg}}</li>
+<li><code>{{.Code}}</code>{{if .Metric}} ({{.Metric}}){{end}}: {{range $i, $s := .Subjects}}{{if $i}}; {{end}}{{$s}}{{end}}{{if .Subjects}}: {{end}}{{.Msg}}</li>
 {{- end}}
 </ul>{{end}}`

@@ -3,6 +3,8 @@ package reports
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"html"
 	"image"
 	"image/png"
 	"os"
@@ -235,4 +237,107 @@ func TestCommittedHTMLInBrowser(t *testing.T) {
 	checkScreenshot(t, bin, file, shot)
 	keepShot(t, shot, name+".png")
 	checkDOMRows(t, string(page), string(runBrowser(t, bin, file, "--dump-dom")))
+}
+
+// fitScript, appended to a copy of a report (report.html itself has no
+// script), measures the decisions table as laid out and writes the
+// figures into the DOM as JSON in <pre id="fit">.
+const fitScript = `<script>
+(function () {
+  var t = document.querySelector("table.decisions");
+  var r = {viewport: window.innerWidth, page: document.documentElement.scrollWidth, table: -1, overflowing: []};
+  if (t) {
+    r.table = Math.ceil(t.getBoundingClientRect().right);
+    t.querySelectorAll("th, td").forEach(function (c) {
+      if (c.scrollWidth > c.clientWidth + 1) r.overflowing.push(c.textContent.slice(0, 60));
+    });
+  }
+  var p = document.createElement("pre");
+  p.id = "fit";
+  p.textContent = JSON.stringify(r);
+  document.body.appendChild(p);
+})();
+</script>`
+
+var (
+	fitPre  = regexp.MustCompile(`<pre id="fit">([^<]*)</pre>`)
+	tagRe   = regexp.MustCompile(`<[^>]*>`)
+	rawMath = regexp.MustCompile(`\$[^$\s][^$]{0,200}?\$|\\(?:times|le|ge|approx|cdot|frac)\b`)
+)
+
+// checkFits renders page at a 1280 px wide window and checks the
+// decisions table fits it: no horizontal scroll, no cell whose content
+// overflows, and no raw TeX math left in the text.
+func checkFits(t *testing.T, bin, page string) {
+	t.Helper()
+	const width = 1280
+	dir := t.TempDir()
+	file := filepath.Join(dir, "report.html")
+	if err := os.WriteFile(file, []byte(strings.Replace(page, "</body>", fitScript+"\n</body>", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom := string(runBrowser(t, bin, file, "--window-size="+strconv.Itoa(width)+",900", "--dump-dom"))
+	m := fitPre.FindStringSubmatch(dom)
+	if m == nil {
+		t.Fatalf("the measuring script left no result in the DOM (%d bytes)", len(dom))
+	}
+	var fit struct {
+		Viewport, Page, Table int
+		Overflowing           []string
+	}
+	if err := json.Unmarshal([]byte(html.UnescapeString(m[1])), &fit); err != nil {
+		t.Fatalf("%v: %s", err, m[1])
+	}
+	if fit.Viewport != width {
+		t.Fatalf("the window is %d px wide, want %d", fit.Viewport, width)
+	}
+	if fit.Table < 0 {
+		t.Fatal("the page has no table.decisions")
+	}
+	if fit.Table > width {
+		t.Errorf("the decisions table ends at %d px, past the %d px window: it scrolls sideways", fit.Table, width)
+	}
+	if fit.Page > width {
+		t.Errorf("the page is %d px wide in a %d px window: it scrolls sideways", fit.Page, width)
+	}
+	if len(fit.Overflowing) > 0 {
+		t.Errorf("%d decisions-table cell(s) overflow their column: %q", len(fit.Overflowing), fit.Overflowing)
+	}
+	text := html.UnescapeString(tagRe.ReplaceAllString(dom, " "))
+	if raw := rawMath.FindAllString(text, 5); len(raw) > 0 {
+		t.Errorf("raw TeX math in the rendered text: %q", raw)
+	}
+}
+
+// TestHTMLFitsLaptop renders the synthetic report and the committed
+// default run at 1280 px, a laptop's width: the decisions table fits the
+// window and the claims' math reads as text.
+func TestHTMLFitsLaptop(t *testing.T) {
+	bin := browser(t)
+	t.Run("synthetic", func(t *testing.T) {
+		r := syntheticReport(t)
+		checkFits(t, bin, renderHTML(t, r, plotFiles(r)))
+	})
+	t.Run("committed", func(t *testing.T) {
+		if len(testdata.Runs()) == 0 {
+			t.Skip("no run committed under testdata/runs yet")
+		}
+		name, fsys, err := testdata.Run("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		run, err := rundir.OpenFS(name, fsys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(t.TempDir(), "out")
+		if err := WriteRun(context.Background(), run, out, []string{FormatHTML}); err != nil {
+			t.Fatal(err)
+		}
+		page, err := os.ReadFile(filepath.Join(out, "report.html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkFits(t, bin, string(page))
+	})
 }
