@@ -2,15 +2,19 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
 // IngestOptions are the flags of `rooftool ingest`.
@@ -22,6 +26,7 @@ type IngestOptions struct {
 	NCU       string
 	Nsys      string
 	KeepGoing bool // ingest the readable files, list the others, exit 1 if any was skipped
+	Force     bool // write into a run directory's folder all the same
 }
 
 func newIngestCmd(io *IO) *cobra.Command {
@@ -40,7 +45,11 @@ build the tables in memory first); past about two million CUDA runtime
 calls, an nsys export's calls are indexed in a file in the temporary
 directory ($TMPDIR), 24 bytes a call, removed when the ingest ends. With --keep-going the readable files are ingested, each
 unreadable one is listed on stderr with the reason, and the exit status is
-1 when any was skipped (nothing is written when none was readable).`,
+1 when any was skipped (nothing is written when none was readable). Two
+files with the same content (SHA-256) are refused: one export given twice
+would count its kernels twice. DIR inside a run directory (one holding
+manifest.json, such as RUN/tables) is refused unless --force: the run's
+report reads those tables.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Files = args
@@ -55,6 +64,7 @@ unreadable one is listed on stderr with the reason, and the exit status is
 	c.Flags().StringVar(&opts.NCU, "ncu", "", "ncu binary used to read .ncu-rep files (default: found on PATH)")
 	c.Flags().StringVar(&opts.Nsys, "nsys", "", "nsys binary used to export .nsys-rep files (default: found on PATH or in Nsight installs)")
 	c.Flags().BoolVar(&opts.KeepGoing, "keep-going", false, "ingest the readable files, list the unreadable ones and exit 1 if any was skipped")
+	c.Flags().BoolVar(&opts.Force, "force", false, "write DIR even inside a run directory (one with "+rundir.ManifestFile+"), replacing the run's tables")
 	mustRegisterCompletion(c, "format", completeOneOf(ingest.FormatParquet, ingest.FormatArrow))
 	return c
 }
@@ -62,6 +72,15 @@ unreadable one is listed on stderr with the reason, and the exit status is
 func runIngest(ctx context.Context, opts *IngestOptions) (err error) {
 	if opts.Format != ingest.FormatParquet && opts.Format != ingest.FormatArrow {
 		return usageErrorf("ingest: --format %q: want parquet or arrow", opts.Format)
+	}
+	if err := distinctInputs("ingest", opts.Files); err != nil {
+		return err
+	}
+	if !opts.Force {
+		if run, ok := enclosingRun(opts.OutDir); ok {
+			return usageErrorf("ingest: -o %s is inside run directory %s (it has %s): its tables belong to that run, and replacing them changes its report; give another -o DIR, or --force to replace them",
+				opts.OutDir, run, rundir.ManifestFile)
+		}
 	}
 	// Hold DIR's advisory lock from before parsing until the tables are
 	// written, so that a second ingest into DIR fails instead of
@@ -127,6 +146,81 @@ func runIngest(ctx context.Context, opts *IngestOptions) (err error) {
 		return fmt.Errorf("ingest: skipped %d of %d file(s)", len(skipped), len(inputs))
 	}
 	return nil
+}
+
+// enclosingRun returns the run directory dir is in or is: the nearest of
+// dir and its parents that holds a manifest.json.
+func enclosingRun(dir string) (string, bool) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", false
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		if st, err := os.Stat(filepath.Join(d, rundir.ManifestFile)); err == nil && st.Mode().IsRegular() {
+			return d, true
+		}
+		if filepath.Dir(d) == d {
+			return "", false
+		}
+	}
+}
+
+// distinctInputs refuses (bad input) two inputs with the same content:
+// the same export given twice would count each of its kernels twice.
+// Files are compared by size, then by SHA-256 where sizes are equal, so
+// only files that may be copies are read. cmd names the command in the
+// error. Inputs that cannot be read are left to the parsers.
+func distinctInputs(cmd string, paths []string) error {
+	type file struct {
+		path string
+		size int64
+	}
+	bySize := map[int64][]file{}
+	var sizes []int64
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		if _, ok := bySize[st.Size()]; !ok {
+			sizes = append(sizes, st.Size())
+		}
+		bySize[st.Size()] = append(bySize[st.Size()], file{p, st.Size()})
+	}
+	for _, size := range sizes {
+		fs := bySize[size]
+		if len(fs) < 2 {
+			continue
+		}
+		seen := map[[sha256.Size]byte]string{}
+		for _, f := range fs {
+			d, err := fileDigest(f.path)
+			if err != nil {
+				return fmt.Errorf("%s: %w", cmd, err)
+			}
+			if first, ok := seen[d]; ok {
+				return &ingest.InputError{File: f.path, Err: fmt.Errorf("has the same content as %s (SHA-256 %x): one export given twice would count each kernel twice; give it once", first, d[:8])}
+			}
+			seen[d] = f.path
+		}
+	}
+	return nil
+}
+
+// fileDigest is the SHA-256 of the file at path.
+func fileDigest(path string) ([sha256.Size]byte, error) {
+	var d [sha256.Size]byte
+	f, err := os.Open(path)
+	if err != nil {
+		return d, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return d, fmt.Errorf("read %s: %w", path, err)
+	}
+	copy(d[:], h.Sum(nil))
+	return d, nil
 }
 
 // skippedInput is a file --keep-going left out, and why.

@@ -48,6 +48,8 @@ Kernels outside every NVTX range (warm-up, say) form the range "-", shown last.
 
 Inputs are raw exports (ncu CSV, nsys SQLite, Kineto JSON) or one directory of
 tables written by rooftool ingest or rooftool profile (its tables/ folder).
+Two exports with the same content (SHA-256) are refused: one export given
+twice would count its kernels twice.
 Kernels come from the timeline (nsys, Kineto) when the input has one, else from
 the ncu kernel pass (times from gpu__time_duration.sum); --source picks one.
 
@@ -109,6 +111,9 @@ func statsSummary(inputs []string, source string, so analysis.SummaryOptions, wa
 			}
 			return streamSummary(tablesDir(inputs[0]), source, so)
 		}
+	}
+	if err := distinctInputs("stats", inputs); err != nil {
+		return analysis.Summary{}, err
 	}
 	tmp, err := os.MkdirTemp("", "rooftool-stats-*")
 	if err != nil {
