@@ -73,7 +73,9 @@ and each cell's status per pass, rewritten after every runner process.
 
 A crashing variant, a profiler error or a cell past --timeout marks that cell
 failed with the reason and the sweep goes on; Ctrl-C keeps every finished cell
-and --resume skips them. By default sweep shapes run under check and timing
+and --resume skips them. When no pass of any cell finishes ok (no GPU, no
+profiler, every cell failing) the run directory is kept and the exit status
+is 1. By default sweep shapes run under check and timing
 only (--sweeps profiles them too, --default-only drops them).
 
 --gpus 0,1,... splits the plan into one shard per GPU, runs a profile
@@ -240,6 +242,9 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 	}
 	writeProfileSummary(opts, m)
 	writeCmdSummary(opts, m)
+	if err == nil {
+		err = nothingMeasured(m)
+	}
 	if !opts.NoIngest && !opts.NoReport && ctx.Err() == nil {
 		dir := runDirOf(opts, m)
 		if rerr := writeProfileReport(ctx, opts, dir); rerr != nil && err == nil {
@@ -253,6 +258,30 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 		return fmt.Errorf("profile: %w", err)
 	}
 	return nil
+}
+
+// nothingMeasured is an error (exit 1, machine or tool failure) when no
+// pass of any cell of m finished ok: no GPU, no profiler, or every cell
+// failing. It names the first failure's reason.
+func nothingMeasured(m *rundir.Manifest) error {
+	why := ""
+	for _, c := range m.Cells {
+		passes := make([]string, 0, len(c.Passes))
+		for p := range c.Passes {
+			passes = append(passes, p)
+		}
+		sort.Strings(passes)
+		for _, p := range passes {
+			st := c.Passes[p]
+			if st.Status == rundir.StatusOK {
+				return nil
+			}
+			if why == "" && st.Reason != "" {
+				why = fmt.Sprintf("; first: %s/%s/%s [%s]: %s", c.Experiment, c.Variant, c.Shape, p, st.Reason)
+			}
+		}
+	}
+	return fmt.Errorf("nothing measured: no pass of the %d cell(s) finished ok%s", len(m.Cells), why)
 }
 
 // sweepsMode maps --default-only and --sweeps to a launch sweeps mode.
@@ -457,6 +486,9 @@ func runProfileGPUs(ctx context.Context, opts *ProfileOptions) error {
 		return fmt.Errorf("profile: merge of %v: %w (the shards are kept)", dirs, err)
 	}
 	writeProfileSummary(opts, m)
+	if err := nothingMeasured(m); err != nil {
+		return fmt.Errorf("profile: %w (the shards are kept)", err)
+	}
 	if !opts.NoIngest && !opts.NoReport {
 		if err := writeProfileReport(ctx, opts, out); err != nil {
 			return err

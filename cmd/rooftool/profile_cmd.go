@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -15,10 +16,13 @@ import (
 var cmdExcludes = []string{"experiment", "experiments", "variant", "shape", "default-only", "sweeps",
 	"shard", "costs-from", "gpus", "serial-timing", "remove-shards", "ingest-only"}
 
-// checkCmdFlags refuses --claims without --cmd and the flags --cmd
+// checkCmdFlags refuses an empty --cmd, --claims without --cmd and the flags --cmd
 // excludes; it notes whether --passes was given (else a --cmd run takes
 // launch.CmdPasses).
 func checkCmdFlags(c *cobra.Command, opts *ProfileOptions) error {
+	if c.Flags().Changed("cmd") && strings.TrimSpace(opts.Cmd) == "" {
+		return usageErrorf("profile: --cmd is empty: give the program's command line (e.g. --cmd \"python3 bench.py\"), or leave --cmd out to run the experiments")
+	}
 	if opts.Cmd == "" {
 		if opts.Claims != "" {
 			return usageErrorf("profile: --claims goes with --cmd (an experiment folder's claims are its claims.yaml)")
