@@ -41,8 +41,9 @@ bandwidth with one inside it, fp32 FMA throughput, and bf16, fp16, tf32 and
 fp8 GEMM throughput. It writes them as JSON; the roofline draws them dashed
 beside the theoretical roofs.
 
-Without a CUDA device (or without torch) it writes the JSON with the reason in
-"skipped", says so, and exits 0. It never changes clocks or power limits.`,
+Without a CUDA device (or without torch), or when no ceiling could be
+measured, it writes nothing and exits 1 with the reason. It never changes
+clocks or power limits.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if opts.Output == "" {
@@ -115,12 +116,18 @@ func runCeilings(ctx context.Context, opts *CeilingsOptions) error {
 	if err != nil {
 		return fmt.Errorf("ceilings: JSON from %s: %w", script, err)
 	}
+	if m.Skipped != "" {
+		return fmt.Errorf("ceilings: nothing measured: %s; %s not written", m.Skipped, out)
+	}
+	if len(m.Items) == 0 {
+		var why []string
+		for _, k := range slices.Sorted(maps.Keys(m.Errors)) {
+			why = append(why, k+": "+m.Errors[k])
+		}
+		return fmt.Errorf("ceilings: nothing measured on %q (%s); %s not written", m.Device, strings.Join(why, "; "), out)
+	}
 	if err := ceilingsWriteFile(out, data); err != nil {
 		return fmt.Errorf("ceilings: -o %s: %w", out, err)
-	}
-	if m.Skipped != "" {
-		fmt.Fprintf(opts.IO.Err, "ceilings: skipped: %s (wrote %s)\n", m.Skipped, out)
-		return nil
 	}
 	ceilingsTable(opts.IO.Out, m)
 	for _, k := range slices.Sorted(maps.Keys(m.Errors)) {

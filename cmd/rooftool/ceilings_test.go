@@ -64,19 +64,26 @@ func TestCeilingsMeasured(t *testing.T) {
 	}
 }
 
+// Without a CUDA device (the script's skipped JSON, exit 3) or with every
+// ceiling failing, nothing is measured: exit 1 (machine or tool failure,
+// README) with the reason, and no ceilings.json.
 func TestCeilingsSkipped(t *testing.T) {
-	py := fakePython(t, `{"rooftool_ceilings": 1, "device": "", "items": [], "skipped": "no CUDA device"}`, 3)
-	out := filepath.Join(t.TempDir(), "run", "ceilings.json")
-	_, stderr, err := runCeilingsTest(t, py, out)
-	if err != nil {
-		t.Fatalf("skipped run must not fail: %v", err)
-	}
-	if !strings.Contains(stderr, "skipped: no CUDA device") {
-		t.Errorf("stderr: %s", stderr)
-	}
-	m, err := gpu.ReadMeasured(out)
-	if err != nil || m.Skipped == "" {
-		t.Errorf("ReadMeasured = %+v, %v", m, err)
+	for _, c := range []struct{ json, want string }{
+		{`{"rooftool_ceilings": 1, "device": "", "items": [], "skipped": "no CUDA device"}`, "nothing measured: no CUDA device"},
+		{`{"rooftool_ceilings": 1, "device": "NVIDIA H100 80GB HBM3", "items": [], "errors": {"DRAM": "RuntimeError: out of memory"}}`, "DRAM: RuntimeError: out of memory"},
+	} {
+		code := 3
+		if !strings.Contains(c.json, "skipped") {
+			code = 0
+		}
+		out := filepath.Join(t.TempDir(), "run", "ceilings.json")
+		_, _, err := runCeilingsTest(t, fakePython(t, c.json, code), out)
+		if err == nil || exitCode(err) != exitFailure || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("err = %v (exit %d), want exit %d with %q", err, exitCode(err), exitFailure, c.want)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("nothing measured, yet %s was written: %v", out, err)
+		}
 	}
 }
 
@@ -99,8 +106,8 @@ func TestCeilingsFailures(t *testing.T) {
 }
 
 // The embedded script itself, with the python3 of this machine: where torch
-// is missing it must write a skipped JSON and exit 3, which rooftool treats
-// as a clean skip.
+// is missing it writes a skipped JSON and exits 3, which rooftool reports
+// as nothing measured (exit 1).
 func TestCeilingsScriptWithoutTorch(t *testing.T) {
 	py, err := exec.LookPath("python3")
 	if err != nil {
@@ -110,11 +117,8 @@ func TestCeilingsScriptWithoutTorch(t *testing.T) {
 		t.Skip("torch is installed here: the script would measure, not skip")
 	}
 	out := filepath.Join(t.TempDir(), "ceilings.json")
-	_, stderr, err := runCeilingsTest(t, py, out)
-	if err != nil {
-		t.Fatalf("runCeilings: %v", err)
-	}
-	if !strings.Contains(stderr, "skipped: torch not importable") {
-		t.Errorf("stderr: %s", stderr)
+	_, _, err = runCeilingsTest(t, py, out)
+	if err == nil || exitCode(err) != exitFailure || !strings.Contains(err.Error(), "nothing measured: torch not importable") {
+		t.Errorf("err = %v, want exit 1 with nothing measured: torch not importable", err)
 	}
 }
