@@ -33,8 +33,13 @@ test-go:
 test-py:
 	$(PYTHON) -m pytest -q kernels
 
+# staticcheck at a pinned version, fetched and built by go run (cached
+# after the first time); no install step.
+STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
 vet:
 	$(GO) vet ./...
+	$(STATICCHECK) ./...
 	@test -z "$$(gofmt -l .)" || (gofmt -l .; echo "gofmt: files above need formatting"; exit 1)
 
 # BenchmarkNsysScale (ingest) ingests 1M- and 10M-kernel nsys exports with

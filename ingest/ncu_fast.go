@@ -13,16 +13,13 @@ import (
 // appends plain indices. It writes into the same builders as AddMetric, so
 // rows from both paths mix freely.
 type ncuMetricBatch struct {
-	kid     *array.Int64Builder
-	val     *array.Float64Builder
-	dicts   [4]*array.BinaryDictionaryBuilder // section, metric, unit, text
-	cache   [4]map[string]int
-	b       *Builder
-	kids    []int64
-	idx     [4][]int
-	vals    []float64
-	valid   []bool
-	anyNull bool
+	kid   *array.Int64Builder
+	val   *array.Float64Builder
+	dicts [4]*array.BinaryDictionaryBuilder // section, metric, unit, text
+	cache [4]map[string]int
+	b     *Builder
+	kids  []int64
+	valid []bool
 }
 
 const (

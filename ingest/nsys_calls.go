@@ -70,7 +70,6 @@ type callIndexBuilder struct {
 	n       int64   // records in f
 	last    callRec // last record written
 	overlap bool    // a chunk starts below the end of the one before
-	err     error
 }
 
 func (b *callIndexBuilder) add(r callRec) error {

@@ -249,11 +249,11 @@ func (s *sqliteDB) readInts(table, query string, ncol int, null int64, send func
 		return s.wrap(table, err)
 	}
 	return conn.Raw(func(dc any) error {
-		q, ok := dc.(driver.Queryer)
+		q, ok := dc.(driver.QueryerContext)
 		if !ok {
 			return fmt.Errorf("sqlite driver %T cannot query", dc)
 		}
-		rows, err := q.Query(query, nil)
+		rows, err := q.QueryContext(ctx, query, nil)
 		if err != nil {
 			return s.wrap(table, err)
 		}

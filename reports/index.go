@@ -143,10 +143,8 @@ func (x *index) mask() {
 		}
 		m := *c // a copy: the run's facts stay as analysis made them
 		masked[k] = true
-		var drop []string
 		if !timing {
 			m.Wall, m.WallSamplesMs = analysis.Interval{}, nil
-			drop = append(drop, "wall", "speedup", "time")
 		}
 		if !ncu {
 			m.FLOPs, m.L2Bytes, m.Class, m.DRAMBytesKernels = 0, 0, "", 0
@@ -154,7 +152,6 @@ func (x *index) mask() {
 		}
 		if !rng {
 			m.DRAMBytesRange = 0
-			drop = append(drop, "dram")
 		}
 		if !nsys {
 			// Kernel list from the ncu kernel pass where that pass is good.
@@ -169,7 +166,6 @@ func (x *index) mask() {
 					}
 				}
 			}
-			drop = append(drop, "launch")
 		}
 		var ws []analysis.Warning
 		for _, w := range c.Warnings {

@@ -2,7 +2,6 @@ package launch
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -34,7 +33,7 @@ func configErrorf(format string, args ...any) error {
 func LoadSpecs(dir string) ([]*kernels.Experiment, error) {
 	if dir != "" {
 		if ms, _ := filepath.Glob(filepath.Join(dir, "*", "spec.yaml")); len(ms) > 0 {
-			return kernels.LoadFS(os.DirFS(dir).(fs.FS))
+			return kernels.LoadFS(os.DirFS(dir))
 		}
 	}
 	return kernels.Load()

@@ -71,7 +71,6 @@ type Runner struct {
 	nsysEnv  []string
 	metrics  []string
 	rmetrics []string
-	queried  bool
 	// passGPU is the UUID of this invocation's device where a resumed run
 	// began on another one: each pass it records names it.
 	passGPU string
