@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"fmt"
+
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/kernels"
@@ -42,7 +44,10 @@ type Options struct {
 // experiment specs (exps may be nil: cells are then taken from the tables
 // and no comparison has a baseline role to go by).
 func Analyze(t *ingest.Tables, exps []*kernels.Experiment, opts Options) (*Run, error) {
-	return analyze(t, exps, opts)
+	if t == nil {
+		return nil, fmt.Errorf("analyze: no tables")
+	}
+	return analyzeIndexed(t, metricsByKernel(t), exps, opts)
 }
 
 func (o Options) withDefaults() Options {

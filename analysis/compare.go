@@ -209,14 +209,7 @@ func Crossovers(cmps []Comparison, exps []*kernels.Experiment) []Crossover {
 	return out
 }
 
-func analyze(t *ingest.Tables, exps []*kernels.Experiment, opts Options) (*Run, error) {
-	if t == nil {
-		return nil, fmt.Errorf("analyze: no tables")
-	}
-	return analyzeIndexed(t, metricsByKernel(t), exps, opts)
-}
-
-// analyzeIndexed is analyze on the metrics of t indexed by kernel, which
+// analyzeIndexed is Analyze on the metrics of t indexed by kernel, which
 // every step reads.
 func analyzeIndexed(t *ingest.Tables, byKernel metricIndex, exps []*kernels.Experiment, opts Options) (*Run, error) {
 	if t == nil {

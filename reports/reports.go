@@ -11,6 +11,8 @@ package reports
 import (
 	"context"
 
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
 	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
@@ -32,5 +34,5 @@ var DefaultFormats = []string{FormatMarkdown, FormatJSON}
 // the ones built into rooftool), so a run can be re-rendered offline
 // anywhere. Files are written atomically.
 func WriteRun(ctx context.Context, run *rundir.Run, outDir string, formats []string) error {
-	return writeRun(ctx, run, outDir, formats)
+	return writeRunMem(ctx, run, outDir, formats, memory.DefaultAllocator)
 }

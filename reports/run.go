@@ -27,10 +27,6 @@ import (
 // drawn: the report is still written, and says so.
 const WarnPlotFailed = "plot-failed"
 
-func writeRun(ctx context.Context, run *rundir.Run, outDir string, formats []string) error {
-	return writeRunMem(ctx, run, outDir, formats, memory.DefaultAllocator)
-}
-
 // checkFormats validates and normalises the formats list.
 func checkFormats(formats []string) ([]string, error) {
 	if len(formats) == 0 {

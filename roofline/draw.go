@@ -7,8 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
-	"unicode"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -84,24 +82,6 @@ func (t logTicks) Ticks(min, max float64) []plot.Tick {
 // floorDecade and ceilDecade round to whole decades.
 func floorDecade(v float64) float64 { return math.Pow10(int(math.Floor(math.Log10(v)))) }
 func ceilDecade(v float64) float64  { return math.Pow10(int(math.Ceil(math.Log10(v)))) }
-
-func fileName(experiment, s, kind string) string {
-	clean := func(x, def string) string {
-		if x == "" {
-			return def
-		}
-		return strings.Map(func(r rune) rune {
-			if r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("=,._-", r)) {
-				return r
-			}
-			return '_'
-		}, x)
-	}
-	if s == "" {
-		return clean(experiment, "export") + "-" + kind
-	}
-	return clean(experiment, "export") + "-" + clean(s, "") + "-" + kind
-}
 
 // Plot sizes.
 var (

@@ -1,7 +1,6 @@
 package roofline
 
 import (
-	"errors"
 	"fmt"
 	"image/color"
 	"math"
@@ -17,50 +16,10 @@ import (
 	"github.com/rooftool/rooftool/kernels"
 )
 
-func writeRoofline(dir string, run *analysis.Run, experiment, shape string) ([]string, []analysis.Warning, error) {
-	p, ws, err := RooflinePlot(run, experiment, shape)
-	if err != nil {
-		return nil, nil, err
-	}
-	files, err := savePlot(p, rooflineW, rooflineH, dir, fileName(experiment, shape, "roofline"))
-	return files, ws, err
-}
-
 // SaveRoofline writes a roofline plot as dir/base.png and dir/base.svg at the
 // size WriteRoofline uses.
 func SaveRoofline(p *plot.Plot, dir, base string) ([]string, error) {
 	return savePlot(p, rooflineW, rooflineH, dir, base)
-}
-
-func writeSweep(dir string, run *analysis.Run, experiment string, sweep kernels.Sweep) ([]string, []analysis.Warning, error) {
-	var files []string
-	var warnings []analysis.Warning
-	drawn := 0
-	for _, ch := range []struct {
-		kind string
-		draw func(*analysis.Run, string, kernels.Sweep) (*plot.Plot, []analysis.Warning, error)
-	}{{"sweep", SweepPlot}, {"kernels", KernelsPlot}} {
-		p, ws, err := ch.draw(run, experiment, sweep)
-		if errors.Is(err, ErrNoData) {
-			// One chart without data does not void the other.
-			warnings = append(warnings, analysis.Warning{Code: analysis.WarnMissing, Metric: "plot", Msg: err.Error()})
-			continue
-		}
-		if err != nil {
-			return files, warnings, err
-		}
-		warnings = append(warnings, ws...)
-		f, err := savePlot(p, sweepW, sweepH, dir, fileName(experiment, sweep.Name, ch.kind))
-		files = append(files, f...)
-		if err != nil {
-			return files, warnings, err
-		}
-		drawn++
-	}
-	if drawn == 0 {
-		return nil, warnings, fmt.Errorf("sweep %s %s: %w", experiment, sweep.Name, ErrNoData)
-	}
-	return files, warnings, nil
 }
 
 // shapeTick labels a sweep shape by its swept variable ("M=512"), else the

@@ -8,6 +8,13 @@
 package roofline
 
 import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+
+	"gonum.org/v1/plot"
+
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/kernels"
 )
@@ -17,15 +24,34 @@ import (
 // shapeOrSweep is ""), kind "roofline", "sweep" or "kernels",
 // with characters other than letters, digits and "=,._-" replaced by "_".
 func FileName(experiment, shapeOrSweep, kind string) string {
-	return fileName(experiment, shapeOrSweep, kind)
+	clean := func(x, def string) string {
+		if x == "" {
+			return def
+		}
+		return strings.Map(func(r rune) rune {
+			if r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("=,._-", r)) {
+				return r
+			}
+			return '_'
+		}, x)
+	}
+	if shapeOrSweep == "" {
+		return clean(experiment, "export") + "-" + kind
+	}
+	return clean(experiment, "export") + "-" + clean(shapeOrSweep, "") + "-" + kind
 }
 
 // WriteRoofline draws the hierarchical roofline of one (experiment, shape)
 // of run and writes dir/<FileName(experiment, shape, "roofline")>.png and
 // .svg. It returns the paths written and the warnings (e.g. points left off
 // the log axes).
-func WriteRoofline(dir string, run *analysis.Run, experiment, shape string) (files []string, warnings []analysis.Warning, err error) {
-	return writeRoofline(dir, run, experiment, shape)
+func WriteRoofline(dir string, run *analysis.Run, experiment, shape string) ([]string, []analysis.Warning, error) {
+	p, ws, err := RooflinePlot(run, experiment, shape)
+	if err != nil {
+		return nil, nil, err
+	}
+	files, err := savePlot(p, rooflineW, rooflineH, dir, FileName(experiment, shape, "roofline"))
+	return files, ws, err
 }
 
 // WriteSweep draws the sweep charts of one experiment: speedup of every
@@ -35,6 +61,33 @@ func WriteRoofline(dir string, run *analysis.Run, experiment, shape string) (fil
 // (dir/<FileName(experiment, sweep.Name, "kernels")>.png/.svg). A chart
 // without data is left out with a warning; the error wraps ErrNoData only
 // when neither has any.
-func WriteSweep(dir string, run *analysis.Run, experiment string, sweep kernels.Sweep) (files []string, warnings []analysis.Warning, err error) {
-	return writeSweep(dir, run, experiment, sweep)
+func WriteSweep(dir string, run *analysis.Run, experiment string, sweep kernels.Sweep) ([]string, []analysis.Warning, error) {
+	var files []string
+	var warnings []analysis.Warning
+	drawn := 0
+	for _, ch := range []struct {
+		kind string
+		draw func(*analysis.Run, string, kernels.Sweep) (*plot.Plot, []analysis.Warning, error)
+	}{{"sweep", SweepPlot}, {"kernels", KernelsPlot}} {
+		p, ws, err := ch.draw(run, experiment, sweep)
+		if errors.Is(err, ErrNoData) {
+			// One chart without data does not void the other.
+			warnings = append(warnings, analysis.Warning{Code: analysis.WarnMissing, Metric: "plot", Msg: err.Error()})
+			continue
+		}
+		if err != nil {
+			return files, warnings, err
+		}
+		warnings = append(warnings, ws...)
+		f, err := savePlot(p, sweepW, sweepH, dir, FileName(experiment, sweep.Name, ch.kind))
+		files = append(files, f...)
+		if err != nil {
+			return files, warnings, err
+		}
+		drawn++
+	}
+	if drawn == 0 {
+		return nil, warnings, fmt.Errorf("sweep %s %s: %w", experiment, sweep.Name, ErrNoData)
+	}
+	return files, warnings, nil
 }
