@@ -43,9 +43,10 @@ type InputError struct {
 	Err   error
 }
 
+// Error is "FILE[:LINE][: table T]: what is wrong"; the command that read
+// the file names itself in front.
 func (e *InputError) Error() string {
 	var b strings.Builder
-	b.WriteString("ingest ")
 	b.WriteString(e.File)
 	if e.Line > 0 {
 		fmt.Fprintf(&b, ":%d", e.Line)

@@ -41,7 +41,7 @@ func parseNCURep(b *Builder, in Input) error {
 // findNCU returns the ncu binary to use, or an error that says how to do
 // without it.
 func findNCU(explicit string) (string, error) {
-	manual := "or export the report by hand on a machine with Nsight Compute: ncu -i REPORT.ncu-rep --csv --page raw --print-units base > REPORT.csv, and ingest the CSV"
+	manual := "or export the report by hand on a machine with Nsight Compute: ncu -i REPORT.ncu-rep --csv --page raw --print-units base > REPORT.csv, and give the CSV"
 	if explicit != "" {
 		if p, err := exec.LookPath(explicit); err == nil {
 			return p, nil
@@ -62,8 +62,12 @@ func findNCU(explicit string) (string, error) {
 			return c, nil
 		}
 	}
-	return "", errors.New("reading a .ncu-rep needs Nsight Compute's ncu, which is not on PATH (give its path with --ncu); " + manual)
+	return "", fmt.Errorf("%w: reading a .ncu-rep needs Nsight Compute's ncu; install it, %s", ErrNCUNotFound, manual)
 }
+
+// ErrNCUNotFound is returned (wrapped) when a .ncu-rep is to be read and
+// no ncu binary is found on PATH or in the usual install folders.
+var ErrNCUNotFound = errors.New("ncu not found on PATH or under /usr/local/cuda*/bin, /opt/nvidia/nsight-compute")
 
 func ncuLastLines(s string, n int) string {
 	l := strings.Split(strings.TrimSpace(s), "\n")

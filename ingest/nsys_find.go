@@ -51,7 +51,7 @@ func FindNsys(override string) (string, error) {
 			}
 		}
 	}
-	return "", fmt.Errorf("%w on PATH or under %s (install Nsight Systems or pass its path with --nsys)", ErrNsysNotFound, strings.Join(nsysGlobs, ", "))
+	return "", fmt.Errorf("%w on PATH or under %s (install Nsight Systems, or export the report to SQLite by hand on a machine with it: nsys export --type sqlite REPORT.nsys-rep, and give the .sqlite)", ErrNsysNotFound, strings.Join(nsysGlobs, ", "))
 }
 
 func isExecutable(p string) error {
@@ -126,11 +126,11 @@ const libdwFix = "the nsys importer cannot load libdw.so.1: install libdw1 and l
 func parseNsysRep(b *Builder, in Input) error {
 	nsys, err := FindNsys(in.Nsys)
 	if err != nil {
-		return fmt.Errorf("ingest %s: %w", in.Path, err)
+		return fmt.Errorf("%s: %w", in.Path, err)
 	}
 	dir, err := os.MkdirTemp("", "rooftool-nsys-")
 	if err != nil {
-		return fmt.Errorf("ingest %s: %w", in.Path, err)
+		return fmt.Errorf("%s: %w", in.Path, err)
 	}
 	defer os.RemoveAll(dir)
 	base := strings.TrimSuffix(filepath.Base(in.Path), filepath.Ext(in.Path))
@@ -143,13 +143,13 @@ func parseNsysRep(b *Builder, in Input) error {
 	runErr := cmd.Run()
 	msg := strings.TrimSpace(buf.String())
 	if strings.Contains(msg, "libdw.so.1") {
-		return fmt.Errorf("ingest %s: nsys export: %s: %s", in.Path, libdwFix, lastLines(msg, 5))
+		return fmt.Errorf("%s: nsys export: %s: %s", in.Path, libdwFix, lastLines(msg, 5))
 	}
 	if runErr != nil {
-		return fmt.Errorf("ingest %s: %s export --type sqlite: %w: %s", in.Path, nsys, runErr, lastLines(msg, 10))
+		return fmt.Errorf("%s: %s export --type sqlite: %w: %s", in.Path, nsys, runErr, lastLines(msg, 10))
 	}
 	if _, err := os.Stat(out); err != nil {
-		return fmt.Errorf("ingest %s: nsys export wrote no %s: %s", in.Path, filepath.Base(out), lastLines(msg, 10))
+		return fmt.Errorf("%s: nsys export wrote no %s: %s", in.Path, filepath.Base(out), lastLines(msg, 10))
 	}
 	db, err := openSQLite(out)
 	if err != nil {

@@ -109,12 +109,35 @@ func run(ctx context.Context, args []string, io *IO) int {
 	defer stop()
 	root := newRootCmd(io)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintln(io.Err, "rooftool:", err)
+	fmt.Fprintln(io.Err, "rooftool:", errorMessage(root, cmd, err))
 	return exitCode(err)
+}
+
+// errorMessage is err as the command that ran reports it: named in front
+// (unless the message names it already), and with the advice to give a
+// profiler's path only where the command has the flag for it.
+func errorMessage(root, cmd *cobra.Command, err error) string {
+	msg := err.Error()
+	if cmd == nil || cmd == root {
+		return msg
+	}
+	name := cmd.Name()
+	if !strings.HasPrefix(msg, name+":") && !strings.HasPrefix(msg, name+" ") {
+		msg = name + ": " + msg
+	}
+	for _, t := range []struct {
+		err  error
+		flag string
+	}{{ingest.ErrNsysNotFound, "nsys"}, {ingest.ErrNCUNotFound, "ncu"}} {
+		if errors.Is(err, t.err) && cmd.Flags().Lookup(t.flag) != nil {
+			msg += fmt.Sprintf("; or give its path with --%s", t.flag)
+		}
+	}
+	return msg
 }
 
 func exitCode(err error) int {
@@ -143,9 +166,5 @@ func exitCode(err error) int {
 // (nsys, ncu) is not installed where it looks. A binary named by a flag
 // (--nsys, --ncu, --python) that does not exist is bad input instead.
 func missingTool(err error) bool {
-	if errors.Is(err, ingest.ErrNsysNotFound) {
-		return true
-	}
-	// ingest has no sentinel for a missing ncu; its message is matched.
-	return strings.Contains(err.Error(), "needs Nsight Compute's ncu, which is not on PATH")
+	return errors.Is(err, ingest.ErrNsysNotFound) || errors.Is(err, ingest.ErrNCUNotFound)
 }
