@@ -15,18 +15,8 @@ import (
 	"github.com/rooftool/rooftool/reports"
 )
 
-// Exit codes, the same for every command (see the package doc):
-//
-//	0  success
-//	1  failure of the machine or a tool: a tool rooftool looks for and does
-//	   not find (nsys, ncu), a tool or the GPU failing, unreadable tables,
-//	   a write that fails
-//	2  bad usage or bad input: a flag or argument, an input file or
-//	   directory that is missing, of the wrong kind (a directory where
-//	   export files are expected, a directory without tables, an empty run
-//	   directory) or malformed, an export that holds nothing rooftool can
-//	   use, a binary named by a flag (--nsys, --ncu, --python) that does
-//	   not exist
+// Exit codes, the same for every command; the package doc (main.go) says
+// which failures give which.
 const (
 	exitOK      = 0
 	exitFailure = 1
