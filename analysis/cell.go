@@ -246,8 +246,8 @@ func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps
 		checkHostBound(c, opts)
 		checkDeviceAboveWall(c)
 		checkBimodal(c, c.WallSamplesMs, "wall-time", opts)
-		checkClockSpread(c, spreads[key], "timed loop", clockSpreadTol)
-		checkClockSpread(c, devSpreads[key], "device-time loop", clockSpreadTol)
+		checkClockSpread(c, spreads[key], "timed loop", ClockTolLoop)
+		checkClockSpread(c, devSpreads[key], "device-time loop", ClockTolLoop)
 		if e := expByName[key.Experiment]; e != nil {
 			b, f, err := opts.Theory(e, key.Variant, key.Shape)
 			if err != nil {

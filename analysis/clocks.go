@@ -13,7 +13,7 @@ import (
 // ClockWarnings compares the SM clock the ncu kernel pass ran at (median of
 // sm__cycles_elapsed.avg.per_second, or the details page's "SM Frequency")
 // with the SM clock the timing pass recorded (timing JSON clocks.sm_mhz, meta
-// key clock.sm_mhz). More than tol apart (e.g. 0.10), ncu's per-kernel rates
+// key clock.sm_mhz). More than tol apart (Analyze: ClockTolPasses), ncu's per-kernel rates
 // and the timing pass's speedups were taken at different clocks.
 func ClockWarnings(t *ingest.Tables, tol float64) []Warning {
 	return clockWarnings(t, metricsByKernel(t), tol)
@@ -120,9 +120,19 @@ func clockSpreads(t *ingest.Tables, prefix string) map[rundir.Key]ClockSpread {
 	return out
 }
 
-// clockSpreadTol: an SM clock that moves more than this during one cell's
-// timed loop is reported.
-const clockSpreadTol = 0.05
+// Clock tolerances: how far apart (relative) two SM clocks may be before
+// the check that compares them reports it. The one table of them.
+const (
+	// ClockTolPasses: the median SM clock of the ncu kernel pass against
+	// the timing pass's (a run-level WarnClocks from Analyze).
+	ClockTolPasses = 0.10
+	// ClockTolLoop: the lowest and highest SM clock sampled during one
+	// cell's timed loop or device-time loop (a cell-level WarnClocks).
+	ClockTolLoop = 0.05
+	// ClockTolCells: the SM clocks of the loops of two cells a speedup
+	// compares; beyond it a report shows the clock-normalised speedup.
+	ClockTolCells = 0.05
+)
 
 // checkClockSpread warns where the SM clock moved by more than tol
 // (relative) during one of a cell's timed loops (loop names it: "timed

@@ -225,9 +225,10 @@ func summarizeWarnings(ws []analysis.Warning) []string {
 }
 
 // clockCheck looks at the SM clocks of the two cells' timed loops (the
-// median of their clock samples). Where they differ by more than 5%, the note gives the
-// clock-normalised speedup (the candidate's time scaled to the baseline's
-// clock, as a compute-bound kernel's would scale) beside the measured one.
+// median of their clock samples). Where they differ by more than
+// analysis.ClockTolCells, the note gives the clock-normalised speedup (the
+// candidate's time scaled to the baseline's clock, as a compute-bound
+// kernel's would scale) beside the measured one.
 // The speedup corrected for clocks lies between the measured interval and
 // that interval scaled by f_baseline/f_candidate; when that wider interval
 // would not give the same verdict, the clocks void the speedup (a
@@ -248,7 +249,7 @@ func (x *index) clockCheck(metric, exp, shape, base, cand string, m Value, op st
 		w.Hi = m.Hi
 	}
 	note := ""
-	if math.Abs(k-1) > clockTolerance {
+	if math.Abs(k-1) > analysis.ClockTolCells {
 		note = fmt.Sprintf("SM clocks of the %ss %.0f MHz (%s) and %.0f MHz (%s), %.0f%% apart: clock-normalised speedup %s (measured %s)",
 			loop, fb, base, fc, cand, 100*math.Abs(k-1), Ratio(m.Center*k), Ratio(m.Center))
 	}
@@ -262,10 +263,6 @@ func (x *index) clockCheck(metric, exp, shape, base, cand string, m Value, op st
 		Msg: fmt.Sprintf("SM clock of the %s was %.0f MHz for %s and %.0f MHz for %s; corrected for clocks the speedup could lie anywhere in [%s, %s]",
 			loop, fb, base, fc, cand, boundStr(metric, w.Lo), boundStr(metric, w.Hi))}, note
 }
-
-// clockTolerance is how far apart (relative) the clocks of two timed cells
-// may be before the report shows the clock-normalised speedup.
-const clockTolerance = 0.05
 
 func point(v float64) Value { return Value{Center: v, Lo: v, Hi: v} }
 
