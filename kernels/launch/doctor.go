@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/rooftool/rooftool/ingest"
 )
 
 // Finding levels.
@@ -104,7 +106,7 @@ func Doctor(ctx context.Context, cfg DoctorConfig) []Finding {
 	// nsys and its importer.
 	libs := NsysLibDir(cfg.NsysLibs, ".")
 	env := NsysEnv(libs)
-	nsys, nsysErr := FindNsys(cfg.Nsys)
+	nsys, nsysErr := ingest.FindNsys(cfg.Nsys)
 	if nsysErr != nil {
 		add(Finding{Check: "nsys", Level: LevelProblem, Detail: nsysErr.Error(),
 			Fix: "install Nsight Systems, or use the nsys inside Nsight Compute (/opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys), or pass --nsys PATH"})

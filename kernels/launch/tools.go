@@ -11,8 +11,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/rooftool/rooftool/ingest"
 )
 
 // Search roots for the NVIDIA tools; tests replace them.
@@ -32,12 +30,6 @@ var ErrNotFound = errors.New("not found")
 // FindNCU returns the ncu binary: override if set, else ncu on PATH, else
 // the newest one in the usual NVIDIA folders.
 func FindNCU(override string) (string, error) { return findTool("ncu", override, ncuGlobs) }
-
-// FindNsys returns the nsys binary: override if set, else nsys on PATH, else
-// the newest one in the usual NVIDIA folders, including the copy inside an
-// Nsight Compute install. It is ingest.FindNsys, so that profile, ingest and
-// doctor agree on which nsys they use.
-func FindNsys(override string) (string, error) { return ingest.FindNsys(override) }
 
 // FindSMI returns nvidia-smi.
 func FindSMI() (string, error) { return findTool("nvidia-smi", "", smiGlobs) }
