@@ -52,7 +52,9 @@ bench:
 fuzz:
 	$(GO) test ./ingest -run '^$$' -fuzz '^FuzzNCUCSV$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./ingest -run '^$$' -fuzz '^FuzzNCURecords$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./ingest -run '^$$' -fuzz '^FuzzNCUUnits$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./ingest -run '^$$' -fuzz '^FuzzKineto$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./ingest -run '^$$' -fuzz '^FuzzKinetoGzip$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./ingest -run '^$$' -fuzz '^FuzzNsysSQLite$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 
 demo: build

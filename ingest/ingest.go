@@ -152,7 +152,7 @@ func sniff(path string, head []byte) (string, error) {
 			return FormatNsysGz, nil
 		}
 		inner = bytes.TrimSpace(bytes.TrimPrefix(inner, []byte("\xef\xbb\xbf")))
-		if len(inner) > 0 && inner[0] == '{' {
+		if len(inner) > 0 && (inner[0] == '{' || inner[0] == '[') { // object or JSON-array trace
 			return FormatKineto, nil
 		}
 		return "", badInput(path, 0, "", "gzip file holds neither a JSON trace nor an nsys SQLite export")

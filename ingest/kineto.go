@@ -258,11 +258,25 @@ func (k *kinetoReader) events(opened bool) error {
 		case isAnn:
 			k.gpuAnn = append(k.gpuAnn, s)
 		default:
+			// A kernel's args fill its columns; of a runtime or driver
+			// call's args only the correlation id is read, and the others,
+			// of whatever JSON type, are ignored (ROCm traces put
+			// pointers such as "0x0" there).
 			var a kArgs
-			if len(ev.Args) > 0 && !bytes.Equal(ev.Args, []byte("null")) {
+			switch {
+			case len(ev.Args) == 0 || bytes.Equal(ev.Args, []byte("null")):
+			case isKernel:
 				if err := json.Unmarshal(ev.Args, &a); err != nil {
 					return kinetoError(k.in, "traceEvents", "event %d (%s %q): args: %v", i, cat, ev.Name, err)
 				}
+			case bytes.HasPrefix(bytes.TrimSpace(ev.Args), []byte("{")):
+				var c struct {
+					Correlation *json.Number `json:"correlation"`
+				}
+				if err := json.Unmarshal(ev.Args, &c); err != nil {
+					return kinetoError(k.in, "traceEvents", "event %d (%s %q): args.correlation: %v", i, cat, ev.Name, err)
+				}
+				a.Correlation = c.Correlation
 			}
 			corr, hasCr, err := optInt(a.Correlation)
 			if err != nil {
