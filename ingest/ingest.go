@@ -120,6 +120,15 @@ func Detect(path string) (string, error) {
 	case ".ncu-rep":
 		return FormatNCURep, nil
 	case ".nsys-rep", ".qdrep":
+		// An SQLite export renamed .nsys-rep is read as the SQLite it is.
+		if f, err := os.Open(path); err == nil {
+			head := make([]byte, 16)
+			n, _ := io.ReadFull(f, head)
+			f.Close()
+			if bytes.Equal(head[:n], []byte("SQLite format 3\x00")) {
+				return FormatNsysDB, nil
+			}
+		}
 		return FormatNsysRep, nil
 	}
 	if st.Size() == 0 {

@@ -115,7 +115,13 @@ type kinetoReader struct {
 }
 
 func parseKineto(b *Builder, in Input, r io.Reader) error {
-	dec := json.NewDecoder(r)
+	// A UTF-8 byte-order mark before the JSON is skipped (byte offsets in
+	// errors count from after it).
+	br := bufio.NewReader(r)
+	if head, _ := br.Peek(3); bytes.Equal(head, []byte("\xef\xbb\xbf")) {
+		br.Discard(3)
+	}
+	dec := json.NewDecoder(br)
 	dec.UseNumber()
 	k := &kinetoReader{in: in, file: filepath.Base(in.Path), dec: dec, calls: map[int64]kSpan{}}
 	t, err := dec.Token()
