@@ -18,7 +18,7 @@ Measures, on device 0, with CUDA events (warm-up first; best and median of
                torch.matmul (fp8: torch._scaled_mm) of 8192^3 (--quick: 4096^3),
                2*M*N*K FLOPs per call
 
-Writes JSON (read by roofline.ReadMeasured):
+Writes JSON (read by gpu.ReadMeasured):
 
   {"rooftool_ceilings": 1, "device": "NVIDIA H100 80GB HBM3", "torch": "2.11.0",
    "sm_count": 132, "l2_bytes": 52428800, "cc": "9.0",

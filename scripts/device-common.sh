@@ -1,6 +1,6 @@
 # Sourced by the scripts/device-*.sh calls on the GPU machine (run from the
 # repository root): log everything to $OUT/log, point nsys at the carried
-# importer libraries (.nsysdeps, see ../shared/DEVICE.md), unpack the carried
+# importer libraries (.nsysdeps, see DEVICE.md), unpack the carried
 # binary into $RT, and define stamp.
 OUT=${OUT:-/tmp/rooftool-out}
 mkdir -p "$OUT"

@@ -16,7 +16,7 @@ import (
 // The range pass measures each cell's whole NVTX range (L2 reuse between
 // its kernels included) with one ncu process per cell: with several cells in
 // one process, ncu 2025.3.1 range replay returned a later cell's range
-// partial without an error (kernels/README.md, shared/DEVICE.md). A cell is
+// partial without an error (kernels/README.md, DEVICE.md). A cell is
 // replayed Config.RangeReplays times, each replay its own ncu process and
 // its own CSV (<shape>.range.csv, then <shape>.range.r2.csv, ...), so that
 // its DRAM bytes come with their spread. Each replay is checked against the
