@@ -49,7 +49,8 @@ Kernels outside every NVTX range (warm-up, say) form the range "-", shown last.
 Inputs are raw exports (ncu CSV, nsys SQLite, Kineto JSON) or one directory of
 tables written by rooftool ingest or rooftool profile (its tables/ folder).
 Two exports with the same content (SHA-256) are refused: one export given
-twice would count its kernels twice.
+twice would count its kernels twice. Inputs without kernels, or options
+that leave none, are bad input (exit 2), not an empty table.
 Kernels come from the timeline (nsys, Kineto) when the input has one, else from
 the ncu kernel pass (times from gpu__time_duration.sum); --source picks one.
 
@@ -203,6 +204,9 @@ func runStats(ctx context.Context, opts *StatsOptions) error {
 	if err != nil {
 		return err
 	}
+	if len(s.Rows) == 0 {
+		return &ingest.InputError{File: strings.Join(opts.Inputs, " "), Err: errors.New(statsNothing(opts))}
+	}
 	switch format {
 	case "csv":
 		if so.Flat {
@@ -213,6 +217,25 @@ func runStats(ctx context.Context, opts *StatsOptions) error {
 		return writeStatsJSON(opts.IO.Out, s.Rows, so)
 	}
 	return writeStatsTable(opts.IO.Out, s, opts.Top)
+}
+
+// statsNothing says why stats has no row to print: what the options left
+// out, or inputs without kernels.
+func statsNothing(opts *StatsOptions) string {
+	var why []string
+	if opts.Source != "" {
+		why = append(why, "--source "+opts.Source)
+	}
+	if opts.Range != "" {
+		why = append(why, fmt.Sprintf("--range %q", opts.Range))
+	}
+	if opts.RangedOnly {
+		why = append(why, "--ranged-only")
+	}
+	if len(why) == 0 {
+		return "no kernels: the inputs hold no kernel launches to summarise"
+	}
+	return "no kernels with " + strings.Join(why, " and ") + ": nothing to summarise"
 }
 
 // statsColumns are the columns of nsys stats -r cuda_gpu_kern_sum as its

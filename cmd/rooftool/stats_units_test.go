@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,5 +84,46 @@ func TestStatsNCUTimeFallback(t *testing.T) {
 	code := run(context.Background(), []string{"stats", "--format", "csv", f}, &IO{Out: &o, Err: &e})
 	if code != 2 || o.Len() != 0 || !strings.Contains(e.String(), "have no time") || !strings.Contains(e.String(), "notime.csv") {
 		t.Errorf("no time: exit %d, stdout %q, stderr %q; want 2, nothing, and have no time", code, o.String(), e.String())
+	}
+}
+
+// Inputs without kernels, or options that leave none, are bad input
+// (exit 2, saying why), as an nsys export without a kernel table is, not
+// a header-only table with exit 0.
+func TestStatsNothingToSummarise(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(statsRealdata + "gpu4/report.sqlite")
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "empty.sqlite")
+	if err := os.WriteFile(empty, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite3", empty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	kineto := filepath.Join(dir, "nokernels.json")
+	if err := os.WriteFile(kineto, []byte(`{"traceEvents":[{"ph":"X","cat":"cuda_runtime","name":"c","ts":1,"dur":1,"args":{"correlation":1}}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{empty}, "no kernels: the inputs hold no kernel launches"},
+		{[]string{kineto}, "no kernels: the inputs hold no kernel launches"},
+		{[]string{"--range", "nomatch", statsRealdata + "gpu4/report.sqlite"}, `no kernels with --range "nomatch"`},
+	} {
+		var o, e bytes.Buffer
+		code := run(context.Background(), append([]string{"stats", "--format", "csv"}, c.args...), &IO{Out: &o, Err: &e})
+		if code != 2 || o.Len() != 0 || !strings.Contains(e.String(), c.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2, nothing, and %q", c.args, code, o.String(), e.String(), c.want)
+		}
 	}
 }
