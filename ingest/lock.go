@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // LockName is the advisory lock file LockDir creates in an output directory.
@@ -23,12 +24,34 @@ func (e *LockError) Error() string {
 	if h == "" {
 		h = "an unknown holder"
 	}
+	if e.Stale() {
+		return fmt.Sprintf("%s is held by %s, which is not running on this host: a stale lock, left by an ingest that ended without removing it; remove %s and run again",
+			e.Path, h, e.Path)
+	}
 	return fmt.Sprintf("%s is held by %s: another rooftool ingest is writing to %s (if none is running, remove the lock file)",
 		e.Path, h, filepath.Dir(e.Path))
 }
 
+// Stale reports whether the lock's holder is known to be gone: the lock
+// names a pid on this host (or no host, as locks without one were written
+// here) and no process has that pid.
+func (e *LockError) Stale() bool {
+	var pid int
+	var host string
+	n, _ := fmt.Sscanf(e.Holder, "pid %d on %s", &pid, &host)
+	if n < 1 || pid <= 0 {
+		return false
+	}
+	if n == 2 {
+		if me, err := os.Hostname(); err != nil || me != host {
+			return false
+		}
+	}
+	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
+}
+
 // LockDir takes the advisory write lock of dir: it creates dir/LockName with
-// O_EXCL and writes this process's pid into it. unlock removes the lock
+// O_EXCL and writes this process's pid and host into it ("pid N on HOST"). unlock removes the lock
 // file. When another process holds the lock, the error is a *LockError
 // naming the file and its holder.
 func LockDir(dir string) (unlock func() error, err error) {
@@ -41,7 +64,8 @@ func LockDir(dir string) (unlock func() error, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", dir, err)
 	}
-	_, werr := fmt.Fprintf(f, "pid %d\n", os.Getpid())
+	host, _ := os.Hostname()
+	_, werr := fmt.Fprintf(f, "pid %d on %s\n", os.Getpid(), host)
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}
