@@ -1,8 +1,11 @@
 package ingest
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -50,5 +53,20 @@ func TestKinetoByteOrderMark(t *testing.T) {
 	defer tb.Release()
 	if ks := tb.Kernels(); len(ks) != 1 || ks[0].DurationNs != 2500 {
 		t.Errorf("kernels %+v, want one of 2500 ns", ks)
+	}
+}
+
+// "-" and a pipe are refused as what they are, not as an empty file.
+func TestDetectPipe(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "trace.fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("no mkfifo here:", err)
+	}
+	for path, want := range map[string]string{"-": "standard input is not read", fifo: "is not a regular file"} {
+		_, err := Detect(path)
+		var ie *InputError
+		if !errors.As(err, &ie) || ie.File != path || !strings.Contains(err.Error(), want) {
+			t.Errorf("Detect(%q) = %v; want an InputError saying %q", path, err, want)
+		}
 	}
 }

@@ -109,12 +109,20 @@ func File(path string, opts Options, mem memory.Allocator) (*Tables, error) {
 // Detect names the format of the export at path from its contents (and, for
 // the binary Nsight reports, its extension).
 func Detect(path string) (string, error) {
+	if path == "-" {
+		return "", badInput(path, 0, "", "standard input is not read: exports are read from files; save it to one first (e.g. ... > export.csv) and give its path")
+	}
 	st, err := os.Stat(path)
 	if err != nil {
 		return "", &InputError{File: path, Err: errors.Unwrap(err)}
 	}
 	if st.IsDir() {
 		return "", badInput(path, 0, "", "is a directory, expected an export file (ncu CSV, nsys SQLite, Kineto JSON)")
+	}
+	if !st.Mode().IsRegular() {
+		// A pipe or device is read once; the parsers read an export more
+		// than once (its kind first, then its rows).
+		return "", badInput(path, 0, "", "is not a regular file (%s): exports are read from files; save it to one first (e.g. ... > export.csv)", st.Mode().Type())
 	}
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".ncu-rep":
