@@ -127,3 +127,15 @@ func TestStatsNothingToSummarise(t *testing.T) {
 		}
 	}
 }
+
+// roofline reads ncu exports through the same conversion as stats and
+// ingest: a unit it does not know is the same error, not bytes or ns.
+func TestRooflineNCUUnknownUnit(t *testing.T) {
+	f := statsNCU(t, "furlong.csv", `"ID","Kernel Name","dram__bytes_read.sum","gpu__time_duration.sum"`, `"","","Kfurlong","ns"`, `"0","k1","5","1000"`)
+	var o, e bytes.Buffer
+	code := run(context.Background(), []string{"roofline", f, "--gpu", "h100", "-o", filepath.Join(t.TempDir(), "out")}, &IO{Out: &o, Err: &e})
+	want := "rooftool: roofline: " + f + `:2: units row, column 3 "dram__bytes_read.sum": unknown unit "Kfurlong"`
+	if code != 2 || !strings.HasPrefix(e.String(), want) {
+		t.Errorf("exit %d, stderr %q; want 2 and %q", code, e.String(), want)
+	}
+}
