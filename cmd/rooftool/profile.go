@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels/launch"
 	"github.com/rooftool/rooftool/reports"
@@ -105,6 +106,9 @@ of your own").`,
 		RunE: func(c *cobra.Command, args []string) error {
 			if opts.GPU == "" && !opts.IngestOnly {
 				return usageErrorf("profile: --gpu is required (e.g. --gpu h100)")
+			}
+			if _, ok := gpu.Lookup(opts.GPU); opts.GPU != "" && !ok {
+				return usageErrorf("profile: --gpu %s: not in the catalog (rooftool gpus lists its keys and aliases)", opts.GPU)
 			}
 			if opts.DefaultOnly && opts.Sweeps {
 				return usageErrorf("profile: --default-only and --sweeps exclude each other")

@@ -110,6 +110,7 @@ func TestProfileCmdErrors(t *testing.T) {
 		want string
 	}{
 		{"claims alone", []string{"--claims", "c.yaml"}, exitBadArgs, "--claims goes with --cmd"},
+		{"unknown gpu", []string{"--cmd", cmdProgram, "--gpu", "nonesuch"}, exitBadArgs, "--gpu nonesuch: not in the catalog"},
 		{"with --experiment", []string{"--cmd", cmdProgram, "--experiment", "fake"}, exitBadArgs, "--cmd and --experiment exclude each other"},
 		{"with --gpus", []string{"--cmd", cmdProgram, "--gpus", "0,1"}, exitBadArgs, "--cmd and --gpus exclude each other"},
 		{"shell syntax", []string{"--cmd", cmdProgram + " | tee x"}, exitBadArgs, "'|' is shell syntax"},
