@@ -191,3 +191,18 @@ func TestCompletionRegistered(t *testing.T) {
 		}
 	}
 }
+
+// TestCompletionUnknownShell: a shell cobra has no script for, or none at
+// all, is a usage error (exit 2), not help with exit 0.
+func TestCompletionUnknownShell(t *testing.T) {
+	for _, args := range [][]string{{"completion", "tcsh"}, {"completion"}} {
+		var o, e bytes.Buffer
+		if code := run(context.Background(), args, &IO{Out: &o, Err: &e}); code != exitBadArgs || !strings.Contains(e.String(), "completion") {
+			t.Errorf("%q: exit %d, stderr %q; want exit %d naming completion", args, code, e.String(), exitBadArgs)
+		}
+	}
+	var o, e bytes.Buffer
+	if code := run(context.Background(), []string{"completion", "bash"}, &IO{Out: &o, Err: &e}); code != exitOK || !strings.Contains(o.String(), "bash completion") {
+		t.Errorf("completion bash: exit %d, %d bytes", code, o.Len())
+	}
+}
