@@ -207,8 +207,8 @@ func LoadRun(ctx context.Context, run *rundir.Run, mem memory.Allocator) (*Input
 func experimentsOf(run *rundir.Run) ([]*kernels.Experiment, string, error) {
 	if fsys, ok := run.Specs(); ok {
 		exps, err := kernels.LoadFS(fsys)
-		if err != nil {
-			return nil, "", fmt.Errorf("%s: %w", run.Path(rundir.SpecsDir), err)
+		if err != nil { // a snapshot that does not parse or validate is bad input (exit 2)
+			return nil, "", &RunInputError{Run: run.Name, Msg: fmt.Sprintf("%s: %v", run.Path(rundir.SpecsDir), err)}
 		}
 		if builtin, err := kernels.Load(); err == nil {
 			fillEpilogues(exps, builtin)

@@ -131,3 +131,37 @@ func TestReportExampleRun(t *testing.T) {
 		}
 	}
 }
+
+// TestReportBadClaimsSnapshot: a run whose claims snapshot has a string
+// threshold or names a variant its spec lacks is bad input (exit 2, the
+// file named), and no report is written.
+func TestReportBadClaimsSnapshot(t *testing.T) {
+	for _, tc := range []struct{ name, from, to, want string }{
+		{"string threshold", "threshold: 1.1\n", "threshold: \"abc\"\n", "cannot unmarshal !!str `abc` into float64"},
+		{"unknown candidate", "candidate: triton-epilogue\n", "candidate: nonesuch\n", `names variant "nonesuch"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "run")
+			if err := os.CopyFS(dir, os.DirFS("../../testdata/runs/2026-11-26-h100-065510")); err != nil {
+				t.Fatal(err)
+			}
+			cp := filepath.Join(dir, "specs", "gated_ssm", "claims.yaml")
+			b, err := os.ReadFile(cp)
+			if err != nil || !strings.Contains(string(b), tc.from) {
+				t.Fatalf("%s: %v, or no %q in it", cp, err, tc.from)
+			}
+			if err := os.WriteFile(cp, []byte(strings.Replace(string(b), tc.from, tc.to, 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(t.TempDir(), "out")
+			var o, e bytes.Buffer
+			code := run(context.Background(), []string{"report", dir, "-o", out}, &IO{Out: &o, Err: &e})
+			if code != exitBadArgs || !strings.Contains(e.String(), tc.want) || !strings.Contains(e.String(), "claims.yaml") && !strings.Contains(e.String(), "spec.yaml") {
+				t.Errorf("exit %d, stderr %q; want exit 2 naming the file and %q", code, e.String(), tc.want)
+			}
+			if _, err := os.Stat(filepath.Join(out, "report.md")); err == nil {
+				t.Error("report.md written")
+			}
+		})
+	}
+}
