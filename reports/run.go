@@ -173,6 +173,9 @@ func LoadRun(ctx context.Context, run *rundir.Run, mem memory.Allocator) (*Input
 		return fail(err)
 	}
 	in.Experiments, in.ClaimsFrom = exps, claimsFrom
+	if _, snap := run.Specs(); snap {
+		in.Warnings = append(in.Warnings, missingClaims(exps, run)...)
+	}
 	gpuName := ""
 	if run.Manifest != nil {
 		gpuName = run.Manifest.GPU.Name
@@ -217,6 +220,30 @@ func experimentsOf(run *rundir.Run) ([]*kernels.Experiment, string, error) {
 	}
 	exps, err := kernels.Load()
 	return exps, "the claims built into this rooftool (the run keeps no snapshot of its own)", err
+}
+
+// missingClaims warns, for each experiment of a run's specs snapshot that
+// has no claims.yaml, where rooftool's built-in experiment of that name has
+// claims: those claims are not judged (a run of a --cmd program without
+// --claims has no built-in experiment of its name, and no warning).
+func missingClaims(exps []*kernels.Experiment, run *rundir.Run) []analysis.Warning {
+	builtin, err := kernels.Load()
+	if err != nil {
+		return nil
+	}
+	byName := map[string]*kernels.Experiment{}
+	for _, e := range builtin {
+		byName[e.Name] = e
+	}
+	var out []analysis.Warning
+	for _, e := range exps {
+		if b := byName[e.Name]; b != nil && len(e.Claims) == 0 && len(b.Claims) > 0 {
+			out = append(out, analysis.Warning{Code: analysis.WarnMissing, Metric: "claims",
+				Msg: fmt.Sprintf("%s has no claims.yaml: the %d claims rooftool has for %s are not judged",
+					run.Path(rundir.SpecsPath(e.Name, "")), len(b.Claims), e.Name)})
+		}
+	}
+	return out
 }
 
 // fillEpilogues gives the variants of a run's snapshot that state no

@@ -165,3 +165,29 @@ func TestReportBadClaimsSnapshot(t *testing.T) {
 		})
 	}
 }
+
+// TestReportMissingClaimsFile: a run whose snapshot lost an experiment's
+// claims.yaml still renders, and says which claims it did not judge (gla_proj
+// has 5 claims: speedup, speedup-epilogue, speedup-max-autotune,
+// hbm-reduction, hbm-reduction-epilogue, one shape each).
+func TestReportMissingClaimsFile(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	if err := os.CopyFS(dir, os.DirFS("../../testdata/runs/2026-11-26-h100-065510")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "specs", "gla_proj", "claims.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	var o, e bytes.Buffer
+	if code := run(context.Background(), []string{"report", dir, "-o", out}, &IO{Out: &o, Err: &e}); code != exitOK {
+		t.Fatalf("exit %d: %s", code, e.String())
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "has no claims.yaml: the 5 claims rooftool has for gla_proj are not judged"; !strings.Contains(string(md), want) {
+		t.Errorf("report.md lacks %q", want)
+	}
+}
