@@ -236,6 +236,16 @@ func ParamValue(params, key string) string {
 	return ""
 }
 
+// venvHas reports whether the interpreter checked is not the project's .venv
+// (scripts/setup.sh's, in the working directory) while that one exists.
+func venvHas(py string) bool {
+	venv := filepath.Join(".venv", "bin", "python")
+	if _, err := os.Stat(venv); err != nil {
+		return false
+	}
+	return filepath.Clean(py) != venv
+}
+
 // checkPython reports python, torch, triton (and CUDA as torch sees it).
 func checkPython(ctx context.Context, cfg DoctorConfig, hasGPU bool) []Finding {
 	py, err := exec.LookPath(cfg.Python)
@@ -278,11 +288,14 @@ print(json.dumps(out))`
 	}
 	out := []Finding{{Check: "python", Level: LevelOK, Detail: fmt.Sprintf("python %s (%s)", env.String("python"), py)}}
 	for _, m := range []struct{ name, fix string }{
-		{"torch", "pip install torch (see kernels/requirements-ci.txt); the runner needs it on the GPU machine"},
+		{"torch", "pip install torch (a CUDA build matching the driver); the runner needs it on the GPU machine, the tests do not"},
 		{"triton", "pip install triton (comes with torch on Linux)"},
 		{"yaml", "pip install pyyaml (the runner reads the specs with it)"},
 		{"numpy", "pip install numpy"},
 	} {
+		if m.name != "torch" && env.String(m.name) == "" && venvHas(cfg.Python) {
+			m.fix += "; scripts/setup.sh installed it into .venv, which only the tests use: profile and doctor run " + cfg.Python + " unless given --python .venv/bin/python"
+		}
 		if v := env.String(m.name); v != "" {
 			d := m.name + " " + v
 			if m.name == "torch" {
