@@ -287,13 +287,16 @@ print(json.dumps(out))`
 		return []Finding{{Check: "python", Level: LevelProblem, Detail: err.Error()}}
 	}
 	out := []Finding{{Check: "python", Level: LevelOK, Detail: fmt.Sprintf("python %s (%s)", env.String("python"), py)}}
-	for _, m := range []struct{ name, fix string }{
-		{"torch", "pip install torch (a CUDA build matching the driver); the runner needs it on the GPU machine, the tests do not"},
-		{"triton", "pip install triton (comes with torch on Linux)"},
-		{"yaml", "pip install pyyaml (the runner reads the specs with it)"},
-		{"numpy", "pip install numpy"},
+	for _, m := range []struct {
+		name, fix string
+		setup     bool // scripts/setup.sh installs it into .venv (kernels/requirements-ci.txt)
+	}{
+		{"torch", "pip install torch (a CUDA build matching the driver); the runner needs it on the GPU machine, the tests do not", false},
+		{"triton", "pip install triton (comes with torch on Linux)", false},
+		{"yaml", "pip install pyyaml (the runner reads the specs with it)", true},
+		{"numpy", "pip install numpy", true},
 	} {
-		if m.name != "torch" && env.String(m.name) == "" && venvHas(cfg.Python) {
+		if m.setup && env.String(m.name) == "" && venvHas(cfg.Python) {
 			m.fix += "; scripts/setup.sh installed it into .venv, which only the tests use: profile and doctor run " + cfg.Python + " unless given --python .venv/bin/python"
 		}
 		if v := env.String(m.name); v != "" {
