@@ -31,6 +31,8 @@ func TestSameInputTwice(t *testing.T) {
 		{[]string{"ingest", src, cp, "-o", out}, cp},
 		{[]string{"ingest", src, src, "-o", out}, src},
 		{[]string{"stats", "--format", "csv", src, cp}, cp},
+		{[]string{"roofline", src, cp, "-o", out}, cp},
+		{[]string{"suggest", src, cp}, cp},
 	} {
 		var o, e bytes.Buffer
 		code := run(context.Background(), c.args, &IO{Out: &o, Err: &e})

@@ -79,6 +79,9 @@ func runRoofline(ctx context.Context, opts *RooflineOptions) error {
 			return usageErrorf("roofline: --gpu %q is not in the catalog (see rooftool gpus)", opts.GPU)
 		}
 	}
+	if err := distinctInputs("roofline", opts.Inputs); err != nil {
+		return err
+	}
 	in, err := openRooflineInput(opts.Inputs, 0)
 	if err != nil {
 		return err

@@ -89,6 +89,9 @@ func runSuggest(ctx context.Context, opts *SuggestOptions) error {
 			return usageErrorf("suggest: %s: no such file, directory or committed run", p)
 		}
 	}
+	if err := distinctInputs("suggest", opts.Inputs); err != nil {
+		return err
+	}
 	out := suggestJSON{Version: suggestJSONVersion, Model: analysis.SuggestModel}
 	run, err := suggestLoadRun(ctx, opts.Inputs)
 	if err != nil {
