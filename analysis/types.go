@@ -18,6 +18,7 @@ const (
 	WarnMissing       = "missing-metric" // a metric the fact needs is absent
 	WarnZeroOnLog     = "zero-on-log"    // values left off a log axis
 	WarnModelMismatch = "model-mismatch" // measured bytes far from the theoretical model
+	WarnTablesChanged = "tables-changed" // a run's tables differ from the digests its manifest recorded at ingest
 )
 
 // Warning travels beside results (benchmath style). Metric names what it

@@ -173,6 +173,17 @@ func LoadRun(ctx context.Context, run *rundir.Run, mem memory.Allocator) (*Input
 		return fail(err)
 	}
 	in.Experiments, in.ClaimsFrom = exps, claimsFrom
+	if run.Manifest != nil && len(run.Manifest.TableDigests) > 0 {
+		have, err := rundir.TableDigests(run.FS)
+		if err != nil {
+			return fail(fmt.Errorf("%s: %w", run.Path(rundir.TablesDir), err))
+		}
+		if diff := rundir.DigestsDiffer(run.Manifest.TableDigests, have); len(diff) > 0 {
+			in.Warnings = append(in.Warnings, analysis.Warning{Code: analysis.WarnTablesChanged, Metric: "tables",
+				Msg: fmt.Sprintf("%s differ from what the run's ingest wrote (manifest table_digests): %s; the report is of these tables, not necessarily of the run's exports (rooftool profile --ingest-only -o %s rebuilds them)",
+					run.Path(rundir.TablesDir), strings.Join(diff, ", "), run.Path(""))})
+		}
+	}
 	if _, snap := run.Specs(); snap {
 		in.Warnings = append(in.Warnings, missingClaims(exps, run)...)
 	}

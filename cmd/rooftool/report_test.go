@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -189,5 +191,64 @@ func TestReportMissingClaimsFile(t *testing.T) {
 	}
 	if want := "has no claims.yaml: the 5 claims rooftool has for gla_proj are not judged"; !strings.Contains(string(md), want) {
 		t.Errorf("report.md lacks %q", want)
+	}
+}
+
+// TestReportTablesChanged: a run whose manifest records its tables'
+// digests (here computed by the test with sha256) reports without a
+// tables-changed warning; after kernels.parquet is replaced by another
+// run's, the report names the file as changed.
+func TestReportTablesChanged(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	if err := os.CopyFS(dir, os.DirFS("../../testdata/runs/2026-11-26-h100-065510")); err != nil {
+		t.Fatal(err)
+	}
+	mpath := filepath.Join(dir, "manifest.json")
+	var m map[string]any
+	b, err := os.ReadFile(mpath)
+	if err != nil || json.Unmarshal(b, &m) != nil {
+		t.Fatalf("%s: %v", mpath, err)
+	}
+	digests := map[string]string{}
+	ents, err := os.ReadDir(filepath.Join(dir, "tables"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		data, err := os.ReadFile(filepath.Join(dir, "tables", e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(data)
+		digests[e.Name()] = hex.EncodeToString(sum[:])
+	}
+	m["table_digests"] = digests
+	if b, err = json.Marshal(m); err != nil || os.WriteFile(mpath, b, 0o644) != nil {
+		t.Fatal(err)
+	}
+	report := func() string {
+		out := filepath.Join(t.TempDir(), "out")
+		var o, e bytes.Buffer
+		if code := run(context.Background(), []string{"report", dir, "-o", out}, &IO{Out: &o, Err: &e}); code != exitOK {
+			t.Fatalf("exit %d: %s", code, e.String())
+		}
+		md, err := os.ReadFile(filepath.Join(out, "report.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(md)
+	}
+	if md := report(); strings.Contains(md, "tables-changed") {
+		t.Error("tables as ingested, yet tables-changed")
+	}
+	other, err := os.ReadFile("../../testdata/runs/2026-11-23-h100-161238/tables/kernels.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tables", "kernels.parquet"), other, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if md := report(); !strings.Contains(md, "tables-changed") || !strings.Contains(md, "kernels.parquet changed") {
+		t.Error("kernels.parquet replaced, and no tables-changed warning naming it")
 	}
 }

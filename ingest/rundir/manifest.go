@@ -54,6 +54,9 @@ type Manifest struct {
 	// (--resume); Command stays the first one's.
 	Resumed  []Invocation `json:"resumed,omitempty"`
 	Warnings []string     `json:"warnings,omitempty"`
+	// TableDigests is the SHA-256 of each file ingest wrote into TablesDir
+	// (TableDigests); absent in runs ingested before it was recorded.
+	TableDigests map[string]string `json:"table_digests,omitempty"`
 }
 
 // MergedPart is one run a merged run was made of.

@@ -111,6 +111,11 @@ func Ingest(dir string, m *rundir.Manifest) ([]string, error) {
 	if err := t.Write(out, ingest.FormatParquet); err != nil {
 		return warns, fmt.Errorf("ingest: write %s: %w", out, err)
 	}
+	d, err := rundir.TableDigests(os.DirFS(dir))
+	if err != nil {
+		return warns, fmt.Errorf("ingest: digests of %s: %w", out, err)
+	}
+	m.TableDigests = d
 	return warns, nil
 }
 
