@@ -121,6 +121,10 @@ func TestProjectCommand(t *testing.T) {
 	}{
 		{[]string{"project", "2026-11-23-h100-140505", "--gpu", "h200", "--format", "json"}, 0,
 			[]string{`"rooftool_project": 1`, `"projection": true`, `"projected_wall_ms": `, `"target_gpu": "NVIDIA H200 SXM 141GB"`}, ""},
+		// A T4 (Turing) has no bf16 or fp8 tensor path (its datasheet): the run's bf16 and
+		// fp8 GEMMs are said to lack a roof there, not projected silently by their bytes.
+		{[]string{"project", "2026-11-23-h100-161238", "--gpu", "t4"}, 0,
+			[]string{"tensor bf16 FLOPs, a roof NVIDIA T4 lacks", "tensor fp8 FLOPs, a roof NVIDIA T4 lacks"}, ""},
 		{[]string{"project", "2026-11-23-h100-140505"}, 2, nil, "--gpu is required"},
 		{[]string{"project", "2026-11-23-h100-140505", "--gpu", "h999"}, 2, nil, "--gpu h999: not in the catalog"},
 		{[]string{"project", "2026-11-23-h100-140505", "--gpu", "h200", "--format", "yaml"}, 2, nil, `--format "yaml": want table, csv or json`},
