@@ -12,11 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow/memory"
-
 	"github.com/rooftool/rooftool/analysis"
-	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/testdata"
 )
 
 // The implementation-limited counterfactuals of gated_ssm in run
@@ -45,22 +41,7 @@ import (
 func TestCounterfactualsRun161238(t *testing.T) {
 	const run = "2026-11-23-h100-161238"
 	const big, mve = "B=16,T=2048,d=2048,H=16,dk=128,n=16", "B=16,T=512,d=768,H=12,dk=64,n=16"
-	name, fsys, err := testdata.Run(run)
-	if err != nil {
-		t.Skip(err)
-	}
-	r, err := rundir.OpenFS(name, fsys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
-	defer mem.AssertSize(t, 0)
-	in, tables, err := LoadRun(t.Context(), r, mem)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tables.Release()
-	rep := Build(*in)
+	rep := Build(*loadCommitted(t, run))
 	find := func(claim, shape string) *Decision {
 		t.Helper()
 		for i := range rep.Decisions {
@@ -142,19 +123,7 @@ func TestCounterfactualsRun161238(t *testing.T) {
 // warning with those figures; eager at the MVE shape (device 126.4 us, wall
 // 172.8 us) has none.
 func TestDeviceAboveWallRun161238(t *testing.T) {
-	name, fsys, err := testdata.Run("2026-11-23-h100-161238")
-	if err != nil {
-		t.Skip(err)
-	}
-	r, err := rundir.OpenFS(name, fsys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, tables, err := LoadRun(t.Context(), r, memory.DefaultAllocator)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tables.Release()
+	in := loadCommitted(t, "2026-11-23-h100-161238")
 	has := func(shape string) string {
 		for _, c := range in.Run.Cells {
 			if c.Experiment == "gated_ssm" && c.Variant == "eager" && c.Shape == shape {

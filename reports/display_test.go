@@ -6,11 +6,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/apache/arrow-go/v18/arrow/memory"
-
-	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/testdata"
 )
 
 // Small goldens of how report.md shows figures of run
@@ -29,20 +24,7 @@ import (
 //     DRAM than the candidate's model (scan_gate at B=4,T=2048), the L2 note
 //     says the fusion can remove nothing more instead of "at most — more".
 func TestDisplaySituations(t *testing.T) {
-	name, fsys, err := testdata.Run("2026-11-23-h100-161238")
-	if err != nil {
-		t.Skip(err)
-	}
-	r, err := rundir.OpenFS(name, fsys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, tables, err := LoadRun(t.Context(), r, memory.DefaultAllocator)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tables.Release()
-	rep := Build(*in)
+	rep := Build(*loadCommitted(t, "2026-11-23-h100-161238"))
 	row := func(exp, variant, shapePrefix string) CellRow {
 		for _, e := range rep.Experiments {
 			for _, s := range e.Shapes {

@@ -15,9 +15,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/testdata"
 )
 
 // browserNames are the headless-capable browsers the browser tests look
@@ -213,17 +210,7 @@ func TestHTMLInBrowser(t *testing.T) {
 // rendered as `rooftool report --format html` would, real plots included.
 func TestCommittedHTMLInBrowser(t *testing.T) {
 	bin := browser(t)
-	if len(testdata.Runs()) == 0 {
-		t.Skip("no run committed under testdata/runs yet")
-	}
-	name, fsys, err := testdata.Run("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := rundir.OpenFS(name, fsys)
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := openCommitted(t, "")
 	out := filepath.Join(t.TempDir(), "out")
 	if err := WriteRun(context.Background(), run, out, []string{FormatHTML}); err != nil {
 		t.Fatal(err)
@@ -235,7 +222,7 @@ func TestCommittedHTMLInBrowser(t *testing.T) {
 	}
 	shot := filepath.Join(out, "report.png")
 	checkScreenshot(t, bin, file, shot)
-	keepShot(t, shot, name+".png")
+	keepShot(t, shot, run.Name+".png")
 	checkDOMRows(t, string(page), string(runBrowser(t, bin, file, "--dump-dom")))
 }
 
@@ -319,17 +306,7 @@ func TestHTMLFitsLaptop(t *testing.T) {
 		checkFits(t, bin, renderHTML(t, r, plotFiles(r)))
 	})
 	t.Run("committed", func(t *testing.T) {
-		if len(testdata.Runs()) == 0 {
-			t.Skip("no run committed under testdata/runs yet")
-		}
-		name, fsys, err := testdata.Run("")
-		if err != nil {
-			t.Fatal(err)
-		}
-		run, err := rundir.OpenFS(name, fsys)
-		if err != nil {
-			t.Fatal(err)
-		}
+		run := openCommitted(t, "")
 		out := filepath.Join(t.TempDir(), "out")
 		if err := WriteRun(context.Background(), run, out, []string{FormatHTML}); err != nil {
 			t.Fatal(err)

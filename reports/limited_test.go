@@ -4,11 +4,6 @@ import (
 	"math"
 	"strings"
 	"testing"
-
-	"github.com/apache/arrow-go/v18/arrow/memory"
-
-	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/testdata"
 )
 
 // gated_ssm hbm-traffic at d=2048 on run 2026-11-23-h100-140505. From the
@@ -26,22 +21,7 @@ import (
 //     0.6985 at best, not judged.
 func TestLimitedByImplementation(t *testing.T) {
 	const run, shape = "2026-11-23-h100-140505", "B=16,T=2048,d=2048,H=16,dk=128,n=16"
-	name, fsys, err := testdata.Run(run)
-	if err != nil {
-		t.Skip(err)
-	}
-	r, err := rundir.OpenFS(name, fsys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
-	defer mem.AssertSize(t, 0)
-	in, tables, err := LoadRun(t.Context(), r, mem)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tables.Release()
-	rep := Build(*in)
+	rep := Build(*loadCommitted(t, run))
 	var d *Decision
 	for i := range rep.Decisions {
 		if c := &rep.Decisions[i]; c.Claim == "hbm-traffic" && c.Shape == shape {

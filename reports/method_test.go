@@ -8,11 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"go.yaml.in/yaml/v3"
-
-	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/testdata"
 )
 
 // METHOD.md's quantitative statements, each recomputed from the raw
@@ -126,19 +122,7 @@ func TestMethodLoopClock(t *testing.T) {
 	if want != 1590 {
 		t.Fatalf("median of wide-gemm's clock samples %.0f MHz, want 1590", want)
 	}
-	name, fsys, err := testdata.Run(run)
-	if err != nil {
-		t.Skip(err)
-	}
-	r, err := rundir.OpenFS(name, fsys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, tables, err := LoadRun(t.Context(), r, memory.DefaultAllocator)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tables.Release()
+	in := loadCommitted(t, run)
 	if got := in.CellSMClocks[key("gla_proj", "wide-gemm", shape)]; got != want {
 		t.Errorf("wide-gemm's cell clock %.0f MHz, want %.0f", got, want)
 	}

@@ -3,11 +3,8 @@ package reports
 import (
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow/memory"
-
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/testdata"
 )
 
 // The newest committed run (the default one) was made with one ncu process
@@ -15,14 +12,8 @@ import (
 // GPU time and L2 bytes, or carries range-partial; every pass of every cell
 // records the knobs it ran with; no two passes of a cell saw different code.
 func TestNewestRunIsWhole(t *testing.T) {
-	name, fsys, err := testdata.Run("")
-	if err != nil {
-		t.Skip(err)
-	}
-	run, err := rundir.OpenFS(name, fsys)
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := openCommitted(t, "")
+	name := run.Name
 	if run.Manifest == nil {
 		t.Fatalf("%s: no manifest", name)
 	}
@@ -37,13 +28,7 @@ func TestNewestRunIsWhole(t *testing.T) {
 			t.Errorf("%s %s: range pass records no coverage", name, c.Key())
 		}
 	}
-	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
-	defer mem.AssertSize(t, 0)
-	in, tables, err := LoadRun(t.Context(), run, mem)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tables.Release()
+	in := loadCommitted(t, "")
 	for _, c := range in.Run.Cells {
 		if c.Status != "ok" {
 			continue
