@@ -6,7 +6,6 @@ import (
 
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/kernels"
 )
 
 // TestClocksDifferOnDeviceLoops: a gpu_speedup (gated_ssm latency,
@@ -18,12 +17,7 @@ import (
 // clocks-differ voids it. The wall-loop clocks (equal) say nothing here.
 func TestClocksDifferOnDeviceLoops(t *testing.T) {
 	const gs = "B=16,T=512,d=768,H=12,dk=64,n=16"
-	in := syntheticInput()
-	exps, err := kernels.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	in.Experiments = exps
+	in := syntheticJudged(t)
 	for i := range in.Run.Cells {
 		c := &in.Run.Cells[i]
 		if c.Experiment != "gated_ssm" || c.Shape != gs {

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/rooftool/rooftool/analysis"
-	"github.com/rooftool/rooftool/kernels"
 )
 
 // TestDRAMVerdictOnReplaySpread: gated_ssm hbm-traffic (dram_ratio < 0.7,
@@ -38,12 +37,7 @@ func TestDRAMVerdictOnReplaySpread(t *testing.T) {
 			[]string{"0.693x clears < 0.700x", "dram-one-replay"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			in := syntheticInput()
-			exps, err := kernels.Load()
-			if err != nil {
-				t.Fatal(err)
-			}
-			in.Experiments = exps
+			in := syntheticJudged(t)
 			for i := range in.Run.Cells {
 				c := &in.Run.Cells[i]
 				if c.Experiment != "gated_ssm" || c.Shape != gs {

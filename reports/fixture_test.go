@@ -1,12 +1,27 @@
 package reports
 
 import (
+	"testing"
 	"time"
 
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/kernels"
 )
+
+// syntheticJudged is syntheticInput judged with the claims built into
+// rooftool.
+func syntheticJudged(t *testing.T) Input {
+	t.Helper()
+	in := syntheticInput()
+	exps, err := kernels.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Experiments = exps
+	return in
+}
 
 // syntheticInput is a hand-made run for the tests: every number in it is
 // invented (the GPU says so) and only exercises the report's logic and

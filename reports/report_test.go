@@ -41,12 +41,7 @@ func golden(t *testing.T, name string, got []byte) {
 
 func syntheticReport(t *testing.T) *Report {
 	t.Helper()
-	in := syntheticInput()
-	exps, err := kernels.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	in.Experiments = exps
+	in := syntheticJudged(t)
 	return Build(in)
 }
 
@@ -322,12 +317,7 @@ func TestClockCheck(t *testing.T) {
 // Facts of a pass the manifest marks failed are not used, even when the
 // tables hold rows of that failed attempt.
 func TestMaskFailedPasses(t *testing.T) {
-	in := syntheticInput()
-	exps, err := kernels.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	in.Experiments = exps
+	in := syntheticJudged(t)
 	for i := range in.Manifest.Cells {
 		c := &in.Manifest.Cells[i]
 		if c.Experiment == "swiglu" && c.Variant == "dual-acc" {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/kernels"
 )
 
 // Small goldens, one per situation a verdict meets: each starts from the
@@ -89,12 +88,7 @@ func TestSituations(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			in := syntheticInput()
-			exps, err := kernels.Load()
-			if err != nil {
-				t.Fatal(err)
-			}
-			in.Experiments = exps
+			in := syntheticJudged(t)
 			tc.edit(&in)
 			rep := Build(in)
 			var b strings.Builder
