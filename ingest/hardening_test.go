@@ -133,19 +133,7 @@ func TestNCUImpossibleValues(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := ncuString(t, "bad.csv", c.text, Options{})
-			var ie *InputError
-			if !errors.As(err, &ie) {
-				t.Fatalf("err = %v, want *InputError", err)
-			}
-			if ie.File != "bad.csv" || ie.Line != c.line {
-				t.Errorf("err = %q (line %d), want line %d", err, ie.Line, c.line)
-			}
-			for _, w := range c.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("err = %q, want it to contain %q", err, w)
-				}
-			}
+			wantNCUInputError(t, c.text, c.line, c.want)
 		})
 	}
 	// A negative value of a metric that may be negative (no count unit)
@@ -256,5 +244,24 @@ func TestTimingByteOrderMark(t *testing.T) {
 	tb := ingestNCU(t, p, Options{})
 	if n := tb.NumRows(TableTimings); n != 2 {
 		t.Errorf("%d timing rows, want 2", n)
+	}
+}
+
+// wantNCUInputError parses text as the ncu export bad.csv and wants an
+// *InputError naming that file and line, whose message holds every want.
+func wantNCUInputError(t *testing.T, text string, line int, want []string) {
+	t.Helper()
+	_, err := ncuString(t, "bad.csv", text, Options{})
+	var ie *InputError
+	if !errors.As(err, &ie) {
+		t.Fatalf("err = %v, want *InputError", err)
+	}
+	if ie.File != "bad.csv" || ie.Line != line {
+		t.Errorf("err = %q (line %d), want line %d", err, ie.Line, line)
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("err = %q, want it to contain %q", err, w)
+		}
 	}
 }

@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"errors"
 	"strings"
 	"testing"
 )
@@ -83,19 +82,7 @@ func TestNCUUnitsRefused(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := ncuString(t, "bad.csv", c.text, Options{})
-			var ie *InputError
-			if !errors.As(err, &ie) {
-				t.Fatalf("err = %v, want *InputError", err)
-			}
-			if ie.File != "bad.csv" || ie.Line != c.line {
-				t.Errorf("err = %q (line %d), want line %d", err, ie.Line, c.line)
-			}
-			for _, w := range c.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("err = %q, want it to contain %q", err, w)
-				}
-			}
+			wantNCUInputError(t, c.text, c.line, c.want)
 		})
 	}
 }
