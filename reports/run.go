@@ -168,11 +168,12 @@ func LoadRun(ctx context.Context, run *rundir.Run, mem memory.Allocator) (*Input
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fail(err)
 	}
-	exps, claimsFrom, err := experimentsOf(run)
+	exps, claimsFrom, warns, err := experimentsOf(run)
 	if err != nil {
 		return fail(err)
 	}
 	in.Experiments, in.ClaimsFrom = exps, claimsFrom
+	in.Warnings = append(in.Warnings, warns...)
 	if run.Manifest != nil && len(run.Manifest.TableDigests) > 0 {
 		have, err := rundir.TableDigests(run.FS)
 		if err != nil {
@@ -183,9 +184,6 @@ func LoadRun(ctx context.Context, run *rundir.Run, mem memory.Allocator) (*Input
 				Msg: fmt.Sprintf("%s differ from what the run's ingest wrote (manifest table_digests): %s; the report is of these tables, not necessarily of the run's exports (rooftool profile --ingest-only -o %s rebuilds them)",
 					run.Path(rundir.TablesDir), strings.Join(diff, ", "), run.Path(""))})
 		}
-	}
-	if _, snap := run.Specs(); snap {
-		in.Warnings = append(in.Warnings, missingClaims(exps, run)...)
 	}
 	gpuName := ""
 	if run.Manifest != nil {
@@ -217,31 +215,30 @@ func LoadRun(ctx context.Context, run *rundir.Run, mem memory.Allocator) (*Input
 
 // experimentsOf loads the experiments a run is judged with: its own
 // snapshot of the specs and claims (specs/) where it has one, else the
-// ones built into rooftool, and says which.
-func experimentsOf(run *rundir.Run) ([]*kernels.Experiment, string, error) {
+// ones built into rooftool, and says which; for a snapshot, the warnings
+// of missingClaims.
+func experimentsOf(run *rundir.Run) ([]*kernels.Experiment, string, []analysis.Warning, error) {
 	if fsys, ok := run.Specs(); ok {
 		exps, err := kernels.LoadFS(fsys)
 		if err != nil { // a snapshot that does not parse or validate is bad input (exit 2)
-			return nil, "", &RunInputError{Run: run.Name, Msg: fmt.Sprintf("%s: %v", run.Path(rundir.SpecsDir), err)}
+			return nil, "", nil, &RunInputError{Run: run.Name, Msg: fmt.Sprintf("%s: %v", run.Path(rundir.SpecsDir), err)}
 		}
+		var warns []analysis.Warning
 		if builtin, err := kernels.Load(); err == nil {
 			fillEpilogues(exps, builtin)
+			warns = missingClaims(exps, builtin, run)
 		}
-		return exps, "the run's own snapshot (" + rundir.SpecsDir + "/)", nil
+		return exps, "the run's own snapshot (" + rundir.SpecsDir + "/)", warns, nil
 	}
 	exps, err := kernels.Load()
-	return exps, "the claims built into this rooftool (the run keeps no snapshot of its own)", err
+	return exps, "the claims built into this rooftool (the run keeps no snapshot of its own)", nil, err
 }
 
 // missingClaims warns, for each experiment of a run's specs snapshot that
 // has no claims.yaml, where rooftool's built-in experiment of that name has
 // claims: those claims are not judged (a run of a --cmd program without
 // --claims has no built-in experiment of its name, and no warning).
-func missingClaims(exps []*kernels.Experiment, run *rundir.Run) []analysis.Warning {
-	builtin, err := kernels.Load()
-	if err != nil {
-		return nil
-	}
+func missingClaims(exps, builtin []*kernels.Experiment, run *rundir.Run) []analysis.Warning {
 	byName := map[string]*kernels.Experiment{}
 	for _, e := range builtin {
 		byName[e.Name] = e
