@@ -35,9 +35,6 @@ type Options struct {
 	HostBoundFactor float64
 	// BimodalGap and BimodalShare tune the two-groups test of timing samples.
 	BimodalGap, BimodalShare float64
-	// Theory evaluates a variant's theoretical model at a shape. nil: the
-	// claims.yaml formulas evaluated with expr-lang (TheoryFromSpec).
-	Theory func(e *kernels.Experiment, variant, shape string) (dramBytes, flops float64, err error)
 }
 
 // Analyze derives every fact of a run from its ingested tables and the
@@ -70,9 +67,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.BimodalShare <= 0 {
 		o.BimodalShare = DefaultBimodalShare
-	}
-	if o.Theory == nil {
-		o.Theory = TheoryFromSpec
 	}
 	return o
 }

@@ -249,7 +249,7 @@ func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps
 		checkClockSpread(c, spreads[key], "timed loop", ClockTolLoop)
 		checkClockSpread(c, devSpreads[key], "device-time loop", ClockTolLoop)
 		if e := expByName[key.Experiment]; e != nil {
-			b, f, err := opts.Theory(e, key.Variant, key.Shape)
+			b, f, err := TheoryFromSpec(e, key.Variant, key.Shape)
 			if err != nil {
 				c.Warnings = append(c.Warnings, Warning{Code: WarnMissing, Metric: "theory", Msg: err.Error()})
 			} else {

@@ -228,7 +228,7 @@ func (x *index) row(e *kernels.Experiment, v kernels.Variant, shape string) (Cel
 	row := CellRow{Variant: v.Name, Role: v.Role}
 	row.Status, row.Reason = x.status(e.Name, v.Name, shape)
 	if th, ok := e.Theory[v.Name]; ok {
-		if b, f, err := EvalTheory(th, shape); err == nil {
+		if b, f, err := analysis.EvalTheory(th, shape); err == nil {
 			row.TheoryDRAMBytes, row.TheoryFLOPs = b, f
 		} else {
 			row.Reason = joinNote(row.Reason, "theory: "+err.Error())

@@ -146,7 +146,7 @@ func (x *index) epilogueBytes(e *kernels.Experiment, variant, shape string) (flo
 	if !ok || th.EpilogueBytes == "" {
 		return 0, fmt.Sprintf("claims.yaml states no epilogue operands for %s: none kept, so the bound may be looser still", variant)
 	}
-	b, err := EvalFormula(th.EpilogueBytes, shape)
+	b, err := analysis.EvalFormula(th.EpilogueBytes, shape)
 	if err != nil {
 		return 0, fmt.Sprintf("claims.yaml epilogue_bytes of %s: %v: none kept", variant, err)
 	}

@@ -305,7 +305,7 @@ func theoryDRAM(e *kernels.Experiment, v, shape string) (float64, bool) {
 	if !has || th.DRAMBytes == "" {
 		return 0, false
 	}
-	b, _, err := EvalTheory(th, shape)
+	b, _, err := analysis.EvalTheory(th, shape)
 	return b, err == nil && b > 0
 }
 
@@ -384,7 +384,7 @@ func (x *index) rooflineTime(e *kernels.Experiment, variant, shape string) (floa
 	if !ok {
 		return 0, false
 	}
-	b, fl, err := EvalTheory(th, shape)
+	b, fl, err := analysis.EvalTheory(th, shape)
 	if err != nil || b <= 0 || fl <= 0 {
 		return 0, false
 	}

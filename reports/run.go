@@ -197,7 +197,7 @@ func LoadRun(ctx context.Context, run *rundir.Run, mem memory.Allocator) (*Input
 		return fail(err)
 	}
 	ceil := gpu.CeilingsFor(analysis.DeviceCeilings(tables), gpuName, measured)
-	an, err := analysis.Analyze(tables, exps, analysis.Options{Ceilings: ceil, Theory: TheoryFunc})
+	an, err := analysis.Analyze(tables, exps, analysis.Options{Ceilings: ceil})
 	if err != nil {
 		return fail(fmt.Errorf("analyse %s: %w", run.Name, err))
 	}

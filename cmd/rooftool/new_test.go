@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/kernels"
 	"github.com/rooftool/rooftool/reports"
 )
@@ -58,7 +59,7 @@ func TestNewValidates(t *testing.T) {
 	}
 	for v, th := range e.Theory {
 		for _, s := range e.AllShapes() {
-			b, f, err := reports.EvalTheory(th, s)
+			b, f, err := analysis.EvalTheory(th, s)
 			if err != nil || b <= 0 || f <= 0 {
 				t.Errorf("theory of %s at %s: %v bytes, %v flops, %v", v, s, b, f, err)
 			}
@@ -66,8 +67,8 @@ func TestNewValidates(t *testing.T) {
 	}
 	// The model's DRAM reduction clears the scaffold's own dram_reduction claim.
 	s := e.Shapes[0]
-	ub, _, _ := reports.EvalTheory(e.Theory["unfused"], s)
-	fb, _, _ := reports.EvalTheory(e.Theory["fused"], s)
+	ub, _, _ := analysis.EvalTheory(e.Theory["unfused"], s)
+	fb, _, _ := analysis.EvalTheory(e.Theory["fused"], s)
 	if r := 1 - fb/ub; r < 0.5 {
 		t.Errorf("model reduction %.2f < 0.5", r)
 	}

@@ -1,4 +1,4 @@
-package reports
+package analysis
 
 import (
 	"fmt"
@@ -162,5 +162,37 @@ func TestEvalFormulaErrors(t *testing.T) {
 	}
 	if _, _, err := EvalTheory(kernels.Theory{DRAMBytes: "q"}, "M=1"); err == nil || !strings.Contains(err.Error(), "dram_bytes") {
 		t.Errorf("EvalTheory error %v does not name dram_bytes", err)
+	}
+}
+
+// A hand-written model: 2*M*N*K at M=2, N=3, K=4 is 48; M/(N-N) divides
+// by zero (+Inf) and is refused with the formula and the shape named, by
+// TheoryFromSpec too, which names the claims.yaml and the variant.
+func TestTheoryHandWritten(t *testing.T) {
+	const shape = "M=2,N=3,K=4"
+	if v, err := EvalFormula("2*M*N*K", shape); err != nil || v != 48 {
+		t.Errorf("2*M*N*K at %s = %v, %v; want 48", shape, v, err)
+	}
+	for _, f := range []string{"M/(N-N)", "-M/(N-N)", "(N-N)/(N-N)"} {
+		_, err := EvalFormula(f, shape)
+		if err == nil || !strings.Contains(err.Error(), f) || !strings.Contains(err.Error(), shape) || !strings.Contains(err.Error(), "not a finite number") {
+			t.Errorf("EvalFormula(%q, %q) = %v, want a not-finite error naming both", f, shape, err)
+		}
+	}
+	e := &kernels.Experiment{Name: "hand", Theory: map[string]kernels.Theory{
+		"ok":  {DRAMBytes: "2*M*N*K", FLOPs: "M*N"},
+		"inf": {DRAMBytes: "2*M*N*K", FLOPs: "M/(N-N)"},
+	}}
+	if b, f, err := TheoryFromSpec(e, "ok", shape); err != nil || b != 48 || f != 6 {
+		t.Errorf("TheoryFromSpec(ok) = %v, %v, %v; want 48, 6", b, f, err)
+	}
+	b, f, err := TheoryFromSpec(e, "inf", shape)
+	if err == nil || b != 0 || f != 0 {
+		t.Fatalf("TheoryFromSpec(inf) = %v, %v, %v; want an error", b, f, err)
+	}
+	for _, want := range []string{"kernels/hand/claims.yaml", "theory of inf", "flops", `"M/(N-N)"`, shape, "not a finite number"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("TheoryFromSpec(inf) error %q does not name %q", err, want)
+		}
 	}
 }
