@@ -157,41 +157,50 @@ func SummarySource(kernels []ingest.Kernel, source string) []ingest.Kernel {
 	}
 	var out []ingest.Kernel
 	for _, k := range kernels {
-		if k.Pass == ingest.PassRange {
-			continue
+		if summaryKeeps(k.Pass, k.Source, source, hasTimeline) {
+			out = append(out, k)
 		}
-		switch {
-		case source != "":
-			if k.Source != source {
-				continue
-			}
-		case hasTimeline:
-			if k.Pass != ingest.PassTimeline {
-				continue
-			}
-		}
-		out = append(out, k)
 	}
 	return out
 }
 
-// summaryName is the name a kernel is grouped by.
-func summaryName(k *ingest.Kernel, names string) string {
-	first := func(s ...string) string {
-		for _, x := range s {
-			if x != "" {
-				return x
-			}
-		}
-		return ""
+// summaryKeeps is SummarySource's choice for a kernel row of the given
+// pass and source, where timeline says whether the rows hold a timeline
+// row at all.
+func summaryKeeps(pass, src, source string, timeline bool) bool {
+	switch {
+	case pass == ingest.PassRange:
+		return false
+	case source != "":
+		return src == source
+	case timeline:
+		return pass == ingest.PassTimeline
 	}
+	return true
+}
+
+// summaryNameOrder is the order in which a kernel's names are tried for
+// the name it is grouped by, as indices into (name, short_name, mangled):
+// the first non-empty one is taken.
+func summaryNameOrder(names string) [3]int {
 	switch names {
 	case NamesBase:
-		return first(k.ShortName, k.Name, k.Mangled)
+		return [3]int{1, 0, 2}
 	case NamesMangled:
-		return first(k.Mangled, k.Name, k.ShortName)
+		return [3]int{2, 0, 1}
 	}
-	return first(k.Name, k.ShortName, k.Mangled)
+	return [3]int{0, 1, 2}
+}
+
+// summaryName is the name a kernel is grouped by.
+func summaryName(k *ingest.Kernel, names string) string {
+	cand := [3]string{k.Name, k.ShortName, k.Mangled}
+	for _, i := range summaryNameOrder(names) {
+		if cand[i] != "" {
+			return cand[i]
+		}
+	}
+	return ""
 }
 
 // Summary is a kernel summary: its rows, and per range path how many

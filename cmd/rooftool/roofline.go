@@ -195,6 +195,63 @@ func drawRoofline(opts *RooflineOptions, t *ingest.Tables, exps []*kernels.Exper
 	return nil
 }
 
+// rooflineInput is what roofline draws from: the tables without their
+// metrics and the metric index (analysis.ReadIndexed), read from dir, and
+// the run directory where the input is one.
+type rooflineInput struct {
+	t       *ingest.Tables
+	metrics *analysis.MetricIndex
+	dir     string // the tables read
+	runDir  string
+	tmp     *ingest.TempTables // ingested exports, removed by Close
+}
+
+func (in *rooflineInput) Close() {
+	in.t.Release()
+	if in.tmp != nil {
+		in.tmp.Remove()
+	}
+}
+
+// openRooflineInput reads inputs: one directory of ingested tables as it
+// is, raw exports once ingested into a temporary directory
+// (ingest.WriteTemp); the metrics table batchRows rows a batch (<= 0: the
+// scan's default).
+func openRooflineInput(inputs []string, batchRows int) (*rooflineInput, error) {
+	if len(inputs) == 1 {
+		if st, err := os.Stat(inputs[0]); err == nil && st.IsDir() {
+			if err := checkTablesDir(inputs[0]); err != nil {
+				return nil, err
+			}
+			if _, err := rundir.Open(inputs[0]); err != nil {
+				return nil, &ingest.InputError{File: inputs[0], Err: err}
+			}
+			in := &rooflineInput{dir: tablesDir(inputs[0])}
+			if in.t, in.metrics, err = analysis.ReadIndexed(in.dir, batchRows); err != nil {
+				return nil, &ingest.InputError{File: inputs[0], Err: err}
+			}
+			if st, err := os.Stat(filepath.Join(inputs[0], rundir.TablesDir)); err == nil && st.IsDir() {
+				in.runDir = inputs[0]
+			}
+			return in, nil
+		}
+	}
+	var files []ingest.Input
+	for _, p := range inputs {
+		files = append(files, ingest.Input{Path: p})
+	}
+	tmp, err := ingest.WriteTemp(files, "rooftool-roofline-*")
+	if err != nil {
+		return nil, err
+	}
+	in := &rooflineInput{dir: tmp.Dir, tmp: tmp}
+	if in.t, in.metrics, err = analysis.ReadIndexed(in.dir, batchRows); err != nil {
+		tmp.Remove()
+		return nil, err
+	}
+	return in, nil
+}
+
 // deviceRoofs reports whether some roof comes from the export's own peak
 // metrics (ncu's peak_sustained, as its SpeedOfLight_RooflineChart section
 // records them) rather than the catalog or measured ceilings.

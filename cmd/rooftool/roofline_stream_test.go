@@ -104,12 +104,8 @@ func TestRooflineStreamMatchesInMemory(t *testing.T) {
 			}
 
 			// The scan went through several batches where the table has rows.
-			tdir := tablesDir(c.input)
-			if in.tmp != "" {
-				tdir = filepath.Join(in.tmp, "tables")
-			}
 			batches, rows := 0, 0
-			if err := ingest.ScanMetrics(tdir, []string{"kernel_id"}, c.batch, func(b *ingest.MetricBatch) error {
+			if err := ingest.ScanMetrics(in.dir, []string{"kernel_id"}, c.batch, func(b *ingest.MetricBatch) error {
 				batches++
 				rows += b.Rows
 				return nil

@@ -102,38 +102,33 @@ func loadTables(inputs []string) (*ingest.Tables, error) {
 }
 
 // statsSummary summarises the kernels of the inputs batch by batch
-// (streamSummary): a directory of tables as it is, raw exports once
-// ingested into a temporary directory (ingest.WriteFiles, bounded memory).
+// (analysis.StreamSummary): a directory of tables as it is, raw exports
+// once ingested into a temporary directory (ingest.WriteTemp).
 func statsSummary(inputs []string, source string, so analysis.SummaryOptions, warn io.Writer) (analysis.Summary, error) {
 	if len(inputs) == 1 {
 		if st, err := os.Stat(inputs[0]); err == nil && st.IsDir() {
 			if err := checkTablesDir(inputs[0]); err != nil {
 				return analysis.Summary{}, err
 			}
-			return streamSummary(tablesDir(inputs[0]), source, so)
+			return analysis.StreamSummary(tablesDir(inputs[0]), source, so)
 		}
 	}
 	if err := distinctInputs("stats", inputs); err != nil {
 		return analysis.Summary{}, err
 	}
-	tmp, err := os.MkdirTemp("", "rooftool-stats-*")
-	if err != nil {
-		return analysis.Summary{}, err
-	}
-	defer os.RemoveAll(tmp)
 	var in []ingest.Input
 	for _, p := range inputs {
 		in = append(in, ingest.Input{Path: p})
 	}
-	dir := filepath.Join(tmp, "tables")
-	w, err := ingest.WriteFiles(in, dir, ingest.FormatParquet, nil)
+	tmp, err := ingest.WriteTemp(in, "rooftool-stats-*")
 	if err != nil {
 		return analysis.Summary{}, err
 	}
-	for _, m := range w.Warnings {
+	defer tmp.Remove()
+	for _, m := range tmp.Written.Warnings {
 		fmt.Fprintf(warn, "warning: %s: %s\n", m.File, m.Value)
 	}
-	return streamSummary(dir, source, so)
+	return analysis.StreamSummary(tmp.Dir, source, so)
 }
 
 // checkTablesDir fails with bad input (exit 2) when dir, given where export
@@ -197,7 +192,7 @@ func runStats(ctx context.Context, opts *StatsOptions) error {
 		return usageErrorf("stats: %v", err)
 	}
 	s, err := statsSummary(opts.Inputs, opts.Source, so, opts.IO.Err)
-	var te *statsTimeError
+	var te *analysis.SummaryTimeError
 	if errors.As(err, &te) {
 		return &ingest.InputError{File: strings.Join(opts.Inputs, " "), Err: err}
 	}

@@ -1,11 +1,11 @@
-package main
+package analysis
 
-// stats over a directory of tables reads the kernels table a batch at a
-// time (ingest.ScanKernels) and keeps only the durations of each (range,
-// name) group, so a table of a hundred million kernels never becomes a
-// hundred million Kernel rows. The groups and figures are those of
-// analysis.KernelSummary over analysis.SummarySource: the same SummaryKey
-// picks each kernel's group, SummariseGroups computes the rows.
+// StreamSummary reads the kernels table of a directory a batch at a time
+// (ingest.ScanKernels) and keeps only the durations of each (range, name)
+// group, so a table of a hundred million kernels never becomes a hundred
+// million Kernel rows. Its groups and figures are those of KernelSummary
+// over SummarySource: the same summaryKeeps picks the rows, the same
+// SummaryKey each kernel's group, SummariseGroups computes the rows.
 
 import (
 	"errors"
@@ -15,22 +15,20 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/ingest"
 )
 
-// statsTimeError says the kernels' times cannot be summarised: some have
-// none, or their sum does not fit int64 nanoseconds. stats names the
-// inputs with it (bad input, exit 2).
-type statsTimeError struct{ msg string }
+// SummaryTimeError says the kernels' times cannot be summarised: some have
+// none, or their sum does not fit int64 nanoseconds.
+type SummaryTimeError struct{ Msg string }
 
-func (e *statsTimeError) Error() string { return e.msg }
+func (e *SummaryTimeError) Error() string { return e.Msg }
 
 // errFound stops a scan early.
 var errFound = errors.New("found")
 
 // tablesTimeline reports whether the kernels table under dir has a
-// timeline row (nsys, Kineto), as analysis.SummarySource asks.
+// timeline row (nsys, Kineto), as SummarySource asks.
 func tablesTimeline(dir string) (bool, error) {
 	err := ingest.ScanKernels(dir, []string{"pass"}, func(b *ingest.KernelBatch) error {
 		for _, i := range b.Pass.Idx {
@@ -59,27 +57,30 @@ type groupTable struct {
 // tableDenseMax is the most cells of a dense groupTable.
 const tableDenseMax = 1 << 22
 
+// sameDict reports whether two dictionaries of a scan are the same slice
+// (a scan hands each file's dictionary on from batch to batch).
 func sameDict(a, b []string) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
-// streamSummary is analysis.KernelSummary(analysis.SummarySource(kernels,
-// source), so) over the kernels table under dir, read batch by batch.
-func streamSummary(dir, source string, so analysis.SummaryOptions) (analysis.Summary, error) {
-	if err := so.Validate(); err != nil {
-		return analysis.Summary{}, err
+// StreamSummary is KernelSummary(SummarySource(kernels, source), opts) over
+// the kernels table under dir, read batch by batch. Kernels without a time,
+// or times whose sum overflows int64 nanoseconds, are a *SummaryTimeError.
+func StreamSummary(dir, source string, opts SummaryOptions) (Summary, error) {
+	if err := opts.Validate(); err != nil {
+		return Summary{}, err
 	}
-	match, _ := analysis.RangeMatcher(so.Range)
+	match, _ := RangeMatcher(opts.Range)
 	timeline := false
 	if source == "" {
 		var err error
 		if timeline, err = tablesTimeline(dir); err != nil {
-			return analysis.Summary{}, err
+			return Summary{}, err
 		}
 	}
 	type gkey struct{ rng, name string }
 	index := map[gkey]int32{}
-	var groups []analysis.SummaryGroup
+	var groups []SummaryGroup
 	var gt *groupTable
 	str := func(c ingest.StrCol, i int32) string {
 		if i < 0 {
@@ -87,6 +88,7 @@ func streamSummary(dir, source string, so analysis.SummaryOptions) (analysis.Sum
 		}
 		return c.Dict[i]
 	}
+	order := summaryNameOrder(opts.Names)
 	var (
 		total  int64  // every kept kernel's time: no group's or range's sum exceeds it
 		noTime int    // kept kernels without a time (duration_ns null)
@@ -94,15 +96,14 @@ func streamSummary(dir, source string, so analysis.SummaryOptions) (analysis.Sum
 	)
 	cols := []string{"source", "pass", "range", "range_path", "name", "short_name", "mangled", "duration_ns"}
 	err := ingest.ScanKernels(dir, cols, func(b *ingest.KernelBatch) error {
-		// Which (source, pass) values count, as SummarySource picks them.
-		keepPass := make([]bool, len(b.Pass.Dict)+1)
-		for i := -1; i < len(b.Pass.Dict); i++ {
-			p := str(b.Pass, int32(i))
-			keepPass[i+1] = p != ingest.PassRange && (source != "" || !timeline || p == ingest.PassTimeline)
-		}
-		keepSrc := make([]bool, len(b.Source.Dict)+1)
-		for i := -1; i < len(b.Source.Dict); i++ {
-			keepSrc[i+1] = source == "" || str(b.Source, int32(i)) == source
+		// Which (pass, source) values count: keep[(pass+1)*ns+source+1],
+		// a null value at index 0.
+		ns := len(b.Source.Dict) + 1
+		keep := make([]bool, (len(b.Pass.Dict)+1)*ns)
+		for p := -1; p < len(b.Pass.Dict); p++ {
+			for s := -1; s < len(b.Source.Dict); s++ {
+				keep[(p+1)*ns+s+1] = summaryKeeps(str(b.Pass, int32(p)), str(b.Source, int32(s)), source, timeline)
+			}
 		}
 		d := [5][]string{b.RangePath.Dict, b.Range.Dict, b.Name.Dict, b.ShortName.Dict, b.Mangled.Dict}
 		if gt == nil || !sameDict(gt.dicts[0], d[0]) || !sameDict(gt.dicts[1], d[1]) || !sameDict(gt.dicts[2], d[2]) ||
@@ -115,13 +116,14 @@ func streamSummary(dir, source string, so analysis.SummaryOptions) (analysis.Sum
 			}
 		}
 		nRP, nN, nS := int32(len(d[0])), int32(len(d[2])), int32(len(d[3]))
+		base := [3]int32{1, 1 + nN, 1 + nN + nS}
 		for i := 0; i < b.Rows; i++ {
-			if !keepPass[b.Pass.Idx[i]+1] || !keepSrc[b.Source.Idx[i]+1] {
+			if !keep[int(b.Pass.Idx[i]+1)*ns+int(b.Source.Idx[i]+1)] {
 				continue
 			}
 			// Range key: 0 none, 1.. range_path values, then range values.
-			// Name key: 0 none, then name, short_name, mangled values. The
-			// first non-empty value is the one SummaryKey reads.
+			// Name key: 0 none, then name, short_name, mangled values. Each
+			// is the value SummaryKey reads: the first non-empty one.
 			var rk, nk int32
 			if j := b.RangePath.Idx[i]; j >= 0 && d[0][j] != "" {
 				rk = 1 + j
@@ -129,14 +131,6 @@ func streamSummary(dir, source string, so analysis.SummaryOptions) (analysis.Sum
 				rk = 1 + nRP + j
 			}
 			names := [3]int32{b.Name.Idx[i], b.ShortName.Idx[i], b.Mangled.Idx[i]}
-			order := [3]int{0, 1, 2} // demangled: name, short_name, mangled
-			switch so.Names {
-			case analysis.NamesBase:
-				order = [3]int{1, 0, 2}
-			case analysis.NamesMangled:
-				order = [3]int{2, 0, 1}
-			}
-			base := [3]int32{1, 1 + nN, 1 + nN + nS}
 			for _, c := range order {
 				if j := names[c]; j >= 0 && d[2+c][j] != "" {
 					nk = base[c] + j
@@ -154,12 +148,12 @@ func streamSummary(dir, source string, so analysis.SummaryOptions) (analysis.Sum
 				k := ingest.Kernel{RangePath: str(b.RangePath, b.RangePath.Idx[i]), Range: str(b.Range, b.Range.Idx[i]),
 					Name: str(b.Name, b.Name.Idx[i]), ShortName: str(b.ShortName, b.ShortName.Idx[i]), Mangled: str(b.Mangled, b.Mangled.Idx[i])}
 				g = -1
-				if rng, name, ok := analysis.SummaryKey(&k, so, match); ok {
+				if rng, name, ok := SummaryKey(&k, opts, match); ok {
 					x, seen := index[gkey{rng, name}]
 					if !seen {
 						x = int32(len(groups))
 						index[gkey{rng, name}] = x
-						groups = append(groups, analysis.SummaryGroup{Range: rng, Name: name})
+						groups = append(groups, SummaryGroup{Range: rng, Name: name})
 					}
 					g = x + 1
 				}
@@ -179,7 +173,7 @@ func streamSummary(dir, source string, so analysis.SummaryOptions) (analysis.Sum
 				}
 				d := b.DurationNs[i]
 				if d < 0 || total > math.MaxInt64-d {
-					return &statsTimeError{msg: fmt.Sprintf("kernel times sum past %d ns (int64): kernel %q adds %d ns to %d ns", int64(math.MaxInt64), groups[g-1].Name, d, total)}
+					return &SummaryTimeError{Msg: fmt.Sprintf("kernel times sum past %d ns (int64): kernel %q adds %d ns to %d ns", int64(math.MaxInt64), groups[g-1].Name, d, total)}
 				}
 				total += d
 				groups[g-1].Durations = append(groups[g-1].Durations, d)
@@ -188,18 +182,18 @@ func streamSummary(dir, source string, so analysis.SummaryOptions) (analysis.Sum
 		return nil
 	})
 	if err != nil {
-		return analysis.Summary{}, err
+		return Summary{}, err
 	}
 	if noTime > 0 {
-		return analysis.Summary{}, &statsTimeError{msg: fmt.Sprintf("%d kernel(s) have no time (%q first): their export states neither gpu__time_duration.sum nor sm__cycles_elapsed.avg with sm__cycles_elapsed.avg.per_second, so there is nothing to sum", noTime, first)}
+		return Summary{}, &SummaryTimeError{Msg: fmt.Sprintf("%d kernel(s) have no time (%q first): their export states neither gpu__time_duration.sum nor sm__cycles_elapsed.avg with sm__cycles_elapsed.avg.per_second, so there is nothing to sum", noTime, first)}
 	}
 	sortGroups(groups)
-	return analysis.SummariseGroups(groups, so)
+	return SummariseGroups(groups, opts)
 }
 
 // sortGroups sorts each group's durations, the groups shared among the
 // CPUs (SummariseGroups then finds them sorted).
-func sortGroups(groups []analysis.SummaryGroup) {
+func sortGroups(groups []SummaryGroup) {
 	order := make([]int, len(groups))
 	for i := range order {
 		order[i] = i

@@ -1,4 +1,4 @@
-package main
+package analysis
 
 import (
 	"os"
@@ -8,16 +8,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/ingest"
 )
 
-// stats over a directory of tables, read batch by batch, gives the summary
-// that analysis.KernelSummary computes over the same tables read whole: on
+// StreamSummary over a directory of tables, read batch by batch, gives the
+// summary that KernelSummary computes over the same tables read whole: on
 // every real export in testdata ingested alone and all of them ingested
 // together (ncu, nsys and Kineto rows in one table), under each option.
 func TestStreamSummaryMatchesKernelSummary(t *testing.T) {
-	const realdata = "../../testdata/realdata"
 	var all []ingest.Input
 	err := filepath.WalkDir(realdata, func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && filepath.Ext(p) != ".tsv" {
@@ -38,11 +36,11 @@ func TestStreamSummaryMatchesKernelSummary(t *testing.T) {
 	for _, in := range all {
 		sets = append(sets, []ingest.Input{in})
 	}
-	opts := []analysis.SummaryOptions{
+	opts := []SummaryOptions{
 		{},
-		{Names: analysis.NamesBase},
-		{Names: analysis.NamesMangled, Sort: analysis.SortName},
-		{RangedOnly: true, Sort: analysis.SortInstances},
+		{Names: NamesBase},
+		{Names: NamesMangled, Sort: SortName},
+		{RangedOnly: true, Sort: SortInstances},
 		{Flat: true},
 		{Range: "*/*", Top: 2},
 		{Range: "-"},
@@ -65,11 +63,11 @@ func TestStreamSummaryMatchesKernelSummary(t *testing.T) {
 		}
 		for _, source := range []string{"", ingest.SourceNCU, ingest.SourceNsys, ingest.SourceKineto} {
 			for _, so := range opts {
-				want, err := analysis.KernelSummary(analysis.SummarySource(kernels, source), so)
+				want, err := KernelSummary(SummarySource(kernels, source), so)
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, err := streamSummary(dir, source, so)
+				got, err := StreamSummary(dir, source, so)
 				if err != nil {
 					t.Fatal(err)
 				}
