@@ -10,6 +10,8 @@ package reports
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
@@ -25,6 +27,33 @@ const (
 
 // DefaultFormats is what WriteRun writes when formats is empty.
 var DefaultFormats = []string{FormatMarkdown, FormatJSON}
+
+// ParseFormats normalises a list of report format names: case and
+// surrounding spaces are ignored, "markdown" is FormatMarkdown, a repeated
+// name counts once; an empty list is DefaultFormats. An unknown name is an
+// error naming it.
+func ParseFormats(formats []string) ([]string, error) {
+	if len(formats) == 0 {
+		return DefaultFormats, nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range formats {
+		f = strings.ToLower(strings.TrimSpace(f))
+		switch f {
+		case FormatMarkdown, "markdown":
+			f = FormatMarkdown
+		case FormatJSON, FormatHTML:
+		default:
+			return nil, fmt.Errorf("unknown report format %q (want md, json or html)", f)
+		}
+		if !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
 
 // WriteRun renders the report of a run (rundir.Open, or rundir.OpenFS for
 // an embedded one) into outDir ("" = the run's own folder): report.md,

@@ -27,32 +27,8 @@ import (
 // drawn: the report is still written, and says so.
 const WarnPlotFailed = "plot-failed"
 
-// checkFormats validates and normalises the formats list.
-func checkFormats(formats []string) ([]string, error) {
-	if len(formats) == 0 {
-		return DefaultFormats, nil
-	}
-	var out []string
-	seen := map[string]bool{}
-	for _, f := range formats {
-		f = strings.ToLower(strings.TrimSpace(f))
-		switch f {
-		case FormatMarkdown, "markdown":
-			f = FormatMarkdown
-		case FormatJSON, FormatHTML:
-		default:
-			return nil, fmt.Errorf("unknown report format %q (want md, json or html)", f)
-		}
-		if !seen[f] {
-			seen[f] = true
-			out = append(out, f)
-		}
-	}
-	return out, nil
-}
-
 func writeRunMem(ctx context.Context, run *rundir.Run, outDir string, formats []string, mem memory.Allocator) error {
-	formats, err := checkFormats(formats)
+	formats, err := ParseFormats(formats)
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -72,12 +71,9 @@ JSON.md) and report.html, and stdout gets only the paths written.`,
 }
 
 func runReport(ctx context.Context, opts *ReportOptions) error {
-	for _, f := range opts.Formats {
-		switch strings.ToLower(strings.TrimSpace(f)) {
-		case reports.FormatMarkdown, "markdown", reports.FormatJSON, reports.FormatHTML:
-		default:
-			return usageErrorf("--format %q: want md, json or html", f)
-		}
+	formats, err := reports.ParseFormats(opts.Formats)
+	if err != nil {
+		return usageErrorf("--format: %w", err)
 	}
 	run, outDir, err := openRun(opts.RunDir, opts.OutDir)
 	if err != nil {
@@ -86,14 +82,10 @@ func runReport(ctx context.Context, opts *ReportOptions) error {
 	if run.Dir == "" {
 		fmt.Fprintf(opts.IO.Err, "rendering the committed run %s (testdata/runs/%s)\n", run.Name, run.Name)
 	}
-	if err := reports.WriteRun(ctx, run, outDir, opts.Formats); err != nil {
+	if err := reports.WriteRun(ctx, run, outDir, formats); err != nil {
 		return err
 	}
-	for _, f := range opts.Formats {
-		f = strings.ToLower(strings.TrimSpace(f))
-		if f == "markdown" {
-			f = reports.FormatMarkdown
-		}
+	for _, f := range formats {
 		fmt.Fprintln(opts.IO.Out, filepath.Join(outDir, "report."+f))
 	}
 	return nil

@@ -26,7 +26,7 @@ func TestReportCommand(t *testing.T) {
 		err  string // substring of stderr
 	}{
 		{[]string{"report", runDir, "-o", out, "--format", "md,json"}, 0, filepath.Join(out, "report.json"), ""},
-		{[]string{"report", runDir, "--format", "pdf"}, 2, "", `--format "pdf"`},
+		{[]string{"report", runDir, "--format", "pdf"}, 2, "", `--format: unknown report format "pdf"`},
 		{[]string{"report", filepath.Join(dir, "missing")}, 2, "", "not a run directory"},
 		{[]string{"report", runDir, runDir}, 2, "", "accepts at most 1 arg"},
 	} {
