@@ -152,7 +152,7 @@ of your own").`,
 	f.BoolVar(&opts.IngestOnly, "ingest-only", false, "run nothing: rebuild -o RUNDIR/tables from the raw exports its manifest lists")
 	f.StringVar(&opts.Shard, "shard", "", "run only the I-th of N parts of the planned cells, e.g. 1/4 (parts balanced by estimated cost; rooftool plan shows them, rooftool merge joins their runs)")
 	f.StringArrayVar(&opts.CostsFrom, "costs-from", nil, "earlier run directory whose pass seconds estimate cell costs for --shard (repeatable; default: the shape size)")
-	f.StringSliceVar(&opts.GPUs, "gpus", nil, "run the plan on these GPUs of this host at once, e.g. 0,1,2,3: one shard per GPU (CUDA_VISIBLE_DEVICES, into RUNDIR.gpu-<id>), then merged into -o RUNDIR")
+	f.StringSliceVar(&opts.GPUs, "gpus", nil, "run the plan on these GPUs of this host at once, e.g. 0,1,2,3 (nvidia-smi's indices) or GPU UUIDs: one shard per GPU, which sees only its GPU (CUDA_VISIBLE_DEVICES=<its UUID>), into RUNDIR.gpu-<id>, then merged into -o RUNDIR")
 	f.BoolVar(&opts.SerialTime, "serial-timing", false, "with --gpus: run the shards' timing passes one GPU at a time (they share the host CPU, PCIe and power); other passes run in parallel")
 	f.BoolVar(&opts.RemoveParts, "remove-shards", false, "with --gpus: remove the shards' run directories and logs after a successful merge")
 	f.StringVar(&opts.Cmd, "cmd", "", "profile this program instead of the experiments: a command line (split into words, no shell) whose cells are the ranges it marks with rooftool_marks")

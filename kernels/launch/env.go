@@ -18,7 +18,15 @@ import (
 	"github.com/rooftool/rooftool/kernels"
 )
 
-func (r *Runner) detectGPU(ctx context.Context) (rundir.GPUInfo, string, []string) {
+// detectGPU names the GPU this process's kernels run on: the nvidia-smi line
+// of the device the runner's CUDA device 0 is. nvidia-smi ignores
+// CUDA_VISIBLE_DEVICES (its first line is the host's first GPU, not
+// necessarily the one CUDA gives this process), so the device is picked by
+// UUID: the runner's own (torch's device properties, env "gpu_uuid"), else
+// the first CUDA_VISIBLE_DEVICES entry where it is a UUID, else the only
+// GPU listed. With several listed and no UUID to pick by, the first line is
+// taken and a warning says the identity is a guess.
+func (r *Runner) detectGPU(ctx context.Context, env RunnerEnv) (rundir.GPUInfo, string, []string) {
 	smi := r.cfg.SMI
 	var err error
 	if smi == "" {
@@ -31,15 +39,62 @@ func (r *Runner) detectGPU(ctx context.Context) (rundir.GPUInfo, string, []strin
 	if err != nil {
 		return rundir.GPUInfo{}, "", []string{fmt.Sprintf("no GPU found: %v", err)}
 	}
-	g := gpus[0]
-	var warns []string
-	if len(gpus) > 1 {
-		warns = append(warns, fmt.Sprintf("%d GPUs visible; the runner uses the first (%s): set CUDA_VISIBLE_DEVICES to choose", len(gpus), g.Name))
-	}
+	g, warns := pickGPU(gpus, env.String("gpu_uuid"), os.Getenv("CUDA_VISIBLE_DEVICES"))
 	if r.cfg.GPU != "" && !gpu.MatchGPU(r.cfg.GPU, g.Name) {
 		warns = append(warns, fmt.Sprintf("--gpu %s was asked, but this machine has %s: the run records the GPU it really ran on", r.cfg.GPU, g.Name))
 	}
 	return g.GPUInfo, g.Driver, warns
+}
+
+// pickGPU chooses among nvidia-smi's lines the one whose UUID is runnerUUID
+// (the device the runner's CUDA context opened), else the one the first
+// entry of visible (CUDA_VISIBLE_DEVICES) names by UUID or UUID prefix, as
+// CUDA accepts; see detectGPU.
+func pickGPU(gpus []SMIGPU, runnerUUID, visible string) (SMIGPU, []string) {
+	byUUID := func(u string) (SMIGPU, bool) {
+		u = strings.TrimSpace(u)
+		if u == "" {
+			return SMIGPU{}, false
+		}
+		if !strings.HasPrefix(u, "GPU-") && !strings.HasPrefix(u, "MIG-") {
+			u = "GPU-" + u
+		}
+		var hit []SMIGPU
+		for _, g := range gpus {
+			if strings.HasPrefix(g.UUID, u) {
+				hit = append(hit, g)
+			}
+		}
+		return first(hit), len(hit) == 1
+	}
+	first0, _, _ := strings.Cut(visible, ",")
+	first0 = strings.TrimSpace(first0)
+	visUUID := strings.HasPrefix(first0, "GPU-") || strings.HasPrefix(first0, "MIG-")
+	if g, ok := byUUID(runnerUUID); ok {
+		if visUUID && !strings.HasPrefix(g.UUID, first0) {
+			return g, []string{fmt.Sprintf("CUDA_VISIBLE_DEVICES starts with %s, but the runner's CUDA device is %s (%s): the run records the runner's", first0, g.UUID, g.Name)}
+		}
+		return g, nil
+	}
+	if runnerUUID != "" {
+		return gpus[0], []string{fmt.Sprintf("the runner's CUDA device %s is not among nvidia-smi's %d GPUs: the run records the first (%s, %s), which may not be the one measured", runnerUUID, len(gpus), gpus[0].Name, gpus[0].UUID)}
+	}
+	if visUUID {
+		if g, ok := byUUID(first0); ok {
+			return g, nil
+		}
+	}
+	if len(gpus) == 1 {
+		return gpus[0], nil
+	}
+	return gpus[0], []string{fmt.Sprintf("%d GPUs visible and no device UUID from the runner or CUDA_VISIBLE_DEVICES: the run records the first (%s, %s), which may not be the one measured; set CUDA_VISIBLE_DEVICES to a GPU's UUID to choose", len(gpus), gpus[0].Name, gpus[0].UUID)}
+}
+
+func first(gs []SMIGPU) SMIGPU {
+	if len(gs) == 0 {
+		return SMIGPU{}
+	}
+	return gs[0]
 }
 
 func (r *Runner) runnerEnv(ctx context.Context) (RunnerEnv, error) {

@@ -58,7 +58,7 @@ func TestGPUIdentity(t *testing.T) {
 		}
 		check := func(flag string, want bool) {
 			r := &Runner{cfg: Config{SMI: smi, GPU: flag}}
-			g, _, warns := r.detectGPU(context.Background())
+			g, _, warns := r.detectGPU(context.Background(), RunnerEnv{})
 			if g.Name != tc.device {
 				t.Fatalf("fake nvidia-smi: device %q, want %q", g.Name, tc.device)
 			}
@@ -120,5 +120,74 @@ func TestRunDirNamedByCatalog(t *testing.T) {
 	}
 	if hasWarning(m, "--gpu") {
 		t.Errorf("--gpu h100 on an H100 80GB HBM3 warned: %q", m.Warnings)
+	}
+}
+
+// TestPickGPU: nvidia-smi lists every GPU of the host whatever
+// CUDA_VISIBLE_DEVICES says, so the device is picked by UUID: the runner's
+// (its CUDA device), else CUDA_VISIBLE_DEVICES's first entry where it is a
+// UUID or a UUID prefix, else the only GPU; any guess is said.
+func TestPickGPU(t *testing.T) {
+	a := SMIGPU{GPUInfo: rundir.GPUInfo{Name: "NVIDIA H100 80GB HBM3", UUID: "GPU-aaaa0000-1111"}}
+	b := SMIGPU{GPUInfo: rundir.GPUInfo{Name: "NVIDIA H100 80GB HBM3", UUID: "GPU-bbbb0000-2222"}}
+	two := []SMIGPU{a, b}
+	tests := []struct {
+		name          string
+		gpus          []SMIGPU
+		runner, vis   string
+		want          string
+		warnSubstring string
+	}{
+		{"runner's UUID", two, "GPU-bbbb0000-2222", "", b.UUID, ""},
+		{"runner's UUID without prefix (torch's form)", two, "bbbb0000-2222", "", b.UUID, ""},
+		{"runner's UUID agrees with CUDA_VISIBLE_DEVICES", two, "GPU-bbbb0000-2222", "GPU-bbbb0000-2222", b.UUID, ""},
+		{"CUDA_VISIBLE_DEVICES UUID", two, "", "GPU-bbbb0000-2222,GPU-aaaa0000-1111", b.UUID, ""},
+		{"CUDA_VISIBLE_DEVICES UUID prefix", two, "", "GPU-bbbb", b.UUID, ""},
+		{"one GPU", []SMIGPU{b}, "", "", b.UUID, ""},
+		{"index only: a guess, said", two, "", "1", a.UUID, "may not be the one measured"},
+		{"runner's UUID unknown to nvidia-smi", two, "GPU-cccc", "", a.UUID, "is not among nvidia-smi's 2 GPUs"},
+		{"runner and CUDA_VISIBLE_DEVICES disagree", two, "GPU-aaaa0000-1111", "GPU-bbbb0000-2222", a.UUID, "the run records the runner's"},
+	}
+	for _, tc := range tests {
+		g, warns := pickGPU(tc.gpus, tc.runner, tc.vis)
+		if g.UUID != tc.want {
+			t.Errorf("%s: picked %s, want %s", tc.name, g.UUID, tc.want)
+		}
+		w := strings.Join(warns, "\n")
+		if (tc.warnSubstring == "") != (w == "") || !strings.Contains(w, tc.warnSubstring) {
+			t.Errorf("%s: warnings %q, want one containing %q", tc.name, w, tc.warnSubstring)
+		}
+	}
+}
+
+// TestRunRecordsItsOwnGPU: on a host of two GPUs (the fake nvidia-smi lists
+// both, first GPU 0, whatever CUDA_VISIBLE_DEVICES says), a run under
+// CUDA_VISIBLE_DEVICES=1 records GPU 1: its UUID in the manifest, and its
+// SM clock (1880 MHz, GPU 0's is 1980) in each cell's timing record.
+func TestRunRecordsItsOwnGPU(t *testing.T) {
+	cfg, _ := fakeEnv(t)
+	t.Setenv("FAKE_SMI_GPUS", "2")
+	t.Setenv("CUDA_VISIBLE_DEVICES", "1")
+	t.Setenv("PATH", filepath.Dir(cfg.SMI)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cfg.Variants = []string{"good"}
+	cfg.Shapes = []string{"n=1"}
+	cfg.Passes = []string{rundir.PassCheck, rundir.PassTiming}
+	m, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const gpu1 = "GPU-00000001-1111-2222-3333-444444444444"
+	if m.GPU.UUID != gpu1 {
+		t.Errorf("manifest GPU %s, want GPU 1 (%s)", m.GPU.UUID, gpu1)
+	}
+	if hasWarning(m, "GPUs visible") || hasWarning(m, "may not be") {
+		t.Errorf("warned of a guessed GPU: %q", m.Warnings)
+	}
+	data, err := os.ReadFile(filepath.Join(cfg.RunDir, "raw", "timing", "fake", "good", "n=1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"sm_mhz": 1880`) || !strings.Contains(string(data), gpu1) {
+		t.Errorf("timing record not of GPU 1: %s", data)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -54,7 +55,8 @@ func lockTiming() (func(), error) {
 // per GPU, each a profile process of its own.
 type MultiGPUConfig struct {
 	Exe  string   // the rooftool binary to run
-	GPUs []string // CUDA_VISIBLE_DEVICES entries, one per shard
+	GPUs []string // nvidia-smi indices or GPU UUIDs, one per shard
+	SMI  string   // nvidia-smi (""; found on PATH), to name each index's UUID
 	Out  string   // the merged run; shard I runs into ShardDir(Out, GPUs[I-1])
 	// Args are the profile flags every shard gets, without -o, --shard
 	// and --gpus.
@@ -101,6 +103,10 @@ func RunMultiGPU(ctx context.Context, cfg MultiGPUConfig) ([]GPUShard, error) {
 	if env == nil {
 		env = os.Environ()
 	}
+	uuids, err := gpuUUIDs(ctx, cfg.SMI, cfg.GPUs)
+	if err != nil {
+		return nil, err
+	}
 	timing := TimingParallel
 	var lock string
 	if cfg.SerialTiming {
@@ -126,7 +132,10 @@ func RunMultiGPU(ctx context.Context, cfg MultiGPUConfig) ([]GPUShard, error) {
 		// written for --resume.
 		cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 		cmd.WaitDelay = time.Minute
-		cmd.Env = append(withoutEnv(env, "CUDA_VISIBLE_DEVICES", TimingLockEnv), "CUDA_VISIBLE_DEVICES="+g)
+		// The shard sees its GPU by UUID: an index means nvidia-smi's
+		// numbering (PCI order), which CUDA's own order need not follow.
+		cmd.Env = append(withoutEnv(env, "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", TimingLockEnv),
+			"CUDA_VISIBLE_DEVICES="+uuids[i], "CUDA_DEVICE_ORDER=PCI_BUS_ID")
 		if lock != "" {
 			cmd.Env = append(cmd.Env, TimingLockEnv+"="+lock)
 		}
@@ -139,7 +148,7 @@ func RunMultiGPU(ctx context.Context, cfg MultiGPUConfig) ([]GPUShard, error) {
 		}
 		cmd.Stdout, cmd.Stderr = f, f
 		if cfg.Log != nil {
-			fmt.Fprintf(cfg.Log, "shard %s on GPU %s: %s (log %s)\n", s.Shard, g, s.Dir, s.Log)
+			fmt.Fprintf(cfg.Log, "shard %s on GPU %s (%s): %s (log %s)\n", s.Shard, g, uuids[i], s.Dir, s.Log)
 		}
 		if err := cmd.Start(); err != nil {
 			f.Close()
@@ -173,6 +182,52 @@ func RunMultiGPU(ctx context.Context, cfg MultiGPUConfig) ([]GPUShard, error) {
 		}
 	}
 	return shards, errors.Join(errs...)
+}
+
+// gpuUUIDs names each --gpus entry by its UUID: an entry that is one
+// ("GPU-..." or "MIG-...") as given, an index as nvidia-smi lists it (its
+// lines are in index order). Without nvidia-smi the entries are kept as
+// given, and each shard's runner then names its device by the UUID its
+// CUDA context reports.
+func gpuUUIDs(ctx context.Context, smi string, entries []string) ([]string, error) {
+	isUUID := func(g string) bool { return strings.HasPrefix(g, "GPU-") || strings.HasPrefix(g, "MIG-") }
+	need := false
+	for _, g := range entries {
+		need = need || !isUUID(g)
+	}
+	if !need {
+		return entries, nil
+	}
+	if smi == "" {
+		var err error
+		if smi, err = FindSMI(); err != nil {
+			return entries, nil
+		}
+	}
+	gpus, err := QueryGPUs(ctx, smi)
+	if err != nil {
+		return nil, fmt.Errorf("--gpus: naming the GPUs by UUID: %w", err)
+	}
+	out := make([]string, len(entries))
+	for i, g := range entries {
+		if isUUID(g) {
+			out[i] = g
+			continue
+		}
+		n, err := strconv.Atoi(g)
+		if err != nil || n < 0 || n >= len(gpus) {
+			return nil, configErrorf("--gpus: GPU %q: want an nvidia-smi index 0-%d or a GPU UUID", g, len(gpus)-1)
+		}
+		out[i] = gpus[n].UUID
+	}
+	seen := map[string]string{}
+	for i, u := range out {
+		if prev, ok := seen[u]; ok {
+			return nil, configErrorf("--gpus: %s and %s are the same GPU (%s)", prev, entries[i], u)
+		}
+		seen[u] = entries[i]
+	}
+	return out, nil
 }
 
 // markShard records in a shard's manifest the GPU it ran on and how

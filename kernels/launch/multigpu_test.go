@@ -46,8 +46,11 @@ func TestLockTiming(t *testing.T) {
 }
 
 func TestRunMultiGPUConfig(t *testing.T) {
-	for _, gpus := range [][]string{nil, {"0", "0"}, {"0", ""}, {"0/1"}} {
-		_, err := RunMultiGPU(context.Background(), MultiGPUConfig{Exe: "/bin/true", GPUs: gpus, Out: filepath.Join(t.TempDir(), "r")})
+	t.Setenv("FAKE_SMI_GPUS", "2")
+	smi, _ := filepath.Abs("testdata/bin/nvidia-smi")
+	// An index past the host's GPUs, and an index and a UUID of the same GPU.
+	for _, gpus := range [][]string{nil, {"0", "0"}, {"0", ""}, {"0/1"}, {"0", "2"}, {"1", "GPU-00000001-1111-2222-3333-444444444444"}} {
+		_, err := RunMultiGPU(context.Background(), MultiGPUConfig{Exe: "/bin/true", SMI: smi, GPUs: gpus, Out: filepath.Join(t.TempDir(), "r")})
 		var ce *ConfigError
 		if !errors.As(err, &ce) {
 			t.Errorf("--gpus %q: err %v, want a ConfigError", gpus, err)
@@ -66,8 +69,10 @@ func TestRunMultiGPUConfig(t *testing.T) {
 func TestRunMultiGPUFailure(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "r")
 	exe := filepath.Join(t.TempDir(), "fake-rooftool")
-	writeExec(t, exe, "#!/bin/sh\necho \"args: $*\"\n[ \"$CUDA_VISIBLE_DEVICES\" = 1 ] && exit 3\nexit 0\n")
-	shards, err := RunMultiGPU(context.Background(), MultiGPUConfig{Exe: exe, GPUs: []string{"0", "1"}, Out: out, Args: []string{"--gpu", "h100"}})
+	writeExec(t, exe, "#!/bin/sh\necho \"args: $*\"\n[ \"$CUDA_VISIBLE_DEVICES\" = GPU-00000001-1111-2222-3333-444444444444 ] && exit 3\nexit 0\n")
+	t.Setenv("FAKE_SMI_GPUS", "2")
+	smi, _ := filepath.Abs("testdata/bin/nvidia-smi")
+	shards, err := RunMultiGPU(context.Background(), MultiGPUConfig{Exe: exe, SMI: smi, GPUs: []string{"0", "1"}, Out: out, Args: []string{"--gpu", "h100"}})
 	if err == nil {
 		t.Fatal("a failed shard did not fail the run")
 	}

@@ -157,8 +157,8 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 		r.runPy = abs
 	}
 
-	dev, driver, gwarn := r.detectGPU(ctx)
 	env, envErr := r.runnerEnv(ctx)
+	dev, driver, gwarn := r.detectGPU(ctx, env)
 
 	dir := cfg.RunDir
 	if dir == "" {

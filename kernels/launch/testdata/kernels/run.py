@@ -2,7 +2,29 @@
 """Fake kernels/run.py for the launcher tests: writes the runner contract's
 JSON files (kernels/README.md) without a GPU. Behaviour by variant name, see
 fake/spec.yaml. Every invocation is appended as JSON to $FAKE_LOG."""
-import json, os, sys, time
+import json, os, subprocess, sys, time
+
+
+def gpu_uuid():
+    """The UUID torch would give CUDA device 0 under CUDA_VISIBLE_DEVICES: its
+    first entry, a UUID or an index of the fake nvidia-smi's numbering."""
+    first = (os.environ.get("CUDA_VISIBLE_DEVICES") or "0").split(",")[0].strip()
+    if first.startswith("GPU-"):
+        return first
+    return "GPU-0000000%s-1111-2222-3333-444444444444" % (first if first.isdigit() else "0")
+
+
+def clocks():
+    """This GPU's clocks read by UUID from the nvidia-smi on PATH, as the real
+    runner's gpuid does; the fake default where there is none."""
+    try:
+        out = subprocess.run(["nvidia-smi", "--id=" + gpu_uuid(), "--query-gpu=clocks.sm,clocks.mem",
+                              "--format=csv,noheader,nounits"], capture_output=True, text=True, check=True).stdout
+        sm, mem = out.strip().split(", ")
+        return {"sm_mhz": float(sm), "mem_mhz": float(mem)}
+    except Exception:  # noqa: BLE001 - no fake nvidia-smi on PATH
+        return {"sm_mhz": 1980, "mem_mhz": 3201}
+
 
 def main(argv):
     mode = argv[0]
@@ -23,7 +45,7 @@ def main(argv):
         print("some warning line before the JSON")
         print(json.dumps({"python": "3.12.0", "torch": "2.11.0", "triton": "3.6.0", "cuda": "13.0",
                           "device": "NVIDIA H200", "sm_count": 132, "l2_bytes": 62914560,
-                          "compute_capability": "9.0", "driver": "580.00"}))
+                          "compute_capability": "9.0", "driver": "580.00", "gpu_uuid": gpu_uuid()}))
         return 0
     exp, cells, out = None, [], None
     i = 1
@@ -87,7 +109,7 @@ def main(argv):
         if mode == "time":
             write(".json", {"rooftool_timing": 1, "experiment": exp, "variant": v, "shape": s,
                             "device": "NVIDIA H200", "method": "cuda-events", "warmup": 2, "reps": 30,
-                            "rotate_buffers": 2, "clocks": {"sm_mhz": 1980, "mem_mhz": 3201},
+                            "rotate_buffers": 2, "clocks": clocks(), "gpu_uuid": gpu_uuid(),
                             "samples_ms": [0.5 + 0.001 * k for k in range(30)]})
         elif mode == "profile":
             if os.environ.get("FAKE_TRACE"):
