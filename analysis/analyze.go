@@ -5,6 +5,7 @@ import (
 
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
 )
 
@@ -27,9 +28,11 @@ type Options struct {
 	// BoundPct: a kernel with neither roof at this % or more is
 	// latency-bound (60).
 	BoundPct float64
-	// RangeCoverageMin: a range pass below this share of its kernel pass's
-	// GPU time or L2 bytes is partial (DefaultRangeCoverageMin).
-	RangeCoverageMin float64
+	// Manifest is the run's manifest, where it has one: how ncu replayed
+	// each cell's range pass (PassStatus.Method, each replay's in Replays),
+	// which decides what of its coverage is judged (rundir.Coverage.Complete).
+	// nil, or a cell it does not list: judged as range replay.
+	Manifest *rundir.Manifest
 	// HostBoundFactor: wall time above this multiple of device time is
 	// host-bound (DefaultHostBoundFactor).
 	HostBoundFactor float64
@@ -55,9 +58,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.BoundPct <= 0 {
 		o.BoundPct = 60
-	}
-	if o.RangeCoverageMin <= 0 {
-		o.RangeCoverageMin = DefaultRangeCoverageMin
 	}
 	if o.HostBoundFactor <= 0 {
 		o.HostBoundFactor = DefaultHostBoundFactor

@@ -219,8 +219,7 @@ func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps
 			c.Warnings = append(c.Warnings, Warning{Code: WarnLaunchBound, Metric: "",
 				Msg: fmt.Sprintf("%d of %d kernels run under %.0f us: launch overhead weighs on the time", short, c.Kernels, opts.LaunchBoundNs/1e3)})
 		}
-		leastRange, hasRange := applyRangeReplays(c, replays[key])
-		if !hasRange {
+		if !applyRangeReplays(c, replays[key]) {
 			c.Warnings = append(c.Warnings, Warning{Code: WarnMissing, Metric: "dram_bytes",
 				Msg: "no ncu range-pass DRAM bytes for this cell: the kernel-pass sum stands in (caches flushed before every kernel: a different quantity, which read 3.6-12.4% below the range pass for the unfused chains of the committed H100 runs)"})
 		}
@@ -240,7 +239,7 @@ func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps
 			c.DeviceSamplesMs = s
 			c.Device, _ = SummarizeMs(s, opts.Confidence)
 		}
-		checkRange(c, leastRange, opts)
+		checkRange(c, replays[key], func(replay int) string { return rangeMethod(opts.Manifest, key, replay) })
 		rangeMedians(c, replays[key])
 		checkKernelNames(c, kf, timeline[key])
 		checkHostBound(c, opts)

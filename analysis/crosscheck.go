@@ -27,12 +27,12 @@ const (
 )
 
 // Thresholds of the cross-checks (Options fields of the same names
-// override them).
+// override them). A range pass's coverage is judged by
+// rundir.Coverage.Complete, with the runner's rundir.MinRangeCoverage.
 const (
-	DefaultRangeCoverageMin = rundir.MinRangeCoverage // range / kernel-pass GPU time or L2 bytes below this is partial: the runner's retry threshold
-	DefaultHostBoundFactor  = 1.5                     // wall / device time above this is host-bound (GPU idle > 1/3 of the span)
-	DefaultBimodalGap       = 0.10                    // a gap between sorted samples of this share of the median splits them
-	DefaultBimodalShare     = 0.10                    // ... when each side holds at least this share of the samples
+	DefaultHostBoundFactor = 1.5  // wall / device time above this is host-bound (GPU idle > 1/3 of the span)
+	DefaultBimodalGap      = 0.10 // a gap between sorted samples of this share of the median splits them
+	DefaultBimodalShare    = 0.10 // ... when each side holds at least this share of the samples
 )
 
 // rangeFacts is what the ncu range pass measured over one cell's range.
@@ -41,13 +41,73 @@ type rangeFacts struct {
 	seen            bool
 }
 
-// checkRange compares the range pass with the kernel pass of the same
-// cell. A complete range moves at least the L2 bytes its kernels move
-// (L2 reuse between kernels is served from L2 and still counted there) and
-// lasts at least as long as they do (range replay adds overhead). A range
-// short of either by more than the margin covers only part of the cell.
-func checkRange(c *CellFact, rf rangeFacts, opts Options) {
-	if !rf.seen || c.KernelPassTimeNs <= 0 {
+// coverage is the range facts rf over c's kernel pass as the runner
+// records it (rundir.Coverage): the time ratio, and the L2-bytes ratio
+// where the kernel pass measured L2 bytes.
+func coverage(c *CellFact, rf rangeFacts) *rundir.Coverage {
+	return &rundir.Coverage{
+		Time: rundir.CoverageRatio(rf.timeNs, c.KernelPassTimeNs), L2Bytes: rundir.CoverageRatio(rf.l2Bytes, c.L2Bytes),
+		KernelTimeNs: c.KernelPassTimeNs, RangeTimeNs: rf.timeNs, KernelL2Bytes: c.L2Bytes, RangeL2Bytes: rf.l2Bytes,
+	}
+}
+
+// rangeMethod is how ncu replayed replay (1-based; 0: the tables do not
+// say) of key's range pass, from the run's manifest: the replay's own
+// method, else the pass's; rundir.MethodRange where the manifest is absent
+// or does not say.
+func rangeMethod(m *rundir.Manifest, key rundir.Key, replay int) string {
+	if m == nil {
+		return rundir.MethodRange
+	}
+	st, ok := m.Pass(key.Experiment, key.Variant, key.Shape, rundir.PassRange)
+	if !ok {
+		return rundir.MethodRange
+	}
+	for _, r := range st.Replays {
+		if r.Replay == replay && r.Method != "" {
+			return r.Method
+		}
+	}
+	if st.Method != "" {
+		return st.Method
+	}
+	return rundir.MethodRange
+}
+
+// checkRange compares each replay of the range pass with the kernel pass
+// of the same cell. A complete range moves at least the L2 bytes its
+// kernels move (L2 reuse between kernels is served from L2 and still
+// counted there) and lasts at least as long as they do (range replay adds
+// overhead); app-range's duration holds the whole application's replay, so
+// only its bytes count. Each replay is judged as the runner judges it,
+// rundir.Coverage.Complete with the replay's method (method): one that
+// falls short marks the cell's range partial. The range figures set are
+// the least complete incomplete replay's (lowest Coverage.Score), else the
+// replay with the fewest L2 bytes.
+func checkRange(c *CellFact, rs []rangeReplay, method func(replay int) string) {
+	if c.KernelPassTimeNs <= 0 {
+		return
+	}
+	var least, worst rangeFacts
+	worstScore := 0.0
+	for _, rp := range rs {
+		if !rp.facts.seen {
+			continue
+		}
+		if !least.seen || rp.facts.l2Bytes < least.l2Bytes {
+			least = rp.facts
+		}
+		m := method(rp.replay)
+		cov := coverage(c, rp.facts)
+		if sc := cov.Score(m); !cov.Complete(m) && (!worst.seen || sc < worstScore) {
+			worst, worstScore = rp.facts, sc
+		}
+	}
+	rf := least
+	if worst.seen {
+		rf = worst
+	}
+	if !rf.seen {
 		return
 	}
 	c.RangeTimeNs, c.RangeL2Bytes = rf.timeNs, rf.l2Bytes
@@ -56,9 +116,7 @@ func checkRange(c *CellFact, rf rangeFacts, opts Options) {
 		cov.L2Bytes = rf.l2Bytes / c.L2Bytes
 	}
 	c.RangeCoverage = &cov
-	partialT := cov.Time < opts.RangeCoverageMin
-	partialL2 := c.L2Bytes > 0 && cov.L2Bytes < opts.RangeCoverageMin
-	if !partialT && !partialL2 {
+	if !worst.seen {
 		return
 	}
 	c.RangePartial = true

@@ -82,25 +82,20 @@ func rangeReplays(t *ingest.Tables, byKernel metricIndex) map[rundir.Key][]range
 
 // applyRangeReplays sets c's range-pass DRAM bytes from its replays:
 // DRAMBytesRangeReplays each replay's, DRAMBytesRange their median. It
-// returns the facts the coverage check judges, the least complete replay's
-// (fewest L2 bytes), so that one partial replay marks the cell's range
-// partial; ok is false when no replay measured DRAM bytes.
-func applyRangeReplays(c *CellFact, rs []rangeReplay) (least rangeFacts, ok bool) {
+// reports false when no replay measured DRAM bytes.
+func applyRangeReplays(c *CellFact, rs []rangeReplay) bool {
 	var dram []float64
 	for _, rp := range rs {
 		if rp.dramSeen {
 			dram = append(dram, rp.dram)
 		}
-		if rp.facts.seen && (!least.seen || rp.facts.l2Bytes < least.l2Bytes) {
-			least = rp.facts
-		}
 	}
 	if len(dram) == 0 {
-		return least, false
+		return false
 	}
 	c.DRAMBytesRangeReplays = dram
 	c.DRAMBytesRange = median(dram)
-	return least, true
+	return true
 }
 
 // rangeMedians sets c's range time and L2 bytes to the medians over its

@@ -1,7 +1,9 @@
 package analysis
 
 import (
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -9,6 +11,7 @@ import (
 
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
 // rangeRow adds one ncu range row of variant from export file, with its
@@ -81,5 +84,100 @@ func TestRangeReplaysKeptApart(t *testing.T) {
 		if n == 1 && !strings.Contains(ws[0], "70.00-72.00 MB (n=3) against 75.00-76.00 MB (n=2)") {
 			t.Errorf("%s: %q lacks the figures", v, ws[0])
 		}
+	}
+}
+
+// TestRangeCoverageJudgedAsRunner: each cell's range pass replayed three
+// times against a kernel pass of 1000 ns and 2e6 L2 bytes, and the manifest
+// the runner wrote for it (each replay's method and rundir.Coverage). The
+// cell is range-partial exactly where the runner's judgement,
+// rundir.Coverage.Complete with the replay's method, finds a replay short:
+//
+//   - app: app-range, every replay 0.5 of the time (replay overhead aside,
+//     app-range's duration is not judged) and 0.95-1.05 of the L2 bytes:
+//     complete;
+//   - slow2: range, replay 2 at 0.8 of the time: partial, though its L2
+//     bytes are no fewer than the other replays';
+//   - retry: range, app-range (0.4 of the time, 0.95 of the bytes), range
+//     at 0.85 of the bytes: partial, on replay 3;
+//   - ok: range, every replay above 0.9 of both: complete;
+//   - unlisted: app's figures, in no manifest: judged as range replay,
+//     partial.
+func TestRangeCoverageJudgedAsRunner(t *testing.T) {
+	type replay struct {
+		method     string
+		timeNs, l2 float64
+	}
+	cells := map[string][]replay{
+		"app":      {{rundir.MethodAppRange, 500, 2.0e6}, {rundir.MethodAppRange, 500, 1.9e6}, {rundir.MethodAppRange, 500, 2.1e6}},
+		"slow2":    {{rundir.MethodRange, 1100, 2e6}, {rundir.MethodRange, 800, 2e6}, {rundir.MethodRange, 1200, 2e6}},
+		"retry":    {{rundir.MethodRange, 1200, 2e6}, {rundir.MethodAppRange, 400, 1.9e6}, {rundir.MethodRange, 1100, 1.7e6}},
+		"ok":       {{rundir.MethodRange, 1100, 2e6}, {rundir.MethodRange, 950, 1.85e6}, {rundir.MethodRange, 1000, 2.2e6}},
+		"unlisted": {{rundir.MethodAppRange, 500, 2.0e6}, {rundir.MethodAppRange, 500, 1.9e6}, {rundir.MethodAppRange, 500, 2.1e6}},
+	}
+	want := map[string]bool{"app": false, "slow2": true, "retry": true, "ok": false, "unlisted": true}
+	const kernelNs, kernelL2 = 1000, 2e6
+
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	defer mem.AssertSize(t, 0)
+	b := ingest.NewBuilder(mem)
+	f := fixture{b}
+	m := &rundir.Manifest{}
+	runnerPartial := map[string]bool{}
+	for v, rs := range cells {
+		f.ncuKernel(v, "gemm", kernelNs, ingest.PassKernel, map[string]float64{MDuration: kernelNs, ML2Bytes: kernelL2})
+		st := rundir.PassStatus{Status: rundir.StatusOK}
+		for i, r := range rs {
+			k := i + 1
+			file := "s." + r.method + ".csv"
+			if k > 1 {
+				file = fmt.Sprintf("s.%s.r%d.csv", r.method, k)
+			}
+			id := b.AddKernel(ingest.Kernel{Source: ingest.SourceNCU, File: file, Pass: ingest.PassRange,
+				Experiment: expName, Variant: v, Shape: shapeA, Name: "range"})
+			for n, x := range map[string]float64{MDuration: r.timeNs, ML2Bytes: r.l2, MDRAMRead: 3e6, MDRAMWrite: 1e6} {
+				b.AddMetric(ingest.Metric{KernelID: id, Name: n, Value: x, Valid: true})
+			}
+			b.AddMeta(ingest.Meta{Source: ingest.SourceNCU, File: expName + "/" + v + "/" + file, Key: ingest.MetaRangeReplay, Value: strconv.Itoa(k)})
+			cov := &rundir.Coverage{Time: rundir.CoverageRatio(r.timeNs, kernelNs), L2Bytes: rundir.CoverageRatio(r.l2, kernelL2),
+				KernelTimeNs: kernelNs, RangeTimeNs: r.timeNs, KernelL2Bytes: kernelL2, RangeL2Bytes: r.l2}
+			st.Replays = append(st.Replays, rundir.RangeReplay{Replay: k, Status: rundir.StatusOK, Method: r.method, Files: []string{file}, Coverage: cov})
+			if k == 1 {
+				st.Method, st.Files, st.Coverage = r.method, []string{file}, cov
+			}
+			if !cov.Complete(r.method) {
+				runnerPartial[v] = true
+			}
+		}
+		if v != "unlisted" {
+			m.SetPass(expName, v, shapeA, rundir.PassRange, st)
+		}
+	}
+	tb := b.Finish()
+	b.Release()
+	defer tb.Release()
+	kf := KernelFacts(tb, gpu.Ceilings{}, Options{})
+	got := map[string]CellFact{}
+	for _, c := range CellFacts(tb, kf, nil, gpu.Ceilings{}, Options{Manifest: m}) {
+		got[c.Variant] = c
+	}
+	for v, w := range want {
+		c := got[v]
+		if c.RangePartial != w || hasWarning(c.Warnings, WarnRangePartial, "dram_bytes") != w {
+			t.Errorf("%s: range-partial %v (warned %v), want %v", v, c.RangePartial, hasWarning(c.Warnings, WarnRangePartial, "dram_bytes"), w)
+		}
+		if v != "unlisted" && c.RangePartial != runnerPartial[v] {
+			t.Errorf("%s: analysis judges range-partial %v, the runner's manifest %v", v, c.RangePartial, runnerPartial[v])
+		}
+		if c.RangeCoverage == nil {
+			t.Errorf("%s: no range coverage", v)
+		}
+	}
+	// The coverage shown is the replay that fell short.
+	if c := got["slow2"].RangeCoverage; c == nil || c.Time != 0.8 {
+		t.Errorf("slow2: coverage %+v, want replay 2's time 0.8", c)
+	}
+	if c := got["retry"].RangeCoverage; c == nil || c.L2Bytes != 0.85 {
+		t.Errorf("retry: coverage %+v, want replay 3's L2 bytes 0.85", c)
 	}
 }

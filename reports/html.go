@@ -354,7 +354,7 @@ func htmlRowOf(row CellRow) htmlRow {
 	}
 	if c := row.RangeCoverage; c != nil {
 		h.Coverage = fmt.Sprintf("%.2f L2, %.2f time", c.L2Bytes, c.Time)
-		h.CoveragePartial = c.L2Bytes < 0.9 || c.Time < 0.9
+		h.CoveragePartial = slices.Contains(row.Warnings, analysis.WarnRangePartial)
 	}
 	for _, k := range row.KernelNames {
 		h.KernelNames = append(h.KernelNames, shorten(shortKernelName(k), 48))

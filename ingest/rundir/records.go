@@ -28,6 +28,17 @@ type Coverage struct {
 	RangeL2Bytes  float64  `json:"range_l2_bytes,omitempty"`
 }
 
+// CoverageRatio is a range's total over the same cell's kernel-pass total
+// as Coverage holds it, rounded to four decimals; nil where the kernel-pass
+// total is not positive.
+func CoverageRatio(rng, kernel float64) *float64 {
+	if kernel <= 0 {
+		return nil
+	}
+	x := float64(int64(rng/kernel*1e4+0.5)) / 1e4
+	return &x
+}
+
 // Complete reports whether a range measured with method covers the kernel
 // pass: at least MinRangeCoverage of its L2 bytes, and for MethodRange of
 // its time too. app-range's duration includes replay overhead, so only its

@@ -322,11 +322,10 @@ func coverage(kernel, rng ncuTotals) *rundir.Coverage {
 	ratio := func(m string) *float64 {
 		k, kok := kernel[m]
 		v, vok := rng[m]
-		if !kok || !vok || k <= 0 {
+		if !kok || !vok {
 			return nil
 		}
-		x := float64(int64(v/k*1e4+0.5)) / 1e4
-		return &x
+		return rundir.CoverageRatio(v, k)
 	}
 	c.Time = ratio(metricTime)
 	c.L2Bytes = ratio(metricL2)
