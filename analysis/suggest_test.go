@@ -6,7 +6,7 @@ import (
 
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/reports"
+	"github.com/rooftool/rooftool/pipeline"
 	"github.com/rooftool/rooftool/testdata"
 )
 
@@ -70,12 +70,11 @@ func loadCommitted(t *testing.T, name string) *analysis.Run {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, tb, err := reports.LoadRun(context.Background(), run, nil)
+	res, err := pipeline.Load(context.Background(), run, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tb.Release()
-	return in.Run
+	return res.Run
 }
 
 // Figures pinned against hand calculations from the run's parquet tables

@@ -10,26 +10,16 @@ import (
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/pipeline"
 )
 
-// Input is what Build turns into a Report. Run and Experiments are
-// required; the rest may be zero.
+// Input is what Build turns into a Report: a run loaded and analysed by
+// package pipeline (Run and Experiments are required; the rest may be
+// zero), and the plots drawn of it. Warnings gathers the run-level
+// warnings of loading and of plotting.
 type Input struct {
-	Name          string // run name, e.g. the run directory's base name
-	Run           *analysis.Run
-	Experiments   []*kernels.Experiment
-	ClaimsFrom    string // where Experiments' specs and claims came from
-	Manifest      *rundir.Manifest
-	Checks        []Check
-	TimingDevices map[string][]string             // experiment -> devices named by its timing JSON
-	TimingMethods map[string][]string             // experiment -> cuda-events / cuda-graph
-	TimingClocks  map[string]map[string][]float64 // experiment -> "sm_mhz"/"mem_mhz" -> [min, max]
-	CellSMClocks  map[rundir.Key]float64          // cell -> SM MHz of its timed loop (median of its clock samples)
-	// CellDeviceSMClocks: cell -> SM MHz of its device-time loop (median of
-	// its device clock samples), for timing files that have them.
-	CellDeviceSMClocks map[rundir.Key]float64
-	Plots              map[string][]Plot  // experiment -> plots written
-	Warnings           []analysis.Warning // more run-level warnings (e.g. from plotting)
+	pipeline.Result
+	Plots map[string][]Plot // experiment -> plots written
 }
 
 // Build derives the report: the verdict of every claim of every experiment

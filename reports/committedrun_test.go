@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/pipeline"
 	"github.com/rooftool/rooftool/testdata"
 )
 
@@ -28,17 +29,16 @@ func openCommitted(t *testing.T, name string) *rundir.Run {
 }
 
 // loadCommitted loads a committed run for its report through a checked
-// allocator: when the test ends its tables are released and the allocator
-// must hold nothing.
+// allocator, which must hold nothing once the run is loaded (pipeline.Load
+// releases the tables).
 func loadCommitted(t *testing.T, name string) *Input {
 	t.Helper()
 	run := openCommitted(t, name)
 	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
-	t.Cleanup(func() { mem.AssertSize(t, 0) })
-	in, tables, err := LoadRun(t.Context(), run, mem)
+	res, err := pipeline.Load(t.Context(), run, mem)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(tables.Release)
-	return in
+	mem.AssertSize(t, 0)
+	return &Input{Result: *res}
 }

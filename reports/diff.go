@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
-	"path"
 	"sort"
 	"strings"
 
@@ -16,6 +14,7 @@ import (
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/pipeline"
 )
 
 // DiffJSONVersion is the value of the "rooftool_diff" key of `rooftool
@@ -399,28 +398,14 @@ func DiffTables(a, b *ingest.Tables, nameA, nameB string) (*DiffResult, error) {
 	return d, nil
 }
 
-// hasTables checks that a run has every table, in tables/ or, for a
-// directory written by `rooftool ingest -o DIR`, in the folder itself.
+// hasTables checks that a run has every table (pipeline.CheckTables); a
+// run without them is a *DiffInputError.
 func hasTables(run *rundir.Run) error {
-	dir := rundir.TablesDir
-	if fi, err := fs.Stat(run.FS, dir); err != nil || !fi.IsDir() {
-		dir = "."
+	err := pipeline.CheckTables(run)
+	if re := (*pipeline.RunInputError)(nil); errors.As(err, &re) {
+		return &DiffInputError{Run: re.Run, Msg: re.Msg}
 	}
-	var missing []string
-	for _, n := range ingest.TableNames {
-		_, errP := fs.Stat(run.FS, path.Join(dir, n+"."+ingest.FormatParquet))
-		_, errA := fs.Stat(run.FS, path.Join(dir, n+"."+ingest.FormatArrow))
-		if errors.Is(errP, fs.ErrNotExist) && errors.Is(errA, fs.ErrNotExist) {
-			missing = append(missing, n)
-		}
-	}
-	switch {
-	case len(missing) == len(ingest.TableNames):
-		return &DiffInputError{Run: run.Name, Msg: fmt.Sprintf("no tables in %s (no %s.parquet or .arrow): not an ingested run (rooftool ingest writes them)", run.Path(dir), ingest.TableKernels)}
-	case len(missing) > 0:
-		return &DiffInputError{Run: run.Name, Msg: fmt.Sprintf("tables in %s lack %s (.parquet or .arrow)", run.Path(dir), strings.Join(missing, ", "))}
-	}
-	return nil
+	return err
 }
 
 // runGPU names a run's device: the manifest's, else the timing files'.

@@ -8,6 +8,7 @@ import (
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/pipeline"
 )
 
 // syntheticJudged is syntheticInput judged with the claims built into
@@ -112,14 +113,16 @@ func syntheticInput() Input {
 	}
 	rel := func(v float64) *float64 { return &v }
 	return Input{
-		Name: "synthetic", Run: run, Manifest: man,
-		Checks: []Check{
-			{Experiment: "gated_ssm", Variant: "triton-epilogue", Shape: gs, OK: true, MaxRelErr: rel(3.9e-3), Tolerance: 2e-2, VsBaseline: &VsBaseline{Baseline: "eager", RelErr: rel(1.5e-3)}},
-			{Experiment: "swiglu", Variant: "dual-acc", Shape: sw, OK: true, MaxRelErr: rel(1e-3), Tolerance: 2e-2},
+		Result: pipeline.Result{
+			Name: "synthetic", Run: run, Manifest: man,
+			Checks: []pipeline.Check{
+				{Experiment: "gated_ssm", Variant: "triton-epilogue", Shape: gs, OK: true, MaxRelErr: rel(3.9e-3), Tolerance: 2e-2, VsBaseline: &pipeline.VsBaseline{Baseline: "eager", RelErr: rel(1.5e-3)}},
+				{Experiment: "swiglu", Variant: "dual-acc", Shape: sw, OK: true, MaxRelErr: rel(1e-3), Tolerance: 2e-2},
+			},
+			TimingDevices: map[string][]string{"swiglu": {"synthetic"}},
+			TimingMethods: map[string][]string{"swiglu": {"cuda-events", "cuda-graph"}},
+			TimingClocks:  map[string]map[string][]float64{"swiglu": {"sm_mhz": {1755, 1980}, "mem_mhz": {2619, 2619}}},
 		},
-		TimingDevices: map[string][]string{"swiglu": {"synthetic"}},
-		TimingMethods: map[string][]string{"swiglu": {"cuda-events", "cuda-graph"}},
-		TimingClocks:  map[string]map[string][]float64{"swiglu": {"sm_mhz": {1755, 1980}, "mem_mhz": {2619, 2619}}},
-		Plots:         map[string][]Plot{"swiglu": {{Title: "swiglu roofline at " + sw, Path: "plots/swiglu-" + sw + "-roofline.png"}}},
+		Plots: map[string][]Plot{"swiglu": {{Title: "swiglu roofline at " + sw, Path: "plots/swiglu-" + sw + "-roofline.png"}}},
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/pipeline"
 )
 
 // cellMissing is CellFact.Status for a cell of the spec without data.
@@ -19,7 +20,7 @@ type index struct {
 	cells        map[rundir.Key]*analysis.CellFact
 	comps        map[compKey]*analysis.Comparison
 	kernels      map[rundir.Key][]*analysis.KernelFact
-	checks       map[rundir.Key]*Check
+	checks       map[rundir.Key]*pipeline.Check
 	inRun        map[string]bool // experiment has cells in the run
 	manCells     map[rundir.Key]*rundir.Cell
 	clocks       map[rundir.Key]float64      // SM MHz of each cell's timed loop (median of its samples)
@@ -37,9 +38,9 @@ func key(exp, variant, shape string) rundir.Key {
 // of one experiment.
 type compKey struct{ experiment, shape, baseline, candidate string }
 
-func newIndex(run *analysis.Run, man *rundir.Manifest, checks []Check) *index {
+func newIndex(run *analysis.Run, man *rundir.Manifest, checks []pipeline.Check) *index {
 	x := &index{run: run, man: man, cells: map[rundir.Key]*analysis.CellFact{}, comps: map[compKey]*analysis.Comparison{},
-		kernels: map[rundir.Key][]*analysis.KernelFact{}, checks: map[rundir.Key]*Check{}, inRun: map[string]bool{}, manCells: map[rundir.Key]*rundir.Cell{}}
+		kernels: map[rundir.Key][]*analysis.KernelFact{}, checks: map[rundir.Key]*pipeline.Check{}, inRun: map[string]bool{}, manCells: map[rundir.Key]*rundir.Cell{}}
 	if run != nil {
 		for i := range run.Cells {
 			c := &run.Cells[i]

@@ -179,27 +179,3 @@ type Plot struct {
 	Title string `json:"title"`
 	Path  string `json:"path"` // relative to the report, e.g. "plots/swiglu-M-sweep.png"
 }
-
-// Check is one cell's check-pass JSON (kernels/README.md, mode check).
-type Check struct {
-	Experiment string   `json:"experiment"`
-	Variant    string   `json:"variant"`
-	Shape      string   `json:"shape"`
-	OK         bool     `json:"ok"`
-	Skipped    bool     `json:"skipped,omitempty"`
-	MaxAbsErr  *float64 `json:"max_abs_err,omitempty"`
-	MaxRelErr  *float64 `json:"max_rel_err,omitempty"`
-	Tolerance  float64  `json:"tolerance,omitempty"`
-	Error      string   `json:"error,omitempty"`
-	Metric     string   `json:"metric,omitempty"` // how the error is measured, in the runner's words
-	// VsBaseline is the error against the baseline variant's output on the
-	// same inputs (the seeds' statement of error); absent in older runs.
-	VsBaseline      *VsBaseline `json:"vs_baseline,omitempty"`
-	VsBaselineError string      `json:"vs_baseline_error,omitempty"`
-}
-
-// VsBaseline is a candidate's error against its baseline's output.
-type VsBaseline struct {
-	Baseline string   `json:"baseline"`
-	RelErr   *float64 `json:"rel_err"`
-}

@@ -13,6 +13,7 @@ import (
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/pipeline"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -252,7 +253,7 @@ func TestComparisonFallback(t *testing.T) {
 		cell("unfused", "baseline", 5.0, 3),
 		cell("wide-gemm", "candidate", 5.1, 3),
 	}}
-	r := Build(Input{Run: run, Experiments: exps})
+	r := Build(Input{Result: pipeline.Result{Run: run, Experiments: exps}})
 	var rows []CellRow
 	for _, e := range r.Experiments {
 		if e.Name == "gla_proj" {
@@ -286,7 +287,7 @@ func TestClockCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := Input{Experiments: exps, Run: &analysis.Run{
+	in := Input{Result: pipeline.Result{Experiments: exps, Run: &analysis.Run{
 		Cells: []analysis.CellFact{
 			{Experiment: "scan_gate", Variant: "three-kernel", Shape: "B=4,T=2048,d=256,dv=64", Status: "ok", Wall: analysis.Interval{Center: 1, Lo: 1, Hi: 1, N: 30}},
 			{Experiment: "scan_gate", Variant: "semi-fused", Shape: "B=4,T=2048,d=256,dv=64", Status: "ok", Wall: analysis.Interval{Center: 1, Lo: 1, Hi: 1, N: 30}},
@@ -302,7 +303,7 @@ func TestClockCheck(t *testing.T) {
 			key("scan_gate", "three-kernel", "B=4,T=2048,d=256,dv=64"): 1980,
 			key("scan_gate", "semi-fused", "B=4,T=2048,d=256,dv=64"):   1800,
 			key("scan_gate", "megakernel", "B=4,T=2048,d=256,dv=64"):   1800,
-		}}
+		}}}
 	r := Build(in)
 	d := find(t, r, "scan_gate", "speedup-semi-fused", "")
 	if d.Verdict != VerdictInconclusive || !strings.Contains(d.Reason, "clocks-differ: SM clock of the timed loop was 1980 MHz for three-kernel and 1800 MHz for semi-fused") {

@@ -1,9 +1,8 @@
-// Package reports is the last stage of the pipeline: from a run's facts
-// (package analysis), the experiments' claims and theoretical models
-// (package kernels, claims.yaml, or the run's own snapshot) and the run
-// directory (package ingest/rundir) to go/no-go verdicts, rendered as a Markdown report, its
-// JSON twin and plots (package roofline). It also compares two runs cell by
-// cell (Diff).
+// Package reports is the last stage of the pipeline: from a run loaded
+// and analysed by package pipeline (its facts, the experiments' claims and
+// theoretical models, its manifest, checks and clocks) to go/no-go
+// verdicts, rendered as a Markdown report, its JSON twin and plots
+// (package roofline). It also compares two runs cell by cell (Diff).
 //
 // This file is the package API: WriteRun renders a run, the rest builds and formats the report.
 package reports
@@ -58,10 +57,10 @@ func ParseFormats(formats []string) ([]string, error) {
 // WriteRun renders the report of a run (rundir.Open, or rundir.OpenFS for
 // an embedded one) into outDir ("" = the run's own folder): report.md,
 // report.json (and report.html) for the given formats (empty =
-// DefaultFormats), and the plots under outDir/plots/. It reads nothing but
-// the run (and, where the run keeps no snapshot of its specs and claims,
-// the ones built into rooftool), so a run can be re-rendered offline
-// anywhere. Files are written atomically.
+// DefaultFormats), and the plots under outDir/plots/. The run is loaded by
+// pipeline.Load, which reads nothing but the run (and, where the run keeps
+// no snapshot of its specs and claims, the ones built into rooftool), so a
+// run can be re-rendered offline anywhere. Files are written atomically.
 func WriteRun(ctx context.Context, run *rundir.Run, outDir string, formats []string) error {
 	return writeRunMem(ctx, run, outDir, formats, memory.DefaultAllocator)
 }

@@ -3,7 +3,6 @@ package reports
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,14 +13,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
-
-	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/kernels"
-	"github.com/rooftool/rooftool/testdata"
 )
 
 // writeSyntheticRunDir writes a run directory by hand (invented numbers,
@@ -219,104 +212,6 @@ func openRun(t *testing.T, dir string) *rundir.Run {
 	return run
 }
 
-// A run held in an fs.FS (an embedded one) is read in place.
-func TestReadChecksFS(t *testing.T) {
-	fsys := fstest.MapFS{
-		"manifest.json": {Data: []byte(`{"tool":"rooftool"}`)},
-		"raw/check/swiglu/dual-acc/M=1.check.json": {Data: []byte(`{"ok":true}`)},
-	}
-	run, err := rundir.OpenFS("r", fsys)
-	if err != nil || run.Manifest == nil || run.Manifest.Tool != "rooftool" {
-		t.Fatalf("OpenFS = %+v, %v", run, err)
-	}
-	checks, err := ReadChecks(run)
-	if err != nil || len(checks) != 1 || checks[0].Experiment != "swiglu" || checks[0].Variant != "dual-acc" || checks[0].Shape != "M=1" {
-		t.Errorf("ReadChecks = %+v, %v; want the path's experiment, variant and shape", checks, err)
-	}
-}
-
-// TestTimingClocksSharedShapes: swiglu and swiglu_fp8 name their timing files
-// by the same shapes. With experiment/variant/<shape>.json (ingest since
-// 2026-11-22) each experiment gets its own clocks; with bare base names (older
-// tables) a shared shape is attributed to neither rather than to the wrong one.
-func TestTimingClocksSharedShapes(t *testing.T) {
-	exps, err := kernels.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	const shape = "M=512,N=4096,K=7168"
-	timings := []ingest.Timing{{Experiment: "swiglu", Variant: "dual-acc", Shape: shape},
-		{Experiment: "swiglu_fp8", Variant: "dual-acc", Shape: shape}}
-	meta := func(file, v string) ingest.Meta {
-		return ingest.Meta{Source: ingest.SourceTiming, File: file, Key: "clock.sm_mhz", Value: v}
-	}
-	got := timingClocks([]ingest.Meta{
-		meta("swiglu/dual-acc/"+shape+".json", "1980"),
-		meta("swiglu_fp8/dual-acc/"+shape+".json", "1470"),
-		meta("swiglu_fp8/unfused/"+shape+".json", "1620"),
-	}, timings, exps)
-	if r := got["swiglu"]["sm_mhz"]; len(r) != 2 || r[0] != 1980 || r[1] != 1980 {
-		t.Errorf("swiglu sm_mhz = %v, want [1980 1980]", r)
-	}
-	if r := got["swiglu_fp8"]["sm_mhz"]; len(r) != 2 || r[0] != 1470 || r[1] != 1620 {
-		t.Errorf("swiglu_fp8 sm_mhz = %v, want [1470 1620]", r)
-	}
-	old := timingClocks([]ingest.Meta{meta(shape+".json", "1980")}, timings, exps)
-	if len(old["swiglu"]) != 0 || len(old["swiglu_fp8"]) != 0 {
-		t.Errorf("a base name both experiments share was attributed: %v", old)
-	}
-	only := timingClocks([]ingest.Meta{meta(shape+".json", "1980")}, timings[:1], exps)
-	if r := only["swiglu"]["sm_mhz"]; len(r) != 2 || r[0] != 1980 {
-		t.Errorf("base name in a run with swiglu alone: %v", only)
-	}
-}
-
-// TestCellSMClocksCommittedRuns: the per-cell SM clocks of the committed
-// runs whose tables name each timing file's cell come from the tables and
-// equal what their timing JSON holds; the runs ingested before that (File
-// the base name alone) are exactly the ones that read the JSON instead.
-func TestCellSMClocksCommittedRuns(t *testing.T) {
-	fromJSON := map[string]bool{"2026-11-22-h100-003504": true, "2026-11-22-h100-022317": true, "2026-11-22-h200-004838": true}
-	for _, name := range testdata.Runs() {
-		t.Run(name, func(t *testing.T) {
-			_, fsys, err := testdata.Run(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			run, err := rundir.OpenFS(name, fsys)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tables, err := run.Tables(memory.DefaultAllocator)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer tables.Release()
-			js, jsDev, err := timingJSONClocks(run)
-			if err != nil || len(js) == 0 {
-				t.Fatalf("timing JSON clocks: %d, %v", len(js), err)
-			}
-			fromTables, perCell := analysis.LoopSMClocks(tables)
-			if perCell == fromJSON[name] {
-				t.Errorf("tables give per-cell clocks: %v, want %v", perCell, !fromJSON[name])
-			}
-			got, gotDev, err := cellSMClocks(run, tables)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := cmp.Diff(jsDev, gotDev, cmpopts.EquateEmpty()); d != "" {
-				t.Errorf("device-loop clocks differ from the timing JSON (-json +got):\n%s", d)
-			}
-			if d := cmp.Diff(js, got); d != "" {
-				t.Errorf("cell SM clocks differ from the timing JSON (-json +got):\n%s", d)
-			}
-			if perCell && len(fromTables) != len(got) {
-				t.Errorf("tables give %d cells, cellSMClocks %d", len(fromTables), len(got))
-			}
-		})
-	}
-}
-
 func TestRunLineDirtyCommit(t *testing.T) {
 	got := runLine(RunInfo{GitCommit: "57f5d52608b96f13b1c08652e9a5c7db256a1e41-dirty"})
 	if !strings.Contains(got, "commit 57f5d52608b9 (tree differed from it)") {
@@ -325,49 +220,5 @@ func TestRunLineDirtyCommit(t *testing.T) {
 	got = runLine(RunInfo{GitCommit: "57f5d52608b96f13b1c08652e9a5c7db256a1e41"})
 	if !strings.Contains(got, "commit 57f5d52608b9") || strings.Contains(got, "differed") {
 		t.Errorf("clean: %q", got)
-	}
-}
-
-// TestLoadRunPlainIngestDir: a directory `rooftool ingest -o DIR` wrote from
-// an export made outside rooftool profile has no manifest and no kernel or
-// timing of any experiment. report refuses it as bad input (a
-// *RunInputError) instead of judging every built-in claim NOT MEASURED; a
-// folder without tables is refused the same way.
-func TestLoadRunPlainIngestDir(t *testing.T) {
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
-	dir := t.TempDir()
-	tb, err := ingest.File("../testdata/realdata/gpu4/report.sqlite", ingest.Options{}, mem)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = tb.Write(dir, ingest.FormatParquet)
-	n := len(tb.Kernels())
-	tb.Release()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n == 0 {
-		t.Fatal("gpu4/report.sqlite ingested no kernels")
-	}
-	for _, tc := range []struct {
-		name, dir, want string
-	}{
-		{"plain ingest dir", dir, "no rooftool cells: use stats or roofline for exports made outside rooftool profile"},
-		{"no tables", t.TempDir(), "no tables in"},
-	} {
-		in, tables, err := LoadRun(context.Background(), openRun(t, tc.dir), mem)
-		if err == nil {
-			tables.Release()
-			t.Errorf("%s: loaded with %d cells; want a RunInputError", tc.name, len(in.Run.Cells))
-			continue
-		}
-		var re *RunInputError
-		if !errors.As(err, &re) || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: err %T %v; want a *RunInputError with %q", tc.name, err, err, tc.want)
-		}
-	}
-	if err := WriteRun(context.Background(), openRun(t, dir), t.TempDir(), nil); err == nil {
-		t.Error("WriteRun wrote a report for a plain ingest directory")
 	}
 }

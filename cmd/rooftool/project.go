@@ -12,7 +12,7 @@ import (
 
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/gpu"
-	"github.com/rooftool/rooftool/reports"
+	"github.com/rooftool/rooftool/pipeline"
 	"github.com/spf13/cobra"
 )
 
@@ -135,17 +135,12 @@ func runProject(ctx context.Context, opts *ProjectOptions) error {
 }
 
 // projectLoad opens and analyses a run directory or committed run.
-func projectLoad(ctx context.Context, name string) (*reports.Input, error) {
+func projectLoad(ctx context.Context, name string) (*pipeline.Result, error) {
 	run, _, err := openRun(name, "")
 	if err != nil {
 		return nil, err
 	}
-	in, tables, err := reports.LoadRun(ctx, run, nil)
-	if err != nil {
-		return nil, err
-	}
-	tables.Release()
-	return in, nil
+	return pipeline.Load(ctx, run, nil)
 }
 
 func fmtMs(v float64) string {

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rooftool/rooftool/ingest"
-	"github.com/rooftool/rooftool/reports"
+	"github.com/rooftool/rooftool/pipeline"
 )
 
 // Exit codes, the same for every command; the package doc (main.go) says
@@ -158,7 +158,7 @@ func exitCode(err error) int {
 	}
 	var ie *ingest.InputError
 	var ue usageError
-	var re *reports.RunInputError
+	var re *pipeline.RunInputError
 	switch {
 	case errors.As(err, &ie), errors.As(err, &ue), errors.As(err, &re):
 		return exitBadArgs

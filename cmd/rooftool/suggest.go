@@ -17,7 +17,7 @@ import (
 
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/ingest"
-	"github.com/rooftool/rooftool/reports"
+	"github.com/rooftool/rooftool/pipeline"
 )
 
 // SuggestOptions are the flags of `rooftool suggest`.
@@ -219,16 +219,15 @@ func suggestLoadRun(ctx context.Context, inputs []string) (*analysis.Run, error)
 	if err != nil {
 		return nil, err
 	}
-	in, t, err := reports.LoadRun(ctx, r, nil)
-	var re *reports.RunInputError
+	res, err := pipeline.Load(ctx, r, nil)
+	var re *pipeline.RunInputError
 	if errors.As(err, &re) && st != nil {
 		return nil, nil // tables of exports made outside rooftool profile
 	}
 	if err != nil {
 		return nil, err
 	}
-	t.Release()
-	return in.Run, nil
+	return res.Run, nil
 }
 
 func chainRows(cs []analysis.Chain, human bool) [][]string {

@@ -1,0 +1,71 @@
+package pipeline
+
+import (
+	"fmt"
+
+	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/kernels"
+)
+
+// experimentsOf loads the experiments a run is judged with: its own
+// snapshot of the specs and claims (specs/) where it has one, else the
+// ones built into rooftool, and says which; for a snapshot, the warnings
+// of missingClaims.
+func experimentsOf(run *rundir.Run) ([]*kernels.Experiment, string, []analysis.Warning, error) {
+	if fsys, ok := run.Specs(); ok {
+		exps, err := kernels.LoadFS(fsys)
+		if err != nil { // a snapshot that does not parse or validate is bad input (exit 2)
+			return nil, "", nil, &RunInputError{Run: run.Name, Msg: fmt.Sprintf("%s: %v", run.Path(rundir.SpecsDir), err)}
+		}
+		var warns []analysis.Warning
+		if builtin, err := kernels.Load(); err == nil {
+			fillEpilogues(exps, builtin)
+			warns = missingClaims(exps, builtin, run)
+		}
+		return exps, "the run's own snapshot (" + rundir.SpecsDir + "/)", warns, nil
+	}
+	exps, err := kernels.Load()
+	return exps, "the claims built into this rooftool (the run keeps no snapshot of its own)", nil, err
+}
+
+// missingClaims warns, for each experiment of a run's specs snapshot that
+// has no claims.yaml, where rooftool's built-in experiment of that name has
+// claims: those claims are not judged (a run of a --cmd program without
+// --claims has no built-in experiment of its name, and no warning).
+func missingClaims(exps, builtin []*kernels.Experiment, run *rundir.Run) []analysis.Warning {
+	byName := map[string]*kernels.Experiment{}
+	for _, e := range builtin {
+		byName[e.Name] = e
+	}
+	var out []analysis.Warning
+	for _, e := range exps {
+		if b := byName[e.Name]; b != nil && len(e.Claims) == 0 && len(b.Claims) > 0 {
+			out = append(out, analysis.Warning{Code: analysis.WarnMissing, Metric: "claims",
+				Msg: fmt.Sprintf("%s has no claims.yaml: the %d claims rooftool has for %s are not judged",
+					run.Path(rundir.SpecsPath(e.Name, "")), len(b.Claims), e.Name)})
+		}
+	}
+	return out
+}
+
+// fillEpilogues gives the variants of a run's snapshot that state no
+// epilogue operands (snapshots taken before claims.yaml had epilogue_bytes)
+// those of the same experiment and variant built into rooftool, marked as
+// such in Epilogue: a model of what the fused kernel must move, not a
+// measurement, used only by the implementation-limited counterfactual.
+func fillEpilogues(exps, builtin []*kernels.Experiment) {
+	for _, e := range exps {
+		for _, b := range builtin {
+			if b.Name != e.Name {
+				continue
+			}
+			for v, th := range e.Theory {
+				if bt, ok := b.Theory[v]; ok && th.EpilogueBytes == "" && bt.EpilogueBytes != "" {
+					th.EpilogueBytes, th.Epilogue = bt.EpilogueBytes, bt.Epilogue+"; from the claims built into rooftool, the run's snapshot states none"
+					e.Theory[v] = th
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,181 @@
+// Package pipeline is the driver between analysis and the outputs: it opens
+// a run directory (package ingest/rundir), reads its tables, ceilings.json
+// (or the catalog's ceilings, package gpu), the experiments and claims the
+// run is judged with (its own specs snapshot, else those built into
+// rooftool, package kernels), the check and timing JSON files, and runs
+// package analysis over them, handing back one typed Result. Every consumer
+// of a run's facts (reports and its plots, and the project and suggest
+// commands) loads the run here, so that all of them state the same facts.
+//
+// Place in the pipeline: ingest -> analysis -> pipeline -> roofline,
+// reports -> cmd. Nothing above this package reads a run's files.
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/gpu"
+	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/kernels"
+)
+
+// Result is a run loaded and analysed: everything a report, a plot, a
+// projection or a suggestion needs of it.
+type Result struct {
+	Name          string // run name, e.g. the run directory's base name
+	Run           *analysis.Run
+	Experiments   []*kernels.Experiment
+	ClaimsFrom    string // where Experiments' specs and claims came from
+	Manifest      *rundir.Manifest
+	Checks        []Check
+	TimingDevices map[string][]string             // experiment -> devices named by its timing JSON
+	TimingMethods map[string][]string             // experiment -> cuda-events / cuda-graph
+	TimingClocks  map[string]map[string][]float64 // experiment -> "sm_mhz"/"mem_mhz" -> [min, max]
+	CellSMClocks  map[rundir.Key]float64          // cell -> SM MHz of its timed loop (median of its clock samples)
+	// CellDeviceSMClocks: cell -> SM MHz of its device-time loop (median of
+	// its device clock samples), for timing files that have them.
+	CellDeviceSMClocks map[rundir.Key]float64
+	Warnings           []analysis.Warning // run-level warnings of loading (manifest, claims, tables, ceilings)
+}
+
+// RunInputError says a directory cannot be read as a run: it holds no
+// tables, or no cell of any experiment (a plain `rooftool ingest`
+// directory), or its specs snapshot does not load.
+type RunInputError struct {
+	Run string // the run's name
+	Msg string
+}
+
+func (e *RunInputError) Error() string { return fmt.Sprintf("run %s: %s", e.Run, e.Msg) }
+
+// CheckTables checks that a run has every table, in tables/ or, for a
+// directory written by `rooftool ingest -o DIR`, in the folder itself; a
+// run without them is a *RunInputError.
+func CheckTables(run *rundir.Run) error {
+	dir := rundir.TablesDir
+	if fi, err := fs.Stat(run.FS, dir); err != nil || !fi.IsDir() {
+		dir = "."
+	}
+	var missing []string
+	for _, n := range ingest.TableNames {
+		_, errP := fs.Stat(run.FS, path.Join(dir, n+"."+ingest.FormatParquet))
+		_, errA := fs.Stat(run.FS, path.Join(dir, n+"."+ingest.FormatArrow))
+		if errors.Is(errP, fs.ErrNotExist) && errors.Is(errA, fs.ErrNotExist) {
+			missing = append(missing, n)
+		}
+	}
+	switch {
+	case len(missing) == len(ingest.TableNames):
+		return &RunInputError{Run: run.Name, Msg: fmt.Sprintf("no tables in %s (no %s.parquet or .arrow): not an ingested run (rooftool ingest writes them)", run.Path(dir), ingest.TableKernels)}
+	case len(missing) > 0:
+		return &RunInputError{Run: run.Name, Msg: fmt.Sprintf("tables in %s lack %s (.parquet or .arrow)", run.Path(dir), strings.Join(missing, ", "))}
+	}
+	return nil
+}
+
+// hasCells reports whether any kernel or timing row of t belongs to an
+// experiment (rooftool's NVTX cell ranges or timing files).
+func hasCells(t *ingest.Tables) bool {
+	for _, k := range t.Kernels() {
+		if k.Experiment != "" {
+			return true
+		}
+	}
+	for _, tm := range t.Timings() {
+		if tm.Experiment != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// Load reads a run (manifest.json, tables/, ceilings.json, raw/check/, the
+// timing JSON files, and the specs and claims snapshot) and analyses it.
+// mem allocates the tables while they are read (nil: the default
+// allocator); they are released before Load returns. A directory without
+// tables, or one without a manifest whose tables hold no cell of any
+// experiment, is a *RunInputError.
+func Load(ctx context.Context, run *rundir.Run, mem memory.Allocator) (*Result, error) {
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	res := &Result{Name: run.Name, Manifest: run.Manifest}
+	if err := CheckTables(run); err != nil {
+		return nil, err
+	}
+	if run.Manifest == nil {
+		res.Warnings = append(res.Warnings, analysis.Warning{Code: analysis.WarnMissing, Msg: "no manifest.json in " + run.Path("") + ": cell status, GPU clocks and versions unknown"})
+	}
+	tables, err := run.Tables(mem)
+	if err != nil {
+		return nil, err
+	}
+	defer tables.Release()
+	if run.Manifest == nil && !hasCells(tables) {
+		// A directory `rooftool ingest -o` wrote from an export made outside
+		// rooftool profile: judging the built-in claims against it would list
+		// every one NOT MEASURED.
+		return nil, &RunInputError{Run: run.Name, Msg: "no rooftool cells: use stats or roofline for exports made outside rooftool profile " +
+			"(no manifest.json, and no kernel or timing in its tables belongs to an experiment)"}
+	}
+	var measured *gpu.Measured
+	if data, err := run.ReadFile(rundir.CeilingsFile); err == nil {
+		if measured, err = gpu.ParseMeasured(data); err != nil {
+			return nil, fmt.Errorf("%s: %w", run.Path(rundir.CeilingsFile), err)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	exps, claimsFrom, warns, err := experimentsOf(run)
+	if err != nil {
+		return nil, err
+	}
+	res.Experiments, res.ClaimsFrom = exps, claimsFrom
+	res.Warnings = append(res.Warnings, warns...)
+	if run.Manifest != nil && len(run.Manifest.TableDigests) > 0 {
+		have, err := rundir.TableDigests(run.FS)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", run.Path(rundir.TablesDir), err)
+		}
+		if diff := rundir.DigestsDiffer(run.Manifest.TableDigests, have); len(diff) > 0 {
+			res.Warnings = append(res.Warnings, analysis.Warning{Code: analysis.WarnTablesChanged, Metric: "tables",
+				Msg: fmt.Sprintf("%s differ from what the run's ingest wrote (manifest table_digests): %s; the report is of these tables, not necessarily of the run's exports (rooftool profile --ingest-only -o %s rebuilds them)",
+					run.Path(rundir.TablesDir), strings.Join(diff, ", "), run.Path(""))})
+		}
+	}
+	gpuName := ""
+	if run.Manifest != nil {
+		gpuName = run.Manifest.GPU.Name
+		if measured != nil && measured.UUID != "" && run.Manifest.GPU.UUID != "" && measured.UUID != run.Manifest.GPU.UUID {
+			res.Warnings = append(res.Warnings, analysis.Warning{Code: analysis.WarnMissing, Metric: "ceilings",
+				Msg: fmt.Sprintf("ceilings.json was measured on GPU %s, the run ran on %s (same model: %s)", measured.UUID, run.Manifest.GPU.UUID, gpuName)})
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ceil := gpu.CeilingsFor(analysis.DeviceCeilings(tables), gpuName, measured)
+	an, err := analysis.Analyze(tables, exps, analysis.Options{Ceilings: ceil})
+	if err != nil {
+		return nil, fmt.Errorf("analyse %s: %w", run.Name, err)
+	}
+	res.Run = an
+	if res.Checks, err = ReadChecks(run); err != nil {
+		return nil, err
+	}
+	res.TimingDevices, res.TimingMethods = timingEnv(tables.Timings())
+	res.TimingClocks = timingClocks(tables.Metas(), tables.Timings(), exps)
+	if res.CellSMClocks, res.CellDeviceSMClocks, err = cellSMClocks(run, tables); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
