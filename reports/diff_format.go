@@ -2,7 +2,6 @@ package reports
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/internal/tableout"
 )
 
 func (r DiffRow) delta(alpha float64) string {
@@ -236,15 +236,17 @@ var diffCSVHeader = []string{"row", "experiment", "variant", "shape", "kernel", 
 	"old_count", "new_count", "old_time_ns", "new_time_ns", "time_delta", "old_dram_bytes", "new_dram_bytes", "dram_delta",
 	"old_ncu_count", "new_ncu_count", "old_source", "new_source"}
 
-// WriteCSV writes one long table (diffCSVHeader) whose "row" column says
-// what a row is: "cell" (wall times of one cell; ms, delta as a fraction),
-// "geomean" (benchstat's geomean row: old_ms, new_ms, delta; old_n and
-// new_n count the cells), "cell_kernels" (all kernels of one cell of both
-// runs) and "kernel" (one kernel of one cell: count, ns, bytes). Fields a
-// row does not have are empty.
-func (d *DiffResult) WriteCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
-	cw.Write(diffCSVHeader)
+// WriteCSV writes CSV() as CSV.
+func (d *DiffResult) WriteCSV(w io.Writer) error { return d.CSV().WriteCSV(w) }
+
+// CSV is one long table (diffCSVHeader) whose "row" column says what a row
+// is: "cell" (wall times of one cell; ms, delta as a fraction), "geomean"
+// (benchstat's geomean row: old_ms, new_ms, delta; old_n and new_n count
+// the cells), "cell_kernels" (all kernels of one cell of both runs) and
+// "kernel" (one kernel of one cell: count, ns, bytes). Fields a row does
+// not have are empty.
+func (d *DiffResult) CSV() tableout.Table {
+	t := tableout.Table{Header: diffCSVHeader}
 	f := func(v float64) string {
 		if math.IsInf(v, 0) || math.IsNaN(v) {
 			return ""
@@ -269,7 +271,7 @@ func (d *DiffResult) WriteCSV(w io.Writer) error {
 		for _, p := range parts {
 			r = append(r, p...)
 		}
-		cw.Write(r)
+		t.Rows = append(t.Rows, r)
 	}
 	for _, r := range d.Rows {
 		rec([]string{"cell", r.Experiment, r.Variant, r.Shape, "", r.Status}, val(r.Old), val(r.New),
@@ -303,14 +305,28 @@ func (d *DiffResult) WriteCSV(w io.Writer) error {
 	for _, r := range d.Kernels {
 		rec([]string{"kernel", r.Experiment, r.Variant, r.Shape, r.Kernel, r.Status}, empty(11), kside(r.Old, r.New, r.TimeDelta, r.DRAMDelta))
 	}
-	cw.Flush()
-	return cw.Error()
+	return t
 }
 
-// WriteJSON writes the comparison as one JSON object (DiffResult documents
-// its shape): keys sorted at every level, two-space indent, lists never
-// null.
+// WriteJSON writes JSON() as JSON (tableout.WriteJSON: two-space indent),
+// nothing when it fails.
 func (d *DiffResult) WriteJSON(w io.Writer) error {
+	v, err := d.JSON()
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := tableout.WriteJSON(&buf, v); err != nil {
+		return fmt.Errorf("diff json: %w", err)
+	}
+	_, err = w.Write(buf.Bytes())
+	return err
+}
+
+// JSON is the comparison as one JSON value (DiffResult documents its
+// shape) whose objects are maps, so that it is written with keys sorted at
+// every level; lists are never null.
+func (d *DiffResult) JSON() (any, error) {
 	c := *d
 	c.Version = DiffJSONVersion
 	if c.Rows == nil {
@@ -324,7 +340,7 @@ func (d *DiffResult) WriteJSON(w io.Writer) error {
 	}
 	raw, err := json.Marshal(&c)
 	if err != nil {
-		return fmt.Errorf("diff json: %w", err)
+		return nil, fmt.Errorf("diff json: %w", err)
 	}
 	// Round-trip through generic values: encoding/json writes map keys
 	// sorted; UseNumber keeps every number as first written.
@@ -332,15 +348,7 @@ func (d *DiffResult) WriteJSON(w io.Writer) error {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return fmt.Errorf("diff json: %w", err)
+		return nil, fmt.Errorf("diff json: %w", err)
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return fmt.Errorf("diff json: %w", err)
-	}
-	_, err = w.Write(buf.Bytes())
-	return err
+	return v, nil
 }

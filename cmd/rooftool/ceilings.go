@@ -12,11 +12,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rooftool/rooftool/gpu"
+	"github.com/rooftool/rooftool/internal/tableout"
 	"github.com/rooftool/rooftool/kernels"
 )
 
@@ -138,9 +138,8 @@ func runCeilings(ctx context.Context, opts *CeilingsOptions) error {
 }
 
 func ceilingsTable(w io.Writer, m *gpu.Measured) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	spec, known := gpu.Lookup(m.Device)
-	fmt.Fprintln(tw, "CEILING\tBEST\tMEDIAN\tOF DATASHEET\tMETHOD")
+	t := tableout.Table{Header: []string{"CEILING", "BEST", "MEDIAN", "OF DATASHEET", "METHOD"}}
 	for _, it := range m.Items {
 		of := "-"
 		if known {
@@ -152,9 +151,9 @@ func ceilingsTable(w io.Writer, m *gpu.Measured) {
 				of = fmt.Sprintf("%.0f%%", 100*it.Value/peak)
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", it.Name, gpu.FormatRate(it.Value, it.Kind), gpu.FormatRate(it.Median, it.Kind), of, it.Method)
+		t.Rows = append(t.Rows, []string{it.Name, gpu.FormatRate(it.Value, it.Kind), gpu.FormatRate(it.Median, it.Kind), of, it.Method})
 	}
-	tw.Flush()
+	t.WriteText(w, tableout.Columns)
 	if known {
 		fmt.Fprintf(w, "datasheet: %s (rooftool gpus %s); measured at the clocks the GPU ran, datasheet peaks at boost\n", spec.Name, spec.Key)
 	}

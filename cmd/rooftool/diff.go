@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/internal/tableout"
 	"github.com/rooftool/rooftool/reports"
 )
 
@@ -84,11 +85,14 @@ func runDiff(ctx context.Context, opts *DiffOptions) error {
 	if err != nil {
 		return err
 	}
+	out := tableout.Output{Text: d.WriteTable}
 	switch opts.Format {
-	case "csv":
-		return d.WriteCSV(opts.IO.Out)
-	case "json":
-		return d.WriteJSON(opts.IO.Out)
+	case tableout.FormatCSV:
+		out.CSV = d.CSV()
+	case tableout.FormatJSON:
+		if out.JSON, err = d.JSON(); err != nil {
+			return err
+		}
 	}
-	return d.WriteTable(opts.IO.Out)
+	return tableout.Write(opts.IO.Out, opts.Format, out)
 }

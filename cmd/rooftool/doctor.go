@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/rooftool/rooftool/internal/tableout"
 	"github.com/rooftool/rooftool/kernels/launch"
 )
 
@@ -99,31 +101,38 @@ func runDoctor(ctx context.Context, opts *DoctorOptions) error {
 			problems++
 		}
 	}
-	w := opts.IO.Out
-	switch opts.Format {
-	case "json":
-		if err := writeJSON(w, doctorJSON{Version: doctorJSONVersion, Problems: problems, Findings: fs}); err != nil {
-			return err
-		}
-	case "csv":
-		if err := writeRowsCSV(w, fs); err != nil {
-			return err
-		}
-	default:
-		for _, f := range fs {
-			fmt.Fprintf(w, "%-8s %-15s %s\n", f.Level, f.Check, f.Detail)
-			if f.Fix != "" {
-				fmt.Fprintf(w, "%-8s %-15s fix: %s\n", "", "", f.Fix)
-			}
-		}
-		if problems == 0 {
-			fmt.Fprintln(w, "no problems found")
-		} else {
-			fmt.Fprintf(w, "%d problem(s) found\n", problems)
-		}
+	csv, err := tableout.Records(fs)
+	if err != nil {
+		return err
+	}
+	err = tableout.Write(opts.IO.Out, opts.Format, tableout.Output{
+		CSV:  csv,
+		JSON: doctorJSON{Version: doctorJSONVersion, Problems: problems, Findings: fs},
+		Text: func(w io.Writer) error { return writeDoctorText(w, fs, problems) },
+	})
+	if err != nil {
+		return err
 	}
 	if opts.Strict && problems > 0 {
 		return fmt.Errorf("doctor: %d problem(s) found", problems)
 	}
 	return nil
+}
+
+// writeDoctorText prints one line per finding, its fix under it, and the
+// count of problems.
+func writeDoctorText(w io.Writer, fs []launch.Finding, problems int) error {
+	for _, f := range fs {
+		fmt.Fprintf(w, "%-8s %-15s %s\n", f.Level, f.Check, f.Detail)
+		if f.Fix != "" {
+			fmt.Fprintf(w, "%-8s %-15s fix: %s\n", "", "", f.Fix)
+		}
+	}
+	var err error
+	if problems == 0 {
+		_, err = fmt.Fprintln(w, "no problems found")
+	} else {
+		_, err = fmt.Fprintf(w, "%d problem(s) found\n", problems)
+	}
+	return err
 }

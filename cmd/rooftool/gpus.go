@@ -2,16 +2,14 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
-	"reflect"
 	"strings"
-	"text/tabwriter"
+
+	"github.com/spf13/cobra"
 
 	"github.com/rooftool/rooftool/gpu"
-	"github.com/spf13/cobra"
+	"github.com/rooftool/rooftool/internal/tableout"
 )
 
 // GPUsOptions are the flags of `rooftool gpus`.
@@ -68,7 +66,7 @@ type gpusJSON struct {
 }
 
 // gpuRow is one GPU of the catalog in base units. Its JSON keys are the
-// CSV's columns, in field order (writeRowsCSV).
+// CSV's columns, in field order (tableout.Records).
 type gpuRow struct {
 	Key      string            `json:"key"`
 	Name     string            `json:"name"`
@@ -127,98 +125,15 @@ func runGPUs(ctx context.Context, opts *GPUsOptions) error {
 	for _, g := range specs {
 		rows = append(rows, newGPURow(g))
 	}
-	switch opts.Format {
-	case "json":
-		return writeJSON(opts.IO.Out, gpusJSON{Version: gpusJSONVersion, GPUs: rows})
-	case "csv":
-		return writeRowsCSV(opts.IO.Out, rows)
+	csv, err := tableout.Records(rows)
+	if err != nil {
+		return err
 	}
-	return writeGPUsTable(opts.IO.Out, specs)
-}
-
-// dataFormats are the --format values of every command that prints data.
-var dataFormats = []string{"table", "csv", "json"}
-
-// checkDataFormat rejects a --format outside dataFormats.
-func checkDataFormat(cmd, format string) error {
-	for _, f := range dataFormats {
-		if format == f {
-			return nil
-		}
-	}
-	return usageErrorf("%s: --format %q: want table, csv or json", cmd, format)
-}
-
-// writeJSON writes v as JSON indented by two spaces, with <, > and &
-// as they are.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
-
-// writeRowsCSV writes a slice of structs as CSV: one column per exported
-// field named by its JSON key, in field order, so that CSV and JSON share
-// names and units. A string is written as is; any other value as JSON
-// writes it (numbers, booleans, lists and objects); an empty value of an
-// omitempty field, or a nil list or object, as "".
-func writeRowsCSV(w io.Writer, rows any) error {
-	v := reflect.ValueOf(rows)
-	if v.Kind() != reflect.Slice || v.Type().Elem().Kind() != reflect.Struct {
-		return fmt.Errorf("writeRowsCSV: want a slice of structs, got %T", rows)
-	}
-	type col struct {
-		index     int
-		name      string
-		omitEmpty bool
-	}
-	var cols []col
-	t := v.Type().Elem()
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		tag := f.Tag.Get("json")
-		if tag == "-" {
-			continue
-		}
-		name, opt, _ := strings.Cut(tag, ",")
-		if name == "" {
-			name = f.Name
-		}
-		cols = append(cols, col{i, name, strings.Contains(opt, "omitempty")})
-	}
-	cw := csv.NewWriter(w)
-	hdr := make([]string, len(cols))
-	for i, c := range cols {
-		hdr[i] = c.name
-	}
-	cw.Write(hdr)
-	for r := 0; r < v.Len(); r++ {
-		rec := make([]string, len(cols))
-		for i, c := range cols {
-			fv := v.Index(r).Field(c.index)
-			switch {
-			case c.omitEmpty && fv.IsZero():
-			case fv.Kind() == reflect.String:
-				rec[i] = fv.String()
-			case (fv.Kind() == reflect.Slice || fv.Kind() == reflect.Map || fv.Kind() == reflect.Pointer) && fv.IsNil():
-			default:
-				var b strings.Builder
-				enc := json.NewEncoder(&b)
-				enc.SetEscapeHTML(false)
-				if err := enc.Encode(fv.Interface()); err != nil {
-					return fmt.Errorf("csv column %s: %w", c.name, err)
-				}
-				rec[i] = strings.TrimSuffix(b.String(), "\n")
-			}
-		}
-		cw.Write(rec)
-	}
-	cw.Flush()
-	return cw.Error()
+	return tableout.Write(opts.IO.Out, opts.Format, tableout.Output{
+		CSV:  csv,
+		JSON: gpusJSON{Version: gpusJSONVersion, GPUs: rows},
+		Text: func(w io.Writer) error { return writeGPUsTable(w, specs) },
+	})
 }
 
 // gpuColumns are the rows of `rooftool gpus NAME` and, upper-cased, the
@@ -244,14 +159,12 @@ func round3(v float64) float64 {
 }
 
 func writeGPUsTable(w io.Writer, specs []gpu.Spec) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	hdr := []string{"KEY", "NAME", "ARCH", "CC", "SMS", "BOOST MHz", "DRAM GB/s", "L2 MiB",
-		"FP64 TF", "FP32 TF", "TF32 TF", "BF16 TF", "FP16 TF", "FP8 TF", "INT8 TOPS"}
-	fmt.Fprintln(tw, strings.Join(hdr, "\t")+"\t")
+	t := tableout.Table{Header: []string{"KEY", "NAME", "ARCH", "CC", "SMS", "BOOST MHz", "DRAM GB/s", "L2 MiB",
+		"FP64 TF", "FP32 TF", "TF32 TF", "BF16 TF", "FP16 TF", "FP8 TF", "INT8 TOPS"}}
 	for _, g := range specs {
-		fmt.Fprintln(tw, strings.Join(gpuTableCells(g), "\t")+"\t")
+		t.Rows = append(t.Rows, gpuTableCells(g))
 	}
-	if err := tw.Flush(); err != nil {
+	if err := t.WriteText(w, tableout.RightAligned); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintln(w, "\nTensor figures are dense (no 2:4 sparsity); 0 = no such path. `rooftool gpus NAME` shows each figure's source.")
@@ -259,7 +172,7 @@ func writeGPUsTable(w io.Writer, specs []gpu.Spec) error {
 }
 
 func writeGPUDetail(w io.Writer, g gpu.Spec) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	var t tableout.Table
 	row := gpuTableCells(g)
 	for i, c := range gpuColumns {
 		src := ""
@@ -269,10 +182,12 @@ func writeGPUDetail(w io.Writer, g gpu.Spec) error {
 		} else if v, ok := g.Sources[field]; ok {
 			src = v
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", c, row[i], src)
+		t.Rows = append(t.Rows, []string{c, row[i], src})
 	}
-	fmt.Fprintf(tw, "aliases\t%s\t\n", strings.Join(g.Aliases, "; "))
-	tw.Flush()
+	t.Rows = append(t.Rows, []string{"aliases", strings.Join(g.Aliases, "; "), ""})
+	if err := t.WriteText(w, tableout.Columns); err != nil {
+		return err
+	}
 	fmt.Fprintf(w, "\nsource: %s\n", g.Source)
 	if g.Notes != "" {
 		fmt.Fprintf(w, "notes: %s\n", g.Notes)

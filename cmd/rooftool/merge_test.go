@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/kernels/launch"
 )
 
 // fakeSweep readies the fake runner and profilers of kernels/launch and
@@ -183,6 +184,11 @@ func TestShardMerge(t *testing.T) {
 	again, _ := mustRun(t, exitOK, append([]string{"plan", "--shard-count", "2", "--format", "json"}, sel...)...)
 	if again != planOut {
 		t.Errorf("plan is not deterministic")
+	}
+	// With --costs-from a run that measured the cells, costs are seconds.
+	costed, _ := mustRun(t, exitOK, append([]string{"plan", "--costs-from", a}, sel...)...)
+	if plan.CostUnit != launch.CostShapeUnits || !strings.Contains(costed, "COST (s)") || !strings.Contains(costed, " s\n") {
+		t.Errorf("cost unit %q; table with --costs-from:\n%s", plan.CostUnit, costed)
 	}
 
 	mustRun(t, exitOK, "merge", b1, b2, "-o", m)

@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/internal/tableout"
 	"github.com/rooftool/rooftool/kernels/launch"
 )
 
@@ -90,6 +91,7 @@ type planJSON struct {
 	PlanHash   string    `json:"plan_hash"`
 	ShardCount int       `json:"shard_count"` // 0: not split
 	ShardCosts []float64 `json:"shard_costs"` // the cost of each part
+	CostUnit   string    `json:"cost_unit"`   // launch.CostSeconds or launch.CostShapeUnits
 	Cells      []planRow `json:"cells"`
 }
 
@@ -121,24 +123,37 @@ func runPlan(ctx context.Context, opts *PlanOptions) error {
 	if err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}
+	prior, err := launch.PriorCosts(opts.CostsFrom)
+	if err != nil {
+		return usageErrorf("plan: %v", err)
+	}
 	n := max(opts.ShardCount, 1)
-	out := planJSON{Version: planJSONVersion, PlanHash: hash, ShardCount: opts.ShardCount, ShardCosts: make([]float64, n)}
+	out := planJSON{Version: planJSONVersion, PlanHash: hash, ShardCount: opts.ShardCount, ShardCosts: make([]float64, n),
+		CostUnit: launch.CostUnit(cells, prior)}
 	for i, c := range cells {
 		out.Cells = append(out.Cells, planRow{Cell: c.Key().String(), Passes: c.Passes, Cost: costs[i], Shard: parts[i]})
 		out.ShardCosts[parts[i]-1] += costs[i]
 	}
-	switch opts.Format {
-	case "json":
-		return writeJSON(opts.IO.Out, out)
-	case "csv":
-		return writeRowsCSV(opts.IO.Out, out.Cells)
+	csv, err := tableout.Records(out.Cells)
+	if err != nil {
+		return err
 	}
-	tw := tabwriter.NewWriter(opts.IO.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CELL\tPASSES\tCOST\tSHARD")
+	return tableout.Write(opts.IO.Out, opts.Format, tableout.Output{
+		CSV:  csv,
+		JSON: out,
+		Text: func(w io.Writer) error { return writePlanTable(w, out) },
+	})
+}
+
+// writePlanTable prints the cells, then each shard's count and cost and
+// the plan hash.
+func writePlanTable(w io.Writer, out planJSON) error {
+	n := len(out.ShardCosts)
+	t := tableout.Table{Header: []string{"CELL", "PASSES", "COST (" + out.CostUnit + ")", "SHARD"}}
 	for _, r := range out.Cells {
-		fmt.Fprintf(tw, "%s\t%s\t%.4g\t%d/%d\n", r.Cell, strings.Join(r.Passes, ","), r.Cost, r.Shard, n)
+		t.Rows = append(t.Rows, []string{r.Cell, strings.Join(r.Passes, ","), fmt.Sprintf("%.4g", r.Cost), fmt.Sprintf("%d/%d", r.Shard, n)})
 	}
-	if err := tw.Flush(); err != nil {
+	if err := t.WriteText(w, tableout.Columns); err != nil {
 		return err
 	}
 	for i, c := range out.ShardCosts {
@@ -148,8 +163,8 @@ func runPlan(ctx context.Context, opts *PlanOptions) error {
 				cnt++
 			}
 		}
-		fmt.Fprintf(opts.IO.Out, "shard %d/%d: %d cells, cost %.4g\n", i+1, n, cnt, c)
+		fmt.Fprintf(w, "shard %d/%d: %d cells, cost %.4g %s\n", i+1, n, cnt, c, out.CostUnit)
 	}
-	fmt.Fprintf(opts.IO.Out, "plan hash: %s\n", hash)
-	return nil
+	_, err := fmt.Fprintf(w, "plan hash: %s\n", out.PlanHash)
+	return err
 }

@@ -124,6 +124,25 @@ func CellCosts(cells []PlannedCell, prior map[string]map[string]float64) []float
 	return out
 }
 
+// Units of CellCosts.
+const (
+	CostSeconds    = "s"                   // seconds, from the passes earlier runs measured
+	CostShapeUnits = "shape size x passes" // the product of the shape's variables times the passes
+)
+
+// CostUnit is the unit of CellCosts(cells, prior): seconds where prior
+// measured a pass of one of the cells, else shape size times passes.
+func CostUnit(cells []PlannedCell, prior map[string]map[string]float64) string {
+	for _, c := range cells {
+		for _, p := range c.Passes {
+			if _, ok := prior[c.Key().String()][p]; ok {
+				return CostSeconds
+			}
+		}
+	}
+	return CostShapeUnits
+}
+
 // AssignShards splits the cells into n parts of about equal cost: the
 // costliest cell first (ties by key) goes to the part with the least cost
 // so far (ties to the lowest part). It returns each cell's part, 1-based.
