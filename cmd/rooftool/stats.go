@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/internal/tableout"
 )
 
 // StatsOptions are the flags of `rooftool stats`.
@@ -202,16 +201,11 @@ func runStats(ctx context.Context, opts *StatsOptions) error {
 	if len(s.Rows) == 0 {
 		return &ingest.InputError{File: strings.Join(opts.Inputs, " "), Err: errors.New(statsNothing(opts))}
 	}
-	switch format {
-	case "csv":
-		if so.Flat {
-			return writeNsysCSV(opts.IO.Out, s.Rows)
-		}
-		return writeStatsCSV(opts.IO.Out, s.Rows)
-	case "json":
-		return writeStatsJSON(opts.IO.Out, s.Rows, so)
-	}
-	return writeStatsTable(opts.IO.Out, s, opts.Top)
+	return tableout.Write(opts.IO.Out, format, tableout.Output{
+		CSV:  statsCSV(s.Rows, so.Flat),
+		JSON: newStatsJSON(s.Rows, so),
+		Text: func(w io.Writer) error { return writeStatsTable(w, s, opts.Top) },
+	})
 }
 
 // statsNothing says why stats has no row to print: what the options left
@@ -240,13 +234,14 @@ var statsColumns = []string{"Time (%)", "Total Time (ns)", "Instances", "Avg (ns
 const statsRangeColumn = "Range"
 
 // statsJSONVersion is the "rooftool_stats" field of the JSON output; it
-// changes when the shape does.
-const statsJSONVersion = 1
+// changes when the shape does (2: --report cuda_gpu_kern_sum rows have no
+// Range key).
+const statsJSONVersion = 2
 
 // statsJSON is the JSON output of `rooftool stats --format json`:
 //
 //	{
-//	  "rooftool_stats": 1,               // version of this shape
+//	  "rooftool_stats": 2,               // version of this shape
 //	  "report": "cuda_gpu_kern_sum",     // the nsys report the rows follow
 //	  "names": "demangled",              // or "base", "mangled"
 //	  "rows": [                          // in table order: ranges by path, "-" last
@@ -260,7 +255,7 @@ const statsJSONVersion = 1
 //	      "Max (ns)": 130000,
 //	      "StdDev (ns)": 3000.1,         // sample standard deviation, 0 for one instance
 //	      "Name": "void gemm<float>(...)",
-//	      "Range": "gla/fused/B=8,T=4096" // NVTX range path, whole; "-" outside every range
+//	      "Range": "gla/fused/B=8,T=4096" // NVTX range path, whole; "-" outside every range; absent with --report
 //	    }
 //	  ]
 //	}
@@ -283,20 +278,21 @@ type statsJSONRow struct {
 	MaxNs     int64   `json:"Max (ns)"`
 	StdDevNs  float64 `json:"StdDev (ns)"`
 	Name      string  `json:"Name"`
-	Range     string  `json:"Range"`
+	Range     string  `json:"Range,omitempty"` // "" only with --report (so.Flat): rangeLabel is never ""
 }
 
-func writeStatsJSON(w io.Writer, rows []analysis.SummaryRow, so analysis.SummaryOptions) error {
-	out := statsJSON{Version: statsJSONVersion, Report: "cuda_gpu_kern_sum", Names: so.Names, Rows: []statsJSONRow{}}
+func newStatsJSON(rows []analysis.SummaryRow, so analysis.SummaryOptions) statsJSON {
+	out := statsJSON{Version: statsJSONVersion, Report: statsReport, Names: so.Names, Rows: []statsJSONRow{}}
 	r1 := analysis.RoundHalfUp
 	for _, r := range rows {
-		out.Rows = append(out.Rows, statsJSONRow{TimePct: r1(r.TimePct), TotalNs: r.TotalNs, Instances: r.Instances,
-			AvgNs: r1(r.AvgNs), MedNs: r1(r.MedNs), MinNs: r.MinNs, MaxNs: r.MaxNs, StdDevNs: r1(r.StdDevNs),
-			Name: r.Name, Range: rangeLabel(r.Range)})
+		jr := statsJSONRow{TimePct: r1(r.TimePct), TotalNs: r.TotalNs, Instances: r.Instances,
+			AvgNs: r1(r.AvgNs), MedNs: r1(r.MedNs), MinNs: r.MinNs, MaxNs: r.MaxNs, StdDevNs: r1(r.StdDevNs), Name: r.Name}
+		if !so.Flat {
+			jr.Range = rangeLabel(r.Range)
+		}
+		out.Rows = append(out.Rows, jr)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return out
 }
 
 // rangeLabel names a range path, "-" for the kernels outside every range.
@@ -316,30 +312,26 @@ func statsCells(r analysis.SummaryRow) []string {
 		fmt1(r.AvgNs), fmt1(r.MedNs), strconv.FormatInt(r.MinNs, 10), strconv.FormatInt(r.MaxNs, 10), fmt1(r.StdDevNs), r.Name}
 }
 
-func writeStatsCSV(w io.Writer, rows []analysis.SummaryRow) error {
-	cw := csv.NewWriter(w)
-	cw.Write(append(append([]string{}, statsColumns...), statsRangeColumn))
-	for _, r := range rows {
-		cw.Write(append(statsCells(r), rangeLabel(r.Range)))
+// statsCSV is the CSV of the rows: nsys's columns, then Range; flat
+// (--report) as nsys stats --format csv writes cuda_gpu_kern_sum, its
+// header exactly and no Range column.
+func statsCSV(rows []analysis.SummaryRow, flat bool) tableout.Table {
+	if flat {
+		t := tableout.Table{Header: statsColumns}
+		for _, r := range rows {
+			t.Rows = append(t.Rows, statsCells(r))
+		}
+		return t
 	}
-	cw.Flush()
-	return cw.Error()
+	t := tableout.Table{Header: append(append([]string{}, statsColumns...), statsRangeColumn)}
+	for _, r := range rows {
+		t.Rows = append(t.Rows, append(statsCells(r), rangeLabel(r.Range)))
+	}
+	return t
 }
 
 // statsReport is the nsys report --report reproduces.
 const statsReport = "cuda_gpu_kern_sum"
-
-// writeNsysCSV writes the rows as nsys stats --format csv does for
-// cuda_gpu_kern_sum: its header exactly, no Range column.
-func writeNsysCSV(w io.Writer, rows []analysis.SummaryRow) error {
-	cw := csv.NewWriter(w)
-	cw.Write(statsColumns)
-	for _, r := range rows {
-		cw.Write(statsCells(r))
-	}
-	cw.Flush()
-	return cw.Error()
-}
 
 // tableTextMax is the most characters of a range path or kernel name the
 // table prints; longer ones lose their middle.

@@ -257,7 +257,7 @@ func TestStatsRanges(t *testing.T) {
 	if err := json.Unmarshal([]byte(runStatsCmd(t, "--format", "json", dir)), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc.Version != 1 || len(doc.Rows) != 5 || doc.Rows[0].Range != long || doc.Rows[4].Range != "-" {
+	if doc.Version != 2 || len(doc.Rows) != 5 || doc.Rows[0].Range != long || doc.Rows[4].Range != "-" {
 		t.Fatalf("json: %+v", doc)
 	}
 	if g := doc.Rows[2]; g.Name != "gemm" || g.TimePct != 88.9 || g.Instances != 2 || g.Med != 200 || g.StdDev != 141.4 {
@@ -347,6 +347,21 @@ func TestStatsReportNsysHeader(t *testing.T) {
 		"100.0,116670,4,29167.5,30063.0,22560,33984,4847.5,\"vecAdd(double *, double *, double *, int)\"\n"
 	if out.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
+	}
+	// Its JSON rows have nsys's keys only: no Range.
+	out.Reset()
+	opts.Format = "json"
+	if err := runStats(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Rows []map[string]any `json:"rows"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Rows) != 1 || len(doc.Rows[0]) != len(statsColumns) || doc.Rows[0]["Range"] != nil {
+		t.Errorf("--report json rows %v, want nsys's %d keys and no Range", doc.Rows, len(statsColumns))
 	}
 	opts.Report = "cuda_api_sum"
 	if err := runStats(context.Background(), opts); err == nil {
