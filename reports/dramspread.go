@@ -64,7 +64,7 @@ func intervalLabel(metric string) string {
 	if passFor(metric) == rundir.PassRange && family(metric) == metricFamilyDRAM {
 		return "range-replay spread"
 	}
-	return defaultConfidenceLabel + " interval"
+	return confidenceLabel + " interval"
 }
 
 // dramCell formats a table's DRAM figure: the bytes, and for range bytes

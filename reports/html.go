@@ -50,6 +50,8 @@ type htmlView struct {
 	Experiments []htmlExperiment
 	Options     []htmlKV
 	Ceilings    [][]string
+	Legends     htmlLegends
+	CI          string // ciLabel
 }
 
 type htmlCount struct {
@@ -148,7 +150,7 @@ func countsOf(ds []Decision, exp string) []htmlCount {
 }
 
 func buildHTMLView(r *Report, files fs.FS) htmlView {
-	v := htmlView{Title: "rooftool report"}
+	v := htmlView{Title: "rooftool report", Legends: newHTMLLegends(), CI: ciLabel}
 	if r.Run.Name != "" {
 		v.Title += ": " + r.Run.Name
 	}
@@ -492,7 +494,7 @@ tr.why details p{margin:.2em 0}
 <h2 id="decisions">Decisions</h2>
 <table class="decisions">
 <colgroup><col style="width:3em"><col style="width:18%"><col style="width:13%"><col style="width:15%"><col style="width:6%"><col style="width:12%"><col style="width:9.8em"><col style="width:5.4em"><col></colgroup>
-<thead><tr><th class="n">#</th><th>Claim (source)</th><th>Shape</th><th>Test</th><th class="n">Theory</th><th class="n">Measured (95% CI)</th><th>Verdict</th><th class="n">Bound</th><th>Limited by</th></tr></thead>
+<thead><tr><th class="n">#</th><th>Claim (source)</th><th>Shape</th><th>Test</th><th class="n">Theory</th><th class="n">Measured ({{$.CI}})</th><th>Verdict</th><th class="n">Bound</th><th>Limited by</th></tr></thead>
 {{- range .Decisions}}
 <tbody class="dec">
 <tr id="d{{.N}}"><td class="n" rowspan="2">{{.N}}</td><td class="nw">{{.Experiment}}/{{.Claim}}<div class="sub">{{.Source}}</div></td><td class="shape"><code>{{.Shape}}</code></td><td><code>{{.Test}}</code></td><td class="n">{{.Theory}}</td><td class="n">{{.Measured}}</td><td class="nw {{.Class}}">{{.Verdict}}</td><td class="n">{{.Bound}}</td><td>{{if .LimitedBy}}{{.LimitedBy}}{{if .Counterfactual}}<div class="sub">had they matched: {{.Counterfactual}}</div>{{end}}{{else}}—{{end}}</td></tr>
@@ -501,15 +503,7 @@ tr.why details p{margin:.2em 0}
 {{- end}}
 </table>
 <details class="legend"><summary>How to read the decisions</summary>
-<p>GO: the measured value and its whole 95% interval clear the threshold. NO-GO: both miss it.
-INCONCLUSIVE: the interval straddles it, or a warning voids the metric. NOT MEASURED: the cell
-failed, was skipped or is not in the run. Theory: the metric under the claims.yaml models; for
-speedup and time_us, their roofline bound max(bytes / DRAM roof, FLOPs / compute roof). Bound: the
-candidate's roofline floor over its measured device time (100% = at the roof). Limited by: the
-candidate's GEMM main loops are measurably worse than the baseline's for the same products; the
-counterfactual is the metric at best had they matched, an optimistic bound (the fused epilogue
-counted as free) that is never judged. Each row's reason, the quantity that decided it and the
-claim's words (their math as plain text) unfold under it.</p>
+<p>{{.Legends.Decisions}}</p>
 </details>
 {{- if .ExpCounts}}
 <table>
@@ -563,7 +557,7 @@ claim's words (their math as plain text) unfold under it.</p>
 <h3 id="exp-{{$exp}}-{{.Shape}}">{{$exp}} <code>{{.Shape}}</code></h3>
 <div class="wrap">
 <table>
-<thead><tr><th>Variant</th><th>Status</th><th class="n">Kernels</th><th class="n">Elementwise</th><th class="n">GPU time</th><th class="n">Wall (95% CI)</th><th class="n">Device (95% CI)</th><th class="n">SM clock</th><th class="n">Speedup (95% CI)</th><th class="n">p</th><th class="n">Bound</th><th>Class</th><th class="n">Rel. error</th><th>Warnings</th></tr></thead>
+<thead><tr><th>Variant</th><th>Status</th><th class="n">Kernels</th><th class="n">Elementwise</th><th class="n">GPU time</th><th class="n">Wall ({{$.CI}})</th><th class="n">Device ({{$.CI}})</th><th class="n">SM clock</th><th class="n">Speedup ({{$.CI}})</th><th class="n">p</th><th class="n">Bound</th><th>Class</th><th class="n">Rel. error</th><th>Warnings</th></tr></thead>
 <tbody>
 {{- range .Rows}}
 <tr><td class="nw">{{.Variant}}{{if ne .Role "candidate"}} <span class="sub">({{.Role}})</span>{{end}}</td><td class="{{.StatusClass}}">{{.Status}}{{if .Reason}}<div class="sub">{{.Reason}}</div>{{end}}</td><td class="n">{{.Kernels}}</td><td class="n">{{.Elementwise}}</td><td class="n">{{.GPUTime}}</td><td class="n">{{.Wall}}</td><td class="n">{{.Device}}</td><td class="n">{{.SMClock}}</td><td class="n">{{.Speedup}}</td><td class="n">{{.P}}</td><td class="n">{{.Bound}}</td><td>{{.Class}}</td><td class="n">{{.RelError}}</td><td>{{range $i, $w := .Warnings}}{{if $i}}, {{end}}<span class="warn">{{$w}}</span>{{else}}—{{end}}</td></tr>
@@ -580,18 +574,7 @@ claim's words (their math as plain text) unfold under it.</p>
 </table>
 </div>
 {{- end}}
-<p class="legend">GPU time: sum of the kernels' durations (nsys timeline, else ncu). Wall: median of the
-timing pass with its 95% interval; Device: the same call replayed from a CUDA graph (no host
-launch overhead); SM clock: median of the NVML readings during its timed loop. Bound: the model's
-roofline floor over the device time, or over the GPU time where the call could not be
-captured in a graph (Device —) (100% = at the roof). Range/kernels: the range pass's L2
-bytes and time over the kernel pass's (below 0.90: range-partial, marked).
-Speedup: baseline median / this variant's, p from a Mann-Whitney U test (alpha 0.05).
-Elementwise: kernels without tensor work. Rel. error: max relative error against the
-reference (check pass). DRAM: read + write bytes of the whole variant, ncu range pass (*:
-sum of the kernel pass, L2 flushed before each kernel); DRAM/theory outside the model's range is
-marked. L2 bytes: the range pass's where it covers the cell, the figure the DRAM decisions
-quote (*: sum of the kernel pass). FLOPs: ncu kernel pass; theory: claims.yaml. Kernel names are shortened.</p>
+<p class="legend">{{$.Legends.Shape}}</p>
 {{- if .Plots}}
 <h3>Plots</h3>
 {{- range .Plots}}
@@ -617,10 +600,7 @@ quote (*: sum of the kernel pass). FLOPs: ncu kernel pass; theory: claims.yaml. 
 </tbody>
 </table>
 </div>
-<p class="legend">From the ncu kernel pass of this run. GEMM speed of library: the baseline's GEMM SM cycles over
-this variant's for the same products (its fused epilogues included); below 90% or above 1.10x
-the library's DRAM bytes is below library quality. SOL: ncu's own speed-of-light percentages of
-the slowest kernel.</p>
+<p class="legend">{{$.Legends.Quality}}</p>
 {{- if .Limits}}
 <p>What limits the slowest kernel, from the same pass, beside the baseline's longest GEMM:</p>
 <div class="wrap">
@@ -633,9 +613,7 @@ the slowest kernel.</p>
 </tbody>
 </table>
 </div>
-<p class="legend">L2 hit: <code>lts__t_sector_hit_rate</code>. Tensor pipe and issue slots: % of peak while the SM is active.
-Stalls: ncu's warp states, warps stalled for that reason per issued instruction, of the warps
-resident per issued instruction in all (<code>smsp__average_warps_issue_stalled_*_per_issue_active</code>).</p>
+<p class="legend">{{$.Legends.Limits}}</p>
 {{- end}}
 {{- end}}
 <h3>Crossover</h3>

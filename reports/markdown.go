@@ -139,12 +139,8 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		p("\n")
 	}
 	p("## Decisions\n\n")
-	p("GO: the measured value and its whole 95%% interval clear the threshold. NO-GO: both miss it.\n")
-	p("INCONCLUSIVE: the interval straddles it, or a warning voids the metric. NOT MEASURED: the cell\n")
-	p("failed, was skipped or is not in the run. Theory: the metric under the claims.yaml models; for\n")
-	p("speedup and time_us, their roofline bound max(bytes / DRAM roof, FLOPs / compute roof). The\n")
-	p("numbers in the first column refer to the list below the table: reason, seed quote, notes.\n\n")
-	t := Table{Header: []string{"#", "Experiment", "Claim", "Source", "Shape", "Test", "Theory", "Measured (95% CI)", "Verdict"},
+	p("%s\n\n", legendMarkdown.render(decisionsLegend))
+	t := Table{Header: []string{"#", "Experiment", "Claim", "Source", "Shape", "Test", "Theory", "Measured (" + ciLabel + ")", "Verdict"},
 		Align: []Align{Right, Left, Left, Left, Left, Left, Right, Right, Left}}
 	for i, d := range decisions {
 		th, me := "—", "—"
@@ -352,7 +348,7 @@ func writeExperiment(b *strings.Builder, e ExperimentReport, r *Report) {
 	}
 	for _, s := range e.Shapes {
 		p("\n### %s `%s`\n\n", e.Name, s.Shape)
-		tt := Table{Header: []string{"Variant", "Kernels", "Elementwise", "GPU time", "Wall (95% CI)", "Device (95% CI)", "SM clock", "Speedup (95% CI)", "p", "Bound", "Class", "Rel. error"},
+		tt := Table{Header: []string{"Variant", "Kernels", "Elementwise", "GPU time", "Wall (" + ciLabel + ")", "Device (" + ciLabel + ")", "SM clock", "Speedup (" + ciLabel + ")", "p", "Bound", "Class", "Rel. error"},
 			Align: []Align{Left, Right, Right, Right, Right, Right, Right, Right, Right, Right, Left, Right}}
 		bt := Table{Header: []string{"Variant", "DRAM", "DRAM theory", "DRAM/theory", "L2 bytes", "Range/kernels", "FLOPs", "FLOPs theory"},
 			Align: []Align{Left, Right, Right, Right, Right, Right, Right, Right}}
@@ -437,19 +433,7 @@ func writeExperiment(b *strings.Builder, e ExperimentReport, r *Report) {
 			}
 		}
 	}
-	p("\nGPU time: sum of the kernels' durations (nsys timeline, else ncu). Wall: median of the\n")
-	p("timing pass with its 95%% interval; Device: the same call replayed from a CUDA graph (no host\n")
-	p("launch overhead); SM clock: median of the NVML readings during its timed loop. Bound: the model's\n")
-	p("roofline floor over the device time, or over the GPU time where the call could not be\n")
-	p("captured in a graph (Device —) (100%% = at the roof). Range/kernels: the range pass's L2\n")
-	p("bytes and time over the kernel pass's (below 0.90: range-partial).\n")
-	p("Speedup: baseline median / this variant's, p from a Mann-Whitney U test (alpha 0.05).\n")
-	p("Elementwise: kernels without tensor work. Rel. error: max relative error against the\n")
-	p("reference (check pass). DRAM: read + write bytes of the whole variant, ncu range pass (`*`:\n")
-	p("sum of the kernel pass, L2 flushed before each kernel); DRAM/theory outside %sx..%sx is\n", num(modelLo), num(modelHi))
-	p("marked `!`. L2 bytes: the range pass's where it covers the cell, the figure the DRAM\n")
-	p("decisions quote (`*`: sum of the kernel pass). FLOPs: ncu kernel pass; theory: claims.yaml.\n")
-	p("Kernel names are shortened.\n")
+	p("\n%s\n", legendMarkdown.render(shapeLegend))
 	if len(e.Plots) > 0 {
 		p("\n### Plots\n\n")
 		for i, pl := range e.Plots {

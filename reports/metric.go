@@ -33,10 +33,7 @@ const (
 	metricFamilyError   = "error"
 )
 
-const (
-	modelLo, modelHi       = 0.5, 2.0 // measured/theory DRAM bytes outside this is reported
-	defaultConfidenceLabel = "95%"
-)
+const modelLo, modelHi = 0.5, 2.0 // measured/theory DRAM bytes outside this is reported
 
 // metricRow is everything the verdicts know about one claim metric.
 type metricRow struct {

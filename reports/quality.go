@@ -146,10 +146,7 @@ func writeQuality(p func(string, ...any), rows []QualityRow) {
 		t.Rows = append(t.Rows, []string{r.Variant, "`" + r.Shape + "`", q.GEMMSpeed, q.GEMMDRAM, slow, q.SOL, q.Elementwise, r.Verdict})
 	}
 	pTable(p, t)
-	p("\nFrom the ncu kernel pass of this run. GEMM speed of library: the baseline's GEMM SM cycles over\n")
-	p("this variant's for the same products (its fused epilogues included); below 90%% or above 1.10x\n")
-	p("the library's DRAM bytes is below library quality. SOL: ncu's own speed-of-light percentages of\n")
-	p("the slowest kernel.\n")
+	p("\n%s\n", legendMarkdown.render(qualityLegend))
 	writeLimits(p, sorted)
 }
 
@@ -196,9 +193,7 @@ func writeLimits(p func(string, ...any), rows []QualityRow) {
 	}
 	p("\nWhat limits the slowest kernel, from the same pass, beside the baseline's longest GEMM:\n\n")
 	pTable(p, t)
-	p("\nL2 hit: `lts__t_sector_hit_rate`. Tensor pipe and issue slots: %% of peak while the SM is active.\n")
-	p("Stalls: ncu's warp states, warps stalled for that reason per issued instruction, of the warps\n")
-	p("resident per issued instruction in all (`smsp__average_warps_issue_stalled_*_per_issue_active`).\n")
+	p("\n%s\n", legendMarkdown.render(limitsLegend))
 }
 
 // pctOrDash prints a percentage, or "—" for 0 (not known).
