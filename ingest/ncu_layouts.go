@@ -386,7 +386,7 @@ func (p *ncuParser) parseLong() error {
 		}
 		nk := byID[id]
 		if nk == ncuEmitted {
-			return p.errf(line, "rows of kernel %s come back after %d metric rows of later kernels; streaming needs each kernel's rows together (ingest with --format arrow to read the export whole)", id, streamRows())
+			return p.errf(line, "rows of kernel %s come back after %d metric rows of later kernels; streaming needs each kernel's rows together (ingest with --table-format arrow to read the export whole)", id, streamRows())
 		}
 		if nk == nil {
 			if nk, err = p.identity(rec, line); err != nil {

@@ -439,7 +439,7 @@ func schemaMarkdown() string {
 	w()
 	w("<!-- Generated from ingest/schema.go by `go test ./ingest -run TestSchemaDoc -update`; edit the Column entries there, not this file. -->")
 	w()
-	w("`rooftool ingest` writes one file per table under `<run>/tables/`: `<table>.parquet` (Zstandard, dictionary pages), or `<table>.arrow` (Arrow IPC) with `--format arrow`.")
+	w("`rooftool ingest` writes one file per table under `<run>/tables/`: `<table>.parquet` (Zstandard, dictionary pages), or `<table>.arrow` (Arrow IPC) with `--table-format arrow`.")
 	w()
 	w("- **Version.** Every file's schema metadata (Parquet: its key-value metadata) holds `", MetaSchemaVersion, "` = `\"", strconv.Itoa(SchemaVersion), "\"` and `", MetaTable, "` = the table name. A file without them is version 1 (see below); rooftool reads versions 1 to ", strconv.Itoa(SchemaVersion), ".")
 	w("- **Row groups.** A Parquet row group holds at most ", strconv.Itoa(RowGroupRows), " rows (`rooftool ingest` writes ", strconv.Itoa(StreamRowGroupRows), " a group, holding only a few groups of rows in memory at a time), with column statistics, so readers can skip groups of a large table.")

@@ -47,7 +47,7 @@ func completeOneOf(values ...string) cobra.CompletionFunc {
 }
 
 // completeListOf completes a comma-separated list of values (a
-// StringSlice flag such as report's --format): the values typed before the
+// StringSlice flag such as report's --files): the values typed before the
 // last comma stay, the last one is completed among those not yet given.
 func completeListOf(values ...string) cobra.CompletionFunc {
 	return func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {

@@ -19,14 +19,14 @@ import (
 
 // IngestOptions are the flags of `rooftool ingest`.
 type IngestOptions struct {
-	IO        *IO
-	Files     []string
-	OutDir    string
-	Format    string
-	NCU       string
-	Nsys      string
-	KeepGoing bool // ingest the readable files, list the others, exit 1 if any was skipped
-	Force     bool // write into a run directory's folder all the same
+	IO          *IO
+	Files       []string
+	OutDir      string
+	TableFormat string // parquet | arrow
+	NCU         string
+	Nsys        string
+	KeepGoing   bool // ingest the readable files, list the others, exit 1 if any was skipped
+	Force       bool // write into a run directory's folder all the same
 }
 
 func newIngestCmd(io *IO) *cobra.Command {
@@ -37,10 +37,10 @@ func newIngestCmd(io *IO) *cobra.Command {
 		Long: `Ingest detects the format of each export (Nsight Compute CSV or .ncu-rep,
 Nsight Systems SQLite or .nsys-rep, Kineto / PyTorch-profiler JSON(.gz),
 rooftool timing JSON) and writes the tables kernels, metrics, ranges, gpus,
-meta and timings to DIR as Parquet (or Arrow IPC with --format arrow).
+meta and timings to DIR as Parquet (or Arrow IPC with --table-format arrow).
 Either every table is written or none is, and one unreadable file stops
 the ingest. Parquet rows are written as they are read, so memory stays
-bounded whatever the size of the exports (--format arrow and --keep-going
+bounded whatever the size of the exports (--table-format arrow and --keep-going
 build the tables in memory first); past about two million CUDA runtime
 calls, an nsys export's calls are indexed in a file in the temporary
 directory ($TMPDIR), 24 bytes a call, removed when the ingest ends. With --keep-going the readable files are ingested, each
@@ -49,7 +49,8 @@ unreadable one is listed on stderr with the reason, and the exit status is
 files with the same content (SHA-256) are refused: one export given twice
 would count its kernels twice. DIR inside a run directory (one holding
 manifest.json, such as RUN/tables) is refused unless --force: the run's
-report reads those tables.`,
+report reads those tables. --format is the old name of --table-format; it
+still works and says so on stderr.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Files = args
@@ -60,18 +61,19 @@ report reads those tables.`,
 		},
 	}
 	c.Flags().StringVarP(&opts.OutDir, "output", "o", "", "directory to write the tables to")
-	c.Flags().StringVar(&opts.Format, "format", ingest.FormatParquet, "table format: parquet or arrow")
+	c.Flags().StringVar(&opts.TableFormat, "table-format", ingest.FormatParquet, "table format: parquet or arrow")
 	c.Flags().StringVar(&opts.NCU, "ncu", "", "ncu binary used to read .ncu-rep files (default: found on PATH)")
 	c.Flags().StringVar(&opts.Nsys, "nsys", "", "nsys binary used to export .nsys-rep files (default: found on PATH or in Nsight installs)")
 	c.Flags().BoolVar(&opts.KeepGoing, "keep-going", false, "ingest the readable files, list the unreadable ones and exit 1 if any was skipped")
 	c.Flags().BoolVar(&opts.Force, "force", false, "write DIR even inside a run directory (one with "+rundir.ManifestFile+"), replacing the run's tables")
-	mustRegisterCompletion(c, "format", completeOneOf(ingest.FormatParquet, ingest.FormatArrow))
+	mustRegisterCompletion(c, "table-format", completeOneOf(ingest.FormatParquet, ingest.FormatArrow))
+	renamedFlag(c, io.Err, "format", "table-format")
 	return c
 }
 
 func runIngest(ctx context.Context, opts *IngestOptions) (err error) {
-	if opts.Format != ingest.FormatParquet && opts.Format != ingest.FormatArrow {
-		return usageErrorf("ingest: --format %q: want parquet or arrow", opts.Format)
+	if opts.TableFormat != ingest.FormatParquet && opts.TableFormat != ingest.FormatArrow {
+		return usageErrorf("ingest: --table-format %q: want parquet or arrow", opts.TableFormat)
 	}
 	if err := distinctInputs("ingest", opts.Files); err != nil {
 		return err
@@ -117,11 +119,11 @@ func runIngest(ctx context.Context, opts *IngestOptions) (err error) {
 		skipped []skippedInput
 	)
 	if opts.KeepGoing {
-		w, skipped, err = ingestReadable(inputs, opts.OutDir, opts.Format)
+		w, skipped, err = ingestReadable(inputs, opts.OutDir, opts.TableFormat)
 	} else {
 		// The rows are written as they are parsed (bounded memory); the
 		// set appears in DIR only once every file is parsed.
-		w, err = ingest.WriteFiles(inputs, opts.OutDir, opts.Format, nil)
+		w, err = ingest.WriteFiles(inputs, opts.OutDir, opts.TableFormat, nil)
 	}
 	for _, s := range skipped {
 		fmt.Fprintf(opts.IO.Err, "skipped %s: %s\n", s.Path, s.Reason)

@@ -154,7 +154,7 @@ func TestIngestLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := tableRows(t, dir)
-	code, stderr := runIngestCmd("--format", "arrow", "-o", dir, good)
+	code, stderr := runIngestCmd("--table-format", "arrow", "-o", dir, good)
 	if code != 1 || !strings.Contains(stderr, lock) || !strings.Contains(stderr, "4242") {
 		t.Errorf("ingest into a locked dir: exit %d, stderr %q; want 1 naming %s and pid 4242", code, stderr, lock)
 	}
@@ -175,20 +175,32 @@ func TestIngestLock(t *testing.T) {
 }
 
 // Ingesting as Arrow over Parquet tables (and back) leaves only the new
-// format's files.
+// format's files. --format, the old name of --table-format, still picks
+// the format and says it is deprecated; giving both is a usage error.
 func TestIngestFormatSwitch(t *testing.T) {
 	good := statsRealdata + "gpu4/report.sqlite"
 	dir := filepath.Join(t.TempDir(), "out")
-	for _, f := range []string{ingest.FormatParquet, ingest.FormatArrow, ingest.FormatParquet} {
-		if code, stderr := runIngestCmd("--format", f, "-o", dir, good); code != 0 {
-			t.Fatalf("ingest --format %s: exit %d: %s", f, code, stderr)
+	for i, f := range []string{ingest.FormatParquet, ingest.FormatArrow, ingest.FormatParquet, ingest.FormatArrow} {
+		flag := "--table-format"
+		if i == 3 {
+			flag = "--format"
+		}
+		code, stderr := runIngestCmd(flag, f, "-o", dir, good)
+		if code != 0 {
+			t.Fatalf("ingest %s %s: exit %d: %s", flag, f, code, stderr)
+		}
+		if old := strings.Contains(stderr, "Flag --format has been deprecated, use --table-format"); old != (flag == "--format") {
+			t.Errorf("ingest %s: stderr %q", flag, stderr)
 		}
 		ents, _ := os.ReadDir(dir)
 		for _, e := range ents {
 			if !strings.HasSuffix(e.Name(), "."+f) {
-				t.Errorf("after --format %s the dir holds %s", f, e.Name())
+				t.Errorf("after %s %s the dir holds %s", flag, f, e.Name())
 			}
 		}
 		tableRows(t, dir)
+	}
+	if code, stderr := runIngestCmd("--format", "arrow", "--table-format", "arrow", "-o", dir, good); code != 2 || !strings.Contains(stderr, "give one of them") {
+		t.Errorf("--format with --table-format: exit %d, stderr %q", code, stderr)
 	}
 }

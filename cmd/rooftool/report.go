@@ -18,7 +18,7 @@ type ReportOptions struct {
 	IO      *IO
 	RunDir  string   // "" renders the run committed under testdata/runs (embedded)
 	OutDir  string   // "" = RunDir, or out/report for the embedded run
-	Formats []string // md, json, html
+	Formats []string // --files: md, json, html
 }
 
 func newReportCmd(io *IO) *cobra.Command {
@@ -48,12 +48,13 @@ testdata/runs/ (embedded in the binary) into out/report (or -o DIR); RUNDIR
 may also name a committed run, e.g. 2026-11-22-h200-004838.
 
 Unlike the commands that print data (--format table, csv or json), report
-writes files: --format picks which of report.md, report.json (its shape is in
-JSON.md) and report.html, and stdout gets only the paths written.`,
+writes files: --files picks which of report.md, report.json (its shape is in
+JSON.md) and report.html, and stdout gets only the paths written. --format is
+the old name of --files; it still works and says so on stderr.`,
 		Example: `  rooftool report                                   # the committed H100 run, into out/report
   rooftool report 2026-11-22-h200-004838 -o out/h200 # another committed run
   rooftool report runs/2026-11-22-h100-1            # writes into the run directory
-  rooftool report runs/2026-11-22-h100-1 -o /tmp/r --format md,json,html`,
+  rooftool report runs/2026-11-22-h100-1 -o /tmp/r --files md,json,html`,
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: completeRunArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -64,8 +65,9 @@ JSON.md) and report.html, and stdout gets only the paths written.`,
 		},
 	}
 	c.Flags().StringVarP(&opts.OutDir, "output", "o", "", "directory for report.md, report.json and plots/ (default: RUNDIR; out/report for the committed run)")
-	c.Flags().StringSliceVar(&opts.Formats, "format", reports.DefaultFormats, "files to write, comma-separated: md, json, html (report.md, report.json, report.html)")
-	mustRegisterCompletion(c, "format", completeListOf(reports.FormatMarkdown, reports.FormatJSON, reports.FormatHTML))
+	c.Flags().StringSliceVar(&opts.Formats, "files", reports.DefaultFormats, "files to write, comma-separated: md, json, html (report.md, report.json, report.html)")
+	mustRegisterCompletion(c, "files", completeListOf(reports.FormatMarkdown, reports.FormatJSON, reports.FormatHTML))
+	renamedFlag(c, io.Err, "format", "files")
 	mustRegisterCompletion(c, "output", completeDirs)
 	return c
 }
@@ -73,7 +75,7 @@ JSON.md) and report.html, and stdout gets only the paths written.`,
 func runReport(ctx context.Context, opts *ReportOptions) error {
 	formats, err := reports.ParseFormats(opts.Formats)
 	if err != nil {
-		return usageErrorf("--format: %w", err)
+		return usageErrorf("--files: %w", err)
 	}
 	run, outDir, err := openRun(opts.RunDir, opts.OutDir)
 	if err != nil {

@@ -25,8 +25,10 @@ func TestReportCommand(t *testing.T) {
 		out  string // substring of stdout
 		err  string // substring of stderr
 	}{
-		{[]string{"report", runDir, "-o", out, "--format", "md,json"}, 0, filepath.Join(out, "report.json"), ""},
-		{[]string{"report", runDir, "--format", "pdf"}, 2, "", `--format: unknown report format "pdf"`},
+		{[]string{"report", runDir, "-o", out, "--files", "md,json"}, 0, filepath.Join(out, "report.json"), ""},
+		{[]string{"report", runDir, "-o", out, "--format", "md"}, 0, filepath.Join(out, "report.md"), "Flag --format has been deprecated, use --files"},
+		{[]string{"report", runDir, "--files", "pdf"}, 2, "", `--files: unknown report format "pdf"`},
+		{[]string{"report", runDir, "--files", "md", "--format", "md"}, 2, "", "--format is the old name of --files"},
 		{[]string{"report", filepath.Join(dir, "missing")}, 2, "", "not a run directory"},
 		{[]string{"report", runDir, runDir}, 2, "", "accepts at most 1 arg"},
 	} {
