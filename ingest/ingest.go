@@ -67,6 +67,22 @@ func badInput(file string, line int, table string, format string, args ...any) e
 	return &InputError{File: file, Line: line, Table: table, Err: fmt.Errorf(format, args...)}
 }
 
+// ErrNoKernels is what the *InputError of an export that holds no kernel
+// at all (nsys without CUDA kernel activity, a Kineto trace of
+// range-profiler counters only) is, by errors.Is.
+var ErrNoKernels = errors.New("the export holds no kernels")
+
+// noKernelsError is a message that is ErrNoKernels.
+type noKernelsError struct{ msg string }
+
+func (e noKernelsError) Error() string        { return e.msg }
+func (e noKernelsError) Is(target error) bool { return target == ErrNoKernels }
+
+// noKernels builds the *InputError of an export without kernels.
+func noKernels(file string, table string, format string, args ...any) error {
+	return &InputError{File: file, Table: table, Err: noKernelsError{fmt.Sprintf(format, args...)}}
+}
+
 // Options annotate the rows of one input. Empty fields leave what the
 // parser found.
 type Options struct {

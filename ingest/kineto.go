@@ -153,7 +153,7 @@ func parseKineto(b *Builder, in Input, r io.Reader) error {
 		// A trace of the CUPTI range profiler (Kineto's CUDA_PROFILER_RANGE
 		// activity): per-kernel counters with no kernel timeline. Refused
 		// rather than ingested as zero kernels.
-		return kinetoError(in, "traceEvents", "holds %d cuda_profiler_range events (CUPTI range-profiler counters) and no kernel events: "+
+		return noKernels(in.Path, "traceEvents", "holds %d cuda_profiler_range events (CUPTI range-profiler counters) and no kernel events: "+
 			"rooftool reads kernels from the Kineto kernel timeline; profile again with ProfilerActivity.CUDA and without the CUPTI range profiler", k.profRanges)
 	}
 	return k.emit(b)

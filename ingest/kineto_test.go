@@ -336,8 +336,8 @@ func TestKinetoProfilerRangesOnly(t *testing.T) {
 		t.Fatalf("ingested %d kernels without an error; want an InputError", n)
 	}
 	var ie *InputError
-	if !errors.As(err, &ie) {
-		t.Fatalf("error %T %v; want *InputError", err, err)
+	if !errors.As(err, &ie) || !errors.Is(err, ErrNoKernels) {
+		t.Fatalf("error %T %v; want *InputError that is ErrNoKernels", err, err)
 	}
 	for _, w := range []string{"cuda_profiler_range", "77", "no kernel events"} {
 		if !strings.Contains(err.Error(), w) {

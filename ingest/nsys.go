@@ -92,7 +92,7 @@ func (p *nsysParser) run() error {
 	db := p.db
 	if !db.has(tabKernel) {
 		if db.has(tabStrings) || db.has(tabGPU) || db.has("META_DATA_EXPORT") || db.has("EXPORT_META_DATA") {
-			return badInput(p.in.Path, 0, tabKernel, "missing: the report has no CUDA kernel activity (profile with nsys --trace=cuda and check that the program launched kernels)")
+			return noKernels(p.in.Path, tabKernel, "missing: the report has no CUDA kernel activity (profile with nsys --trace=cuda and check that the program launched kernels)")
 		}
 		return badInput(p.in.Path, 0, "", "not an Nsight Systems export: no %s or %s table (has %s)", tabKernel, tabStrings, db.tableList(8))
 	}

@@ -149,8 +149,8 @@ func TestNsysDLProfAttribution(t *testing.T) {
 func TestNsysNoKernelTable(t *testing.T) {
 	_, err := File(nsysRealdata+"WeatherBench2/report1.sqlite", Options{}, nil)
 	var ie *InputError
-	if !errors.As(err, &ie) || ie.Table != "CUPTI_ACTIVITY_KIND_KERNEL" || !strings.Contains(err.Error(), "no CUDA kernel activity") {
-		t.Fatalf("err = %v, want an InputError naming CUPTI_ACTIVITY_KIND_KERNEL and 'no CUDA kernel activity'", err)
+	if !errors.As(err, &ie) || ie.Table != "CUPTI_ACTIVITY_KIND_KERNEL" || !strings.Contains(err.Error(), "no CUDA kernel activity") || !errors.Is(err, ErrNoKernels) {
+		t.Fatalf("err = %v, want an InputError naming CUPTI_ACTIVITY_KIND_KERNEL and 'no CUDA kernel activity' that is ErrNoKernels", err)
 	}
 }
 

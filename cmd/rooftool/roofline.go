@@ -175,7 +175,7 @@ func drawRoofline(opts *RooflineOptions, t *ingest.Tables, exps []*kernels.Exper
 			// that the catalog lacks.
 			runWarnings = nil
 			for _, w := range run.Warnings {
-				if !strings.HasPrefix(w.Msg, "no ceilings:") {
+				if w.Code != analysis.WarnMissing || w.Metric != "pct_of_roof" {
 					runWarnings = append(runWarnings, w)
 				}
 			}

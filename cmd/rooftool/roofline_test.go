@@ -224,4 +224,7 @@ func TestRooflineCC12GPU(t *testing.T) {
 	if !strings.Contains(e.String(), `"`+pro+`" (CC 12.0) is not in the catalog`) {
 		t.Errorf("stderr does not name the GPU as not in the catalog:\n%s", e.String())
 	}
+	if strings.Contains(e.String(), "no GPU was named") {
+		t.Errorf("stderr keeps the analysis's no-ceilings warning beside the one naming the GPU:\n%s", e.String())
+	}
 }

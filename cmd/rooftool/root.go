@@ -26,7 +26,9 @@ const (
 // version is set with -ldflags "-X main.version=...".
 var version = "dev"
 
-// usageError marks errors in how the command was called.
+// usageError marks errors in how the command was called: rooftool's own,
+// cobra's flag errors (SetFlagErrorFunc), argument counts (usageArgs) and
+// unknown commands (run).
 type usageError struct{ err error }
 
 func (e usageError) Error() string { return e.err.Error() }
@@ -68,7 +70,24 @@ func newRootCmd(io *IO) *cobra.Command {
 		root.AddCommand(f(io))
 	}
 	refuseUnknownShell(root)
+	usageArgs(root)
 	return root
+}
+
+// usageArgs makes the argument check of c and of every command under it
+// (cobra.ExactArgs and the like, which return plain errors) a usage error.
+func usageArgs(c *cobra.Command) {
+	if check := c.Args; check != nil {
+		c.Args = func(c *cobra.Command, args []string) error {
+			if err := check(c, args); err != nil {
+				return usageError{err}
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		usageArgs(sub)
+	}
 }
 
 // refuseUnknownShell makes cobra's completion command a usage error (exit 2)
@@ -122,6 +141,11 @@ func run(ctx context.Context, args []string, io *IO) int {
 	if err == nil {
 		return exitOK
 	}
+	if cmd == root {
+		// The root command runs nothing itself: its errors are in how
+		// rooftool was called (an unknown command).
+		err = usageError{err}
+	}
 	fmt.Fprintln(io.Err, "rooftool:", errorMessage(root, cmd, err))
 	return exitCode(err)
 }
@@ -161,11 +185,6 @@ func exitCode(err error) int {
 	var re *pipeline.RunInputError
 	switch {
 	case errors.As(err, &ie), errors.As(err, &ue), errors.As(err, &re):
-		return exitBadArgs
-	}
-	// cobra's own argument errors ("unknown command", "accepts 1 arg(s)")
-	// are plain errors; treat unknown commands and arg counts as usage.
-	if isCobraUsage(err) {
 		return exitBadArgs
 	}
 	return exitFailure

@@ -95,3 +95,33 @@ func TestExitCodeClasses(t *testing.T) {
 		}
 	}
 }
+
+// TestUsageExitCodes: cobra's own usage errors (an unknown command or flag,
+// a wrong argument count, a flag without its value or with a bad one) exit
+// 2 like rooftool's, and a command's runtime failure exits 1.
+func TestUsageExitCodes(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		err  string
+	}{
+		{[]string{"frobnicate"}, exitBadArgs, `unknown command "frobnicate"`},
+		{[]string{"gpus", "--frob"}, exitBadArgs, "unknown flag: --frob"},
+		{[]string{"gpus", "-z"}, exitBadArgs, "unknown shorthand flag"},
+		{[]string{"gpus", "a", "b"}, exitBadArgs, "accepts at most 1 arg"},
+		{[]string{"diff", "a"}, exitBadArgs, "accepts 2 arg(s)"},
+		{[]string{"stats"}, exitBadArgs, "requires at least 1 arg"},
+		{[]string{"stats", "--top"}, exitBadArgs, "flag needs an argument"},
+		{[]string{"stats", "--top", "many", "x"}, exitBadArgs, "invalid argument"},
+		{[]string{"doctor", "extra"}, exitBadArgs, "unknown command"},
+		{[]string{"completion"}, exitBadArgs, "name a shell"},
+		{[]string{"completion", "bash", "extra"}, exitBadArgs, `unknown command "extra"`},
+		{[]string{"doctor", "--probe=false", "--strict", "--python", filepath.Join(t.TempDir(), "no-python")}, exitFailure, "problem(s) found"},
+	} {
+		var o, e bytes.Buffer
+		code := run(context.Background(), tc.args, &IO{Out: &o, Err: &e})
+		if code != tc.code || !strings.Contains(e.String(), tc.err) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", tc.args, code, e.String(), tc.code, tc.err)
+		}
+	}
+}
