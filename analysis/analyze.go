@@ -31,7 +31,9 @@ type Options struct {
 	// Manifest is the run's manifest, where it has one: how ncu replayed
 	// each cell's range pass (PassStatus.Method, each replay's in Replays),
 	// which decides what of its coverage is judged (rundir.Coverage.Complete).
-	// nil, or a cell it does not list: judged as range replay.
+	// nil, or a cell it does not list: judged as range replay. It also
+	// masks: no fact of a cell is derived from the rows of a pass the
+	// manifest marks failed or skipped (passMask).
 	Manifest *rundir.Manifest
 	// HostBoundFactor: wall time above this multiple of device time is
 	// host-bound (DefaultHostBoundFactor).

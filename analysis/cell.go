@@ -89,6 +89,9 @@ func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps
 	// A cell needs all three names: rows inside the experiment range but
 	// outside a variant/shape range (warm-up launches) belong to no cell.
 	inCell := func(exp, variant, shape string) bool { return exp != "" && variant != "" && shape != "" }
+	// A cell exists where any row names it; the rows of the passes the
+	// manifest rejects (passMask) give it no fact.
+	mask := maskOf(opts.Manifest)
 	kfByCell := map[rundir.Key][]KernelFact{}
 	for _, f := range kfacts {
 		if !inCell(f.Experiment, f.Variant, f.Shape) {
@@ -96,6 +99,9 @@ func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps
 		}
 		k := rundir.Key{Experiment: f.Experiment, Variant: f.Variant, Shape: f.Shape}
 		cell(k)
+		if mask.masked(k, rundir.PassNCU) {
+			continue
+		}
 		kfByCell[k] = append(kfByCell[k], f)
 	}
 	// nsys/Kineto timeline rows and ncu range rows by cell.
@@ -109,9 +115,16 @@ func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps
 		switch {
 		case k.Pass == ingest.PassTimeline:
 			cell(key)
-			timeline[key] = append(timeline[key], k)
+			if !mask.masked(key, rundir.PassNsys) {
+				timeline[key] = append(timeline[key], k)
+			}
 		case k.Source == ingest.SourceNCU && k.Pass == ingest.PassRange:
 			cell(key) // its rows: rangeReplays
+			if mask.masked(key, rundir.PassRange) {
+				delete(replays, key)
+			}
+		case k.Source == ingest.SourceNCU:
+			cell(key) // its facts: kfacts, where its ncu pass is not masked
 		}
 	}
 	samples := map[rundir.Key][]float64{}
@@ -122,6 +135,11 @@ func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps
 		}
 		key := rundir.Key{Experiment: tm.Experiment, Variant: tm.Variant, Shape: tm.Shape}
 		cell(key)
+		if mask.masked(key, rundir.PassTiming) {
+			delete(spreads, key)
+			delete(devSpreads, key)
+			continue
+		}
 		if ingest.IsDeviceTiming(tm.Method) {
 			devSamples[key] = append(devSamples[key], tm.Ms)
 			continue

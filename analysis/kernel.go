@@ -8,6 +8,7 @@ import (
 
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
 // byteLevels are the memory levels of a kernel fact, outermost first.
@@ -16,7 +17,8 @@ var byteLevels = []struct{ key, ceiling string }{{"dram", gpu.CeilDRAM}, {"l2", 
 // KernelFacts derives a KernelFact for every ncu kernel-pass row of t,
 // measured against the roofs c (gpu.CeilingsFor, or DeviceCeilings).
 // Rows come in kernel id (launch) order. It works on any ingested export:
-// experiment, variant and shape are "" where the rows have none.
+// experiment, variant and shape are "" where the rows have none. Rows of a
+// cell whose ncu pass opts.Manifest marks failed or skipped are left out.
 func KernelFacts(t *ingest.Tables, c gpu.Ceilings, opts Options) []KernelFact {
 	return kernelFacts(t, metricsByKernel(t), c, opts)
 }
@@ -25,9 +27,13 @@ func KernelFacts(t *ingest.Tables, c gpu.Ceilings, opts Options) []KernelFact {
 func kernelFacts(t *ingest.Tables, byKernel metricIndex, c gpu.Ceilings, opts Options) []KernelFact {
 	opts = opts.withDefaults()
 	roofs := c.Primary()
+	mask := maskOf(opts.Manifest)
 	var out []KernelFact
 	for _, k := range t.Kernels() {
 		if k.Source != ingest.SourceNCU || k.Pass == ingest.PassRange || k.Pass == ingest.PassTimeline {
+			continue
+		}
+		if mask.masked(rundir.Key{Experiment: k.Experiment, Variant: k.Variant, Shape: k.Shape}, rundir.PassNCU) {
 			continue
 		}
 		out = append(out, kernelFact(k, byKernel[k.ID], roofs, opts))

@@ -5,7 +5,9 @@
 // rooftool, package kernels), the check and timing JSON files, and runs
 // package analysis over them, handing back one typed Result. Every consumer
 // of a run's facts (reports and its plots, and the project and suggest
-// commands) loads the run here, so that all of them state the same facts.
+// commands) loads the run here, so that all of them state the same facts:
+// the passes the run's manifest marks failed or skipped are masked in the
+// analysis itself, before any fact is derived.
 //
 // Place in the pipeline: ingest -> analysis -> pipeline -> roofline,
 // reports -> cmd. Nothing above this package reads a run's files.
@@ -100,7 +102,10 @@ func hasCells(t *ingest.Tables) bool {
 
 // Load reads a run (manifest.json, tables/, ceilings.json, raw/check/, the
 // timing JSON files, and the specs and claims snapshot) and analyses it.
-// mem allocates the tables while they are read (nil: the default
+// The manifest goes into the analysis with the tables: no fact of a cell is
+// derived from a pass the manifest marks failed or skipped (analysis
+// Options.Manifest), so every consumer of the Result states the same facts
+// of the run as masked. mem allocates the tables while they are read (nil: the default
 // allocator); they are released before Load returns. A directory without
 // tables, or one without a manifest whose tables hold no cell of any
 // experiment, is a *RunInputError.
@@ -164,7 +169,7 @@ func Load(ctx context.Context, run *rundir.Run, mem memory.Allocator) (*Result, 
 		return nil, err
 	}
 	ceil := gpu.CeilingsFor(analysis.DeviceCeilings(tables), gpuName, measured)
-	an, err := analysis.Analyze(tables, exps, analysis.Options{Ceilings: ceil})
+	an, err := analysis.Analyze(tables, exps, analysis.Options{Ceilings: ceil, Manifest: run.Manifest})
 	if err != nil {
 		return nil, fmt.Errorf("analyse %s: %w", run.Name, err)
 	}

@@ -42,7 +42,7 @@ func writeRunMem(ctx context.Context, run *rundir.Run, outDir string, formats []
 	}
 	in := &Input{Result: *res}
 	plotDir := filepath.Join(outDir, "plots")
-	in.Plots, in.Warnings = writePlots(ctx, plotDir, MaskRun(in.Run, in.Manifest), in.Experiments, in.Warnings)
+	in.Plots, in.Warnings = writePlots(ctx, plotDir, in.Run, in.Experiments, in.Warnings)
 	rep := Build(*in)
 	return writeFormats(outDir, rep, formats)
 }

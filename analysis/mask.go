@@ -1,0 +1,50 @@
+package analysis
+
+import (
+	"github.com/rooftool/rooftool/ingest/rundir"
+)
+
+// passMask names, per cell, the passes whose rows Analyze leaves out: those
+// the run's manifest (Options.Manifest) marks failed or skipped. Tables can
+// still hold rows of such a pass (an attempt the runner superseded, a pass
+// that wrote its export and then failed its checks); no fact of the cell is
+// derived from them, so that every consumer of the facts states only what
+// the run itself accepted. A cell whose check pass failed or was skipped has
+// every pass masked. Which rows belong to which pass:
+//
+//	timing  timings rows (wall and device time) and the timing meta rows of the cell's loops (clock samples)
+//	ncu     ncu kernel-pass rows (KernelFacts, and the cell's FLOPs, bytes and class)
+//	range   ncu range-pass rows (DRAMBytesRange and the range coverage)
+//	nsys    timeline rows (nsys, Kineto): the cell's kernel list then comes from the ncu kernel pass
+//
+// A cell the manifest does not list, or a pass it does not record, is used
+// as the tables hold it.
+type passMask map[rundir.Key]map[string]bool
+
+// maskOf reads the pass mask of a manifest (nil: none).
+func maskOf(man *rundir.Manifest) passMask {
+	if man == nil {
+		return nil
+	}
+	m := passMask{}
+	for i := range man.Cells {
+		c := &man.Cells[i]
+		for p, ps := range c.Passes {
+			if ps.Status == rundir.StatusOK {
+				continue
+			}
+			k := c.Key()
+			if m[k] == nil {
+				m[k] = map[string]bool{}
+			}
+			m[k][p] = true
+		}
+	}
+	return m
+}
+
+// masked reports whether the rows of pass in cell k are left out.
+func (m passMask) masked(k rundir.Key, pass string) bool {
+	ps := m[k]
+	return ps[pass] || ps[rundir.PassCheck]
+}
