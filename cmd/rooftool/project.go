@@ -2,16 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/gpu"
+	"github.com/rooftool/rooftool/internal/tableout"
 	"github.com/rooftool/rooftool/pipeline"
 	"github.com/spf13/cobra"
 )
@@ -124,14 +121,11 @@ func runProject(ctx context.Context, opts *ProjectOptions) error {
 		}
 		p.Against(m.Name, m.Run)
 	}
-	w := opts.IO.Out
-	switch opts.Format {
-	case "csv":
-		return projectCSV(w, p)
-	case "json":
-		return projectJSON(w, p)
-	}
-	return projectTable(w, p, gpu.ShortName(srcSpec.Key), target.Key)
+	return tableout.Write(opts.IO.Out, opts.Format, tableout.Output{
+		CSV:  projectCSV(p),
+		JSON: projectJSON(p),
+		Text: func(w io.Writer) error { return projectTable(w, p, gpu.ShortName(srcSpec.Key), target.Key) },
+	})
 }
 
 // projectLoad opens and analyses a run directory or committed run.
@@ -166,44 +160,38 @@ func projectTable(w io.Writer, p *analysis.Projection, a, b string) error {
 	}
 	fmt.Fprintf(w, "\nModel: %s\n\n", projectModel)
 	against := p.AgainstRun != ""
-	tw := tabwriter.NewWriter(w, 0, 4, 1, ' ', tabwriter.Debug)
-	head := "| experiment\t variant\t shape\t wall on " + a + " (measured) ms\t overhead ms\t kernel time ratio\t wall on " + b + " (PROJECTED) ms"
+	cells := tableout.Table{Header: []string{"experiment", "variant", "shape", "wall on " + a + " (measured) ms", "overhead ms", "kernel time ratio", "wall on " + b + " (PROJECTED) ms"}}
 	if against {
-		head += "\t measured on " + b + " ms\t error"
+		cells.Header = append(cells.Header, "measured on "+b+" ms", "error")
 	}
-	fmt.Fprintln(tw, head+"\t")
-	fmt.Fprintln(tw, mdRule(head))
 	for _, c := range p.Cells {
-		line := fmt.Sprintf("| %s\t %s\t %s\t %s\t %s\t %.3f\t %s", c.Experiment, c.Variant, c.Shape, fmtMs(c.SourceWallMs), strconv.FormatFloat(c.OverheadMs, 'f', 4, 64), c.KernelRatio, fmtMs(c.ProjectedWallMs))
+		row := []string{c.Experiment, c.Variant, c.Shape, fmtMs(c.SourceWallMs), strconv.FormatFloat(c.OverheadMs, 'f', 4, 64), fmt.Sprintf("%.3f", c.KernelRatio), fmtMs(c.ProjectedWallMs)}
 		if against {
 			e := "—"
 			if c.Error != nil {
 				e = fmtPct(*c.Error)
 			}
-			line += fmt.Sprintf("\t %s\t %s", fmtMs(c.MeasuredWallMs), e)
+			row = append(row, fmtMs(c.MeasuredWallMs), e)
 		}
-		fmt.Fprintln(tw, line+"\t")
+		cells.Rows = append(cells.Rows, row)
 	}
-	if err := tw.Flush(); err != nil {
+	if err := cells.WriteText(w, tableout.Markdown); err != nil {
 		return err
 	}
 	if len(p.Speedups) > 0 {
 		fmt.Fprintln(w)
-		tw = tabwriter.NewWriter(w, 0, 4, 1, ' ', tabwriter.Debug)
-		head := "| experiment\t shape\t candidate vs baseline\t speedup on " + a + " (measured)\t speedup on " + b + " (PROJECTED)"
+		sp := tableout.Table{Header: []string{"experiment", "shape", "candidate vs baseline", "speedup on " + a + " (measured)", "speedup on " + b + " (PROJECTED)"}}
 		if against {
-			head += "\t speedup measured on " + b
+			sp.Header = append(sp.Header, "speedup measured on "+b)
 		}
-		fmt.Fprintln(tw, head+"\t")
-		fmt.Fprintln(tw, mdRule(head))
 		for _, s := range p.Speedups {
-			line := fmt.Sprintf("| %s\t %s\t %s vs %s\t %s\t %s", s.Experiment, s.Shape, s.Candidate, s.Baseline, fmtX(s.Source), fmtX(s.Projected))
+			row := []string{s.Experiment, s.Shape, s.Candidate + " vs " + s.Baseline, fmtX(s.Source), fmtX(s.Projected)}
 			if against {
-				line += "\t " + fmtX(s.Measured)
+				row = append(row, fmtX(s.Measured))
 			}
-			fmt.Fprintln(tw, line+"\t")
+			sp.Rows = append(sp.Rows, row)
 		}
-		if err := tw.Flush(); err != nil {
+		if err := sp.WriteText(w, tableout.Markdown); err != nil {
 			return err
 		}
 	}
@@ -217,51 +205,41 @@ func projectTable(w io.Writer, p *analysis.Projection, a, b string) error {
 	return nil
 }
 
-// mdRule is the Markdown rule row under a tab-separated header row.
-func mdRule(head string) string {
-	return "|" + strings.Repeat(" ---\t", strings.Count(head, "\t")+1)
-}
-
-func projectCSV(w io.Writer, p *analysis.Projection) error {
-	cw := csv.NewWriter(w)
+func projectCSV(p *analysis.Projection) tableout.Table {
 	f := func(v float64) string {
 		if v == 0 {
 			return ""
 		}
 		return strconv.FormatFloat(v, 'g', 6, 64)
 	}
-	_ = cw.Write([]string{"row", "source_gpu", "projected_onto", "experiment", "variant", "shape", "baseline",
+	t := tableout.Table{Header: []string{"row", "source_gpu", "projected_onto", "experiment", "variant", "shape", "baseline",
 		"source_wall_ms", "overhead_ms", "kernel_ratio", "projected_wall_ms", "measured_wall_ms", "error",
-		"source_speedup", "projected_speedup", "measured_speedup"})
+		"source_speedup", "projected_speedup", "measured_speedup"}}
 	for _, c := range p.Cells {
 		e := ""
 		if c.Error != nil {
 			e = strconv.FormatFloat(*c.Error, 'g', 6, 64)
 		}
-		_ = cw.Write([]string{"cell", p.SourceGPU, p.TargetGPU, c.Experiment, c.Variant, c.Shape, "",
+		t.Rows = append(t.Rows, []string{"cell", p.SourceGPU, p.TargetGPU, c.Experiment, c.Variant, c.Shape, "",
 			f(c.SourceWallMs), strconv.FormatFloat(c.OverheadMs, 'g', 6, 64), f(c.KernelRatio), f(c.ProjectedWallMs), f(c.MeasuredWallMs), e, "", "", ""})
 	}
 	for _, s := range p.Speedups {
-		_ = cw.Write([]string{"speedup", p.SourceGPU, p.TargetGPU, s.Experiment, s.Candidate, s.Shape, s.Baseline,
+		t.Rows = append(t.Rows, []string{"speedup", p.SourceGPU, p.TargetGPU, s.Experiment, s.Candidate, s.Shape, s.Baseline,
 			"", "", "", "", "", "", f(s.Source), f(s.Projected), f(s.Measured)})
 	}
 	if e := p.Error; e != nil {
-		_ = cw.Write([]string{"error_median", p.SourceGPU, p.TargetGPU, "", "", "", "", "", "", "", "", "", strconv.FormatFloat(e.Median, 'g', 6, 64), "", "", ""})
-		_ = cw.Write([]string{"error_worst", p.SourceGPU, p.TargetGPU, "", "", e.WorstCell, "", "", "", "", "", "", strconv.FormatFloat(e.Worst, 'g', 6, 64), "", "", ""})
+		t.Rows = append(t.Rows, []string{"error_median", p.SourceGPU, p.TargetGPU, "", "", "", "", "", "", "", "", "", strconv.FormatFloat(e.Median, 'g', 6, 64), "", "", ""},
+			[]string{"error_worst", p.SourceGPU, p.TargetGPU, "", "", e.WorstCell, "", "", "", "", "", "", strconv.FormatFloat(e.Worst, 'g', 6, 64), "", "", ""})
 	}
-	cw.Flush()
-	return cw.Error()
+	return t
 }
 
-func projectJSON(w io.Writer, p *analysis.Projection) error {
-	out := struct {
+func projectJSON(p *analysis.Projection) any {
+	return struct {
 		Version      int    `json:"rooftool_project"`
 		IsProjection bool   `json:"projection"`
 		Note         string `json:"note"`
 		Model        string `json:"model"`
 		*analysis.Projection
 	}{1, true, "every projected_* figure is a what-if of the roofline model, not a measurement", projectModel, p}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
 }
