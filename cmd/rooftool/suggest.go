@@ -2,21 +2,19 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/internal/tableout"
 	"github.com/rooftool/rooftool/pipeline"
 )
 
@@ -118,38 +116,33 @@ func runSuggest(ctx context.Context, opts *SuggestOptions) error {
 		}
 		out.Chains = chains
 	}
-	switch opts.Format {
-	case "json":
-		doc := map[string]any{"rooftool_suggest": out.Version, "model": out.Model}
-		if opts.AgainstRun {
-			doc["checks"] = out.Checks
-		} else {
-			if out.Chains == nil {
-				out.Chains = []analysis.Chain{}
-			}
-			doc["chains"] = out.Chains
-		}
-		enc := json.NewEncoder(opts.IO.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(doc)
-	case "csv":
-		if opts.AgainstRun {
-			return suggestWriteCSV(opts.IO.Out, checkRows(out.Checks, false))
-		}
-		return suggestWriteCSV(opts.IO.Out, chainRows(out.Chains, false))
-	}
+	doc := map[string]any{"rooftool_suggest": out.Version, "model": out.Model}
+	var csv tableout.Table
 	if opts.AgainstRun {
-		return suggestWriteTab(opts.IO.Out, checkRows(out.Checks, true))
+		doc["checks"] = out.Checks
+		csv = checkRows(out.Checks, false)
+	} else {
+		if out.Chains == nil {
+			out.Chains = []analysis.Chain{}
+		}
+		doc["chains"] = out.Chains
+		csv = chainRows(out.Chains, false)
 	}
-	if len(out.Chains) == 0 {
-		_, err := fmt.Fprintln(opts.IO.Out, "no chain: no GEMM followed on its stream by kernels without tensor work")
+	text := func(w io.Writer) error {
+		if opts.AgainstRun {
+			return checkRows(out.Checks, true).WriteText(w, tableout.Columns)
+		}
+		if len(out.Chains) == 0 {
+			_, err := fmt.Fprintln(w, "no chain: no GEMM followed on its stream by kernels without tensor work")
+			return err
+		}
+		if err := chainRows(out.Chains, true).WriteText(w, tableout.Columns); err != nil {
+			return err
+		}
+		_, err := fmt.Fprintln(w, "\nGPU time saved is the folded kernels' time (the epilogue's own cost counted as nothing; a fused kernel can save more or less); DRAM saved needs ncu bytes (- where absent). See rooftool suggest --help for the model.")
 		return err
 	}
-	if err := suggestWriteTab(opts.IO.Out, chainRows(out.Chains, true)); err != nil {
-		return err
-	}
-	_, err = fmt.Fprintln(opts.IO.Out, "\nGPU time saved is the folded kernels' time (the epilogue's own cost counted as nothing; a fused kernel can save more or less); DRAM saved needs ncu bytes (- where absent). See rooftool suggest --help for the model.")
-	return err
+	return tableout.Write(opts.IO.Out, opts.Format, tableout.Output{CSV: csv, JSON: doc, Text: text})
 }
 
 // suggestExports finds the chains of raw exports, file by file, or of one
@@ -177,8 +170,7 @@ func suggestExports(opts *SuggestOptions) ([]analysis.Chain, error) {
 	var out []analysis.Chain
 	for _, p := range opts.Inputs {
 		cs, err := one([]string{p})
-		var ie *ingest.InputError
-		if errors.As(err, &ie) && noKernels(err) {
+		if errors.Is(err, ingest.ErrNoKernels) {
 			fmt.Fprintf(opts.IO.Err, "rooftool: suggest: %s holds no kernels: no chain\n", p)
 			continue
 		}
@@ -188,13 +180,6 @@ func suggestExports(opts *SuggestOptions) ([]analysis.Chain, error) {
 		out = append(out, cs...)
 	}
 	return out, nil
-}
-
-// noKernels reports whether an ingest error says the export holds no
-// kernels at all (ingest has no sentinel for it; its messages are matched).
-func noKernels(err error) bool {
-	m := err.Error()
-	return strings.Contains(m, "no CUDA kernel activity") || strings.Contains(m, "no kernel events")
 }
 
 // suggestLoadRun analyses inputs as one run when they name one (a committed
@@ -230,15 +215,17 @@ func suggestLoadRun(ctx context.Context, inputs []string) (*analysis.Run, error)
 	return res.Run, nil
 }
 
-func chainRows(cs []analysis.Chain, human bool) [][]string {
-	rows := [][]string{{"range", "stream", "index", "producer", "folded", "kernels_saved", "gpu_time_saved_ns", "dram_saved_bytes"}}
+// chainRows are the chains as a table: for CSV in base units under the
+// JSON's names, for reading (human) scaled and shortened.
+func chainRows(cs []analysis.Chain, human bool) tableout.Table {
+	t := tableout.Table{Header: []string{"range", "stream", "index", "producer", "folded", "kernels_saved", "gpu_time_saved_ns", "dram_saved_bytes"}}
 	if human {
-		rows[0] = []string{"RANGE", "STREAM", "AT", "PRODUCER", "FOLDED", "KERNELS SAVED", "GPU TIME SAVED (us, <=)", "DRAM SAVED (MB)"}
+		t.Header = []string{"RANGE", "STREAM", "AT", "PRODUCER", "FOLDED", "KERNELS SAVED", "GPU TIME SAVED (us, <=)", "DRAM SAVED (MB)"}
 	}
 	for _, c := range cs {
 		folded := strings.Join(c.Folded, " | ")
 		rng, prod := c.Range, c.Producer
-		dram, t := "", strconv.FormatFloat(c.TimeSavedNs, 'f', -1, 64)
+		dram, saved := "", strconv.FormatFloat(c.TimeSavedNs, 'f', -1, 64)
 		if c.DRAMKnown {
 			dram = strconv.FormatFloat(c.DRAMSavedBytes, 'f', -1, 64)
 		}
@@ -252,7 +239,7 @@ func chainRows(cs []analysis.Chain, human bool) [][]string {
 				short = append(short, suggestTrim(f, 32))
 			}
 			folded, rng, prod = strings.Join(short, " | "), suggestTrim(rng, 48), suggestTrim(prod, 40)
-			t = fmt.Sprintf("%.1f", c.TimeSavedNs/1e3)
+			saved = fmt.Sprintf("%.1f", c.TimeSavedNs/1e3)
 			dram = "-"
 			if c.DRAMKnown {
 				dram = fmt.Sprintf("%.2f", c.DRAMSavedBytes/1e6)
@@ -261,20 +248,24 @@ func chainRows(cs []analysis.Chain, human bool) [][]string {
 		if rng == "" {
 			rng = "-"
 		}
-		rows = append(rows, []string{rng, strconv.FormatInt(c.Stream, 10), strconv.Itoa(c.Index), prod, folded,
-			strconv.Itoa(c.KernelsSaved), t, dram})
+		t.Rows = append(t.Rows, []string{rng, strconv.FormatInt(c.Stream, 10), strconv.Itoa(c.Index), prod, folded,
+			strconv.Itoa(c.KernelsSaved), saved, dram})
 	}
-	return rows
+	return t
 }
 
-func checkRows(cs []analysis.SuggestCheck, human bool) [][]string {
-	rows := [][]string{{"experiment", "shape", "baseline", "candidate", "chains",
+// checkRows are the checks as a table: for CSV in base units under the
+// JSON's names, for reading (human) scaled, each figure's unit in its
+// header.
+func checkRows(cs []analysis.SuggestCheck, human bool) tableout.Table {
+	t := tableout.Table{Header: []string{"experiment", "shape", "baseline", "candidate", "chains",
 		"predicted_kernels_saved", "measured_kernels_saved", "kernels_error",
 		"predicted_dram_saved_bytes", "measured_dram_saved_bytes", "dram_error_pct",
 		"predicted_gpu_time_saved_ns", "measured_gpu_time_saved_ns", "gpu_time_error_pct", "note"}}
 	if human {
-		rows[0] = []string{"EXPERIMENT", "SHAPE", "BASELINE", "CANDIDATE", "CHAINS",
-			"KERNELS PRED", "MEAS", "ERR", "DRAM MB PRED", "MEAS", "ERR %", "GPU US PRED", "MEAS", "ERR %", "NOTE"}
+		t.Header = []string{"EXPERIMENT", "SHAPE", "BASELINE", "CANDIDATE", "CHAINS",
+			"KERNELS PRED", "KERNELS MEAS", "KERNELS ERR", "DRAM PRED (MB)", "DRAM MEAS (MB)", "DRAM ERR (%)",
+			"GPU PRED (us)", "GPU MEAS (us)", "GPU ERR (%)", "NOTE"}
 	}
 	f := func(v float64, scale float64, prec int) string {
 		if human {
@@ -293,29 +284,11 @@ func checkRows(cs []analysis.SuggestCheck, human bool) [][]string {
 		if human && note == "" {
 			note = "-"
 		}
-		rows = append(rows, []string{c.Experiment, c.Shape, c.Baseline, c.Candidate, strconv.Itoa(c.Chains),
+		t.Rows = append(t.Rows, []string{c.Experiment, c.Shape, c.Baseline, c.Candidate, strconv.Itoa(c.Chains),
 			strconv.Itoa(c.PredKernels), strconv.Itoa(c.MeasKernels), strconv.Itoa(c.ErrKernels),
 			pd, md, ed, f(c.PredTimeNs, 1e3, 1), f(c.MeasTimeNs, 1e3, 1), f(c.ErrTimePct, 1, 0), note})
 	}
-	return rows
-}
-
-func suggestWriteCSV(w io.Writer, rows [][]string) error {
-	cw := csv.NewWriter(w)
-	if err := cw.WriteAll(rows); err != nil {
-		return err
-	}
-	return cw.Error()
-}
-
-func suggestWriteTab(w io.Writer, rows [][]string) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, r := range rows {
-		if _, err := fmt.Fprintln(tw, strings.Join(r, "\t")); err != nil {
-			return err
-		}
-	}
-	return tw.Flush()
+	return t
 }
 
 // suggestTrim shortens s to at most n runes, eliding the middle.
