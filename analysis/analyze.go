@@ -33,7 +33,7 @@ type Options struct {
 	// which decides what of its coverage is judged (rundir.Coverage.Complete).
 	// nil, or a cell it does not list: judged as range replay. It also
 	// masks: no fact of a cell is derived from the rows of a pass the
-	// manifest marks failed or skipped (passMask).
+	// manifest marks failed or skipped (PassMask).
 	Manifest *rundir.Manifest
 	// HostBoundFactor: wall time above this multiple of device time is
 	// host-bound (DefaultHostBoundFactor).

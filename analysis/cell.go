@@ -90,8 +90,8 @@ func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps
 	// outside a variant/shape range (warm-up launches) belong to no cell.
 	inCell := func(exp, variant, shape string) bool { return exp != "" && variant != "" && shape != "" }
 	// A cell exists where any row names it; the rows of the passes the
-	// manifest rejects (passMask) give it no fact.
-	mask := maskOf(opts.Manifest)
+	// manifest rejects (PassMask) give it no fact.
+	mask := MaskOf(opts.Manifest)
 	kfByCell := map[rundir.Key][]KernelFact{}
 	for _, f := range kfacts {
 		if !inCell(f.Experiment, f.Variant, f.Shape) {
@@ -99,7 +99,7 @@ func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps
 		}
 		k := rundir.Key{Experiment: f.Experiment, Variant: f.Variant, Shape: f.Shape}
 		cell(k)
-		if mask.masked(k, rundir.PassNCU) {
+		if mask.Masked(k, rundir.PassNCU) {
 			continue
 		}
 		kfByCell[k] = append(kfByCell[k], f)
@@ -115,12 +115,12 @@ func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps
 		switch {
 		case k.Pass == ingest.PassTimeline:
 			cell(key)
-			if !mask.masked(key, rundir.PassNsys) {
+			if !mask.Masked(key, rundir.PassNsys) {
 				timeline[key] = append(timeline[key], k)
 			}
 		case k.Source == ingest.SourceNCU && k.Pass == ingest.PassRange:
 			cell(key) // its rows: rangeReplays
-			if mask.masked(key, rundir.PassRange) {
+			if mask.Masked(key, rundir.PassRange) {
 				delete(replays, key)
 			}
 		case k.Source == ingest.SourceNCU:
@@ -135,7 +135,7 @@ func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps
 		}
 		key := rundir.Key{Experiment: tm.Experiment, Variant: tm.Variant, Shape: tm.Shape}
 		cell(key)
-		if mask.masked(key, rundir.PassTiming) {
+		if mask.Masked(key, rundir.PassTiming) {
 			delete(spreads, key)
 			delete(devSpreads, key)
 			continue

@@ -27,13 +27,13 @@ func KernelFacts(t *ingest.Tables, c gpu.Ceilings, opts Options) []KernelFact {
 func kernelFacts(t *ingest.Tables, byKernel metricIndex, c gpu.Ceilings, opts Options) []KernelFact {
 	opts = opts.withDefaults()
 	roofs := c.Primary()
-	mask := maskOf(opts.Manifest)
+	mask := MaskOf(opts.Manifest)
 	var out []KernelFact
 	for _, k := range t.Kernels() {
 		if k.Source != ingest.SourceNCU || k.Pass == ingest.PassRange || k.Pass == ingest.PassTimeline {
 			continue
 		}
-		if mask.masked(rundir.Key{Experiment: k.Experiment, Variant: k.Variant, Shape: k.Shape}, rundir.PassNCU) {
+		if mask.Masked(rundir.Key{Experiment: k.Experiment, Variant: k.Variant, Shape: k.Shape}, rundir.PassNCU) {
 			continue
 		}
 		out = append(out, kernelFact(k, byKernel[k.ID], roofs, opts))

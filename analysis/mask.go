@@ -4,7 +4,7 @@ import (
 	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
-// passMask names, per cell, the passes whose rows Analyze leaves out: those
+// PassMask names, per cell, the passes whose rows Analyze leaves out: those
 // the run's manifest (Options.Manifest) marks failed or skipped. Tables can
 // still hold rows of such a pass (an attempt the runner superseded, a pass
 // that wrote its export and then failed its checks); no fact of the cell is
@@ -18,15 +18,16 @@ import (
 //	nsys    timeline rows (nsys, Kineto): the cell's kernel list then comes from the ncu kernel pass
 //
 // A cell the manifest does not list, or a pass it does not record, is used
-// as the tables hold it.
-type passMask map[rundir.Key]map[string]bool
+// as the tables hold it. A consumer that reads rows of the tables itself
+// (reports' comparison of two runs) leaves out the same ones.
+type PassMask map[rundir.Key]map[string]bool
 
-// maskOf reads the pass mask of a manifest (nil: none).
-func maskOf(man *rundir.Manifest) passMask {
+// MaskOf reads the pass mask of a manifest (nil: none).
+func MaskOf(man *rundir.Manifest) PassMask {
 	if man == nil {
 		return nil
 	}
-	m := passMask{}
+	m := PassMask{}
 	for i := range man.Cells {
 		c := &man.Cells[i]
 		for p, ps := range c.Passes {
@@ -43,8 +44,8 @@ func maskOf(man *rundir.Manifest) passMask {
 	return m
 }
 
-// masked reports whether the rows of pass in cell k are left out.
-func (m passMask) masked(k rundir.Key, pass string) bool {
+// Masked reports whether the rows of pass in cell k are left out.
+func (m PassMask) Masked(k rundir.Key, pass string) bool {
 	ps := m[k]
 	return ps[pass] || ps[rundir.PassCheck]
 }

@@ -84,6 +84,37 @@ func CheckTables(run *rundir.Run) error {
 	return nil
 }
 
+// Tables are a run's tables with its name and manifest, for a consumer
+// that reads their rows itself (reports' comparison of two runs). The rows
+// of the passes the manifest marks failed or skipped are still in them:
+// analysis.MaskOf(Manifest) names them, and analysis (Options.Manifest)
+// leaves them out. Release frees the tables.
+type Tables struct {
+	Name     string
+	Manifest *rundir.Manifest
+	*ingest.Tables
+}
+
+// OpenTables reads a run's tables (CheckTables, then the tables), through
+// mem (nil: the default allocator). A run without tables is a
+// *RunInputError.
+func OpenTables(ctx context.Context, run *rundir.Run, mem memory.Allocator) (*Tables, error) {
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	if err := CheckTables(run); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	t, err := run.Tables(mem)
+	if err != nil {
+		return nil, err
+	}
+	return &Tables{Name: run.Name, Manifest: run.Manifest, Tables: t}, nil
+}
+
 // hasCells reports whether any kernel or timing row of t belongs to an
 // experiment (rooftool's NVTX cell ranges or timing files).
 func hasCells(t *ingest.Tables) bool {
@@ -110,21 +141,16 @@ func hasCells(t *ingest.Tables) bool {
 // tables, or one without a manifest whose tables hold no cell of any
 // experiment, is a *RunInputError.
 func Load(ctx context.Context, run *rundir.Run, mem memory.Allocator) (*Result, error) {
-	if mem == nil {
-		mem = memory.DefaultAllocator
-	}
 	res := &Result{Name: run.Name, Manifest: run.Manifest}
-	if err := CheckTables(run); err != nil {
-		return nil, err
-	}
-	if run.Manifest == nil {
-		res.Warnings = append(res.Warnings, analysis.Warning{Code: analysis.WarnMissing, Msg: "no manifest.json in " + run.Path("") + ": cell status, GPU clocks and versions unknown"})
-	}
-	tables, err := run.Tables(mem)
+	opened, err := OpenTables(ctx, run, mem)
 	if err != nil {
 		return nil, err
 	}
-	defer tables.Release()
+	defer opened.Release()
+	tables := opened.Tables
+	if run.Manifest == nil {
+		res.Warnings = append(res.Warnings, analysis.Warning{Code: analysis.WarnMissing, Msg: "no manifest.json in " + run.Path("") + ": cell status, GPU clocks and versions unknown"})
+	}
 	if run.Manifest == nil && !hasCells(tables) {
 		// A directory `rooftool ingest -o` wrote from an export made outside
 		// rooftool profile: judging the built-in claims against it would list

@@ -331,11 +331,13 @@ func sortDiffRows(rows []DiffRow) {
 }
 
 // wallTimings keeps a run's wall-time samples: diff compares wall times,
-// not the CUDA-graph device times of the timing pass.
-func wallTimings(t *ingest.Tables) []ingest.Timing {
+// not the CUDA-graph device times of the timing pass. The samples of a cell
+// whose timing pass mask leaves out (a pass the manifest marks failed or
+// skipped) are left out too.
+func wallTimings(t *ingest.Tables, mask analysis.PassMask) []ingest.Timing {
 	var ts []ingest.Timing
 	for _, x := range t.Timings() {
-		if !ingest.IsDeviceTiming(x.Method) {
+		if !ingest.IsDeviceTiming(x.Method) && !mask.Masked(key(x.Experiment, x.Variant, x.Shape), rundir.PassTiming) {
 			ts = append(ts, x)
 		}
 	}
@@ -344,36 +346,39 @@ func wallTimings(t *ingest.Tables) []ingest.Timing {
 
 // DiffTables compares two runs' tables: the wall times of the timing pass
 // cell by cell (DiffTimings) and, in every cell whose kernels both runs
-// recorded, the kernels by name (analysis.Analyze of each). nameA and nameB
-// name the runs in messages. It fails with a *DiffInputError where a run's
-// tables hold neither timings nor kernels of any cell.
-func DiffTables(a, b *ingest.Tables, nameA, nameB string) (*DiffResult, error) {
+// recorded, the kernels by name (analysis.Analyze of each). Rows of the
+// passes a run's manifest marks failed or skipped are left out, as the
+// analysis of the run leaves them out. The tables' names name the runs in
+// messages. It fails with a *DiffInputError where a run's tables hold
+// neither timings nor kernels of any cell.
+func DiffTables(a, b *pipeline.Tables) (*DiffResult, error) {
 	type side struct {
 		ts  []ingest.Timing
 		rk  runKernels
 		err error
 	}
-	read := func(t *ingest.Tables, name string) side {
-		an, err := analysis.Analyze(t, nil, analysis.Options{})
+	read := func(t *pipeline.Tables) side {
+		an, err := analysis.Analyze(t.Tables, nil, analysis.Options{Manifest: t.Manifest})
 		if err != nil {
-			return side{err: fmt.Errorf("run %s: %w", name, err)}
+			return side{err: fmt.Errorf("run %s: %w", t.Name, err)}
 		}
-		s := side{ts: wallTimings(t), rk: kernelsOf(an, timelineSources(t))}
+		mask := analysis.MaskOf(t.Manifest)
+		s := side{ts: wallTimings(t.Tables, mask), rk: kernelsOf(an, timelineSources(t.Tables, mask))}
 		if len(s.ts) == 0 && len(s.rk.cells) == 0 {
-			s.err = &DiffInputError{Run: name, Msg: "its tables hold no wall-time samples and no kernel of any cell: nothing to compare"}
+			s.err = &DiffInputError{Run: t.Name, Msg: "its tables hold no wall-time samples and no kernel of any cell: nothing to compare"}
 		}
 		return s
 	}
-	sa := read(a, nameA)
+	sa := read(a)
 	if sa.err != nil {
 		return nil, sa.err
 	}
-	sb := read(b, nameB)
+	sb := read(b)
 	if sb.err != nil {
 		return nil, sb.err
 	}
 	d := DiffTimings(sa.ts, sb.ts)
-	d.A, d.B = nameA, nameB
+	d.A, d.B = a.Name, b.Name
 	// The cells both runs timed, in the order of Rows, then the other
 	// cells both runs have kernels for, in cellOrder.
 	var order []rundir.Key
@@ -394,18 +399,8 @@ func DiffTables(a, b *ingest.Tables, nameA, nameB string) (*DiffResult, error) {
 	less := cellOrder()
 	sort.Slice(extra, func(i, j int) bool { return less(extra[i], extra[j]) })
 	order = append(order, extra...)
-	d.KernelCells, d.Kernels = diffKernels(sa.rk, sb.rk, order, nameA, nameB)
+	d.KernelCells, d.Kernels = diffKernels(sa.rk, sb.rk, order, a.Name, b.Name)
 	return d, nil
-}
-
-// hasTables checks that a run has every table (pipeline.CheckTables); a
-// run without them is a *DiffInputError.
-func hasTables(run *rundir.Run) error {
-	err := pipeline.CheckTables(run)
-	if re := (*pipeline.RunInputError)(nil); errors.As(err, &re) {
-		return &DiffInputError{Run: re.Run, Msg: re.Msg}
-	}
-	return err
 }
 
 // runGPU names a run's device: the manifest's, else the timing files'.
@@ -425,11 +420,12 @@ func runGPU(run *rundir.Run, ts []ingest.Timing) string {
 	return strings.Join(devs, ", ")
 }
 
-// DiffRuns reads the tables of two runs (or table directories) and
-// compares them (DiffTables). A run without tables, or whose tables hold
-// nothing to compare, gives a *DiffInputError naming it.
+// DiffRuns reads the tables of two runs (or table directories) with
+// pipeline.OpenTables and compares them (DiffTables). A run without
+// tables, or whose tables hold nothing to compare, gives a *DiffInputError
+// naming it.
 func DiffRuns(ctx context.Context, runA, runB *rundir.Run, mem memory.Allocator) (*DiffResult, error) {
-	var tables [2]*ingest.Tables
+	var tables [2]*pipeline.Tables
 	defer func() {
 		for _, t := range tables {
 			if t != nil {
@@ -438,22 +434,20 @@ func DiffRuns(ctx context.Context, runA, runB *rundir.Run, mem memory.Allocator)
 		}
 	}()
 	for i, run := range []*rundir.Run{runA, runB} {
-		if err := hasTables(run); err != nil {
-			return nil, err
+		t, err := pipeline.OpenTables(ctx, run, mem)
+		if re := (*pipeline.RunInputError)(nil); errors.As(err, &re) {
+			return nil, &DiffInputError{Run: re.Run, Msg: re.Msg}
 		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		t, err := run.Tables(mem)
 		if err != nil {
 			return nil, err
 		}
 		tables[i] = t
 	}
-	d, err := DiffTables(tables[0], tables[1], runA.Name, runB.Name)
+	d, err := DiffTables(tables[0], tables[1])
 	if err != nil {
 		return nil, err
 	}
-	d.GPUA, d.GPUB = runGPU(runA, wallTimings(tables[0])), runGPU(runB, wallTimings(tables[1]))
+	d.GPUA = runGPU(runA, wallTimings(tables[0].Tables, analysis.MaskOf(runA.Manifest)))
+	d.GPUB = runGPU(runB, wallTimings(tables[1].Tables, analysis.MaskOf(runB.Manifest)))
 	return d, nil
 }

@@ -63,14 +63,18 @@ func countsFromNCU(c analysis.CellFact) bool {
 }
 
 // timelineSources names, per cell, the sources of its timeline rows
-// ("nsys", "kineto", or both joined with "+").
-func timelineSources(t *ingest.Tables) map[rundir.Key]string {
+// ("nsys", "kineto", or both joined with "+"), but for the cells whose nsys
+// pass mask leaves out.
+func timelineSources(t *ingest.Tables, mask analysis.PassMask) map[rundir.Key]string {
 	seen := map[rundir.Key]map[string]bool{}
 	for _, k := range t.Kernels() {
 		if k.Pass != ingest.PassTimeline || k.Experiment == "" || k.Variant == "" || k.Shape == "" {
 			continue
 		}
 		key := key(k.Experiment, k.Variant, k.Shape)
+		if mask.Masked(key, rundir.PassNsys) {
+			continue
+		}
 		if seen[key] == nil {
 			seen[key] = map[string]bool{}
 		}

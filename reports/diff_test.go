@@ -15,6 +15,7 @@ import (
 
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/pipeline"
 	"github.com/rooftool/rooftool/testdata"
 )
 
@@ -214,7 +215,7 @@ func TestDiffKernels(t *testing.T) {
 			ta, tb := diffTables(t, mem, tc.a), diffTables(t, mem, tc.b)
 			defer ta.Release()
 			defer tb.Release()
-			d, err := DiffTables(ta, tb, "old", "new")
+			d, err := DiffTables(&pipeline.Tables{Name: "old", Tables: ta}, &pipeline.Tables{Name: "new", Tables: tb})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -266,7 +267,7 @@ func TestDiffKernelNamesMeet(t *testing.T) {
 	tb := diffTables(t, mem, []diffCell{{"gated_ssm", "eager", dShape, 0.2, []diffKernel{dkSigmoidA.ncuOnly().with(2000)}}})
 	defer ta.Release()
 	defer tb.Release()
-	d, err := DiffTables(ta, tb, "a", "b")
+	d, err := DiffTables(&pipeline.Tables{Name: "a", Tables: ta}, &pipeline.Tables{Name: "b", Tables: tb})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,6 +278,42 @@ func TestDiffKernelNamesMeet(t *testing.T) {
 	if r.Status != DiffBoth || r.Old.Source != "nsys" || r.New.Source != "ncu" || r.Old.TimeNs != 3100 || r.New.TimeNs != 2500 ||
 		r.Old.DRAMBytes == nil || *r.Old.DRAMBytes != 16e6 || r.DRAMDelta == nil || *r.DRAMDelta != 0 {
 		t.Errorf("row %+v old %+v new %+v", r, r.Old, r.New)
+	}
+}
+
+// A pass the new run's manifest marks failed is left out of the comparison
+// as analysis leaves it out: with dual-acc's nsys pass failed, its kernels
+// are those of the ncu kernel pass (source ncu, its durations); with its
+// timing pass skipped, the cell has no wall time in the new run.
+func TestDiffMaskedPasses(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	cells := []diffCell{{"swiglu", "dual-acc", dSwiglu, 0.090, []diffKernel{dkDualAcc}}}
+	ta, tb := diffTables(t, mem, cells), diffTables(t, mem, cells)
+	defer ta.Release()
+	defer tb.Release()
+	failed := func(pass, status string) *rundir.Manifest {
+		ps := map[string]rundir.PassStatus{}
+		for _, p := range rundir.AllPasses {
+			ps[p] = rundir.PassStatus{Status: rundir.StatusOK}
+		}
+		ps[pass] = rundir.PassStatus{Status: status, Reason: "test"}
+		return &rundir.Manifest{Cells: []rundir.Cell{{Experiment: "swiglu", Variant: "dual-acc", Shape: dSwiglu, Passes: ps}}}
+	}
+	d, err := DiffTables(&pipeline.Tables{Name: "a", Tables: ta}, &pipeline.Tables{Name: "b", Tables: tb, Manifest: failed(rundir.PassNsys, rundir.StatusFailed)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.KernelCells) != 1 || d.KernelCells[0].Old.Source != "nsys" || d.KernelCells[0].New.Source != ingest.SourceNCU ||
+		d.KernelCells[0].Old.TimeNs != 87000 || d.KernelCells[0].New.TimeNs != 87500 {
+		t.Errorf("nsys failed in b: kernel cells %+v, want a from nsys (87 us), b from the ncu kernel pass (87.5 us)", d.KernelCells)
+	}
+	d, err = DiffTables(&pipeline.Tables{Name: "a", Tables: ta}, &pipeline.Tables{Name: "b", Tables: tb, Manifest: failed(rundir.PassTiming, rundir.StatusSkipped)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Rows) != 1 || d.Rows[0].Status != DiffOldOnly || d.OnlyA != 1 {
+		t.Errorf("timing skipped in b: rows %+v, want the cell in a only", d.Rows)
 	}
 }
 

@@ -2,7 +2,9 @@
 // and analysed by package pipeline (its facts, the experiments' claims and
 // theoretical models, its manifest, checks and clocks) to go/no-go
 // verdicts, rendered as a Markdown report, its JSON twin and plots
-// (package roofline). It also compares two runs cell by cell (Diff).
+// (package roofline). It also compares two runs cell by cell (Diff). It
+// reads no file of a run itself: package pipeline opens runs and their
+// tables (WriteRun and DiffRuns call it).
 //
 // This file is the package API: WriteRun renders a run, the rest builds and formats the report.
 package reports
