@@ -208,5 +208,14 @@ func Load(ctx context.Context, run *rundir.Run, mem memory.Allocator) (*Result, 
 	if res.CellSMClocks, res.CellDeviceSMClocks, err = cellSMClocks(run, tables); err != nil {
 		return nil, err
 	}
+	// The clocks of a cell's loops are facts of its timing pass.
+	mask := analysis.MaskOf(run.Manifest)
+	for _, clocks := range []map[rundir.Key]float64{res.CellSMClocks, res.CellDeviceSMClocks} {
+		for k := range clocks {
+			if mask.Masked(k, rundir.PassTiming) {
+				delete(clocks, k)
+			}
+		}
+	}
 	return res, nil
 }
