@@ -68,7 +68,7 @@ func openSQLite(path string) (*sqliteDB, error) {
 	var v string
 	if err := db.QueryRow("SELECT sqlite_version()").Scan(&v); err != nil {
 		db.Close()
-		if strings.Contains(err.Error(), "cgo") {
+		if !sqliteCgo {
 			return nil, fmt.Errorf("ingest %s: rooftool was built without cgo, so it cannot read SQLite (build with CGO_ENABLED=1): %w", path, err)
 		}
 		return nil, s.wrap("", err)
