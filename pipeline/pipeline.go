@@ -3,9 +3,10 @@
 // (or the catalog's ceilings, package gpu), the experiments and claims the
 // run is judged with (its own specs snapshot, else those built into
 // rooftool, package kernels), the check and timing JSON files, and runs
-// package analysis over them, handing back one typed Result. Every consumer
-// of a run's facts (reports and its plots, and the project and suggest
-// commands) loads the run here, so that all of them state the same facts:
+// package analysis over them, handing back one typed Result (Load). Every
+// consumer of a run's facts (reports and its plots, and the project and
+// suggest commands) loads the run here, and a comparison of two runs opens
+// their tables here (OpenTables), so that all of them state the same facts:
 // the passes the run's manifest marks failed or skipped are masked in the
 // analysis itself, before any fact is derived.
 //
