@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -21,12 +23,20 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// clockFree drops what a report says of timing clocks: the cells of a
+// --gpus run ran on GPUs of different clocks.
+var clockFree = regexp.MustCompile(`; SM clocks of the timed loops [^;]*?would not change the verdict|"timing_sm_mhz": \[[^\]]*\],?|"timing_sm_mhz": [0-9.]+,?|\s+`)
+
 // TestProfileGPUs runs a sweep on two fake GPUs and checks the merged run
 // against an unsharded one.
 func TestProfileGPUs(t *testing.T) {
 	sel := fakeSweep(t)
 	t.Setenv(asMainEnv, "1")
 	t.Setenv("CUDA_VISIBLE_DEVICES", "")
+	// A host of two GPUs whose fake nvidia-smi lists both, whatever
+	// CUDA_VISIBLE_DEVICES says, as the real one does: a read of the wrong
+	// GPU shows as the other's UUID or SM clock (1980 MHz on GPU 0, 1880 on 1).
+	t.Setenv("FAKE_SMI_GPUS", "2")
 	ncu, _ := filepath.Abs("../../kernels/launch/testdata/bin/ncu")
 	nsys, _ := filepath.Abs("../../kernels/launch/testdata/bin/nsys")
 	args := func(out string, extra ...string) []string {
@@ -82,7 +92,37 @@ func TestProfileGPUs(t *testing.T) {
 	if _, ok := mm.Options[rundir.OptionGPUIndex]; ok {
 		t.Errorf("merged options keep %s", rundir.OptionGPUIndex)
 	}
-	if got, want := runDecisions(t, multi), runDecisions(t, whole); got != want {
+	// Each cell's timing clocks were read from its own GPU (GPU 1's SM
+	// clock is 1880 MHz, GPU 0's 1980), and its timing record names it.
+	for _, c := range mm.Cells {
+		if c.GPU == nil || c.Passes[rundir.PassTiming].Status != rundir.StatusOK {
+			continue // the wrong variant fails its check: no timing
+		}
+		var tr struct {
+			Clocks struct {
+				SMMHz float64 `json:"sm_mhz"`
+			} `json:"clocks"`
+			GPUUUID string `json:"gpu_uuid"`
+		}
+		data, err := os.ReadFile(filepath.Join(multi, "raw", "timing", c.Experiment, c.Variant, c.Shape+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, &tr); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]float64{"0": 1980, "1": 1880}[c.GPU.Index]
+		if tr.Clocks.SMMHz != want || tr.GPUUUID != c.GPU.UUID {
+			t.Errorf("cell %s on GPU %s: timing clocks %v MHz of %s, want %v MHz of %s", c.Key(), c.GPU.Index, tr.Clocks.SMMHz, tr.GPUUUID, want, c.GPU.UUID)
+		}
+	}
+	// The verdicts are the whole run's; only the clocks of the cells on
+	// GPU 1 differ, and the reasons say so.
+	got, want := runDecisions(t, multi), runDecisions(t, whole)
+	if !strings.Contains(got, "SM clocks of the timed loops 1980 MHz (good) and 1880 MHz (after)") {
+		t.Errorf("--gpus report does not name the cells' different clocks:\n%s", got)
+	}
+	if got, want = clockFree.ReplaceAllString(got, ""), clockFree.ReplaceAllString(want, ""); got != want {
 		t.Errorf("--gpus report differs from the whole run's:\n got %s\nwant %s", got, want)
 	}
 	for _, g := range []string{"0", "1"} {
@@ -131,6 +171,10 @@ func TestProfileGPUsFailure(t *testing.T) {
 	sel := fakeSweep(t)
 	t.Setenv(asMainEnv, "1")
 	t.Setenv("CUDA_VISIBLE_DEVICES", "")
+	// A host of two GPUs whose fake nvidia-smi lists both, whatever
+	// CUDA_VISIBLE_DEVICES says, as the real one does: a read of the wrong
+	// GPU shows as the other's UUID or SM clock (1980 MHz on GPU 0, 1880 on 1).
+	t.Setenv("FAKE_SMI_GPUS", "2")
 	tmp := t.TempDir()
 	out := filepath.Join(tmp, "r")
 	// The shard of GPU 1 gets an -o that is a file: it fails.
