@@ -166,6 +166,9 @@ func (x *index) decide(e *kernels.Experiment, c kernels.Claim, shape string) Dec
 			d.Reason += "; " + note
 		}
 	}
+	if note := x.gpuUnitNote(e.Name, shape, d.Baseline, c.Candidate); note != "" {
+		d.Reason += "; " + note
+	}
 	var vw []analysis.Warning
 	for _, w := range append(x.warningsFor(e.Name, shape, c.Candidate, d.Baseline), x.extra...) {
 		if voids(w, c.Metric) {

@@ -12,18 +12,18 @@ package testdata
 
 import (
 	"embed"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"path"
 	"sort"
+	"strings"
 )
 
 // Only what a report reads is embedded (about 2 MB of the runs' 14 MB: the
 // ncu CSVs and nsys SQLite exports stay out of the binary). Each pattern
 // must match at least one file, or the package does not build.
 //
-//go:embed runs/README.md runs/*/manifest.json runs/*/ceilings.json runs/*/specs runs/*/tables runs/*/raw/check runs/*/raw/timing
+//go:embed runs/README.md runs/DEFAULT runs/*/manifest.json runs/*/ceilings.json runs/*/specs runs/*/tables runs/*/raw/check runs/*/raw/timing
 var runsFS embed.FS
 
 // Runs lists the committed runs: the names of runs/<name>/ that hold a
@@ -47,60 +47,25 @@ func Runs() []string {
 }
 
 // Default names the committed run that `rooftool report` renders with no
-// argument: of the runs that ran every pass, the one with the most
-// experiments, the newest (last in name order, names start with the date)
-// among equals, so a newer run of a few experiments does not hide a full
-// one; where none ran every pass, the most complete one (the most
-// experiments with data, then the most kinds of pass with data, then the
-// most passes ok over all cells), the later in name order on a tie. "" when
-// none is committed.
+// argument: the one runs/DEFAULT names (its first line), a choice made when
+// a run is committed rather than derived from the runs' contents, so that
+// committing a newer or larger run (a multi-GPU one, another GPU's) does not
+// change what `make demo` shows. "" when the file is missing or names no
+// committed run.
 func Default() string {
-	best, bestExps, bestKinds, bestOK := "", -1, -1, -1
-	newestFull, fullExps := "", -1
+	data, err := fs.ReadFile(runsFS, "runs/DEFAULT")
+	if err != nil {
+		return ""
+	}
+	name, _, _ := strings.Cut(string(data), "\n")
+	name = strings.TrimSpace(name)
 	for _, r := range Runs() {
-		data, err := fs.ReadFile(runsFS, path.Join("runs", r, "manifest.json"))
-		if err != nil {
-			continue
-		}
-		var m struct {
-			Cells []struct {
-				Experiment string `json:"experiment"`
-				Passes     map[string]struct {
-					Status string `json:"status"`
-				} `json:"passes"`
-			} `json:"cells"`
-		}
-		if json.Unmarshal(data, &m) != nil {
-			continue
-		}
-		exps, kinds, ok := map[string]bool{}, map[string]bool{}, 0
-		for _, c := range m.Cells {
-			for name, p := range c.Passes {
-				if p.Status == "ok" {
-					exps[c.Experiment] = true
-					kinds[name] = true
-					ok++
-				}
-			}
-		}
-		if len(kinds) == allPasses && len(exps) >= fullExps {
-			newestFull, fullExps = r, len(exps) // Runs is sorted: the newest of the widest
-		}
-		better := len(exps) > bestExps ||
-			len(exps) == bestExps && (len(kinds) > bestKinds || len(kinds) == bestKinds && ok >= bestOK)
-		if better {
-			best, bestExps, bestKinds, bestOK = r, len(exps), len(kinds), ok
+		if r == name {
+			return name
 		}
 	}
-	if newestFull != "" {
-		return newestFull
-	}
-	return best
+	return ""
 }
-
-// allPasses is how many kinds of pass a full run makes: check, timing,
-// ncu, range, nsys.
-const allPasses = 5
 
 // Run returns a committed run's files, rooted at the run directory. name ""
 // picks Default().
@@ -110,7 +75,9 @@ func Run(name string) (string, fs.FS, error) {
 		return "", nil, fmt.Errorf("no run is committed under testdata/runs")
 	}
 	if name == "" {
-		name = Default()
+		if name = Default(); name == "" {
+			return "", nil, fmt.Errorf("testdata/runs/DEFAULT names no committed run (have %v)", runs)
+		}
 	}
 	found := false
 	for _, r := range runs {

@@ -23,9 +23,9 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// clockFree drops what a report says of timing clocks: the cells of a
-// --gpus run ran on GPUs of different clocks.
-var clockFree = regexp.MustCompile(`; SM clocks of the timed loops [^;]*?would not change the verdict|"timing_sm_mhz": \[[^\]]*\],?|"timing_sm_mhz": [0-9.]+,?|\s+`)
+// clockFree drops what a report says of the cells' GPUs and timing clocks:
+// the cells of a --gpus run ran on different GPUs, of different clocks.
+var clockFree = regexp.MustCompile(`; the cells ran on different GPUs: [a-z]+ on GPU [0-9] \(GPU-[0-9a-f]+\), [a-z]+ on GPU [0-9] \(GPU-[0-9a-f]+\)|; SM clocks of the timed loops [^;]*?would not change the verdict|"timing_sm_mhz": \[[^\]]*\],?|"timing_sm_mhz": [0-9.]+,?|\s+`)
 
 // TestProfileGPUs runs a sweep on two fake GPUs and checks the merged run
 // against an unsharded one.
@@ -119,6 +119,10 @@ func TestProfileGPUs(t *testing.T) {
 	// The verdicts are the whole run's; only the clocks of the cells on
 	// GPU 1 differ, and the reasons say so.
 	got, want := runDecisions(t, multi), runDecisions(t, whole)
+	if !strings.Contains(got, "the cells ran on different GPUs: good on GPU 0 (GPU-00000000), after on GPU 1 (GPU-00000001)") &&
+		!strings.Contains(got, "the cells ran on different GPUs: good on GPU 1 (GPU-00000001), after on GPU 0 (GPU-00000000)") {
+		t.Errorf("--gpus report does not name the GPUs of cells that ran on different ones:\n%s", got)
+	}
 	if !strings.Contains(got, "SM clocks of the timed loops 1980 MHz (good) and 1880 MHz (after)") {
 		t.Errorf("--gpus report does not name the cells' different clocks:\n%s", got)
 	}
