@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
+	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
@@ -68,9 +69,9 @@ func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps
 		expByName[e.Name] = e
 	}
 
-	cells := map[rundir.Key]*CellFact{}
-	var order []rundir.Key
-	cell := func(k rundir.Key) *CellFact {
+	cells := map[cellkey.Key]*CellFact{}
+	var order []cellkey.Key
+	cell := func(k cellkey.Key) *CellFact {
 		c := cells[k]
 		if c == nil {
 			c = &CellFact{Experiment: k.Experiment, Variant: k.Variant, Shape: k.Shape, Status: "ok"}
@@ -92,12 +93,12 @@ func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps
 	// A cell exists where any row names it; the rows of the passes the
 	// manifest rejects (PassMask) give it no fact.
 	mask := MaskOf(opts.Manifest)
-	kfByCell := map[rundir.Key][]KernelFact{}
+	kfByCell := map[cellkey.Key][]KernelFact{}
 	for _, f := range kfacts {
 		if !inCell(f.Experiment, f.Variant, f.Shape) {
 			continue
 		}
-		k := rundir.Key{Experiment: f.Experiment, Variant: f.Variant, Shape: f.Shape}
+		k := f.Key()
 		cell(k)
 		if mask.Masked(k, rundir.PassNCU) {
 			continue
@@ -105,13 +106,13 @@ func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps
 		kfByCell[k] = append(kfByCell[k], f)
 	}
 	// nsys/Kineto timeline rows and ncu range rows by cell.
-	timeline := map[rundir.Key][]ingest.Kernel{}
+	timeline := map[cellkey.Key][]ingest.Kernel{}
 	replays := rangeReplays(t, byKernel)
 	for _, k := range t.Kernels() {
 		if !inCell(k.Experiment, k.Variant, k.Shape) {
 			continue
 		}
-		key := rundir.Key{Experiment: k.Experiment, Variant: k.Variant, Shape: k.Shape}
+		key := k.Key()
 		switch {
 		case k.Pass == ingest.PassTimeline:
 			cell(key)
@@ -127,13 +128,13 @@ func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps
 			cell(key) // its facts: kfacts, where its ncu pass is not masked
 		}
 	}
-	samples := map[rundir.Key][]float64{}
-	devSamples := map[rundir.Key][]float64{}
+	samples := map[cellkey.Key][]float64{}
+	devSamples := map[cellkey.Key][]float64{}
 	for _, tm := range t.Timings() {
 		if !inCell(tm.Experiment, tm.Variant, tm.Shape) {
 			continue
 		}
-		key := rundir.Key{Experiment: tm.Experiment, Variant: tm.Variant, Shape: tm.Shape}
+		key := tm.Key()
 		cell(key)
 		if mask.Masked(key, rundir.PassTiming) {
 			delete(spreads, key)
@@ -157,7 +158,7 @@ func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps
 		}
 		for _, v := range e.Variants {
 			for _, s := range e.AllShapes() {
-				k := rundir.Key{Experiment: e.Name, Variant: v.Name, Shape: s}
+				k := cellkey.New(e.Name, v.Name, s)
 				if cells[k] == nil {
 					cell(k).Status = "missing"
 				}

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest"
-	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
 // ClockWarnings compares the SM clock the ncu kernel pass ran at (median of
@@ -56,9 +56,9 @@ func clockWarnings(t *ingest.Tables, byKernel metricIndex, tol float64) []Warnin
 // ingested before File carried the experiment and variant): the variants of
 // a shape share that name, so those rows are left out and the caller must
 // find the cells' clocks elsewhere (the run's timing JSON).
-func TimingSMClocks(t *ingest.Tables) (clocks map[rundir.Key]float64, perCell bool) {
+func TimingSMClocks(t *ingest.Tables) (clocks map[cellkey.Key]float64, perCell bool) {
 	cellOf := timingCells(t)
-	clocks, perCell = map[rundir.Key]float64{}, true
+	clocks, perCell = map[cellkey.Key]float64{}, true
 	for _, m := range t.Metas() {
 		if m.Source != ingest.SourceTiming || m.Key != "clock.sm_mhz" {
 			continue
@@ -84,21 +84,21 @@ type ClockSpread struct{ MinMHz, MaxMHz float64 }
 
 // TimingClockSpreads gives each cell's SM clock range over its timed
 // (wall-time) loop, for cells whose timing JSON recorded clock samples.
-func TimingClockSpreads(t *ingest.Tables) map[rundir.Key]ClockSpread {
+func TimingClockSpreads(t *ingest.Tables) map[cellkey.Key]ClockSpread {
 	return clockSpreads(t, ingest.MetaClockSample)
 }
 
 // DeviceClockSpreads gives each cell's SM clock range over its device-time
 // (CUDA-graph replay) loop, for cells whose timing JSON recorded
 // device_clock_samples.
-func DeviceClockSpreads(t *ingest.Tables) map[rundir.Key]ClockSpread {
+func DeviceClockSpreads(t *ingest.Tables) map[cellkey.Key]ClockSpread {
 	return clockSpreads(t, ingest.MetaDeviceClockSample)
 }
 
 // clockSpreads reads the meta rows "<prefix><rep>.sm_mhz" of source timing.
-func clockSpreads(t *ingest.Tables, prefix string) map[rundir.Key]ClockSpread {
+func clockSpreads(t *ingest.Tables, prefix string) map[cellkey.Key]ClockSpread {
 	cellOf := timingCells(t)
-	out := map[rundir.Key]ClockSpread{}
+	out := map[cellkey.Key]ClockSpread{}
 	for _, m := range t.Metas() {
 		if m.Source != ingest.SourceTiming || !strings.HasPrefix(m.Key, prefix) || !strings.HasSuffix(m.Key, ".sm_mhz") {
 			continue
@@ -149,17 +149,17 @@ func checkClockSpread(c *CellFact, s ClockSpread, loop string, tol float64) {
 // ingest names it) to the cell whose timings came from that file. named is
 // false for a File that names the file alone (tables ingested before meta
 // rows named their cell); ok is false when no timing row matches.
-func timingCells(t *ingest.Tables) func(file string) (k rundir.Key, named, ok bool) {
+func timingCells(t *ingest.Tables) func(file string) (k cellkey.Key, named, ok bool) {
 	type fileOf struct{ experiment, variant, file string }
-	cells := map[fileOf]rundir.Key{}
+	cells := map[fileOf]cellkey.Key{}
 	for _, r := range t.Timings() {
-		cells[fileOf{r.Experiment, r.Variant, r.File}] = rundir.Key{Experiment: r.Experiment, Variant: r.Variant, Shape: r.Shape}
+		cells[fileOf{r.Experiment, r.Variant, r.File}] = r.Key()
 	}
-	return func(file string) (rundir.Key, bool, bool) {
+	return func(file string) (cellkey.Key, bool, bool) {
 		exp, rest, ok := strings.Cut(file, "/")
 		variant, name, ok2 := strings.Cut(rest, "/")
 		if !ok || !ok2 {
-			return rundir.Key{}, false, false
+			return cellkey.Key{}, false, false
 		}
 		k, found := cells[fileOf{exp, variant, name}]
 		return k, true, found

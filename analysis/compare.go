@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest"
-	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
 )
 
@@ -40,10 +40,10 @@ func SpeedupInterval(base, cand Interval) Interval {
 // never compared.
 func Comparisons(cells []CellFact, exps []*kernels.Experiment, opts Options) []Comparison {
 	opts = opts.withDefaults()
-	idx := map[rundir.Key]*CellFact{}
+	idx := map[cellkey.Key]*CellFact{}
 	for i := range cells {
 		c := &cells[i]
-		idx[rundir.Key{Experiment: c.Experiment, Variant: c.Variant, Shape: c.Shape}] = c
+		idx[c.Key()] = c
 	}
 	var out []Comparison
 	for _, e := range exps {
@@ -54,11 +54,11 @@ func Comparisons(cells []CellFact, exps []*kernels.Experiment, opts Options) []C
 				}
 				// Each candidate against the baseline of its direction
 				// (forward, or forward+backward).
-				bc := idx[rundir.Key{Experiment: e.Name, Variant: e.BaselineFor(v.Name), Shape: shape}]
+				bc := idx[cellkey.New(e.Name, e.BaselineFor(v.Name), shape)]
 				if bc == nil || bc.Status != "ok" {
 					continue
 				}
-				cc := idx[rundir.Key{Experiment: e.Name, Variant: v.Name, Shape: shape}]
+				cc := idx[cellkey.New(e.Name, v.Name, shape)]
 				if cc == nil || cc.Status != "ok" {
 					continue
 				}
@@ -126,10 +126,9 @@ func compare(exp, shape string, b, c *CellFact, opts Options) Comparison {
 // where the candidate wins everywhere or nowhere have no crossover and are
 // left out.
 func Crossovers(cmps []Comparison, exps []*kernels.Experiment) []Crossover {
-	type key struct{ exp, cand, shape string }
-	idx := map[key]Comparison{}
+	idx := map[cellkey.Key]Comparison{} // by candidate cell
 	for _, c := range cmps {
-		idx[key{c.Experiment, c.Candidate, c.Shape}] = c
+		idx[c.CandidateKey()] = c
 	}
 	var out []Crossover
 	for _, e := range exps {
@@ -145,7 +144,7 @@ func Crossovers(cmps []Comparison, exps []*kernels.Experiment) []Crossover {
 				var pts []pt
 				var shaky []string // sweep points whose speedup rests on host-bound or bimodal samples
 				for _, s := range sw.Shapes {
-					c, ok := idx[key{e.Name, v.Name, s}]
+					c, ok := idx[cellkey.New(e.Name, v.Name, s)]
 					if !ok {
 						continue
 					}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
 )
@@ -55,7 +56,7 @@ func coverage(c *CellFact, rf rangeFacts) *rundir.Coverage {
 // say) of key's range pass, from the run's manifest: the replay's own
 // method, else the pass's; rundir.MethodRange where the manifest is absent
 // or does not say.
-func rangeMethod(m *rundir.Manifest, key rundir.Key, replay int) string {
+func rangeMethod(m *rundir.Manifest, key cellkey.Key, replay int) string {
 	if m == nil {
 		return rundir.MethodRange
 	}

@@ -33,7 +33,7 @@ func kernelFacts(t *ingest.Tables, byKernel metricIndex, c gpu.Ceilings, opts Op
 		if k.Source != ingest.SourceNCU || k.Pass == ingest.PassRange || k.Pass == ingest.PassTimeline {
 			continue
 		}
-		if mask.Masked(rundir.Key{Experiment: k.Experiment, Variant: k.Variant, Shape: k.Shape}, rundir.PassNCU) {
+		if mask.Masked(k.Key(), rundir.PassNCU) {
 			continue
 		}
 		out = append(out, kernelFact(k, byKernel[k.ID], roofs, opts))

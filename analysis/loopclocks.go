@@ -4,8 +4,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest"
-	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
 // LoopSMClocks gives the SM clock (MHz) each cell's timed (wall-time) loop
@@ -15,7 +15,7 @@ import (
 // files without samples. perCell is TimingSMClocks's: false when the tables
 // name timing files by their base name alone, and the caller must read the
 // run's timing JSON instead.
-func LoopSMClocks(t *ingest.Tables) (clocks map[rundir.Key]float64, perCell bool) {
+func LoopSMClocks(t *ingest.Tables) (clocks map[cellkey.Key]float64, perCell bool) {
 	clocks, perCell = TimingSMClocks(t)
 	for k, s := range clockSamples(t, ingest.MetaClockSample) {
 		clocks[k] = median(s)
@@ -27,8 +27,8 @@ func LoopSMClocks(t *ingest.Tables) (clocks map[rundir.Key]float64, perCell bool
 // (CUDA-graph replay) loop ran at: the median of its clock samples (meta rows
 // device_clock_sample.<rep>.sm_mhz, the timing JSON's device_clock_samples).
 // Cells whose timing file has no such samples are absent.
-func TimingDeviceSMClocks(t *ingest.Tables) map[rundir.Key]float64 {
-	out := map[rundir.Key]float64{}
+func TimingDeviceSMClocks(t *ingest.Tables) map[cellkey.Key]float64 {
+	out := map[cellkey.Key]float64{}
 	for k, s := range clockSamples(t, ingest.MetaDeviceClockSample) {
 		out[k] = median(s)
 	}
@@ -37,9 +37,9 @@ func TimingDeviceSMClocks(t *ingest.Tables) map[rundir.Key]float64 {
 
 // clockSamples gathers each cell's SM clock samples (meta keys
 // <prefix><rep>.sm_mhz of source timing), MHz.
-func clockSamples(t *ingest.Tables, prefix string) map[rundir.Key][]float64 {
+func clockSamples(t *ingest.Tables, prefix string) map[cellkey.Key][]float64 {
 	cellOf := timingCells(t)
-	out := map[rundir.Key][]float64{}
+	out := map[cellkey.Key][]float64{}
 	for _, m := range t.Metas() {
 		if m.Source != ingest.SourceTiming || !strings.HasPrefix(m.Key, prefix) || !strings.HasSuffix(m.Key, ".sm_mhz") {
 			continue

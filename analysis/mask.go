@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
@@ -20,7 +21,7 @@ import (
 // A cell the manifest does not list, or a pass it does not record, is used
 // as the tables hold it. A consumer that reads rows of the tables itself
 // (reports' comparison of two runs) leaves out the same ones.
-type PassMask map[rundir.Key]map[string]bool
+type PassMask map[cellkey.Key]map[string]bool
 
 // MaskOf reads the pass mask of a manifest (nil: none).
 func MaskOf(man *rundir.Manifest) PassMask {
@@ -45,7 +46,7 @@ func MaskOf(man *rundir.Manifest) PassMask {
 }
 
 // Masked reports whether the rows of pass in cell k are left out.
-func (m PassMask) Masked(k rundir.Key, pass string) bool {
+func (m PassMask) Masked(k cellkey.Key, pass string) bool {
 	ps := m[k]
 	return ps[pass] || ps[rundir.PassCheck]
 }

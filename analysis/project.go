@@ -5,8 +5,8 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/gpu"
-	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
 // Projection is a what-if: a run's cells as the roofline model projects
@@ -76,6 +76,11 @@ type CellProjection struct {
 	Kernels         []KernelProjection `json:"kernels"`
 }
 
+// Key is the cell projected.
+func (c CellProjection) Key() cellkey.Key {
+	return cellkey.New(c.Experiment, c.Variant, c.Shape)
+}
+
 // ProjectedSpeedup is a candidate against its baseline at one shape:
 // baseline wall / candidate wall on the source (measured), on the target
 // (projected) and, with Against, on the target (measured; 0 = not).
@@ -87,6 +92,16 @@ type ProjectedSpeedup struct {
 	Source     float64 `json:"source"`
 	Projected  float64 `json:"projected"`
 	Measured   float64 `json:"measured,omitempty"`
+}
+
+// BaselineKey is the cell of the speedup's baseline.
+func (s ProjectedSpeedup) BaselineKey() cellkey.Key {
+	return cellkey.New(s.Experiment, s.Baseline, s.Shape)
+}
+
+// CandidateKey is the cell of the speedup's candidate.
+func (s ProjectedSpeedup) CandidateKey() cellkey.Key {
+	return cellkey.New(s.Experiment, s.Candidate, s.Shape)
 }
 
 // ProjectionError sums up projected / measured - 1 of the wall time over
@@ -173,15 +188,15 @@ func Project(run *Run, src, dst gpu.Ceilings) *Projection {
 	if src.GPU != "" {
 		p.SourceGPU = src.GPU
 	}
-	byCell := map[rundir.Key][]KernelFact{}
+	byCell := map[cellkey.Key][]KernelFact{}
 	for _, k := range run.Kernels {
-		key := rundir.Key{Experiment: k.Experiment, Variant: k.Variant, Shape: k.Shape}
+		key := k.Key()
 		byCell[key] = append(byCell[key], k)
 	}
 	noTerm := 0
 	noRoof := map[string]int{}
 	for _, c := range run.Cells {
-		ks := byCell[rundir.Key{Experiment: c.Experiment, Variant: c.Variant, Shape: c.Shape}]
+		ks := byCell[c.Key()]
 		if c.Wall.Center <= 0 || len(ks) == 0 {
 			continue
 		}
@@ -228,8 +243,8 @@ func Project(run *Run, src, dst gpu.Ceilings) *Projection {
 	}
 	idx := p.index()
 	for _, cmp := range run.Comparisons {
-		b, okb := idx[rundir.Key{Experiment: cmp.Experiment, Variant: cmp.Baseline, Shape: cmp.Shape}]
-		c, okc := idx[rundir.Key{Experiment: cmp.Experiment, Variant: cmp.Candidate, Shape: cmp.Shape}]
+		b, okb := idx[cmp.BaselineKey()]
+		c, okc := idx[cmp.CandidateKey()]
 		if !okb || !okc {
 			continue
 		}
@@ -240,10 +255,10 @@ func Project(run *Run, src, dst gpu.Ceilings) *Projection {
 	return p
 }
 
-func (p *Projection) index() map[rundir.Key]int {
-	idx := map[rundir.Key]int{}
+func (p *Projection) index() map[cellkey.Key]int {
+	idx := map[cellkey.Key]int{}
 	for i, c := range p.Cells {
-		idx[rundir.Key{Experiment: c.Experiment, Variant: c.Variant, Shape: c.Shape}] = i
+		idx[c.Key()] = i
 	}
 	return idx
 }
@@ -261,17 +276,17 @@ func plural(n int, what string) string {
 // sums up the errors. name names the measured run.
 func (p *Projection) Against(name string, measured *Run) {
 	p.AgainstRun, p.AgainstGPU = name, measured.GPU
-	wall := map[rundir.Key]float64{}
+	wall := map[cellkey.Key]float64{}
 	for _, c := range measured.Cells {
 		if c.Wall.Center > 0 {
-			wall[rundir.Key{Experiment: c.Experiment, Variant: c.Variant, Shape: c.Shape}] = c.Wall.Center
+			wall[c.Key()] = c.Wall.Center
 		}
 	}
 	var errs []float64
 	e := &ProjectionError{}
 	for i := range p.Cells {
 		c := &p.Cells[i]
-		m, ok := wall[rundir.Key{Experiment: c.Experiment, Variant: c.Variant, Shape: c.Shape}]
+		m, ok := wall[c.Key()]
 		if !ok {
 			continue
 		}
@@ -280,13 +295,13 @@ func (p *Projection) Against(name string, measured *Run) {
 		c.Error = &v
 		errs = append(errs, v)
 		if math.Abs(v) > math.Abs(e.Worst) || e.WorstCell == "" {
-			e.Worst, e.WorstCell = v, c.Experiment+"/"+c.Variant+"/"+c.Shape
+			e.Worst, e.WorstCell = v, c.Key().String()
 		}
 	}
 	for i := range p.Speedups {
 		s := &p.Speedups[i]
-		b := wall[rundir.Key{Experiment: s.Experiment, Variant: s.Baseline, Shape: s.Shape}]
-		c := wall[rundir.Key{Experiment: s.Experiment, Variant: s.Candidate, Shape: s.Shape}]
+		b := wall[s.BaselineKey()]
+		c := wall[s.CandidateKey()]
 		if b > 0 && c > 0 {
 			s.Measured = b / c
 		}

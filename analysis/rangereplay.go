@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest"
-	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
 // rangeReplay is one replay of a cell's ncu range pass: the range rows of
@@ -23,7 +23,7 @@ type rangeReplay struct {
 // rangeReplays gathers the ncu range rows of t by cell and export, each
 // export one replay, ordered by replay (then file name). Rows of two exports
 // of one cell are two replays, never one sum.
-func rangeReplays(t *ingest.Tables, byKernel metricIndex) map[rundir.Key][]rangeReplay {
+func rangeReplays(t *ingest.Tables, byKernel metricIndex) map[cellkey.Key][]rangeReplay {
 	index := map[string]int{} // "<exp>/<variant>/<file>" -> replay
 	for _, m := range t.Metas() {
 		if m.Source == ingest.SourceNCU && m.Key == ingest.MetaRangeReplay {
@@ -32,12 +32,12 @@ func rangeReplays(t *ingest.Tables, byKernel metricIndex) map[rundir.Key][]range
 			}
 		}
 	}
-	byFile := map[rundir.Key]map[string]*rangeReplay{}
+	byFile := map[cellkey.Key]map[string]*rangeReplay{}
 	for _, k := range t.Kernels() {
 		if k.Source != ingest.SourceNCU || k.Pass != ingest.PassRange || k.Experiment == "" || k.Variant == "" || k.Shape == "" {
 			continue
 		}
-		key := rundir.Key{Experiment: k.Experiment, Variant: k.Variant, Shape: k.Shape}
+		key := k.Key()
 		files := byFile[key]
 		if files == nil {
 			files = map[string]*rangeReplay{}
@@ -63,7 +63,7 @@ func rangeReplays(t *ingest.Tables, byKernel metricIndex) map[rundir.Key][]range
 			rp.dramSeen = true
 		}
 	}
-	out := map[rundir.Key][]rangeReplay{}
+	out := map[cellkey.Key][]rangeReplay{}
 	for key, files := range byFile {
 		rs := make([]rangeReplay, 0, len(files))
 		for _, rp := range files {
@@ -128,9 +128,9 @@ const (
 // order, kfByCell): where both have two or more replays and their ranges
 // (min..max) do not overlap, each cell gets a WarnDRAMDisagree warning with
 // the figures. Cells of one replay have no spread to compare within.
-func checkRangeAgreement(cells []CellFact, kfByCell map[rundir.Key][]KernelFact) {
+func checkRangeAgreement(cells []CellFact, kfByCell map[cellkey.Key][]KernelFact) {
 	seq := func(c *CellFact) string {
-		kf := kfByCell[rundir.Key{Experiment: c.Experiment, Variant: c.Variant, Shape: c.Shape}]
+		kf := kfByCell[c.Key()]
 		if len(kf) == 0 {
 			return ""
 		}
@@ -160,7 +160,7 @@ func checkRangeAgreement(cells []CellFact, kfByCell map[rundir.Key][]KernelFact)
 				continue
 			}
 			msg := fmt.Sprintf("%s and %s run the same %d kernels, but their range-pass DRAM bytes do not agree within their spread: %.2f-%.2f MB (n=%d) against %.2f-%.2f MB (n=%d)",
-				a.Variant, b.Variant, len(kfByCell[rundir.Key{Experiment: a.Experiment, Variant: a.Variant, Shape: a.Shape}]),
+				a.Variant, b.Variant, len(kfByCell[a.Key()]),
 				alo/1e6, ahi/1e6, len(a.DRAMBytesRangeReplays), blo/1e6, bhi/1e6, len(b.DRAMBytesRangeReplays))
 			a.Warnings = append(a.Warnings, Warning{Code: WarnDRAMDisagree, Msg: msg})
 			b.Warnings = append(b.Warnings, Warning{Code: WarnDRAMDisagree, Msg: msg})

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest"
 )
 
@@ -244,7 +245,7 @@ func CellSequence(c CellFact, kfacts []KernelFact) []SuggestKernel {
 
 // SuggestCell finds the chains of one cell of a run.
 func SuggestCell(c CellFact, kfacts []KernelFact) []Chain {
-	return FindChains(c.Experiment+"/"+c.Variant+"/"+c.Shape, 0, CellSequence(c, kfacts))
+	return FindChains(c.Key().String(), 0, CellSequence(c, kfacts))
 }
 
 // SuggestCheck sets the savings predicted for a baseline cell's chains
@@ -273,20 +274,29 @@ type SuggestCheck struct {
 	Note string `json:"note,omitempty"` // how the measured DRAM bytes were taken, where not the range pass
 }
 
+// BaselineKey is the cell of the check's baseline.
+func (s SuggestCheck) BaselineKey() cellkey.Key {
+	return cellkey.New(s.Experiment, s.Baseline, s.Shape)
+}
+
+// CandidateKey is the cell of the check's candidate.
+func (s SuggestCheck) CandidateKey() cellkey.Key {
+	return cellkey.New(s.Experiment, s.Candidate, s.Shape)
+}
+
 // CheckSuggestions predicts the savings of every baseline cell of r that
 // has chains and sets them against each candidate it is compared with
 // (r.Comparisons: the spec's pairing, so forward+backward candidates meet
 // the forward+backward baseline) whose kernel sequence was measured.
 func CheckSuggestions(r *Run) []SuggestCheck {
-	type key struct{ exp, variant, shape string }
-	cells := map[key]*CellFact{}
+	cells := map[cellkey.Key]*CellFact{}
 	for i := range r.Cells {
 		c := &r.Cells[i]
-		cells[key{c.Experiment, c.Variant, c.Shape}] = c
+		cells[c.Key()] = c
 	}
 	var out []SuggestCheck
 	for _, cmp := range r.Comparisons {
-		b, c := cells[key{cmp.Experiment, cmp.Baseline, cmp.Shape}], cells[key{cmp.Experiment, cmp.Candidate, cmp.Shape}]
+		b, c := cells[cmp.BaselineKey()], cells[cmp.CandidateKey()]
 		if b == nil || c == nil || b.Status != "ok" || c.Status != "ok" || b.Kernels == 0 || c.Kernels == 0 {
 			continue
 		}

@@ -7,7 +7,10 @@
 // This file is the contract with roofline and reports.
 package analysis
 
-import "github.com/rooftool/rooftool/gpu"
+import (
+	"github.com/rooftool/rooftool/cellkey"
+	"github.com/rooftool/rooftool/gpu"
+)
 
 // Warning codes. A warning is a fact about a measurement, never a failure.
 const (
@@ -78,6 +81,11 @@ type KernelFact struct {
 	Warnings       []Warning          `json:"warnings,omitempty"`
 }
 
+// Key is the kernel's cell.
+func (k KernelFact) Key() cellkey.Key {
+	return cellkey.New(k.Experiment, k.Variant, k.Shape)
+}
+
 // CellFact is what analysis derives for one (experiment, variant, shape).
 type CellFact struct {
 	Experiment         string         `json:"experiment"`
@@ -115,6 +123,11 @@ type CellFact struct {
 	DRAMBytesRangeReplays []float64 `json:"dram_bytes_range_replays,omitempty"`
 }
 
+// Key is the cell the facts are of.
+func (c CellFact) Key() cellkey.Key {
+	return cellkey.New(c.Experiment, c.Variant, c.Shape)
+}
+
 // Comparison is a candidate against the baseline at one shape.
 type Comparison struct {
 	Experiment    string    `json:"experiment"`
@@ -128,6 +141,16 @@ type Comparison struct {
 	DRAMReduction float64   `json:"dram_reduction"` // 1 - DRAMRatio
 	KernelDelta   int       `json:"kernel_delta"`   // candidate kernels - baseline kernels
 	Warnings      []Warning `json:"warnings,omitempty"`
+}
+
+// BaselineKey is the cell of the comparison's baseline.
+func (c Comparison) BaselineKey() cellkey.Key {
+	return cellkey.New(c.Experiment, c.Baseline, c.Shape)
+}
+
+// CandidateKey is the cell of the comparison's candidate.
+func (c Comparison) CandidateKey() cellkey.Key {
+	return cellkey.New(c.Experiment, c.Candidate, c.Shape)
 }
 
 // Crossover names where, along a sweep, a candidate stops (or starts) winning.

@@ -5,6 +5,8 @@ package ingest
 
 import (
 	"strings"
+
+	"github.com/rooftool/rooftool/cellkey"
 )
 
 // kernelQuery builds the kernel SELECT from the columns the table has:
@@ -82,18 +84,19 @@ func (p *nsysParser) kernels(c map[string]bool) error {
 	q := kernelQuery(c)
 	absent := kernelAbsent(c)
 	// Cell of each range, computed once per range.
-	type cell struct{ exp, variant, shape, rng, path string }
+	type cell struct {
+		key       cellkey.Key
+		rng, path string
+	}
 	cells := make([]*cell, len(p.ranges))
 	cellOf := func(ri int32) *cell {
 		if cells[ri] == nil {
 			r := &p.ranges[ri]
-			e, v, s := cellFromPath(r.comps, p.in.Options)
-			cells[ri] = &cell{e, v, s, r.text, strings.Join(r.comps, "/")}
+			cells[ri] = &cell{cellkey.New(cellFromPath(r.comps, p.in.Options)), r.text, strings.Join(r.comps, "/")}
 		}
 		return cells[ri]
 	}
-	none := &cell{}
-	none.exp, none.variant, none.shape = cellFromPath(nil, p.in.Options)
+	none := &cell{key: cellkey.New(cellFromPath(nil, p.in.Options))}
 	// setCall fills the call-dependent fields of k; it returns the cell key.
 	setCall := func(k *Kernel, gpid int64) (int64, error) {
 		// Without a launching call the thread is unknown; so is the
@@ -121,7 +124,7 @@ func (p *nsysParser) kernels(c map[string]bool) error {
 				}
 			}
 		}
-		k.Experiment, k.Variant, k.Shape, k.Range, k.RangePath = cl.exp, cl.variant, cl.shape, cl.rng, cl.path
+		k.Experiment, k.Variant, k.Shape, k.Range, k.RangePath = cl.key.Experiment, cl.key.Variant, cl.key.Shape, cl.rng, cl.path
 		return ckey, nil
 	}
 	app := newKernelAppender(p.b)

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/rooftool/rooftool/cellkey"
 )
 
 // Table names, also the file names of the persisted tables
@@ -341,6 +342,11 @@ type Kernel struct {
 	Null                              Nulls  // columns whose value is unknown (written as null)
 }
 
+// Key is the cell the kernel was launched in (empty fields: outside any cell).
+func (k Kernel) Key() cellkey.Key {
+	return cellkey.New(k.Experiment, k.Variant, k.Shape)
+}
+
 // MetricsSchema is the schema of the metrics table (see Metric).
 func MetricsSchema() *arrow.Schema { return schemaOf(metricsDoc) }
 
@@ -407,6 +413,11 @@ type Timing struct {
 	File, Device, Method       string
 	Rep                        int32
 	Ms                         float64
+}
+
+// Key is the cell the sample was timed in.
+func (t Timing) Key() cellkey.Key {
+	return cellkey.New(t.Experiment, t.Variant, t.Shape)
 }
 
 // Schema returns the schema of the named table, or nil.

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/rooftool/rooftool/cellkey"
 )
 
 // TimingFile is the JSON that `kernels/run.py time` writes per cell (see
@@ -43,6 +45,11 @@ type TimingFile struct {
 	// Code is what the cell ran (knobs, picks, launch path); kept in the
 	// manifest by the runner, not ingested.
 	Code json.RawMessage `json:"code,omitempty"`
+}
+
+// Key is the cell the file says it timed.
+func (f TimingFile) Key() cellkey.Key {
+	return cellkey.New(f.Experiment, f.Variant, f.Shape)
 }
 
 // ClockSample is one reading of the clocks during a timed loop.

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
@@ -27,6 +28,11 @@ type Check struct {
 	VsBaselineError string      `json:"vs_baseline_error,omitempty"`
 }
 
+// Key is the cell the check is of.
+func (c Check) Key() cellkey.Key {
+	return cellkey.New(c.Experiment, c.Variant, c.Shape)
+}
+
 // VsBaseline is a candidate's error against its baseline's output.
 type VsBaseline struct {
 	Baseline string   `json:"baseline"`
@@ -44,7 +50,7 @@ func ReadChecks(run *rundir.Run) ([]Check, error) {
 		}
 		if c.Experiment == "" || c.Variant == "" || c.Shape == "" {
 			// Fall back to the path: raw/check/<exp>/<variant>/<shape>.check.json.
-			if k, err := rundir.ParseKey(strings.TrimSuffix(rel, ".check.json")); err == nil {
+			if k, err := cellkey.Parse(strings.TrimSuffix(rel, ".check.json")); err == nil {
 				c.Experiment = or(c.Experiment, k.Experiment)
 				c.Variant = or(c.Variant, k.Variant)
 				c.Shape = or(c.Shape, k.Shape)
@@ -58,7 +64,7 @@ func ReadChecks(run *rundir.Run) ([]Check, error) {
 	}
 	sort.Slice(out, func(i, j int) bool {
 		// "exp/variant/shape" string order
-		return key(out[i].Experiment, out[i].Variant, out[i].Shape).String() < key(out[j].Experiment, out[j].Variant, out[j].Shape).String()
+		return out[i].Key().String() < out[j].Key().String()
 	})
 	return out, nil
 }
@@ -68,9 +74,4 @@ func or(a, b string) string {
 		return a
 	}
 	return b
-}
-
-// key is the key of the cell (exp, variant, shape).
-func key(exp, variant, shape string) rundir.Key {
-	return rundir.Key{Experiment: exp, Variant: variant, Shape: shape}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
 )
@@ -47,7 +48,7 @@ func TestLoadMasksTimingClocks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, d := key("swiglu", "unfused", shape), key("swiglu", "dual-acc", shape)
+	u, d := cellkey.New("swiglu", "unfused", shape), cellkey.New("swiglu", "dual-acc", shape)
 	if res.CellSMClocks[u] != 1980 {
 		t.Errorf("unfused loop clock %v, want 1980", res.CellSMClocks[u])
 	}

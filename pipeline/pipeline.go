@@ -25,6 +25,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
@@ -43,10 +44,10 @@ type Result struct {
 	TimingDevices map[string][]string             // experiment -> devices named by its timing JSON
 	TimingMethods map[string][]string             // experiment -> cuda-events / cuda-graph
 	TimingClocks  map[string]map[string][]float64 // experiment -> "sm_mhz"/"mem_mhz" -> [min, max]
-	CellSMClocks  map[rundir.Key]float64          // cell -> SM MHz of its timed loop (median of its clock samples)
+	CellSMClocks  map[cellkey.Key]float64         // cell -> SM MHz of its timed loop (median of its clock samples)
 	// CellDeviceSMClocks: cell -> SM MHz of its device-time loop (median of
 	// its device clock samples), for timing files that have them.
-	CellDeviceSMClocks map[rundir.Key]float64
+	CellDeviceSMClocks map[cellkey.Key]float64
 	Warnings           []analysis.Warning // run-level warnings of loading (manifest, claims, tables, ceilings)
 }
 
@@ -211,7 +212,7 @@ func Load(ctx context.Context, run *rundir.Run, mem memory.Allocator) (*Result, 
 	}
 	// The clocks of a cell's loops are facts of its timing pass.
 	mask := analysis.MaskOf(run.Manifest)
-	for _, clocks := range []map[rundir.Key]float64{res.CellSMClocks, res.CellDeviceSMClocks} {
+	for _, clocks := range []map[cellkey.Key]float64{res.CellSMClocks, res.CellDeviceSMClocks} {
 		for k := range clocks {
 			if mask.Masked(k, rundir.PassTiming) {
 				delete(clocks, k)

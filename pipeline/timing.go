@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
@@ -114,7 +115,7 @@ func timingClocks(metas []ingest.Meta, timings []ingest.Timing, exps []*kernels.
 // are read from the timing JSON the tables were ingested from
 // (raw/timing/<exp>/<variant>/<shape>.json), the only place the raw timing
 // files are read for them. A run without clocks gives none.
-func cellSMClocks(run *rundir.Run, tables *ingest.Tables) (wall, device map[rundir.Key]float64, err error) {
+func cellSMClocks(run *rundir.Run, tables *ingest.Tables) (wall, device map[cellkey.Key]float64, err error) {
 	if out, perCell := analysis.LoopSMClocks(tables); perCell {
 		return out, analysis.TimingDeviceSMClocks(tables), nil
 	}
@@ -124,8 +125,8 @@ func cellSMClocks(run *rundir.Run, tables *ingest.Tables) (wall, device map[rund
 // timingJSONClocks reads the SM clocks of every timing JSON of a run, keyed
 // by the cell the file names: the median of clock_samples (else
 // clocks.sm_mhz) and of device_clock_samples.
-func timingJSONClocks(run *rundir.Run) (wall, device map[rundir.Key]float64, err error) {
-	wall, device = map[rundir.Key]float64{}, map[rundir.Key]float64{}
+func timingJSONClocks(run *rundir.Run) (wall, device map[cellkey.Key]float64, err error) {
+	wall, device = map[cellkey.Key]float64{}, map[cellkey.Key]float64{}
 	err = run.WalkJSON(rundir.TimingDir, ".json", func(rel string, data []byte) error {
 		if strings.HasSuffix(rel, ".check.json") || strings.HasSuffix(rel, ".time-error.json") {
 			return nil
@@ -137,7 +138,7 @@ func timingJSONClocks(run *rundir.Run) (wall, device map[rundir.Key]float64, err
 		if tf.Experiment == "" || tf.Variant == "" || tf.Shape == "" {
 			return nil
 		}
-		k := key(tf.Experiment, tf.Variant, tf.Shape)
+		k := tf.Key()
 		if v := sampleMedian(tf.ClockSamples); v > 0 {
 			wall[k] = v
 		} else if v := tf.Clocks["sm_mhz"]; v > 0 {

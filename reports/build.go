@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
 	"github.com/rooftool/rooftool/pipeline"
@@ -224,12 +225,12 @@ func (x *index) row(e *kernels.Experiment, v kernels.Variant, shape string) (Cel
 			row.Reason = joinNote(row.Reason, "theory: "+err.Error())
 		}
 	}
-	row.TimingSMMHz = x.clocks[key(e.Name, v.Name, shape)]
-	if ck := x.checks[key(e.Name, v.Name, shape)]; ck != nil && ck.MaxRelErr != nil {
+	row.TimingSMMHz = x.clocks[cellkey.New(e.Name, v.Name, shape)]
+	if ck := x.checks[cellkey.New(e.Name, v.Name, shape)]; ck != nil && ck.MaxRelErr != nil {
 		r := *ck.MaxRelErr
 		row.RelError = &r
 	}
-	c := x.cells[key(e.Name, v.Name, shape)]
+	c := x.cells[cellkey.New(e.Name, v.Name, shape)]
 	if c == nil {
 		return row, nil
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/kernels"
 )
 
@@ -37,7 +38,7 @@ const assumeFreeEpilogue = "the fused epilogue is free: the candidate's GEMM ker
 // own timed loop, or its extra GEMM DRAM bytes beyond those its fused
 // epilogues must still move.
 func (x *index) counterfactual(e *kernels.Experiment, metric, cand, base, shape string, ml analysis.MainLoops) (Counterfactual, bool) {
-	cc, bc := x.cells[key(e.Name, cand, shape)], x.cells[key(e.Name, base, shape)]
+	cc, bc := x.cells[cellkey.New(e.Name, cand, shape)], x.cells[cellkey.New(e.Name, base, shape)]
 	if !okCell(cc) || !okCell(bc) {
 		return Counterfactual{}, false
 	}
@@ -116,7 +117,7 @@ func (x *index) counterfactual(e *kernels.Experiment, metric, cand, base, shape 
 // from: for device time, its device-time loop's clock samples where the
 // timing file has them, else its wall-time loop's.
 func (x *index) loopClock(exp, variant, shape string, device bool) (float64, string) {
-	k := key(exp, variant, shape)
+	k := cellkey.New(exp, variant, shape)
 	if v := x.deviceClocks[k]; device && v > 0 {
 		return v, "the clock of the candidate's device-time loop (median of its clock samples)"
 	}

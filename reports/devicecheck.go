@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/cellkey"
 )
 
 // deviceCheck looks at the two cells of a device-time speedup. Where a
@@ -15,7 +16,7 @@ import (
 // that interval scaled to the capped times. Where that wider interval would
 // give another verdict, the warning voids the speedup.
 func (x *index) deviceCheck(exp, shape, base, cand string, m Value, op string, thr float64, verdict string) (*analysis.Warning, string) {
-	bc, cc := x.cells[key(exp, base, shape)], x.cells[key(exp, cand, shape)]
+	bc, cc := x.cells[cellkey.New(exp, base, shape)], x.cells[cellkey.New(exp, cand, shape)]
 	if !okCell(bc) || !okCell(cc) {
 		return nil, ""
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/rooftool/rooftool/analysis"
-	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/cellkey"
 )
 
 // TestClocksDifferOnDeviceLoops: a gpu_speedup (gated_ssm latency,
@@ -30,9 +30,9 @@ func TestClocksDifferOnDeviceLoops(t *testing.T) {
 			c.Device = analysis.Interval{Center: 0.16, Lo: 0.159, Hi: 0.161, N: 50}
 		}
 	}
-	eager, cand := rundir.Key{Experiment: "gated_ssm", Variant: "eager", Shape: gs}, rundir.Key{Experiment: "gated_ssm", Variant: "triton-epilogue", Shape: gs}
-	in.CellSMClocks = map[rundir.Key]float64{eager: 1500, cand: 1500}
-	in.CellDeviceSMClocks = map[rundir.Key]float64{eager: 1410, cand: 1590}
+	eager, cand := cellkey.New("gated_ssm", "eager", gs), cellkey.New("gated_ssm", "triton-epilogue", gs)
+	in.CellSMClocks = map[cellkey.Key]float64{eager: 1500, cand: 1500}
+	in.CellDeviceSMClocks = map[cellkey.Key]float64{eager: 1410, cand: 1590}
 	rep := Build(in)
 	var d *Decision
 	for i := range rep.Decisions {

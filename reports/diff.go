@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
@@ -89,6 +90,11 @@ type DiffRow struct {
 	Warnings    []string `json:"warnings,omitempty"`
 }
 
+// Key is the row's cell.
+func (r DiffRow) Key() cellkey.Key {
+	return cellkey.New(r.Experiment, r.Variant, r.Shape)
+}
+
 // DiffGeomean is benchstat's geomean row: the geometric means of the
 // median wall times of the cells in both runs, and their ratio less one
 // (the geometric mean of the cells' new/old ratios, less one). As JSON:
@@ -144,6 +150,11 @@ type KernelDiffRow struct {
 	DRAMDelta  *float64    `json:"dram_delta,omitempty"`
 }
 
+// Key is the row's cell.
+func (r KernelDiffRow) Key() cellkey.Key {
+	return cellkey.New(r.Experiment, r.Variant, r.Shape)
+}
+
 // KernelCellDiff sums the kernels of one cell in each run and names those
 // added and removed. As JSON:
 //
@@ -171,6 +182,11 @@ type KernelCellDiff struct {
 	Note       string      `json:"note,omitempty"`
 }
 
+// Key is the cell compared.
+func (d KernelCellDiff) Key() cellkey.Key {
+	return cellkey.New(d.Experiment, d.Variant, d.Shape)
+}
+
 // DiffInputError says a run cannot be compared: it has no tables, or its
 // tables hold nothing to compare. The command exits 2 on it.
 type DiffInputError struct {
@@ -184,23 +200,23 @@ func (e *DiffInputError) Error() string { return fmt.Sprintf("run %s: %s", e.Run
 func DiffTimings(a, b []ingest.Timing) *DiffResult {
 	st := analysis.DefaultStats()
 	d := &DiffResult{Version: DiffJSONVersion, Alpha: st.Alpha, Confidence: st.Confidence}
-	group := func(ts []ingest.Timing) map[rundir.Key][]float64 {
-		m := map[rundir.Key][]float64{}
+	group := func(ts []ingest.Timing) map[cellkey.Key][]float64 {
+		m := map[cellkey.Key][]float64{}
 		for _, t := range ts {
-			k := key(t.Experiment, t.Variant, t.Shape)
+			k := t.Key()
 			m[k] = append(m[k], t.Ms)
 		}
 		return m
 	}
 	ga, gb := group(a), group(b)
-	keys := map[rundir.Key]bool{}
+	keys := map[cellkey.Key]bool{}
 	for k := range ga {
 		keys[k] = true
 	}
 	for k := range gb {
 		keys[k] = true
 	}
-	var ks []rundir.Key
+	var ks []cellkey.Key
 	for k := range keys {
 		ks = append(ks, k)
 	}
@@ -282,7 +298,7 @@ func geomean(rows []DiffRow) *DiffGeomean {
 // cellOrder orders cells as the specs built into rooftool list them:
 // experiment by name, then variant and shape (default grid, then sweeps)
 // in spec order; names the specs lack sort after, by name.
-func cellOrder() func(a, b rundir.Key) bool {
+func cellOrder() func(a, b cellkey.Key) bool {
 	exps, _ := kernels.Load()
 	vi, si := map[string]int{}, map[string]int{}
 	for _, e := range exps {
@@ -299,7 +315,7 @@ func cellOrder() func(a, b rundir.Key) bool {
 		}
 		return 1 << 30
 	}
-	return func(a, b rundir.Key) bool {
+	return func(a, b cellkey.Key) bool {
 		if a.Experiment != b.Experiment {
 			return a.Experiment < b.Experiment
 		}
@@ -326,7 +342,7 @@ func sortDiffRows(rows []DiffRow) {
 		if ba != bb {
 			return ba
 		}
-		return less(key(a.Experiment, a.Variant, a.Shape), key(b.Experiment, b.Variant, b.Shape))
+		return less(a.Key(), b.Key())
 	})
 }
 
@@ -337,7 +353,7 @@ func sortDiffRows(rows []DiffRow) {
 func wallTimings(t *ingest.Tables, mask analysis.PassMask) []ingest.Timing {
 	var ts []ingest.Timing
 	for _, x := range t.Timings() {
-		if !ingest.IsDeviceTiming(x.Method) && !mask.Masked(key(x.Experiment, x.Variant, x.Shape), rundir.PassTiming) {
+		if !ingest.IsDeviceTiming(x.Method) && !mask.Masked(x.Key(), rundir.PassTiming) {
 			ts = append(ts, x)
 		}
 	}
@@ -381,16 +397,16 @@ func DiffTables(a, b *pipeline.Tables) (*DiffResult, error) {
 	d.A, d.B = a.Name, b.Name
 	// The cells both runs timed, in the order of Rows, then the other
 	// cells both runs have kernels for, in cellOrder.
-	var order []rundir.Key
-	listed := map[rundir.Key]bool{}
+	var order []cellkey.Key
+	listed := map[cellkey.Key]bool{}
 	for _, r := range d.Rows {
 		if r.Status == DiffBoth {
-			k := key(r.Experiment, r.Variant, r.Shape)
+			k := r.Key()
 			listed[k] = true
 			order = append(order, k)
 		}
 	}
-	var extra []rundir.Key
+	var extra []cellkey.Key
 	for k := range sa.rk.cells {
 		if _, ok := sb.rk.cells[k]; ok && !listed[k] {
 			extra = append(extra, k)

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest"
-	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/internal/tableout"
 )
 
@@ -127,9 +127,9 @@ func (d *DiffResult) writeKernelTables(w io.Writer) error {
 		fmt.Fprintln(w, "\nNo cell has kernels in both runs.")
 		return nil
 	}
-	byCell := map[rundir.Key][]KernelDiffRow{}
+	byCell := map[cellkey.Key][]KernelDiffRow{}
 	for _, r := range d.Kernels {
-		k := key(r.Experiment, r.Variant, r.Shape)
+		k := r.Key()
 		byCell[k] = append(byCell[k], r)
 	}
 	count := func(s *KernelSide) string {
@@ -157,7 +157,7 @@ func (d *DiffResult) writeKernelTables(w io.Writer) error {
 		return SI(*s.DRAMBytes, "B")
 	}
 	for _, c := range d.KernelCells {
-		k := key(c.Experiment, c.Variant, c.Shape)
+		k := c.Key()
 		fmt.Fprintf(w, "\n%s", k)
 		if c.Note != "" {
 			fmt.Fprintf(w, ": %s.\n", c.Note)

@@ -5,13 +5,14 @@ import (
 	"strings"
 
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
 // runKernels is what one run launched, per cell and normalized kernel name.
 type runKernels struct {
-	cells map[rundir.Key]*cellKernels
+	cells map[cellkey.Key]*cellKernels
 }
 
 type cellKernels struct {
@@ -65,13 +66,13 @@ func countsFromNCU(c analysis.CellFact) bool {
 // timelineSources names, per cell, the sources of its timeline rows
 // ("nsys", "kineto", or both joined with "+"), but for the cells whose nsys
 // pass mask leaves out.
-func timelineSources(t *ingest.Tables, mask analysis.PassMask) map[rundir.Key]string {
-	seen := map[rundir.Key]map[string]bool{}
+func timelineSources(t *ingest.Tables, mask analysis.PassMask) map[cellkey.Key]string {
+	seen := map[cellkey.Key]map[string]bool{}
 	for _, k := range t.Kernels() {
 		if k.Pass != ingest.PassTimeline || k.Experiment == "" || k.Variant == "" || k.Shape == "" {
 			continue
 		}
-		key := key(k.Experiment, k.Variant, k.Shape)
+		key := k.Key()
 		if mask.Masked(key, rundir.PassNsys) {
 			continue
 		}
@@ -80,7 +81,7 @@ func timelineSources(t *ingest.Tables, mask analysis.PassMask) map[rundir.Key]st
 		}
 		seen[key][k.Source] = true
 	}
-	out := map[rundir.Key]string{}
+	out := map[cellkey.Key]string{}
 	for k, m := range seen {
 		var l []string
 		for s := range m {
@@ -95,9 +96,9 @@ func timelineSources(t *ingest.Tables, mask analysis.PassMask) map[rundir.Key]st
 // kernelsOf groups an analysed run's kernels by cell and normalized name:
 // counts and times from the cell's facts (timeline, else ncu kernel pass),
 // DRAM bytes from the ncu kernel facts. Cells with no kernel are left out.
-func kernelsOf(an *analysis.Run, sources map[rundir.Key]string) runKernels {
-	rk := runKernels{cells: map[rundir.Key]*cellKernels{}}
-	get := func(k rundir.Key) *cellKernels {
+func kernelsOf(an *analysis.Run, sources map[cellkey.Key]string) runKernels {
+	rk := runKernels{cells: map[cellkey.Key]*cellKernels{}}
+	get := func(k cellkey.Key) *cellKernels {
 		c := rk.cells[k]
 		if c == nil {
 			c = &cellKernels{by: map[string]*kernelAgg{}}
@@ -119,7 +120,7 @@ func kernelsOf(an *analysis.Run, sources map[rundir.Key]string) runKernels {
 		if cf.Status == "missing" || len(cf.KernelNames) == 0 {
 			continue
 		}
-		k := key(cf.Experiment, cf.Variant, cf.Shape)
+		k := cf.Key()
 		c := get(k)
 		c.source = ingest.SourceNCU
 		if !countsFromNCU(cf) {
@@ -147,7 +148,7 @@ func kernelsOf(an *analysis.Run, sources map[rundir.Key]string) runKernels {
 		if f.Experiment == "" || f.Variant == "" || f.Shape == "" {
 			continue
 		}
-		c := rk.cells[key(f.Experiment, f.Variant, f.Shape)]
+		c := rk.cells[f.Key()]
 		if c == nil {
 			continue
 		}
@@ -165,7 +166,7 @@ func kernelsOf(an *analysis.Run, sources map[rundir.Key]string) runKernels {
 }
 
 // diffKernels compares the kernels of the cells both runs have, in order.
-func diffKernels(a, b runKernels, order []rundir.Key, nameA, nameB string) ([]KernelCellDiff, []KernelDiffRow) {
+func diffKernels(a, b runKernels, order []cellkey.Key, nameA, nameB string) ([]KernelCellDiff, []KernelDiffRow) {
 	var cells []KernelCellDiff
 	var rows []KernelDiffRow
 	for _, k := range order {

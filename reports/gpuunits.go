@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
@@ -24,7 +25,7 @@ func (x *index) gpuUnitNote(exp, shape, base, cand string) string {
 }
 
 func (x *index) cellGPU(exp, variant, shape string) *rundir.CellGPU {
-	if c := x.manCells[key(exp, variant, shape)]; c != nil {
+	if c := x.manCells[cellkey.New(exp, variant, shape)]; c != nil {
 		return c.GPU
 	}
 	return nil

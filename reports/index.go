@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
 	"github.com/rooftool/rooftool/pipeline"
@@ -17,21 +18,16 @@ const cellMissing = "missing"
 type index struct {
 	run          *analysis.Run
 	man          *rundir.Manifest
-	cells        map[rundir.Key]*analysis.CellFact
+	cells        map[cellkey.Key]*analysis.CellFact
 	comps        map[compKey]*analysis.Comparison
-	kernels      map[rundir.Key][]*analysis.KernelFact
-	checks       map[rundir.Key]*pipeline.Check
+	kernels      map[cellkey.Key][]*analysis.KernelFact
+	checks       map[cellkey.Key]*pipeline.Check
 	inRun        map[string]bool // experiment has cells in the run
-	manCells     map[rundir.Key]*rundir.Cell
-	clocks       map[rundir.Key]float64      // SM MHz of each cell's timed loop (median of its samples)
-	deviceClocks map[rundir.Key]float64      // SM MHz of each cell's device-time loop, where sampled
+	manCells     map[cellkey.Key]*rundir.Cell
+	clocks       map[cellkey.Key]float64     // SM MHz of each cell's timed loop (median of its samples)
+	deviceClocks map[cellkey.Key]float64     // SM MHz of each cell's device-time loop, where sampled
 	extra        []analysis.Warning          // warnings of the decision being made
 	loops        map[compKey]mainLoopsResult // main-loop comparisons made so far (mainLoops)
-}
-
-// key is the key of the cell (exp, variant, shape).
-func key(exp, variant, shape string) rundir.Key {
-	return rundir.Key{Experiment: exp, Variant: variant, Shape: shape}
 }
 
 // compKey identifies a comparison: candidate against baseline at one shape
@@ -39,15 +35,15 @@ func key(exp, variant, shape string) rundir.Key {
 type compKey struct{ experiment, shape, baseline, candidate string }
 
 func newIndex(run *analysis.Run, man *rundir.Manifest, checks []pipeline.Check) *index {
-	x := &index{run: run, man: man, cells: map[rundir.Key]*analysis.CellFact{}, comps: map[compKey]*analysis.Comparison{},
-		kernels: map[rundir.Key][]*analysis.KernelFact{}, checks: map[rundir.Key]*pipeline.Check{}, inRun: map[string]bool{}, manCells: map[rundir.Key]*rundir.Cell{}}
+	x := &index{run: run, man: man, cells: map[cellkey.Key]*analysis.CellFact{}, comps: map[compKey]*analysis.Comparison{},
+		kernels: map[cellkey.Key][]*analysis.KernelFact{}, checks: map[cellkey.Key]*pipeline.Check{}, inRun: map[string]bool{}, manCells: map[cellkey.Key]*rundir.Cell{}}
 	if run != nil {
 		for i := range run.Cells {
 			c := &run.Cells[i]
 			if c.Status == cellMissing {
 				continue // analysis lists every spec cell; a missing one is not in the run
 			}
-			x.cells[key(c.Experiment, c.Variant, c.Shape)] = c
+			x.cells[c.Key()] = c
 			x.inRun[c.Experiment] = true
 		}
 		for i := range run.Comparisons {
@@ -56,7 +52,7 @@ func newIndex(run *analysis.Run, man *rundir.Manifest, checks []pipeline.Check) 
 		}
 		for i := range run.Kernels {
 			k := &run.Kernels[i]
-			kk := key(k.Experiment, k.Variant, k.Shape)
+			kk := k.Key()
 			x.kernels[kk] = append(x.kernels[kk], k)
 		}
 	}
@@ -75,7 +71,7 @@ func newIndex(run *analysis.Run, man *rundir.Manifest, checks []pipeline.Check) 
 	}
 	for i := range checks {
 		c := &checks[i]
-		x.checks[key(c.Experiment, c.Variant, c.Shape)] = c
+		x.checks[c.Key()] = c
 	}
 	return x
 }
@@ -90,7 +86,7 @@ const (
 // failed or was skipped; partial when some passes did and others gave data;
 // missing when the run lacks the cell.
 func (x *index) status(exp, variant, shape string) (string, string) {
-	if mc := x.manCells[key(exp, variant, shape)]; mc != nil {
+	if mc := x.manCells[cellkey.New(exp, variant, shape)]; mc != nil {
 		if len(mc.Passes) == 0 {
 			return cellMissing, "no pass ran"
 		}
@@ -138,7 +134,7 @@ func (x *index) status(exp, variant, shape string) (string, string) {
 		}
 		return cellPartial, strings.Join(bad, "; ")
 	}
-	if c := x.cells[key(exp, variant, shape)]; c != nil {
+	if c := x.cells[cellkey.New(exp, variant, shape)]; c != nil {
 		if c.Status == "" || c.Status == rundir.StatusOK {
 			return rundir.StatusOK, ""
 		}
@@ -165,7 +161,7 @@ func (x *index) whyMissing(exp, variant, shape, metric, what string) string {
 			return fmt.Sprintf("this run made no %s pass (passes: %s)", pass, strings.Join(x.man.Passes, ", "))
 		}
 	}
-	if mc := x.manCells[key(exp, variant, shape)]; mc != nil {
+	if mc := x.manCells[cellkey.New(exp, variant, shape)]; mc != nil {
 		if ps, ok := mc.Passes[pass]; ok && ps.Status != rundir.StatusOK {
 			return fmt.Sprintf("%s: %s pass %s: %s", variant, pass, ps.Status, orDash(ps.Reason))
 		}
@@ -174,7 +170,7 @@ func (x *index) whyMissing(exp, variant, shape, metric, what string) string {
 	if st != rundir.StatusOK && st != cellPartial {
 		return variant + ": " + why
 	}
-	if mc := x.manCells[key(exp, variant, shape)]; mc != nil && pass != "" {
+	if mc := x.manCells[cellkey.New(exp, variant, shape)]; mc != nil && pass != "" {
 		if _, ok := mc.Passes[pass]; !ok {
 			return fmt.Sprintf("%s: the %s pass did not run", variant, pass)
 		}
@@ -192,11 +188,11 @@ func orDash(s string) string {
 // warningsFor gathers the warnings on the cells and comparison a claim uses.
 func (x *index) warningsFor(exp, shape, cand, base string) []analysis.Warning {
 	var out []analysis.Warning
-	if c := x.cells[key(exp, cand, shape)]; c != nil {
+	if c := x.cells[cellkey.New(exp, cand, shape)]; c != nil {
 		out = append(out, c.Warnings...)
 	}
 	if base != "" {
-		if c := x.cells[key(exp, base, shape)]; c != nil {
+		if c := x.cells[cellkey.New(exp, base, shape)]; c != nil {
 			out = append(out, c.Warnings...)
 		}
 		if c := x.comparison(exp, shape, base, cand); c != nil {
@@ -217,7 +213,7 @@ func (x *index) shapesFor(e *kernels.Experiment, c kernels.Claim) []string {
 			if v == "" {
 				continue
 			}
-			if x.cells[key(e.Name, v, s)] != nil || x.manCells[key(e.Name, v, s)] != nil {
+			if x.cells[cellkey.New(e.Name, v, s)] != nil || x.manCells[cellkey.New(e.Name, v, s)] != nil {
 				out = append(out, s)
 				break
 			}
@@ -238,7 +234,7 @@ func (x *index) comparison(exp, shape, base, cand string) *analysis.Comparison {
 	if c := x.comps[k]; c != nil {
 		return c
 	}
-	bc, cc := x.cells[key(exp, base, shape)], x.cells[key(exp, cand, shape)]
+	bc, cc := x.cells[cellkey.New(exp, base, shape)], x.cells[cellkey.New(exp, cand, shape)]
 	if bc == nil || cc == nil || len(bc.WallSamplesMs) == 0 || len(cc.WallSamplesMs) == 0 {
 		return nil
 	}

@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 
+	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/kernels"
 )
 
@@ -27,7 +28,7 @@ func (x *index) l2AlreadySaves(e *kernels.Experiment, d *Decision) {
 	if base == "" {
 		base = e.BaselineFor(d.Candidate)
 	}
-	bc := x.cells[key(e.Name, base, d.Shape)]
+	bc := x.cells[cellkey.New(e.Name, base, d.Shape)]
 	if base == "" || !okCell(bc) || bc.RangePartial {
 		return
 	}

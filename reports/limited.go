@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/kernels"
 )
 
@@ -69,7 +70,7 @@ func (x *index) limitedBy(e *kernels.Experiment, d *Decision) {
 // boundFraction is a variant's roofline floor under its model over its
 // measured device time: 1 is at the roof.
 func (x *index) boundFraction(e *kernels.Experiment, variant, shape string) *float64 {
-	c := x.cells[key(e.Name, variant, shape)]
+	c := x.cells[cellkey.New(e.Name, variant, shape)]
 	if !okCell(c) {
 		return nil
 	}
@@ -90,7 +91,7 @@ func (x *index) mainLoops(exp, cand, base, shape string) (analysis.MainLoops, bo
 	if r, ok := x.loops[k]; ok {
 		return r.ml, r.ok
 	}
-	ml, ok := analysis.CompareMainLoops(x.kernels[key(exp, cand, shape)], x.kernels[key(exp, base, shape)], analysis.DefaultMainLoopMargin)
+	ml, ok := analysis.CompareMainLoops(x.kernels[cellkey.New(exp, cand, shape)], x.kernels[cellkey.New(exp, base, shape)], analysis.DefaultMainLoopMargin)
 	if x.loops == nil {
 		x.loops = map[compKey]mainLoopsResult{}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
@@ -35,7 +36,7 @@ func okCell(c *analysis.CellFact) bool {
 }
 
 func (x *index) cellsOf(e *kernels.Experiment, cand, base, shape string) (cc, bc *analysis.CellFact) {
-	return x.cells[key(e.Name, cand, shape)], x.cells[key(e.Name, base, shape)]
+	return x.cells[cellkey.New(e.Name, cand, shape)], x.cells[cellkey.New(e.Name, base, shape)]
 }
 
 func (x *index) measureSpeedup(e *kernels.Experiment, cand, base, shape string) (v Value, missing, note string) {
@@ -198,7 +199,7 @@ func (x *index) measureDRAMBytes(e *kernels.Experiment, cand, base, shape string
 // float32 reference beside it. A run whose check pass measured only the
 // latter shows it, voided (missing-metric): it is not what the claim states.
 func (x *index) measureRelError(e *kernels.Experiment, cand, base, shape string) (v Value, missing, note string) {
-	ck := x.checks[key(e.Name, cand, shape)]
+	ck := x.checks[cellkey.New(e.Name, cand, shape)]
 	if ck == nil || ck.MaxRelErr == nil {
 		if ck != nil && ck.Error != "" {
 			return v, cand + ": check: " + ck.Error, ""
@@ -231,8 +232,8 @@ func (x *index) measureRelError(e *kernels.Experiment, cand, base, shape string)
 // elementwise traffic; the candidate's is what its kernels move beyond the
 // baseline's GEMM kernels (GEMM traffic taken as unchanged).
 func (x *index) elementwiseDRAM(e *kernels.Experiment, cand, base, shape string) (v Value, missing, note string) {
-	bk := x.kernels[key(e.Name, base, shape)]
-	ck := x.kernels[key(e.Name, cand, shape)]
+	bk := x.kernels[cellkey.New(e.Name, base, shape)]
+	ck := x.kernels[cellkey.New(e.Name, cand, shape)]
 	if len(bk) == 0 {
 		return v, x.whyMissing(e.Name, base, shape, MetricElementwiseDRAM, "per-kernel DRAM bytes"), ""
 	}
@@ -268,7 +269,7 @@ func (x *index) elementwiseDRAM(e *kernels.Experiment, cand, base, shape string)
 // kernels as the cell has (a measurement), else analysis's count (nsys
 // kernel names matched to ncu, else a name heuristic).
 func (x *index) elementwiseCount(c *analysis.CellFact) (int, string) {
-	ks := x.kernels[key(c.Experiment, c.Variant, c.Shape)]
+	ks := x.kernels[c.Key()]
 	if len(ks) == 0 || len(ks) != c.Kernels {
 		return c.ElementwiseKernels, "" // the passes disagree on the kernels: keep analysis's count
 	}

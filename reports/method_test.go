@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rooftool/rooftool/cellkey"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -123,7 +124,7 @@ func TestMethodLoopClock(t *testing.T) {
 		t.Fatalf("median of wide-gemm's clock samples %.0f MHz, want 1590", want)
 	}
 	in := loadCommitted(t, run)
-	if got := in.CellSMClocks[key("gla_proj", "wide-gemm", shape)]; got != want {
+	if got := in.CellSMClocks[cellkey.New("gla_proj", "wide-gemm", shape)]; got != want {
 		t.Errorf("wide-gemm's cell clock %.0f MHz, want %.0f", got, want)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/kernels"
 )
@@ -50,7 +51,7 @@ func (x *index) quality(e *kernels.Experiment) []QualityRow {
 			if v.Role != kernels.RoleCandidate {
 				continue
 			}
-			ck := x.kernels[key(e.Name, v.Name, s)]
+			ck := x.kernels[cellkey.New(e.Name, v.Name, s)]
 			if len(ck) == 0 {
 				continue
 			}
@@ -81,7 +82,7 @@ func (x *index) quality(e *kernels.Experiment) []QualityRow {
 				row.ComputeSOL, row.MemorySOL, row.DRAMSOL = slow.SOL["compute"], slow.SOL["memory"], slow.SOL["dram"]
 				row.SlowestLimits = slow.Limits
 			}
-			if lib := longestGEMM(x.kernels[key(e.Name, base, s)]); lib != nil && row.SlowestLimits != nil {
+			if lib := longestGEMM(x.kernels[cellkey.New(e.Name, base, s)]); lib != nil && row.SlowestLimits != nil {
 				row.LibraryGEMM, row.LibraryLimits = lib.ShortName, lib.Limits
 			}
 			out = append(out, row)

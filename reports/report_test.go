@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
 	"github.com/rooftool/rooftool/pipeline"
@@ -300,10 +301,10 @@ func TestClockCheck(t *testing.T) {
 			// 0.5x misses by far: the same clocks cannot rescue it.
 			{Experiment: "scan_gate", Shape: "B=4,T=2048,d=256,dv=64", Baseline: "three-kernel", Candidate: "megakernel", Speedup: analysis.Interval{Center: 0.5, Lo: 0.49, Hi: 0.51, N: 30}, P: 0.001},
 		}},
-		CellSMClocks: map[rundir.Key]float64{
-			key("scan_gate", "three-kernel", "B=4,T=2048,d=256,dv=64"): 1980,
-			key("scan_gate", "semi-fused", "B=4,T=2048,d=256,dv=64"):   1800,
-			key("scan_gate", "megakernel", "B=4,T=2048,d=256,dv=64"):   1800,
+		CellSMClocks: map[cellkey.Key]float64{
+			cellkey.New("scan_gate", "three-kernel", "B=4,T=2048,d=256,dv=64"): 1980,
+			cellkey.New("scan_gate", "semi-fused", "B=4,T=2048,d=256,dv=64"):   1800,
+			cellkey.New("scan_gate", "megakernel", "B=4,T=2048,d=256,dv=64"):   1800,
 		}}}
 	r := Build(in)
 	d := find(t, r, "scan_gate", "speedup-semi-fused", "")

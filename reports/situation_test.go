@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/rooftool/rooftool/analysis"
-	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/cellkey"
 )
 
 // Small goldens, one per situation a verdict meets: each starts from the
@@ -62,7 +62,7 @@ func TestSituations(t *testing.T) {
 		}},
 		{"clocks-differ", []string{"speedup-d768"}, func(in *Input) {
 			many(in)
-			in.CellSMClocks = map[rundir.Key]float64{key("gated_ssm", "eager", gs): 1530, key("gated_ssm", "triton-epilogue", gs): 1365}
+			in.CellSMClocks = map[cellkey.Key]float64{cellkey.New("gated_ssm", "eager", gs): 1530, cellkey.New("gated_ssm", "triton-epilogue", gs): 1365}
 		}},
 		{"rel-error-reference-only", []string{"rel-error"}, func(in *Input) {
 			for i := range in.Checks {

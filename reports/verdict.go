@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
 )
@@ -242,7 +243,7 @@ func (x *index) clockCheck(metric, exp, shape, base, cand string, m Value, op st
 	if metric == MetricGPUSpeedup {
 		clocks, loop = x.deviceClocks, "device-time loop"
 	}
-	fb, fc := clocks[key(exp, base, shape)], clocks[key(exp, cand, shape)]
+	fb, fc := clocks[cellkey.New(exp, base, shape)], clocks[cellkey.New(exp, cand, shape)]
 	if fb <= 0 || fc <= 0 || fb == fc {
 		return nil, ""
 	}

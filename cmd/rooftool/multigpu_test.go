@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
@@ -61,7 +62,7 @@ func TestProfileGPUs(t *testing.T) {
 	if len(mm.Cells) != len(mw.Cells) {
 		t.Fatalf("merged run has %d cells, the whole run %d", len(mm.Cells), len(mw.Cells))
 	}
-	seen := map[rundir.Key]bool{}
+	seen := map[cellkey.Key]bool{}
 	perGPU := map[string]int{}
 	for _, c := range mm.Cells {
 		if seen[c.Key()] {

@@ -1,7 +1,7 @@
 // Package rundir owns the run directory, the artefact every stage of the
 // pipeline shares: the profile runner (kernels/launch) writes it, ingest
 // fills its tables, analysis and reports read it. It holds the layout, the
-// manifest, the cell key, the snapshot of the specs and claims a run was
+// manifest, the snapshot of the specs and claims a run was
 // made with, atomic writes, and Open, which reads a run from a folder or
 // from an fs.FS (an embedded committed run) without copying it anywhere.
 //

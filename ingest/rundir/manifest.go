@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"time"
+
+	"github.com/rooftool/rooftool/cellkey"
 )
 
 // Status of a cell's pass.
@@ -183,7 +185,7 @@ type KernelReplay struct {
 }
 
 // Key identifies the cell.
-func (c Cell) Key() Key { return Key{c.Experiment, c.Variant, c.Shape} }
+func (c Cell) Key() cellkey.Key { return cellkey.New(c.Experiment, c.Variant, c.Shape) }
 
 // Cell returns the named cell, adding it if absent.
 func (m *Manifest) Cell(exp, variant, shape string) *Cell {

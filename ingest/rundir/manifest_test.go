@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rooftool/rooftool/cellkey"
 )
 
 // A manifest as rooftool profile writes it, written out by hand: one cell
@@ -74,7 +76,7 @@ func TestReadManifestHandWritten(t *testing.T) {
 	if len(m.Cells) != 2 {
 		t.Fatalf("%d cells, want 2", len(m.Cells))
 	}
-	if k := m.Cells[0].Key(); k != (Key{"swiglu", "fused", "M=512"}) {
+	if k := m.Cells[0].Key(); k != (cellkey.New("swiglu", "fused", "M=512")) {
 		t.Errorf("first cell %v", k)
 	}
 	ncu, ok := m.Pass("swiglu", "fused", "M=512", PassNCU)

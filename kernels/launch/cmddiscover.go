@@ -14,6 +14,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
 )
@@ -140,7 +141,7 @@ func readMarks(p string) (keys []markedCell, bad []string, err error) {
 // markedCell is one cell the list run found, with the element type the
 // program gave for it (mark(..., dtype=...); empty: none).
 type markedCell struct {
-	rundir.Key
+	cellkey.Key
 	DType string `json:"dtype,omitempty"`
 }
 
@@ -174,7 +175,7 @@ func (r *Runner) cmdExperiments(keys []markedCell) (map[string]*kernels.Experime
 	cmd := fmt.Sprintf("--cmd %q", r.cfg.Cmd.Line)
 	var order []string
 	specs := map[string]*cmdSpec{}
-	seen := map[rundir.Key]bool{}
+	seen := map[cellkey.Key]bool{}
 	for _, mc := range keys {
 		k := mc.Key
 		rng := k.String() + "/"

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
@@ -126,7 +127,7 @@ func Merge(out string, dirs []string, opt MergeOptions) (*rundir.Manifest, []str
 			warns = append(warns, fmt.Sprintf("merged run lacks shard %d/%d", i, count))
 		}
 	}
-	cellOf := map[rundir.Key]string{}
+	cellOf := map[cellkey.Key]string{}
 	for i, m := range ms {
 		for _, c := range m.Cells {
 			if d, ok := cellOf[c.Key()]; ok {

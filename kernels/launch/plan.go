@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
 )
@@ -48,8 +49,8 @@ type PlannedCell struct {
 }
 
 // Key is the cell's key; Key().String() is "experiment/variant/shape".
-func (c PlannedCell) Key() rundir.Key {
-	return rundir.Key{Experiment: c.Exp.Name, Variant: c.Variant, Shape: c.Shape}
+func (c PlannedCell) Key() cellkey.Key {
+	return cellkey.New(c.Exp.Name, c.Variant, c.Shape)
 }
 
 // Plan lists the cells of the selected experiments, variants and shapes, in

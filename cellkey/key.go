@@ -1,4 +1,7 @@
-package rundir
+// Package cellkey names a cell of a run: one variant of one experiment at
+// one shape. It imports no other package of the module, so every stage,
+// ingest included, keys its rows and facts by the same type.
+package cellkey
 
 import (
 	"fmt"
@@ -28,11 +31,16 @@ func (k Key) Less(o Key) bool {
 	return k.Shape < o.Shape
 }
 
-// ParseKey splits "experiment/variant/shape" (the shape may not contain '/').
-func ParseKey(s string) (Key, error) {
+// Parse splits "experiment/variant/shape" (the shape may not contain '/').
+func Parse(s string) (Key, error) {
 	parts := strings.SplitN(s, "/", 3)
 	if len(parts) != 3 || parts[0] == "" || parts[1] == "" || parts[2] == "" || strings.Contains(parts[2], "/") {
 		return Key{}, fmt.Errorf("cell %q: want experiment/variant/shape", s)
 	}
 	return Key{parts[0], parts[1], parts[2]}, nil
+}
+
+// New is the key of one variant of one experiment at one shape.
+func New(experiment, variant, shape string) Key {
+	return Key{Experiment: experiment, Variant: variant, Shape: shape}
 }

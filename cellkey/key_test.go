@@ -1,25 +1,25 @@
-package rundir
+package cellkey
 
 import (
 	"sort"
 	"testing"
 )
 
-func TestParseKey(t *testing.T) {
-	k, err := ParseKey("gated_ssm/triton-gate-epilogue/B=16,T=512,d=768,H=12,dk=64,n=16")
+func TestParse(t *testing.T) {
+	k, err := Parse("gated_ssm/triton-gate-epilogue/B=16,T=512,d=768,H=12,dk=64,n=16")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := Key{Experiment: "gated_ssm", Variant: "triton-gate-epilogue", Shape: "B=16,T=512,d=768,H=12,dk=64,n=16"}
 	if k != want {
-		t.Errorf("ParseKey = %+v, want %+v", k, want)
+		t.Errorf("Parse = %+v, want %+v", k, want)
 	}
 	if s := k.String(); s != "gated_ssm/triton-gate-epilogue/B=16,T=512,d=768,H=12,dk=64,n=16" {
 		t.Errorf("String = %q", s)
 	}
 	for _, bad := range []string{"", "swiglu", "swiglu/eager", "swiglu//M=512", "/eager/M=512", "swiglu/eager/", "swiglu/eager/M=512/extra"} {
-		if k, err := ParseKey(bad); err == nil {
-			t.Errorf("ParseKey(%q) = %+v, want an error", bad, k)
+		if k, err := Parse(bad); err == nil {
+			t.Errorf("Parse(%q) = %+v, want an error", bad, k)
 		}
 	}
 }
