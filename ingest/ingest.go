@@ -96,6 +96,11 @@ type Options struct {
 	// and those outside any cell: an export that holds several cells, of
 	// which some were measured again elsewhere, contributes the rest.
 	Cells []string
+	// Progress, when set, is told how far the parse of the export has got:
+	// called with 0 when it starts, with the kernel rows read so far every
+	// 65536 of them, and with all of them when it ends. It runs on the
+	// parsing goroutine, so it should return quickly.
+	Progress func(kernels int64)
 }
 
 // Input is one file to ingest.
@@ -226,6 +231,7 @@ func parseFile(b *Builder, in Input) error {
 	if len(in.Cells) > 0 {
 		return parseFiltered(b, in)
 	}
+	defer b.watch(in)()
 	format, err := Detect(in.Path)
 	if err != nil {
 		return err

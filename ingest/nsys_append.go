@@ -136,6 +136,7 @@ func (a *kernelAppender) add(k *Kernel, keys *kernelKeys) {
 	}
 	id := a.b.nextKernel
 	a.b.nextKernel++
+	a.b.progress.kernel()
 	rb := a.rb
 	rb.Field(0).(*array.Int64Builder).Append(id)
 	strs := [nKernelDict]string{k.Source, k.File, k.Pass, k.Experiment, k.Variant, k.Shape, k.Range, k.RangePath, k.Name, k.ShortName, k.Mangled}

@@ -58,6 +58,9 @@ type Builder struct {
 	// sink, when set, takes each table's rows as they pile up (WriteFiles).
 	sink  *tableSink
 	warns []Meta // meta rows with key "warning"
+	// progress, when set, counts the kernel rows of the export being
+	// parsed (Options.Progress).
+	progress *progress
 }
 
 // NewBuilder returns a Builder that allocates from mem (nil: the Go allocator).
@@ -129,6 +132,7 @@ func appendStr(bl array.Builder, s string) {
 func (b *Builder) AddKernel(k Kernel) int64 {
 	id := b.nextKernel
 	b.nextKernel++
+	b.progress.kernel()
 	rb := b.b[TableKernels]
 	rb.Field(0).(*array.Int64Builder).Append(id)
 	for j, s := range []string{k.Source, k.File, k.Pass, k.Experiment, k.Variant, k.Shape, k.Range, k.RangePath, k.Name, k.ShortName, k.Mangled} {

@@ -1,0 +1,39 @@
+package ingest
+
+// progressEvery is how many kernel rows of an export are read between two
+// calls of its Options.Progress.
+var progressEvery int64 = 1 << 16
+
+// progress counts the kernel rows read from one export for its
+// Options.Progress.
+type progress struct {
+	fn      func(kernels int64)
+	kernels int64
+}
+
+// kernel counts one kernel row; a nil progress counts nothing.
+func (p *progress) kernel() {
+	if p == nil {
+		return
+	}
+	p.kernels++
+	if p.kernels%progressEvery == 0 {
+		p.fn(p.kernels)
+	}
+}
+
+// watch hooks in.Progress, where set, to b for the parse of in: it is
+// called with 0 now, every progressEvery kernel rows, and with the kernel
+// rows read when the returned function runs (at the end of the parse).
+func (b *Builder) watch(in Input) (done func()) {
+	if in.Progress == nil || b.progress != nil {
+		return func() {}
+	}
+	p := &progress{fn: in.Progress}
+	b.progress = p
+	p.fn(0)
+	return func() {
+		b.progress = nil
+		p.fn(p.kernels)
+	}
+}
