@@ -429,7 +429,7 @@ func TestClockWarnings(t *testing.T) {
 		}
 		tb := b.Finish()
 		b.Release()
-		ws := ClockWarnings(tb, 0.10)
+		ws := ClockWarnings(tb, 0.10, nil)
 		tb.Release()
 		if got := hasWarning(ws, WarnClocks, ""); got != c.want {
 			t.Errorf("timing at %q MHz, ncu at 1970: warned %v, want %v (%v)", c.timingMHz, got, c.want, ws)

@@ -8,30 +8,51 @@ import (
 
 	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
 // ClockWarnings compares the SM clock the ncu kernel pass ran at (median of
 // sm__cycles_elapsed.avg.per_second, or the details page's "SM Frequency")
 // with the SM clock the timing pass recorded (timing JSON clocks.sm_mhz, meta
 // key clock.sm_mhz). More than tol apart (Analyze: ClockTolPasses), ncu's per-kernel rates
-// and the timing pass's speedups were taken at different clocks.
-func ClockWarnings(t *ingest.Tables, tol float64) []Warning {
-	return clockWarnings(t, metricsByKernel(t), tol)
+// and the timing pass's speedups were taken at different clocks. The rows
+// of the passes man marks failed or skipped (PassMask) are left out on
+// both sides; a clock row that names its timing file alone (tables
+// ingested before meta rows named their cell) cannot be told apart by
+// variant and is kept.
+func ClockWarnings(t *ingest.Tables, tol float64, man *rundir.Manifest) []Warning {
+	return clockWarnings(t, metricsByKernel(t), tol, MaskOf(man))
 }
 
 // clockWarnings is ClockWarnings on the metrics of t indexed by kernel.
-func clockWarnings(t *ingest.Tables, byKernel metricIndex, tol float64) []Warning {
+func clockWarnings(t *ingest.Tables, byKernel metricIndex, tol float64, mask PassMask) []Warning {
+	var masked map[int64]bool // kernel rows of masked passes
+	if mask != nil {
+		masked = map[int64]bool{}
+		for _, k := range t.Kernels() {
+			if mask.KernelMasked(k) {
+				masked[k.ID] = true
+			}
+		}
+	}
 	var ncu []float64
-	for _, m := range byKernel {
+	for id, m := range byKernel {
+		if masked[id] {
+			continue
+		}
 		if v, ok := m.get(MSMClock); ok && v > 0 {
 			ncu = append(ncu, v)
 		} else if v, ok := m.get(detSMFrequency); ok && v > 0 {
 			ncu = append(ncu, v)
 		}
 	}
+	cellOf := TimingFileCells(t.Timings())
 	var timing []float64
 	for _, m := range t.Metas() {
 		if m.Source == ingest.SourceTiming && m.Key == "clock.sm_mhz" {
+			if k, _, ok := cellOf(m.File); ok && mask.Masked(k, rundir.PassTiming) {
+				continue
+			}
 			if v, err := strconv.ParseFloat(m.Value, 64); err == nil && v > 0 {
 				timing = append(timing, v*1e6)
 			}
@@ -57,7 +78,7 @@ func clockWarnings(t *ingest.Tables, byKernel metricIndex, tol float64) []Warnin
 // a shape share that name, so those rows are left out and the caller must
 // find the cells' clocks elsewhere (the run's timing JSON).
 func TimingSMClocks(t *ingest.Tables) (clocks map[cellkey.Key]float64, perCell bool) {
-	cellOf := timingCells(t)
+	cellOf := TimingFileCells(t.Timings())
 	clocks, perCell = map[cellkey.Key]float64{}, true
 	for _, m := range t.Metas() {
 		if m.Source != ingest.SourceTiming || m.Key != "clock.sm_mhz" {
@@ -97,7 +118,7 @@ func DeviceClockSpreads(t *ingest.Tables) map[cellkey.Key]ClockSpread {
 
 // clockSpreads reads the meta rows "<prefix><rep>.sm_mhz" of source timing.
 func clockSpreads(t *ingest.Tables, prefix string) map[cellkey.Key]ClockSpread {
-	cellOf := timingCells(t)
+	cellOf := TimingFileCells(t.Timings())
 	out := map[cellkey.Key]ClockSpread{}
 	for _, m := range t.Metas() {
 		if m.Source != ingest.SourceTiming || !strings.HasPrefix(m.Key, prefix) || !strings.HasSuffix(m.Key, ".sm_mhz") {
@@ -145,14 +166,15 @@ func checkClockSpread(c *CellFact, s ClockSpread, loop string, tol float64) {
 		Msg: fmt.Sprintf("%s: the SM clock moved between %.0f and %.0f MHz during the %s (%.0f%%): its samples mix clock states", c.Variant, s.MinMHz, s.MaxMHz, loop, 100*(s.MaxMHz/s.MinMHz-1))})
 }
 
-// timingCells maps a timing meta row's File ("<exp>/<variant>/<file>", as
-// ingest names it) to the cell whose timings came from that file. named is
-// false for a File that names the file alone (tables ingested before meta
-// rows named their cell); ok is false when no timing row matches.
-func timingCells(t *ingest.Tables) func(file string) (k cellkey.Key, named, ok bool) {
+// TimingFileCells maps a timing meta row's File ("<exp>/<variant>/<file>",
+// as ingest names it) to the cell whose timings (rows of ts) came from that
+// file. named is false for a File that names the file alone (tables
+// ingested before meta rows named their cell); ok is false when no timing
+// row matches.
+func TimingFileCells(ts []ingest.Timing) func(file string) (k cellkey.Key, named, ok bool) {
 	type fileOf struct{ experiment, variant, file string }
 	cells := map[fileOf]cellkey.Key{}
-	for _, r := range t.Timings() {
+	for _, r := range ts {
 		cells[fileOf{r.Experiment, r.Variant, r.File}] = r.Key()
 	}
 	return func(file string) (cellkey.Key, bool, bool) {

@@ -243,7 +243,7 @@ func analyzeIndexed(t *ingest.Tables, byKernel metricIndex, exps []*kernels.Expe
 	run.Cells = cellFacts(t, byKernel, run.Kernels, exps, roofs, opts)
 	run.Comparisons = Comparisons(run.Cells, exps, opts)
 	run.Crossovers = Crossovers(run.Comparisons, exps)
-	run.Warnings = append(run.Warnings, clockWarnings(t, byKernel, ClockTolPasses)...)
+	run.Warnings = append(run.Warnings, clockWarnings(t, byKernel, ClockTolPasses, MaskOf(opts.Manifest))...)
 	// Run-level summary of missing kernel metrics (one line per kind).
 	missing := map[string]int{}
 	for _, f := range run.Kernels {

@@ -38,7 +38,7 @@ func TimingDeviceSMClocks(t *ingest.Tables) map[cellkey.Key]float64 {
 // clockSamples gathers each cell's SM clock samples (meta keys
 // <prefix><rep>.sm_mhz of source timing), MHz.
 func clockSamples(t *ingest.Tables, prefix string) map[cellkey.Key][]float64 {
-	cellOf := timingCells(t)
+	cellOf := TimingFileCells(t.Timings())
 	out := map[cellkey.Key][]float64{}
 	for _, m := range t.Metas() {
 		if m.Source != ingest.SourceTiming || !strings.HasPrefix(m.Key, prefix) || !strings.HasSuffix(m.Key, ".sm_mhz") {

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"github.com/rooftool/rooftool/cellkey"
+	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
@@ -49,4 +50,22 @@ func MaskOf(man *rundir.Manifest) PassMask {
 func (m PassMask) Masked(k cellkey.Key, pass string) bool {
 	ps := m[k]
 	return ps[pass] || ps[rundir.PassCheck]
+}
+
+// KernelMasked reports whether the kernel row k is of a pass m leaves out:
+// an ncu range-pass row by its cell's range pass, another ncu row by its
+// ncu pass, a timeline row (nsys, Kineto) by its nsys pass.
+func (m PassMask) KernelMasked(k ingest.Kernel) bool {
+	if m == nil {
+		return false
+	}
+	switch {
+	case k.Pass == ingest.PassTimeline:
+		return m.Masked(k.Key(), rundir.PassNsys)
+	case k.Source == ingest.SourceNCU && k.Pass == ingest.PassRange:
+		return m.Masked(k.Key(), rundir.PassRange)
+	case k.Source == ingest.SourceNCU:
+		return m.Masked(k.Key(), rundir.PassNCU)
+	}
+	return false
 }

@@ -205,13 +205,14 @@ func Load(ctx context.Context, run *rundir.Run, mem memory.Allocator) (*Result, 
 	if res.Checks, err = ReadChecks(run); err != nil {
 		return nil, err
 	}
-	res.TimingDevices, res.TimingMethods = timingEnv(tables.Timings())
-	res.TimingClocks = timingClocks(tables.Metas(), tables.Timings(), exps)
+	// The devices, methods and clocks of the timing pass, and the clocks
+	// of a cell's loops, are facts of the cells' timing passes.
+	mask := analysis.MaskOf(run.Manifest)
+	res.TimingDevices, res.TimingMethods = timingEnv(tables.Timings(), mask)
+	res.TimingClocks = timingClocks(tables.Metas(), tables.Timings(), exps, mask)
 	if res.CellSMClocks, res.CellDeviceSMClocks, err = cellSMClocks(run, tables); err != nil {
 		return nil, err
 	}
-	// The clocks of a cell's loops are facts of its timing pass.
-	mask := analysis.MaskOf(run.Manifest)
 	for _, clocks := range []map[cellkey.Key]float64{res.CellSMClocks, res.CellDeviceSMClocks} {
 		for k := range clocks {
 			if mask.Masked(k, rundir.PassTiming) {

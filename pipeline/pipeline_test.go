@@ -63,18 +63,18 @@ func TestTimingClocksSharedShapes(t *testing.T) {
 		meta("swiglu/dual-acc/"+shape+".json", "1980"),
 		meta("swiglu_fp8/dual-acc/"+shape+".json", "1470"),
 		meta("swiglu_fp8/unfused/"+shape+".json", "1620"),
-	}, timings, exps)
+	}, timings, exps, nil)
 	if r := got["swiglu"]["sm_mhz"]; len(r) != 2 || r[0] != 1980 || r[1] != 1980 {
 		t.Errorf("swiglu sm_mhz = %v, want [1980 1980]", r)
 	}
 	if r := got["swiglu_fp8"]["sm_mhz"]; len(r) != 2 || r[0] != 1470 || r[1] != 1620 {
 		t.Errorf("swiglu_fp8 sm_mhz = %v, want [1470 1620]", r)
 	}
-	old := timingClocks([]ingest.Meta{meta(shape+".json", "1980")}, timings, exps)
+	old := timingClocks([]ingest.Meta{meta(shape+".json", "1980")}, timings, exps, nil)
 	if len(old["swiglu"]) != 0 || len(old["swiglu_fp8"]) != 0 {
 		t.Errorf("a base name both experiments share was attributed: %v", old)
 	}
-	only := timingClocks([]ingest.Meta{meta(shape+".json", "1980")}, timings[:1], exps)
+	only := timingClocks([]ingest.Meta{meta(shape+".json", "1980")}, timings[:1], exps, nil)
 	if r := only["swiglu"]["sm_mhz"]; len(r) != 2 || r[0] != 1980 {
 		t.Errorf("base name in a run with swiglu alone: %v", only)
 	}

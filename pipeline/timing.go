@@ -14,11 +14,15 @@ import (
 	"github.com/rooftool/rooftool/kernels"
 )
 
-// timingEnv lists per experiment the devices and methods of its timing pass.
-func timingEnv(ts []ingest.Timing) (devices, methods map[string][]string) {
+// timingEnv lists per experiment the devices and methods of its timing
+// pass, from the timing rows of the cells whose timing pass mask keeps.
+func timingEnv(ts []ingest.Timing, mask analysis.PassMask) (devices, methods map[string][]string) {
 	dev := map[string]map[string]bool{}
 	met := map[string]map[string]bool{}
 	for _, t := range ts {
+		if mask.Masked(t.Key(), rundir.PassTiming) {
+			continue
+		}
 		if dev[t.Experiment] == nil {
 			dev[t.Experiment], met[t.Experiment] = map[string]bool{}, map[string]bool{}
 		}
@@ -49,7 +53,10 @@ func timingEnv(ts []ingest.Timing) (devices, methods map[string][]string) {
 // timingClocks gathers the clocks the timing JSON files recorded (meta
 // rows clock.sm_mhz, clock.mem_mhz of source timing), per experiment: a
 // timing file is named after its shape, and shapes tell experiments apart.
-func timingClocks(metas []ingest.Meta, timings []ingest.Timing, exps []*kernels.Experiment) map[string]map[string][]float64 {
+// The rows of a cell whose timing pass mask leaves out are left out; a row
+// that names its file alone (older tables) cannot be told apart by variant
+// and is kept.
+func timingClocks(metas []ingest.Meta, timings []ingest.Timing, exps []*kernels.Experiment, mask analysis.PassMask) map[string]map[string][]float64 {
 	// Timing meta rows name their file experiment/variant/<shape>.json. Tables
 	// ingested before that held the base name (<shape>.json) alone: such a
 	// file is attributed to the experiment of the run that owns that shape;
@@ -57,8 +64,11 @@ func timingClocks(metas []ingest.Meta, timings []ingest.Timing, exps []*kernels.
 	// share (swiglu and swiglu_fp8) is left out rather than misattributed.
 	inRun := map[string]bool{}
 	for _, t := range timings {
-		inRun[t.Experiment] = true
+		if !mask.Masked(t.Key(), rundir.PassTiming) {
+			inRun[t.Experiment] = true
+		}
 	}
+	cellOf := analysis.TimingFileCells(timings)
 	owner := map[string]string{}
 	for _, e := range exps {
 		if !inRun[e.Name] {
@@ -75,6 +85,9 @@ func timingClocks(metas []ingest.Meta, timings []ingest.Timing, exps []*kernels.
 	out := map[string]map[string][]float64{}
 	for _, m := range metas {
 		if m.Source != ingest.SourceTiming || !strings.HasPrefix(m.Key, "clock.") {
+			continue
+		}
+		if k, _, ok := cellOf(m.File); ok && mask.Masked(k, rundir.PassTiming) {
 			continue
 		}
 		exp, ok := owner[m.File]
