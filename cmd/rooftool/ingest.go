@@ -50,7 +50,9 @@ files with the same content (SHA-256) are refused: one export given twice
 would count its kernels twice. DIR inside a run directory (one holding
 manifest.json, such as RUN/tables) is refused unless --force: the run's
 report reads those tables. --format is the old name of --table-format; it
-still works and says so on stderr.`,
+still works and says so on stderr. Where stderr is a terminal, one line
+there shows the export being read and its kernels so far, wiped when the
+ingest ends; in a pipe nothing is added.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Files = args
@@ -114,6 +116,8 @@ func runIngest(ctx context.Context, opts *IngestOptions) (err error) {
 	for _, f := range opts.Files {
 		inputs = append(inputs, ingest.Input{Path: f, Options: ingest.Options{NCU: opts.NCU, Nsys: opts.Nsys}})
 	}
+	progress := newWorkProgress(opts.IO)
+	progress.watch(inputs)
 	var (
 		w       *ingest.Written
 		skipped []skippedInput
@@ -125,6 +129,7 @@ func runIngest(ctx context.Context, opts *IngestOptions) (err error) {
 		// set appears in DIR only once every file is parsed.
 		w, err = ingest.WriteFiles(inputs, opts.OutDir, opts.TableFormat, nil)
 	}
+	progress.stop()
 	for _, s := range skipped {
 		fmt.Fprintf(opts.IO.Err, "skipped %s: %s\n", s.Path, s.Reason)
 	}

@@ -43,14 +43,17 @@ type IO struct {
 	In       io.Reader
 	Out, Err io.Writer
 	IsTTY    bool // Out is a terminal
+	ErrIsTTY bool // Err is a terminal: progress of long work is shown there
 }
 
 func stdIO() *IO {
-	tty := false
-	if fi, err := os.Stdout.Stat(); err == nil {
-		tty = fi.Mode()&os.ModeCharDevice != 0
-	}
-	return &IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, IsTTY: tty}
+	return &IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, IsTTY: isTerminal(os.Stdout), ErrIsTTY: isTerminal(os.Stderr)}
+}
+
+// isTerminal reports whether f is a character device (a terminal).
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // newRootCmd builds the command tree.

@@ -56,7 +56,11 @@ the ncu kernel pass (times from gpu__time_duration.sum); --source picks one.
 --range keeps the ranges whose path matches PATTERN: a glob over the whole path
 when it holds * ? or [ (a * spans slashes), else a substring; "-" selects the
 kernels outside every range. The table shortens long range paths and names in
-the middle; CSV and JSON keep them whole. CSV has nsys's nine columns, then Range.`,
+the middle; CSV and JSON keep them whole. CSV has nsys's nine columns, then Range.
+
+Where stderr is a terminal, one line there shows the export being read and its
+kernels so far, then the summary under way, wiped before the output; in a pipe
+nothing is added.`,
 		Example: `  rooftool stats testdata/realdata/gpu4/report.sqlite
   rooftool stats --range 'gla/*' --ranged-only --top 5 runs/2026-11-21-h100-1/tables
   rooftool stats --format json --base report.nsys-rep`,
@@ -103,12 +107,18 @@ func loadTables(inputs []string) (*ingest.Tables, error) {
 // statsSummary summarises the kernels of the inputs batch by batch
 // (analysis.StreamSummary): a directory of tables as it is, raw exports
 // once ingested into a temporary directory (ingest.WriteTemp).
-func statsSummary(inputs []string, source string, so analysis.SummaryOptions, warn io.Writer) (analysis.Summary, error) {
+// Where stderr is a terminal, progress shows the kernels read and then
+// that the summary is being made; it is wiped before anything else is
+// printed.
+func statsSummary(inputs []string, source string, so analysis.SummaryOptions, io *IO) (analysis.Summary, error) {
+	progress := newWorkProgress(io)
+	defer progress.stop()
 	if len(inputs) == 1 {
 		if st, err := os.Stat(inputs[0]); err == nil && st.IsDir() {
 			if err := checkTablesDir(inputs[0]); err != nil {
 				return analysis.Summary{}, err
 			}
+			progress.start("summarising " + inputs[0])
 			return analysis.StreamSummary(tablesDir(inputs[0]), source, so)
 		}
 	}
@@ -119,14 +129,17 @@ func statsSummary(inputs []string, source string, so analysis.SummaryOptions, wa
 	for _, p := range inputs {
 		in = append(in, ingest.Input{Path: p})
 	}
+	progress.watch(in)
 	tmp, err := ingest.WriteTemp(in, "rooftool-stats-*")
+	progress.stop()
 	if err != nil {
 		return analysis.Summary{}, err
 	}
 	defer tmp.Remove()
 	for _, m := range tmp.Written.Warnings {
-		fmt.Fprintf(warn, "warning: %s: %s\n", m.File, m.Value)
+		fmt.Fprintf(io.Err, "warning: %s: %s\n", m.File, m.Value)
 	}
+	progress.start("summarising")
 	return analysis.StreamSummary(tmp.Dir, source, so)
 }
 
@@ -190,7 +203,7 @@ func runStats(ctx context.Context, opts *StatsOptions) error {
 	if err := so.Validate(); err != nil {
 		return usageErrorf("stats: %v", err)
 	}
-	s, err := statsSummary(opts.Inputs, opts.Source, so, opts.IO.Err)
+	s, err := statsSummary(opts.Inputs, opts.Source, so, opts.IO)
 	var te *analysis.SummaryTimeError
 	if errors.As(err, &te) {
 		return &ingest.InputError{File: strings.Join(opts.Inputs, " "), Err: err}
