@@ -74,31 +74,19 @@ func completeDirs(*cobra.Command, []string, string) ([]cobra.Completion, cobra.S
 	return nil, cobra.ShellCompDirectiveFilterDirs
 }
 
-// gpuCompletions are the names --gpu accepts: every catalog key (described
-// by the GPU's name), then the names and aliases (described by the key),
-// each once.
+// gpuCompletions are the catalog keys that start with what was typed,
+// each described by the GPU's full name ("h200\tNVIDIA H200 SXM 141GB").
+// Keys only: they hold no spaces, so the shell inserts one as a single
+// word, and one key per GPU keeps the list short. --gpu still accepts
+// every name and alias gpu.Lookup knows.
 func gpuCompletions(toComplete string) []cobra.Completion {
-	specs := gpu.Catalog()
-	seen := map[string]bool{}
-	var keys, names []cobra.Completion
-	for _, g := range specs {
-		seen[g.Key] = true
+	var out []cobra.Completion
+	for _, g := range gpu.Catalog() {
 		if hasPrefixFold(g.Key, toComplete) {
-			keys = append(keys, cobra.CompletionWithDesc(g.Key, g.Name))
+			out = append(out, cobra.CompletionWithDesc(g.Key, g.Name))
 		}
 	}
-	for _, g := range specs {
-		for _, a := range append([]string{g.Name}, g.Aliases...) {
-			if seen[a] {
-				continue
-			}
-			seen[a] = true
-			if hasPrefixFold(a, toComplete) {
-				names = append(names, cobra.CompletionWithDesc(a, g.Key))
-			}
-		}
-	}
-	return append(keys, names...)
+	return out
 }
 
 // completeGPU completes --gpu.

@@ -67,45 +67,69 @@ func TestCompleteFormat(t *testing.T) {
 	}
 }
 
+// completeDesc runs `rooftool __complete ARGS...` and returns its
+// candidate lines whole: "value\tdescription".
+func completeDesc(t *testing.T, args ...string) []string {
+	t.Helper()
+	var o, e bytes.Buffer
+	if code := run(context.Background(), append([]string{cobra.ShellCompRequestCmd}, args...), &IO{Out: &o, Err: &e}); code != exitOK {
+		t.Fatalf("__complete %q: exit %d: %s", args, code, e.String())
+	}
+	lines := strings.Split(strings.TrimRight(o.String(), "\n"), "\n")
+	return lines[:len(lines)-1]
+}
+
+// TestCompleteGPU: --gpu and gpus' NAME complete the catalog keys alone,
+// one per GPU, none with a space (a shell inserts each as one word), each
+// described by the GPU's full name; the names and aliases are still
+// accepted by --gpu but not offered.
 func TestCompleteGPU(t *testing.T) {
 	specs := gpu.Catalog()
-	for _, cmd := range []string{"profile", "roofline"} {
-		got, d := complete(t, cmd, "--gpu", "")
+	var keys, lines []string
+	for _, g := range specs {
+		keys = append(keys, g.Key)
+		lines = append(lines, g.Key+"\t"+g.Name)
+	}
+	for _, args := range [][]string{{"profile", "--gpu", ""}, {"roofline", "--gpu", ""}, {"project", "--gpu", ""}, {"gpus", ""}} {
+		got, d := complete(t, args...)
 		if d != cobra.ShellCompDirectiveNoFileComp {
-			t.Errorf("%s --gpu: directive %d", cmd, d)
+			t.Errorf("%q: directive %d", args, d)
 		}
-		for _, g := range specs {
-			for _, name := range append([]string{g.Key, g.Name}, g.Aliases...) {
-				if !slices.Contains(got, name) {
-					t.Errorf("%s --gpu: %q missing", cmd, name)
-				}
-				if _, ok := gpu.Lookup(name); !ok {
-					t.Errorf("%s --gpu offers %q, which Lookup does not know", cmd, name)
-				}
-			}
+		if !slices.Equal(got, keys) {
+			t.Errorf("%q = %q, want the %d catalog keys %q", args, got, len(keys), keys)
 		}
-		seen := map[string]bool{}
+		if desc := completeDesc(t, args...); !slices.Equal(desc, lines) {
+			t.Errorf("%q: candidates %q, want key<TAB>full name: %q", args, desc, lines)
+		}
 		for _, c := range got {
-			if seen[c] {
-				t.Errorf("%s --gpu: %q offered twice", cmd, c)
+			if strings.ContainsAny(c, " \t\\'\"") {
+				t.Errorf("%q offers %q: a shell would split or quote it", args, c)
 			}
-			seen[c] = true
+			if _, ok := gpu.Lookup(c); !ok {
+				t.Errorf("%q offers %q, which Lookup does not know", args, c)
+			}
 		}
 	}
-	got, _ := complete(t, "profile", "--gpu", "h1")
-	for _, want := range []string{"h100-sxm", "h100-pcie", "H100 SXM", "H100"} {
-		if !slices.Contains(got, want) {
-			t.Errorf("--gpu h1: %q missing from %q", want, got)
+	// What was typed narrows the keys, ignoring case.
+	for typed, want := range map[string][]string{
+		"h1":        {"h100-sxm", "h100-pcie", "h100-nvl"},
+		"H2":        {"h200", "h200-nvl"},
+		"rtx-4":     {"rtx-4060", "rtx-4090"},
+		"NVIDIA H2": nil, // a full name is accepted, not offered
+	} {
+		if got, _ := complete(t, "profile", "--gpu", typed); !slices.Equal(got, want) {
+			t.Errorf("--gpu %q = %q, want %q", typed, got, want)
 		}
 	}
-	for _, c := range got {
-		if !strings.HasPrefix(strings.ToLower(c), "h1") {
-			t.Errorf("--gpu h1 offers %q", c)
+	// The names and aliases that are no longer offered still name a GPU.
+	for _, name := range []string{"NVIDIA H200", "H100 SXM", "Tesla T4", "NVIDIA H100 80GB HBM3"} {
+		if _, ok := gpu.Lookup(name); !ok {
+			t.Errorf("Lookup(%q) fails", name)
 		}
 	}
 	// gpus' NAME argument, once.
-	if got, _ := complete(t, "gpus", "t"); !slices.Contains(got, "t4") || !slices.Contains(got, "Tesla T4") {
-		t.Errorf("gpus t = %q", got)
+	if got, _ := complete(t, "gpus", "t"); !slices.Equal(got, []string{"t4"}) {
+		t.Errorf("gpus t = %q, want [t4]", got)
 	}
 	if got, _ := complete(t, "gpus", "t4", ""); len(got) != 0 {
 		t.Errorf("gpus t4 '' = %q, want nothing", got)
