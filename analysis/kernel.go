@@ -52,6 +52,7 @@ func kernelFact(k ingest.Kernel, m kernelMetrics, roofs map[string]gpu.Ceiling, 
 	if f.ShortName == "" {
 		f.ShortName = k.Name
 	}
+	f.Launch = launchOf(k)
 	var missing []string
 	miss := func(names ...string) { missing = append(missing, strings.Join(names, " or ")) }
 
@@ -258,4 +259,33 @@ func looksLikeMatmul(name string) bool {
 		}
 	}
 	return false
+}
+
+// launchOf reads a kernel row's launch configuration; a dimension the row
+// leaves null makes its product unknown (0).
+func launchOf(k ingest.Kernel) Launch {
+	dims := func(v [3]int32, nulls [3]ingest.Nulls) int64 {
+		p := int64(1)
+		for i, d := range v {
+			if k.Null&nulls[i] != 0 || d <= 0 {
+				return 0
+			}
+			p *= int64(d)
+		}
+		return p
+	}
+	l := Launch{
+		GridBlocks:   dims([3]int32{k.GridX, k.GridY, k.GridZ}, [3]ingest.Nulls{ingest.NullGridX, ingest.NullGridY, ingest.NullGridZ}),
+		BlockThreads: dims([3]int32{k.BlockX, k.BlockY, k.BlockZ}, [3]ingest.Nulls{ingest.NullBlockX, ingest.NullBlockY, ingest.NullBlockZ}),
+	}
+	if k.Null&ingest.NullRegisters == 0 && k.Registers > 0 {
+		l.Registers = int64(k.Registers)
+	}
+	if k.Null&ingest.NullStaticShared == 0 {
+		l.SharedBytes += k.StaticSharedBytes
+	}
+	if k.Null&ingest.NullDynShared == 0 {
+		l.SharedBytes += k.DynSharedBytes
+	}
+	return l
 }

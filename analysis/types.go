@@ -79,6 +79,18 @@ type KernelFact struct {
 	Elementwise    bool               `json:"elementwise"`      // no tensor work
 	Limits         *Limits            `json:"limits,omitempty"` // what ncu says holds it back; nil: not collected
 	Warnings       []Warning          `json:"warnings,omitempty"`
+
+	// Launch is the kernel's launch configuration (grid, block, registers,
+	// shared memory) as the ncu row gives it; zero fields are unknown.
+	Launch Launch `json:"-"`
+}
+
+// Launch is a kernel's launch configuration.
+type Launch struct {
+	GridBlocks   int64 // blocks in the grid (x * y * z)
+	BlockThreads int64 // threads per block (x * y * z)
+	Registers    int64 // registers per thread
+	SharedBytes  int64 // shared memory per block, static + dynamic
 }
 
 // Key is the kernel's cell.
