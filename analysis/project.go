@@ -1,7 +1,9 @@
 package analysis
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -9,71 +11,159 @@ import (
 	"github.com/rooftool/rooftool/gpu"
 )
 
-// Projection is a what-if: a run's cells as the roofline model projects
+// Projection is a what-if: a run's cells as a per-kernel model projects
 // them onto another GPU. Nothing in it was measured on the target GPU but
-// the optional MeasuredWallMs of each cell (Against).
+// the Measured* figures Against fills in.
 //
-// The model, kernel by kernel (ncu kernel pass):
+// The model, kernel by kernel (ncu kernel pass; ProjectModelText states it
+// for readers): a kernel's measured time t is taken as the soft maximum
 //
-//	measured   = the kernel's duration on the source GPU
-//	bound(G)   = max over the terms that both GPUs' roofs state of
-//	             bytes/bandwidth (DRAM; L2 where the roofs give it) and
-//	             FLOPs/roof of each FLOP class (tensor bf16, fp32, ...)
-//	efficiency = bound(source) / measured
-//	projected  = bound(target) / efficiency
-//	           = measured x bound(target) / bound(source)
+//	t = (dram^n + compute^n + other^n)^(1/n)
 //
-// A kernel with no term (no bytes, no FLOPs, or roofs missing on either
-// side) is carried over at its measured time. A cell's projected GPU time
-// is its source GPU time (the nsys timeline, else the sum of the ncu kernel
-// pass, capped at the wall time) scaled by sum(projected) / sum(measured)
-// over its ncu kernels; its host and launch overhead, source wall - source
-// GPU time, is carried over unchanged; its projected wall time is projected
-// GPU time + overhead.
+// of three terms: dram = its DRAM bytes at the bandwidth a streaming
+// kernel attains on the source GPU; compute = its FLOPs of the class that
+// takes longest at that class's datasheet roof scaled to the SM clock the
+// kernel ran at; other = what the two leave unexplained (latency, issue,
+// synchronisation: whatever no roof bounds). On the target, dram scales by
+// the ratio of the DRAM bandwidths, compute by the ratio of the roofs and
+// of the clocks, other by the ratio of the clocks and of the waves its grid
+// takes; the terms combine the same way. A kernel whose largest term is
+// other is latency-bound: it keeps its time but for the clock.
 type Projection struct {
 	SourceRun string             `json:"source_run"`
 	SourceGPU string             `json:"source_gpu"`
 	TargetGPU string             `json:"target_gpu"`
+	Model     ProjectModel       `json:"model"`
 	Cells     []CellProjection   `json:"cells"`
 	Speedups  []ProjectedSpeedup `json:"speedups"`
 	// AgainstRun names the run measured on the target GPU that Against
-	// compared with ("" = none); Error sums up the per-cell errors.
-	AgainstRun string           `json:"against_run,omitempty"`
-	AgainstGPU string           `json:"against_gpu,omitempty"`
-	Error      *ProjectionError `json:"error,omitempty"`
-	Warnings   []Warning        `json:"warnings,omitempty"`
+	// compared with ("" = none); Errors sum up the per-cell errors, one
+	// entry per measure (ErrKernels, ErrGPU, ErrDevice, ErrWall).
+	AgainstRun string            `json:"against_run,omitempty"`
+	AgainstGPU string            `json:"against_gpu,omitempty"`
+	Errors     []ProjectionError `json:"errors,omitempty"`
+	// KernelErrors are the errors of single kernels, by the class the
+	// model gave each (ClassAll: all of them), over the kernels the target
+	// ran under the same name at the same place of the cell.
+	KernelErrors []ProjectionError `json:"kernel_errors,omitempty"`
+	// TargetClock compares the SM clocks of those kernels: target (ncu) /
+	// source (ncu), beside the ratio the projection assumed.
+	TargetClock *ClockCheck `json:"target_clock,omitempty"`
+	Warnings    []Warning   `json:"warnings,omitempty"`
 }
+
+// ClockCheck is how the SM clocks of the kernels the target ran compare with
+// the source's: the median, lowest and highest ratio target / source, and
+// the ratio the projection assumed.
+type ClockCheck struct {
+	N       int     `json:"n"`
+	Median  float64 `json:"median"`
+	Min     float64 `json:"min"`
+	Max     float64 `json:"max"`
+	Assumed float64 `json:"assumed"`
+}
+
+// ClassAll names the summary over every matched kernel in KernelErrors.
+const ClassAll = "all"
+
+// ProjectModel holds the figures the projection assumed.
+type ProjectModel struct {
+	Exponent float64 `json:"exponent"` // n of the soft maximum
+	// DRAMAttainable is the fraction of each GPU's datasheet DRAM bandwidth
+	// a streaming kernel attains; DRAMAttainableFrom says where it came from.
+	DRAMAttainable     float64 `json:"dram_attainable"`
+	DRAMAttainableFrom string  `json:"dram_attainable_from"`
+	SourceBoostMHz     float64 `json:"source_boost_mhz"` // catalog
+	TargetBoostMHz     float64 `json:"target_boost_mhz"` // catalog
+	// Clock states the clock assumed for each kernel on the target.
+	Clock string `json:"clock"`
+}
+
+// Classes of a projected kernel: its largest term.
+const (
+	ProjBandwidth = "bandwidth-bound"
+	ProjCompute   = "compute-bound"
+	ProjLatency   = "latency-bound"
+)
 
 // KernelProjection is one ncu kernel of a cell, projected.
 type KernelProjection struct {
-	Name          string  `json:"name"`
-	MeasuredNs    float64 `json:"measured_ns"`     // duration on the source GPU
-	BoundSourceNs float64 `json:"bound_source_ns"` // roofline bound on the source GPU (0: no term)
-	BoundTargetNs float64 `json:"bound_target_ns"` // roofline bound on the target GPU (0: no term)
-	Efficiency    float64 `json:"efficiency"`      // bound_source / measured (0: no term)
-	ProjectedNs   float64 `json:"projected_ns"`    // bound_target / efficiency, or measured where there is no term
-	LimitSource   string  `json:"limit_source,omitempty"`
-	LimitTarget   string  `json:"limit_target,omitempty"` // the roof that sets bound_target
+	Name       string  `json:"name"`
+	MeasuredNs float64 `json:"measured_ns"`            // duration on the source GPU
+	SMClockMHz float64 `json:"sm_clock_mhz,omitempty"` // the SM clock it ran at (ncu), 0: unknown
+	Class      string  `json:"class"`                  // bandwidth-bound, compute-bound or latency-bound: its largest term
+	// The terms on the source GPU, ns: DRAM bytes at the attainable
+	// bandwidth, FLOPs at the roof of ComputeRoof at the kernel's clock, and
+	// the rest.
+	DRAMNs      float64 `json:"dram_ns"`
+	ComputeNs   float64 `json:"compute_ns"`
+	ComputeRoof string  `json:"compute_roof,omitempty"`
+	OtherNs     float64 `json:"other_ns"`
+	// GridBlocks, BlocksPerSM and Waves are its launch on the source (0:
+	// unknown); TargetWaves on the target. UnderOneWave: the grid does not
+	// fill the source GPU once (fewer blocks than SMs x blocks per SM).
+	GridBlocks   int64 `json:"grid_blocks,omitempty"`
+	BlocksPerSM  int64 `json:"blocks_per_sm,omitempty"`
+	Waves        int64 `json:"waves,omitempty"`
+	TargetWaves  int64 `json:"target_waves,omitempty"`
+	UnderOneWave bool  `json:"under_one_wave,omitempty"`
+	// ProjectedNs is the projection at the assumed clock (ProjectModel.Clock);
+	// ProjectedBoostNs with every kernel at the target's boost clock.
+	ProjectedNs      float64 `json:"projected_ns"`
+	ProjectedBoostNs float64 `json:"projected_boost_ns"`
 	// NoTargetRoof lists the roofs of FLOP classes the kernel uses that the
-	// source GPU has and the target lacks: left out of the bounds.
+	// source GPU has and the target lacks: left out of the terms.
 	NoTargetRoof []string `json:"no_target_roof,omitempty"`
 }
 
-// CellProjection is one (experiment, variant, shape) projected.
+// CellProjection is one (experiment, variant, shape) projected. Times are
+// ms; 0 is "not measured" (source) or "not projected".
 type CellProjection struct {
-	Experiment      string             `json:"experiment"`
-	Variant         string             `json:"variant"`
-	Role            string             `json:"role"`
-	Shape           string             `json:"shape"`
-	SourceWallMs    float64            `json:"source_wall_ms"`             // measured median on the source GPU
-	SourceGPUMs     float64            `json:"source_gpu_ms"`              // nsys timeline, else ncu kernel pass
-	OverheadMs      float64            `json:"overhead_ms"`                // source wall - source GPU time, carried over
-	KernelRatio     float64            `json:"kernel_ratio"`               // sum(projected) / sum(measured) over the ncu kernels
-	ProjectedGPUMs  float64            `json:"projected_gpu_ms"`           // projection
-	ProjectedWallMs float64            `json:"projected_wall_ms"`          // projection
-	MeasuredWallMs  float64            `json:"measured_wall_ms,omitempty"` // measured median on the target (Against); 0 = not measured
-	Error           *float64           `json:"error,omitempty"`            // projected / measured - 1
-	Kernels         []KernelProjection `json:"kernels"`
+	Experiment string `json:"experiment"`
+	Variant    string `json:"variant"`
+	Role       string `json:"role"`
+	Shape      string `json:"shape"`
+	// ClassShares: the share of the source kernel time in each class.
+	ClassShares map[string]float64 `json:"class_shares"`
+	// Kernel sums of the ncu kernel pass: measured on the source,
+	// projected, and projected with every kernel at the target's boost clock.
+	SourceKernelMs         float64 `json:"source_kernel_ms"`
+	ProjectedKernelMs      float64 `json:"projected_kernel_ms"`
+	ProjectedKernelBoostMs float64 `json:"projected_kernel_boost_ms"`
+	// GPU time: the sum of the cell's kernels on the nsys timeline (0: the
+	// cell has none), projected by the kernel sums' ratio.
+	SourceGPUMs    float64 `json:"source_gpu_ms,omitempty"`
+	ProjectedGPUMs float64 `json:"projected_gpu_ms,omitempty"`
+	// Device time: the CUDA-graph replay of the call (timing pass; 0: not
+	// measured), projected by the same ratio.
+	SourceDeviceMs    float64 `json:"source_device_ms,omitempty"`
+	ProjectedDeviceMs float64 `json:"projected_device_ms,omitempty"`
+	// Wall time: the timing pass's median. A host-bound cell (wall above
+	// DefaultHostBoundFactor x its device time) is not projected: its wall
+	// is host overhead of the source machine (WallNote says so). Otherwise
+	// projected wall = projected device time + the source's overhead.
+	SourceWallMs    float64 `json:"source_wall_ms,omitempty"`
+	OverheadMs      float64 `json:"overhead_ms,omitempty"`
+	ProjectedWallMs float64 `json:"projected_wall_ms,omitempty"`
+	WallNote        string  `json:"wall_note,omitempty"`
+
+	// Measured on the target (Against): each figure with the error of the
+	// projection (projected / measured - 1) and of the naive projection
+	// (the source's figure / measured - 1).
+	MeasuredKernelMs float64   `json:"measured_kernel_ms,omitempty"`
+	KernelError      *float64  `json:"kernel_error,omitempty"`
+	MeasuredGPUMs    float64   `json:"measured_gpu_ms,omitempty"`
+	GPUError         *float64  `json:"gpu_error,omitempty"`
+	MeasuredDeviceMs float64   `json:"measured_device_ms,omitempty"`
+	DeviceError      *float64  `json:"device_error,omitempty"`
+	MeasuredWallMs   float64   `json:"measured_wall_ms,omitempty"`
+	WallError        *float64  `json:"wall_error,omitempty"`
+	NaiveErrors      naiveErrs `json:"naive_errors,omitzero"`
+	// TargetNote says what differs on the target beyond the model's reach
+	// (it ran other kernels).
+	TargetNote string `json:"target_note,omitempty"`
+
+	Kernels []KernelProjection `json:"kernels"`
 }
 
 // Key is the cell projected.
@@ -81,9 +171,17 @@ func (c CellProjection) Key() cellkey.Key {
 	return cellkey.New(c.Experiment, c.Variant, c.Shape)
 }
 
-// ProjectedSpeedup is a candidate against its baseline at one shape:
-// baseline wall / candidate wall on the source (measured), on the target
-// (projected) and, with Against, on the target (measured; 0 = not).
+type naiveErrs struct {
+	Kernel *float64 `json:"kernel,omitempty"`
+	GPU    *float64 `json:"gpu,omitempty"`
+	Device *float64 `json:"device,omitempty"`
+	Wall   *float64 `json:"wall,omitempty"`
+}
+
+// ProjectedSpeedup is a candidate against its baseline at one shape, on
+// the ncu kernel sums: baseline / candidate on the source (measured), on
+// the target (projected) and, with Against, on the target (measured; 0 =
+// not).
 type ProjectedSpeedup struct {
 	Experiment string  `json:"experiment"`
 	Shape      string  `json:"shape"`
@@ -104,107 +202,240 @@ func (s ProjectedSpeedup) CandidateKey() cellkey.Key {
 	return cellkey.New(s.Experiment, s.Candidate, s.Shape)
 }
 
-// ProjectionError sums up projected / measured - 1 of the wall time over
-// the cells projected and measured on the target.
+// Measures an error is stated for.
+const (
+	ErrKernels = "kernel sum (ncu kernel pass)"
+	ErrGPU     = "GPU time (nsys timeline)"
+	ErrDevice  = "device time (CUDA-graph replay)"
+	ErrWall    = "wall time"
+)
+
+// ProjectionError sums up projected / measured - 1 of one measure over the
+// cells projected and measured on the target, beside the same figures for
+// the naive projection (the source's time unchanged).
 type ProjectionError struct {
+	Measure   string  `json:"measure"`
 	N         int     `json:"n"`
 	Median    float64 `json:"median"`     // median of the signed errors
 	MedianAbs float64 `json:"median_abs"` // median of |error|
 	Worst     float64 `json:"worst"`      // the signed error of largest magnitude
 	WorstCell string  `json:"worst_cell"` // experiment/variant/shape
+	WorstNote string  `json:"worst_note,omitempty"`
+
+	NaiveMedianAbs float64 `json:"naive_median_abs"`
+	NaiveWorst     float64 `json:"naive_worst"`
+	NaiveWorstCell string  `json:"naive_worst_cell"`
+	// BoostMedianAbs is the median |error| of the projection with every
+	// kernel at the target's boost clock: the clock assumption's weight.
+	BoostMedianAbs float64 `json:"boost_median_abs"`
 }
 
-// bwTerms are the byte levels a bound takes: the KernelFact field and the
-// ceiling name.
-var bwTerms = []struct {
-	ceiling string
-	bytes   func(KernelFact) float64
-}{
-	{gpu.CeilDRAM, func(f KernelFact) float64 { return f.DRAMBytes }},
-	{gpu.CeilL2, func(f KernelFact) float64 { return f.L2Bytes }},
+// ProjectOptions tune Project; the zero value takes the defaults.
+type ProjectOptions struct {
+	// Exponent is n of the soft maximum, finite and at least 1
+	// (DefaultProjectExponent otherwise).
+	Exponent float64
+	// DRAMAttainable overrides the attainable fraction of the datasheet
+	// DRAM bandwidth (0: derived from the run, see dramAttainable).
+	DRAMAttainable float64
 }
 
-// kernelBound returns the roofline bound (ns) of f on each of src and dst
-// and the ceilings that set them, taking only the terms whose roof both
-// state (with a positive value); noRoof lists the FLOP classes of f whose
-// roof src states and dst does not (the target may lack the path).
-func kernelBound(f KernelFact, src, dst gpu.Ceilings) (bs, bt float64, ls, lt string, noRoof []string) {
-	any := gpu.Precedence{""}
-	term := func(name string, amount float64) {
-		if amount <= 0 {
-			return
-		}
-		cs, ok1 := src.Best(name, any)
-		ct, ok2 := dst.Best(name, any)
-		if ok1 && !ok2 {
-			noRoof = append(noRoof, name)
-		}
-		if !ok1 || !ok2 {
-			return
-		}
-		if t := amount / cs.Value * 1e9; t > bs {
-			bs, ls = t, name
-		}
-		if t := amount / ct.Value * 1e9; t > bt {
-			bt, lt = t, name
-		}
+// DefaultProjectExponent is n of the soft maximum: 1 adds the terms (no
+// overlap), a large n nears the largest (the roofline's corner). 2 gave the
+// smallest median |error| of the wall times of the committed H100 run
+// 2026-11-22-h100-003504 projected onto the H200 run 2026-11-22-h200-004838
+// (n = 1, 1.5, 2, 3, 4: 5.0, 4.1, 1.8, 3.3, 4.6%; METHOD.md).
+const DefaultProjectExponent = 2
+
+// projector projects kernels from one catalog GPU onto another.
+type projector struct {
+	src, dst gpu.Spec
+	n        float64
+	attain   float64
+}
+
+func (m projector) clockRatio() float64 {
+	if m.src.BoostMHz > 0 && m.dst.BoostMHz > 0 {
+		return m.dst.BoostMHz / m.src.BoostMHz
 	}
-	for _, b := range bwTerms {
-		term(b.ceiling, b.bytes(f))
-	}
+	return 1
+}
+
+// flopRoofs returns, of the FLOP class of f that takes longest, the roof
+// name and its time (ns) on src at clock cs and on dst at clock cd, each
+// roof scaled from its GPU's boost clock; noRoof lists the classes src
+// has a roof for and dst lacks.
+func (m projector) computeTerms(f KernelFact, cs, cd float64) (name string, ts, td float64, noRoof []string) {
 	classes := make([]string, 0, len(f.FLOPs))
 	for c := range f.FLOPs {
 		classes = append(classes, c)
 	}
 	sort.Strings(classes)
-	for _, c := range classes {
-		term(gpu.CeilingFor(c), f.FLOPs[c])
+	scale := func(g gpu.Spec, clk float64) float64 {
+		if g.BoostMHz > 0 && clk > 0 {
+			return clk / g.BoostMHz
+		}
+		return 1
 	}
-	return bs, bt, ls, lt, noRoof
+	for _, c := range classes {
+		v := f.FLOPs[c]
+		roof := gpu.CeilingFor(c)
+		ps, pd := m.src.Peak(roof), m.dst.Peak(roof)
+		if v <= 0 || ps <= 0 {
+			continue
+		}
+		if pd <= 0 {
+			noRoof = append(noRoof, roof)
+			continue
+		}
+		s := v / (ps * scale(m.src, cs)) * 1e9
+		if s > ts {
+			name, ts, td = roof, s, v/(pd*scale(m.dst, cd))*1e9
+		}
+	}
+	return name, ts, td, noRoof
 }
 
-// ProjectKernel projects one kernel from the roofs src onto dst.
-func ProjectKernel(f KernelFact, src, dst gpu.Ceilings) KernelProjection {
-	kp := KernelProjection{Name: f.ShortName, MeasuredNs: f.DurationNs, ProjectedNs: f.DurationNs}
+func (m projector) softmax(xs ...float64) float64 {
+	s := 0.0
+	for _, x := range xs {
+		s += math.Pow(x, m.n)
+	}
+	return math.Pow(s, 1/m.n)
+}
+
+// kernel projects one kernel (see Projection).
+func (m projector) kernel(f KernelFact) KernelProjection {
+	kp := KernelProjection{Name: f.ShortName, MeasuredNs: f.DurationNs, ProjectedNs: f.DurationNs, ProjectedBoostNs: f.DurationNs,
+		SMClockMHz: f.SMClockHz / 1e6, GridBlocks: f.Launch.GridBlocks, Class: ProjLatency}
 	if kp.Name == "" {
 		kp.Name = f.Name
 	}
-	bs, bt, ls, lt, noRoof := kernelBound(f, src, dst)
-	kp.NoTargetRoof = noRoof
-	if bs <= 0 || bt <= 0 || f.DurationNs <= 0 {
+	kp.BlocksPerSM = BlocksPerSM(f.Launch, m.src.CC)
+	kp.Waves = Waves(f.Launch, m.src.CC, m.src.SMs)
+	kp.TargetWaves = Waves(f.Launch, m.dst.CC, m.dst.SMs)
+	kp.UnderOneWave = kp.BlocksPerSM > 0 && kp.GridBlocks > 0 && kp.GridBlocks < kp.BlocksPerSM*int64(m.src.SMs)
+	t := f.DurationNs
+	if t <= 0 {
 		return kp
 	}
-	kp.BoundSourceNs, kp.BoundTargetNs, kp.LimitSource, kp.LimitTarget = bs, bt, ls, lt
-	kp.Efficiency = bs / f.DurationNs
-	kp.ProjectedNs = bt / kp.Efficiency
+	// Clocks: the kernel's on the source (ncu), else the source's boost.
+	cs := kp.SMClockMHz
+	if cs <= 0 {
+		cs = m.src.BoostMHz
+	}
+	cd, cb := cs*m.clockRatio(), m.dst.BoostMHz
+	if cb <= 0 {
+		cb = cd
+	}
+	var dS, dT float64
+	if f.DRAMBytes > 0 && m.src.DRAMBW > 0 && m.dst.DRAMBW > 0 {
+		dS = f.DRAMBytes / (m.attain * m.src.DRAMBW) * 1e9
+		dT = f.DRAMBytes / (m.attain * m.dst.DRAMBW) * 1e9
+	}
+	roof, cS, cT, noRoof := m.computeTerms(f, cs, cd)
+	_, _, cTB, _ := m.computeTerms(f, cs, cb)
+	kp.NoTargetRoof = noRoof
+	kp.DRAMNs, kp.ComputeNs, kp.ComputeRoof = dS, cS, roof
+	var oS float64
+	if r := math.Pow(t, m.n) - math.Pow(dS, m.n) - math.Pow(cS, m.n); r > 0 {
+		oS = math.Pow(r, 1/m.n)
+	}
+	kp.OtherNs = oS
+	switch {
+	case oS >= dS && oS >= cS:
+		kp.Class = ProjLatency
+	case dS >= cS:
+		kp.Class = ProjBandwidth
+	default:
+		kp.Class = ProjCompute
+	}
+	// The model's time on the source (t itself unless the terms exceed it)
+	// calibrates the target's: the same share of t the terms leave.
+	model := m.softmax(dS, cS, oS)
+	if model <= 0 {
+		return kp
+	}
+	waves := 1.0
+	if kp.Waves > 0 && kp.TargetWaves > 0 {
+		waves = float64(kp.TargetWaves) / float64(kp.Waves)
+	}
+	kp.ProjectedNs = t / model * m.softmax(dT, cT, oS*cs/cd*waves)
+	kp.ProjectedBoostNs = t / model * m.softmax(dT, cTB, oS*cs/cb*waves)
 	return kp
 }
 
-// Project projects every cell of run that has a wall time and ncu kernels
-// from the roofs src (the run's GPU) onto dst (the target GPU). See
-// Projection for the model.
-func Project(run *Run, src, dst gpu.Ceilings) *Projection {
-	p := &Projection{SourceGPU: run.GPU, TargetGPU: dst.GPU}
-	if src.GPU != "" {
-		p.SourceGPU = src.GPU
+// dramAttainable is the fraction of src's datasheet DRAM bandwidth a
+// streaming kernel attains, from the run itself: the larger of its
+// measured DRAM ceiling (rooftool ceilings, ceilings.json) and the best
+// DRAM rate any of its ncu kernels reached, at most 1. Below one half (no
+// kernel of the run streams DRAM) the datasheet's bandwidth stands.
+func dramAttainable(run *Run, src gpu.Spec) (float64, string) {
+	if src.DRAMBW <= 0 {
+		return 1, "the source's DRAM bandwidth is not in the catalog"
+	}
+	best, bestName := 0.0, ""
+	for _, k := range run.Kernels {
+		if k.DRAMBytes > 0 && k.DurationNs > 0 {
+			if f := k.DRAMBytes / (k.DurationNs / 1e9) / src.DRAMBW; f > best {
+				best, bestName = f, k.ShortName
+			}
+		}
+	}
+	from := ""
+	if best > 0 {
+		from = fmt.Sprintf("the best DRAM rate of the run's ncu kernels (%s: %.1f%% of the datasheet's %.2f TB/s)", bestName, 100*best, src.DRAMBW/1e12)
+	}
+	if c, ok := run.Ceilings.Best(gpu.CeilDRAM, gpu.Precedence{"measured:"}); ok {
+		if f := c.Value / src.DRAMBW; f > best {
+			best, from = f, fmt.Sprintf("the run's measured DRAM ceiling (%.2f TB/s, %.1f%% of the datasheet's %.2f TB/s)", c.Value/1e12, 100*f, src.DRAMBW/1e12)
+		}
+	}
+	if best < 0.5 {
+		return 1, "the datasheet bandwidth: no kernel of the run reached half of it"
+	}
+	if best > 1 {
+		return 1, from + ", capped at the datasheet's"
+	}
+	return best, from
+}
+
+// Project projects every cell of run that has ncu kernels from GPU src
+// (the run's) onto dst, both catalog entries. See Projection for the model.
+func Project(run *Run, src, dst gpu.Spec, opt ProjectOptions) *Projection {
+	m := projector{src: src, dst: dst, n: opt.Exponent}
+	if m.n < 1 || math.IsInf(m.n, 0) || math.IsNaN(m.n) {
+		m.n = DefaultProjectExponent
+	}
+	p := &Projection{SourceGPU: src.Name, TargetGPU: dst.Name}
+	p.Model = ProjectModel{Exponent: m.n, SourceBoostMHz: src.BoostMHz, TargetBoostMHz: dst.BoostMHz}
+	if opt.DRAMAttainable > 0 {
+		m.attain, p.Model.DRAMAttainableFrom = opt.DRAMAttainable, "given"
+	} else {
+		m.attain, p.Model.DRAMAttainableFrom = dramAttainable(run, src)
+	}
+	p.Model.DRAMAttainable = m.attain
+	if r := m.clockRatio(); src.BoostMHz > 0 && dst.BoostMHz > 0 {
+		p.Model.Clock = fmt.Sprintf("each kernel at the SM clock it ran at on the source (ncu) x %.3f, the ratio of the catalog boost clocks (%.0f / %.0f MHz): the same share of its boost clock as on the source", r, dst.BoostMHz, src.BoostMHz)
+	} else {
+		p.Model.Clock = "each kernel at the SM clock it ran at on the source (ncu): a catalog boost clock is missing"
 	}
 	byCell := map[cellkey.Key][]KernelFact{}
 	for _, k := range run.Kernels {
-		key := k.Key()
-		byCell[key] = append(byCell[key], k)
+		byCell[k.Key()] = append(byCell[k.Key()], k)
 	}
 	noTerm := 0
 	noRoof := map[string]int{}
 	for _, c := range run.Cells {
 		ks := byCell[c.Key()]
-		if c.Wall.Center <= 0 || len(ks) == 0 {
+		if len(ks) == 0 {
 			continue
 		}
-		cp := CellProjection{Experiment: c.Experiment, Variant: c.Variant, Role: c.Role, Shape: c.Shape, SourceWallMs: c.Wall.Center}
-		var meas, proj float64
+		cp := CellProjection{Experiment: c.Experiment, Variant: c.Variant, Role: c.Role, Shape: c.Shape, ClassShares: map[string]float64{}}
+		var meas, proj, boost float64
 		for _, k := range ks {
-			kp := ProjectKernel(k, src, dst)
-			if kp.Efficiency == 0 {
+			kp := m.kernel(k)
+			if kp.DRAMNs == 0 && kp.ComputeNs == 0 {
 				noTerm++
 			}
 			for _, r := range kp.NoTargetRoof {
@@ -212,25 +443,32 @@ func Project(run *Run, src, dst gpu.Ceilings) *Projection {
 			}
 			meas += kp.MeasuredNs
 			proj += kp.ProjectedNs
+			boost += kp.ProjectedBoostNs
+			cp.ClassShares[kp.Class] += kp.MeasuredNs
 			cp.Kernels = append(cp.Kernels, kp)
 		}
 		if meas <= 0 {
 			continue
 		}
-		cp.KernelRatio = proj / meas
-		gpuNs := c.GPUTimeNs
-		if gpuNs <= 0 {
-			gpuNs = meas
+		for cl := range cp.ClassShares {
+			cp.ClassShares[cl] /= meas
 		}
-		cp.SourceGPUMs = math.Min(gpuNs/1e6, cp.SourceWallMs)
-		cp.OverheadMs = cp.SourceWallMs - cp.SourceGPUMs
-		cp.ProjectedGPUMs = cp.SourceGPUMs * cp.KernelRatio
-		cp.ProjectedWallMs = cp.ProjectedGPUMs + cp.OverheadMs
+		ratio := proj / meas
+		cp.SourceKernelMs, cp.ProjectedKernelMs, cp.ProjectedKernelBoostMs = meas/1e6, proj/1e6, boost/1e6
+		if HasTimeline(c) {
+			cp.SourceGPUMs = c.GPUTimeNs / 1e6
+			cp.ProjectedGPUMs = cp.SourceGPUMs * ratio
+		}
+		if c.Device.N > 0 && c.Device.Center > 0 {
+			cp.SourceDeviceMs = c.Device.Center
+			cp.ProjectedDeviceMs = c.Device.Center * ratio
+		}
+		projectWall(&cp, c, ratio)
 		p.Cells = append(p.Cells, cp)
 	}
 	if noTerm > 0 {
 		p.Warnings = append(p.Warnings, Warning{Code: WarnMissing, Metric: "projection",
-			Msg: plural(noTerm, "kernel") + " with no byte or FLOP count against a roof both GPUs state: carried over at the measured time"})
+			Msg: plural(noTerm, "kernel") + " with no DRAM bytes or FLOPs against a roof both GPUs state: carried over as latency-bound (the clock's ratio only)"})
 	}
 	roofs := make([]string, 0, len(noRoof))
 	for r := range noRoof {
@@ -239,7 +477,7 @@ func Project(run *Run, src, dst gpu.Ceilings) *Projection {
 	sort.Strings(roofs)
 	for _, r := range roofs {
 		p.Warnings = append(p.Warnings, Warning{Code: WarnMissing, Metric: "projection",
-			Msg: plural(noRoof[r], "kernel") + " with " + r + " FLOPs, a roof " + dst.GPU + " lacks: left out of their bounds (the target may not run them as they are)"})
+			Msg: plural(noRoof[r], "kernel") + " with " + r + " FLOPs, a roof " + dst.Name + " lacks: left out of their terms (the target may not run them as they are)"})
 	}
 	idx := p.index()
 	for _, cmp := range run.Comparisons {
@@ -250,9 +488,50 @@ func Project(run *Run, src, dst gpu.Ceilings) *Projection {
 		}
 		cb, cc := p.Cells[b], p.Cells[c]
 		p.Speedups = append(p.Speedups, ProjectedSpeedup{Experiment: cmp.Experiment, Shape: cmp.Shape, Baseline: cmp.Baseline, Candidate: cmp.Candidate,
-			Source: cb.SourceWallMs / cc.SourceWallMs, Projected: cb.ProjectedWallMs / cc.ProjectedWallMs})
+			Source: cb.SourceKernelMs / cc.SourceKernelMs, Projected: cb.ProjectedKernelMs / cc.ProjectedKernelMs})
 	}
 	return p
+}
+
+// projectWall projects a cell's wall time, or says why not: the GPU-busy
+// part of the call (device time: graph replay, else the nsys kernel sum)
+// scales by ratio; the rest, host and launch overhead of the source
+// machine, is carried over where it is under a third of the wall and not
+// projected where it is more (a host-bound cell).
+func projectWall(cp *CellProjection, c CellFact, ratio float64) {
+	if c.Wall.N == 0 || c.Wall.Center <= 0 {
+		return
+	}
+	cp.SourceWallMs = c.Wall.Center
+	dev := cp.SourceDeviceMs
+	if dev <= 0 {
+		dev = cp.SourceGPUMs
+	}
+	if dev <= 0 {
+		cp.WallNote = "no device time on the source (no graph replay, no nsys timeline): wall not projected"
+		return
+	}
+	dev = math.Min(dev, cp.SourceWallMs)
+	cp.OverheadMs = cp.SourceWallMs - dev
+	if cp.SourceWallMs > DefaultHostBoundFactor*dev {
+		cp.WallNote = fmt.Sprintf("host-bound on the source (wall %.1f us, %.2fx its device time %.1f us): its wall is the source machine's host overhead, not projected", 1e3*cp.SourceWallMs, cp.SourceWallMs/dev, 1e3*dev)
+		return
+	}
+	cp.ProjectedWallMs = dev*ratio + cp.OverheadMs
+}
+
+// HasTimeline says whether a cell's kernel list, times and GPU time come
+// from a timeline (nsys, Kineto) rather than the ncu kernel pass.
+func HasTimeline(c CellFact) bool {
+	if c.GPUTimeNs <= 0 {
+		return false
+	}
+	for _, w := range c.Warnings {
+		if w.Code == WarnMissing && w.Metric == "gpu_time_ns" {
+			return false
+		}
+	}
+	return true
 }
 
 func (p *Projection) index() map[cellkey.Key]int {
@@ -271,53 +550,198 @@ func plural(n int, what string) string {
 }
 
 // Against compares the projection with a run measured on the target GPU
-// (same experiments and shapes): each cell both hold gets MeasuredWallMs
-// and Error, each speedup both runs can form gets Measured, and p.Error
-// sums up the errors. name names the measured run.
+// (same experiments and shapes): each cell both hold gets the measured
+// figures the run has (ncu kernel sum, nsys GPU time, graph-replay device
+// time, wall time) with the error of the projection and of the naive one
+// (the source's figure unchanged), each speedup both runs can form gets
+// Measured, and p.Errors sum up each measure; p.KernelErrors and
+// p.TargetClock compare the kernels the target ran under the same names.
+// name names the measured run.
 func (p *Projection) Against(name string, measured *Run) {
 	p.AgainstRun, p.AgainstGPU = name, measured.GPU
-	wall := map[cellkey.Key]float64{}
+	cells := map[cellkey.Key]CellFact{}
 	for _, c := range measured.Cells {
-		if c.Wall.Center > 0 {
-			wall[c.Key()] = c.Wall.Center
-		}
+		cells[c.Key()] = c
 	}
-	var errs []float64
-	e := &ProjectionError{}
+	kernels := map[cellkey.Key][]KernelFact{}
+	for _, k := range measured.Kernels {
+		kernels[k.Key()] = append(kernels[k.Key()], k)
+	}
+	accs, kaccs := errAccs{}, errAccs{}
+	var clocks []float64
+	add := func(measure string, cell, note string, proj, boost, src, meas float64, e, ne **float64) {
+		if proj <= 0 || meas <= 0 {
+			return
+		}
+		v, nv := proj/meas-1, src/meas-1
+		*e, *ne = &v, &nv
+		accs.of(measure).add(v, nv, boost/meas-1, cell, note)
+	}
 	for i := range p.Cells {
 		c := &p.Cells[i]
-		m, ok := wall[c.Key()]
+		key := c.Key()
+		mc, ok := cells[key]
 		if !ok {
 			continue
 		}
-		c.MeasuredWallMs = m
-		v := c.ProjectedWallMs/m - 1
-		c.Error = &v
-		errs = append(errs, v)
-		if math.Abs(v) > math.Abs(e.Worst) || e.WorstCell == "" {
-			e.Worst, e.WorstCell = v, c.Key().String()
+		cell := key.String()
+		there := kernels[key]
+		var here, thereNames []string
+		for _, k := range c.Kernels {
+			here = append(here, k.Name)
+		}
+		for _, k := range there {
+			thereNames = append(thereNames, k.ShortName)
+		}
+		if d := namesApart(here, thereNames); d > 0 {
+			c.TargetNote = fmt.Sprintf("the target ran other kernels: %d of its %d have no namesake among the source's %d", d, len(there), len(here))
+		}
+		// Kernels the target ran under the same name at the same place.
+		if len(there) == len(c.Kernels) {
+			for i, k := range c.Kernels {
+				tk := there[i]
+				if tk.ShortName != k.Name || tk.DurationNs <= 0 || k.MeasuredNs <= 0 {
+					continue
+				}
+				v, nv, bv := k.ProjectedNs/tk.DurationNs-1, k.MeasuredNs/tk.DurationNs-1, k.ProjectedBoostNs/tk.DurationNs-1
+				at := fmt.Sprintf("%s #%d %s", cell, i+1, k.Name)
+				kaccs.of(k.Class).add(v, nv, bv, at, "")
+				kaccs.of(ClassAll).add(v, nv, bv, at, "")
+				if k.SMClockMHz > 0 && tk.SMClockHz > 0 {
+					clocks = append(clocks, tk.SMClockHz/1e6/k.SMClockMHz)
+				}
+			}
+		}
+		// The boost-clock projection of each measure: the kernel sums' ratio
+		// applied to the part the projection scales.
+		boost := 1.0
+		if c.ProjectedKernelMs > 0 {
+			boost = c.ProjectedKernelBoostMs / c.ProjectedKernelMs
+		}
+		c.MeasuredKernelMs = mc.KernelPassTimeNs / 1e6
+		add(ErrKernels, cell, c.TargetNote, c.ProjectedKernelMs, c.ProjectedKernelBoostMs, c.SourceKernelMs, c.MeasuredKernelMs, &c.KernelError, &c.NaiveErrors.Kernel)
+		if HasTimeline(mc) {
+			c.MeasuredGPUMs = mc.GPUTimeNs / 1e6
+			add(ErrGPU, cell, c.TargetNote, c.ProjectedGPUMs, c.ProjectedGPUMs*boost, c.SourceGPUMs, c.MeasuredGPUMs, &c.GPUError, &c.NaiveErrors.GPU)
+		}
+		if mc.Device.N > 0 {
+			c.MeasuredDeviceMs = mc.Device.Center
+			add(ErrDevice, cell, c.TargetNote, c.ProjectedDeviceMs, c.ProjectedDeviceMs*boost, c.SourceDeviceMs, c.MeasuredDeviceMs, &c.DeviceError, &c.NaiveErrors.Device)
+		}
+		if mc.Wall.N > 0 {
+			c.MeasuredWallMs = mc.Wall.Center
+			dev := c.ProjectedWallMs - c.OverheadMs
+			add(ErrWall, cell, c.TargetNote, c.ProjectedWallMs, c.OverheadMs+dev*boost, c.SourceWallMs, c.MeasuredWallMs, &c.WallError, &c.NaiveErrors.Wall)
 		}
 	}
 	for i := range p.Speedups {
 		s := &p.Speedups[i]
-		b := wall[s.BaselineKey()]
-		c := wall[s.CandidateKey()]
-		if b > 0 && c > 0 {
-			s.Measured = b / c
+		b := cells[s.BaselineKey()]
+		c := cells[s.CandidateKey()]
+		if b.KernelPassTimeNs > 0 && c.KernelPassTimeNs > 0 {
+			s.Measured = b.KernelPassTimeNs / c.KernelPassTimeNs
 		}
 	}
-	if len(errs) == 0 {
-		p.Error = nil
-		p.Warnings = append(p.Warnings, Warning{Code: WarnMissing, Metric: "error",
-			Msg: "run " + name + " has a wall time for no projected cell: no error to state"})
-		return
+	p.Errors, p.KernelErrors, p.TargetClock = nil, nil, nil
+	for _, measure := range []string{ErrKernels, ErrGPU, ErrDevice, ErrWall} {
+		if a := accs[measure]; a != nil {
+			p.Errors = append(p.Errors, a.summary(measure))
+		}
 	}
-	e.N = len(errs)
-	e.Median = median(errs)
-	abs := make([]float64, len(errs))
-	for i, v := range errs {
+	for _, cl := range []string{ProjBandwidth, ProjCompute, ProjLatency, ClassAll} {
+		if a := kaccs[cl]; a != nil {
+			p.KernelErrors = append(p.KernelErrors, a.summary(cl))
+		}
+	}
+	if len(clocks) > 0 {
+		cc := &ClockCheck{N: len(clocks), Median: median(clocks), Min: slices.Min(clocks), Max: slices.Max(clocks), Assumed: 1}
+		if p.Model.SourceBoostMHz > 0 && p.Model.TargetBoostMHz > 0 {
+			cc.Assumed = p.Model.TargetBoostMHz / p.Model.SourceBoostMHz
+		}
+		p.TargetClock = cc
+	}
+	if len(p.Errors) == 0 {
+		p.Warnings = append(p.Warnings, Warning{Code: WarnMissing, Metric: "error",
+			Msg: "run " + name + " measured no projected cell: no error to state"})
+	}
+}
+
+// errAcc gathers the errors of one measure, cell by cell (or kernel by
+// kernel), with those of the naive and of the boost-clock projection.
+type errAcc struct {
+	errs, naive, boost []float64
+	cells, notes       []string
+}
+
+type errAccs map[string]*errAcc
+
+func (m errAccs) of(name string) *errAcc {
+	if m[name] == nil {
+		m[name] = &errAcc{}
+	}
+	return m[name]
+}
+
+func (a *errAcc) add(v, naive, boost float64, cell, note string) {
+	a.errs, a.naive, a.boost = append(a.errs, v), append(a.naive, naive), append(a.boost, boost)
+	a.cells, a.notes = append(a.cells, cell), append(a.notes, note)
+}
+
+func (a *errAcc) summary(measure string) ProjectionError {
+	e := ProjectionError{Measure: measure, N: len(a.errs)}
+	e.Median, e.MedianAbs = median(a.errs), medianAbs(a.errs)
+	i := worstIndex(a.errs)
+	e.Worst, e.WorstCell, e.WorstNote = a.errs[i], a.cells[i], a.notes[i]
+	e.NaiveMedianAbs = medianAbs(a.naive)
+	j := worstIndex(a.naive)
+	e.NaiveWorst, e.NaiveWorstCell = a.naive[j], a.cells[j]
+	e.BoostMedianAbs = medianAbs(a.boost)
+	return e
+}
+
+// Error returns the summary of one measure (nil: none).
+func (p *Projection) Error(measure string) *ProjectionError {
+	for i := range p.Errors {
+		if p.Errors[i].Measure == measure {
+			return &p.Errors[i]
+		}
+	}
+	return nil
+}
+
+func medianAbs(xs []float64) float64 {
+	abs := make([]float64, len(xs))
+	for i, v := range xs {
 		abs[i] = math.Abs(v)
 	}
-	e.MedianAbs = median(abs)
-	p.Error = e
+	return median(abs)
+}
+
+// worstIndex is the index of the value of largest magnitude (the first of
+// equals).
+func worstIndex(xs []float64) int {
+	w := 0
+	for i, v := range xs {
+		if math.Abs(v) > math.Abs(xs[w]) {
+			w = i
+		}
+	}
+	return w
+}
+
+// namesApart counts the names of b that a does not hold (as many times).
+func namesApart(a, b []string) int {
+	have := map[string]int{}
+	for _, n := range a {
+		have[n]++
+	}
+	d := 0
+	for _, n := range b {
+		if have[n] > 0 {
+			have[n]--
+		} else {
+			d++
+		}
+	}
+	return d
 }

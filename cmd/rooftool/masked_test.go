@@ -173,7 +173,8 @@ func TestMaskedPassSameFacts(t *testing.T) {
 				t.Errorf("report row %+v differs from the facts project and suggest load %+v", *row, cell)
 			}
 
-			// project: the projection's source GPU time is the cell's.
+			// project: the projection's source kernel sum and GPU time are
+			// the cell's (its nsys GPU time only where it has a timeline).
 			o.Reset()
 			e.Reset()
 			if code := run(ctx, []string{"project", dir, "--gpu", "h200", "--format", "json"}, &IO{Out: &o, Err: &e}); code != 0 {
@@ -189,8 +190,13 @@ func TestMaskedPassSameFacts(t *testing.T) {
 					continue
 				}
 				projected = true
-				if c.SourceGPUMs != cell.GPUTimeNs/1e6 || len(c.Kernels) != 1 || c.Kernels[0].MeasuredNs != 70000 {
-					t.Errorf("project: dual-acc source GPU time %v ms, kernels %+v; want %v ms and the ncu kernel pass's dual_acc", c.SourceGPUMs, c.Kernels, cell.GPUTimeNs/1e6)
+				wantGPU := 0.0
+				if analysis.HasTimeline(cell) {
+					wantGPU = cell.GPUTimeNs / 1e6
+				}
+				if c.SourceGPUMs != wantGPU || c.SourceKernelMs != cell.KernelPassTimeNs/1e6 || len(c.Kernels) != 1 || c.Kernels[0].MeasuredNs != 70000 {
+					t.Errorf("project: dual-acc source GPU time %v ms, kernel sum %v ms, kernels %+v; want %v ms, %v ms and the ncu kernel pass's dual_acc",
+						c.SourceGPUMs, c.SourceKernelMs, c.Kernels, wantGPU, cell.KernelPassTimeNs/1e6)
 				}
 			}
 			if projected != tc.projected {
