@@ -3,11 +3,12 @@
 // (or the catalog's ceilings, package gpu), the experiments and claims the
 // run is judged with (its own specs snapshot, else those built into
 // rooftool, package kernels), the check and timing JSON files, and runs
-// package analysis over them, handing back one typed Result (Load). Every
-// consumer of a run's facts (reports and its plots, and the project and
-// suggest commands) loads the run here, and a comparison of two runs opens
-// their tables here (OpenTables), so that all of them state the same facts:
-// the passes the run's manifest marks failed or skipped are masked in the
+// package analysis over them, handing back one typed Result (Load,
+// LoadWith). Every consumer of a run's facts (reports and its plots, the
+// roofline command on a run directory, and the project and suggest
+// commands) loads the run here, and a comparison of two runs opens their
+// tables here (OpenTables), so that all of them state the same facts: the
+// passes the run's manifest marks failed or skipped are masked in the
 // analysis itself, before any fact is derived.
 //
 // Place in the pipeline: ingest -> analysis -> pipeline -> roofline,
@@ -48,7 +49,20 @@ type Result struct {
 	// CellDeviceSMClocks: cell -> SM MHz of its device-time loop (median of
 	// its device clock samples), for timing files that have them.
 	CellDeviceSMClocks map[cellkey.Key]float64
+	GPUs               []ingest.GPU       // rows of the gpus table: the devices the run's exports name
 	Warnings           []analysis.Warning // run-level warnings of loading (manifest, claims, tables, ceilings)
+}
+
+// Options adjust Load for a caller that names the roofs itself (rooftool
+// roofline's --gpu and --ceilings).
+type Options struct {
+	Mem memory.Allocator // allocates the tables while they are read (nil: the default allocator)
+	// GPU names the catalog GPU whose roofs fill in what the tables do not
+	// state, in place of the manifest's GPU ("": the manifest's).
+	GPU string
+	// Measured are measured ceilings in place of the run's ceilings.json
+	// (nil: MeasuredCeilings of the run).
+	Measured *gpu.Measured
 }
 
 // RunInputError says a directory cannot be read as a run: it holds no
@@ -143,8 +157,30 @@ func hasCells(t *ingest.Tables) bool {
 // tables, or one without a manifest whose tables hold no cell of any
 // experiment, is a *RunInputError.
 func Load(ctx context.Context, run *rundir.Run, mem memory.Allocator) (*Result, error) {
+	return LoadWith(ctx, run, Options{Mem: mem})
+}
+
+// MeasuredCeilings reads a run's ceilings.json (rooftool ceilings); nil
+// where the run has none.
+func MeasuredCeilings(run *rundir.Run) (*gpu.Measured, error) {
+	data, err := run.ReadFile(rundir.CeilingsFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	measured, err := gpu.ParseMeasured(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", run.Path(rundir.CeilingsFile), err)
+	}
+	return measured, nil
+}
+
+// LoadWith is Load with the roofs opts names.
+func LoadWith(ctx context.Context, run *rundir.Run, opts Options) (*Result, error) {
 	res := &Result{Name: run.Name, Manifest: run.Manifest}
-	opened, err := OpenTables(ctx, run, mem)
+	opened, err := OpenTables(ctx, run, opts.Mem)
 	if err != nil {
 		return nil, err
 	}
@@ -160,13 +196,11 @@ func Load(ctx context.Context, run *rundir.Run, mem memory.Allocator) (*Result, 
 		return nil, &RunInputError{Run: run.Name, Msg: "no rooftool cells: use stats or roofline for exports made outside rooftool profile " +
 			"(no manifest.json, and no kernel or timing in its tables belongs to an experiment)"}
 	}
-	var measured *gpu.Measured
-	if data, err := run.ReadFile(rundir.CeilingsFile); err == nil {
-		if measured, err = gpu.ParseMeasured(data); err != nil {
-			return nil, fmt.Errorf("%s: %w", run.Path(rundir.CeilingsFile), err)
+	measured := opts.Measured
+	if measured == nil {
+		if measured, err = MeasuredCeilings(run); err != nil {
+			return nil, err
 		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
 	}
 	exps, claimsFrom, warns, err := experimentsOf(run)
 	if err != nil {
@@ -185,12 +219,18 @@ func Load(ctx context.Context, run *rundir.Run, mem memory.Allocator) (*Result, 
 					run.Path(rundir.TablesDir), strings.Join(diff, ", "), run.Path(""))})
 		}
 	}
-	gpuName := ""
+	gpuName := opts.GPU
 	if run.Manifest != nil {
-		gpuName = run.Manifest.GPU.Name
+		if gpuName == "" {
+			gpuName = run.Manifest.GPU.Name
+		}
 		if measured != nil && measured.UUID != "" && run.Manifest.GPU.UUID != "" && measured.UUID != run.Manifest.GPU.UUID {
+			src := "ceilings.json"
+			if opts.Measured != nil {
+				src = "the measured ceilings"
+			}
 			res.Warnings = append(res.Warnings, analysis.Warning{Code: analysis.WarnMissing, Metric: "ceilings",
-				Msg: fmt.Sprintf("ceilings.json was measured on GPU %s, the run ran on %s (same model: %s)", measured.UUID, run.Manifest.GPU.UUID, gpuName)})
+				Msg: fmt.Sprintf("%s was measured on GPU %s, the run ran on %s (same model: %s)", src, measured.UUID, run.Manifest.GPU.UUID, run.Manifest.GPU.Name)})
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -202,6 +242,11 @@ func Load(ctx context.Context, run *rundir.Run, mem memory.Allocator) (*Result, 
 		return nil, fmt.Errorf("analyse %s: %w", run.Name, err)
 	}
 	res.Run = an
+	for _, g := range tables.GPUs() {
+		// Rows outlive the tables, released before Load returns.
+		g.Source, g.File, g.Name, g.Bus = strings.Clone(g.Source), strings.Clone(g.File), strings.Clone(g.Name), strings.Clone(g.Bus)
+		res.GPUs = append(res.GPUs, g)
+	}
 	if res.Checks, err = ReadChecks(run); err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/pipeline"
 	"github.com/rooftool/rooftool/roofline"
 )
 
@@ -40,7 +41,10 @@ directory of ingested tables (a run directory or its tables/ folder).
 Roofs come from the export's own ncu peak_sustained metrics where it has them,
 else from the catalog entry of --gpu (or of the device name in the export; see
 rooftool gpus); --ceilings adds measured ceilings (rooftool ceilings), drawn
-dashed. A run directory's ceilings.json is used without the flag.
+dashed. A run directory's ceilings.json is used without the flag. A run
+directory (one with manifest.json) is loaded as rooftool report loads it: its
+specs snapshot, its manifest's GPU (unless --gpu), and no point, kernel time or
+speedup from a pass its manifest marks failed or skipped.
 
 Kernels of an export without rooftool's NVTX ranges go into one plot named
 after the first input. A kernel needs FLOP counters (sm__ops_path_tensor_*.sum
@@ -82,21 +86,40 @@ func runRoofline(ctx context.Context, opts *RooflineOptions) error {
 	if err := distinctInputs("roofline", opts.Inputs); err != nil {
 		return err
 	}
+	var measured *gpu.Measured
+	if opts.Ceilings != "" {
+		var err error
+		if measured, err = gpu.ReadMeasured(opts.Ceilings); err != nil {
+			return usageErrorf("roofline: --ceilings: %v", err)
+		}
+	}
+	run, err := openRooflineRun(opts.Inputs)
+	if err != nil {
+		return err
+	}
+	if run != nil {
+		// A run directory: loaded as the report loads it, the passes its
+		// manifest marks failed or skipped masked.
+		res, err := pipeline.LoadWith(ctx, run, pipeline.Options{GPU: opts.GPU, Measured: measured})
+		if err != nil {
+			return fmt.Errorf("roofline: %w", err)
+		}
+		an := *res.Run
+		an.Warnings = append(append([]analysis.Warning{}, res.Warnings...), res.Run.Warnings...)
+		return drawRoofline(opts, res.GPUs, res.Experiments, res.Run.Ceilings, &an)
+	}
 	in, err := openRooflineInput(opts.Inputs, 0)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	var measured *gpu.Measured
-	cpath := opts.Ceilings
-	if cpath == "" && in.runDir != "" {
-		if _, err := os.Stat(filepath.Join(in.runDir, rundir.CeilingsFile)); err == nil {
-			cpath = filepath.Join(in.runDir, rundir.CeilingsFile)
+	if measured == nil && in.runDir != "" {
+		r, err := rundir.Open(in.runDir)
+		if err != nil {
+			return &ingest.InputError{File: in.runDir, Err: err}
 		}
-	}
-	if cpath != "" {
-		if measured, err = gpu.ReadMeasured(cpath); err != nil {
-			return usageErrorf("roofline: --ceilings: %v", err)
+		if measured, err = pipeline.MeasuredCeilings(r); err != nil {
+			return usageErrorf("roofline: %v", err)
 		}
 	}
 	exps, err := kernels.Load()
@@ -104,20 +127,41 @@ func runRoofline(ctx context.Context, opts *RooflineOptions) error {
 		return err
 	}
 	ceil := gpu.CeilingsFor(analysis.DeviceCeilingsIndexed(in.t, in.metrics), opts.GPU, measured)
-	run, err := analysis.AnalyzeIndexed(in.t, in.metrics, exps, analysis.Options{Ceilings: ceil})
+	an, err := analysis.AnalyzeIndexed(in.t, in.metrics, exps, analysis.Options{Ceilings: ceil})
 	if err != nil {
 		return fmt.Errorf("roofline: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return drawRoofline(opts, in.t, exps, ceil, run)
+	return drawRoofline(opts, in.t.GPUs(), exps, ceil, an)
 }
 
-// drawRoofline writes the charts of run (analysed from t and exps against
-// ceil) to opts.OutDir, their paths to opts.IO.Out, the roofs and warnings
-// to opts.IO.Err.
-func drawRoofline(opts *RooflineOptions, t *ingest.Tables, exps []*kernels.Experiment, ceil gpu.Ceilings, run *analysis.Run) error {
+// openRooflineRun opens inputs as a run directory where they are one
+// directory with a manifest (rundir.ManifestFile) and tables; nil
+// otherwise.
+func openRooflineRun(inputs []string) (*rundir.Run, error) {
+	if len(inputs) != 1 {
+		return nil, nil
+	}
+	if _, err := os.Stat(filepath.Join(inputs[0], rundir.ManifestFile)); err != nil {
+		return nil, nil
+	}
+	if err := checkTablesDir(inputs[0]); err != nil {
+		return nil, err
+	}
+	run, err := rundir.Open(inputs[0])
+	if err != nil {
+		return nil, &ingest.InputError{File: inputs[0], Err: err}
+	}
+	return run, nil
+}
+
+// drawRoofline writes the charts of run (analysed with exps against ceil)
+// to opts.OutDir, their paths to opts.IO.Out, the roofs and warnings to
+// opts.IO.Err; gpus are the rows of the gpus table, which name a device
+// the catalog lacks.
+func drawRoofline(opts *RooflineOptions, gpus []ingest.GPU, exps []*kernels.Experiment, ceil gpu.Ceilings, run *analysis.Run) error {
 	charts := roofline.Plan(run, exps)
 	if len(charts) == 0 {
 		return &ingest.InputError{File: strings.Join(opts.Inputs, " "), Err: errors.New("no ncu kernels or rooftool cells to draw")}
@@ -170,7 +214,7 @@ func drawRoofline(opts *RooflineOptions, t *ingest.Tables, exps []*kernels.Exper
 	}
 	runWarnings := run.Warnings
 	if opts.GPU == "" && len(ceil.Items) == 0 {
-		if name, cc, ok := uncataloguedGPU(t, run.GPU); ok {
+		if name, cc, ok := uncataloguedGPU(gpus, run.GPU); ok {
 			// The analysis says "no GPU was named"; the export names one
 			// that the catalog lacks.
 			runWarnings = nil
@@ -266,8 +310,8 @@ func deviceRoofs(c gpu.Ceilings) bool {
 
 // uncataloguedGPU returns the device name the export states when the
 // catalog has no entry for it, with its compute capability (" (CC 12.0)")
-// where the export states that too.
-func uncataloguedGPU(t *ingest.Tables, name string) (string, string, bool) {
+// where the export (its gpus rows) states that too.
+func uncataloguedGPU(gpus []ingest.GPU, name string) (string, string, bool) {
 	if name == "" {
 		return "", "", false
 	}
@@ -275,7 +319,7 @@ func uncataloguedGPU(t *ingest.Tables, name string) (string, string, bool) {
 		return "", "", false
 	}
 	cc := ""
-	for _, g := range t.GPUs() {
+	for _, g := range gpus {
 		if g.Name == name && (g.CCMajor > 0 || g.CCMinor > 0) {
 			cc = fmt.Sprintf(" (CC %d.%d)", g.CCMajor, g.CCMinor)
 			break
