@@ -33,7 +33,11 @@ func newDoctorCmd(io *IO) *cobra.Command {
 		Long: `Doctor reports the GPU and driver, the CUDA toolkit, ncu and nsys with their
 versions, whether nsys' importer loads its libraries (libdw.so.1 is often
 missing), whether performance counters are permitted, and the Python, torch
-and triton versions the runner will use. Each problem comes with what to do.
+and triton versions the runner will use: those of --python, by default the
+project's .venv/bin/python where scripts/setup.sh made it (the interpreter
+make test and profile use), else python3. Each problem comes with what to do:
+for a missing torch, the pip command that installs kernels/requirements-gpu.txt
+into that interpreter.
 It runs on machines without a GPU too and says so; it exits 0 unless --strict
 is given and a problem was found.
 
@@ -61,7 +65,7 @@ check, level (ok, info, warn, problem), detail and fix; json is
 	f.StringVar(&opts.NCU, "ncu", "", "ncu binary (default: PATH or the usual NVIDIA folders)")
 	f.StringVar(&opts.Nsys, "nsys", "", "nsys binary (default: PATH, Nsight Systems, or the copy inside Nsight Compute)")
 	f.StringVar(&opts.NsysLibs, "nsys-libs", "", "folder added to nsys' LD_LIBRARY_PATH (default $ROOFTOOL_NSYS_LIBS or .nsysdeps/root/usr/lib/x86_64-linux-gnu)")
-	f.StringVar(&opts.Python, "python", "python3", "Python interpreter for kernels/run.py")
+	f.StringVar(&opts.Python, "python", "", "Python interpreter for kernels/run.py (default: "+launch.VenvPython+" where scripts/setup.sh made it, else python3)")
 	f.StringVar(&opts.Kernels, "kernels", "kernels", "folder with run.py")
 	f.BoolVar(&opts.Probe, "probe", true, "profile a tiny torch kernel with ncu to test counter permissions (GPU machines only)")
 	f.StringVar(&opts.Format, "format", "table", "output format: table, csv or json")

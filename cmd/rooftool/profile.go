@@ -140,7 +140,7 @@ of your own").`,
 	f.StringVar(&opts.NCU, "ncu", "", "ncu binary (default: PATH or the usual NVIDIA folders)")
 	f.StringVar(&opts.Nsys, "nsys", "", "nsys binary (default: PATH, Nsight Systems, or the copy inside Nsight Compute)")
 	f.StringVar(&opts.NsysLibs, "nsys-libs", "", "folder added to nsys' LD_LIBRARY_PATH (default $ROOFTOOL_NSYS_LIBS or .nsysdeps/root/usr/lib/x86_64-linux-gnu)")
-	f.StringVar(&opts.Python, "python", "python3", "Python interpreter for kernels/run.py")
+	f.StringVar(&opts.Python, "python", "", "Python interpreter for kernels/run.py (default: "+launch.VenvPython+" where scripts/setup.sh made it, else python3)")
 	f.StringVar(&opts.Kernels, "kernels", "kernels", "folder with run.py and the experiment specs")
 	f.IntVar(&opts.Reps, "reps", 0, "timed repetitions per cell (default: the runner's, >= 30)")
 	f.IntVar(&opts.RangeReplays, "range-replays", launch.DefaultRangeReplays, "ncu range-pass replays per cell, each its own ncu process: the DRAM bytes' spread (a DRAM verdict needs >= 3)")

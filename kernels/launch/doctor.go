@@ -32,7 +32,7 @@ type Finding struct {
 
 // DoctorConfig says where to look.
 type DoctorConfig struct {
-	Python     string // "" : python3
+	Python     string // "" : DefaultPython()
 	KernelsDir string // "" : kernels
 	NCU, Nsys  string // overrides
 	NsysLibs   string
@@ -45,11 +45,10 @@ type DoctorConfig struct {
 const libdwFix = "mkdir -p .nsysdeps && (cd .nsysdeps && apt-get download libdw1 libelf1 && for f in *.deb; do dpkg -x $f root; done); " +
 	"rooftool then prepends .nsysdeps/root/usr/lib/x86_64-linux-gnu to nsys' LD_LIBRARY_PATH (or pass --nsys-libs DIR / set ROOFTOOL_NSYS_LIBS)"
 
-// Doctor checks the machine for a profile run. It never fails: problems
-// are findings, each with what to do. It works without a GPU and says so.
-func Doctor(ctx context.Context, cfg DoctorConfig) []Finding {
+// withDefaults fills in what cfg leaves empty.
+func (cfg DoctorConfig) withDefaults() DoctorConfig {
 	if cfg.Python == "" {
-		cfg.Python = "python3"
+		cfg.Python = DefaultPython()
 	}
 	if cfg.KernelsDir == "" {
 		cfg.KernelsDir = "kernels"
@@ -57,6 +56,13 @@ func Doctor(ctx context.Context, cfg DoctorConfig) []Finding {
 	if cfg.Params == "" {
 		cfg.Params = "/proc/driver/nvidia/params"
 	}
+	return cfg
+}
+
+// Doctor checks the machine for a profile run. It never fails: problems
+// are findings, each with what to do. It works without a GPU and says so.
+func Doctor(ctx context.Context, cfg DoctorConfig) []Finding {
+	cfg = cfg.withDefaults()
 	var out []Finding
 	add := func(f Finding) { out = append(out, f) }
 
@@ -216,7 +222,7 @@ func checkCounters(ctx context.Context, cfg DoctorConfig, hasGPU bool, ncu strin
 	case strings.Contains(s, "ERR_NVGPUCTRPERM"):
 		out = append(out, Finding{Check: "counters probe", Level: LevelProblem, Detail: "ncu on a tiny kernel: ERR_NVGPUCTRPERM (no permission for performance counters)", Fix: fix})
 	case err != nil:
-		out = append(out, Finding{Check: "counters probe", Level: LevelWarn, Detail: fmt.Sprintf("ncu on a tiny torch kernel failed: %v: %s", err, lastLine(s)), Fix: "run the probe by hand: ncu --metrics gpu__time_duration.sum python3 -c 'import torch; torch.ones(1, device=\"cuda\")*2'"})
+		out = append(out, Finding{Check: "counters probe", Level: LevelWarn, Detail: fmt.Sprintf("ncu on a tiny torch kernel failed: %v: %s", err, lastLine(s)), Fix: "run the probe by hand: ncu --metrics gpu__time_duration.sum " + cfg.Python + " -c 'import torch; torch.ones(1, device=\"cuda\")*2'"})
 	case strings.Contains(s, "gpu__time_duration.sum"):
 		out = append(out, Finding{Check: "counters probe", Level: LevelOK, Detail: "ncu profiled a tiny torch kernel"})
 	default:
@@ -239,11 +245,34 @@ func ParamValue(params, key string) string {
 // venvHas reports whether the interpreter checked is not the project's .venv
 // (scripts/setup.sh's, in the working directory) while that one exists.
 func venvHas(py string) bool {
-	venv := filepath.Join(".venv", "bin", "python")
-	if _, err := os.Stat(venv); err != nil {
+	if _, err := os.Stat(VenvPython); err != nil {
 		return false
 	}
-	return filepath.Clean(py) != venv
+	return filepath.Clean(py) != VenvPython
+}
+
+// pipFixes are the fixes of doctor's Python findings for the interpreter py
+// and the kernels folder dir: for torch and Triton, pip install -r of
+// dir's GPURequirements (which says how to pick torch's CUDA build), or
+// where that file is missing the pip command itself; for the runner's
+// PyYAML and numpy, the pip command.
+func pipFixes(py, dir string) map[string]string {
+	pip := py + " -m pip install "
+	gpu := pip + "torch triton (a CUDA build of torch that matches the driver)"
+	if req := filepath.Join(dir, GPURequirements); fileExists(req) {
+		gpu = pip + "-r " + req + " (torch, Triton, PyYAML, numpy; the file says how to pick torch's CUDA build for the driver)"
+	}
+	return map[string]string{
+		"torch":  gpu + "; the runner needs torch on the GPU machine, the tests do not",
+		"triton": gpu,
+		"yaml":   pip + "pyyaml (the runner reads the specs with it)",
+		"numpy":  pip + "numpy",
+	}
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
 }
 
 // checkPython reports python, torch, triton (and CUDA as torch sees it).
@@ -287,17 +316,18 @@ print(json.dumps(out))`
 		return []Finding{{Check: "python", Level: LevelProblem, Detail: err.Error()}}
 	}
 	out := []Finding{{Check: "python", Level: LevelOK, Detail: fmt.Sprintf("python %s (%s)", env.String("python"), py)}}
+	fixes := pipFixes(cfg.Python, cfg.KernelsDir)
 	for _, m := range []struct {
 		name, fix string
 		setup     bool // scripts/setup.sh installs it into .venv (kernels/requirements-ci.txt)
 	}{
-		{"torch", "pip install torch (a CUDA build matching the driver); the runner needs it on the GPU machine, the tests do not", false},
-		{"triton", "pip install triton (comes with torch on Linux)", false},
-		{"yaml", "pip install pyyaml (the runner reads the specs with it)", true},
-		{"numpy", "pip install numpy", true},
+		{"torch", fixes["torch"], false},
+		{"triton", fixes["triton"], false},
+		{"yaml", fixes["yaml"], true},
+		{"numpy", fixes["numpy"], true},
 	} {
 		if m.setup && env.String(m.name) == "" && venvHas(cfg.Python) {
-			m.fix += "; scripts/setup.sh installed it into .venv, which only the tests use: profile and doctor run " + cfg.Python + " unless given --python .venv/bin/python"
+			m.fix += "; or leave --python out: profile and doctor then run " + VenvPython + ", into which scripts/setup.sh installed it"
 		}
 		if v := env.String(m.name); v != "" {
 			d := m.name + " " + v

@@ -22,7 +22,7 @@ import (
 type Config struct {
 	RunDir      string   // "" : runs/<date>-<gpu>-<time>, <gpu> the device's gpu.ShortName
 	KernelsDir  string   // folder with run.py and <experiment>/spec.yaml; "" : "kernels"
-	Python      string   // "" : "python3"
+	Python      string   // "" : DefaultPython()
 	GPU         string   // the --gpu flag, e.g. "h100"
 	Experiments []string // "" : all (all of ExperimentDirs' when there are any)
 	// ExperimentDirs are experiment folders outside KernelsDir (--experiments):
@@ -84,7 +84,7 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 		cfg.KernelsDir = "kernels"
 	}
 	if cfg.Python == "" {
-		cfg.Python = "python3"
+		cfg.Python = DefaultPython()
 	}
 	if cfg.Passes == nil {
 		cfg.Passes = rundir.AllPasses
