@@ -79,8 +79,10 @@ type nsysParser struct {
 	missing     map[int64]*strMiss
 	missingList []int64 // ids in the order first seen
 
-	ranges    []nsysRange
-	rangeBase int64      // ranges[i].id == rangeBase + i
+	// nodes are the interned range paths (internNode), nodeIdx their index.
+	nodes     []rangeNode
+	nodeIdx   map[nodeKey]int32
+	rangeBase int64      // id of the export's first NVTX range
 	calls     *callIndex // runtime calls by (pid, corr); nil without any
 	// byPID: kernels carry globalPid and calls globalTid, so correlation ids
 	// are matched within a process (ids repeat across processes). Older
@@ -126,9 +128,6 @@ func (p *nsysParser) run() error {
 		return err
 	}
 	if err := p.gpus(); err != nil {
-		return err
-	}
-	if err := p.nvtx(); err != nil {
 		return err
 	}
 	if err := p.runtime(); err != nil {

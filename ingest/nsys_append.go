@@ -160,3 +160,93 @@ func (a *kernelAppender) flush() {
 		}
 	}
 }
+
+// rangeAppender appends range rows like Builder.AddRange, remembering the
+// dictionary index of each value under a caller's integer key, as
+// kernelAppender does for kernels: a range path may be a kilobyte long and
+// a trace holds millions of ranges of a few paths. Call flush before
+// anything else appends ranges.
+type rangeAppender struct {
+	b    *Builder
+	rb   *array.RecordBuilder
+	fast bool
+	dict [nRangeDict]dictCol
+}
+
+// Dictionary columns of the ranges table, in schema order after id.
+const (
+	rdSource = iota
+	rdFile
+	rdKind
+	rdDomain
+	rdText
+	rdPath
+	nRangeDict
+)
+
+var rangeFastColumns = []string{"id", "source", "file", "kind", "domain", "text", "path", "depth", "parent_id", "pid", "tid", "start_ns", "end_ns"}
+
+var rangesEmptyNull = emptyNull(TableRanges)
+
+func newRangeAppender(b *Builder) *rangeAppender {
+	a := &rangeAppender{b: b, rb: b.b[TableRanges]}
+	sc := a.rb.Schema()
+	if kernelAppenderSlow || sc.NumFields() != len(rangeFastColumns) {
+		return a
+	}
+	for i, n := range rangeFastColumns {
+		if sc.Field(i).Name != n {
+			return a
+		}
+	}
+	for j := range a.dict {
+		db, ok := a.rb.Field(1 + j).(*array.BinaryDictionaryBuilder)
+		if !ok {
+			return a
+		}
+		a.dict[j] = dictCol{b: db, cache: map[int64]int{}, pending: make([]int, 0, 4096), emptyNull: rangesEmptyNull[1+j]}
+	}
+	a.fast = true
+	return a
+}
+
+// rangeKeys are the cache keys of a row's dictionary values: keys[j] names
+// the value of dictionary column j; equal keys must mean equal strings.
+type rangeKeys [nRangeDict]int64
+
+func (a *rangeAppender) add(r *Range, keys *rangeKeys) {
+	if !a.fast {
+		a.b.AddRange(*r)
+		return
+	}
+	id := a.b.nextRange
+	a.b.nextRange++
+	rb := a.rb
+	rb.Field(0).(*array.Int64Builder).Append(id)
+	strs := [nRangeDict]string{r.Source, r.File, r.Kind, r.Domain, r.Text, r.Path}
+	for j := range a.dict {
+		a.dict[j].append(keys[j], strs[j])
+	}
+	rb.Field(7).(*array.Int32Builder).Append(r.Depth)
+	if r.ParentID != nil {
+		rb.Field(8).(*array.Int64Builder).Append(*r.ParentID)
+	} else {
+		rb.Field(8).(*array.Int64Builder).AppendNull()
+	}
+	appendI64(rb.Field(9), r.PID, r.Null&NullPID != 0)
+	appendI64(rb.Field(10), r.TID, r.Null&NullTID != 0)
+	appendI64(rb.Field(11), r.StartNs, false)
+	appendI64(rb.Field(12), r.EndNs, false)
+	if a.b.sink != nil && int64(rb.Field(0).Len()) >= streamRows() {
+		a.flush()
+		a.b.spill(TableRanges)
+	}
+}
+
+func (a *rangeAppender) flush() {
+	for j := range a.dict {
+		if a.dict[j].b != nil {
+			a.dict[j].flush()
+		}
+	}
+}

@@ -29,17 +29,29 @@ var (
 	callBlock = 4096
 )
 
-// callRec is one runtime call: its key (pid, corr) and what a kernel takes
-// from it.
+// callRec is one runtime call: its key (pid, corr), its row (calls of one
+// key are found in table order) and what a kernel takes from it.
 type callRec struct {
-	corr, gtid int64
-	rng        int32 // index in nsysParser.ranges, -1 if none
-	pid        int32 // 0 when calls are matched on correlationId alone
+	corr, gtid, row int64
+	rng             int32 // the range's index among the export's ranges (id less rangeBase), -1 if none
+	node            int32 // the range's rangeNode, -1 if none
+	pid             int32 // 0 when calls are matched on correlationId alone
 }
 
-const callRecSize = 24
+const callRecSize = 36
 
 func callCmp(a, b *callRec) int {
+	if c := cmp.Compare(a.pid, b.pid); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.corr, b.corr); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.row, b.row)
+}
+
+// keyCmp compares the keys (pid, corr) of two calls.
+func keyCmp(a, b *callRec) int {
 	if c := cmp.Compare(a.pid, b.pid); c != 0 {
 		return c
 	}
@@ -49,15 +61,19 @@ func callCmp(a, b *callRec) int {
 func (r *callRec) put(b []byte) {
 	binary.LittleEndian.PutUint64(b, uint64(r.corr))
 	binary.LittleEndian.PutUint64(b[8:], uint64(r.gtid))
-	binary.LittleEndian.PutUint32(b[16:], uint32(r.rng))
-	binary.LittleEndian.PutUint32(b[20:], uint32(r.pid))
+	binary.LittleEndian.PutUint64(b[16:], uint64(r.row))
+	binary.LittleEndian.PutUint32(b[24:], uint32(r.rng))
+	binary.LittleEndian.PutUint32(b[28:], uint32(r.node))
+	binary.LittleEndian.PutUint32(b[32:], uint32(r.pid))
 }
 
 func (r *callRec) get(b []byte) {
 	r.corr = int64(binary.LittleEndian.Uint64(b))
 	r.gtid = int64(binary.LittleEndian.Uint64(b[8:]))
-	r.rng = int32(binary.LittleEndian.Uint32(b[16:]))
-	r.pid = int32(binary.LittleEndian.Uint32(b[20:]))
+	r.row = int64(binary.LittleEndian.Uint64(b[16:]))
+	r.rng = int32(binary.LittleEndian.Uint32(b[24:]))
+	r.node = int32(binary.LittleEndian.Uint32(b[28:]))
+	r.pid = int32(binary.LittleEndian.Uint32(b[32:]))
 }
 
 // callIndexBuilder collects calls in table order.
@@ -86,7 +102,7 @@ func (b *callIndexBuilder) add(r callRec) error {
 // sortChunk sorts the chunk by key, calls of one key in table order.
 func (b *callIndexBuilder) sortChunk() {
 	if !slices.IsSortedFunc(b.chunk, func(x, y callRec) int { return callCmp(&x, &y) }) {
-		slices.SortStableFunc(b.chunk, func(x, y callRec) int { return callCmp(&x, &y) })
+		slices.SortFunc(b.chunk, func(x, y callRec) int { return callCmp(&x, &y) })
 	}
 }
 
@@ -317,17 +333,17 @@ func (ix *callIndex) find(pid, corr int64) (callRec, bool, error) {
 	}
 	key := callRec{pid: int32(pid), corr: corr}
 	lower := func(s []callRec) int {
-		return sort.Search(len(s), func(i int) bool { return callCmp(&s[i], &key) >= 0 })
+		return sort.Search(len(s), func(i int) bool { return keyCmp(&s[i], &key) >= 0 })
 	}
 	if ix.f == nil {
 		// Kernels mostly come in the order of their calls: try the record
 		// after the last one found before searching.
-		if i := ix.next; i < len(ix.mem) && callCmp(&ix.mem[i], &key) == 0 && (i == 0 || callCmp(&ix.mem[i-1], &key) < 0) {
+		if i := ix.next; i < len(ix.mem) && keyCmp(&ix.mem[i], &key) == 0 && (i == 0 || keyCmp(&ix.mem[i-1], &key) < 0) {
 			ix.next = i + 1
 			return ix.mem[i], true, nil
 		}
 		i := lower(ix.mem)
-		if i < len(ix.mem) && callCmp(&ix.mem[i], &key) == 0 {
+		if i < len(ix.mem) && keyCmp(&ix.mem[i], &key) == 0 {
 			ix.next = i + 1
 			return ix.mem[i], true, nil
 		}
@@ -336,7 +352,7 @@ func (ix *callIndex) find(pid, corr int64) (callRec, bool, error) {
 	// The first record >= key is in the last block whose first record is
 	// below key, or else it is the first record of the block after.
 	var j int64
-	if b := ix.lastBlk; b >= 0 && callCmp(&ix.fence[b], &key) < 0 && (b+1 == int64(len(ix.fence)) || callCmp(&ix.fence[b+1], &key) >= 0) {
+	if b := ix.lastBlk; b >= 0 && keyCmp(&ix.fence[b], &key) < 0 && (b+1 == int64(len(ix.fence)) || keyCmp(&ix.fence[b+1], &key) >= 0) {
 		j = b + 1 // the cached block is the one
 	} else {
 		j = int64(lower(ix.fence))
@@ -347,13 +363,13 @@ func (ix *callIndex) find(pid, corr int64) (callRec, bool, error) {
 			return callRec{}, false, err
 		}
 		if i := lower(blk); i < len(blk) {
-			if callCmp(&blk[i], &key) == 0 {
+			if keyCmp(&blk[i], &key) == 0 {
 				return blk[i], true, nil
 			}
 			return callRec{}, false, nil
 		}
 	}
-	if j < int64(len(ix.fence)) && callCmp(&ix.fence[j], &key) == 0 {
+	if j < int64(len(ix.fence)) && keyCmp(&ix.fence[j], &key) == 0 {
 		return ix.fence[j], true, nil
 	}
 	return callRec{}, false, nil

@@ -83,18 +83,18 @@ func kernelAbsent(c map[string]bool) Nulls {
 func (p *nsysParser) kernels(c map[string]bool) error {
 	q := kernelQuery(c)
 	absent := kernelAbsent(c)
-	// Cell of each range, computed once per range.
+	// Cell of each range path, computed once per path.
 	type cell struct {
 		key       cellkey.Key
 		rng, path string
 	}
-	cells := make([]*cell, len(p.ranges))
-	cellOf := func(ri int32) *cell {
-		if cells[ri] == nil {
-			r := &p.ranges[ri]
-			cells[ri] = &cell{cellkey.New(cellFromPath(r.comps, p.in.Options)), r.text, strings.Join(r.comps, "/")}
+	cells := make([]*cell, len(p.nodes))
+	cellOf := func(n int32) *cell {
+		if cells[n] == nil {
+			r := &p.nodes[n]
+			cells[n] = &cell{cellkey.New(cellFromPath(p.comps(n), p.in.Options)), r.text, r.path}
 		}
-		return cells[ri]
+		return cells[n]
 	}
 	none := &cell{key: cellkey.New(cellFromPath(nil, p.in.Options))}
 	// setCall fills the call-dependent fields of k; it returns the cell key.
@@ -120,7 +120,7 @@ func (p *nsysParser) kernels(c map[string]bool) error {
 				k.PID, k.TID = gtidPID(call.gtid), gtidTID(call.gtid)
 				k.Null &^= NullPID | NullTID
 				if call.rng >= 0 {
-					cl, ckey = cellOf(call.rng), int64(call.rng)+1
+					cl, ckey = cellOf(call.node), int64(call.node)+1
 				}
 			}
 		}

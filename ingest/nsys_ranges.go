@@ -2,276 +2,481 @@ package ingest
 
 // NVTX ranges of an Nsight Systems export, the CUDA runtime calls that tie
 // kernels to them, and CUDA graph launches traced as a whole.
+//
+// Ranges and calls are swept in start order: the ranges come from the
+// NVTX table in (start, end descending, thread, row) order, each pushed
+// on the stack of its thread and domain (the ranges that no longer hold it
+// popped first), and each runtime call, once every range starting at or
+// before it is pushed, takes the innermost range of its thread's stacks
+// that holds it. Nothing is kept of a range once it leaves its stack but
+// its path, interned (rangeNode): memory goes with the nesting depth and
+// the distinct paths, not with the number of ranges. nsys writes both
+// tables in start order, so both are read in table order; where a table is
+// not, SQLite sorts it (ORDER BY), as slowly as that costs but in bounded
+// memory.
 
 import (
-	"database/sql"
-	"slices"
+	"errors"
+	"fmt"
+	"math"
 	"sort"
 	"strconv"
-	"strings"
 )
 
-type nsysRange struct {
-	id         int64
-	kind       string
-	gtid       int64
-	domainID   int64
-	domain     string
-	text       string
-	start, end int64
-	comps      []string // path components, outermost first
-	depth      int32
-	parent     int64 // ranges.id, -1 if none
+// rangeNode is an interned range path: the path of a range's parent and
+// the range's own text. Ranges of equal paths share one node.
+type rangeNode struct {
+	parent int32 // -1 at the outermost level
+	depth  int32 // components before the last
+	text   string
+	path   string // components joined with "/"
 }
 
-// nvtx reads push/pop and start/end ranges, nests push/pop ranges per
-// thread and domain, and adds them to the ranges table.
-func (p *nsysParser) nvtx() error {
+// nodeKey identifies a rangeNode.
+type nodeKey struct {
+	parent int32
+	text   string
+}
+
+// internNode returns the node of text under parent (-1: none).
+func (p *nsysParser) internNode(parent int32, text string) int32 {
+	k := nodeKey{parent, text}
+	if p.nodeIdx == nil {
+		p.nodeIdx = map[nodeKey]int32{}
+	}
+	if n, ok := p.nodeIdx[k]; ok {
+		return n
+	}
+	n := rangeNode{parent: parent, text: text, path: text}
+	if parent >= 0 {
+		par := &p.nodes[parent]
+		n.depth = par.depth + 1
+		n.path = par.path + "/" + text
+	}
+	id := int32(len(p.nodes))
+	p.nodes = append(p.nodes, n)
+	p.nodeIdx[k] = id
+	return id
+}
+
+// comps returns the path components of node n, outermost first.
+func (p *nsysParser) comps(n int32) []string {
+	out := make([]string, p.nodes[n].depth+1)
+	for i := len(out) - 1; i >= 0; i-- {
+		out[i] = p.nodes[n].text
+		n = p.nodes[n].parent
+	}
+	return out
+}
+
+// nvtxPlan is what a first scan of the NVTX table tells the sweep.
+type nvtxPlan struct {
+	has    bool  // the table has push/pop or start/end ranges
+	maxEnd int64 // the end given to a range never closed (end NULL)
+	sorted bool  // table order is the sweep's order
+	text   string
+	textID string
+	gtid   string
+	domain string
+	// domains names NVTX domains by (process, domain id).
+	domains map[domKey]string
+}
+
+type domKey struct{ pid, id int64 }
+
+// nvtxPrepare reads the NVTX domain names and scans the ranges once for
+// the end of the trace, the first range of negative duration (an error)
+// and whether the table lists them in sweep order.
+func (p *nsysParser) nvtxPrepare() (*nvtxPlan, error) {
+	plan := &nvtxPlan{}
 	if !p.db.has(tabNVTX) {
-		return nil
+		return plan, nil
 	}
 	c, err := p.db.columns(tabNVTX)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if !c["start"] || !c["eventType"] {
-		return badInput(p.in.Path, 0, tabNVTX, "no start or eventType column: not an Nsight Systems NVTX table")
+		return nil, badInput(p.in.Path, 0, tabNVTX, "no start or eventType column: not an Nsight Systems NVTX table")
 	}
-	// Domain names: NvtxDomainCreate events carry the name in text and the
-	// domain in domainId; ids are per process.
-	type domKey struct{ pid, id int64 }
-	domains := map[domKey]string{}
+	plan.text = colOr(c, "", "text", "NULL")
+	plan.textID = "COALESCE(" + colOr(c, "", "textId", "NULL") + ", -1)"
+	plan.gtid = "COALESCE(" + colOr(c, "", "globalTid", "0") + ", 0)"
+	plan.domain = "COALESCE(" + colOr(c, "", "domainId", "0") + ", 0)"
+	// The sweep's order is start ascending, end descending (an enclosing
+	// range first), thread ascending, then table order. A range never
+	// closed ends at the end of the trace, known only after this scan, so
+	// where an open and a closed range of equal start meet, what their
+	// order needs of that end is noted: below is the largest end that must
+	// lie below it, atEnd the smallest that must equal it.
+	//
+	// Domain names come in the same scan: NvtxDomainCreate events carry
+	// the name in text and the domain in domainId; ids are per process; the
+	// earliest event names a domain.
+	plan.domains = map[domKey]string{}
+	type domName struct {
+		start, row int64
+		name       string
+	}
+	names := map[domKey]domName{}
+	domText := "NULL"
 	if c["domainId"] && c["text"] {
-		gt := colOr(c, "", "globalTid", "0")
-		rows, err := p.db.db.Query(`SELECT COALESCE(` + gt + `,0), domainId, COALESCE(text,'') FROM NVTX_EVENTS WHERE eventType = ` + strconv.Itoa(nvtxDomainCreate) + ` AND domainId IS NOT NULL ORDER BY start`)
+		domText = "CASE WHEN eventType = " + strconv.Itoa(nvtxDomainCreate) + " THEN text END"
+	}
+	q := `SELECT start, ` + colOr(c, "", "end", "NULL") + `, ` + plan.gtid + `, rowid, eventType, ` + colOr(c, "", "domainId", "NULL") + `, ` + domText +
+		` FROM NVTX_EVENTS WHERE eventType IN (` + strconv.Itoa(nvtxPushPopRange) + `,` + strconv.Itoa(nvtxStartEndRange) + `,` +
+		strconv.Itoa(nvtxDomainCreate) + `) ORDER BY rowid`
+	plan.sorted = true
+	var prev [3]int64 // start, end (sqlNull: open), thread
+	first := true
+	below, atEnd := int64(math.MinInt64), int64(math.MaxInt64)
+	rs := p.db.streamRows(tabNVTX, q, 6, sqlNull)
+	defer rs.close()
+	for {
+		v, txt, ok, err := rs.next()
 		if err != nil {
-			return p.db.wrap(tabNVTX, err)
+			return nil, err
 		}
-		for rows.Next() {
-			var g, id int64
-			var name string
-			if err := rows.Scan(&g, &id, &name); err != nil {
-				rows.Close()
-				return p.db.wrap(tabNVTX, err)
+		if !ok {
+			break
+		}
+		start, e, g, rowid, et := v[0], v[1], v[2], v[3], v[4]
+		if et == nvtxDomainCreate {
+			if v[5] == sqlNull || domText == "NULL" {
+				continue
 			}
-			k := domKey{gtidPID(g), id}
-			if _, ok := domains[k]; !ok {
-				domains[k] = name
+			k := domKey{gtidPID(g), v[5]}
+			if d, ok := names[k]; !ok || start < d.start || start == d.start && rowid < d.row {
+				names[k] = domName{start, rowid, txt.String}
 			}
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return p.db.wrap(tabNVTX, err)
-		}
-	}
-	text := colOr(c, "", "text", "NULL")
-	textID := colOr(c, "", "textId", "NULL")
-	q := `SELECT start, COALESCE(` + colOr(c, "", "end", "NULL") + `, -1), eventType, COALESCE(` + colOr(c, "", "globalTid", "0") + `,0), ` +
-		`COALESCE(` + colOr(c, "", "domainId", "0") + `,0), ` + text + `, COALESCE(` + textID + `, -1), ` + colOr(c, "", "end", "NULL") + ` IS NULL, rowid ` +
-		`FROM NVTX_EVENTS WHERE eventType IN (` + strconv.Itoa(nvtxPushPopRange) + `,` + strconv.Itoa(nvtxStartEndRange) + `) ORDER BY rowid`
-	rows, err := p.db.db.Query(q)
-	if err != nil {
-		return p.db.wrap(tabNVTX, err)
-	}
-	var maxEnd int64
-	for rows.Next() {
-		var r nsysRange
-		var et, tid, rowid int64
-		var open bool
-		var txt sql.NullString
-		if err := rows.Scan(&r.start, &r.end, &et, &r.gtid, &r.domainID, &txt, &tid, &open, &rowid); err != nil {
-			rows.Close()
-			return p.db.wrap(tabNVTX, err)
-		}
-		if !open && r.end < r.start {
-			rows.Close()
-			return badInput(p.in.Path, 0, tabNVTX, "row id %d: column \"end\" = %d is before \"start\" = %d: a negative duration", rowid, r.end, r.start)
-		}
-		if open {
-			r.end = -1
-		}
-		if txt.Valid {
-			r.text = txt.String
-		} else if tid >= 0 {
-			s, err := p.lookup(tid)
-			if err != nil {
-				rows.Close()
-				return err
-			}
-			r.text = s
-		}
-		r.kind = RangePushPop
-		if et == nvtxStartEndRange {
-			r.kind = RangeStartEnd
-		}
-		if r.domainID != 0 {
-			r.domain = domains[domKey{gtidPID(r.gtid), r.domainID}]
-		}
-		maxEnd = max(maxEnd, r.start, r.end)
-		p.ranges = append(p.ranges, r)
-	}
-	err = rows.Err()
-	rows.Close()
-	if err != nil {
-		return p.db.wrap(tabNVTX, err)
-	}
-	// A range never closed (end NULL) lasts to the end of the trace.
-	for i := range p.ranges {
-		if p.ranges[i].end < 0 {
-			p.ranges[i].end = maxEnd
-		}
-	}
-	// Order: start ascending, longer (enclosing) ranges first, then thread;
-	// the stable sort keeps table order for exact ties. Within one thread and
-	// domain this is the order the nesting stack needs.
-	sort.SliceStable(p.ranges, func(i, j int) bool {
-		a, b := &p.ranges[i], &p.ranges[j]
-		if a.start != b.start {
-			return a.start < b.start
-		}
-		if a.end != b.end {
-			return a.end > b.end
-		}
-		return a.gtid < b.gtid
-	})
-	base := p.b.NextRangeID()
-	p.rangeBase = base
-	type stackKey struct{ gtid, domain int64 }
-	stacks := map[stackKey][]int{}
-	for i := range p.ranges {
-		r := &p.ranges[i]
-		r.id = base + int64(i)
-		r.parent = -1
-		if r.kind != RangePushPop {
-			r.comps = []string{r.text}
 			continue
 		}
-		k := stackKey{r.gtid, r.domainID}
-		st := stacks[k]
+		if start == sqlNull {
+			return nil, badInput(p.in.Path, 0, tabNVTX, "row id %d: column \"start\" is NULL: the range has no start", rowid)
+		}
+		if e != sqlNull && e < start {
+			return nil, badInput(p.in.Path, 0, tabNVTX, "row id %d: column \"end\" = %d is before \"start\" = %d: a negative duration", rowid, e, start)
+		}
+		plan.has = true
+		plan.maxEnd = max(plan.maxEnd, start)
+		if e != sqlNull {
+			plan.maxEnd = max(plan.maxEnd, e)
+		}
+		if plan.sorted && !first {
+			switch {
+			case start != prev[0]:
+				plan.sorted = start > prev[0]
+			case prev[1] == sqlNull && e != sqlNull: // open, then closed
+				if g < prev[2] {
+					below = max(below, e)
+				}
+			case prev[1] != sqlNull && e == sqlNull: // closed, then open
+				atEnd = min(atEnd, prev[1])
+				plan.sorted = g >= prev[2]
+			case e != prev[1]:
+				plan.sorted = e < prev[1]
+			default:
+				plan.sorted = g >= prev[2]
+			}
+		}
+		first = false
+		prev = [3]int64{start, e, g}
+	}
+	if below >= plan.maxEnd || atEnd != math.MaxInt64 && atEnd != plan.maxEnd {
+		plan.sorted = false
+	}
+	for k, d := range names {
+		plan.domains[k] = d.name
+	}
+	return plan, nil
+}
+
+// nvtxRow is one range as the sweep reads it.
+type nvtxRow struct {
+	start, end, kind, gtid, domain, textID int64
+	text                                   string
+	textValid                              bool
+}
+
+// openNVTX starts reading the ranges in sweep order (nil without any).
+func (p *nsysParser) openNVTX(plan *nvtxPlan) *rowStream {
+	if !plan.has {
+		return nil
+	}
+	q := `SELECT start, COALESCE(` + colOr(p.db.cols[tabNVTX], "", "end", "NULL") + `, ` + strconv.FormatInt(plan.maxEnd, 10) + `) AS e, eventType, ` +
+		plan.gtid + ` AS g, ` + plan.domain + `, ` + plan.textID + `, ` + plan.text + ` FROM NVTX_EVENTS WHERE eventType IN (` +
+		strconv.Itoa(nvtxPushPopRange) + `,` + strconv.Itoa(nvtxStartEndRange) + `) ORDER BY `
+	if plan.sorted {
+		q += `rowid`
+	} else {
+		q += `start, e DESC, g, rowid`
+	}
+	return p.db.streamRows(tabNVTX, q, 6, 0)
+}
+
+// sweepRange is a push/pop range on its stack.
+type sweepRange struct {
+	start, end int64
+	idx        int32 // ranges after the first of this export (its id less rangeBase)
+	node       int32
+}
+
+// domStack is the open push/pop ranges of one thread and NVTX domain,
+// outermost first: each holds the one after it.
+type domStack struct {
+	domain int64
+	st     []sweepRange
+}
+
+// rangeSweep pushes the ranges of an export in sweep order and answers,
+// at a time no earlier than every range pushed, which range holds a call.
+type rangeSweep struct {
+	p     *nsysParser
+	src   *rowStream
+	plan  *nvtxPlan
+	emit  bool // add each range to the ranges table as it is pushed
+	app   *rangeAppender
+	doms  map[domKey]int64 // dictionary keys of the domains named
+	next  nvtxRow
+	ready bool // next holds the next range
+	n     int32
+	// threads maps a thread to its stacks, by domain ascending.
+	threads map[int64][]*domStack
+	lastG   int64
+	lastGS  []*domStack
+}
+
+func (p *nsysParser) newSweep(plan *nvtxPlan, emit bool) *rangeSweep {
+	s := &rangeSweep{p: p, src: p.openNVTX(plan), plan: plan, emit: emit, threads: map[int64][]*domStack{}, lastG: math.MinInt64}
+	if emit {
+		s.app = newRangeAppender(p.b)
+		s.doms = map[domKey]int64{}
+	}
+	return s
+}
+
+// close stops the reading and hands on the ranges appended.
+func (s *rangeSweep) close() {
+	if s.src != nil {
+		s.src.close()
+		s.src = nil
+	}
+	if s.app != nil {
+		s.app.flush()
+	}
+}
+
+// read fills s.next; false at the end of the ranges.
+func (s *rangeSweep) read() (bool, error) {
+	if s.ready {
+		return true, nil
+	}
+	if s.src == nil {
+		return false, nil
+	}
+	v, str, ok, err := s.src.next()
+	if err != nil || !ok {
+		return false, err
+	}
+	s.next = nvtxRow{start: v[0], end: v[1], kind: v[2], gtid: v[3], domain: v[4], textID: v[5]}
+	s.next.text, s.next.textValid = str.String, str.Valid
+	s.ready = true
+	return true, nil
+}
+
+// advance pushes every range that starts at or before t.
+func (s *rangeSweep) advance(t int64) error {
+	for {
+		ok, err := s.read()
+		if err != nil || !ok || s.next.start > t {
+			return err
+		}
+		if err := s.push(&s.next); err != nil {
+			return err
+		}
+		s.ready = false
+	}
+}
+
+// drain pushes the ranges left.
+func (s *rangeSweep) drain() error { return s.advance(math.MaxInt64) }
+
+// stacks returns the stacks of thread g.
+func (s *rangeSweep) stacks(g int64) []*domStack {
+	if g != s.lastG {
+		s.lastG, s.lastGS = g, s.threads[g]
+	}
+	return s.lastGS
+}
+
+// push nests r and, when the sweep emits, adds it to the ranges table.
+func (s *rangeSweep) push(r *nvtxRow) error {
+	p := s.p
+	text := r.text
+	if !r.textValid {
+		text = ""
+		if r.textID >= 0 {
+			var err error
+			if text, err = p.lookup(r.textID); err != nil {
+				return err
+			}
+		}
+	}
+	idx := s.n
+	s.n++
+	kind := RangePushPop
+	parent, node := int32(-1), int32(0)
+	if r.kind == nvtxStartEndRange {
+		kind = RangeStartEnd
+		node = p.internNode(-1, text)
+	} else {
+		var ds *domStack
+		gs := s.stacks(r.gtid)
+		for _, x := range gs {
+			if x.domain == r.domain {
+				ds = x
+			}
+		}
+		if ds == nil {
+			ds = &domStack{domain: r.domain}
+			gs = append(gs, ds)
+			sort.SliceStable(gs, func(i, j int) bool { return gs[i].domain < gs[j].domain })
+			s.threads[r.gtid] = gs
+			s.lastG, s.lastGS = r.gtid, gs
+		}
+		st := ds.st
 		for len(st) > 0 {
-			top := &p.ranges[st[len(st)-1]]
+			top := &st[len(st)-1]
 			if top.start <= r.start && r.end <= top.end {
 				break
 			}
 			st = st[:len(st)-1]
 		}
+		pn := int32(-1)
 		if len(st) > 0 {
-			par := &p.ranges[st[len(st)-1]]
-			r.parent = par.id
-			r.depth = int32(len(st))
-			r.comps = append(slices.Clip(par.comps), r.text) // a copy: Clip makes append reallocate
-		} else {
-			r.comps = []string{r.text}
+			parent, pn = st[len(st)-1].idx, st[len(st)-1].node
 		}
-		stacks[k] = append(st, i)
+		node = p.internNode(pn, text)
+		ds.st = append(st, sweepRange{start: r.start, end: r.end, idx: idx, node: node})
 	}
-	for i := range p.ranges {
-		r := &p.ranges[i]
-		row := Range{Source: SourceNsys, File: p.file, Kind: r.kind, Domain: r.domain, Text: r.text,
-			Path: strings.Join(r.comps, "/"), Depth: r.depth, PID: gtidPID(r.gtid), TID: gtidTID(r.gtid),
-			StartNs: r.start, EndNs: r.end}
-		if r.gtid == 0 { // no globalTid: thread and process unknown
-			row.Null = NullPID | NullTID
-		}
-		if r.parent >= 0 {
-			par := r.parent
-			row.ParentID = &par
-		}
-		p.b.AddRange(row)
+	if !s.emit {
+		return nil
 	}
+	n := &p.nodes[node]
+	row := Range{Source: SourceNsys, File: p.file, Kind: kind, Text: text, Path: n.path, Depth: n.depth,
+		PID: gtidPID(r.gtid), TID: gtidTID(r.gtid), StartNs: r.start, EndNs: r.end}
+	keys := rangeKeys{rdText: int64(node), rdPath: int64(node)}
+	if kind == RangeStartEnd {
+		keys[rdKind] = 1
+	}
+	if r.domain != 0 {
+		k := domKey{gtidPID(r.gtid), r.domain}
+		row.Domain = s.plan.domains[k]
+		dk, ok := s.doms[k]
+		if !ok {
+			dk = int64(len(s.doms)) + 1
+			s.doms[k] = dk
+		}
+		keys[rdDomain] = dk
+	}
+	if r.gtid == 0 { // no globalTid: thread and process unknown
+		row.Null = NullPID | NullTID
+	}
+	if parent >= 0 {
+		par := p.rangeBase + int64(parent)
+		row.ParentID = &par
+	}
+	s.app.add(&row, &keys)
 	return nil
 }
 
-// rangeGroup is the push/pop ranges of one thread and one NVTX domain,
-// sorted by start; they nest (NVTX push/pop is a per-thread, per-domain
-// stack).
-type rangeGroup struct {
-	domain int64
-	idx    []int   // indices into nsysParser.ranges
-	starts []int64 // start of each, for binary search
+// attribute returns the innermost push/pop range on thread g that holds
+// [cs, ce] (its index and node; -1, -1 for none): the default domain's (id
+// 0) first, else the deepest of another domain. Every range starting at or
+// before cs must be pushed, and none after it.
+func (s *rangeSweep) attribute(g, cs, ce int64) (int32, int32) {
+	rng, node := int32(-1), int32(-1)
+	var dom int64
+	var depth int32
+	for _, ds := range s.stacks(g) {
+		st := ds.st
+		j := len(st) - 1
+		for ; j >= 0 && ce > st[j].end; j-- {
+		}
+		if j < 0 {
+			continue
+		}
+		// st[j] has j ranges outside it.
+		if rng < 0 || ds.domain != 0 && dom != 0 && int32(j) > depth {
+			rng, node, dom, depth = st[j].idx, st[j].node, ds.domain, int32(j)
+		}
+	}
+	return rng, node
 }
 
-// innermost returns the index of the innermost range of g that holds
-// [cs, ce], or -1. The ranges holding a point form a chain of ancestors of
-// the last range that starts at or before it, so a binary search and a walk
-// up the parents find it in O(log n + depth).
-func (p *nsysParser) innermost(g *rangeGroup, cs, ce int64) int {
-	j := sort.Search(len(g.starts), func(i int) bool { return g.starts[i] > cs }) - 1
-	if j < 0 {
-		return -1
-	}
-	for r := g.idx[j]; r >= 0; {
-		rr := &p.ranges[r]
-		if rr.start <= cs && ce <= rr.end {
-			return r
-		}
-		if rr.parent < 0 {
-			break
-		}
-		r = int(rr.parent - p.rangeBase)
-	}
-	return -1
-}
+// errCallOrder stops a scan of runtime calls that are not in start order.
+var errCallOrder = errors.New("runtime calls out of start order")
 
-// runtime reads the CUDA runtime calls that carry a correlationId,
-// attributes each to the innermost push/pop range on its thread (the
-// default domain (id 0) first, else the deepest range of another domain)
-// and indexes them by (process, correlationId) in p.calls.
+// runtime adds the NVTX ranges to the ranges table and reads the CUDA
+// runtime calls that carry a correlationId, attributing each to the
+// innermost push/pop range on its thread (rangeSweep.attribute), and
+// indexes them by (process, correlationId) in p.calls.
 func (p *nsysParser) runtime() error {
-	if !p.db.has(tabRuntime) {
-		return nil
+	plan, err := p.nvtxPrepare()
+	if err != nil {
+		return err
 	}
+	p.rangeBase = p.b.NextRangeID()
+	sw := p.newSweep(plan, true)
+	defer func() { sw.close() }()
 	c, err := p.db.columns(tabRuntime)
 	if err != nil {
 		return err
 	}
-	if !c["correlationId"] || !c["start"] || !c["end"] {
-		return nil
-	}
-	groups := map[int64][]*rangeGroup{} // gtid -> groups, default domain first
-	for i := range p.ranges {
-		r := &p.ranges[i]
-		if r.kind != RangePushPop {
-			continue
-		}
-		var g *rangeGroup
-		for _, x := range groups[r.gtid] {
-			if x.domain == r.domainID {
-				g = x
-			}
-		}
-		if g == nil {
-			g = &rangeGroup{domain: r.domainID}
-			groups[r.gtid] = append(groups[r.gtid], g)
-		}
-		g.idx = append(g.idx, i)
-		g.starts = append(g.starts, r.start)
-	}
-	for _, gs := range groups {
-		sort.Slice(gs, func(i, j int) bool { return gs[i].domain < gs[j].domain })
+	if !p.db.has(tabRuntime) || !c["correlationId"] || !c["start"] || !c["end"] {
+		return sw.drain()
 	}
 	gt := colOr(c, "", "globalTid", "0")
-	q := `SELECT correlationId, COALESCE(` + gt + `,0), start, COALESCE(end, start) FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE correlationId IS NOT NULL AND %s ORDER BY rowid`
+	q := `SELECT correlationId, COALESCE(` + gt + `,0), start, COALESCE(end, start), rowid FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE correlationId IS NOT NULL AND %s ORDER BY `
 	ib := &callIndexBuilder{}
-	err = p.db.scanSplit(tabRuntime, q, 4, 0, func(v []int64) error {
-		call := callRec{corr: v[0], gtid: v[1], rng: -1}
+	add := func(v []int64) error {
+		call := callRec{corr: v[0], gtid: v[1], row: v[4]}
 		if p.byPID {
 			call.pid = int32(gtidPID(call.gtid))
 		}
-		if gs := groups[call.gtid]; gs != nil {
-			for _, g := range gs {
-				r := p.innermost(g, v[2], v[3])
-				if r < 0 {
-					continue
-				}
-				if call.rng < 0 || g.domain != 0 && p.ranges[call.rng].domainID != 0 && p.ranges[r].depth > p.ranges[call.rng].depth {
-					call.rng = int32(r)
-				}
-			}
-		}
+		call.rng, call.node = sw.attribute(call.gtid, v[2], v[3])
 		return ib.add(call)
+	}
+	// Table order first; calls out of start order are read again, sorted.
+	last := int64(math.MinInt64)
+	err = p.db.scanSplit(tabRuntime, q+`rowid`, 5, 0, func(v []int64) error {
+		if v[2] < last {
+			return errCallOrder
+		}
+		last = v[2]
+		if err := sw.advance(v[2]); err != nil {
+			return err
+		}
+		return add(v)
 	})
+	if err == errCallOrder {
+		ib.close()
+		if err := sw.drain(); err != nil {
+			return err
+		}
+		sw.close()
+		sw = p.newSweep(plan, false)
+		ib = &callIndexBuilder{}
+		err = p.db.scanIntsNull(tabRuntime, fmt.Sprintf(q, "1")+`start, rowid`, 5, 0, func(v []int64) error {
+			if err := sw.advance(v[2]); err != nil {
+				return err
+			}
+			return add(v)
+		})
+	}
+	if err == nil {
+		err = sw.drain()
+	}
 	if err != nil {
 		ib.close()
 		return err
@@ -328,11 +533,11 @@ func (p *nsysParser) graphs() error {
 			r.PID, r.TID = gtidPID(call.gtid), gtidTID(call.gtid)
 			r.Null = 0
 			if call.rng >= 0 {
-				par := &p.ranges[call.rng]
-				id := par.id
+				par := &p.nodes[call.node]
+				id := p.rangeBase + int64(call.rng)
 				r.ParentID = &id
 				r.Depth = par.depth + 1
-				r.Path = strings.Join(par.comps, "/") + "/" + text
+				r.Path = par.path + "/" + text
 			}
 		}
 		p.b.AddRange(r)

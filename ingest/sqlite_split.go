@@ -17,8 +17,13 @@ var splitRows int64 = 1 << 16
 // on two cores. A table spanning fewer than four ranges is read in one
 // scan.
 func (s *sqliteDB) scanSplit(table, query string, ncol int, null int64, fn func(vals []int64) error) error {
+	// Two queries: SQLite finds a lone min(rowid) or max(rowid) at an end
+	// of the table's b-tree, but scans the whole table for both at once.
 	var lo, hi sql.NullInt64
-	if err := s.db.QueryRow(`SELECT min(rowid), max(rowid) FROM "`+table+`"`).Scan(&lo, &hi); err != nil {
+	if err := s.db.QueryRow(`SELECT min(rowid) FROM "` + table + `"`).Scan(&lo); err != nil {
+		return s.wrap(table, err)
+	}
+	if err := s.db.QueryRow(`SELECT max(rowid) FROM "` + table + `"`).Scan(&hi); err != nil {
 		return s.wrap(table, err)
 	}
 	if !lo.Valid || hi.Int64-lo.Int64 < 4*splitRows {
