@@ -7,7 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// Our own ncu capture with nested NVTX ranges (the committed H100 run),
+// rooftool's own ncu capture with nested NVTX ranges (the committed H100 run),
 // pinned. Checked by hand with Python's csv module on the file: one row,
 // Kernel Name "_dual_acc_kernel", gpu__time_duration.sum "88,256" ns,
 // sm__ops_path_tensor_src_bf16_dst_fp32.sum "60,129,542,144" (= 2 GEMMs x
@@ -54,7 +54,7 @@ func TestOwnNCUCapture(t *testing.T) {
 	}
 }
 
-// Our own nsys capture, the same cell: the kernels launched inside the
+// rooftool's own nsys capture, the same cell: the kernels launched inside the
 // cell's NVTX range (runtime call on the same thread) are exactly the one
 // dual-accumulator kernel. Checked with the sqlite3 CLI on the gunzipped
 // export: of the five push/pop ranges "M=512,N=4096,K=7168", the one under

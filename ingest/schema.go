@@ -247,7 +247,7 @@ var metaDoc = TableDoc{Name: TableMeta,
 	Doc: "Export metadata as key/value pairs (nsys META_DATA_EXPORT or EXPORT_META_DATA, ncu ==PROF== lines, Kineto top-level fields, the clocks of a timing JSON).",
 	Columns: []Column{
 		dict("source", "ncu | nsys | kineto | timing", ""),
-		dict("file", "base name of the export; for a timing JSON experiment/variant/<shape>.json, since every experiment names its files by shape (tables ingested before 2026-11-22 03:30 UTC hold the base name)", ""),
+		dict("file", "base name of the export; for a timing JSON experiment/variant/<shape>.json, since every experiment names its files by shape (tables written by earlier versions of ingest hold the base name alone)", ""),
 		dict("key", "metadata key", "timing: clock.<name> (read after the timed loop), clock_sample.<rep>.sm_mhz (during the wall-time loop), device_clock_sample.<rep>.sm_mhz (during the device-time loop), gpu_uuid (the GPU the clocks were read from), device_error; ncu: range_replay (the export's replay of its cell's range pass, 1-based; file is experiment/variant/<export>)"),
 		str("value", "metadata value as printed", ""),
 	}}

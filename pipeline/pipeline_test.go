@@ -45,8 +45,8 @@ func TestReadChecksFS(t *testing.T) {
 }
 
 // TestTimingClocksSharedShapes: swiglu and swiglu_fp8 name their timing files
-// by the same shapes. With experiment/variant/<shape>.json (ingest since
-// 2026-11-22) each experiment gets its own clocks; with bare base names (older
+// by the same shapes. With experiment/variant/<shape>.json (as ingest names
+// them) each experiment gets its own clocks; with bare base names (older
 // tables) a shared shape is attributed to neither rather than to the wrong one.
 func TestTimingClocksSharedShapes(t *testing.T) {
 	exps, err := kernels.Load()

@@ -148,7 +148,7 @@ func TestPipelineSyntheticExport(t *testing.T) {
 	if g.Experiment != "swiglu" || g.Variant != base || g.Shape != shape || g.FLOPs["tensor_bf16"] != 3e10 {
 		t.Errorf("kernel 0: %+v", g)
 	}
-	// Our % of the device DRAM roof against the SOL the row states (25%).
+	// The computed % of the device DRAM roof against the SOL the row states (25%).
 	wantPct := 100 * (5.0e7 + 8.4e6) / 70e-6 / (2048 * 2.619e9)
 	if got := g.PctOfRoof[gpu.CeilDRAM]; math.Abs(got-wantPct) > 1e-9 {
 		t.Errorf("%% DRAM %v, want %v", got, wantPct)
