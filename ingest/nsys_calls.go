@@ -25,7 +25,7 @@ import (
 // an index keeps in memory; callBlock is the records per block of an index
 // on disk. Tests lower both.
 var (
-	callChunk = 2 << 20
+	callChunk = 1 << 20
 	callBlock = 4096
 )
 
@@ -89,8 +89,13 @@ type callIndexBuilder struct {
 }
 
 func (b *callIndexBuilder) add(r callRec) error {
-	if b.chunk == nil {
+	switch {
+	case b.chunk == nil:
 		b.chunk = make([]callRec, 0, min(callChunk, 1<<16))
+	case len(b.chunk) == cap(b.chunk) && cap(b.chunk) < callChunk:
+		// Past a small trace's calls, the whole chunk at once: growing it
+		// by doubling would hold the old and the new array together.
+		b.chunk = append(make([]callRec, 0, callChunk), b.chunk...)
 	}
 	b.chunk = append(b.chunk, r)
 	if len(b.chunk) >= callChunk {
