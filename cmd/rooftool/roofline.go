@@ -52,12 +52,15 @@ or the SASS fadd/fmul/ffma, hadd/hmul/hfma, dadd/dmul/dfma _pred_on.sum counts;
 fp64 counts as fp64) and byte counters (dram__bytes_read/write.sum,
 dram__bytes.sum, lts__t_bytes.sum or l1tex__t_bytes.sum) for a point. When no
 kernel gets one, the command fails with exit 2 and names what is missing,
+with the ncu command line that collects the counters the export lacks,
 unless the export states its own peaks (ncu peak_sustained metrics, as the
 SpeedOfLight_RooflineChart section collects): then the roofs are drawn and a
-warning says that no kernel point could be placed. A device name the catalog
-lacks (an RTX PRO 6000 Blackwell, say) is named in a warning; --gpu with such
-a name is exit 2. Other warnings (points left off the log axes, missing
-counters) are printed; they do not fail the command.`,
+warning says that no kernel point could be placed, with the same command. A
+device name the catalog lacks (an RTX PRO 6000 Blackwell, say) is named in a
+warning; --gpu with such a name is exit 2. --gpu of another compute
+capability than the export's device (its CC column, or the catalog entry of
+its name) is a warning naming both. Other warnings (points left off the log
+axes, missing counters) are printed; they do not fail the command.`,
 		Example: `  rooftool roofline --gpu rtx-a4500 testdata/realdata/ESMM-Research/metrics.csv -o out/
   rooftool roofline --gpu rtx-5090 report.ncu.csv -o out/
   rooftool roofline runs/2026-11-22-h100-1 -o runs/2026-11-22-h100-1/plots`,
@@ -106,7 +109,11 @@ func runRoofline(ctx context.Context, opts *RooflineOptions) error {
 		}
 		an := *res.Run
 		an.Warnings = append(append([]analysis.Warning{}, res.Warnings...), res.Run.Warnings...)
-		return drawRoofline(opts, res.GPUs, res.Experiments, res.Run.Ceilings, &an)
+		tables := ""
+		if run.Dir != "" {
+			tables = filepath.Join(run.Dir, rundir.TablesDir)
+		}
+		return drawRoofline(opts, tables, res.GPUs, res.Experiments, res.Run.Ceilings, &an)
 	}
 	in, err := openRooflineInput(opts.Inputs, 0)
 	if err != nil {
@@ -134,7 +141,7 @@ func runRoofline(ctx context.Context, opts *RooflineOptions) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return drawRoofline(opts, in.t.GPUs(), exps, ceil, an)
+	return drawRoofline(opts, in.dir, in.t.GPUs(), exps, ceil, an)
 }
 
 // openRooflineRun opens inputs as a run directory where they are one
@@ -160,8 +167,14 @@ func openRooflineRun(inputs []string) (*rundir.Run, error) {
 // drawRoofline writes the charts of run (analysed with exps against ceil)
 // to opts.OutDir, their paths to opts.IO.Out, the roofs and warnings to
 // opts.IO.Err; gpus are the rows of the gpus table, which name a device
-// the catalog lacks.
-func drawRoofline(opts *RooflineOptions, gpus []ingest.GPU, exps []*kernels.Experiment, ceil gpu.Ceilings, run *analysis.Run) error {
+// the catalog lacks or one of another compute capability than --gpu.
+// tables is the folder of the tables run was analysed from ("": not
+// known); where an export's kernels get no point, the counters its
+// metrics table lacks are named with the ncu command that collects them.
+func drawRoofline(opts *RooflineOptions, tables string, gpus []ingest.GPU, exps []*kernels.Experiment, ceil gpu.Ceilings, run *analysis.Run) error {
+	for _, w := range ccMismatch(opts.GPU, gpus) {
+		fmt.Fprintf(opts.IO.Err, "warning: %s\n", w)
+	}
 	charts := roofline.Plan(run, exps)
 	if len(charts) == 0 {
 		return &ingest.InputError{File: strings.Join(opts.Inputs, " "), Err: errors.New("no ncu kernels or rooftool cells to draw")}
@@ -177,10 +190,11 @@ func drawRoofline(opts *RooflineOptions, gpus []ingest.GPU, exps []*kernels.Expe
 			// A chart without a single kernel point is drawn only where the
 			// export states its own peaks; else it is bad input.
 			if placed, why := roofline.KernelPoints(run, "", ""); placed == 0 && why != "" {
+				hint := collectHint(missingPointCounters(run, "", "", exportMetricNames(tables)))
 				if !deviceRoofs(ceil) {
-					return &ingest.InputError{File: strings.Join(opts.Inputs, " "), Err: errors.New(why + "; nothing to draw (the export states no peaks either)")}
+					return &ingest.InputError{File: strings.Join(opts.Inputs, " "), Err: errors.New(why + "; nothing to draw (the export states no peaks either)" + onNextLine(hint))}
 				}
-				noPoints = why
+				noPoints = why + "; the chart shows the export's roofs only" + onNextLine(hint)
 			}
 			p, w, err := roofline.RooflinePlot(run, "", "")
 			if err != nil {
@@ -231,7 +245,7 @@ func drawRoofline(opts *RooflineOptions, gpus []ingest.GPU, exps []*kernels.Expe
 		fmt.Fprintf(opts.IO.Err, "warning: %s\n", w.Error())
 	}
 	if noPoints != "" {
-		fmt.Fprintf(opts.IO.Err, "warning: %s; the chart shows the export's roofs only\n", noPoints)
+		fmt.Fprintf(opts.IO.Err, "warning: %s\n", noPoints)
 	}
 	for _, f := range files {
 		fmt.Fprintln(opts.IO.Out, f)
@@ -326,6 +340,14 @@ func uncataloguedGPU(gpus []ingest.GPU, name string) (string, string, bool) {
 		}
 	}
 	return name, cc, true
+}
+
+// onNextLine is s on a line of its own after what precedes it ("" stays "").
+func onNextLine(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "\n" + s
 }
 
 func orUnknownGPU(s string) string {

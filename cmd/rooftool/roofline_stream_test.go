@@ -135,7 +135,7 @@ func TestRooflineStreamMatchesInMemory(t *testing.T) {
 			draw := func(tb *ingest.Tables, ceil gpu.Ceilings, run *analysis.Run) drawn {
 				var o, e bytes.Buffer
 				dir := t.TempDir()
-				err := drawRoofline(&RooflineOptions{IO: &IO{Out: &o, Err: &e}, OutDir: dir, GPU: c.gpu, Inputs: []string{c.input}}, tb.GPUs(), exps, ceil, run)
+				err := drawRoofline(&RooflineOptions{IO: &IO{Out: &o, Err: &e}, OutDir: dir, GPU: c.gpu, Inputs: []string{c.input}}, in.dir, tb.GPUs(), exps, ceil, run)
 				d := drawn{out: strings.ReplaceAll(o.String(), dir, "OUT"), err: e.String(), files: map[string][]byte{}}
 				if err != nil {
 					d.failed = err.Error()
