@@ -1,0 +1,155 @@
+package main
+
+import (
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// modulePath is the import path of the module; layers speak of its packages
+// relative to it ("ingest/rundir").
+const modulePath = "github.com/rooftool/rooftool"
+
+// leafPackages import no package of the module; every layer may import them.
+var leafPackages = []string{"cellkey", "internal/tableout"}
+
+// under reports whether package p is root or a package below it.
+func underPkg(p, root string) bool { return p == root || strings.HasPrefix(p, root+"/") }
+
+// layerViolations checks the direction of the module's imports, given each
+// package's imports of the module's packages (paths relative to modulePath,
+// non-test imports): the pipeline flows gpu -> ingest -> analysis ->
+// pipeline -> roofline, reports -> cmd, with kernels/launch beside
+// analysis. It returns one line per import against that direction.
+func layerViolations(imports map[string][]string) []string {
+	leaf := func(d string) bool { return slices.Contains(leafPackages, d) }
+	rules := []struct {
+		pkg   func(string) bool
+		allow func(dep string) bool
+		what  string
+	}{
+		{leaf, func(string) bool { return false }, "a leaf package imports no package of the module"},
+		{func(p string) bool { return p == "gpu" }, leaf, "gpu imports only leaf packages"},
+		{func(p string) bool { return underPkg(p, "ingest") }, func(d string) bool { return leaf(d) || d == "gpu" || underPkg(d, "ingest") },
+			"ingest imports only gpu and leaf packages"},
+		{func(p string) bool { return p == "analysis" }, func(d string) bool {
+			return !underPkg(d, "pipeline") && !underPkg(d, "reports") && !underPkg(d, "roofline") && !underPkg(d, "cmd") && !underPkg(d, "kernels/launch")
+		}, "analysis imports nothing of pipeline, reports, roofline, cmd or kernels/launch"},
+		{func(p string) bool { return p == "kernels/launch" }, func(d string) bool {
+			return !underPkg(d, "analysis") && !underPkg(d, "pipeline") && !underPkg(d, "reports") && !underPkg(d, "roofline") && !underPkg(d, "cmd")
+		}, "kernels/launch imports nothing of analysis, pipeline, reports, roofline or cmd"},
+		{func(p string) bool { return underPkg(p, "pipeline") }, func(d string) bool { return !underPkg(d, "reports") && !underPkg(d, "roofline") && !underPkg(d, "cmd") },
+			"pipeline imports nothing of reports, roofline or cmd"},
+		{func(p string) bool { return underPkg(p, "roofline") || underPkg(p, "reports") }, func(d string) bool { return !underPkg(d, "cmd") },
+			"roofline and reports import nothing of cmd"},
+		{func(p string) bool { return p != "cmd/rooftool" && p != "reports" }, func(d string) bool { return !underPkg(d, "roofline") },
+			"only cmd/rooftool and reports draw (import roofline)"},
+		{func(p string) bool { return p != "cmd/rooftool" }, func(d string) bool { return d != "testdata" },
+			"only cmd/rooftool imports testdata outside tests"},
+	}
+	var out []string
+	pkgs := make([]string, 0, len(imports))
+	for p := range imports {
+		pkgs = append(pkgs, p)
+	}
+	slices.Sort(pkgs)
+	for _, p := range pkgs {
+		for _, d := range imports[p] {
+			for _, r := range rules {
+				if r.pkg(p) && !r.allow(d) {
+					out = append(out, p+" imports "+d+": "+r.what)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// moduleImports lists, with go list, each package of the module and the
+// packages of the module it imports (test files left out).
+func moduleImports(t *testing.T) map[string][]string {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go is not on PATH")
+	}
+	cmd := exec.Command(goBin, "list", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", "./...")
+	cmd.Dir = filepath.Join("..", "..")
+	out, err := cmd.Output()
+	if err != nil {
+		msg := ""
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			msg = string(ee.Stderr)
+		}
+		t.Fatalf("go list: %v\n%s", err, msg)
+	}
+	rel := func(p string) (string, bool) {
+		if p == modulePath {
+			return "", true
+		}
+		r, ok := strings.CutPrefix(p, modulePath+"/")
+		return r, ok
+	}
+	imports := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		p, ok := rel(f[0])
+		if !ok {
+			t.Fatalf("go list names %q, outside the module", f[0])
+		}
+		imports[p] = []string{}
+		for _, d := range f[1:] {
+			if r, ok := rel(d); ok {
+				imports[p] = append(imports[p], r)
+			}
+		}
+	}
+	return imports
+}
+
+// TestImportLayers: the module's imports flow one way (layerViolations).
+func TestImportLayers(t *testing.T) {
+	imports := moduleImports(t)
+	for _, p := range []string{"cellkey", "gpu", "ingest", "ingest/rundir", "analysis", "kernels/launch", "pipeline", "roofline", "reports", "cmd/rooftool"} {
+		if _, ok := imports[p]; !ok {
+			t.Fatalf("go list does not list %s: %v", p, imports)
+		}
+	}
+	if !slices.Contains(imports["cmd/rooftool"], "testdata") || !slices.Contains(imports["reports"], "roofline") {
+		t.Fatalf("the imports read lack cmd/rooftool -> testdata or reports -> roofline: %v", imports)
+	}
+	for _, v := range layerViolations(imports) {
+		t.Error(v)
+	}
+}
+
+// TestLayerViolations: each rule names an import against the direction.
+func TestLayerViolations(t *testing.T) {
+	ok := map[string][]string{
+		"cellkey": {}, "internal/tableout": {}, "gpu": {"cellkey"}, "kernels": {},
+		"ingest": {"cellkey", "gpu"}, "ingest/rundir": {"cellkey", "ingest"},
+		"analysis":       {"cellkey", "gpu", "ingest", "ingest/rundir", "kernels"},
+		"kernels/launch": {"cellkey", "gpu", "ingest", "ingest/rundir", "kernels"},
+		"pipeline":       {"analysis", "ingest"}, "roofline": {"analysis", "gpu"},
+		"reports":      {"pipeline", "roofline", "internal/tableout"},
+		"cmd/rooftool": {"reports", "roofline", "pipeline", "testdata", "kernels/launch"},
+	}
+	if v := layerViolations(ok); len(v) != 0 {
+		t.Errorf("the module's layering reads as violations: %v", v)
+	}
+	for _, bad := range [][2]string{
+		{"cellkey", "gpu"}, {"internal/tableout", "cellkey"}, {"gpu", "ingest"}, {"ingest", "analysis"}, {"ingest/rundir", "kernels"},
+		{"analysis", "pipeline"}, {"analysis", "roofline"}, {"analysis", "kernels/launch"}, {"kernels/launch", "analysis"},
+		{"pipeline", "reports"}, {"pipeline", "roofline"}, {"roofline", "cmd/rooftool"}, {"reports", "cmd/rooftool"},
+		{"kernels/launch", "roofline"}, {"pipeline", "testdata"}, {"reports", "testdata"},
+	} {
+		m := map[string][]string{bad[0]: {bad[1]}}
+		if v := layerViolations(m); len(v) == 0 {
+			t.Errorf("%s importing %s is not a violation", bad[0], bad[1])
+		}
+	}
+}
