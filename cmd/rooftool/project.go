@@ -295,7 +295,7 @@ func projectTable(w io.Writer, p *analysis.Projection, a, b, srcKey, dstKey stri
 		}
 		cells.Rows = append(cells.Rows, row)
 		if c.WallNote != "" {
-			notes = append(notes, c.Experiment+"/"+c.Variant+"/"+c.Shape+": "+c.WallNote)
+			notes = append(notes, c.Key().String()+": "+c.WallNote)
 		}
 	}
 	if err := cells.WriteText(w, tableout.Markdown); err != nil {
