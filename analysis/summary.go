@@ -3,7 +3,10 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"math/big"
+	"math/bits"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -274,9 +277,20 @@ func SummariseGroups(groups []SummaryGroup, opts SummaryOptions) (Summary, error
 	if err := opts.Validate(); err != nil {
 		return Summary{}, err
 	}
-	byRange := map[string][]SummaryRow{}
+	rows := make([]SummaryRow, 0, len(groups))
 	for _, g := range groups {
-		byRange[g.Range] = append(byRange[g.Range], summarise(g.Range, g.Name, g.Durations))
+		rows = append(rows, summarise(g.Range, g.Name, g.Durations))
+	}
+	return arrangeRows(rows, opts), nil
+}
+
+// arrangeRows sets each row's share of its range's time and orders the
+// rows: ranges by path, the kernels outside every range last; the rows of
+// a range in opts.Sort order, cut to opts.Top.
+func arrangeRows(all []SummaryRow, opts SummaryOptions) Summary {
+	byRange := map[string][]SummaryRow{}
+	for _, r := range all {
+		byRange[r.Range] = append(byRange[r.Range], r)
 	}
 	ranges := make([]string, 0, len(byRange))
 	for r := range byRange {
@@ -309,33 +323,74 @@ func SummariseGroups(groups []SummaryGroup, opts SummaryOptions) (Summary, error
 		}
 		s.Rows = append(s.Rows, rows...)
 	}
-	return s, nil
+	return s
 }
 
 // summarise computes one row from the durations of its launches.
 func summarise(rng, name string, d []int64) SummaryRow {
-	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
-	var total int64
+	slices.Sort(d)
+	var st durStats
 	for _, v := range d {
-		total += v
+		st.add(v)
 	}
 	n := len(d)
-	avg := float64(total) / float64(n)
-	med := float64(d[n/2])
 	if n%2 == 0 {
-		med = (float64(d[n/2-1]) + float64(d[n/2])) / 2
+		return st.row(rng, name, d[n/2-1], d[n/2])
+	}
+	return st.row(rng, name, d[n/2], d[n/2])
+}
+
+// durStats are the figures of a group's durations that do not depend on
+// their order: count, sum, sum of squares (exact, 128 bits: durations are
+// at least 0 and sum to at most MaxInt64, so their squares sum to less
+// than 2^126), least and greatest.
+type durStats struct {
+	n          int
+	total      int64
+	sqHi, sqLo uint64
+	min, max   int64
+}
+
+func (s *durStats) add(v int64) {
+	if s.n == 0 || v < s.min {
+		s.min = v
+	}
+	if s.n == 0 || v > s.max {
+		s.max = v
+	}
+	s.n++
+	s.total += v
+	hi, lo := bits.Mul64(uint64(v), uint64(v))
+	var c uint64
+	s.sqLo, c = bits.Add64(s.sqLo, lo, 0)
+	s.sqHi += hi + c
+}
+
+// row is the summary row of the durations, whose middle ones (by rank
+// (n-1)/2 and n/2, equal for an odd count) are m1 and m2. The sample
+// standard deviation is computed exactly, sqrt((n*sum(v^2) - sum(v)^2) /
+// (n*(n-1))), the quotient rounded once to float64: it depends on the
+// durations alone, not on the order they are summed in.
+func (s *durStats) row(rng, name string, m1, m2 int64) SummaryRow {
+	n := s.n
+	med := float64(m2)
+	if n%2 == 0 {
+		med = (float64(m1) + float64(m2)) / 2
 	}
 	var sd float64
 	if n > 1 {
-		var ss float64
-		for _, v := range d {
-			x := float64(v) - avg
-			ss += x * x
-		}
-		sd = math.Sqrt(ss / float64(n-1))
+		sq := new(big.Int).Lsh(new(big.Int).SetUint64(s.sqHi), 64)
+		sq.Or(sq, new(big.Int).SetUint64(s.sqLo))
+		nb := big.NewInt(int64(n))
+		sq.Mul(sq, nb)
+		t := big.NewInt(s.total)
+		sq.Sub(sq, t.Mul(t, t))
+		den := new(big.Int).Mul(nb, big.NewInt(int64(n-1)))
+		v, _ := new(big.Rat).SetFrac(sq, den).Float64()
+		sd = math.Sqrt(v)
 	}
-	return SummaryRow{Range: rng, Name: name, Instances: n, TotalNs: total,
-		AvgNs: avg, MedNs: med, MinNs: d[0], MaxNs: d[n-1], StdDevNs: sd}
+	return SummaryRow{Range: rng, Name: name, Instances: n, TotalNs: s.total,
+		AvgNs: float64(s.total) / float64(n), MedNs: med, MinNs: s.min, MaxNs: s.max, StdDevNs: sd}
 }
 
 // summaryLess orders the rows of one range.

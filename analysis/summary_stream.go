@@ -1,19 +1,22 @@
 package analysis
 
 // StreamSummary reads the kernels table of a directory a batch at a time
-// (ingest.ScanKernels) and keeps only the durations of each (range, name)
-// group, so a table of a hundred million kernels never becomes a hundred
-// million Kernel rows. Its groups and figures are those of KernelSummary
-// over SummarySource: the same summaryKeeps picks the rows, the same
-// SummaryKey each kernel's group, SummariseGroups computes the rows.
+// (ingest.ScanKernels), only the columns it needs, and groups kernels by
+// the integer ids of their dictionary values; its memory goes with the
+// number of (range, name) groups, not with the number of kernels. Its
+// groups and figures are those of KernelSummary over SummarySource: the
+// same summaryKeeps picks the rows, the same SummaryKey each kernel's
+// group, durStats computes the figures. Exact medians take a second scan:
+// the first counts each group's durations by bucket (durBucket: 1/16 of an
+// octave), the second keeps only the durations of the buckets that hold
+// the middle ones.
 
 import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
+	"math/bits"
 	"slices"
-	"sync"
 
 	"github.com/rooftool/rooftool/ingest"
 )
@@ -78,141 +81,352 @@ func StreamSummary(dir, source string, opts SummaryOptions) (Summary, error) {
 			return Summary{}, err
 		}
 	}
-	type gkey struct{ rng, name string }
-	index := map[gkey]int32{}
-	var groups []SummaryGroup
-	var gt *groupTable
+	sc := &summaryScan{source: source, timeline: timeline, opts: opts, match: match, order: summaryNameOrder(opts.Names),
+		index: map[gkey]int32{}}
+	cols := []string{"source", "pass", "range", "range_path", "name", "short_name", "mangled", "duration_ns"}
+	if err := ingest.ScanKernels(dir, cols, func(b *ingest.KernelBatch) error { return sc.batch(b, 1) }); err != nil {
+		return Summary{}, err
+	}
+	if sc.noTime > 0 {
+		return Summary{}, &SummaryTimeError{Msg: fmt.Sprintf("%d kernel(s) have no time (%q first): their export states neither gpu__time_duration.sum nor sm__cycles_elapsed.avg with sm__cycles_elapsed.avg.per_second, so there is nothing to sum", sc.noTime, sc.first)}
+	}
+	second := false
+	for i := range sc.groups {
+		second = sc.groups[i].plan() || second
+	}
+	if second {
+		sc.gt = nil
+		if err := ingest.ScanKernels(dir, cols, func(b *ingest.KernelBatch) error { return sc.batch(b, 2) }); err != nil {
+			return Summary{}, err
+		}
+	}
+	rows := make([]SummaryRow, len(sc.groups))
+	for i := range sc.groups {
+		g := &sc.groups[i]
+		m1, m2, err := g.middle()
+		if err != nil {
+			return Summary{}, err
+		}
+		rows[i] = g.st.row(g.rng, g.name, m1, m2)
+	}
+	return arrangeRows(rows, opts), nil
+}
+
+type gkey struct{ rng, name string }
+
+// summaryScan is StreamSummary's state across batches and scans.
+type summaryScan struct {
+	source   string
+	timeline bool
+	opts     SummaryOptions
+	match    func(string) bool
+	order    [3]int
+	index    map[gkey]int32
+	groups   []streamGroup
+	gt       *groupTable
+	total    int64  // every kept kernel's time: no group's or range's sum exceeds it
+	noTime   int    // kept kernels without a time (duration_ns null)
+	first    string // the first of them, named in the error
+}
+
+// batch adds the kept rows of b to their groups: in scan 1 every
+// duration, in scan 2 those a group's middle may be.
+func (sc *summaryScan) batch(b *ingest.KernelBatch, scan int) error {
 	str := func(c ingest.StrCol, i int32) string {
 		if i < 0 {
 			return ""
 		}
 		return c.Dict[i]
 	}
-	order := summaryNameOrder(opts.Names)
-	var (
-		total  int64  // every kept kernel's time: no group's or range's sum exceeds it
-		noTime int    // kept kernels without a time (duration_ns null)
-		first  string // the first of them, named in the error
-	)
-	cols := []string{"source", "pass", "range", "range_path", "name", "short_name", "mangled", "duration_ns"}
-	err := ingest.ScanKernels(dir, cols, func(b *ingest.KernelBatch) error {
-		// Which (pass, source) values count: keep[(pass+1)*ns+source+1],
-		// a null value at index 0.
-		ns := len(b.Source.Dict) + 1
-		keep := make([]bool, (len(b.Pass.Dict)+1)*ns)
-		for p := -1; p < len(b.Pass.Dict); p++ {
-			for s := -1; s < len(b.Source.Dict); s++ {
-				keep[(p+1)*ns+s+1] = summaryKeeps(str(b.Pass, int32(p)), str(b.Source, int32(s)), source, timeline)
+	// Which (pass, source) values count: keep[(pass+1)*ns+source+1],
+	// a null value at index 0.
+	ns := len(b.Source.Dict) + 1
+	keep := make([]bool, (len(b.Pass.Dict)+1)*ns)
+	for p := -1; p < len(b.Pass.Dict); p++ {
+		for s := -1; s < len(b.Source.Dict); s++ {
+			keep[(p+1)*ns+s+1] = summaryKeeps(str(b.Pass, int32(p)), str(b.Source, int32(s)), sc.source, sc.timeline)
+		}
+	}
+	d := [5][]string{b.RangePath.Dict, b.Range.Dict, b.Name.Dict, b.ShortName.Dict, b.Mangled.Dict}
+	gt := sc.gt
+	if gt == nil || !sameDict(gt.dicts[0], d[0]) || !sameDict(gt.dicts[1], d[1]) || !sameDict(gt.dicts[2], d[2]) ||
+		!sameDict(gt.dicts[3], d[3]) || !sameDict(gt.dicts[4], d[4]) {
+		gt = &groupTable{dicts: d, nk: len(d[2]) + len(d[3]) + len(d[4]) + 1}
+		if rk := len(d[0]) + len(d[1]) + 1; rk*gt.nk <= tableDenseMax {
+			gt.dense = make([]int32, rk*gt.nk)
+		} else {
+			gt.sparse = map[int64]int32{}
+		}
+		sc.gt = gt
+	}
+	nRP, nN, nS := int32(len(d[0])), int32(len(d[2])), int32(len(d[3]))
+	base := [3]int32{1, 1 + nN, 1 + nN + nS}
+	for i := 0; i < b.Rows; i++ {
+		if !keep[int(b.Pass.Idx[i]+1)*ns+int(b.Source.Idx[i]+1)] {
+			continue
+		}
+		// Range key: 0 none, 1.. range_path values, then range values.
+		// Name key: 0 none, then name, short_name, mangled values. Each
+		// is the value SummaryKey reads: the first non-empty one.
+		var rk, nk int32
+		if j := b.RangePath.Idx[i]; j >= 0 && d[0][j] != "" {
+			rk = 1 + j
+		} else if j := b.Range.Idx[i]; j >= 0 && d[1][j] != "" {
+			rk = 1 + nRP + j
+		}
+		names := [3]int32{b.Name.Idx[i], b.ShortName.Idx[i], b.Mangled.Idx[i]}
+		for _, c := range sc.order {
+			if j := names[c]; j >= 0 && d[2+c][j] != "" {
+				nk = base[c] + j
+				break
 			}
 		}
-		d := [5][]string{b.RangePath.Dict, b.Range.Dict, b.Name.Dict, b.ShortName.Dict, b.Mangled.Dict}
-		if gt == nil || !sameDict(gt.dicts[0], d[0]) || !sameDict(gt.dicts[1], d[1]) || !sameDict(gt.dicts[2], d[2]) ||
-			!sameDict(gt.dicts[3], d[3]) || !sameDict(gt.dicts[4], d[4]) {
-			gt = &groupTable{dicts: d, nk: len(d[2]) + len(d[3]) + len(d[4]) + 1}
-			if rk := len(d[0]) + len(d[1]) + 1; rk*gt.nk <= tableDenseMax {
-				gt.dense = make([]int32, rk*gt.nk)
-			} else {
-				gt.sparse = map[int64]int32{}
-			}
+		cell := int64(rk)*int64(gt.nk) + int64(nk)
+		var g int32
+		if gt.dense != nil {
+			g = gt.dense[cell]
+		} else {
+			g = gt.sparse[cell]
 		}
-		nRP, nN, nS := int32(len(d[0])), int32(len(d[2])), int32(len(d[3]))
-		base := [3]int32{1, 1 + nN, 1 + nN + nS}
-		for i := 0; i < b.Rows; i++ {
-			if !keep[int(b.Pass.Idx[i]+1)*ns+int(b.Source.Idx[i]+1)] {
-				continue
-			}
-			// Range key: 0 none, 1.. range_path values, then range values.
-			// Name key: 0 none, then name, short_name, mangled values. Each
-			// is the value SummaryKey reads: the first non-empty one.
-			var rk, nk int32
-			if j := b.RangePath.Idx[i]; j >= 0 && d[0][j] != "" {
-				rk = 1 + j
-			} else if j := b.Range.Idx[i]; j >= 0 && d[1][j] != "" {
-				rk = 1 + nRP + j
-			}
-			names := [3]int32{b.Name.Idx[i], b.ShortName.Idx[i], b.Mangled.Idx[i]}
-			for _, c := range order {
-				if j := names[c]; j >= 0 && d[2+c][j] != "" {
-					nk = base[c] + j
-					break
+		if g == 0 {
+			k := ingest.Kernel{RangePath: str(b.RangePath, b.RangePath.Idx[i]), Range: str(b.Range, b.Range.Idx[i]),
+				Name: str(b.Name, b.Name.Idx[i]), ShortName: str(b.ShortName, b.ShortName.Idx[i]), Mangled: str(b.Mangled, b.Mangled.Idx[i])}
+			g = -1
+			if rng, name, ok := SummaryKey(&k, sc.opts, sc.match); ok {
+				x, seen := sc.index[gkey{rng, name}]
+				if !seen {
+					x = int32(len(sc.groups))
+					sc.index[gkey{rng, name}] = x
+					sc.groups = append(sc.groups, streamGroup{rng: rng, name: name})
 				}
+				g = x + 1
 			}
-			cell := int64(rk)*int64(gt.nk) + int64(nk)
-			var g int32
 			if gt.dense != nil {
-				g = gt.dense[cell]
+				gt.dense[cell] = g
 			} else {
-				g = gt.sparse[cell]
-			}
-			if g == 0 {
-				k := ingest.Kernel{RangePath: str(b.RangePath, b.RangePath.Idx[i]), Range: str(b.Range, b.Range.Idx[i]),
-					Name: str(b.Name, b.Name.Idx[i]), ShortName: str(b.ShortName, b.ShortName.Idx[i]), Mangled: str(b.Mangled, b.Mangled.Idx[i])}
-				g = -1
-				if rng, name, ok := SummaryKey(&k, opts, match); ok {
-					x, seen := index[gkey{rng, name}]
-					if !seen {
-						x = int32(len(groups))
-						index[gkey{rng, name}] = x
-						groups = append(groups, SummaryGroup{Range: rng, Name: name})
-					}
-					g = x + 1
-				}
-				if gt.dense != nil {
-					gt.dense[cell] = g
-				} else {
-					gt.sparse[cell] = g
-				}
-			}
-			if g > 0 {
-				if !b.DurationValid[i] {
-					if noTime == 0 {
-						first = groups[g-1].Name
-					}
-					noTime++
-					continue
-				}
-				d := b.DurationNs[i]
-				if d < 0 || total > math.MaxInt64-d {
-					return &SummaryTimeError{Msg: fmt.Sprintf("kernel times sum past %d ns (int64): kernel %q adds %d ns to %d ns", int64(math.MaxInt64), groups[g-1].Name, d, total)}
-				}
-				total += d
-				groups[g-1].Durations = append(groups[g-1].Durations, d)
+				gt.sparse[cell] = g
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		return Summary{}, err
+		if g <= 0 {
+			continue
+		}
+		grp := &sc.groups[g-1]
+		if scan == 2 {
+			if b.DurationValid[i] {
+				grp.again(b.DurationNs[i])
+			}
+			continue
+		}
+		if !b.DurationValid[i] {
+			if sc.noTime == 0 {
+				sc.first = grp.name
+			}
+			sc.noTime++
+			continue
+		}
+		v := b.DurationNs[i]
+		if v < 0 || sc.total > math.MaxInt64-v {
+			return &SummaryTimeError{Msg: fmt.Sprintf("kernel times sum past %d ns (int64): kernel %q adds %d ns to %d ns", int64(math.MaxInt64), grp.name, v, sc.total)}
+		}
+		sc.total += v
+		grp.add(v)
 	}
-	if noTime > 0 {
-		return Summary{}, &SummaryTimeError{Msg: fmt.Sprintf("%d kernel(s) have no time (%q first): their export states neither gpu__time_duration.sum nor sm__cycles_elapsed.avg with sm__cycles_elapsed.avg.per_second, so there is nothing to sum", noTime, first)}
-	}
-	sortGroups(groups)
-	return SummariseGroups(groups, opts)
+	return nil
 }
 
-// sortGroups sorts each group's durations, the groups shared among the
-// CPUs (SummariseGroups then finds them sorted).
-func sortGroups(groups []SummaryGroup) {
-	order := make([]int, len(groups))
-	for i := range order {
-		order[i] = i
+// keepVals is how many durations a group keeps as they are; past that it
+// counts them by bucket and its median takes a second scan. histSparse is
+// how many buckets a group lists before it holds a count for every
+// bucket. Tests lower both.
+var (
+	keepVals   = 64
+	histSparse = 24
+)
+
+// Duration buckets: durations below 32 ns have a bucket each; above, a
+// bucket spans 1/16 of an octave (the five leading bits). Buckets are in
+// duration order.
+const (
+	bucketSub = 4
+	nBuckets  = 1<<(bucketSub+1) + (64-bucketSub-2)<<bucketSub
+)
+
+func durBucket(v int64) int {
+	if v < 1<<(bucketSub+1) {
+		return int(v)
 	}
-	slices.SortFunc(order, func(a, b int) int { return len(groups[b].Durations) - len(groups[a].Durations) })
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				slices.Sort(groups[i].Durations)
-			}
-		}()
+	e := bits.Len64(uint64(v)) // 6..63
+	t := int(v >> (e - bucketSub - 1))
+	return 1<<(bucketSub+1) + (e-bucketSub-2)<<bucketSub + t - 1<<bucketSub
+}
+
+// bucketSpan returns the least and greatest duration of bucket k.
+func bucketSpan(k int) (lo, hi int64) {
+	if k < 1<<(bucketSub+1) {
+		return int64(k), int64(k)
 	}
-	for _, i := range order {
-		work <- i
+	j := k - 1<<(bucketSub+1)
+	e := j>>bucketSub + bucketSub + 2
+	t := uint64(j&(1<<bucketSub-1) + 1<<bucketSub)
+	sh := uint(e - bucketSub - 1)
+	l, h := t<<sh, (t+1)<<sh-1
+	if h > math.MaxInt64 {
+		h = math.MaxInt64
 	}
-	close(work)
-	wg.Wait()
+	return int64(l), int64(h)
+}
+
+// streamGroup is one (range, name) group of StreamSummary.
+type streamGroup struct {
+	rng, name string
+	st        durStats
+	vals      []int64 // every duration, while there are at most keepVals
+	// Past keepVals: counts by bucket, a list of (bucket, count) while it
+	// is short, else one count per bucket.
+	hb    []uint16
+	hn    []int64
+	hd    []int64
+	hlast int
+	// Scan 2: the durations in [lo, hi] counted by value; below of them
+	// lie under lo.
+	lo, hi int64
+	below  int64
+	counts map[int64]int64
+	lastV  int64
+	lastN  int64 // durations equal to lastV not yet in counts
+}
+
+func (g *streamGroup) add(v int64) {
+	g.st.add(v)
+	if g.hb == nil && g.hd == nil {
+		if len(g.vals) < keepVals {
+			g.vals = append(g.vals, v)
+			return
+		}
+		for _, x := range g.vals {
+			g.count(durBucket(x))
+		}
+		g.vals = nil
+	}
+	g.count(durBucket(v))
+}
+
+// count adds one duration to bucket k.
+func (g *streamGroup) count(k int) {
+	if g.hd != nil {
+		g.hd[k]++
+		return
+	}
+	if g.hlast < len(g.hb) && int(g.hb[g.hlast]) == k {
+		g.hn[g.hlast]++
+		return
+	}
+	for i, x := range g.hb {
+		if int(x) == k {
+			g.hn[i]++
+			g.hlast = i
+			return
+		}
+	}
+	if len(g.hb) < histSparse {
+		g.hb = append(g.hb, uint16(k))
+		g.hn = append(g.hn, 1)
+		g.hlast = len(g.hb) - 1
+		return
+	}
+	g.hd = make([]int64, nBuckets)
+	for i, x := range g.hb {
+		g.hd[x] = g.hn[i]
+	}
+	g.hd[k]++
+	g.hb, g.hn = nil, nil
+}
+
+// plan readies scan 2 and reports whether the group needs it: the buckets
+// of the middle durations (ranks (n-1)/2 and n/2) give the span [lo, hi]
+// whose durations it counts.
+func (g *streamGroup) plan() bool {
+	if g.hb == nil && g.hd == nil {
+		return false
+	}
+	counts := g.hd
+	if counts == nil {
+		counts = make([]int64, nBuckets)
+		for i, x := range g.hb {
+			counts[x] = g.hn[i]
+		}
+	}
+	n := int64(g.st.n)
+	r1, r2 := (n-1)/2, n/2
+	var seen int64
+	k1 := -1
+	for k, c := range counts {
+		if c == 0 {
+			continue
+		}
+		if k1 < 0 && seen+c > r1 {
+			k1 = k
+			g.below = seen
+			g.lo, _ = bucketSpan(k)
+		}
+		if seen+c > r2 {
+			_, g.hi = bucketSpan(k)
+			break
+		}
+		seen += c
+	}
+	g.hb, g.hn, g.hd = nil, nil, nil
+	g.counts = map[int64]int64{}
+	g.lastV, g.lastN = -1, 0
+	return true
+}
+
+// again counts v in scan 2 if it lies in [lo, hi].
+func (g *streamGroup) again(v int64) {
+	if g.counts == nil || v < g.lo || v > g.hi {
+		return
+	}
+	if v == g.lastV {
+		g.lastN++
+		return
+	}
+	if g.lastN > 0 {
+		g.counts[g.lastV] += g.lastN
+	}
+	g.lastV, g.lastN = v, 1
+}
+
+// middle returns the durations of ranks (n-1)/2 and n/2.
+func (g *streamGroup) middle() (int64, int64, error) {
+	n := g.st.n
+	if g.counts == nil {
+		slices.Sort(g.vals)
+		return g.vals[(n-1)/2], g.vals[n/2], nil
+	}
+	if g.lastN > 0 {
+		g.counts[g.lastV] += g.lastN
+		g.lastN = 0
+	}
+	vals := make([]int64, 0, len(g.counts))
+	for v := range g.counts {
+		vals = append(vals, v)
+	}
+	slices.Sort(vals)
+	r1, r2 := int64(n-1)/2, int64(n)/2
+	seen := g.below
+	m1, m2 := int64(-1), int64(-1)
+	for _, v := range vals {
+		seen += g.counts[v]
+		if m1 < 0 && seen > r1 {
+			m1 = v
+		}
+		if seen > r2 {
+			m2 = v
+			break
+		}
+	}
+	if m1 < 0 || m2 < 0 {
+		return 0, 0, fmt.Errorf("stats: kernels table changed between its two scans (group %q %q)", g.rng, g.name)
+	}
+	return m1, m2, nil
 }
