@@ -159,10 +159,12 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	p("\n")
 	for i, d := range decisions {
 		p("%d. **%s** %s/%s at `%s`: %s.\n", i+1, d.Verdict, d.Experiment, d.Claim, d.Shape, d.Reason)
+		// The quote's TeX math ($> 1.1\times$) reads as report.html shows
+		// it (> 1.1×): Markdown viewers do not all render TeX.
 		if d.Source != "" {
-			p("   Source %s: \"%s\"", d.Cite(), oneLine(d.Quote))
+			p("   Source %s: \"%s\"", d.Cite(), mathText(oneLine(d.Quote)))
 		} else {
-			p("   Seed %s line %d: \"%s\"", d.Seed, d.Line, oneLine(d.Quote))
+			p("   Seed %s line %d: \"%s\"", d.Seed, d.Line, mathText(oneLine(d.Quote)))
 		}
 		if d.Note != "" {
 			p(" Note: %s.", strings.TrimSuffix(oneLine(d.Note), "."))

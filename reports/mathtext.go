@@ -8,9 +8,9 @@ import (
 )
 
 // mathText renders the inline TeX math of a claim's quote ($...$) as plain
-// Unicode text, for report.html: "$> 1.1\times$ at $d = 768$" becomes
-// "> 1.1× at d = 768". Symbols become their characters (\times ×, \le ≤,
-// \approx ≈, Greek letters, ...), ^ and _ of digits and signs become
+// Unicode text, for report.html and report.md: "$> 1.1\times$ at
+// $d = 768$" becomes "> 1.1× at d = 768". Symbols become their characters
+// (\times ×, \le ≤, \approx ≈, Greek letters, ...), ^ and _ of digits and signs become
 // superscripts and subscripts (10^{-3} -> 10⁻³), \frac{a}{b} becomes a/b,
 // \text{..}, \mathrm{..} and the like keep their argument, and braces
 // and spacing commands go. An escaped dollar (\$) stays a dollar; a lone
