@@ -7,8 +7,9 @@
 #              with parallel timing: every shard's timing pass at once),
 #   serial     each other GPU running the ncu pass of the load set in a loop
 #              (--serial-timing: no other timing at once, the profiler passes go on),
-# in the order alone, parallel, serial, alone (drift), each a run
-# directory runs/ctl-<n>-<condition>; they come back tarred in $OUT.
+# in the order ORDER gives (default alone, parallel, serial, alone: the last
+# shows the drift of a cell alone), each a run directory
+# runs/ctl-<n>-<condition>; they come back tarred in $OUT.
 # Compare them with rooftool diff. Carry bin/rooftool.gz and .nsysdeps.
 set -uo pipefail
 GPU=${GPU:-h100}
@@ -40,12 +41,17 @@ control() {  # $1: run name
   CUDA_VISIBLE_DEVICES=${UUIDS[0]} "$RT" profile --gpu "$GPU" --passes check,timing "${CTL[@]}" -o "runs/$1" --no-report \
     > "$OUT/$1.log" 2>&1 || echo "control $1 failed: $?"
 }
-control ctl-1-alone
-start_loads check,timing; control ctl-2-parallel; stop_loads
-start_loads check,ncu; control ctl-3-serial; stop_loads
-control ctl-4-alone
-
-
+# ORDER: the conditions in turn (default: alone parallel serial alone).
+n=0
+for cond in ${ORDER:-alone parallel serial alone}; do
+  n=$((n + 1))
+  case $cond in
+    alone) control "ctl-$n-alone" ;;
+    parallel) start_loads check,timing; control "ctl-$n-parallel"; stop_loads ;;
+    serial) start_loads check,ncu; control "ctl-$n-serial"; stop_loads ;;
+    *) echo "unknown condition $cond"; exit 2 ;;
+  esac
+done
 find runs -name '*.ncu-rep' -o -name '*.nsys-rep' | xargs rm -f
 tar czf "$OUT/ctl.tgz" -C runs $(cd runs && ls -d ctl-*)
 ls -la "$OUT"
