@@ -427,7 +427,7 @@ func (p *nsysParser) runtime() error {
 		return err
 	}
 	p.rangeBase = p.b.NextRangeID()
-	sw := p.newSweep(plan, true)
+	sw := p.newSweep(plan, p.b.keeps(TableRanges))
 	defer func() { sw.close() }()
 	c, err := p.db.columns(tabRuntime)
 	if err != nil {

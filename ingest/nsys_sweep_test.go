@@ -468,3 +468,50 @@ func TestNVTXPlanSorted(t *testing.T) {
 		t.Errorf("traces in order %d, out of it %d: too few of one", counts[true], counts[false])
 	}
 }
+
+// WriteTempKernels writes the kernels table that WriteTemp writes, NVTX
+// attribution included, and the other tables without rows.
+func TestWriteTempKernels(t *testing.T) {
+	rg := rowGroupRows
+	rowGroupRows = 7 // rows handed on (or dropped) in batches
+	t.Cleanup(func() { rowGroupRows = rg })
+	gen := filepath.Join(t.TempDir(), "trace.sqlite")
+	genNVTXTrace(t, gen, 3, 1)
+	for _, path := range []string{nsysRealdata + "DLProf/nsys_profile.sqlite", gen} {
+		in := []Input{{Path: path}}
+		all, err := WriteTemp(in, "rooftool-test-*")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer all.Remove()
+		kern, err := WriteTempKernels(in, "rooftool-test-*")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer kern.Remove()
+		a, err := ReadDir(all.Dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Release()
+		k, err := ReadDir(kern.Dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer k.Release()
+		if a.NumRows(TableRanges) == 0 {
+			t.Fatalf("%s: no ranges to leave out", path)
+		}
+		if d := cmp.Diff(a.Kernels(), k.Kernels()); d != "" {
+			t.Errorf("%s: kernels (-WriteTemp +WriteTempKernels):\n%s", path, d)
+		}
+		for _, n := range TableNames {
+			if n != TableKernels && (k.NumRows(n) != 0 || kern.Written.Rows[n] != 0) {
+				t.Errorf("%s: table %s has %d rows (Written says %d), want none", path, n, k.NumRows(n), kern.Written.Rows[n])
+			}
+		}
+		if !cmp.Equal(all.Written.Warnings, kern.Written.Warnings) {
+			t.Errorf("%s: warnings %v, want %v", path, kern.Written.Warnings, all.Written.Warnings)
+		}
+	}
+}

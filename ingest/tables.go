@@ -57,7 +57,8 @@ type Builder struct {
 	nextKernel, nextRange int64
 	// sink, when set, takes each table's rows as they pile up (WriteFiles).
 	sink  *tableSink
-	warns []Meta // meta rows with key "warning"
+	drop  map[string]bool // tables whose rows the sink is not given
+	warns []Meta          // meta rows with key "warning"
 	// progress, when set, counts the kernel rows of the export being
 	// parsed (Options.Progress).
 	progress *progress

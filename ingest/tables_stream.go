@@ -42,6 +42,13 @@ func (e *WriteError) Unwrap() error { return e.Err }
 // grow its dictionaries from batch to batch). Parse errors are returned as
 // the parsers give them; failures to write are *WriteError.
 func WriteFiles(inputs []Input, dir, format string, mem memory.Allocator) (*Written, error) {
+	return writeFiles(inputs, dir, format, mem, nil)
+}
+
+// writeFiles is WriteFiles, but the rows of the tables in drop are not
+// written (Parquet only): their files hold no rows, and a parser may leave
+// out the work of making them (Builder.keeps).
+func writeFiles(inputs []Input, dir, format string, mem memory.Allocator, drop map[string]bool) (*Written, error) {
 	if format == FormatArrow {
 		t, err := Files(inputs, mem)
 		if err != nil {
@@ -67,6 +74,7 @@ func WriteFiles(inputs []Input, dir, format string, mem memory.Allocator) (*Writ
 	b := NewBuilder(mem)
 	defer b.Release()
 	b.sink = sink
+	b.drop = drop
 	for _, in := range inputs {
 		if err := parseFile(b, in); err != nil {
 			serr := sink.close()
@@ -79,6 +87,11 @@ func WriteFiles(inputs []Input, dir, format string, mem memory.Allocator) (*Writ
 	w := &Written{Rows: map[string]int64{}, Warnings: b.warns}
 	for _, n := range TableNames {
 		rec := b.b[n].NewRecordBatch()
+		if drop[n] {
+			empty := rec.NewSlice(0, 0)
+			rec.Release()
+			rec = empty
+		}
 		w.Rows[n] = sink.rows[n] + rec.NumRows()
 		sink.put(n, rec, true)
 	}
@@ -220,9 +233,17 @@ func (b *Builder) spill(n string) {
 	if int64(rb.Field(0).Len()) < streamRows() {
 		return
 	}
+	if b.drop[n] {
+		rb.NewRecordBatch().Release()
+		return
+	}
 	b.sink.put(n, rb.NewRecordBatch(), false)
 	rb.Reserve(int(streamRows())) // the next batch: room at once, not by doubling
 }
+
+// keeps reports whether the rows of table n are kept: a streaming Builder
+// may drop a table's rows (writeFiles).
+func (b *Builder) keeps(n string) bool { return !b.drop[n] }
 
 // Err returns the first failure to write the rows that a streaming Builder
 // handed on (nil for an in-memory one), so that a parser can stop early.

@@ -17,12 +17,28 @@ type TempTables struct {
 // folder of a new temporary directory named by pattern (os.MkdirTemp).
 // Remove deletes the directory.
 func WriteTemp(inputs []Input, pattern string) (*TempTables, error) {
+	return writeTemp(inputs, pattern, nil)
+}
+
+// WriteTempKernels is WriteTemp for a reader of the kernels table alone:
+// the other tables are written without rows, and the work of making their
+// rows is left out where a parser can (an nsys export's NVTX ranges still
+// attribute its kernels, but no ranges row is made).
+func WriteTempKernels(inputs []Input, pattern string) (*TempTables, error) {
+	drop := map[string]bool{}
+	for _, n := range TableNames {
+		drop[n] = n != TableKernels
+	}
+	return writeTemp(inputs, pattern, drop)
+}
+
+func writeTemp(inputs []Input, pattern string, drop map[string]bool) (*TempTables, error) {
 	root, err := os.MkdirTemp("", pattern)
 	if err != nil {
 		return nil, err
 	}
 	dir := filepath.Join(root, "tables")
-	w, err := WriteFiles(inputs, dir, FormatParquet, nil)
+	w, err := writeFiles(inputs, dir, FormatParquet, nil, drop)
 	if err != nil {
 		os.RemoveAll(root)
 		return nil, err

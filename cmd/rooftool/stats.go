@@ -106,7 +106,8 @@ func loadTables(inputs []string) (*ingest.Tables, error) {
 
 // statsSummary summarises the kernels of the inputs batch by batch
 // (analysis.StreamSummary): a directory of tables as it is, raw exports
-// once ingested into a temporary directory (ingest.WriteTemp).
+// once ingested into a temporary directory (ingest.WriteTempKernels: the
+// kernels table alone).
 // Where stderr is a terminal, progress shows the kernels read and then
 // that the summary is being made; it is wiped before anything else is
 // printed.
@@ -130,7 +131,7 @@ func statsSummary(inputs []string, source string, so analysis.SummaryOptions, io
 		in = append(in, ingest.Input{Path: p})
 	}
 	progress.watch(in)
-	tmp, err := ingest.WriteTemp(in, "rooftool-stats-*")
+	tmp, err := ingest.WriteTempKernels(in, "rooftool-stats-*")
 	progress.stop()
 	if err != nil {
 		return analysis.Summary{}, err
