@@ -72,6 +72,9 @@ type Variant struct {
 	Graph       bool   `yaml:"graph"`    // timed with CUDA-graph replay
 	Requires    string `yaml:"requires"` // optional Python package it needs (e.g. "cutlass"); missing -> skipped
 	Backward    bool   `yaml:"backward"` // forward+backward variant
+	// Dataflow: which of its kernels consumes which one's output (nil: not
+	// stated).
+	Dataflow *Dataflow `yaml:"dataflow"`
 }
 
 // Claim is one claim of a seed document, as data.
@@ -199,6 +202,11 @@ func (e *Experiment) Validate() error {
 		case RoleBaseline, RoleCandidate, RoleReference:
 		default:
 			return fmt.Errorf("variant %q: role %q, want baseline, candidate or reference", v.Name, v.Role)
+		}
+		if v.Dataflow != nil {
+			if err := v.Dataflow.validate(v); err != nil {
+				return fmt.Errorf("variant %q: %w", v.Name, err)
+			}
 		}
 	}
 	if e.Baseline() == "" {

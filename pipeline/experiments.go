@@ -21,6 +21,7 @@ func experimentsOf(run *rundir.Run) ([]*kernels.Experiment, string, []analysis.W
 		var warns []analysis.Warning
 		if builtin, err := kernels.Load(); err == nil {
 			fillEpilogues(exps, builtin)
+			fillDataflows(exps, builtin)
 			warns = missingClaims(exps, builtin, run)
 		}
 		return exps, "the run's own snapshot (" + rundir.SpecsDir + "/)", warns, nil
@@ -64,6 +65,33 @@ func fillEpilogues(exps, builtin []*kernels.Experiment) {
 				if bt, ok := b.Theory[v]; ok && th.EpilogueBytes == "" && bt.EpilogueBytes != "" {
 					th.EpilogueBytes, th.Epilogue = bt.EpilogueBytes, bt.Epilogue+"; from the claims built into rooftool, the run's snapshot states none"
 					e.Theory[v] = th
+				}
+			}
+		}
+	}
+}
+
+// fillDataflows gives the variants of a run's snapshot that state no
+// dataflow (snapshots taken before specs had one) the dataflow of the same
+// experiment and variant built into rooftool, marked as such in From; a
+// cell whose kernels do not match it keeps launch-order chains (analysis
+// CellSequence).
+func fillDataflows(exps, builtin []*kernels.Experiment) {
+	for _, e := range exps {
+		for _, b := range builtin {
+			if b.Name != e.Name {
+				continue
+			}
+			for i, v := range e.Variants {
+				if v.Dataflow != nil {
+					continue
+				}
+				for _, bv := range b.Variants {
+					if bv.Name == v.Name && bv.Dataflow != nil {
+						d := *bv.Dataflow
+						d.From = "from the specs built into rooftool (the run's snapshot states none)"
+						e.Variants[i].Dataflow = &d
+					}
 				}
 			}
 		}
