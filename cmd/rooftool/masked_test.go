@@ -114,10 +114,11 @@ func TestMaskedPassSameFacts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sug, err := suggestLoadRun(ctx, []string{dir})
-			if err != nil || sug == nil {
-				t.Fatalf("suggestLoadRun: %v, %v", sug, err)
+			sugRes, err := suggestLoadRun(ctx, []string{dir})
+			if err != nil || sugRes == nil {
+				t.Fatalf("suggestLoadRun: %v, %v", sugRes, err)
 			}
+			sug := sugRes.Run
 			if d := cmp.Diff(proj.Run, sug, cmpopts.EquateEmpty()); d != "" {
 				t.Errorf("project and suggest see different facts (-project +suggest):\n%s", d)
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -13,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/internal/tableout"
 	"github.com/rooftool/rooftool/pipeline"
@@ -42,13 +44,24 @@ chains per cell, each cell's kernels in launch order with the bytes of the
 ncu kernel pass; or raw exports (nsys SQLite, Kineto JSON, ncu CSV) or a
 directory of ingested tables: chains per file, stream and NVTX range path.
 
+A run's chains follow each variant's dataflow where its spec states one
+(kernels/<experiment>/spec.yaml, "dataflow"; a run whose snapshot has none
+takes the built-in spec's, and says so); otherwise, and for exports, they
+follow launch order, the BASIS column says so in every row, and they are
+listed after the dataflow ones. Kernels not offered as folds are listed
+below the chains with the reason.
+
 --against-run (a run only) sets the savings predicted for each baseline
 cell against what each candidate compared with it measured in the same run,
 baseline minus candidate: kernels per iteration, DRAM bytes (range pass,
-else kernel pass) and GPU time (nsys timeline), with the error of each
-prediction (predicted - measured; for bytes and time in % of measured).
+else kernel pass; the kernel-pass difference beside it) and GPU time (nsys
+timeline). PRED is every chain of the baseline; FUSED the edges of them the
+candidate's kernel names show it fused (Inductor's triton_*_fused_<ops>
+kernels, cuBLAS's epilogue variants such as nvjet ..._badd_), where they
+tell; the errors (predicted - measured; for bytes and time in % of
+measured) are of FUSED where known, else of PRED.
 
---format table (default), csv or json (one object with "rooftool_suggest": 1).
+--format table (default), csv or json (one object with "rooftool_suggest": 2).
 Exit status: 0 done, 2 bad usage or input, 1 anything else.`,
 		Example: `  rooftool suggest testdata/realdata/gpu4/report.sqlite
   rooftool suggest 2026-11-23-h100-140505
@@ -66,16 +79,18 @@ Exit status: 0 done, 2 bad usage or input, 1 anything else.`,
 }
 
 // suggestJSONVersion is the "rooftool_suggest" field of the JSON output.
-const suggestJSONVersion = 1
+const suggestJSONVersion = 2
 
 // suggestJSON is what `rooftool suggest --format json` writes, keys sorted:
 // "rooftool_suggest" (this version), "model" (SuggestModel), and "chains"
-// (analysis.Chain), or with --against-run "checks" (analysis.SuggestCheck).
+// (analysis.Chain) with "not_offered" (analysis.NotOffered), or with
+// --against-run "checks" (analysis.SuggestCheck).
 type suggestJSON struct {
-	Version int
-	Model   string
-	Chains  []analysis.Chain
-	Checks  []analysis.SuggestCheck
+	Version    int
+	Model      string
+	Chains     []analysis.Chain
+	NotOffered []analysis.NotOffered
+	Checks     []analysis.SuggestCheck
 }
 
 func runSuggest(ctx context.Context, opts *SuggestOptions) error {
@@ -91,30 +106,33 @@ func runSuggest(ctx context.Context, opts *SuggestOptions) error {
 		return err
 	}
 	out := suggestJSON{Version: suggestJSONVersion, Model: analysis.SuggestModel}
-	run, err := suggestLoadRun(ctx, opts.Inputs)
+	res, err := suggestLoadRun(ctx, opts.Inputs)
 	if err != nil {
 		return err
 	}
 	switch {
-	case run != nil && opts.AgainstRun:
-		out.Checks = analysis.CheckSuggestions(run)
+	case res != nil && opts.AgainstRun:
+		out.Checks = analysis.CheckSuggestions(res.Run, analysis.FlowsOf(res.Experiments), gpuSMs(res.Run.GPU))
 		if out.Checks == nil {
 			out.Checks = []analysis.SuggestCheck{}
 		}
 	case opts.AgainstRun:
 		return usageErrorf("suggest: --against-run needs one run (a run directory or a committed run), not exports")
-	case run != nil:
-		for _, c := range run.Cells {
+	case res != nil:
+		flows, sms := analysis.FlowsOf(res.Experiments), gpuSMs(res.Run.GPU)
+		for _, c := range res.Run.Cells {
 			if c.Status == "ok" {
-				out.Chains = append(out.Chains, analysis.SuggestCell(c, run.Kernels)...)
+				cs, no := analysis.SuggestCell(c, res.Run.Kernels, flows, sms)
+				out.Chains, out.NotOffered = append(out.Chains, cs...), append(out.NotOffered, no...)
 			}
 		}
+		analysis.RankChains(out.Chains)
 	default:
-		chains, err := suggestExports(opts)
+		chains, no, err := suggestExports(opts)
 		if err != nil {
 			return err
 		}
-		out.Chains = chains
+		out.Chains, out.NotOffered = chains, no
 	}
 	doc := map[string]any{"rooftool_suggest": out.Version, "model": out.Model}
 	var csv tableout.Table
@@ -125,7 +143,10 @@ func runSuggest(ctx context.Context, opts *SuggestOptions) error {
 		if out.Chains == nil {
 			out.Chains = []analysis.Chain{}
 		}
-		doc["chains"] = out.Chains
+		if out.NotOffered == nil {
+			out.NotOffered = []analysis.NotOffered{}
+		}
+		doc["chains"], doc["not_offered"] = out.Chains, out.NotOffered
 		csv = chainRows(out.Chains, false)
 	}
 	text := func(w io.Writer) error {
@@ -133,34 +154,60 @@ func runSuggest(ctx context.Context, opts *SuggestOptions) error {
 			return checkRows(out.Checks, true).WriteText(w, tableout.Columns)
 		}
 		if len(out.Chains) == 0 {
-			_, err := fmt.Fprintln(w, "no chain: no GEMM followed on its stream by kernels without tensor work")
+			fmt.Fprintln(w, "no chain: no GEMM followed on its stream by kernels without tensor work that an epilogue could hold")
+		} else if err := chainRows(out.Chains, true).WriteText(w, tableout.Columns); err != nil {
 			return err
 		}
-		if err := chainRows(out.Chains, true).WriteText(w, tableout.Columns); err != nil {
-			return err
+		var notes []string
+		for _, c := range out.Chains {
+			if c.Note != "" && !slices.Contains(notes, c.Note) {
+				notes = append(notes, c.Note)
+			}
 		}
-		_, err := fmt.Fprintln(w, "\nGPU time saved is the folded kernels' time (the epilogue's own cost counted as nothing; a fused kernel can save more or less); DRAM saved needs ncu bytes (- where absent). See rooftool suggest --help for the model.")
+		for _, n := range notes {
+			fmt.Fprintf(w, "\nnote: %s", n)
+		}
+		if len(notes) > 0 {
+			fmt.Fprintln(w)
+		}
+		if len(out.NotOffered) > 0 {
+			fmt.Fprintln(w, "\nNot offered as folds:")
+			for _, n := range out.NotOffered {
+				fmt.Fprintf(w, "  %s kernel %d %s: %s\n", suggestTrim(n.Range, 48), n.Index, suggestTrim(n.Kernel, 40), n.Reason)
+			}
+		}
+		_, err := fmt.Fprintln(w, "\nFOLDED TIME is the folded kernels' time: what folding saves if the epilogue costs the GEMM nothing (not a bound: a fused kernel that also changes its main loop saves more, a slower epilogue less); DRAM saved needs ncu bytes (- where absent). See rooftool suggest --help for the model.")
 		return err
 	}
 	return tableout.Write(opts.IO.Out, opts.Format, tableout.Output{CSV: csv, JSON: doc, Text: text})
+}
+
+// gpuSMs is the SM count the catalog gives the run's GPU (0: not in it).
+func gpuSMs(name string) int {
+	if g, ok := gpu.Lookup(name); ok {
+		return g.SMs
+	}
+	return 0
 }
 
 // suggestExports finds the chains of raw exports, file by file, or of one
 // directory of ingested tables. An export that holds no kernels (nsys
 // without CUDA kernel activity, a Kineto trace of range-profiler counters
 // only) has no chain: a note on stderr says so.
-func suggestExports(opts *SuggestOptions) ([]analysis.Chain, error) {
-	one := func(inputs []string) ([]analysis.Chain, error) {
+func suggestExports(opts *SuggestOptions) ([]analysis.Chain, []analysis.NotOffered, error) {
+	one := func(inputs []string) ([]analysis.Chain, []analysis.NotOffered, error) {
 		t, err := loadTables(inputs)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		defer t.Release()
 		var facts []analysis.KernelFact
+		sms := 0
 		if an, err := analysis.Analyze(t, nil, analysis.Options{}); err == nil {
-			facts = an.Kernels
+			facts, sms = an.Kernels, gpuSMs(an.GPU)
 		}
-		return analysis.SuggestTables(t, facts), nil
+		cs, no := analysis.SuggestTables(t, facts, sms)
+		return cs, no, nil
 	}
 	if len(opts.Inputs) == 1 {
 		if st, err := os.Stat(opts.Inputs[0]); err == nil && st.IsDir() {
@@ -168,24 +215,25 @@ func suggestExports(opts *SuggestOptions) ([]analysis.Chain, error) {
 		}
 	}
 	var out []analysis.Chain
+	var nos []analysis.NotOffered
 	for _, p := range opts.Inputs {
-		cs, err := one([]string{p})
+		cs, no, err := one([]string{p})
 		if errors.Is(err, ingest.ErrNoKernels) {
 			fmt.Fprintf(opts.IO.Err, "rooftool: suggest: %s holds no kernels: no chain\n", p)
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		out = append(out, cs...)
+		out, nos = append(out, cs...), append(nos, no...)
 	}
-	return out, nil
+	return out, nos, nil
 }
 
-// suggestLoadRun analyses inputs as one run when they name one (a committed
-// run, or a directory rooftool profile wrote); nil when they are exports or
-// tables without rooftool cells.
-func suggestLoadRun(ctx context.Context, inputs []string) (*analysis.Run, error) {
+// suggestLoadRun loads and analyses inputs as one run when they name one
+// (a committed run, or a directory rooftool profile wrote); nil when they
+// are exports or tables without rooftool cells.
+func suggestLoadRun(ctx context.Context, inputs []string) (*pipeline.Result, error) {
 	if len(inputs) != 1 {
 		return nil, nil
 	}
@@ -212,20 +260,20 @@ func suggestLoadRun(ctx context.Context, inputs []string) (*analysis.Run, error)
 	if err != nil {
 		return nil, err
 	}
-	return res.Run, nil
+	return res, nil
 }
 
 // chainRows are the chains as a table: for CSV in base units under the
 // JSON's names, for reading (human) scaled and shortened.
 func chainRows(cs []analysis.Chain, human bool) tableout.Table {
-	t := tableout.Table{Header: []string{"range", "stream", "index", "producer", "folded", "kernels_saved", "gpu_time_saved_ns", "dram_saved_bytes"}}
+	t := tableout.Table{Header: []string{"range", "stream", "index", "basis", "producer", "folded", "kernels_saved", "folded_time_ns", "dram_saved_bytes"}}
 	if human {
-		t.Header = []string{"RANGE", "STREAM", "AT", "PRODUCER", "FOLDED", "KERNELS SAVED", "GPU TIME SAVED (us, <=)", "DRAM SAVED (MB)"}
+		t.Header = []string{"RANGE", "STREAM", "AT", "BASIS", "PRODUCER", "FOLDED", "KERNELS SAVED", "FOLDED TIME (us)", "DRAM SAVED (MB)"}
 	}
 	for _, c := range cs {
 		folded := strings.Join(c.Folded, " | ")
 		rng, prod := c.Range, c.Producer
-		dram, saved := "", strconv.FormatFloat(c.TimeSavedNs, 'f', -1, 64)
+		dram, saved := "", strconv.FormatFloat(c.FoldedTimeNs, 'f', -1, 64)
 		if c.DRAMKnown {
 			dram = strconv.FormatFloat(c.DRAMSavedBytes, 'f', -1, 64)
 		}
@@ -239,7 +287,7 @@ func chainRows(cs []analysis.Chain, human bool) tableout.Table {
 				short = append(short, suggestTrim(f, 32))
 			}
 			folded, rng, prod = strings.Join(short, " | "), suggestTrim(rng, 48), suggestTrim(prod, 40)
-			saved = fmt.Sprintf("%.1f", c.TimeSavedNs/1e3)
+			saved = fmt.Sprintf("%.1f", c.FoldedTimeNs/1e3)
 			dram = "-"
 			if c.DRAMKnown {
 				dram = fmt.Sprintf("%.2f", c.DRAMSavedBytes/1e6)
@@ -248,7 +296,7 @@ func chainRows(cs []analysis.Chain, human bool) tableout.Table {
 		if rng == "" {
 			rng = "-"
 		}
-		t.Rows = append(t.Rows, []string{rng, strconv.FormatInt(c.Stream, 10), strconv.Itoa(c.Index), prod, folded,
+		t.Rows = append(t.Rows, []string{rng, strconv.FormatInt(c.Stream, 10), strconv.Itoa(c.Index), c.Basis, prod, folded,
 			strconv.Itoa(c.KernelsSaved), saved, dram})
 	}
 	return t
@@ -258,14 +306,17 @@ func chainRows(cs []analysis.Chain, human bool) tableout.Table {
 // JSON's names, for reading (human) scaled, each figure's unit in its
 // header.
 func checkRows(cs []analysis.SuggestCheck, human bool) tableout.Table {
-	t := tableout.Table{Header: []string{"experiment", "shape", "baseline", "candidate", "chains",
-		"predicted_kernels_saved", "measured_kernels_saved", "kernels_error",
-		"predicted_dram_saved_bytes", "measured_dram_saved_bytes", "dram_error_pct",
-		"predicted_gpu_time_saved_ns", "measured_gpu_time_saved_ns", "gpu_time_error_pct", "note"}}
+	t := tableout.Table{Header: []string{"experiment", "shape", "baseline", "candidate", "basis", "chains",
+		"predicted_kernels_saved", "fused_kernels_saved", "measured_kernels_saved", "kernels_error",
+		"predicted_dram_saved_bytes", "fused_dram_saved_bytes", "measured_dram_saved_bytes", "dram_error_pct",
+		"measured_dram_saved_kernel_bytes", "dram_kernel_error_pct",
+		"predicted_folded_time_ns", "fused_folded_time_ns", "measured_gpu_time_saved_ns", "gpu_time_error_pct",
+		"measured_kernel_time_saved_ns", "kernel_time_error_pct", "fused", "note"}}
 	if human {
-		t.Header = []string{"EXPERIMENT", "SHAPE", "BASELINE", "CANDIDATE", "CHAINS",
-			"KERNELS PRED", "KERNELS MEAS", "KERNELS ERR", "DRAM PRED (MB)", "DRAM MEAS (MB)", "DRAM ERR (%)",
-			"GPU PRED (us)", "GPU MEAS (us)", "GPU ERR (%)", "NOTE"}
+		t.Header = []string{"EXPERIMENT", "SHAPE", "BASELINE", "CANDIDATE", "BASIS", "CHAINS",
+			"KERNELS PRED", "FUSED", "MEAS", "ERR",
+			"DRAM PRED (MB)", "FUSED (MB)", "MEAS (MB)", "ERR (%)", "MEAS KERNEL PASS (MB)", "ERR (%)",
+			"FOLDED TIME (us)", "FUSED (us)", "GPU MEAS (us)", "ERR (%)", "MEAS KERNEL PASS (us)", "ERR (%)", "FUSED EDGES", "NOTE"}
 	}
 	f := func(v float64, scale float64, prec int) string {
 		if human {
@@ -273,20 +324,35 @@ func checkRows(cs []analysis.SuggestCheck, human bool) tableout.Table {
 		}
 		return strconv.FormatFloat(v, 'f', -1, 64)
 	}
+	dash := func(s string) string {
+		if human && s == "" {
+			return "-"
+		}
+		return s
+	}
 	for _, c := range cs {
-		pd, md, ed := "", "", ""
+		pd, fd, md, ed, mk, ek := "", "", "", "", "", ""
 		if c.DRAMKnown {
 			pd, md, ed = f(c.PredDRAMBytes, 1e6, 2), f(c.MeasDRAMBytes, 1e6, 2), f(c.ErrDRAMPct, 1, 0)
-		} else if human {
-			pd, md, ed = "-", "-", "-"
+			if c.MeasDRAMKernelBytes != 0 {
+				mk, ek = f(c.MeasDRAMKernelBytes, 1e6, 2), f(c.ErrDRAMKernelPct, 1, 0)
+			}
 		}
-		note := c.Note
-		if human && note == "" {
-			note = "-"
+		kt, kte := dash(""), dash("")
+		if c.MeasKernelTimeNs != 0 {
+			kt, kte = f(c.MeasKernelTimeNs, 1e3, 1), f(c.ErrKernelTimePct, 1, 0)
 		}
-		t.Rows = append(t.Rows, []string{c.Experiment, c.Shape, c.Baseline, c.Candidate, strconv.Itoa(c.Chains),
-			strconv.Itoa(c.PredKernels), strconv.Itoa(c.MeasKernels), strconv.Itoa(c.ErrKernels),
-			pd, md, ed, f(c.PredTimeNs, 1e3, 1), f(c.MeasTimeNs, 1e3, 1), f(c.ErrTimePct, 1, 0), note})
+		fk, ft := "", ""
+		if c.FusedKnown {
+			fk, ft = strconv.Itoa(c.FusedKernels), f(c.FusedFoldedNs, 1e3, 1)
+			if c.DRAMKnown {
+				fd = f(c.FusedDRAMBytes, 1e6, 2)
+			}
+		}
+		t.Rows = append(t.Rows, []string{c.Experiment, c.Shape, c.Baseline, c.Candidate, c.Basis, strconv.Itoa(c.Chains),
+			strconv.Itoa(c.PredKernels), dash(fk), strconv.Itoa(c.MeasKernels), strconv.Itoa(c.ErrKernels),
+			dash(pd), dash(fd), dash(md), dash(ed), dash(mk), dash(ek),
+			f(c.PredFoldedNs, 1e3, 1), dash(ft), f(c.MeasTimeNs, 1e3, 1), f(c.ErrTimePct, 1, 0), kt, kte, dash(c.Fused), dash(c.Note)})
 	}
 	return t
 }

@@ -23,8 +23,9 @@ func runSuggestCmd(t *testing.T, args ...string) (code int, stdout, stderr strin
 }
 
 // Golden outputs, one per situation: predictions set against the fused
-// variants two committed runs measured (table, csv); an nsys export with no
-// kernel activity.
+// variants two committed runs measured (table, csv); a run's chains (by
+// dataflow and by launch order, with the kernels not offered); an nsys
+// export with no kernel activity.
 func TestSuggestGolden(t *testing.T) {
 	for _, tc := range []struct {
 		golden string
@@ -32,6 +33,7 @@ func TestSuggestGolden(t *testing.T) {
 	}{
 		{"against_run_h100_140505.txt", []string{"--against-run", "2026-11-23-h100-140505"}},
 		{"against_run_h100_003504.csv", []string{"--against-run", "--format", "csv", "2026-11-22-h100-003504"}},
+		{"run_h100_161238.txt", []string{"2026-11-23-h100-161238"}},
 		{"export_without_kernels.txt", []string{realdata + "WeatherBench2/report1.sqlite"}},
 	} {
 		code, got, stderr := runSuggestCmd(t, tc.args...)
@@ -90,7 +92,7 @@ func TestSuggestRealdata(t *testing.T) {
 						Saved    int    `json:"kernels_saved"`
 					} `json:"chains"`
 				}
-				if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Version != 1 || doc.Chains == nil {
+				if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Version != 2 || doc.Chains == nil {
 					t.Errorf("%s json: %v %.200s", f, err, out)
 				}
 				// The Kineto trace of a convolution benchmark: cuDNN's
@@ -127,7 +129,7 @@ func TestSuggestUsage(t *testing.T) {
 // the checks.
 func TestSuggestHelpAndJSON(t *testing.T) {
 	code, out, _ := runSuggestCmd(t, "--help")
-	if code != 0 || !strings.Contains(out, "Not a bound") || !strings.Contains(out, "producer -> consumer edge") {
+	if code != 0 || !strings.Contains(out, "Not a bound") || !strings.Contains(out, "producer -> folded kernel edge") || !strings.Contains(out, "launch order") {
 		t.Errorf("help (exit %d) does not state the model:\n%s", code, out)
 	}
 	code, out, stderr := runSuggestCmd(t, "--against-run", "--format", "json", "2026-11-23-h100-140505")
@@ -139,19 +141,23 @@ func TestSuggestHelpAndJSON(t *testing.T) {
 		Checks  []struct {
 			Experiment string  `json:"experiment"`
 			Candidate  string  `json:"candidate"`
+			Basis      string  `json:"basis"`
 			Meas       float64 `json:"measured_dram_saved_bytes"`
-			PredNs     float64 `json:"predicted_gpu_time_saved_ns"`
+			PredNs     float64 `json:"predicted_folded_time_ns"`
 			MeasNs     float64 `json:"measured_gpu_time_saved_ns"`
 		} `json:"checks"`
 	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Version != 1 || len(doc.Checks) != 15 {
-		t.Fatalf("json: %v, version %d, %d checks, want 1 and 15", err, doc.Version, len(doc.Checks))
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Version != 2 || len(doc.Checks) != 15 {
+		t.Fatalf("json: %v, version %d, %d checks, want 2 and 15", err, doc.Version, len(doc.Checks))
 	}
-	// METHOD.md, "Predictions": the predicted time is not a bound. In this
+	// METHOD.md, "Predictions": the folded time is not a bound. In this
 	// run swiglu_fp8's dual-acc and dual-acc-graph saved more GPU time (nsys
 	// kernel sums, 9.1 and 8.4 us) than the folded kernels' 4.1 us.
 	more := 0
 	for _, c := range doc.Checks {
+		if c.Basis != "dataflow" {
+			t.Errorf("%s/%s: basis %q, want dataflow (the built-in specs state it)", c.Experiment, c.Candidate, c.Basis)
+		}
 		if c.Experiment == "swiglu_fp8" && (c.Candidate == "dual-acc" || c.Candidate == "dual-acc-graph") && c.MeasNs > 2*c.PredNs {
 			more++
 		}
