@@ -16,7 +16,8 @@ import (
 )
 
 // Colours: Okabe-Ito, readable for the colour-blind and on white (no yellow), then Tol's
-// muted scheme, so that twelve series stay apart.
+// muted scheme and a brown, so that twelve series stay apart: every two of them
+// differ by at least minSeriesDeltaE (CIE76 ΔE; TestSeriesColorsDistinct).
 var seriesColors = []color.RGBA{
 	{0, 114, 178, 255},   // blue
 	{213, 94, 0, 255},    // vermillion
@@ -27,11 +28,16 @@ var seriesColors = []color.RGBA{
 	{136, 34, 85, 255},   // wine (Tol muted)
 	{120, 120, 120, 255}, // grey
 	// Tol muted, for a ninth series on
-	{51, 34, 136, 255},   // indigo
-	{153, 153, 51, 255},  // olive
-	{204, 102, 119, 255}, // rose
-	{68, 170, 153, 255},  // teal
+	{51, 34, 136, 255},  // indigo
+	{153, 153, 51, 255}, // olive
+	{170, 68, 153, 255}, // purple (Tol muted; its rose is too near reddish purple)
+	{140, 86, 75, 255},  // brown (in place of Tol's teal, too near bluish green)
 }
+
+// minSeriesDeltaE is the least CIE76 colour difference between two series
+// colours; about 2 is the least a viewer tells apart side by side, and
+// markers scattered over a chart need far more.
+const minSeriesDeltaE = 25
 
 var (
 	roofGrey  = color.RGBA{70, 70, 70, 255}
