@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -141,8 +142,12 @@ func KernelPoints(run *analysis.Run, experiment, shape string) (placed int, why 
 // run: DRAM, L2 and L1 slopes and the compute roofs the kernels use, each
 // labelled with value and source (measured ceilings dashed); one point per
 // kernel per memory level (marker = level, colour = variant), the heaviest
-// kernels named; each variant's aggregate (a diamond) and arrows from the
-// baseline's aggregate to each candidate's. experiment "" and shape ""
+// kernels named (once per spot); each variant's aggregate (a diamond) and
+// arrows from the baseline's aggregate to each candidate's. Aggregates that
+// would cover one another are drawn apart around the spot they share (a
+// cross), each joined to it and named, and a note names the aggregates that
+// lie outside their own kernels' DRAM points; every mark is in the legend.
+// experiment "" and shape ""
 // select the kernels of an export without rooftool's NVTX ranges; their
 // colours then go by kernel name. Points with zero FLOPs or bytes cannot sit
 // on log axes: they are left off and counted in a WarnZeroOnLog warning.
@@ -205,7 +210,9 @@ func RooflinePlot(run *analysis.Run, experiment, shape string) (*plot.Plot, []an
 			Msg: fmt.Sprintf("%d of %d kernels lack FLOP or byte counters and have no point on the %s roofline", noPoint, len(kfs), selName(experiment, shape))})
 	}
 
-	// Labels for the heaviest kernels that have a point.
+	// Labels for the heaviest kernels that have a point; a name already
+	// written at (nearly) the same point, as the same kernel of several
+	// variants has it, is written once.
 	heavy := append([]analysis.KernelFact(nil), kfs...)
 	sort.SliceStable(heavy, func(i, j int) bool { return heavy[i].DurationNs > heavy[j].DurationNs })
 	var labels []klabel
@@ -215,7 +222,10 @@ func RooflinePlot(run *analysis.Run, experiment, shape string) (*plot.Plot, []an
 		}
 		for _, lv := range levels {
 			if ai := f.AI[lv.key]; ai > 0 && f.FLOPRate > 0 {
-				labels = append(labels, klabel{ai, f.FLOPRate, shorten(f.ShortName, 32)})
+				l := klabel{ai, f.FLOPRate, shorten(f.ShortName, 32)}
+				if !slices.ContainsFunc(labels, func(o klabel) bool { return o.text == l.text && samePoint(o.x, o.y, l.x, l.y) }) {
+					labels = append(labels, l)
+				}
 				break
 			}
 		}
@@ -225,7 +235,7 @@ func RooflinePlot(run *analysis.Run, experiment, shape string) (*plot.Plot, []an
 	// partial range) and over wall time (timing pass; device time where the
 	// wall time is host-bound or absent).
 	var aggs []aggregate
-	aggByVariant := map[string]aggregate{}
+	aggByVariant := map[string]int{} // index into aggs
 	aggNote := ""
 	for _, c := range cells {
 		bytes, _ := c.DRAM()
@@ -242,9 +252,8 @@ func RooflinePlot(run *analysis.Run, experiment, shape string) (*plot.Plot, []an
 			continue
 		}
 		s := seriesOf(analysis.KernelFact{Variant: c.Variant, ShortName: c.Variant})
-		a := aggregate{s, c.FLOPs / bytes, c.FLOPs / secs, c.Variant}
-		aggs = append(aggs, a)
-		aggByVariant[c.Variant] = a
+		aggByVariant[c.Variant] = len(aggs)
+		aggs = append(aggs, aggregate{s, c.FLOPs / bytes, c.FLOPs / secs, c.Variant})
 		if aggNote == "" {
 			aggNote = "variant total: FLOPs per DRAM byte, FLOPs per wall second (device second where host-bound)"
 		}
@@ -253,7 +262,7 @@ func RooflinePlot(run *analysis.Run, experiment, shape string) (*plot.Plot, []an
 		return nil, nil, fmt.Errorf("roofline %s %s: no ncu kernel pass and no cell with FLOPs and bytes (timing only?): %w", orAll(experiment), orAll(shape), ErrNoData)
 	}
 	// Arrows follow the comparisons: from each candidate's baseline.
-	var arrows [][2]aggregate
+	var arrows [][2]int
 	for _, cmp := range run.Comparisons {
 		if cmp.Experiment != experiment || cmp.Shape != shape {
 			continue
@@ -261,7 +270,7 @@ func RooflinePlot(run *analysis.Run, experiment, shape string) (*plot.Plot, []an
 		b, okB := aggByVariant[cmp.Baseline]
 		a, okA := aggByVariant[cmp.Candidate]
 		if okA && okB {
-			arrows = append(arrows, [2]aggregate{b, a})
+			arrows = append(arrows, [2]int{b, a})
 		}
 	}
 
@@ -351,16 +360,18 @@ func RooflinePlot(run *analysis.Run, experiment, shape string) (*plot.Plot, []an
 			p.Add(sc)
 		}
 	}
-	for _, a := range aggs {
-		sc, err := plotter.NewScatter(plotter.XYs{{X: a.x, Y: a.y}})
-		if err != nil {
-			return nil, nil, err
-		}
-		sc.GlyphStyle = draw.GlyphStyle{Color: seriesColor(a.series), Radius: vg.Points(8), Shape: diamondGlyph{}}
-		p.Add(sc)
-	}
+	// Totals on top of the kernel markers; those that would cover one
+	// another (at this plot's size) are drawn apart around their spot.
+	p.Add(aggLayer{layer})
 	layer.aggs = aggs
 	layer.points = pts
+	trX, trY := dataTransforms(p, rooflineW, rooflineH)
+	var aggAt []vg.Point
+	for _, a := range aggs {
+		aggAt = append(aggAt, vg.Point{X: trX(a.x), Y: trY(a.y)})
+	}
+	layer.groups = clusterAggs(aggAt)
+	layer.outside = outsideNote(aggs, pts)
 
 	// Legend: series colours, level shapes, aggregate.
 	p.Legend.Top, p.Legend.Left = false, false
@@ -392,10 +403,34 @@ func RooflinePlot(run *analysis.Run, experiment, shape string) (*plot.Plot, []an
 	if len(aggs) > 0 {
 		p.Legend.Add(aggNote, glyphThumb{draw.GlyphStyle{Color: color.RGBA{150, 150, 150, 255}, Radius: vg.Points(6), Shape: diamondGlyph{}}})
 	}
+	groupOf := map[int]int{}
+	shared := false
+	for g, members := range layer.groups {
+		for _, i := range members {
+			groupOf[i] = g
+		}
+		shared = shared || len(members) > 1
+	}
+	for _, ar := range arrows {
+		if groupOf[ar[0]] != groupOf[ar[1]] {
+			p.Legend.Add("from the baseline's total to a candidate's", arrowThumb{})
+			break
+		}
+	}
+	if shared {
+		p.Legend.Add("totals at one spot, drawn around it and named", spotThumb{})
+	}
 	if len(pts) == 0 && len(aggs) == 0 {
 		layer.note = "no kernel has both FLOP and byte counters: roofs only"
 	}
 	return p, warnings, nil
+}
+
+// samePoint reports whether two points of the log axes lie within 5% of
+// each other along both: one spot at any size the plot is drawn.
+func samePoint(x0, y0, x1, y1 float64) bool {
+	near := func(a, b float64) bool { return math.Abs(math.Log(a/b)) < math.Log(1.05) }
+	return near(x0, x1) && near(y0, y1)
 }
 
 func selName(experiment, shape string) string {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rooftool/rooftool/gpu"
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -35,10 +36,16 @@ type rooflineLayer struct {
 	roofs  []roof
 	labels []klabel
 	aggs   []aggregate
-	arrows [][2]aggregate
+	arrows [][2]int // indices into aggs: from a baseline's total to a candidate's
 	top    float64
 	note   string
 	points []kpoint // kernel markers: labels keep off them
+	// groups are the totals (indices into aggs) that would cover one
+	// another, drawn apart (clusterAggs); totals is where this drawing put
+	// them, for aggLayer; outside is outsideNote's note.
+	groups  [][]int
+	totals  totalsLayout
+	outside string
 }
 
 func (l *rooflineLayer) Plot(c draw.Canvas, p *plot.Plot) {
@@ -63,15 +70,17 @@ func (l *rooflineLayer) Plot(c draw.Canvas, p *plot.Plot) {
 			dramBW = r.value
 		}
 	}
-	// Markers are obstacles for every label.
+	// The legend, drawn over the data area last, is an obstacle for the
+	// notes and labels; so are the markers.
+	taken = append(taken, legendRect(&p.Legend, c))
 	for _, q := range l.points {
 		at := pt(q.x, q.y)
 		r := vg.Points(5)
 		taken = append(taken, vg.Rectangle{Min: vg.Point{X: at.X - r, Y: at.Y - r}, Max: vg.Point{X: at.X + r, Y: at.Y + r}})
 	}
-	for _, a := range l.aggs {
-		at := pt(a.x, a.y)
-		r := vg.Points(9)
+	l.totals = layoutTotals(l.aggs, l.groups, pt)
+	for _, at := range append(append([]vg.Point{}, l.totals.at...), l.totals.spots...) {
+		r := aggRadius + vg.Points(1)
 		taken = append(taken, vg.Rectangle{Min: vg.Point{X: at.X - r, Y: at.Y - r}, Max: vg.Point{X: at.X + r, Y: at.Y + r}})
 	}
 	// Compute roofs: flat, from the DRAM slope to the right edge.
@@ -141,6 +150,7 @@ func (l *rooflineLayer) Plot(c draw.Canvas, p *plot.Plot) {
 		}
 	}
 	// Bandwidth roofs: slopes from the left edge to the highest flat roof.
+	var slopes [][2]vg.Point // kept off by the notes
 	top := l.top
 	for _, r := range l.roofs {
 		if r.kind != gpu.KindBandwidth {
@@ -164,6 +174,7 @@ func (l *rooflineLayer) Plot(c draw.Canvas, p *plot.Plot) {
 		}
 		lines := c.ClipLinesXY([]vg.Point{pt(x0, r.value*x0), pt(x1, r.value*x1)})
 		c.StrokeLines(sty, lines...)
+		slopes = append(slopes, [2]vg.Point{pt(x0, r.value*x0), pt(x1, r.value*x1)})
 		// Label along the slope near its lower end, rotated to the line.
 		a, b := pt(x0, r.value*x0), pt(x1, r.value*x1)
 		ang := math.Atan2(float64(b.Y-a.Y), float64(b.X-a.X))
@@ -196,10 +207,23 @@ func (l *rooflineLayer) Plot(c draw.Canvas, p *plot.Plot) {
 		c.FillText(tsty, start, txt)
 		taken = append(taken, boxes...)
 	}
-	// Arrows from the baseline's aggregate to each candidate's.
+	// Arrows from the baseline's total to each candidate's, where they
+	// lie apart (within a group the direction would be the layout's).
 	for _, ar := range l.arrows {
-		from, to := pt(ar[0].x, ar[0].y), pt(ar[1].x, ar[1].y)
-		drawArrow(c, from, to, vg.Points(9))
+		if l.totals.group[ar[0]] != l.totals.group[ar[1]] {
+			drawArrow(c, l.totals.at[ar[0]], l.totals.at[ar[1]], aggRadius+vg.Points(1))
+		}
+	}
+	// Totals drawn apart: joined to their own spot (aggLayer marks it with
+	// a cross over the kernel markers) and named outward from it.
+	for _, j := range l.totals.joined {
+		c.StrokeLine2(joinStyle, j[0].X, j[0].Y, j[1].X, j[1].Y)
+	}
+	tsty := textStyle(vg.Points(8), color.RGBA{20, 20, 20, 255})
+	for i, a := range l.aggs {
+		if l.totals.moved[i] {
+			taken = append(taken, placeOutward(c, taken, tsty, l.totals.at[i], l.totals.angle[i], aggRadius+vg.Points(3), a.name))
+		}
 	}
 	// Kernel names next to their points, avoiding other text and the edges.
 	ksty := textStyle(vg.Points(8), color.RGBA{40, 40, 40, 255})
@@ -238,10 +262,126 @@ func (l *rooflineLayer) Plot(c draw.Canvas, p *plot.Plot) {
 			break
 		}
 	}
+	y := c.Max.Y - vg.Points(12)
 	if l.note != "" {
 		nsty := textStyle(vg.Points(11), color.RGBA{150, 40, 40, 255})
-		fillTextBG(c, nsty, vg.Point{X: c.Min.X + vg.Points(12), Y: c.Max.Y - nsty.Height(l.note) - vg.Points(12)}, l.note)
+		y -= nsty.Height(l.note)
+		taken = append(taken, fillTextBG(c, nsty, vg.Point{X: c.Min.X + vg.Points(12), Y: y}, l.note))
+		y -= vg.Points(6)
 	}
+	if l.outside != "" {
+		// The lowest, then leftmost, place clear of text, markers and
+		// roof lines, below any other note; top left all the same where
+		// there is none.
+		osty := textStyle(vg.Points(9), color.RGBA{40, 40, 40, 255})
+		w, h := osty.Width(l.outside), osty.Height(l.outside)
+		top := vg.Point{X: c.Min.X + vg.Points(12), Y: y - h}
+		at := top
+		var cands []vg.Point
+		for cy := c.Min.Y + vg.Points(12); cy <= top.Y; cy += (c.Max.Y - c.Min.Y) / 24 {
+			for cx := c.Min.X + vg.Points(12); cx+w <= c.Max.X; cx += (c.Max.X - c.Min.X) / 24 {
+				cands = append(cands, vg.Point{X: cx, Y: cy})
+			}
+		}
+		cands = append(cands, top)
+		for _, cand := range cands {
+			r := textRect(osty, cand, l.outside)
+			if taken.free(r, c) && !crossesAny(r, slopes) {
+				at = cand
+				break
+			}
+		}
+		fillTextBG(c, osty, at, l.outside)
+	}
+}
+
+// placeOutward writes txt beside a marker at at, on the side the angle
+// out (radians) points to, gap from its centre: there where nothing taken
+// is under it, else turned up to 90 degrees either way, else further out
+// with a leader line back to the marker; where every place is taken, at
+// the first. It returns the text's box.
+func placeOutward(c draw.Canvas, taken placed, sty text.Style, at vg.Point, out float64, gap vg.Length, txt string) vg.Rectangle {
+	w, h := sty.Width(txt), sty.Height(txt)
+	box := func(ang float64, d vg.Length) vg.Point {
+		p := vg.Point{X: at.X + d*vg.Length(math.Cos(ang)), Y: at.Y + d*vg.Length(math.Sin(ang))}
+		switch cos, sin := math.Cos(ang), math.Sin(ang); {
+		case cos > 0.35:
+			return vg.Point{X: p.X, Y: p.Y - h/2}
+		case cos < -0.35:
+			return vg.Point{X: p.X - w, Y: p.Y - h/2}
+		case sin > 0:
+			return vg.Point{X: p.X - w/2, Y: p.Y}
+		default:
+			return vg.Point{X: p.X - w/2, Y: p.Y - h}
+		}
+	}
+	var first vg.Point
+	for k, d := range []vg.Length{gap, gap + vg.Points(10), gap + vg.Points(22), gap + vg.Points(36)} {
+		for j, turn := range []float64{0, 0.5, -0.5, 1, -1, 1.57, -1.57} {
+			cand := box(out+turn, d)
+			if k == 0 && j == 0 {
+				first = cand
+			}
+			if !taken.free(textRect(sty, cand, txt), c) {
+				continue
+			}
+			if k > 0 {
+				// To the nearest point of the text's box.
+				end := vg.Point{X: max(cand.X, min(cand.X+w, at.X)), Y: max(cand.Y, min(cand.Y+h, at.Y))}
+				c.StrokeLine2(joinStyle, at.X, at.Y, end.X, end.Y)
+			}
+			return fillTextBG(c, sty, cand, txt)
+		}
+	}
+	return fillTextBG(c, sty, first, txt)
+}
+
+// legendRect is where l is drawn over the data canvas c: the size of
+// l.Rectangle, on the side of c that l.Top and l.Left name, moved by its
+// offsets.
+func legendRect(l *plot.Legend, c draw.Canvas) vg.Rectangle {
+	r := l.Rectangle(c)
+	w, h := r.Max.X-r.Min.X, r.Max.Y-r.Min.Y
+	x0, y0 := c.Max.X-w, c.Min.Y
+	if l.Left {
+		x0 = c.Min.X
+	}
+	if l.Top {
+		y0 = c.Max.Y - h
+	}
+	x0, y0 = x0+l.XOffs, y0+l.YOffs
+	return vg.Rectangle{Min: vg.Point{X: x0, Y: y0}, Max: vg.Point{X: x0 + w, Y: y0 + h}}
+}
+
+// crossesAny reports whether a segment of segs passes through r.
+func crossesAny(r vg.Rectangle, segs [][2]vg.Point) bool {
+	for _, sg := range segs {
+		// Liang-Barsky: clip the segment to r; it crosses r where
+		// something of it is left.
+		x0, y0 := float64(sg[0].X), float64(sg[0].Y)
+		dx, dy := float64(sg[1].X)-x0, float64(sg[1].Y)-y0
+		t0, t1 := 0.0, 1.0
+		ok := true
+		for _, e := range [][2]float64{{-dx, x0 - float64(r.Min.X)}, {dx, float64(r.Max.X) - x0}, {-dy, y0 - float64(r.Min.Y)}, {dy, float64(r.Max.Y) - y0}} {
+			p, q := e[0], e[1]
+			if p == 0 {
+				if q < 0 {
+					ok = false
+				}
+				continue
+			}
+			t := q / p
+			if p < 0 {
+				t0 = math.Max(t0, t)
+			} else {
+				t1 = math.Min(t1, t)
+			}
+		}
+		if ok && t0 <= t1 {
+			return true
+		}
+	}
+	return false
 }
 
 // drawArrow draws a line from a to b that stops short of both ends by gap

@@ -80,7 +80,7 @@ func SweepPlot(run *analysis.Run, experiment string, sweep kernels.Sweep) (*plot
 	p.Y.Label.Text = "speedup (baseline time / candidate time)"
 	p.X.Label.Text = sweep.Var
 	ylo, yhi := 1.0, 1.0
-	unbounded := 0
+	unbounded, barred := 0, 0
 	n := len(cands)
 	width := 0.6
 	for ci, cand := range cands {
@@ -100,6 +100,7 @@ func SweepPlot(run *analysis.Run, experiment string, sweep kernels.Sweep) (*plot
 				continue
 			}
 			bars = append(bars, plotter.XY{X: x, Y: c.Speedup.Center})
+			barred++
 			errs = append(errs, struct{ Low, High float64 }{c.Speedup.Center - c.Speedup.Lo, c.Speedup.Hi - c.Speedup.Center})
 			ylo, yhi = math.Min(ylo, c.Speedup.Lo), math.Max(yhi, c.Speedup.Hi)
 		}
@@ -146,6 +147,10 @@ func SweepPlot(run *analysis.Run, experiment string, sweep kernels.Sweep) (*plot
 	p.Add(one)
 	p.Legend.Add("filled: p < 0.05 (Mann-Whitney)", glyphThumb{draw.GlyphStyle{Color: color.Black, Radius: vg.Points(4), Shape: draw.CircleGlyph{}}})
 	p.Legend.Add("hollow: not significant", glyphThumb{draw.GlyphStyle{Color: color.Black, Radius: vg.Points(4), Shape: draw.RingGlyph{}}})
+	if barred > 0 {
+		p.Legend.Add("bar: 95% interval of the speedup", intervalThumb{})
+	}
+	p.Legend.Add("dashed: 1, as fast as the baseline", lineThumb{draw.LineStyle{Color: color.Black, Width: vg.Points(1), Dashes: one.Dashes}})
 	pad := (yhi - ylo) * 0.08
 	if pad == 0 {
 		pad = 0.1
@@ -153,7 +158,7 @@ func SweepPlot(run *analysis.Run, experiment string, sweep kernels.Sweep) (*plot
 	p.X.Min, p.X.Max = -0.6, float64(len(sweep.Shapes))-0.4
 	p.Y.Min = math.Max(0, ylo-pad)
 	// Headroom for the legend above the data.
-	p.Y.Max = yhi + pad + (yhi-ylo+pad)*0.05*float64(len(cands)+2)
+	p.Y.Max = yhi + pad + (yhi-ylo+pad)*0.05*float64(len(cands)+4)
 	p.X.Tick.Marker = categoryTicks(sweep.Shapes, sweep.Var)
 	p.Y.Tick.Marker = linTicks{}
 	p.Legend.Top, p.Legend.Left = true, true
@@ -364,6 +369,26 @@ func (s *stackedBars) DataRange() (xmin, xmax, ymin, ymax float64) {
 		}
 	}
 	return xmin, xmax, 0, ymax
+}
+
+// intervalThumb is the legend thumbnail of an interval bar: a vertical
+// line with caps.
+type intervalThumb struct{}
+
+func (intervalThumb) Thumbnail(c *draw.Canvas) {
+	x, sty := c.Center().X, draw.LineStyle{Color: color.Black, Width: vg.Points(1.5)}
+	lo, hi := c.Min.Y+vg.Points(1), c.Max.Y-vg.Points(1)
+	c.StrokeLine2(sty, x, lo, x, hi)
+	c.StrokeLine2(sty, x-vg.Points(3.5), lo, x+vg.Points(3.5), lo)
+	c.StrokeLine2(sty, x-vg.Points(3.5), hi, x+vg.Points(3.5), hi)
+}
+
+// lineThumb is the legend thumbnail of a line: a stretch of it.
+type lineThumb struct{ sty draw.LineStyle }
+
+func (l lineThumb) Thumbnail(c *draw.Canvas) {
+	y := c.Center().Y
+	c.StrokeLine2(l.sty, c.Min.X, y, c.Max.X, y)
 }
 
 type boxThumb struct{ clr color.Color }
