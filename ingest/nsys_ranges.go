@@ -21,6 +21,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // rangeNode is an interned range path: the path of a range's parent and
@@ -40,13 +41,13 @@ type nodeKey struct {
 
 // internNode returns the node of text under parent (-1: none).
 func (p *nsysParser) internNode(parent int32, text string) int32 {
-	k := nodeKey{parent, text}
 	if p.nodeIdx == nil {
 		p.nodeIdx = map[nodeKey]int32{}
 	}
-	if n, ok := p.nodeIdx[k]; ok {
+	if n, ok := p.nodeIdx[nodeKey{parent, text}]; ok {
 		return n
 	}
+	text = strings.Clone(text) // not a part of a reader's buffer
 	n := rangeNode{parent: parent, text: text, path: text}
 	if parent >= 0 {
 		par := &p.nodes[parent]
@@ -55,7 +56,7 @@ func (p *nsysParser) internNode(parent int32, text string) int32 {
 	}
 	id := int32(len(p.nodes))
 	p.nodes = append(p.nodes, n)
-	p.nodeIdx[k] = id
+	p.nodeIdx[nodeKey{parent, text}] = id
 	return id
 }
 
@@ -133,7 +134,7 @@ func (p *nsysParser) nvtxPrepare() (*nvtxPlan, error) {
 	rs := p.db.streamRows(tabNVTX, q, 6, sqlNull)
 	defer rs.close()
 	for {
-		v, txt, ok, err := rs.next()
+		v, txt, _, ok, err := rs.next()
 		if err != nil {
 			return nil, err
 		}
@@ -147,7 +148,7 @@ func (p *nsysParser) nvtxPrepare() (*nvtxPlan, error) {
 			}
 			k := domKey{gtidPID(g), v[5]}
 			if d, ok := names[k]; !ok || start < d.start || start == d.start && rowid < d.row {
-				names[k] = domName{start, rowid, txt.String}
+				names[k] = domName{start, rowid, strings.Clone(txt)}
 			}
 			continue
 		}
@@ -274,12 +275,12 @@ func (s *rangeSweep) read() (bool, error) {
 	if s.src == nil {
 		return false, nil
 	}
-	v, str, ok, err := s.src.next()
+	v, str, valid, ok, err := s.src.next()
 	if err != nil || !ok {
 		return false, err
 	}
 	s.next = nvtxRow{start: v[0], end: v[1], kind: v[2], gtid: v[3], domain: v[4], textID: v[5]}
-	s.next.text, s.next.textValid = str.String, str.Valid
+	s.next.text, s.next.textValid = str, valid
 	s.ready = true
 	return true, nil
 }

@@ -515,3 +515,86 @@ func TestWriteTempKernels(t *testing.T) {
 		}
 	}
 }
+
+// rowStream gives every row's integers and text as database/sql reads
+// them: NULLs, empty texts, a text longer than a chunk's buffer, numbers
+// in the text column, more rows than a chunk.
+func TestRowStreamTexts(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.sqlite")
+	db, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`CREATE TABLE t (a INT, b INT, s)`); err != nil {
+		t.Fatal(err)
+	}
+	tx, _ := db.Begin()
+	for i := 0; i < 3000; i++ {
+		var s any
+		switch i % 7 {
+		case 0:
+			s = nil
+		case 1:
+			s = ""
+		case 2:
+			s = strings.Repeat("x", 1+i%300)
+		case 3:
+			s = int64(i)
+		case 4:
+			s = 2.5
+		default:
+			s = fmt.Sprintf("text %d", i)
+		}
+		if i == 1500 {
+			s = strings.Repeat("long", 100_000) // past rowArena
+		}
+		var b any = int64(i * 3)
+		if i%11 == 0 {
+			b = nil
+		}
+		if _, err := tx.Exec(`INSERT INTO t VALUES (?, ?, ?)`, i, b, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tx.Commit()
+	sdb, err := openSQLite(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sdb.Close()
+	rows, err := db.Query(`SELECT a, b, s FROM t ORDER BY rowid`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	rs := sdb.streamRows("t", `SELECT a, b, s FROM t ORDER BY rowid`, 2, -9)
+	defer rs.close()
+	n := 0
+	for rows.Next() {
+		var a int64
+		var b sql.NullInt64
+		var s sql.NullString
+		if err := rows.Scan(&a, &b, &s); err != nil {
+			t.Fatal(err)
+		}
+		wb := b.Int64
+		if !b.Valid {
+			wb = -9
+		}
+		v, txt, valid, ok, err := rs.next()
+		if err != nil || !ok {
+			t.Fatalf("row %d: ok %v, err %v", n, ok, err)
+		}
+		if v[0] != a || v[1] != wb || valid != s.Valid || txt != s.String {
+			t.Fatalf("row %d: %v %q %v, want %d %d %q %v", n, v, txt[:min(len(txt), 20)], valid, a, wb, s.String[:min(len(s.String), 20)], s.Valid)
+		}
+		n++
+	}
+	if _, _, _, ok, err := rs.next(); ok || err != nil {
+		t.Fatalf("past the last row: ok %v, err %v", ok, err)
+	}
+	if n != 3000 {
+		t.Fatalf("%d rows", n)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -38,7 +39,8 @@ var sqliteBusyTimeout = 3 * time.Second
 
 // sqliteDB is a read-only nsys export with its table and column names.
 type sqliteDB struct {
-	path   string
+	path   string // the export named in errors
+	file   string // the SQLite file (path, or an export made of it)
 	db     *sql.DB
 	tables map[string]bool
 	cols   map[string]map[string]bool // table -> column -> present
@@ -64,7 +66,7 @@ func openSQLite(path string) (*sqliteDB, error) {
 		return nil, fmt.Errorf("ingest %s: open sqlite: %w", path, err)
 	}
 	db.SetMaxOpenConns(4)
-	s := &sqliteDB{path: path, db: db, tables: map[string]bool{}, cols: map[string]map[string]bool{}}
+	s := &sqliteDB{path: path, file: path, db: db, tables: map[string]bool{}, cols: map[string]map[string]bool{}}
 	var v string
 	if err := db.QueryRow("SELECT sqlite_version()").Scan(&v); err != nil {
 		db.Close()
@@ -235,16 +237,19 @@ func (s *sqliteDB) scanIntsNull(table, query string, ncol int, null int64, fn fu
 // values a row (null for a NULL), to send (false: stop reading). Buffers
 // come from free where it has one.
 func (s *sqliteDB) readInts(table, query string, ncol int, null int64, send func([]int64) bool, free chan []int64) error {
+	mmap := 0
+	if st, err := os.Stat(s.file); err == nil && st.Size() <= mmapMax {
+		mmap = mmapMax
+	}
+	if nativeOK {
+		return s.readNative(table, query, ncol, null, int64(mmap), send, free)
+	}
 	ctx := context.Background()
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return s.wrap(table, err)
 	}
 	defer conn.Close()
-	mmap := 0
-	if st, err := os.Stat(s.path); err == nil && st.Size() <= mmapMax {
-		mmap = mmapMax
-	}
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA mmap_size = %d", mmap)); err != nil {
 		return s.wrap(table, err)
 	}
@@ -308,3 +313,49 @@ func (s *sqliteDB) readInts(table, query string, ncol int, null int64, send func
 		}
 	})
 }
+
+// readNative is readInts through nativeRows.
+func (s *sqliteDB) readNative(table, query string, ncol int, null, mmap int64, send func([]int64) bool, free chan []int64) error {
+	r, err := openNative(s.file, query, ncol, -1, mmap)
+	if err != nil {
+		return s.wrap(table, err)
+	}
+	defer r.close()
+	for {
+		var buf []int64
+		select {
+		case buf = <-free:
+		default:
+			buf = make([]int64, 0, scanChunk*ncol)
+		}
+		n, _, err := r.fill(buf[:scanChunk*ncol], null, nil, nil)
+		if err != nil {
+			var bv *errBadValue
+			if errors.As(err, &bv) {
+				return &InputError{File: s.path, Table: table, Err: err}
+			}
+			return s.wrap(table, err)
+		}
+		if n == 0 {
+			return nil
+		}
+		if !send(buf[:n*ncol]) {
+			return nil
+		}
+	}
+}
+
+// errBadValue is a value of an integer column that is not a number.
+type errBadValue struct {
+	col, value string
+}
+
+func (e *errBadValue) Error() string {
+	return fmt.Sprintf("column %s holds %s, expected an integer", e.col, e.value)
+}
+
+// errTextSize: the next row's text is longer than the buffer given to a
+// nativeRows fill.
+type errTextSize struct{ n int }
+
+func (e *errTextSize) Error() string { return fmt.Sprintf("a text of %d bytes", e.n) }

@@ -2,10 +2,11 @@ package ingest
 
 import (
 	"context"
-	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 )
 
@@ -26,9 +27,13 @@ type rowStream struct {
 	closed bool
 }
 
+// rowChunk is some rows: their integers, and their texts one after another
+// in text, ends[i] the end of row i's (-1 less it for a NULL).
 type rowChunk struct {
-	ints []int64
-	strs []sql.NullString
+	ints  []int64
+	text  string
+	ends  []int64
+	arena []byte // where text was gathered, to be reused
 }
 
 // streamRows starts query (columns: nint integers, a NULL read as null,
@@ -43,12 +48,12 @@ func (s *sqliteDB) streamRows(table, query string, nint int, null int64) *rowStr
 }
 
 // next returns the next row's integers (valid until the following call)
-// and text; false at the end or on an error.
-func (r *rowStream) next() ([]int64, sql.NullString, bool, error) {
-	for r.i >= len(r.strs()) {
+// and text (valid: false for a NULL); false at the end or on an error.
+func (r *rowStream) next() (ints []int64, text string, valid, ok bool, err error) {
+	for r.i >= len(r.cur.ends) {
 		if r.cur.ints != nil {
 			select {
-			case r.free <- rowChunk{ints: r.cur.ints[:0], strs: r.cur.strs[:0]}:
+			case r.free <- rowChunk{ints: r.cur.ints[:0], ends: r.cur.ends[:0], arena: r.cur.arena[:0]}:
 			default:
 			}
 			r.cur = rowChunk{}
@@ -59,16 +64,25 @@ func (r *rowStream) next() ([]int64, sql.NullString, bool, error) {
 				r.err = <-r.done
 				r.closed = true
 			}
-			return nil, sql.NullString{}, false, r.err
+			return nil, "", false, false, r.err
 		}
 		r.cur, r.i = c, 0
 	}
 	i := r.i
 	r.i++
-	return r.cur.ints[i*r.nint : (i+1)*r.nint : (i+1)*r.nint], r.cur.strs[i], true, nil
+	ints = r.cur.ints[i*r.nint : (i+1)*r.nint : (i+1)*r.nint]
+	e := r.cur.ends[i]
+	if e < 0 {
+		return ints, "", false, true, nil
+	}
+	b := int64(0)
+	if i > 0 {
+		if b = r.cur.ends[i-1]; b < 0 {
+			b = -b - 1
+		}
+	}
+	return ints, r.cur.text[b:e], true, true, nil
 }
-
-func (r *rowStream) strs() []sql.NullString { return r.cur.strs }
 
 // close stops the reading goroutine and waits for it.
 func (r *rowStream) close() {
@@ -82,8 +96,62 @@ func (r *rowStream) close() {
 	<-r.done
 }
 
+// rowArena is the text bytes a rowStream chunk starts with.
+const rowArena = 256 << 10
+
 // readRows runs query for a rowStream.
 func (s *sqliteDB) readRows(table, query string, nint int, null int64, r *rowStream) error {
+	newChunk := func() rowChunk {
+		select {
+		case c := <-r.free:
+			return c
+		default:
+			return rowChunk{ints: make([]int64, 0, scanChunk*nint), ends: make([]int64, 0, scanChunk), arena: make([]byte, 0, rowArena)}
+		}
+	}
+	send := func(c rowChunk) bool {
+		c.text = string(c.arena)
+		select {
+		case r.chunks <- c:
+			return true
+		case <-r.stop:
+			return false
+		}
+	}
+	if nativeOK {
+		mmap := int64(0)
+		if st, err := os.Stat(s.file); err == nil && st.Size() <= mmapMax {
+			mmap = mmapMax
+		}
+		nr, err := openNative(s.file, query, nint+1, nint, mmap)
+		if err != nil {
+			return s.wrap(table, err)
+		}
+		defer nr.close()
+		for {
+			c := newChunk()
+			n, used, err := nr.fill(c.ints[:scanChunk*nint], null, c.arena[:cap(c.arena)], c.ends[:scanChunk])
+			var big *errTextSize
+			if errors.As(err, &big) {
+				c.arena = make([]byte, 0, big.n)
+				n, used, err = nr.fill(c.ints[:scanChunk*nint], null, c.arena[:cap(c.arena)], c.ends[:scanChunk])
+			}
+			if err != nil {
+				var bv *errBadValue
+				if errors.As(err, &bv) {
+					return &InputError{File: s.path, Table: table, Err: err}
+				}
+				return s.wrap(table, err)
+			}
+			if n == 0 {
+				return nil
+			}
+			c.ints, c.ends, c.arena = c.ints[:n*nint], c.ends[:n], c.arena[:used]
+			if !send(c) {
+				return nil
+			}
+		}
+	}
 	ctx := context.Background()
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
@@ -104,27 +172,11 @@ func (s *sqliteDB) readRows(table, query string, nint int, null int64, r *rowStr
 			return fmt.Errorf("query on %s returned %d columns, want %d", table, n, nint+1)
 		}
 		dest := make([]driver.Value, nint+1)
-		newChunk := func() rowChunk {
-			select {
-			case c := <-r.free:
-				return c
-			default:
-				return rowChunk{ints: make([]int64, 0, scanChunk*nint), strs: make([]sql.NullString, 0, scanChunk)}
-			}
-		}
-		send := func(c rowChunk) bool {
-			select {
-			case r.chunks <- c:
-				return true
-			case <-r.stop:
-				return false
-			}
-		}
 		c := newChunk()
 		for {
 			if err := rows.Next(dest); err != nil {
 				if err == io.EOF {
-					if len(c.strs) > 0 {
+					if len(c.ends) > 0 {
 						send(c)
 					}
 					return nil
@@ -150,24 +202,27 @@ func (s *sqliteDB) readRows(table, query string, nint int, null int64, r *rowStr
 				c.ints = append(c.ints, x)
 			}
 			// The text as database/sql would convert it to a string.
-			var t sql.NullString
 			switch v := dest[nint].(type) {
 			case string:
-				t = sql.NullString{String: v, Valid: true}
+				c.arena = append(c.arena, v...)
 			case []byte:
-				t = sql.NullString{String: string(v), Valid: true}
+				c.arena = append(c.arena, v...)
 			case int64:
-				t = sql.NullString{String: strconv.FormatInt(v, 10), Valid: true}
+				c.arena = strconv.AppendInt(c.arena, v, 10)
 			case float64:
-				t = sql.NullString{String: strconv.FormatFloat(v, 'g', -1, 64), Valid: true}
+				c.arena = strconv.AppendFloat(c.arena, v, 'g', -1, 64)
 			case bool:
-				t = sql.NullString{String: strconv.FormatBool(v), Valid: true}
+				c.arena = strconv.AppendBool(c.arena, v)
 			case nil:
 			default:
-				t = sql.NullString{String: fmt.Sprint(v), Valid: true}
+				c.arena = fmt.Append(c.arena, v)
 			}
-			c.strs = append(c.strs, t)
-			if len(c.strs) == scanChunk {
+			if dest[nint] == nil {
+				c.ends = append(c.ends, -int64(len(c.arena))-1)
+			} else {
+				c.ends = append(c.ends, int64(len(c.arena)))
+			}
+			if len(c.ends) == scanChunk {
 				if !send(c) {
 					return nil
 				}
