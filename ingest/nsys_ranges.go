@@ -437,10 +437,21 @@ func (p *nsysParser) runtime() error {
 	if !p.db.has(tabRuntime) || !c["correlationId"] || !c["start"] || !c["end"] {
 		return sw.drain()
 	}
-	gt := colOr(c, "", "globalTid", "0")
-	q := `SELECT correlationId, COALESCE(` + gt + `,0), start, COALESCE(end, start), rowid FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE correlationId IS NOT NULL AND %s ORDER BY `
+	// Columns as they are, a NULL read as sqlNull: an expression SQLite
+	// would evaluate per row (COALESCE) costs more than the value.
+	gt := colOr(c, "", "globalTid", "NULL")
+	q := `SELECT correlationId, ` + gt + `, start, end, rowid FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE correlationId IS NOT NULL AND %s ORDER BY `
 	ib := &callIndexBuilder{}
 	add := func(v []int64) error {
+		if v[1] == sqlNull {
+			v[1] = 0
+		}
+		if v[2] == sqlNull {
+			v[2] = 0
+		}
+		if v[3] == sqlNull {
+			v[3] = v[2]
+		}
 		call := callRec{corr: v[0], gtid: v[1], row: v[4]}
 		if p.byPID {
 			call.pid = int32(gtidPID(call.gtid))
@@ -450,7 +461,10 @@ func (p *nsysParser) runtime() error {
 	}
 	// Table order first; calls out of start order are read again, sorted.
 	last := int64(math.MinInt64)
-	err = p.db.scanSplit(tabRuntime, q+`rowid`, 5, 0, func(v []int64) error {
+	err = p.db.scanSplit(tabRuntime, q+`rowid`, 5, sqlNull, func(v []int64) error {
+		if v[2] == sqlNull {
+			v[2] = 0
+		}
 		if v[2] < last {
 			return errCallOrder
 		}
@@ -468,7 +482,10 @@ func (p *nsysParser) runtime() error {
 		sw.close()
 		sw = p.newSweep(plan, false)
 		ib = &callIndexBuilder{}
-		err = p.db.scanIntsNull(tabRuntime, fmt.Sprintf(q, "1")+`start, rowid`, 5, 0, func(v []int64) error {
+		err = p.db.scanIntsNull(tabRuntime, fmt.Sprintf(q, "1")+`start, rowid`, 5, sqlNull, func(v []int64) error {
+			if v[2] == sqlNull {
+				v[2] = 0
+			}
 			if err := sw.advance(v[2]); err != nil {
 				return err
 			}
