@@ -41,9 +41,9 @@ meta and timings to DIR as Parquet (or Arrow IPC with --table-format arrow).
 Either every table is written or none is, and one unreadable file stops
 the ingest. Parquet rows are written as they are read, so memory stays
 bounded whatever the size of the exports (--table-format arrow and --keep-going
-build the tables in memory first); past about two million CUDA runtime
+build the tables in memory first); past about a million CUDA runtime
 calls, an nsys export's calls are indexed in a file in the temporary
-directory ($TMPDIR), 24 bytes a call, removed when the ingest ends. With --keep-going the readable files are ingested, each
+directory ($TMPDIR), 36 bytes a call, removed when the ingest ends. With --keep-going the readable files are ingested, each
 unreadable one is listed on stderr with the reason, and the exit status is
 1 when any was skipped (nothing is written when none was readable). Two
 files with the same content (SHA-256) are refused: one export given twice
