@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -219,6 +221,42 @@ func TestShardMerge(t *testing.T) {
 	}
 	mustRun(t, exitOK, "report", m)
 
+	// Shards whose SQLite exports were gzipped after the run (as committed
+	// runs keep them; their manifests still name x.sqlite, which ingest
+	// reads from x.sqlite.gz) merge to the same tables: a colliding
+	// export renamed shard2-x.sqlite.gz is named so in the merged cells.
+	g1, g2, mg := filepath.Join(tmp, "G1"), filepath.Join(tmp, "G2"), filepath.Join(tmp, "MG")
+	gz := 0
+	for _, p := range [][2]string{{b1, g1}, {b2, g2}} {
+		if err := os.CopyFS(p[1], os.DirFS(p[0])); err != nil {
+			t.Fatal(err)
+		}
+		gz += gzipExports(t, filepath.Join(p[1], rundir.RawDir))
+	}
+	if gz < 2 {
+		t.Fatalf("%d SQLite exports gzipped, want both shards'", gz)
+	}
+	mustRun(t, exitOK, "merge", g1, g2, "-o", mg, "--no-report")
+	tg := runTables(t, mg)
+	for name, rows := range ta {
+		if !slices.Equal(rows, tg[name]) {
+			t.Errorf("gzipped exports: table %s: merged %d rows, whole %d", name, len(tg[name]), len(rows))
+		}
+	}
+	mgm, err := rundir.ReadManifest(mg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	renamed := false
+	for _, c := range mgm.Cells {
+		for _, f := range c.Passes[rundir.PassNsys].Files {
+			renamed = renamed || strings.Contains(f, "/shard2-")
+		}
+	}
+	if !renamed {
+		t.Errorf("no merged cell names the renamed export of shard 2: %+v", mgm.Cells)
+	}
+
 	// Runs that do not belong together.
 	edit := func(name string, f func(*rundir.Manifest)) string {
 		d := filepath.Join(tmp, name)
@@ -303,4 +341,37 @@ func TestShardUsage(t *testing.T) {
 			t.Errorf("plan table lacks %q:\n%s", want, o)
 		}
 	}
+}
+
+// gzipExports replaces every .sqlite under dir by its .sqlite.gz and
+// returns how many.
+func gzipExports(t *testing.T, dir string) int {
+	t.Helper()
+	n := 0
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".sqlite") {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		var buf bytes.Buffer
+		w := gzip.NewWriter(&buf)
+		if _, err := w.Write(data); err != nil {
+			return err
+		}
+		if err := w.Close(); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p+".gz", buf.Bytes(), 0o644); err != nil {
+			return err
+		}
+		n++
+		return os.Remove(p)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -180,10 +180,7 @@ func Merge(out string, dirs []string, opt MergeOptions) (*rundir.Manifest, []str
 				if len(st.Files) > 0 {
 					fs := make([]string, len(st.Files))
 					for j, f := range st.Files {
-						fs[j] = f
-						if n, ok := ren[f]; ok {
-							fs[j] = n
-						}
+						fs[j] = renamedRaw(ren, f)
 					}
 					st.Files = fs
 				}
@@ -281,6 +278,20 @@ func Merge(out string, dirs []string, opt MergeOptions) (*rundir.Manifest, []str
 		return nil, warns, err
 	}
 	return m, warns, nil
+}
+
+// renamedRaw is the merged path of a file a shard's manifest lists: where
+// copyRaw renamed it, its new path; where it renamed the file's gzipped
+// twin (a manifest names x.sqlite, which ingest reads from x.sqlite.gz
+// where only that exists), the new path without ".gz"; else f.
+func renamedRaw(ren map[string]string, f string) string {
+	if n, ok := ren[f]; ok {
+		return n
+	}
+	if n, ok := ren[f+".gz"]; ok {
+		return strings.TrimSuffix(n, ".gz")
+	}
+	return f
 }
 
 // copyRaw copies run dir's raw/ tree into dst's. A file whose path dst
