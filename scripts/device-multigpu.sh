@@ -31,10 +31,15 @@ t2=$(date +%s)
 stamp "profile exit $rc"
 echo "seconds: profile --gpus $((t2 - t1))"
 save_cutlass_cache
-find "$(dirname "$RUN")" -name '*.ncu-rep' -o -name '*.nsys-rep' | xargs rm -f
-find "$(dirname "$RUN")" -name '*.sqlite' | xargs -r gzip -f
-du -sh "$(dirname "$RUN")"/*
-tar czf /tmp/run.tgz -C "$(dirname "$RUN")" . && split -b 15M /tmp/run.tgz "$OUT/run.tgz.part-"
+# What comes back is packed from a copy: the run and its shards stay as the
+# profile left them, for a --resume in a later call (gzipping them in place
+# would have a resumed shard write x.sqlite beside x.sqlite.gz).
+rm -rf /tmp/pack && mkdir -p /tmp/pack && cp -r "$RUN" "$RUN".gpu-* /tmp/pack/ 2>/dev/null
+cp "$RUN".gpu-*.log /tmp/pack/ 2>/dev/null
+find /tmp/pack -name '*.ncu-rep' -o -name '*.nsys-rep' | xargs rm -f
+find /tmp/pack -name '*.sqlite' | xargs -r gzip -n
+du -sh /tmp/pack/*
+tar czf /tmp/run.tgz -C /tmp/pack . && split -b 15M /tmp/run.tgz "$OUT/run.tgz.part-"
 ls -la "$OUT"
 stamp done
 exit $rc
