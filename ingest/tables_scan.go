@@ -216,6 +216,18 @@ func (f *batchFiller) fillStr(dst *StrCol, name string, c arrow.Array, file stri
 			f.dicts[name] = m
 		}
 		dst.Dict = m.strs
+		if ix, ok := a.Indices().(*array.Int32); ok {
+			// The indices as they are (the writer's), nulls marked after.
+			dst.Idx = append(dst.Idx, ix.Int32Values()...)
+			if a.NullN() > 0 {
+				for i := range dst.Idx {
+					if a.IsNull(i) {
+						dst.Idx[i] = -1
+					}
+				}
+			}
+			break
+		}
 		for i := 0; i < a.Len(); i++ {
 			if a.IsNull(i) {
 				dst.Idx = append(dst.Idx, -1)
