@@ -716,14 +716,17 @@ func CheckSuggestions(r *Run, flows Flows, sms int) []SuggestCheck {
 // epilogue holds the ops after the product).
 var inductorRE = regexp.MustCompile(`^triton_(poi|per|red|tem)_fused_(.+?)(?:_\d+)?$`)
 
-// fusedOps reads what a candidate's kernel name says it fused: the op
-// tokens of an Inductor kernel, or for a GEMM the ops of its epilogue
-// (cuBLAS nvjet's badd/bias: add; an Inductor template's tokens after the
-// product). gemm says the kernel holds a product.
-func fusedOps(name string) (ops []string, gemm, known bool) {
+// fusedOps reads what a candidate's kernel name says it fused: the ops of
+// an Inductor kernel, or for a GEMM the ops of its epilogue (cuBLAS nvjet's
+// badd/bias: add; an Inductor template's ops after the product). gemm says
+// the kernel holds a product. Inductor joins the aten ops' names with "_",
+// and some hold "_" themselves (sigmoid_backward, masked_fill): the name's
+// tokens are read as the longest op of vocab (lower case) that they spell
+// from each position, else one token each.
+func fusedOps(name string, vocab map[string]bool) (ops []string, gemm, known bool) {
 	n := strings.ToLower(name)
 	if m := inductorRE.FindStringSubmatch(n); m != nil {
-		toks := strings.Split(m[2], "_")
+		toks := splitOps(strings.Split(m[2], "_"), vocab)
 		if m[1] != "tem" {
 			return toks, false, true
 		}
@@ -752,6 +755,24 @@ func fusedOps(name string) (ops []string, gemm, known bool) {
 	return nil, false, false
 }
 
+// splitOps groups an Inductor name's tokens into ops: from each token the
+// longest run that spells an op of vocab, else the token alone.
+func splitOps(toks []string, vocab map[string]bool) []string {
+	var out []string
+	for i := 0; i < len(toks); {
+		j := i + 1
+		for k := len(toks); k > i+1; k-- {
+			if vocab[strings.Join(toks[i:k], "_")] {
+				j = k
+				break
+			}
+		}
+		out = append(out, strings.Join(toks[i:j], "_"))
+		i = j
+	}
+	return out
+}
+
 // fusedEdges says which edges of chains the candidate's kernels (names)
 // show fused: a GEMM -> kernel edge where a candidate GEMM's epilogue
 // holds the kernel's op, a kernel -> kernel edge where one Inductor kernel
@@ -762,9 +783,15 @@ func fusedOps(name string) (ops []string, gemm, known bool) {
 // two kernels' DRAM rate (bytes over time).
 func fusedEdges(chains []Chain, seq []SuggestKernel, cand []string) (desc string, kernels int, dram, timeNs float64, known bool) {
 	type set map[string]bool
+	vocab := set{}
+	for _, c := range chains {
+		for _, e := range c.Edges {
+			vocab[strings.ToLower(e.FromOp)], vocab[strings.ToLower(e.ToOp)] = true, true
+		}
+	}
 	var epi, groups []set
 	for _, n := range cand {
-		ops, gemm, ok := fusedOps(n)
+		ops, gemm, ok := fusedOps(n, vocab)
 		if !ok {
 			continue
 		}
