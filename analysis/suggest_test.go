@@ -267,3 +267,65 @@ func TestCheckSuggestionsScanGate(t *testing.T) {
 		}
 	}
 }
+
+// gla_proj's unfused-fwdbwd states the dataflow of eager autograd's 41
+// kernels. In every committed run that measured it, the cell's kernels
+// match it one for one: the count and each kernel's GEMM-ness
+// (CellSequence), each step's op in the kernel's name, in launch order, and
+// mm's backward order by what each GEMM writes: dW = x^T dY (mm(x, dY)) a
+// d x N weight gradient of a few MB, then dx = dY W^T (mm(dY, W_*)) a
+// B*T x d one of over 100 MB. Against compiled-fwdbwd the chains follow
+// it, and of their edges torch.compile fused the four dx accumulations into
+// cuBLAS's badd GEMMs (the rest of the 19 kernels it saved are F.normalize's
+// forward and backward merged into two Inductor reductions, no chain's).
+func TestGLAProjFwdBwdDataflow(t *testing.T) {
+	inName := map[string]string{
+		"mm": "nvjet", "linalg_vector_norm": "NormTwoOps", "clamp_min": "clamp_scalar", "div": "DivFunctor",
+		"silu": "silu_kernel", "sigmoid": "sigmoid_kernel_cuda", "sigmoid_backward": "sigmoid_backward_kernel",
+		"splitk_reduce": "splitKreduce", "silu_backward": "silu_backward_kernel", "add": "CUDAFunctor_add",
+		"neg": "neg_kernel", "mul": "MulFunctor", "sum": "sum_functor", "scalar_tensor": "FillFunctor",
+		"ge": "compare_scalar_kernel", "where": "where_kernel", "eq": "CompareEqFunctor", "masked_fill": "masked_fill_kernel",
+	}
+	runs := 0
+	for _, name := range testdata.Runs() {
+		res := loadCommittedResult(t, name)
+		flow := analysis.FlowsOf(res.Experiments)[[2]string{"gla_proj", "unfused-fwdbwd"}]
+		for _, c := range res.Run.Cells {
+			if c.Experiment != "gla_proj" || c.Variant != "unfused-fwdbwd" || c.Status != "ok" || len(c.KernelNames) == 0 {
+				continue
+			}
+			if flow == nil {
+				t.Fatalf("%s: no dataflow for gla_proj/unfused-fwdbwd", name)
+			}
+			runs++
+			seq, note := analysis.CellSequence(c, res.Run.Kernels, flow)
+			if note != "" || len(seq) != 41 {
+				t.Errorf("%s %s: %d kernels: %s", name, c.Shape, len(seq), note)
+				continue
+			}
+			for i, k := range seq {
+				frag, ok := inName[k.Step.Op]
+				if !ok || !strings.Contains(k.Name, frag) {
+					t.Errorf("%s %s kernel %d %.80s: step %s(%s), want %q in its name", name, c.Shape, i, k.Name, k.Step.Op, strings.Join(k.Step.In, ", "), frag)
+				}
+				if k.Step.Op != "mm" || !k.BytesKnown {
+					continue
+				}
+				dW := k.Step.In[0] == "x" && !strings.HasPrefix(k.Step.In[1], "W_")
+				dx := k.Step.In[0] != "x" && strings.HasPrefix(k.Step.In[1], "W_")
+				if (dW && k.DRAMWriteBytes > 20e6) || (dx && k.DRAMWriteBytes < 100e6) {
+					t.Errorf("%s %s kernel %d %s = mm(%s) writes %.1f MB", name, c.Shape, i, k.Step.Out[0], strings.Join(k.Step.In, ", "), k.DRAMWriteBytes/1e6)
+				}
+			}
+		}
+		for _, ck := range analysis.CheckSuggestions(res.Run, analysis.FlowsOf(res.Experiments), 132) {
+			if ck.Experiment == "gla_proj" && ck.Candidate == "compiled-fwdbwd" &&
+				(ck.Basis != analysis.BasisDataflow || !ck.FusedKnown || ck.Fused != "mm->add, mm->add, mm->add, mm->add" || ck.FusedKernels != 4 || ck.MeasKernels != 19) {
+				t.Errorf("%s compiled-fwdbwd: %+v", name, ck)
+			}
+		}
+	}
+	if runs < 5 {
+		t.Errorf("%d committed runs measured gla_proj/unfused-fwdbwd; want the 5 of 003504, 034455, 161238, 065510, 085514", runs)
+	}
+}
