@@ -6,16 +6,21 @@ package analysis
 // number of (range, name) groups, not with the number of kernels. Its
 // groups and figures are those of KernelSummary over SummarySource: the
 // same summaryKeeps picks the rows, the same SummaryKey each kernel's
-// group, durStats computes the figures. Exact medians take a second scan:
+// group, durStats computes the figures. Exact medians take a second pass:
 // the first counts each group's durations by bucket (durBucket: 1/16 of an
-// octave), the second keeps only the durations of the buckets that hold
-// the middle ones.
+// octave) and writes each kept kernel's group and duration to a temporary
+// file (durSpill, a few bytes a kernel), the second reads that file back
+// and keeps only the durations of the buckets that hold the middle ones.
 
 import (
+	"bufio"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/bits"
+	"os"
 	"slices"
 
 	"github.com/rooftool/rooftool/ingest"
@@ -84,7 +89,13 @@ func StreamSummary(dir, source string, opts SummaryOptions) (Summary, error) {
 	sc := &summaryScan{source: source, timeline: timeline, opts: opts, match: match, order: summaryNameOrder(opts.Names),
 		index: map[gkey]int32{}}
 	cols := []string{"source", "pass", "range", "range_path", "name", "short_name", "mangled", "duration_ns"}
-	if err := ingest.ScanKernels(dir, cols, func(b *ingest.KernelBatch) error { return sc.batch(b, 1) }); err != nil {
+	sp, err := newDurSpill()
+	if err != nil {
+		return Summary{}, err
+	}
+	defer sp.remove()
+	sc.spill = sp
+	if err := ingest.ScanKernels(dir, cols, sc.batch); err != nil {
 		return Summary{}, err
 	}
 	if sc.noTime > 0 {
@@ -95,8 +106,7 @@ func StreamSummary(dir, source string, opts SummaryOptions) (Summary, error) {
 		second = sc.groups[i].plan() || second
 	}
 	if second {
-		sc.gt = nil
-		if err := ingest.ScanKernels(dir, cols, func(b *ingest.KernelBatch) error { return sc.batch(b, 2) }); err != nil {
+		if err := sp.replay(func(g int32, v int64) { sc.groups[g].again(v) }); err != nil {
 			return Summary{}, err
 		}
 	}
@@ -124,14 +134,14 @@ type summaryScan struct {
 	index    map[gkey]int32
 	groups   []streamGroup
 	gt       *groupTable
+	spill    *durSpill
 	total    int64  // every kept kernel's time: no group's or range's sum exceeds it
 	noTime   int    // kept kernels without a time (duration_ns null)
 	first    string // the first of them, named in the error
 }
 
-// batch adds the kept rows of b to their groups: in scan 1 every
-// duration, in scan 2 those a group's middle may be.
-func (sc *summaryScan) batch(b *ingest.KernelBatch, scan int) error {
+// batch adds the kept rows of b to their groups and the spill.
+func (sc *summaryScan) batch(b *ingest.KernelBatch) error {
 	str := func(c ingest.StrCol, i int32) string {
 		if i < 0 {
 			return ""
@@ -211,12 +221,6 @@ func (sc *summaryScan) batch(b *ingest.KernelBatch, scan int) error {
 			continue
 		}
 		grp := &sc.groups[g-1]
-		if scan == 2 {
-			if b.DurationValid[i] {
-				grp.again(b.DurationNs[i])
-			}
-			continue
-		}
 		if !b.DurationValid[i] {
 			if sc.noTime == 0 {
 				sc.first = grp.name
@@ -230,12 +234,68 @@ func (sc *summaryScan) batch(b *ingest.KernelBatch, scan int) error {
 		}
 		sc.total += v
 		grp.add(v)
+		sc.spill.put(g-1, v)
 	}
-	return nil
+	return sc.spill.err
+}
+
+// durSpill is the (group, duration) of every kept kernel in scan order, in
+// a temporary file, two unsigned varints a kernel.
+type durSpill struct {
+	f   *os.File
+	w   *bufio.Writer
+	buf [2 * binary.MaxVarintLen64]byte
+	err error
+}
+
+func newDurSpill() (*durSpill, error) {
+	f, err := os.CreateTemp("", "rooftool-stats-*")
+	if err != nil {
+		return nil, err
+	}
+	return &durSpill{f: f, w: bufio.NewWriterSize(f, 1<<20)}, nil
+}
+
+func (s *durSpill) put(g int32, v int64) {
+	n := binary.PutUvarint(s.buf[:], uint64(g))
+	n += binary.PutUvarint(s.buf[n:], uint64(v))
+	if _, err := s.w.Write(s.buf[:n]); err != nil && s.err == nil {
+		s.err = err
+	}
+}
+
+// replay calls fn with each (group, duration) written.
+func (s *durSpill) replay(fn func(g int32, v int64)) error {
+	if err := s.w.Flush(); err != nil {
+		return err
+	}
+	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	r := bufio.NewReaderSize(s.f, 1<<20)
+	for {
+		g, err := binary.ReadUvarint(r)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		v, err := binary.ReadUvarint(r)
+		if err != nil {
+			return err
+		}
+		fn(int32(g), int64(v))
+	}
+}
+
+func (s *durSpill) remove() {
+	s.f.Close()
+	os.Remove(s.f.Name())
 }
 
 // keepVals is how many durations a group keeps as they are; past that it
-// counts them by bucket and its median takes a second scan. histSparse is
+// counts them by bucket and its median takes the second pass. histSparse is
 // how many buckets a group lists before it holds a count for every
 // bucket. Tests lower both.
 var (
@@ -287,8 +347,8 @@ type streamGroup struct {
 	hn    []int64
 	hd    []int64
 	hlast int
-	// Scan 2: the durations in [lo, hi] counted by value; below of them
-	// lie under lo.
+	// The second pass: the durations in [lo, hi] counted by value; below
+	// of them lie under lo.
 	lo, hi int64
 	below  int64
 	counts map[int64]int64
@@ -342,7 +402,7 @@ func (g *streamGroup) count(k int) {
 	g.hb, g.hn = nil, nil
 }
 
-// plan readies scan 2 and reports whether the group needs it: the buckets
+// plan readies the second pass and reports whether the group needs it: the buckets
 // of the middle durations (ranks (n-1)/2 and n/2) give the span [lo, hi]
 // whose durations it counts.
 func (g *streamGroup) plan() bool {
@@ -381,7 +441,7 @@ func (g *streamGroup) plan() bool {
 	return true
 }
 
-// again counts v in scan 2 if it lies in [lo, hi].
+// again counts v in the second pass if it lies in [lo, hi].
 func (g *streamGroup) again(v int64) {
 	if g.counts == nil || v < g.lo || v > g.hi {
 		return
@@ -426,7 +486,7 @@ func (g *streamGroup) middle() (int64, int64, error) {
 		}
 	}
 	if m1 < 0 || m2 < 0 {
-		return 0, 0, fmt.Errorf("stats: kernels table changed between its two scans (group %q %q)", g.rng, g.name)
+		return 0, 0, fmt.Errorf("stats: the durations read back differ from those counted (group %q %q)", g.rng, g.name)
 	}
 	return m1, m2, nil
 }
