@@ -288,3 +288,87 @@ print(time.perf_counter() - t, len(rows))`
 	}
 	return time.Duration(secs * float64(time.Second)), r, true
 }
+
+// BenchmarkStatsTables100M summarises a tables directory of about 100M
+// kernels (makeKernelCopies: the kernels ingested from the 1M-kernel NVTX
+// replica, copied a hundred times; a 0.5 GB kernels.parquet) with rooftool
+// stats beside DuckDB's GROUP BY over the same file, as BenchmarkNsysScale
+// does for its tables. Only with ROOFTOOL_BENCH_100M=1: making the
+// directory takes minutes.
+func BenchmarkStatsTables100M(b *testing.B) {
+	if os.Getenv("ROOFTOOL_BENCH_100M") == "" {
+		b.Skip("set ROOFTOOL_BENCH_100M=1 to make and summarise the 100M-kernel tables")
+	}
+	bin := buildRooftool(b)
+	dir := os.Getenv("NSYS_BENCH_DIR")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "rooftool-bench")
+	}
+	src := filepath.Join(dir, "nvtx1m.sqlite")
+	makeNVTXReplica(b, src, 21_700)
+	t1 := filepath.Join(dir, "tables-nvtx1m")
+	if _, err := os.Stat(filepath.Join(t1, "kernels.parquet")); err != nil {
+		runTimed(b, "", bin, "ingest", src, "-o", t1)
+	}
+	out := filepath.Join(dir, "tables-100m")
+	makeKernelCopies(b, t1, out, 100)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		sd := runTimed(b, "", bin, "stats", out, "--format", "csv")
+		b.ReportMetric(sd.wall.Seconds(), "stats-dir-s")
+		b.ReportMetric(sd.cpu.Seconds(), "stats-dir-cpu-s")
+		b.ReportMetric(float64(sd.rss)/(1<<20), "stats-dir-peak-MB")
+		line := fmt.Sprintf("100M tables: stats-dir %.2f s (cpu %.2f s, peak %.0f MB)", sd.wall.Seconds(), sd.cpu.Seconds(), float64(sd.rss)/(1<<20))
+		if q, r, ok := duckdbStats(b, filepath.Join(out, "kernels.parquet")); ok {
+			b.ReportMetric(q.Seconds(), "duckdb-query-s")
+			b.ReportMetric(float64(r.rss)/(1<<20), "duckdb-peak-MB")
+			b.ReportMetric(sd.wall.Seconds()/q.Seconds(), "stats-dir/duckdb")
+			line += fmt.Sprintf("; duckdb query %.2f s (process cpu %.2f s, peak %.0f MB); stats-dir/duckdb %.2f",
+				q.Seconds(), r.cpu.Seconds(), float64(r.rss)/(1<<20), sd.wall.Seconds()/q.Seconds())
+		}
+		b.Log(line)
+	}
+}
+
+// makeKernelCopies writes under dir (unless it holds them already) the
+// kernels of the tables under src copied n times, streamed as WriteFiles
+// streams them; the other tables are empty.
+func makeKernelCopies(tb testing.TB, src, dir string, n int) {
+	tb.Helper()
+	done := filepath.Join(dir, ".copies")
+	if b, err := os.ReadFile(done); err == nil && string(b) == fmt.Sprint(n) {
+		return
+	}
+	t, err := ReadDir(src, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ks := t.Kernels()
+	t.Release()
+	st, err := stage(dir, FormatParquet)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer st.cleanup()
+	sink := newTableSink(st)
+	b := NewBuilder(nil)
+	defer b.Release()
+	b.sink = sink
+	for range n {
+		for i := range ks {
+			b.AddKernel(ks[i])
+		}
+	}
+	for _, name := range TableNames {
+		sink.put(name, b.b[name].NewRecordBatch(), true)
+	}
+	if err := sink.close(); err != nil {
+		tb.Fatal(err)
+	}
+	if err := st.commit(); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(done, []byte(fmt.Sprint(n)), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+}
