@@ -72,13 +72,10 @@ func (p *nsysParser) comps(n int32) []string {
 
 // nvtxPlan is what a first scan of the NVTX table tells the sweep.
 type nvtxPlan struct {
-	has    bool  // the table has push/pop or start/end ranges
-	maxEnd int64 // the end given to a range never closed (end NULL)
-	sorted bool  // table order is the sweep's order
-	text   string
-	textID string
-	gtid   string
-	domain string
+	has    bool   // the table has push/pop or start/end ranges
+	maxEnd int64  // the end given to a range never closed (end NULL)
+	sorted bool   // table order is the sweep's order
+	text   string // the SQL of the text column
 	// domains names NVTX domains by (process, domain id).
 	domains map[domKey]string
 }
@@ -101,9 +98,6 @@ func (p *nsysParser) nvtxPrepare() (*nvtxPlan, error) {
 		return nil, badInput(p.in.Path, 0, tabNVTX, "no start or eventType column: not an Nsight Systems NVTX table")
 	}
 	plan.text = colOr(c, "", "text", "NULL")
-	plan.textID = "COALESCE(" + colOr(c, "", "textId", "NULL") + ", -1)"
-	plan.gtid = "COALESCE(" + colOr(c, "", "globalTid", "0") + ", 0)"
-	plan.domain = "COALESCE(" + colOr(c, "", "domainId", "0") + ", 0)"
 	// The sweep's order is start ascending, end descending (an enclosing
 	// range first), thread ascending, then table order. A range never
 	// closed ends at the end of the trace, known only after this scan, so
@@ -124,7 +118,7 @@ func (p *nsysParser) nvtxPrepare() (*nvtxPlan, error) {
 	if c["domainId"] && c["text"] {
 		domText = "CASE WHEN eventType = " + strconv.Itoa(nvtxDomainCreate) + " THEN text END"
 	}
-	q := `SELECT start, ` + colOr(c, "", "end", "NULL") + `, ` + plan.gtid + `, rowid, eventType, ` + colOr(c, "", "domainId", "NULL") + `, ` + domText +
+	q := `SELECT start, ` + colOr(c, "", "end", "NULL") + `, ` + colOr(c, "", "globalTid", "NULL") + `, rowid, eventType, ` + colOr(c, "", "domainId", "NULL") + `, ` + domText +
 		` FROM NVTX_EVENTS WHERE eventType IN (` + strconv.Itoa(nvtxPushPopRange) + `,` + strconv.Itoa(nvtxStartEndRange) + `,` +
 		strconv.Itoa(nvtxDomainCreate) + `) ORDER BY rowid`
 	plan.sorted = true
@@ -142,6 +136,9 @@ func (p *nsysParser) nvtxPrepare() (*nvtxPlan, error) {
 			break
 		}
 		start, e, g, rowid, et := v[0], v[1], v[2], v[3], v[4]
+		if g == sqlNull {
+			g = 0
+		}
 		if et == nvtxDomainCreate {
 			if v[5] == sqlNull || domText == "NULL" {
 				continue
@@ -204,15 +201,18 @@ func (p *nsysParser) openNVTX(plan *nvtxPlan) *rowStream {
 	if !plan.has {
 		return nil
 	}
-	q := `SELECT start, COALESCE(` + colOr(p.db.cols[tabNVTX], "", "end", "NULL") + `, ` + strconv.FormatInt(plan.maxEnd, 10) + `) AS e, eventType, ` +
-		plan.gtid + ` AS g, ` + plan.domain + `, ` + plan.textID + `, ` + plan.text + ` FROM NVTX_EVENTS WHERE eventType IN (` +
-		strconv.Itoa(nvtxPushPopRange) + `,` + strconv.Itoa(nvtxStartEndRange) + `) ORDER BY `
+	// Columns as they are, a NULL read as sqlNull (read maps them): an
+	// expression SQLite would evaluate per row costs more than the value.
+	c := p.db.cols[tabNVTX]
+	end, gtid := colOr(c, "", "end", "NULL"), colOr(c, "", "globalTid", "NULL")
+	q := `SELECT start, ` + end + `, eventType, ` + gtid + `, ` + colOr(c, "", "domainId", "NULL") + `, ` + colOr(c, "", "textId", "NULL") + `, ` +
+		plan.text + ` FROM NVTX_EVENTS WHERE eventType IN (` + strconv.Itoa(nvtxPushPopRange) + `,` + strconv.Itoa(nvtxStartEndRange) + `) ORDER BY `
 	if plan.sorted {
 		q += `rowid`
 	} else {
-		q += `start, e DESC, g, rowid`
+		q += `start, COALESCE(` + end + `, ` + strconv.FormatInt(plan.maxEnd, 10) + `) DESC, COALESCE(` + gtid + `, 0), rowid`
 	}
-	return p.db.streamRows(tabNVTX, q, 6, 0)
+	return p.db.streamRows(tabNVTX, q, 6, sqlNull)
 }
 
 // sweepRange is a push/pop range on its stack.
@@ -280,6 +280,17 @@ func (s *rangeSweep) read() (bool, error) {
 		return false, err
 	}
 	s.next = nvtxRow{start: v[0], end: v[1], kind: v[2], gtid: v[3], domain: v[4], textID: v[5]}
+	if s.next.end == sqlNull {
+		s.next.end = s.plan.maxEnd // never closed: to the end of the trace
+	}
+	for _, x := range []*int64{&s.next.gtid, &s.next.domain} {
+		if *x == sqlNull {
+			*x = 0
+		}
+	}
+	if s.next.textID == sqlNull {
+		s.next.textID = -1
+	}
 	s.next.text, s.next.textValid = str, valid
 	s.ready = true
 	return true, nil
