@@ -13,7 +13,6 @@ package analysis
 // and keeps only the durations of the buckets that hold the middle ones.
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -243,49 +242,77 @@ func (sc *summaryScan) batch(b *ingest.KernelBatch) error {
 // a temporary file, two unsigned varints a kernel.
 type durSpill struct {
 	f   *os.File
-	w   *bufio.Writer
-	buf [2 * binary.MaxVarintLen64]byte
+	buf []byte // not yet written
 	err error
 }
+
+const spillBuf = 1 << 20
 
 func newDurSpill() (*durSpill, error) {
 	f, err := os.CreateTemp("", "rooftool-stats-*")
 	if err != nil {
 		return nil, err
 	}
-	return &durSpill{f: f, w: bufio.NewWriterSize(f, 1<<20)}, nil
+	return &durSpill{f: f, buf: make([]byte, 0, spillBuf)}, nil
 }
 
 func (s *durSpill) put(g int32, v int64) {
-	n := binary.PutUvarint(s.buf[:], uint64(g))
-	n += binary.PutUvarint(s.buf[n:], uint64(v))
-	if _, err := s.w.Write(s.buf[:n]); err != nil && s.err == nil {
+	s.buf = binary.AppendUvarint(binary.AppendUvarint(s.buf, uint64(g)), uint64(v))
+	if len(s.buf) > spillBuf-2*binary.MaxVarintLen64 {
+		s.flush()
+	}
+}
+
+func (s *durSpill) flush() {
+	if _, err := s.f.Write(s.buf); err != nil && s.err == nil {
 		s.err = err
 	}
+	s.buf = s.buf[:0]
 }
 
 // replay calls fn with each (group, duration) written.
 func (s *durSpill) replay(fn func(g int32, v int64)) error {
-	if err := s.w.Flush(); err != nil {
-		return err
+	if s.flush(); s.err != nil {
+		return s.err
 	}
 	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	r := bufio.NewReaderSize(s.f, 1<<20)
+	buf := make([]byte, spillBuf)
+	have := 0 // bytes in buf not yet decoded, at its start
 	for {
-		g, err := binary.ReadUvarint(r)
-		if err == io.EOF {
+		n, err := io.ReadFull(s.f, buf[have:])
+		end := have + n
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			err = nil
+		} else if err != nil {
+			return err
+		}
+		last := n == 0 || end < len(buf)
+		i := 0
+		for {
+			// A whole pair, or the end of the file, ahead.
+			if !last && end-i < 2*binary.MaxVarintLen64 {
+				break
+			}
+			if i == end {
+				break
+			}
+			g, a := binary.Uvarint(buf[i:end])
+			if a <= 0 {
+				return fmt.Errorf("stats: temporary file %s damaged", s.f.Name())
+			}
+			v, b := binary.Uvarint(buf[i+a : end])
+			if b <= 0 {
+				return fmt.Errorf("stats: temporary file %s damaged", s.f.Name())
+			}
+			fn(int32(g), int64(v))
+			i += a + b
+		}
+		if last {
 			return nil
 		}
-		if err != nil {
-			return err
-		}
-		v, err := binary.ReadUvarint(r)
-		if err != nil {
-			return err
-		}
-		fn(int32(g), int64(v))
+		have = copy(buf, buf[i:end])
 	}
 }
 

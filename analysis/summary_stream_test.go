@@ -173,3 +173,35 @@ func TestDurBucket(t *testing.T) {
 		t.Fatalf("last bucket ends at %d", hi)
 	}
 }
+
+// durSpill gives back every pair written, in order, across its buffers.
+func TestDurSpill(t *testing.T) {
+	sp, err := newDurSpill()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.remove()
+	rnd := rand.New(rand.NewSource(3))
+	type pair struct {
+		g int32
+		v int64
+	}
+	var want []pair
+	for i := 0; i < 700_000; i++ {
+		p := pair{int32(rnd.Intn(1 << uint(rnd.Intn(31)))), rnd.Int63() >> uint(rnd.Intn(63))}
+		want = append(want, p)
+		sp.put(p.g, p.v)
+	}
+	i := 0
+	if err := sp.replay(func(g int32, v int64) {
+		if i < len(want) && (want[i] != pair{g, v}) {
+			t.Fatalf("pair %d: (%d, %d), want %v", i, g, v, want[i])
+		}
+		i++
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if i != len(want) {
+		t.Fatalf("%d pairs back, want %d", i, len(want))
+	}
+}
