@@ -117,7 +117,7 @@ def test_vs_baseline_record():
            "D": {"rel_err": 4e-3, "max_abs_err": 0.2, "base_norm": 5.0}}
     r = records.vs_baseline_record("unfused", per)
     assert r["baseline"] == "unfused" and r["rel_err"] == 4e-3 and r["outputs"] is per
-    assert set(_go_json_fields("reports/model.go", "VsBaseline")) <= set(r)
+    assert set(_go_json_fields("pipeline/checks.go", "VsBaseline")) <= set(r)
     r = records.vs_baseline_record("unfused", {"C": {"nan": 3}, "D": per["D"]})
     assert r["rel_err"] is None
     assert records.vs_baseline_record("unfused", {})["rel_err"] == 0.0
