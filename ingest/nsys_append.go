@@ -105,24 +105,32 @@ var kernelAppenderSlow = false
 
 func newKernelAppender(b *Builder) *kernelAppender {
 	a := &kernelAppender{b: b, rb: b.b[TableKernels]}
-	sc := a.rb.Schema()
-	if kernelAppenderSlow || sc.NumFields() != len(kernelFastColumns) {
-		return a
-	}
-	for i, n := range kernelFastColumns {
-		if sc.Field(i).Name != n {
-			return a
-		}
-	}
-	for j := range a.dict {
-		db, ok := a.rb.Field(1 + j).(*array.BinaryDictionaryBuilder)
-		if !ok {
-			return a
-		}
-		a.dict[j] = dictCol{b: db, cache: map[int64]int{}, pending: make([]int, 0, 4096), emptyNull: kernelsEmptyNull[1+j]}
-	}
-	a.fast = true
+	a.fast = fastDictCols(a.rb, kernelFastColumns, a.dict[:], kernelsEmptyNull)
 	return a
+}
+
+// fastDictCols readies the fast append path of a table: where rb's schema
+// is exactly cols and its fields 1..len(dict) are binary dictionaries, it
+// fills dict with their builders and says true; otherwise (or with
+// kernelAppenderSlow) false, and rows go through the Builder's Add method.
+func fastDictCols(rb *array.RecordBuilder, cols []string, dict []dictCol, emptyNull []bool) bool {
+	sc := rb.Schema()
+	if kernelAppenderSlow || sc.NumFields() != len(cols) {
+		return false
+	}
+	for i, n := range cols {
+		if sc.Field(i).Name != n {
+			return false
+		}
+	}
+	for j := range dict {
+		db, ok := rb.Field(1 + j).(*array.BinaryDictionaryBuilder)
+		if !ok {
+			return false
+		}
+		dict[j] = dictCol{b: db, cache: map[int64]int{}, pending: make([]int, 0, 4096), emptyNull: emptyNull[1+j]}
+	}
+	return true
 }
 
 // kernelKeys are the cache keys of a row's dictionary values: keys[j] names
@@ -190,23 +198,7 @@ var rangesEmptyNull = emptyNull(TableRanges)
 
 func newRangeAppender(b *Builder) *rangeAppender {
 	a := &rangeAppender{b: b, rb: b.b[TableRanges]}
-	sc := a.rb.Schema()
-	if kernelAppenderSlow || sc.NumFields() != len(rangeFastColumns) {
-		return a
-	}
-	for i, n := range rangeFastColumns {
-		if sc.Field(i).Name != n {
-			return a
-		}
-	}
-	for j := range a.dict {
-		db, ok := a.rb.Field(1 + j).(*array.BinaryDictionaryBuilder)
-		if !ok {
-			return a
-		}
-		a.dict[j] = dictCol{b: db, cache: map[int64]int{}, pending: make([]int, 0, 4096), emptyNull: rangesEmptyNull[1+j]}
-	}
-	a.fast = true
+	a.fast = fastDictCols(a.rb, rangeFastColumns, a.dict[:], rangesEmptyNull)
 	return a
 }
 

@@ -287,19 +287,8 @@ func (s *sqliteDB) readInts(table, query string, ncol int, null int64, send func
 				return s.wrap(table, err)
 			}
 			for i, v := range dest {
-				var x int64
-				switch v := v.(type) {
-				case int64:
-					x = v
-				case float64:
-					x = int64(v)
-				case bool:
-					if v {
-						x = 1
-					}
-				case nil:
-					x = null
-				default:
+				x, ok := sqlInt(v, null)
+				if !ok {
 					return &InputError{File: s.path, Table: table, Err: fmt.Errorf("column %s holds %T %v, expected an integer", rows.Columns()[i], v, v)}
 				}
 				buf = append(buf, x)
@@ -359,3 +348,23 @@ func (e *errBadValue) Error() string {
 type errTextSize struct{ n int }
 
 func (e *errTextSize) Error() string { return fmt.Sprintf("a text of %d bytes", e.n) }
+
+// sqlInt is an integer column's value as database/sql scanned it into an
+// any: int64, float64 (truncated), bool (0 or 1), NULL (null); false for any
+// other type.
+func sqlInt(v any, null int64) (int64, bool) {
+	switch v := v.(type) {
+	case int64:
+		return v, true
+	case float64:
+		return int64(v), true
+	case bool:
+		if v {
+			return 1, true
+		}
+		return 0, true
+	case nil:
+		return null, true
+	}
+	return 0, false
+}

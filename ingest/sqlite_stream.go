@@ -184,19 +184,8 @@ func (s *sqliteDB) readRows(table, query string, nint int, null int64, r *rowStr
 				return s.wrap(table, err)
 			}
 			for i, v := range dest[:nint] {
-				var x int64
-				switch v := v.(type) {
-				case int64:
-					x = v
-				case float64:
-					x = int64(v)
-				case bool:
-					if v {
-						x = 1
-					}
-				case nil:
-					x = null
-				default:
+				x, ok := sqlInt(v, null)
+				if !ok {
 					return &InputError{File: s.path, Table: table, Err: fmt.Errorf("column %s holds %T %v, expected an integer", rows.Columns()[i], v, v)}
 				}
 				c.ints = append(c.ints, x)
