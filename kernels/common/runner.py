@@ -90,7 +90,7 @@ def cell_seed(seed, exp, variant, shape, salt=0):
 def requires_missing(req):
     if not req:
         return ""
-    mod = {"fla": "fla", "cutlass": "cutlass_cppgen"}.get(req, req)
+    mod = {"fla": "fla", "cutlass": "cutlass_cppgen", "quack": "quack"}.get(req, req)
     if importlib.util.find_spec(mod) is None:
         return f"requires {req}: not installed"
     return ""

@@ -146,6 +146,46 @@ class TritonGateEpilogue(Impl):
                 "alpha": w[:, 3 * HD:], "y": out["y"]}
 
 
+def _qk():
+    """common.qk, imported on first use (it imports quack: requires: quack)."""
+    from common import qk
+    return qk
+
+
+class QuackEpilogue(Impl):
+    """Three quack (CuTe DSL) GEMMs, every elementwise op in an epilogue, the same dataflow as
+    triton-gate-epilogue:
+    1. x @ [W_qkv | W_alpha], D = acc + sig * (sigmoid(acc) - acc) with sig a 0/1 column vector
+       (identity | sigmoid segments);
+    2. x @ W_g storing gate = SiLU(acc) and go = gate * o (two tile stores);
+    3. go @ W_O + x (quack's residual epilogue)."""
+
+    def prepare(self, inp):
+        qk = _qk()
+        BT, d, HD, nH = dims(self.v)
+        st = dict(inp)
+        st["W_in"] = qk.nk(torch.cat([inp["W_qkv"], inp["W_alpha"]], dim=1))
+        st["W_g"] = qk.nk(inp["W_g"])
+        st["W_O"] = qk.nk(inp["W_O"])
+        st["sig"] = qk.seg_vector(3 * HD + nH, [(3 * HD, 3 * HD + nH)])
+        return st
+
+    def alloc(self, st):
+        BT, d, HD, nH = dims(self.v)
+        e = lambda *s: torch.empty(s, device="cuda", dtype=self.dtype)
+        return {"wide": e(BT, 3 * HD + nH), "gate": e(BT, HD), "go": e(BT, HD), "y": e(BT, d)}
+
+    def run(self, st, out):
+        qk = _qk()
+        BT, d, HD, nH = dims(self.v)
+        w = out["wide"]
+        qk.run(qk.seg_epi, st["x"], st["W_in"], {"D": w}, "gssm-in", sig=st["sig"])
+        qk.run(qk.gate_epi, st["x"], st["W_g"], {"D": out["go"], "gate": out["gate"]}, "gssm-gate", o=st["o"])
+        qk.run(qk.residual_epi, out["go"], st["W_O"], {"D": out["y"]}, "gssm-out", res=st["x"])
+        return {"Q": w[:, :HD], "K": w[:, HD:2 * HD], "V": w[:, 2 * HD:3 * HD], "gate": out["gate"],
+                "alpha": w[:, 3 * HD:], "y": out["y"]}
+
+
 def _cutlass_module():
     """kernels/gated_ssm/cutlass_evt.py, loaded once (it imports cutlass_cppgen)."""
     import importlib.util
@@ -178,6 +218,7 @@ VARIANTS = {
     "triton-epilogue": TritonEpilogue,
     "triton-gate-epilogue": TritonGateEpilogue,
     "cutlass-evt": _cutlass_factory,
+    "quack-epilogue": QuackEpilogue,
 }
 
 

@@ -193,6 +193,39 @@ class WideGemmEpilogue(Impl):
         return {"Q": z[:, :HK], "V": z[:, HK:s_norm], "K": z[:, s_norm:s_silu], "g": z[:, s_silu:s_sig], "alpha": z[:, s_sig:]}
 
 
+class QuackEpilogue(Impl):
+    """One quack (CuTe DSL) wide GEMM x @ [W_Q|W_V|W_K|W_g|W_alpha] applying each segment's
+    activation in its epilogue: D = acc * (ident + knorm * rstd + silu * s) + sig * s, with s
+    = sigmoid(acc), rstd the per-(row, head) rsqrt of the mean square over each dk-column
+    head (quack's HeadRstd prepass over the accumulator), and ident / knorm (= dk^-1/2) / silu
+    / sig per-column vectors of the segments: 1 launch."""
+
+    def prepare(self, inp):
+        from common import qk
+        st = dict(inp)
+        W = _wide_weight(inp)
+        N = W.shape[1]
+        s_norm, s_silu, s_sig = _seg_bounds(self.v)
+        st["W"] = qk.nk(W)
+        st["ident"] = qk.seg_vector(N, [(0, s_norm)])
+        st["knorm"] = qk.seg_vector(N, [(s_norm, s_silu)]) * self.v["dk"] ** -0.5
+        st["silu"] = qk.seg_vector(N, [(s_silu, s_sig)])
+        st["sig"] = qk.seg_vector(N, [(s_sig, N)])
+        return st
+
+    def alloc(self, st):
+        return {"z": torch.empty((st["x"].shape[0], st["W"].shape[1]), device="cuda", dtype=self.dtype)}
+
+    def run(self, st, out):
+        from common import qk
+        z = out["z"]
+        qk.run(qk.gla_epi, st["x"], st["W"], {"D": z}, "gla-wide", qk=self.v["dk"], ident=st["ident"],
+               knorm=st["knorm"], silu=st["silu"], sig=st["sig"])
+        HK = widths(self.v)["Q"]
+        s_norm, s_silu, s_sig = _seg_bounds(self.v)
+        return {"Q": z[:, :HK], "V": z[:, HK:s_norm], "K": z[:, s_norm:s_silu], "g": z[:, s_silu:s_sig], "alpha": z[:, s_sig:]}
+
+
 # ------------------------------------------------------------------ forward + backward
 
 class _FwdBwd(Impl):
@@ -317,6 +350,7 @@ VARIANTS = {
     "compiled": Compiled,
     "compiled-max-autotune": CompiledMaxAutotune,
     "wide-gemm-epilogue": WideGemmEpilogue,
+    "quack-epilogue": QuackEpilogue,
     "unfused-fwdbwd": UnfusedFwdBwd,
     "wide-gemm-fwdbwd": WideGemmFwdBwd,
     "compiled-fwdbwd": CompiledFwdBwd,

@@ -292,7 +292,7 @@ for m in ("torch", "triton", "yaml", "numpy"):
 # Optional variants' packages: found the way kernels/run.py looks for them (by module,
 # without importing: cutlass_cppgen needs run.py's cuda-python shim to import).
 import importlib.util, importlib.metadata
-for key, mod, dist in (("cutlass", "cutlass_cppgen", "nvidia-cutlass"), ("fla", "fla", "flash-linear-attention")):
+for key, mod, dist in (("cutlass", "cutlass_cppgen", "nvidia-cutlass"), ("fla", "fla", "flash-linear-attention"), ("quack", "quack", "quack-kernels")):
     if importlib.util.find_spec(mod) is not None:
         try:
             out[key] = importlib.metadata.version(dist)
@@ -349,7 +349,7 @@ print(json.dumps(out))`
 		}
 		out = append(out, Finding{Check: m.name, Level: level, Detail: m.name + " not importable: " + env.String(m.name+"_error"), Fix: m.fix})
 	}
-	for _, o := range []struct{ key, dist string }{{"cutlass", "nvidia-cutlass"}, {"fla", "flash-linear-attention"}} {
+	for _, o := range []struct{ key, dist string }{{"cutlass", "nvidia-cutlass"}, {"fla", "flash-linear-attention"}, {"quack", "quack-kernels"}} {
 		if v := env.String(o.key); v != "" {
 			out = append(out, Finding{Check: o.key, Level: LevelOK, Detail: o.dist + " " + v})
 		} else {

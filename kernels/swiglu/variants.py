@@ -71,12 +71,34 @@ class DualAccPersistent(DualAcc):
     persistent = True
 
 
+class QuackGated(Impl):
+    """One quack (CuTe DSL) GEMM over the interleaved weight [w1_0, w3_0, w1_1, w3_1, ...]
+    (2N columns): its epilogue pairs adjacent accumulator columns and stores only
+    silu(gate) * up (N columns); each A tile is loaded once for both products: 1 launch."""
+
+    def prepare(self, inp):
+        from common import qk
+        st = dict(inp)
+        K, N = inp["B1"].shape
+        st["Bint"] = qk.nk(torch.stack([inp["B1"], inp["B2"]], dim=2).reshape(K, 2 * N))
+        return st
+
+    def alloc(self, st):
+        return {"C": torch.empty((self.v["M"], self.v["N"]), device="cuda", dtype=self.dtype)}
+
+    def run(self, st, out):
+        from common import qk
+        qk.run(qk.swiglu_epi, st["A"], st["Bint"], {"postact": out["C"]}, "swiglu", store_d=False)
+        return {"C": out["C"]}
+
+
 VARIANTS = {
     "unfused": Unfused,
     "unfused-graph": Unfused,
     "gemm2-epilogue": Gemm2Epilogue,
     "dual-acc": DualAcc,
     "dual-acc-persistent": DualAccPersistent,
+    "quack-gated": QuackGated,
 }
 
 
