@@ -8,13 +8,17 @@ import (
 // Implementation-limited verdicts (METHOD.md, "Implementation-limited
 // verdicts"). A fusion changes the epilogue and elementwise work of a
 // layer; the GEMM main loops compute the same products either way. Where a
-// candidate's GEMMs are measurably worse than the baseline's (library) GEMMs
-// for the same products, a NO-GO may be about that code, not about the
-// fusion idea, and the report says so with the counterfactual.
+// candidate's GEMMs are slower than the baseline's (library) GEMMs for the
+// same products by more than the time its epilogue's own extra DRAM bytes
+// take, or move more bytes than the baseline's plus those its epilogue
+// must move, a NO-GO may be about that code, not about the fusion idea,
+// and the report says so with the counterfactual.
 
-// DefaultMainLoopMargin: candidate GEMMs that take more than this much
-// longer (in SM cycles) or move more DRAM bytes than the baseline's limit
-// the verdict (10%).
+// DefaultMainLoopMargin: the noise margin of a kernel-pass comparison.
+// Candidate GEMMs that take more than this much longer (in SM cycles) than
+// the baseline's plus the epilogue allowance, or move more than this much
+// more DRAM bytes than the baseline's plus the epilogue's, limit the
+// verdict (10%).
 const DefaultMainLoopMargin = 0.10
 
 // MaxComparableCycles: candidate GEMM kernels that take more than this many
@@ -130,3 +134,30 @@ func (m MainLoops) ExtraTimeMs() float64 {
 // ExtraDRAM is the DRAM bytes the candidate's GEMMs move beyond the
 // baseline's (0 when they move no more).
 func (m MainLoops) ExtraDRAM() float64 { return math.Max(0, m.CandDRAM-m.BaseDRAM) }
+
+// AllowanceCycles is the epilogue allowance in SM cycles of the candidate's
+// GEMMs: the DRAM bytes they move beyond the baseline's (kernel pass) at
+// bandwidth bw (byte/s), at the median clock of the candidate's GEMMs. A
+// fused epilogue reads and writes operands the library GEMM does not; the
+// time those bytes take at the DRAM bandwidth is the fusion's own cost. 0
+// where bw or the clock is unknown or the candidate moves no more bytes.
+func (m MainLoops) AllowanceCycles(bw float64) float64 {
+	if bw <= 0 || m.CandClockHz <= 0 {
+		return 0
+	}
+	return m.ExtraDRAM() / bw * m.CandClockHz
+}
+
+// SlowerThanAllowed reports whether the candidate's GEMM cycles exceed the
+// baseline's plus allow cycles by more than margin. GEMM kernels that are
+// mostly other work (NotAGEMM) are never charged.
+func (m MainLoops) SlowerThanAllowed(allow, margin float64) bool {
+	return !m.NotAGEMM && m.CandCycles > 0 && m.CandCycles > (m.BaseCycles+allow)*(1+margin)
+}
+
+// MoreDRAMThanEpilogue reports whether the candidate's GEMMs move more DRAM
+// bytes than the baseline's plus epilogue (the bytes its fused epilogues
+// must move) by more than margin.
+func (m MainLoops) MoreDRAMThanEpilogue(epilogue, margin float64) bool {
+	return m.CandDRAM > (m.BaseDRAM+epilogue)*(1+margin)
+}

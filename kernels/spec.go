@@ -10,6 +10,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -52,6 +53,11 @@ type Experiment struct {
 	// From claims.yaml.
 	Claims []Claim           `yaml:"-"`
 	Theory map[string]Theory `yaml:"-"` // variant -> theoretical model
+	// Fusions groups the variants that implement the same fusion (the same
+	// elementwise work moved into the same GEMMs): fusion name -> variants.
+	// A member the spec does not have is in no run yet: it is absent from
+	// every comparison, and a claim on it is NOT MEASURED.
+	Fusions map[string][]string `yaml:"-"`
 
 	Dir string `yaml:"-"` // kernels/<name>
 }
@@ -110,9 +116,10 @@ type Theory struct {
 }
 
 type claimsFile struct {
-	Experiment string            `yaml:"experiment"`
-	Claims     []Claim           `yaml:"claims"`
-	Theory     map[string]Theory `yaml:"theory"`
+	Experiment string              `yaml:"experiment"`
+	Claims     []Claim             `yaml:"claims"`
+	Theory     map[string]Theory   `yaml:"theory"`
+	Fusions    map[string][]string `yaml:"fusions"`
 }
 
 // Load reads every embedded experiment, sorted by name.
@@ -170,7 +177,7 @@ func loadOne(fsys fs.FS, specPath, prefix string) (*Experiment, error) {
 		if c.Experiment != "" && c.Experiment != e.Name {
 			return nil, fmt.Errorf("%s%s: experiment %q, spec.yaml says %q", prefix, cp, c.Experiment, e.Name)
 		}
-		e.Claims, e.Theory = c.Claims, c.Theory
+		e.Claims, e.Theory, e.Fusions = c.Claims, c.Theory, c.Fusions
 	}
 	if err := e.Validate(); err != nil {
 		return nil, fmt.Errorf("%s%s: %w", prefix, specPath, err)
@@ -225,22 +232,88 @@ func (e *Experiment) Validate() error {
 			return fmt.Errorf("shape %q is not canonical: want %q (variables in the order %v)", s, c, e.Vars)
 		}
 	}
+	member, err := e.validateFusions()
+	if err != nil {
+		return err
+	}
 	for _, c := range e.Claims {
 		if c.Seed != "" && c.Source != "" {
 			return fmt.Errorf("claim %s: give seed or source, not both", c.ID)
 		}
-		for _, v := range []string{c.Candidate, c.Baseline} {
-			if v != "" && !seen[v] {
-				return fmt.Errorf("claim %s names variant %q, which the spec does not have", c.ID, v)
+		if g, ok := c.BestOf(); ok {
+			if _, ok := e.Fusions[g]; !ok {
+				return fmt.Errorf("claim %s: candidate %s%s names no fusion of claims.yaml's fusions", c.ID, BestOfPrefix, g)
 			}
+		} else if c.Candidate != "" && !seen[c.Candidate] && !member[c.Candidate] {
+			return fmt.Errorf("claim %s names variant %q, which the spec does not have (nor a fusion of claims.yaml lists)", c.ID, c.Candidate)
+		}
+		if c.Baseline != "" && !seen[c.Baseline] {
+			return fmt.Errorf("claim %s names variant %q, which the spec does not have", c.ID, c.Baseline)
 		}
 	}
 	for v := range e.Theory {
-		if !seen[v] {
-			return fmt.Errorf("theory for variant %q, which the spec does not have", v)
+		if !seen[v] && !member[v] {
+			return fmt.Errorf("theory for variant %q, which the spec does not have (nor a fusion of claims.yaml lists)", v)
 		}
 	}
 	return nil
+}
+
+// validateFusions checks claims.yaml's fusions: named like variants, each
+// with members, no variant in two, none a baseline or reference of the
+// spec. It returns the members.
+func (e *Experiment) validateFusions() (map[string]bool, error) {
+	member := map[string]bool{}
+	for _, g := range slices.Sorted(maps.Keys(e.Fusions)) {
+		if g == "" || strings.ContainsAny(g, "/ :") {
+			return nil, fmt.Errorf("fusion name %q: want a non-empty name without '/', ':' or spaces", g)
+		}
+		if len(e.Fusions[g]) == 0 {
+			return nil, fmt.Errorf("fusion %s lists no variant", g)
+		}
+		for _, v := range e.Fusions[g] {
+			if member[v] {
+				return nil, fmt.Errorf("fusion %s: variant %q is in another fusion too", g, v)
+			}
+			if vv := e.Variant(v); vv != nil && vv.Role != RoleCandidate {
+				return nil, fmt.Errorf("fusion %s: variant %q is a %s, not a candidate", g, v, vv.Role)
+			}
+			if v == "" || strings.ContainsAny(v, "/ ") {
+				return nil, fmt.Errorf("fusion %s: variant name %q: want a non-empty name without '/' or spaces", g, v)
+			}
+			member[v] = true
+		}
+	}
+	return member, nil
+}
+
+// BestOfPrefix begins a claim's candidate that names a fusion instead of a
+// variant ("best-of:epilogues"): at each shape the claim is judged on the
+// member of that fusion the run measured best (reports, METHOD.md).
+const BestOfPrefix = "best-of:"
+
+// BestOf returns the fusion a best-of claim names, and whether it is one.
+func (c Claim) BestOf() (string, bool) {
+	return strings.CutPrefix(c.Candidate, BestOfPrefix)
+}
+
+// FusionOf returns the fusion a variant belongs to ("" none).
+func (e *Experiment) FusionOf(variant string) string {
+	for g, vs := range e.Fusions {
+		if slices.Contains(vs, variant) {
+			return g
+		}
+	}
+	return ""
+}
+
+// candidates are the variants a claim may rest on: its candidate, or every
+// member of the fusion a best-of claim names.
+func (e *Experiment) candidates(c Claim) []string {
+	if g, ok := c.BestOf(); ok {
+		return e.Fusions[g]
+	}
+	return []string{c.Candidate}
 }
 
 // Baseline returns the name of the first baseline variant.
@@ -352,20 +425,22 @@ func (e *Experiment) BaselineFor(variant string) string {
 var RangeMetrics = []string{"dram_ratio", "dram_reduction", "dram_bytes"}
 
 // RangeDecided reports whether a claim's range-pass metric rests on the cell
-// (variant, shape): the variant is the claim's candidate, or the baseline it
-// is compared with, at one of the claim's shapes (every shape when it names
+// (variant, shape): the variant is the claim's candidate (for a best-of
+// claim, any member of its fusion), or the baseline it is compared with, at one of the claim's shapes (every shape when it names
 // none).
 func (e *Experiment) RangeDecided(variant, shape string) bool {
 	for _, c := range e.Claims {
 		if !slices.Contains(RangeMetrics, c.Metric) || (len(c.Shapes) > 0 && !slices.Contains(c.Shapes, shape)) {
 			continue
 		}
-		base := c.Baseline
-		if base == "" && c.Metric != "dram_bytes" {
-			base = e.BaselineFor(c.Candidate)
-		}
-		if variant == c.Candidate || variant == base {
-			return true
+		for _, cand := range e.candidates(c) {
+			base := c.Baseline
+			if base == "" && c.Metric != "dram_bytes" {
+				base = e.BaselineFor(cand)
+			}
+			if variant == cand || variant == base {
+				return true
+			}
 		}
 	}
 	return false

@@ -1,6 +1,9 @@
 package kernels
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestLoadEmbedded(t *testing.T) {
 	exps, err := Load()
@@ -67,10 +70,47 @@ func TestRangeDecided(t *testing.T) {
 		want           bool
 	}{
 		{"triton-epilogue", mve, true}, {"triton-epilogue", d2048, true}, {"eager", mve, true}, {"eager", d2048, true},
-		{"cutlass-evt", d2048, false}, {"compiled", mve, false}, {"triton-epilogue", "B=16,T=1024,d=768,H=12,dk=64,n=16", false},
+		// cutlass-evt is a member of fusion epilogues, which hbm-traffic-best names.
+		{"cutlass-evt", d2048, true}, {"compiled", mve, false}, {"compiled-max-autotune", d2048, false}, {"triton-epilogue", "B=16,T=1024,d=768,H=12,dk=64,n=16", false},
 	} {
 		if got := g.RangeDecided(c.variant, c.shape); got != c.want {
 			t.Errorf("RangeDecided(%s, %s) = %v, want %v", c.variant, c.shape, got, c.want)
 		}
+	}
+}
+
+// TestFusionsValidate: claims.yaml's fusions may list a variant the spec
+// does not have yet (a claim on it is then allowed), but not a baseline, a
+// variant twice, or a best-of claim on a fusion that is not there.
+func TestFusionsValidate(t *testing.T) {
+	base := func() *Experiment {
+		return &Experiment{Name: "x", Shapes: []string{"n=1"}, Vars: []string{"n"},
+			Variants: []Variant{{Name: "b", Role: RoleBaseline}, {Name: "c1", Role: RoleCandidate}, {Name: "c2", Role: RoleCandidate}}}
+	}
+	for _, tc := range []struct {
+		name    string
+		fusions map[string][]string
+		claim   Claim
+		wantErr string
+	}{
+		{"member not in spec, claimed", map[string][]string{"f": {"c1", "later"}}, Claim{ID: "k", Candidate: "later", Baseline: "b"}, ""},
+		{"best-of", map[string][]string{"f": {"c1", "c2"}}, Claim{ID: "k", Candidate: "best-of:f", Baseline: "b"}, ""},
+		{"best-of unknown fusion", map[string][]string{"f": {"c1"}}, Claim{ID: "k", Candidate: "best-of:g"}, "names no fusion"},
+		{"unknown variant", map[string][]string{"f": {"c1"}}, Claim{ID: "k", Candidate: "later"}, "which the spec does not have"},
+		{"baseline in a fusion", map[string][]string{"f": {"b", "c1"}}, Claim{ID: "k", Candidate: "c1"}, "is a baseline"},
+		{"in two fusions", map[string][]string{"f": {"c1"}, "g": {"c1", "c2"}}, Claim{ID: "k", Candidate: "c1"}, "in another fusion"},
+		{"empty fusion", map[string][]string{"f": {}}, Claim{ID: "k", Candidate: "c1"}, "lists no variant"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := base()
+			e.Fusions, e.Claims = tc.fusions, []Claim{tc.claim}
+			err := e.Validate()
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatalf("Validate: %v", err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Fatalf("Validate: %v, want an error with %q", err, tc.wantErr)
+			}
+		})
 	}
 }

@@ -22,6 +22,7 @@ func experimentsOf(run *rundir.Run) ([]*kernels.Experiment, string, []analysis.W
 		if builtin, err := kernels.Load(); err == nil {
 			fillEpilogues(exps, builtin)
 			fillDataflows(exps, builtin)
+			fillFusions(exps, builtin)
 			warns = missingClaims(exps, builtin, run)
 		}
 		return exps, "the run's own snapshot (" + rundir.SpecsDir + "/)", warns, nil
@@ -96,4 +97,61 @@ func fillDataflows(exps, builtin []*kernels.Experiment) {
 			}
 		}
 	}
+}
+
+// fillFusions gives an experiment of a run's snapshot that groups no
+// variants into fusions (snapshots taken before claims.yaml had fusions)
+// the fusions built into rooftool for it, and the built-in claims that
+// restate one of the snapshot's own claims (the same document, line, quote,
+// metric, test and baseline) for another candidate: a member of a fusion or
+// the best of one. The snapshot's claims are judged as they were; the added
+// ones say in their note where they come from, and a candidate the run has
+// no cells of is NOT MEASURED.
+func fillFusions(exps, builtin []*kernels.Experiment) {
+	for _, e := range exps {
+		if len(e.Fusions) > 0 {
+			continue
+		}
+		for _, b := range builtin {
+			if b.Name != e.Name || len(b.Fusions) == 0 {
+				continue
+			}
+			e.Fusions = b.Fusions
+			have := map[string]bool{}
+			for _, c := range e.Claims {
+				have[c.ID] = true
+			}
+			for _, c := range b.Claims {
+				if have[c.ID] || !restates(e.Claims, c) {
+					continue
+				}
+				c.Note = joinNote(c.Note, "from the claims built into rooftool: the run's snapshot states this claim for other candidates")
+				e.Claims = append(e.Claims, c)
+				if th, ok := b.Theory[c.Candidate]; ok && e.Theory != nil {
+					if _, has := e.Theory[c.Candidate]; !has {
+						e.Theory[c.Candidate] = th
+					}
+				}
+			}
+		}
+	}
+}
+
+// restates reports whether one of cs states c's claim: the same document,
+// line, quote, metric, test and baseline.
+func restates(cs []kernels.Claim, c kernels.Claim) bool {
+	for _, s := range cs {
+		if s.Seed == c.Seed && s.Source == c.Source && s.Line == c.Line && s.Quote == c.Quote && s.Metric == c.Metric &&
+			s.Op == c.Op && s.Threshold == c.Threshold && s.Baseline == c.Baseline {
+			return true
+		}
+	}
+	return false
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }

@@ -30,7 +30,7 @@ type Input struct {
 func Build(in Input) *Report {
 	x := newIndex(in.Run, in.Manifest, in.Checks)
 	x.clocks, x.deviceClocks = in.CellSMClocks, in.CellDeviceSMClocks
-	r := &Report{Version: 2, Run: runInfo(in)}
+	r := &Report{Version: 3, Run: runInfo(in)}
 	if in.Run != nil {
 		r.Warnings = append(r.Warnings, in.Run.Warnings...)
 	}
@@ -122,6 +122,7 @@ func (x *index) experiment(e *kernels.Experiment, in Input) ExperimentReport {
 		}
 	}
 	er.Quality = x.quality(e)
+	er.FusionBest = x.fusionBest(e, er.Quality)
 	er.Warnings = dedupe(ws)
 	return er
 }

@@ -90,6 +90,7 @@ type htmlExperiment struct {
 	Shapes                       []htmlShape
 	Quality                      []htmlQuality
 	Limits                       [][]string // limitsRows
+	FusionBest                   [][]string // fusionBestRows
 	Plots                        []htmlPlot
 	Crossovers                   []string
 	Warnings                     []htmlWarning
@@ -296,6 +297,7 @@ func htmlExperimentOf(e ExperimentReport, files fs.FS) htmlExperiment {
 	}
 	h.Quality = htmlQualityOf(e.Quality)
 	h.Limits = limitsRows(byVariant(e.Quality), func(s string) string { return s })
+	h.FusionBest = fusionBestRows(e.FusionBest, func(s string) string { return s })
 	for _, p := range e.Plots {
 		h.Plots = append(h.Plots, htmlPlotOf(p, files))
 	}
@@ -601,6 +603,19 @@ tr.why details p{margin:.2em 0}
 </table>
 </div>
 <p class="legend">{{$.Legends.Quality}}</p>
+{{- if .FusionBest}}
+<p>Best implementation of each fusion (claims.yaml fusions), per shape: the member whose GEMMs come closest to the library's speed in the same pass; its wall-time speedup against its baseline beside:</p>
+<div class="wrap">
+<table>
+<thead><tr><th>Fusion</th><th>Shape</th><th>Best</th><th class="n">GEMM speed of library</th><th class="n">GEMM DRAM of library</th><th class="n">Speedup</th><th>Of</th></tr></thead>
+<tbody>
+{{- range .FusionBest}}
+<tr><td class="nw">{{index . 0}}</td><td><code>{{index . 1}}</code></td><td class="nw">{{index . 2}}</td><td class="n">{{index . 3}}</td><td class="n">{{index . 4}}</td><td class="n">{{index . 5}}</td><td>{{index . 6}}</td></tr>
+{{- end}}
+</tbody>
+</table>
+</div>
+{{- end}}
 {{- if .Limits}}
 <p>What limits the slowest kernel, from the same pass, beside the baseline's longest GEMM:</p>
 <div class="wrap">

@@ -2,8 +2,11 @@ package reports
 
 import (
 	"math"
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/rooftool/rooftool/analysis"
 )
 
 // gated_ssm hbm-traffic at d=2048 on run 2026-11-23-h100-140505. From the
@@ -66,5 +69,117 @@ func TestLimitedByImplementation(t *testing.T) {
 	near("GEMM speed of library", q.GEMMSpeed, 2941888.79/3405311.47, 1e-6)
 	if d.BoundFraction == nil || *d.BoundFraction <= 0 || *d.BoundFraction > 1 {
 		t.Errorf("bound fraction %v, want in (0, 1]", d.BoundFraction)
+	}
+}
+
+// The implementation-limited rule on gated_ssm at d=2048 in run
+// 2026-11-26-h100-065510, from the raw ncu CSVs and timing JSON read by
+// this package's test readers (rawCells):
+//   - the epilogue allowance is the candidate's GEMM DRAM bytes beyond
+//     eager's (kernel pass) over the run's DRAM roof; triton-gate-epilogue's
+//     716.4 MB at 3.35 TB/s are 213.7 us against its 223.8 us of extra GEMM
+//     time: within 10%, not limited; cutlass-evt's 908.2 MB are 271.0 us
+//     against 613.5 us: limited;
+//   - speedup-d2048-best is judged on the member of fusion epilogues with
+//     the highest ratio of wall medians eager / member (triton-gate-epilogue,
+//     1.063x, by hand from the samples), and speedup-d2048 (triton-epilogue)
+//     is below it by the U test;
+//   - speedup-d2048-quack names a variant the run's spec does not have:
+//     NOT MEASURED.
+func TestLimitedRuleRun065510(t *testing.T) {
+	const run, big = "2026-11-26-h100-065510", "B=16,T=2048,d=2048,H=16,dk=128,n=16"
+	in := loadCommitted(t, run)
+	rep := Build(*in)
+	find := func(claim string) *Decision {
+		t.Helper()
+		for i := range rep.Decisions {
+			if d := &rep.Decisions[i]; d.Experiment == "gated_ssm" && d.Claim == claim && d.Shape == big {
+				return d
+			}
+		}
+		t.Fatalf("no decision %s at %s", claim, big)
+		return nil
+	}
+	near := func(what string, got, want, tol float64) {
+		t.Helper()
+		if math.Abs(got-want) > tol {
+			t.Errorf("%s = %.6g, want %.6g", what, got, want)
+		}
+	}
+	bw, ok := in.Run.Ceilings.Get("DRAM", "device:")
+	if !ok {
+		t.Fatal("no device DRAM roof")
+	}
+	raw := rawCells{t: t, fsys: os.DirFS("../testdata/runs/" + run)}
+	_, ed := raw.gemms("gated_ssm", "eager", big)
+	for _, c := range []struct {
+		claim, variant string
+		limited        bool
+		allowUs        float64 // by hand, 0.1 us
+	}{
+		{"speedup-d2048-gate-epilogue", "triton-gate-epilogue", false, 213.7},
+		{"speedup-d2048-cutlass", "cutlass-evt", true, 271.0},
+	} {
+		d := find(c.claim)
+		if d.Limit == nil {
+			t.Fatalf("%s: no implementation_limit: %s", c.claim, d.Reason)
+		}
+		_, cd := raw.gemms("gated_ssm", c.variant, big)
+		near(c.claim+" allowance (raw)", d.Limit.AllowanceUs, (cd-ed)/bw.Value*1e6, 0.05)
+		near(c.claim+" allowance (by hand)", d.Limit.AllowanceUs, c.allowUs, 0.1)
+		if d.Limit.BelowLibrary != c.limited {
+			t.Errorf("%s: below library %v, want %v: %s", c.claim, d.Limit.BelowLibrary, c.limited, d.Reason)
+		}
+	}
+	if d := find("speedup-d2048-cutlass"); d.LimitedBy != LimitedByImplementation || !hasWarning(d.Warnings, WarnImplementationLimited) || d.Counterfactual == nil {
+		t.Errorf("speedup-d2048-cutlass: limited_by %q, warnings %v, counterfactual %v", d.LimitedBy, d.Warnings, d.Counterfactual)
+	}
+
+	// The best of fusion epilogues, by the ratio of wall medians.
+	eag := medianOf(raw.timing("gated_ssm", "eager", big).wall)
+	bestV, best := 0.0, ""
+	for _, v := range []string{"triton-epilogue", "triton-gate-epilogue", "cutlass-evt"} {
+		if s := eag / medianOf(raw.timing("gated_ssm", v, big).wall); s > bestV {
+			bestV, best = s, v
+		}
+	}
+	d := find("speedup-d2048-best")
+	if best != "triton-gate-epilogue" || d.Candidate != best || d.BestOf == nil || d.BestOf.Picked != best {
+		t.Fatalf("best of epilogues: raw %s, decision %s (%+v)", best, d.Candidate, d.BestOf)
+	}
+	near("best speedup (raw)", d.Measured.Center, bestV, 1e-3)
+	near("best speedup (by hand)", d.Measured.Center, 1.063, 1e-3)
+	if !strings.Contains(d.Reason, "picked as the best of fusion epilogues") || !strings.Contains(d.Reason, "quack-epilogue") {
+		t.Errorf("best-of reason: %s", d.Reason)
+	}
+	if d := find("speedup-d2048"); d.Limit == nil || !d.Limit.BelowBest || d.Limit.Best != best || d.LimitedBy != LimitedByImplementation {
+		t.Errorf("speedup-d2048: limit %+v, limited_by %q: %s", d.Limit, d.LimitedBy, d.Reason)
+	}
+	if d := find("speedup-d2048-quack"); d.Verdict != VerdictNotMeasured || !strings.Contains(d.Reason, "not a variant of this run's spec") {
+		t.Errorf("speedup-d2048-quack: %s: %s", d.Verdict, d.Reason)
+	}
+}
+
+func hasWarning(ws []analysis.Warning, code string) bool {
+	for _, w := range ws {
+		if w.Code == code {
+			return true
+		}
+	}
+	return false
+}
+
+// TestBestMember: the highest value for > and >=, the lowest for < and <=,
+// members without a value skipped, ties to the first listed.
+func TestBestMember(t *testing.T) {
+	v := func(f float64) *float64 { return &f }
+	ms := []FusionMember{{Variant: "a", Value: v(1.1)}, {Variant: "b", Why: "absent"}, {Variant: "c", Value: v(1.3)}, {Variant: "d", Value: v(0.9)}, {Variant: "e", Value: v(1.3)}}
+	for _, c := range []struct{ op, want string }{{">", "c"}, {">=", "c"}, {"<", "d"}, {"<=", "d"}} {
+		if got := bestMember(ms, c.op); got == nil || got.Variant != c.want {
+			t.Errorf("op %s: best %v, want %s", c.op, got, c.want)
+		}
+	}
+	if got := bestMember([]FusionMember{{Variant: "b", Why: "absent"}}, ">"); got != nil {
+		t.Errorf("no values: best %v, want none", got)
 	}
 }

@@ -446,6 +446,7 @@ func writeExperiment(b *strings.Builder, e ExperimentReport, r *Report) {
 		}
 	}
 	writeQuality(p, e.Quality)
+	writeFusionBest(p, e.FusionBest)
 	p("\n### Crossover\n\n")
 	if len(e.Crossovers) == 0 {
 		p("No sweep crossover found.\n")

@@ -17,7 +17,7 @@ const (
 // Report is everything report.md states; report.json is its JSON encoding
 // (keys sorted, floats as Go formats them).
 type Report struct {
-	Version     int                `json:"rooftool_report"` // format version, 2 (counterfactual became a bound with its assumptions)
+	Version     int                `json:"rooftool_report"` // format version, 3 (limited_by follows the epilogue allowance and the fusion's best member)
 	Run         RunInfo            `json:"run"`
 	Decisions   []Decision         `json:"decisions"`
 	Experiments []ExperimentReport `json:"experiments"`
@@ -78,10 +78,12 @@ type Decision struct {
 	// BoundFraction is the candidate's roofline floor under its model over
 	// its measured device time (1: at the roof).
 	BoundFraction *float64 `json:"bound_fraction,omitempty"`
-	// LimitedBy is "implementation" when the candidate's GEMM main loops are
-	// measurably worse than the baseline's for the same products; MainLoops
-	// has the figures and Counterfactual the metric at best had they matched
-	// (an optimistic bound with its assumptions, never a verdict).
+	// LimitedBy is "implementation" when the candidate is measurably below
+	// the best implementation of its fusion in the run, or its GEMMs are
+	// below the baseline's library GEMMs by more than its epilogue's own
+	// cost (Limit has the figures); MainLoops has the GEMM comparison and
+	// Counterfactual the metric at best had they matched the library's (an
+	// optimistic bound with its assumptions, never a verdict).
 	// L2AlreadySaves is the share of the DRAM saving the models claim that
 	// the unfused baseline already gets from L2 as measured (its model
 	// bytes minus its range-pass bytes), where that share is 10% or more.
@@ -89,6 +91,12 @@ type Decision struct {
 	LimitedBy      string              `json:"limited_by,omitempty"`
 	MainLoops      *analysis.MainLoops `json:"main_loops,omitempty"`
 	Counterfactual *Counterfactual     `json:"counterfactual,omitempty"`
+	// Limit is the figures of the implementation-limited rule wherever it
+	// compared the candidate with the library GEMMs or with its fusion's
+	// best member, limited or not.
+	Limit *ImplementationLimit `json:"implementation_limit,omitempty"`
+	// BestOf says how a best-of claim's candidate was picked.
+	BestOf *BestOf `json:"best_of,omitempty"`
 
 	// Warnings are facts about this decision's figures that do not void
 	// it (e.g. dram-one-replay: DRAM bytes of one range replay, no spread).
@@ -107,6 +115,7 @@ type ExperimentReport struct {
 	Plots      []Plot               `json:"plots,omitempty"`
 	Crossovers []analysis.Crossover `json:"crossovers,omitempty"`
 	Quality    []QualityRow         `json:"kernel_quality,omitempty"`
+	FusionBest []FusionBestRow      `json:"fusion_best,omitempty"` // per shape, the best member of each fusion by the quality table
 	Warnings   []analysis.Warning   `json:"warnings,omitempty"`
 }
 

@@ -2,6 +2,8 @@ package reports
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -89,6 +91,87 @@ func (x *index) quality(e *kernels.Experiment) []QualityRow {
 		}
 	}
 	return out
+}
+
+// FusionBestRow is the best implementation of one fusion (claims.yaml
+// fusions) at one shape, by the kernel quality table: the member whose
+// GEMMs come closest to the library's speed, with its figures and its
+// wall-time speedup against its baseline.
+type FusionBestRow struct {
+	Fusion    string   `json:"fusion"`
+	Shape     string   `json:"shape"`
+	Best      string   `json:"best"`
+	GEMMSpeed float64  `json:"gemm_speed_of_library"`
+	GEMMDRAM  float64  `json:"gemm_dram_of_library,omitempty"`
+	Speedup   *Value   `json:"speedup,omitempty"` // wall time, against its baseline
+	Measured  []string `json:"members_measured"`  // members with a comparable quality row at the shape
+	Absent    []string `json:"members_absent,omitempty"`
+}
+
+// fusionBest lists, per shape and fusion, the member of rows with the
+// highest GEMM speed of library (ties: the first in the fusion's order).
+func (x *index) fusionBest(e *kernels.Experiment, rows []QualityRow) []FusionBestRow {
+	var out []FusionBestRow
+	for _, s := range x.shapesOf(e) {
+		for _, g := range slices.Sorted(maps.Keys(e.Fusions)) {
+			r := FusionBestRow{Fusion: g, Shape: s}
+			var best *QualityRow
+			for _, v := range e.Fusions[g] {
+				i := slices.IndexFunc(rows, func(q QualityRow) bool { return q.Variant == v && q.Shape == s && q.GEMMSpeed > 0 })
+				if i < 0 {
+					r.Absent = append(r.Absent, v)
+					continue
+				}
+				r.Measured = append(r.Measured, v)
+				if best == nil || rows[i].GEMMSpeed > best.GEMMSpeed {
+					best = &rows[i]
+				}
+			}
+			if best == nil {
+				continue
+			}
+			r.Best, r.GEMMSpeed, r.GEMMDRAM = best.Variant, best.GEMMSpeed, best.GEMMDRAM
+			if cmp := x.comparison(e.Name, s, e.BaselineFor(best.Variant), best.Variant); cmp != nil && cmp.Speedup.N > 0 {
+				r.Speedup = &Value{Center: cmp.Speedup.Center, Lo: cmp.Speedup.Lo, Hi: cmp.Speedup.Hi, N: cmp.Speedup.N}
+			}
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// fusionBestRows are the best-of-fusion table's rows; code marks a shape as
+// code in the format.
+func fusionBestRows(rows []FusionBestRow, code func(string) string) [][]string {
+	var out [][]string
+	for _, r := range rows {
+		dram, sp := "—", "—"
+		if r.GEMMDRAM > 0 {
+			dram = Ratio(r.GEMMDRAM)
+		}
+		if r.Speedup != nil {
+			sp = Ratio(r.Speedup.Center)
+		}
+		of := strings.Join(r.Measured, ", ")
+		if len(r.Absent) > 0 {
+			of += " (not measured: " + strings.Join(r.Absent, ", ") + ")"
+		}
+		out = append(out, []string{r.Fusion, code(r.Shape), r.Best, pctOrDash(100 * r.GEMMSpeed), dram, sp, of})
+	}
+	return out
+}
+
+// fusionBestHeader heads the best-of-fusion table.
+var fusionBestHeader = []string{"Fusion", "Shape", "Best", "GEMM speed of library", "GEMM DRAM of library", "Speedup", "Of"}
+
+// writeFusionBest writes the best implementation of each fusion per shape.
+func writeFusionBest(p func(string, ...any), rows []FusionBestRow) {
+	if len(rows) == 0 {
+		return
+	}
+	p("\nBest implementation of each fusion (claims.yaml fusions), per shape: the member whose GEMMs come closest to the library's speed in the same pass; its wall-time speedup against its baseline beside:\n\n")
+	pTable(p, Table{Header: fusionBestHeader, Align: []Align{Left, Left, Left, Right, Right, Right, Left},
+		Rows: fusionBestRows(rows, func(s string) string { return "`" + s + "`" })})
 }
 
 // longestGEMM is the longest of ks with tensor work (nil: none).

@@ -116,8 +116,17 @@ func judge(metric string, m Value, op string, thr float64) (verdict, reason stri
 	return VerdictInconclusive, fmt.Sprintf("the %s straddles %s (median %s)", iv(), test, f(m.Center))
 }
 
-// decide judges one claim at one shape.
+// decide judges one claim at one shape; a best-of claim on the best member
+// of its fusion (decideBestOf).
 func (x *index) decide(e *kernels.Experiment, c kernels.Claim, shape string) Decision {
+	if g, ok := c.BestOf(); ok {
+		return x.decideBestOf(e, c, g, shape)
+	}
+	return x.decideOne(e, c, shape)
+}
+
+// decideOne judges a claim on one candidate at one shape.
+func (x *index) decideOne(e *kernels.Experiment, c kernels.Claim, shape string) Decision {
 	base := c.Baseline
 	if base == "" && needsBaseline(c.Metric) {
 		base = e.BaselineFor(c.Candidate)
@@ -137,6 +146,10 @@ func (x *index) decide(e *kernels.Experiment, c kernels.Claim, shape string) Dec
 	case ">", ">=", "<", "<=":
 	default:
 		d.Verdict, d.Reason = VerdictNotMeasured, fmt.Sprintf("claims.yaml: op %q, want >, >=, < or <=", c.Op)
+		return d
+	}
+	if e.Variant(c.Candidate) == nil {
+		d.Verdict, d.Reason = VerdictNotMeasured, notInSpec(c.Candidate)
 		return d
 	}
 	m, missing, extra := x.measure(e, c.Metric, c.Candidate, base, shape)

@@ -191,7 +191,7 @@ func TestReportMissingClaimsFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "has no claims.yaml: the 5 claims rooftool has for gla_proj are not judged"; !strings.Contains(string(md), want) {
+	if want := "has no claims.yaml: the 9 claims rooftool has for gla_proj are not judged"; !strings.Contains(string(md), want) {
 		t.Errorf("report.md lacks %q", want)
 	}
 }
