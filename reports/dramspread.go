@@ -5,6 +5,7 @@ import (
 
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/kernels"
 )
 
 // The DRAM bytes a range-decided verdict judges come with the spread of the
@@ -15,25 +16,27 @@ import (
 // inside. A cell replayed once (older runs) gives a point, and its verdict
 // carries analysis.WarnDRAMOneReplay.
 
-// dramValue is a cell's DRAM bytes with the spread of its range replays; a
-// point (N 0) where the bytes come from the kernel pass.
+// dramValue is a cell's DRAM bytes with the spread of its range replays
+// (kernels.SpreadOf); a point (N 0) where the bytes come from the kernel pass.
 func dramValue(c *analysis.CellFact) Value {
 	b, _ := dramOf(c)
 	v := point(b)
 	if c != nil && c.DRAMBytesRange > 0 && len(c.DRAMBytesRangeReplays) > 0 {
-		v.Lo, v.Hi = c.DRAMBytesRangeReplays[0], c.DRAMBytesRangeReplays[0]
-		for _, x := range c.DRAMBytesRangeReplays {
-			v.Lo, v.Hi = min(v.Lo, x), max(v.Hi, x)
-		}
-		v.N = len(c.DRAMBytesRangeReplays)
+		s := kernels.SpreadOf(c.DRAMBytesRangeReplays)
+		v.Lo, v.Hi, v.N = s.Lo, s.Hi, s.N
 	}
 	return v
 }
 
-// dramRatio is cand / base over their spreads: the centres' ratio, and the
-// least and greatest ratio any two replays give. N is the smaller N.
+func spreadOf(v Value) kernels.DRAMSpread {
+	return kernels.DRAMSpread{Center: v.Center, Lo: v.Lo, Hi: v.Hi, N: v.N}
+}
+
+func valueOf(s kernels.DRAMSpread) Value { return Value{Center: s.Center, Lo: s.Lo, Hi: s.Hi, N: s.N} }
+
+// dramRatio is cand / base over their spreads (kernels.DRAMRatio).
 func dramRatio(cand, base Value) Value {
-	return Value{Center: cand.Center / base.Center, Lo: cand.Lo / base.Hi, Hi: cand.Hi / base.Lo, N: min(cand.N, base.N)}
+	return valueOf(kernels.DRAMRatio(spreadOf(cand), spreadOf(base)))
 }
 
 // spreadNote says a DRAM value's replays: "n=3 range replays, 68.50
