@@ -2,8 +2,10 @@ package reports
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
 )
@@ -58,6 +60,64 @@ func dramSpreadCheck(d *Decision, m Value) {
 		Msg: "the range pass replayed the cells once (n=1): their DRAM bytes have no spread, so this is a point verdict"}
 	d.Warnings = append(d.Warnings, w)
 	d.Reason += "; " + w.Code + ": " + w.Msg
+}
+
+// ReplayBasis is one cell of a range-decided DRAM decision: the range
+// replays its DRAM bytes rest on and why the range pass made that many
+// (the manifest's replay_reason; empty in runs made before it was
+// recorded).
+type ReplayBasis struct {
+	Variant string `json:"variant"`
+	N       int    `json:"n"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+// replayBasis sets a measured range-decided DRAM decision's RangeReplays
+// (candidate, then baseline where the metric has one) and says it in its
+// reason: "rests on 3 range replays (near threshold after 3: ...)", or,
+// where the cells differ, "rests on range replays: fused 1 (...), unfused
+// 3 (...)".
+func (x *index) replayBasis(e *kernels.Experiment, d *Decision) {
+	if d.Measured == nil || passFor(d.Metric) != rundir.PassRange || family(d.Metric) != metricFamilyDRAM {
+		return
+	}
+	variants := []string{d.Candidate}
+	if d.Baseline != "" {
+		variants = append(variants, d.Baseline)
+	}
+	for _, v := range variants {
+		c := x.cells[cellkey.New(e.Name, v, d.Shape)]
+		if c == nil || len(c.DRAMBytesRangeReplays) == 0 {
+			return // bytes of the kernel pass: no range replays to speak of
+		}
+		b := ReplayBasis{Variant: v, N: len(c.DRAMBytesRangeReplays)}
+		if x.man != nil {
+			if st, ok := x.man.Pass(e.Name, v, d.Shape, rundir.PassRange); ok {
+				b.Reason = st.ReplayReason
+			}
+		}
+		d.RangeReplays = append(d.RangeReplays, b)
+	}
+	same := true
+	for _, b := range d.RangeReplays[1:] {
+		same = same && b == ReplayBasis{Variant: b.Variant, N: d.RangeReplays[0].N, Reason: d.RangeReplays[0].Reason}
+	}
+	paren := func(r string) string {
+		if r == "" {
+			return ""
+		}
+		return " (" + r + ")"
+	}
+	if same {
+		b := d.RangeReplays[0]
+		d.Reason += fmt.Sprintf("; rests on %s%s", plural(b.N, "range replay"), paren(b.Reason))
+		return
+	}
+	parts := make([]string, len(d.RangeReplays))
+	for i, b := range d.RangeReplays {
+		parts[i] = fmt.Sprintf("%s %d%s", b.Variant, b.N, paren(b.Reason))
+	}
+	d.Reason += "; rests on range replays: " + strings.Join(parts, ", ")
 }
 
 // intervalLabel names the interval a verdict's reason quotes: the spread

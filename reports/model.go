@@ -90,6 +90,10 @@ type Decision struct {
 	MainLoops      *analysis.MainLoops `json:"main_loops,omitempty"`
 	Counterfactual *Counterfactual     `json:"counterfactual,omitempty"`
 
+	// RangeReplays are, for a range-decided DRAM metric, the range replays
+	// each of its cells rests on and why that many (candidate first).
+	RangeReplays []ReplayBasis `json:"range_replays,omitempty"`
+
 	// Warnings are facts about this decision's figures that do not void
 	// it (e.g. dram-one-replay: DRAM bytes of one range replay, no spread).
 	Warnings []analysis.Warning `json:"warnings,omitempty"`
