@@ -2,9 +2,12 @@ package reports
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/kernels"
 )
 
 // The DRAM bytes a range-decided verdict judges come with the spread of the
@@ -15,25 +18,27 @@ import (
 // inside. A cell replayed once (older runs) gives a point, and its verdict
 // carries analysis.WarnDRAMOneReplay.
 
-// dramValue is a cell's DRAM bytes with the spread of its range replays; a
-// point (N 0) where the bytes come from the kernel pass.
+// dramValue is a cell's DRAM bytes with the spread of its range replays
+// (kernels.SpreadOf); a point (N 0) where the bytes come from the kernel pass.
 func dramValue(c *analysis.CellFact) Value {
 	b, _ := dramOf(c)
 	v := point(b)
 	if c != nil && c.DRAMBytesRange > 0 && len(c.DRAMBytesRangeReplays) > 0 {
-		v.Lo, v.Hi = c.DRAMBytesRangeReplays[0], c.DRAMBytesRangeReplays[0]
-		for _, x := range c.DRAMBytesRangeReplays {
-			v.Lo, v.Hi = min(v.Lo, x), max(v.Hi, x)
-		}
-		v.N = len(c.DRAMBytesRangeReplays)
+		s := kernels.SpreadOf(c.DRAMBytesRangeReplays)
+		v.Lo, v.Hi, v.N = s.Lo, s.Hi, s.N
 	}
 	return v
 }
 
-// dramRatio is cand / base over their spreads: the centres' ratio, and the
-// least and greatest ratio any two replays give. N is the smaller N.
+func spreadOf(v Value) kernels.DRAMSpread {
+	return kernels.DRAMSpread{Center: v.Center, Lo: v.Lo, Hi: v.Hi, N: v.N}
+}
+
+func valueOf(s kernels.DRAMSpread) Value { return Value{Center: s.Center, Lo: s.Lo, Hi: s.Hi, N: s.N} }
+
+// dramRatio is cand / base over their spreads (kernels.DRAMRatio).
 func dramRatio(cand, base Value) Value {
-	return Value{Center: cand.Center / base.Center, Lo: cand.Lo / base.Hi, Hi: cand.Hi / base.Lo, N: min(cand.N, base.N)}
+	return valueOf(kernels.DRAMRatio(spreadOf(cand), spreadOf(base)))
 }
 
 // spreadNote says a DRAM value's replays: "n=3 range replays, 68.50
@@ -55,6 +60,64 @@ func dramSpreadCheck(d *Decision, m Value) {
 		Msg: "the range pass replayed the cells once (n=1): their DRAM bytes have no spread, so this is a point verdict"}
 	d.Warnings = append(d.Warnings, w)
 	d.Reason += "; " + w.Code + ": " + w.Msg
+}
+
+// ReplayBasis is one cell of a range-decided DRAM decision: the range
+// replays its DRAM bytes rest on and why the range pass made that many
+// (the manifest's replay_reason; empty in runs made before it was
+// recorded).
+type ReplayBasis struct {
+	Variant string `json:"variant"`
+	N       int    `json:"n"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+// replayBasis sets a measured range-decided DRAM decision's RangeReplays
+// (candidate, then baseline where the metric has one) and says it in its
+// reason: "rests on 3 range replays (near threshold after 3: ...)", or,
+// where the cells differ, "rests on range replays: fused 1 (...), unfused
+// 3 (...)".
+func (x *index) replayBasis(e *kernels.Experiment, d *Decision) {
+	if d.Measured == nil || passFor(d.Metric) != rundir.PassRange || family(d.Metric) != metricFamilyDRAM {
+		return
+	}
+	variants := []string{d.Candidate}
+	if d.Baseline != "" {
+		variants = append(variants, d.Baseline)
+	}
+	for _, v := range variants {
+		c := x.cells[cellkey.New(e.Name, v, d.Shape)]
+		if c == nil || len(c.DRAMBytesRangeReplays) == 0 {
+			return // bytes of the kernel pass: no range replays to speak of
+		}
+		b := ReplayBasis{Variant: v, N: len(c.DRAMBytesRangeReplays)}
+		if x.man != nil {
+			if st, ok := x.man.Pass(e.Name, v, d.Shape, rundir.PassRange); ok {
+				b.Reason = st.ReplayReason
+			}
+		}
+		d.RangeReplays = append(d.RangeReplays, b)
+	}
+	same := true
+	for _, b := range d.RangeReplays[1:] {
+		same = same && b == ReplayBasis{Variant: b.Variant, N: d.RangeReplays[0].N, Reason: d.RangeReplays[0].Reason}
+	}
+	paren := func(r string) string {
+		if r == "" {
+			return ""
+		}
+		return " (" + r + ")"
+	}
+	if same {
+		b := d.RangeReplays[0]
+		d.Reason += fmt.Sprintf("; rests on %s%s", plural(b.N, "range replay"), paren(b.Reason))
+		return
+	}
+	parts := make([]string, len(d.RangeReplays))
+	for i, b := range d.RangeReplays {
+		parts[i] = fmt.Sprintf("%s %d%s", b.Variant, b.N, paren(b.Reason))
+	}
+	d.Reason += "; rests on range replays: " + strings.Join(parts, ", ")
 }
 
 // intervalLabel names the interval a verdict's reason quotes: the spread

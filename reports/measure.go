@@ -179,7 +179,7 @@ func l2Of(c *analysis.CellFact) float64 {
 func (x *index) measureDRAMReduction(e *kernels.Experiment, cand, base, shape string) (v Value, missing, note string) {
 	v, missing, note = x.measureDRAMRatio(e, cand, base, shape)
 	if missing == "" {
-		v = Value{Center: 1 - v.Center, Lo: 1 - v.Hi, Hi: 1 - v.Lo, N: v.N}
+		v = valueOf(kernels.DRAMReduction(spreadOf(v)))
 	}
 	return v, missing, note
 }

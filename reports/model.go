@@ -98,6 +98,10 @@ type Decision struct {
 	// BestOf says how a best-of claim's candidate was picked.
 	BestOf *BestOf `json:"best_of,omitempty"`
 
+	// RangeReplays are, for a range-decided DRAM metric, the range replays
+	// each of its cells rests on and why that many (candidate first).
+	RangeReplays []ReplayBasis `json:"range_replays,omitempty"`
+
 	// Warnings are facts about this decision's figures that do not void
 	// it (e.g. dram-one-replay: DRAM bytes of one range replay, no spread).
 	Warnings []analysis.Warning `json:"warnings,omitempty"`

@@ -163,6 +163,7 @@ func (x *index) decideOne(e *kernels.Experiment, c kernels.Claim, shape string) 
 		d.Reason += "; " + extra
 	}
 	dramSpreadCheck(&d, m)
+	x.replayBasis(e, &d)
 	if c.Metric == MetricGPUSpeedup {
 		if w, note := x.deviceCheck(e.Name, shape, d.Baseline, c.Candidate, m, c.Op, c.Threshold, d.Verdict); note != "" {
 			d.Reason += "; " + note

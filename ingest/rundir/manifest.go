@@ -146,6 +146,11 @@ type PassStatus struct {
 	// above are the first ok replay's. Absent in runs that replayed each
 	// cell once.
 	Replays []RangeReplay `json:"replays,omitempty"`
+	// ReplayReason says why a range pass replayed the cell as many times
+	// as Replays holds (kernels/launch, METHOD.md "Replays where a verdict
+	// can turn"): "first", "near threshold ...", "clear of threshold after
+	// N ...". Absent in runs made before the rule.
+	ReplayReason string `json:"replay_reason,omitempty"`
 }
 
 // RangeReplay is one replay of a cell's range pass.
@@ -159,13 +164,15 @@ type RangeReplay struct {
 }
 
 // OptionRangeReplays is the manifest option holding how many times the
-// range pass replays each cell (rooftool profile --range-replays); absent:
-// once.
+// range pass replays each cell at most (rooftool profile --range-replays);
+// absent: once.
 const OptionRangeReplays = "ncu.range_replays"
 
 // OptionRangeReplaysFor is the manifest option naming which cells got
-// OptionRangeReplays replays: "all", or "decisions" (the cells a range-decided
-// claim rests on; the others were replayed once).
+// OptionRangeReplays replays: "all" (every cell), or "decisions" (each cell
+// once, then the cells of a range-decided claim whose value lies near its
+// threshold again, up to OptionRangeReplays; runs made before that rule
+// replayed those cells OptionRangeReplays times, the others once).
 const OptionRangeReplaysFor = "ncu.range_replays_for"
 
 // Code is what one pass of a cell ran: every environment knob that changes

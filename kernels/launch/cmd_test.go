@@ -44,6 +44,10 @@ var toyCells = []string{"toy/unfused/M=64,N=32", "toy/fused/M=64,N=32", "toy/unf
 
 func TestCmdAllPasses(t *testing.T) {
 	cfg, runsLog, ncuLog := cmdEnv(t, "", "")
+	// Every range of the shared range process comes back complete, each
+	// row with its NVTX path (TestCmdRangeShared has the partial ones).
+	t.Setenv("FAKE_RANGE_SHARED_OK", "1")
+	t.Setenv("FAKE_RANGE_NVTX", "1")
 	m, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -79,14 +83,10 @@ func TestCmdAllPasses(t *testing.T) {
 		}
 	}
 
-	// One list run, one timing run over all cells, one ncu process, one per
-	// range, one nsys; each told which cells to mark.
+	// One list run, one timing run over all cells, one ncu process, one
+	// range process (one replay round), one nsys; each told which cells to mark.
 	all := strings.Join(toyCells, "\n")
-	wantRuns := [][]any{{"list", nil}, {"time", all}, {"profile", all}}
-	for _, c := range toyCells {
-		wantRuns = append(wantRuns, []any{"profile", c})
-	}
-	wantRuns = append(wantRuns, []any{"profile", all})
+	wantRuns := [][]any{{"list", nil}, {"time", all}, {"profile", all}, {"profile", all}, {"profile", all}}
 	if runs := readJSONLines(t, runsLog); jsonOf(runs) != jsonOf(wantRuns) {
 		t.Errorf("program runs:\n%s\nwant\n%s", jsonOf(runs), jsonOf(wantRuns))
 	}
@@ -369,5 +369,124 @@ func TestCmdDType(t *testing.T) {
 	}
 	if !strings.Contains(string(data), "\ndtype: bf16\n") {
 		t.Errorf("spec snapshot lacks dtype: bf16:\n%s", data)
+	}
+}
+
+// ncuIncludes reads the fake ncu's log: the --nvtx-include filters of each
+// range-replay invocation.
+func ncuIncludes(t *testing.T, logf string) [][]string {
+	t.Helper()
+	var out [][]string
+	for _, l := range readJSONLines(t, logf) {
+		argv, _ := l.([]any)
+		var inc []string
+		rangeMode := false
+		for i := 0; i+1 < len(argv); i++ {
+			switch argv[i] {
+			case "--nvtx-include":
+				inc = append(inc, argv[i+1].(string))
+			case "--replay-mode":
+				rangeMode = true
+			}
+		}
+		if rangeMode {
+			out = append(out, inc)
+		}
+	}
+	return out
+}
+
+// A --cmd program's replay round is one ncu process over the cells the
+// round needs, one --nvtx-include each. With a dram_ratio claim (fused /
+// unfused <= 0.7) the M=64 cells read 710,000 / 1,000,000 = 0.71, 1.4% off
+// the threshold: replayed in rounds 2 and 3; the M=128 cells read 500,000 /
+// 1,000,000 = 0.5, 28.6% off: one replay.
+func TestCmdRangeRounds(t *testing.T) {
+	claims := filepath.Join(t.TempDir(), "claims.yaml")
+	if err := os.WriteFile(claims, []byte(`experiment: toy
+claims:
+  - {id: d1, source: notes.md, metric: dram_ratio, candidate: fused, baseline: unfused, op: "<=", threshold: 0.7}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, ncuLog := cmdEnv(t, "", claims)
+	t.Setenv("FAKE_RANGE_SHARED_OK", "1")
+	t.Setenv("FAKE_RANGE_NVTX", "1")
+	t.Setenv("FAKE_RANGE_DRAM_CELLS", `{"unfused/M=64,N=32": "1000000", "fused/M=64,N=32": "710000", "unfused/M=128,N=32": "1000000", "fused/M=128,N=32": "500000"}`)
+	t.Setenv("FAKE_RANGE_DRAM_COUNTER", filepath.Join(t.TempDir(), "count.json"))
+	cfg.RangeReplays = 3
+	cfg.Passes = []string{rundir.PassNCU, rundir.PassRange}
+	m, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near := []string{"toy/unfused/M=64,N=32/", "toy/fused/M=64,N=32/"}
+	all := append(slices.Clone(near), "toy/unfused/M=128,N=32/", "toy/fused/M=128,N=32/")
+	got := ncuIncludes(t, ncuLog)
+	if len(got) != 3 || !sameSet(got[0], all) || !sameSet(got[1], near) || !sameSet(got[2], near) {
+		t.Errorf("range processes' --nvtx-include = %q, want all four cells, then the M=64 two twice", got)
+	}
+	for _, tc := range []struct {
+		cell    string
+		replays int
+		reason  string
+	}{
+		{"toy/fused/M=64,N=32", 3, "near threshold after 3, the --range-replays most: claim d1 dram_ratio 0.71 vs <= 0.7, 1.4% off, within 5%"},
+		{"toy/unfused/M=64,N=32", 3, "near threshold after 3, the --range-replays most: claim d1 dram_ratio 0.71 vs <= 0.7, 1.4% off, within 5%"},
+		{"toy/fused/M=128,N=32", 1, "clear of threshold after 1: claim d1 dram_ratio 0.5 vs <= 0.7, 28.6% off, beyond 5%"},
+		{"toy/unfused/M=128,N=32", 1, "clear of threshold after 1: claim d1 dram_ratio 0.5 vs <= 0.7, 28.6% off, beyond 5%"},
+	} {
+		st := mustPass(t, m, tc.cell, rundir.PassRange, rundir.StatusOK, "")
+		if len(st.Replays) != tc.replays || st.Attempts != tc.replays || st.ReplayReason != tc.reason {
+			t.Errorf("%s: %d replays, %d attempts, reason %q; want %d, %d, %q", tc.cell, len(st.Replays), st.Attempts, st.ReplayReason, tc.replays, tc.replays, tc.reason)
+		}
+		for i, rp := range st.Replays {
+			if rp.Status != rundir.StatusOK || rp.Coverage == nil || !rp.Coverage.Complete(rp.Method) {
+				t.Errorf("%s replay %d = %s, want ok and complete", tc.cell, i+1, jsonOf(rp))
+			}
+		}
+	}
+	if m.Options[rundir.OptionRangeReplaysFor] != ReplaysForDecisions || !strings.HasPrefix(m.Options["ncu.range_process"], "per-round") {
+		t.Errorf("options: %s %q, ncu.range_process %q", rundir.OptionRangeReplaysFor, m.Options[rundir.OptionRangeReplaysFor], m.Options["ncu.range_process"])
+	}
+}
+
+func sameSet(a, b []string) bool {
+	return slices.Equal(slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b)))
+}
+
+// A later range of the shared process comes back partial (the fake ncu, as
+// ncu 2025.3.1 did on an H100): each such cell is replayed alone, in its
+// own process, and the complete range stands.
+func TestCmdRangeShared(t *testing.T) {
+	cfg, runsLog, ncuLog := cmdEnv(t, "", "")
+	cfg.Passes = []string{rundir.PassNCU, rundir.PassRange}
+	m, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(toyCells, "\n")
+	wantRuns := []any{[]any{"list", nil}, []any{"profile", all}, []any{"profile", all}}
+	for _, c := range toyCells[1:] {
+		wantRuns = append(wantRuns, []any{"profile", c})
+	}
+	if runs := readJSONLines(t, runsLog); jsonOf(runs) != jsonOf(wantRuns) {
+		t.Errorf("program runs:\n%s\nwant\n%s", jsonOf(runs), jsonOf(wantRuns))
+	}
+	if got := ncuModes(t, ncuLog); !slices.Equal(got, []string{"", "range", "range", "range", "range"}) {
+		t.Errorf("ncu replay modes = %q", got)
+	}
+	for i, c := range toyCells {
+		st := mustPass(t, m, c, rundir.PassRange, rundir.StatusOK, "")
+		wantAttempts := 2 // the shared process, then alone
+		if i == 0 {
+			wantAttempts = 1
+		}
+		if st.Method != rundir.MethodRange || st.Attempts != wantAttempts || st.Coverage == nil || !st.Coverage.Complete(st.Method) || len(st.Replays) != 1 {
+			t.Errorf("%s: method %q, attempts %d (want %d), coverage %s, replays %d", c, st.Method, st.Attempts, wantAttempts, jsonOf(st.Coverage), len(st.Replays))
+		}
+	}
+	if hasWarning(m, "no replay method reached") {
+		t.Errorf("warnings: %q", m.Warnings)
 	}
 }

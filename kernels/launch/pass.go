@@ -38,12 +38,19 @@ type attemptResult struct {
 	// the cells it ran ok); runPass adds it to a status that lacks one.
 	code map[string]*rundir.Code
 	// retries counts the processes a cell took beyond the first within
-	// this attempt (the range pass's app-range replay).
-	retries int
+	// this attempt (the range pass's app-range replay); cellRetries those
+	// of one cell beyond that (a cell of a shared range process replayed
+	// alone).
+	retries     int
+	cellRetries map[string]int
+	// prior is a cell's status from the range pass's earlier rounds: its
+	// seconds and processes add to this round's.
+	prior map[string]rundir.PassStatus
 }
 
 func newAttempt(what string) attemptResult {
-	return attemptResult{got: map[string]rundir.PassStatus{}, ran: map[string]bool{}, code: map[string]*rundir.Code{}, what: what}
+	return attemptResult{got: map[string]rundir.PassStatus{}, ran: map[string]bool{}, code: map[string]*rundir.Code{}, what: what,
+		cellRetries: map[string]int{}, prior: map[string]rundir.PassStatus{}}
 }
 
 // runPass runs one pass of one experiment over cells ("variant/shape"),
@@ -70,8 +77,9 @@ func (r *Runner) runPass(ctx context.Context, exp *kernels.Experiment, pass stri
 				rest = append(rest, c)
 				continue
 			}
-			st.Seconds = round3(share)
-			st.Attempts = attempts + a.retries
+			prev := a.prior[c]
+			st.Seconds = round3(share + prev.Seconds)
+			st.Attempts = attempts + a.retries + a.cellRetries[c] + prev.Attempts
 			if st.Code == nil {
 				st.Code = a.code[c]
 			}
@@ -133,6 +141,9 @@ func (r *Runner) runPass(ctx context.Context, exp *kernels.Experiment, pass stri
 		for _, k := range counts {
 			n += k
 		}
+		if pass == rundir.PassRange && r.round > 1 {
+			n = 0 // a later replay round: its cells were counted in the first
+		}
 		r.prog.Done(n, summary(exp.Name, pass, counts, el))
 	}
 	return nil
@@ -162,10 +173,7 @@ func (r *Runner) attempt(ctx context.Context, exp *kernels.Experiment, pass stri
 	case rundir.PassNCU:
 		return r.attemptNCU(ctx, exp, pass, cells, kernelMode)
 	case rundir.PassRange:
-		if len(cells) != 1 {
-			return attemptResult{what: pass, res: Result{ExitCode: -1, Err: fmt.Errorf("range pass: %d cells in one ncu process, want one", len(cells))}}
-		}
-		return r.attemptRange(ctx, exp, cells[0])
+		return r.attemptRange(ctx, exp, cells)
 	case rundir.PassNsys:
 		return r.attemptNsys(ctx, exp, cells)
 	}

@@ -1,11 +1,13 @@
 package launch
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,21 +16,27 @@ import (
 )
 
 // The range pass measures each cell's whole NVTX range (L2 reuse between
-// its kernels included) with one ncu process per cell: with several cells in
+// its kernels included). It replays in rounds (rangePass): round 1 replays
+// every cell once; later rounds replay the cells the replay rule picks
+// (Config.RangeReplaysFor: every cell, or those of a claim near its
+// threshold, rangerule.go), up to Config.RangeReplays rounds. Each replay
+// writes its own CSV (<shape>.range.csv, then <shape>.range.r2.csv, ...), so
+// that a cell's DRAM bytes come with their spread. With several cells in
 // one process, ncu 2025.3.1 range replay returned a later cell's range
-// partial without an error (kernels/README.md, DEVICE.md). A cell is
-// replayed Config.RangeReplays times, each replay its own ncu process and
-// its own CSV (<shape>.range.csv, then <shape>.range.r2.csv, ...), so that
-// its DRAM bytes come with their spread. Each replay is checked against the
-// same cell's kernel pass (Coverage): a replay that fails or covers less
-// than rundir.MinRangeCoverage is replayed once more with app-range, and the
+// partial without an error (DEVICE.md), so rooftool's own experiments get
+// one ncu process per cell and replay; a --cmd program, whose every process
+// is a whole run of it, gets one process per round over the cells the round
+// needs, and a cell that comes back partial or failed from it is replayed
+// alone. Each replay is checked against the same cell's kernel pass
+// (Coverage): a replay that fails or covers less than
+// rundir.MinRangeCoverage is replayed once more with app-range, and the
 // more complete result is kept.
 
-// DefaultRangeReplays is how many times the range pass replays each cell
-// when Config.RangeReplays is 0.
+// DefaultRangeReplays is how many times the range pass replays a cell at
+// most when Config.RangeReplays is 0.
 const DefaultRangeReplays = 3
 
-// rangeReplays is the number of replays per cell this run makes.
+// rangeReplays is the most replays per cell this run makes.
 func (r *Runner) rangeReplays() int {
 	if r.cfg.RangeReplays > 0 {
 		return r.cfg.RangeReplays
@@ -36,30 +44,28 @@ func (r *Runner) rangeReplays() int {
 	return DefaultRangeReplays
 }
 
-// Which cells the range pass replays rangeReplays times (Config.RangeReplaysFor);
-// the others are replayed once.
+// Which cells the range pass replays again after the first round
+// (Config.RangeReplaysFor).
 const (
-	ReplaysForAll       = "all"       // every cell
-	ReplaysForDecisions = "decisions" // the cells a range-decided claim rests on (kernels.Experiment.RangeDecided)
+	ReplaysForAll       = "all"       // every cell, rangeReplays times
+	ReplaysForDecisions = "decisions" // the cells of a range-decided claim near its threshold (replayRound)
 )
 
-// replaysFor is the number of range replays of one cell.
-func (r *Runner) replaysFor(exp *kernels.Experiment, cell string) int {
-	n := r.rangeReplays()
-	if r.cfg.RangeReplaysFor != ReplaysForDecisions {
-		return n
+// replaysFor is Config.RangeReplaysFor, "" read as ReplaysForDecisions.
+func (r *Runner) replaysFor() string {
+	if r.cfg.RangeReplaysFor == "" {
+		return ReplaysForDecisions
 	}
-	variant, shape, _ := strings.Cut(cell, "/")
-	if !exp.RangeDecided(variant, shape) {
-		return 1
-	}
-	return n
+	return r.cfg.RangeReplaysFor
 }
 
-// Metrics the coverage compares.
+// Metrics the coverage compares, and the DRAM bytes the replay rule reads.
 const (
-	metricTime = "gpu__time_duration.sum"
-	metricL2   = "lts__t_bytes.sum"
+	metricTime      = "gpu__time_duration.sum"
+	metricL2        = "lts__t_bytes.sum"
+	metricDRAMRead  = "dram__bytes_read.sum"
+	metricDRAMWrite = "dram__bytes_write.sum"
+	metricDRAM      = "dram__bytes.sum"
 )
 
 // appRangeTimeoutScale: app-range replays the whole runner once per ncu
@@ -105,50 +111,265 @@ func rangeMode(method string, k, n int, first bool) ncuMode {
 	return m
 }
 
-// attemptRange replays one cell's range rangeReplays times, each replay its
-// own ncu process (attemptReplay). The cell's status is the first ok
-// replay's, with every replay's outcome in Replays. A first replay that
-// finds no range (failed, skipped, or no process reached the cell) ends the
-// pass there, as one replay would.
-func (r *Runner) attemptRange(ctx context.Context, exp *kernels.Experiment, cell string) attemptResult {
-	n := r.replaysFor(exp, cell)
-	kernel, kerr := r.kernelTotals(exp.Name, cell)
-	var warn []string
-	if kerr != nil {
-		warn = append(warn, fmt.Sprintf("range pass of %s/%s: kernel pass totals: %v: coverage not checked", exp.Name, cell, kerr))
+// rangePass replays the range of each of todo ("variant/shape") in rounds:
+// round 1 every cell, each later round the cells nextRound picks, and
+// records after each round why each cell has the replays it has
+// (PassStatus.ReplayReason).
+func (r *Runner) rangePass(ctx context.Context, exp *kernels.Experiment, todo []string) error {
+	defer func() { r.round = 0 }()
+	need := todo
+	for k := 1; len(need) > 0; k++ {
+		r.round = k
+		for _, b := range r.rangeBatches(exp, need) {
+			if err := r.runPass(ctx, exp, rundir.PassRange, b); err != nil {
+				return err
+			}
+		}
+		var reasons map[string]string
+		need, reasons = r.nextRound(exp, todo, k)
+		for c, why := range reasons {
+			v, s, _ := strings.Cut(c, "/")
+			if st, ok := r.m.Pass(exp.Name, v, s, rundir.PassRange); ok && st.Status == rundir.StatusOK {
+				st.ReplayReason = why
+				r.m.SetPass(exp.Name, v, s, rundir.PassRange, st)
+			}
+		}
+		if err := r.write(); err != nil {
+			return err
+		}
 	}
-	var kept attemptResult
-	var replays []rundir.RangeReplay
-	found, procs, ok := false, 0, 0
-	for k := 1; k <= n; k++ {
-		a := r.attemptReplay(ctx, exp, cell, kernel, k, n)
-		procs += 1 + a.retries
-		warn = append(warn, a.warn...)
-		st, got := a.got[cell]
-		if a.res.Canceled || (k == 1 && (!got || st.Status != rundir.StatusOK)) {
-			a.warn, a.retries = warn, procs-1
-			return a
+	return nil
+}
+
+// rangeBatches are the ncu processes of one round: one per cell for
+// rooftool's experiments; for a --cmd program one per replay method over
+// the round's cells.
+func (r *Runner) rangeBatches(exp *kernels.Experiment, cells []string) [][]string {
+	var out [][]string
+	if r.cfg.Cmd == nil {
+		for _, c := range cells {
+			out = append(out, []string{c})
 		}
-		rp := rundir.RangeReplay{Replay: k, Status: st.Status, Reason: st.Reason, Method: st.Method, Files: st.Files, Coverage: st.Coverage}
-		if !got {
-			rp = rundir.RangeReplay{Replay: k, Status: rundir.StatusFailed, Reason: a.res.Reason("ncu")}
+		return out
+	}
+	byMethod := map[string]int{}
+	for _, c := range cells {
+		v, _, _ := strings.Cut(c, "/")
+		m := rangeMethod(exp, v)
+		i, ok := byMethod[m]
+		if !ok {
+			i, byMethod[m] = len(out), len(out)
+			out = append(out, nil)
 		}
-		replays = append(replays, rp)
-		if rp.Status == rundir.StatusOK {
-			ok++
-			if !found {
-				kept, found = a, true
+		out[i] = append(out[i], c)
+	}
+	return out
+}
+
+// nextRound picks, after round k, the cells of todo replayed in it that
+// get round k+1, and says why each of them has the replays it has: with ReplaysForAll every
+// cell whose range pass is ok, until rangeReplays rounds; with
+// ReplaysForDecisions the replay rule over the DRAM bytes replayed so far
+// (replayRound).
+func (r *Runner) nextRound(exp *kernels.Experiment, todo []string, k int) (again []string, reasons map[string]string) {
+	n := r.rangeReplays()
+	replays := map[string]int{}
+	okCells := slices.DeleteFunc(slices.Clone(todo), func(c string) bool {
+		v, s, _ := strings.Cut(c, "/")
+		st, ok := r.m.Pass(exp.Name, v, s, rundir.PassRange)
+		replays[c] = len(st.Replays)
+		// A cell stopped in an earlier round stays stopped, with its reason.
+		return !ok || st.Status != rundir.StatusOK || replays[c] != k
+	})
+	if r.replaysFor() == ReplaysForAll {
+		reasons = map[string]string{}
+		for _, c := range okCells {
+			reasons[c] = fmt.Sprintf("every cell: %d of --range-replays %d (--range-replays-for all)", replays[c], n)
+			if replays[c] < n {
+				again = append(again, c)
+			}
+		}
+		return again, reasons
+	}
+	var shapes []string
+	for _, c := range todo {
+		_, s, _ := strings.Cut(c, "/")
+		if !slices.Contains(shapes, s) {
+			shapes = append(shapes, s)
+		}
+	}
+	decs := exp.RangeDecisions(shapes)
+	bytes := map[string][]float64{}
+	for _, d := range decs {
+		for _, c := range d.Cells() {
+			if _, done := bytes[c]; !done {
+				var warn []string
+				bytes[c], warn = r.rangeBytes(exp.Name, c)
+				for _, w := range warn {
+					r.warn("%s", w)
+				}
 			}
 		}
 	}
-	if ok < n {
-		warn = append(warn, fmt.Sprintf("range pass of %s/%s: %d of %d replays ok: the DRAM spread rests on %d", exp.Name, cell, ok, n, ok))
+	return replayRound(decs, bytes, replays, okCells, n)
+}
+
+// rangeBytes are the DRAM bytes (read + write, else dram__bytes) of each
+// ok replay of a cell's range pass as the manifest records it.
+func (r *Runner) rangeBytes(exp, cell string) ([]float64, []string) {
+	v, s, _ := strings.Cut(cell, "/")
+	st, ok := r.m.Pass(exp, v, s, rundir.PassRange)
+	if !ok || st.Status != rundir.StatusOK {
+		return nil, nil
 	}
-	st := kept.got[cell]
-	st.Replays = replays
-	kept.got[cell] = st
-	kept.warn, kept.retries = warn, procs-1
-	return kept
+	files := [][]string{st.Files}
+	if len(st.Replays) > 0 {
+		files = files[:0]
+		for _, rp := range st.Replays {
+			if rp.Status == rundir.StatusOK {
+				files = append(files, rp.Files)
+			}
+		}
+	}
+	var out []float64
+	var warn []string
+	for _, fs := range files {
+		if len(fs) == 0 {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(r.dir, filepath.FromSlash(fs[0])))
+		if err == nil {
+			var t map[string]float64
+			if t, err = SumNCUMetrics(data, metricDRAMRead, metricDRAMWrite, metricDRAM); err == nil {
+				rd, okR := t[metricDRAMRead]
+				wr, okW := t[metricDRAMWrite]
+				switch tot, okT := t[metricDRAM]; {
+				case okR || okW:
+					out = append(out, rd+wr)
+				case okT:
+					out = append(out, tot)
+				}
+				continue
+			}
+		}
+		warn = append(warn, fmt.Sprintf("range pass of %s/%s: %s: %v: the replay rule leaves this replay out", exp, cell, fs[0], err))
+	}
+	return out, warn
+}
+
+// attemptRange profiles round r.round of the range pass over cells (one
+// replay method; one cell unless a --cmd program's round shares a
+// process). A cell's status holds every replay so far in Replays, and
+// Files, Method and Coverage of its first ok one. A first replay that finds
+// no range (failed, skipped, or no process reached the cell) leaves the
+// cell's status to runPass, as one replay would; a later replay that fails
+// is recorded among the replays and the cell keeps the ones it has.
+func (r *Runner) attemptRange(ctx context.Context, exp *kernels.Experiment, cells []string) attemptResult {
+	k, n := max(r.round, 1), r.rangeReplays()
+	kernel := map[string]ncuTotals{}
+	var warn []string
+	for _, c := range cells {
+		t, err := r.kernelTotals(exp.Name, c)
+		if err != nil {
+			warn = append(warn, fmt.Sprintf("range pass of %s/%s: kernel pass totals: %v: coverage not checked", exp.Name, c, err))
+		}
+		kernel[c] = t
+	}
+	a := r.attemptShared(ctx, exp, cells, kernel, k, n)
+	a.warn = append(warn, a.warn...)
+	if a.prior == nil {
+		a.prior = map[string]rundir.PassStatus{}
+	}
+	if a.res.Canceled {
+		return a
+	}
+	for _, c := range cells {
+		st, got := a.got[c]
+		if k == 1 {
+			if got && st.Status == rundir.StatusOK {
+				st.Replays = []rundir.RangeReplay{replayOf(1, st)}
+				a.got[c] = st
+			}
+			continue
+		}
+		v, s, _ := strings.Cut(c, "/")
+		prev, _ := r.m.Pass(exp.Name, v, s, rundir.PassRange)
+		rp := rundir.RangeReplay{Replay: k, Status: rundir.StatusFailed, Reason: a.res.Reason("ncu")}
+		if got {
+			rp = replayOf(k, st)
+		}
+		merged := prev
+		merged.Replays = append(slices.Clone(prev.Replays), rp)
+		merged.ReplayReason = ""
+		a.got[c] = merged
+		a.prior[c] = prev
+		if rp.Status != rundir.StatusOK {
+			ok := 0
+			for _, x := range merged.Replays {
+				if x.Status == rundir.StatusOK {
+					ok++
+				}
+			}
+			a.warn = append(a.warn, fmt.Sprintf("range pass of %s/%s: replay %d failed (%s): the DRAM spread rests on %d of %d replays", exp.Name, c, k, rp.Reason, ok, len(merged.Replays)))
+		}
+	}
+	return a
+}
+
+// replayOf is replay k's entry from the status ncu gave it.
+func replayOf(k int, st rundir.PassStatus) rundir.RangeReplay {
+	return rundir.RangeReplay{Replay: k, Status: st.Status, Reason: st.Reason, Method: st.Method, Files: st.Files, Coverage: st.Coverage}
+}
+
+// attemptShared profiles replay k of several cells in one ncu process and
+// checks each against its kernel pass; a cell that comes back partial or
+// failed (a later range of a shared process can, DEVICE.md) is replayed
+// alone (attemptReplay), and its own result stands. One cell goes straight
+// to attemptReplay.
+func (r *Runner) attemptShared(ctx context.Context, exp *kernels.Experiment, cells []string, kernel map[string]ncuTotals, k, n int) attemptResult {
+	if len(cells) == 1 {
+		return r.attemptReplay(ctx, exp, cells[0], kernel[cells[0]], k, n)
+	}
+	v, _, _ := strings.Cut(cells[0], "/")
+	a := r.attemptNCU(ctx, exp, rundir.PassRange, cells, rangeMode(rangeMethod(exp, v), k, n, true))
+	if a.res.Canceled {
+		return a
+	}
+	for _, c := range cells {
+		st, got := a.got[c]
+		if !a.ran[c] || (got && st.Status != rundir.StatusOK && st.Method == "") {
+			continue // the program did not reach the cell, or failed it: runPass says why
+		}
+		if got {
+			a.warn = append(a.warn, r.cover(&st, kernel[c], exp.Name, c)...)
+			a.got[c] = st
+			if st.Status == rundir.StatusOK && st.Coverage.Complete(st.Method) {
+				continue
+			}
+		}
+		// Partial or failed in the shared process: the cell alone.
+		b := r.attemptReplay(ctx, exp, c, kernel[c], k, n)
+		a.warn = append(a.warn, b.warn...)
+		a.cellRetries[c] = 1 + b.retries
+		if b.res.Canceled {
+			a.res = b.res
+			return a
+		}
+		bst, bgot := b.got[c]
+		switch {
+		case bgot && (bst.Status == rundir.StatusOK || !got || st.Status != rundir.StatusOK):
+			a.got[c] = bst
+			a.code[c] = cmp.Or(b.code[c], a.code[c])
+		case got:
+			// The shared process's partial range stays: alone did no better.
+			other := &rundir.PassStatus{Method: rundir.MethodRange, Status: rundir.StatusFailed, Reason: b.res.Reason("ncu")}
+			if bgot {
+				other = &bst
+			}
+			a.warn = append(a.warn, partialWarning(exp.Name, c, st, other))
+		}
+	}
+	return a
 }
 
 // attemptReplay profiles replay k of one cell's range: its first method,

@@ -256,7 +256,8 @@ func TestAttributeRangeRows(t *testing.T) {
 	}
 }
 
-// TestRangeReplays: three replays of a cell, each its own ncu process and
+// TestRangeReplays: with --range-replays-for all, three replays of a cell
+// (no claim rests on it), each its own ncu process and
 // CSV, each checked for coverage; ingest keeps each replay apart, and the
 // cell's facts carry every replay's DRAM bytes (the fake's range rows read
 // 1,000,000, 1,100,000 and 1,050,000 bytes in turn, written 0: median
@@ -267,7 +268,7 @@ func TestRangeReplays(t *testing.T) {
 	t.Setenv("FAKE_NCU_LOG", ncuLog)
 	t.Setenv("FAKE_RANGE_DRAM", "1000000,1100000,1050000")
 	t.Setenv("FAKE_RANGE_DRAM_COUNTER", filepath.Join(t.TempDir(), "count"))
-	cfg.RangeReplays = 3
+	cfg.RangeReplays, cfg.RangeReplaysFor = 3, ReplaysForAll
 	cfg.Variants, cfg.Shapes = []string{"good"}, []string{"n=1"}
 	cfg.Passes = []string{rundir.PassNCU, rundir.PassRange}
 	m, err := Run(context.Background(), cfg)
@@ -296,6 +297,9 @@ func TestRangeReplays(t *testing.T) {
 		if rp.Coverage == nil || rp.Coverage.L2Bytes == nil {
 			t.Errorf("replay %d: coverage %s, want the kernel pass compared", i+1, jsonOf(rp.Coverage))
 		}
+	}
+	if want := "every cell: 3 of --range-replays 3 (--range-replays-for all)"; st.ReplayReason != want {
+		t.Errorf("replay reason %q, want %q", st.ReplayReason, want)
 	}
 	if path.Base(st.Files[0]) != "n=1.range.csv" {
 		t.Errorf("files = %q, want the first replay's CSV first", st.Files)
@@ -347,7 +351,7 @@ func TestRangeReplaysForDecisions(t *testing.T) {
 	if got := m.Options[rundir.OptionRangeReplaysFor]; got != ReplaysForDecisions {
 		t.Errorf("manifest option %s = %q, want %q", rundir.OptionRangeReplaysFor, got, ReplaysForDecisions)
 	}
-	if st := mustPass(t, m, "fake/good/n=1", rundir.PassRange, rundir.StatusOK, ""); len(st.Replays) != 1 {
-		t.Errorf("replays %s, want one", jsonOf(st.Replays))
+	if st := mustPass(t, m, "fake/good/n=1", rundir.PassRange, rundir.StatusOK, ""); len(st.Replays) != 1 || st.ReplayReason != "one replay: no range-decided claim rests on the cell" {
+		t.Errorf("replays %s, reason %q; want one, no claim", jsonOf(st.Replays), st.ReplayReason)
 	}
 }

@@ -1,7 +1,6 @@
 package launch
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -36,8 +35,8 @@ type Config struct {
 	Sweeps          string        // SweepsTiming (default), SweepsNone, SweepsAll
 	Timeout         time.Duration // per cell; a runner process over n cells gets n times this; 0 : 10m
 	Reps            int           // timing repetitions; 0 : the runner's default
-	RangeReplays    int           // range-pass replays per cell, each its own ncu process; 0 : DefaultRangeReplays
-	RangeReplaysFor string        // ReplaysForAll ("" too) or ReplaysForDecisions: which cells get RangeReplays, the rest one
+	RangeReplays    int           // the most range-pass replays of a cell; 0 : DefaultRangeReplays
+	RangeReplaysFor string        // ReplaysForDecisions ("" too: replayed again while a claim is near its threshold) or ReplaysForAll (every cell RangeReplays times)
 	NCU, Nsys       string        // overrides
 	NsysLibs        string        // folder prepended to LD_LIBRARY_PATH for nsys ("" : $ROOFTOOL_NSYS_LIBS or ./.nsysdeps)
 	SMI             string        // nvidia-smi override (tests)
@@ -74,6 +73,8 @@ type Runner struct {
 	// passGPU is the UUID of this invocation's device where a resumed run
 	// began on another one: each pass it records names it.
 	passGPU string
+	// round is the range pass's replay round at work (rangePass), 0 outside it.
+	round int
 }
 
 // Run profiles the planned cells into the run directory and returns its
@@ -258,7 +259,7 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 		"sweeps":                 cfg.Sweeps,
 		"ncu.clock_control":      "none",
 		"ncu.range_cache":        "none",
-		"ncu.range_process":      "per-cell", // one ncu process (one NVTX range) per cell
+		"ncu.range_process":      "per-cell", // one ncu process (one NVTX range) per cell and replay
 		"ncu.range_replay":       "range; app-range for graph variants and as the retry",
 		"ncu.range_min_coverage": strconv.FormatFloat(rundir.MinRangeCoverage, 'g', -1, 64),
 		"nsys.trace":             "cuda,nvtx",
@@ -287,7 +288,10 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 		m.Options["reps"] = strconv.Itoa(cfg.Reps)
 	}
 	m.Options[rundir.OptionRangeReplays] = strconv.Itoa(r.rangeReplays())
-	m.Options[rundir.OptionRangeReplaysFor] = cmp.Or(r.cfg.RangeReplaysFor, ReplaysForAll)
+	m.Options[rundir.OptionRangeReplaysFor] = r.replaysFor()
+	if cfg.Cmd != nil {
+		m.Options["ncu.range_process"] = "per-round: one ncu process per replay round over the cells it needs; a partial or failed cell replayed alone"
+	}
 	r.recordEnv(old != nil)
 	if err := r.snapshotSpecs(orderedExps(cells), old != nil); err != nil {
 		return nil, err
@@ -339,14 +343,13 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 			if len(todo) == 0 {
 				continue
 			}
-			// A range pass profiles one cell per ncu process: a later range
-			// of a process can come back partial without an error.
-			batches := [][]string{todo}
 			if pass == rundir.PassRange {
-				batches = batches[:0]
-				for _, c := range todo {
-					batches = append(batches, []string{c})
+				// Replay rounds, their processes and the replay rule: rangepass.go.
+				if err := r.rangePass(ctx, exp, todo); err != nil {
+					r.write()
+					return m, err
 				}
+				continue
 			}
 			unlock := func() {}
 			if pass == rundir.PassTiming {
@@ -355,12 +358,10 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 					return m, err
 				}
 			}
-			for _, b := range batches {
-				if err := r.runPass(ctx, exp, pass, b); err != nil {
-					unlock()
-					r.write()
-					return m, err
-				}
+			if err := r.runPass(ctx, exp, pass, todo); err != nil {
+				unlock()
+				r.write()
+				return m, err
 			}
 			unlock()
 		}
