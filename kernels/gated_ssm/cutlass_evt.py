@@ -74,8 +74,8 @@ def _use_run_cache():
     the working directory) on every lookup and insert. rooftool profile gives the run's own
     copy in ROOFTOOL_CUTLASS_CACHE_DB (RUNDIR/cache/cutlass, shared by every pass of the
     run): lookups and inserts after this go there."""
-    import os
-    db = os.environ.get("ROOFTOOL_CUTLASS_CACHE_DB")
+    from common import knobs as _knobs
+    db = _knobs.cutlass_cache_db()
     if not db:
         return
     from cutlass_cppgen.backend import compiler
