@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -88,6 +89,14 @@ def out_dir(a, e):
     return a.out
 
 
+def timed(rec, clock):
+    """rec with the cell's clock: "cell_started" (Unix seconds, when the runner began the
+    cell) and "cell_seconds" (from then until now, just before rec is written)."""
+    rec.update(clock)
+    rec["cell_seconds"] = round(time.time() - clock["cell_started"], 3)
+    return rec
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     try:
@@ -126,7 +135,9 @@ def main(argv=None):
         return bench.main(a, plan)
 
     failed = 0
+    from common import refcache
     for e, cs in plan:
+        cs = refcache.by_shape(cs)  # a shape's variants in a row share its reference
         d = out_dir(a, e)
         # The check pass compares each variant with its baseline's output too (vsbase);
         # time and profile check a cell only to decide whether to measure it.
@@ -134,13 +145,17 @@ def main(argv=None):
         if a.mode == "check":
             from common import vsbase
             vs = vsbase.Tracker(d)
-        for v, s in cs:
+        for i, (v, s) in enumerate(cs):
+            t_cell = time.time()
             cell = runner.Cell(e, v, s, a.seed)
             chk = runner.run_check(cell, vs=vs)
+            if i + 1 == len(cs) or cs[i + 1][1] != s:
+                runner.REFERENCES.clear()  # the shape's last variant: free its reference
             base = os.path.join(d, v.name, s)
+            clock = {"cell_started": round(t_cell, 3)}  # cell_seconds set as each file is written
             status = "ok" if chk["ok"] else ("skipped" if chk.get("skipped") else "FAILED")
             if a.mode == "check" or not chk["ok"]:
-                runner.write_json(base + ".check.json", chk)
+                runner.write_json(base + ".check.json", timed(chk, clock))
             if not chk["ok"]:
                 if not chk.get("skipped"):
                     failed += 1
@@ -149,7 +164,7 @@ def main(argv=None):
                     rec = records.profile_record(e.name, v.name, s, v.graph, ok=False, error=why,
                                                  skipped=bool(chk.get("skipped")))
                     rec["code"] = chk.get("code") or runner.code_record()
-                    runner.write_json(base + ".profile.json", rec)
+                    runner.write_json(base + ".profile.json", timed(rec, clock))
                 print(f"{cell.label}: {status}: {chk['error']}", file=sys.stderr, flush=True)
                 continue
             msg = f"{cell.label}: check ok (rel {chk['max_rel_err']:.2e}, {chk['seconds']}s)"
@@ -159,20 +174,20 @@ def main(argv=None):
             try:
                 if a.mode == "time":
                     t = runner.run_time(cell, a.reps, a.warmup)
-                    runner.write_json(base + ".json", t)
+                    runner.write_json(base + ".json", timed(t, clock))
                     sm = sorted(t["samples_ms"])
                     msg += f"; median {sm[len(sm)//2]*1e3:.1f} us over {len(sm)} reps, {t['rotate_buffers']} buffer sets"
                     dm = sorted(t["device_ms"] or [])
                     msg += f"; device {dm[len(dm)//2]*1e3:.1f} us" if dm else f"; device time: {t.get('device_error', '')}"
                 elif a.mode == "profile":
-                    runner.write_json(base + ".profile.json", runner.run_profile(cell, a.warmup))
+                    runner.write_json(base + ".profile.json", timed(runner.run_profile(cell, a.warmup), clock))
             except Exception as err:  # noqa: BLE001
                 failed += 1
                 import traceback
                 rec = records.profile_record(e.name, v.name, s, v.graph, ok=False, error=f"{a.mode}: {type(err).__name__}: {err}")
                 rec["traceback"] = traceback.format_exc()[-4000:]
                 rec["code"] = runner.code_record()
-                runner.write_json(base + (".profile.json" if a.mode == "profile" else ".time-error.json"), rec)
+                runner.write_json(base + (".profile.json" if a.mode == "profile" else ".time-error.json"), timed(rec, clock))
                 msg = f"{cell.label}: FAILED in {a.mode}: {rec['error']}"
             print(msg, file=sys.stderr, flush=True)
             cell.impl = None

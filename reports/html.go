@@ -49,6 +49,8 @@ type htmlView struct {
 	Notes       []string
 	Experiments []htmlExperiment
 	Options     []htmlKV
+	TimeNotes   []string // the Time section (timeNotes, timeTables)
+	TimeTables  []htmlTable
 	Ceilings    [][]string
 	Legends     htmlLegends
 	CI          string // ciLabel
@@ -188,7 +190,20 @@ func buildHTMLView(r *Report, files fs.FS) htmlView {
 		v.Options = append(v.Options, htmlKV{k, strings.Trim(compactOption(r.Run.Options[k]), "`")})
 	}
 	v.Ceilings = ceilingRows(r.Run.Ceilings)
+	if r.Time != nil {
+		v.TimeNotes = timeNotes(r.Time)
+		for _, t := range timeTables(r.Time) {
+			v.TimeTables = append(v.TimeTables, htmlTable{Header: t.Header, Rows: t.Rows})
+		}
+	}
 	return v
+}
+
+// htmlTable is a plain table: its first column text, the others numbers
+// (or words) aligned right.
+type htmlTable struct {
+	Header []string
+	Rows   [][]string
 }
 
 func htmlDecisionOf(n int, d Decision) htmlDecision {
@@ -647,6 +662,23 @@ tr.why details p{margin:.2em 0}
 {{- else}}
 <p>None.</p>
 {{- end}}
+{{- end}}
+{{- end}}
+{{- if .TimeTables}}
+
+<h2 id="time">Time</h2>
+{{- range .TimeNotes}}
+<p>{{.}}</p>
+{{- end}}
+{{- range .TimeTables}}
+<table>
+<thead><tr>{{range $i, $h := .Header}}<th{{if $i}} class="n"{{end}}>{{$h}}</th>{{end}}</tr></thead>
+<tbody>
+{{- range .Rows}}
+<tr>{{range $i, $c := .}}<td{{if $i}} class="n"{{end}}>{{$c}}</td>{{end}}</tr>
+{{- end}}
+</tbody>
+</table>
 {{- end}}
 {{- end}}
 {{- if .Options}}

@@ -184,6 +184,20 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	for _, e := range exps {
 		writeExperiment(&b, e, r)
 	}
+	if r.Time != nil {
+		p("\n## Time\n\n")
+		for _, n := range timeNotes(r.Time) {
+			p("%s\n\n", n)
+		}
+		for i, t := range timeTables(r.Time) {
+			if i > 0 {
+				p("\n")
+			}
+			if err := t.Write(&b); err != nil {
+				return err
+			}
+		}
+	}
 	if len(r.Run.Options) > 0 {
 		p("\n## Run options\n\n")
 		var ks []string

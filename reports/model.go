@@ -22,6 +22,7 @@ type Report struct {
 	Decisions   []Decision         `json:"decisions"`
 	Experiments []ExperimentReport `json:"experiments"`
 	Warnings    []analysis.Warning `json:"warnings,omitempty"` // run-level
+	Time        *TimeReport        `json:"time,omitempty"`     // where the run's time went (manifest)
 }
 
 // RunInfo describes the run: where, on what, with which tools.

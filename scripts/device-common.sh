@@ -34,4 +34,10 @@ if ls .whl/nvidia_cutlass*.whl >/dev/null 2>&1; then
 fi
 [ -n "$SITE" ] && export PYTHONPATH=$SITE${PYTHONPATH:+:$PYTHONPATH} && echo "optional packages: $SITE"
 [ -f .cutlass-cache/compiled_cache.db ] && cp .cutlass-cache/compiled_cache.db ./compiled_cache.db && chmod u+w compiled_cache.db
-save_cutlass_cache() { [ -f compiled_cache.db ] && cp compiled_cache.db "$OUT/compiled_cache.db"; }
+# rooftool profile seeds RUNDIR/cache/cutlass/compiled_cache.db from ./compiled_cache.db and
+# the passes grow that copy (unless --no-compile-cache): bring back the run's where it has one.
+save_cutlass_cache() {
+  local db=compiled_cache.db
+  [ -n "${RUN:-}" ] && [ -f "$RUN/cache/cutlass/compiled_cache.db" ] && db=$RUN/cache/cutlass/compiled_cache.db
+  [ -f "$db" ] && cp "$db" "$OUT/compiled_cache.db"
+}

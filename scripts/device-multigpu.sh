@@ -36,6 +36,7 @@ save_cutlass_cache
 # would have a resumed shard write x.sqlite beside x.sqlite.gz).
 rm -rf /tmp/pack && mkdir -p /tmp/pack && cp -r "$RUN" "$RUN".gpu-* /tmp/pack/ 2>/dev/null
 cp "$RUN".gpu-*.log /tmp/pack/ 2>/dev/null
+rm -rf /tmp/pack/*/cache  # each part's compile caches (RUNDIR/cache): nothing reads them after the run
 find /tmp/pack -name '*.ncu-rep' -o -name '*.nsys-rep' | xargs rm -f
 find /tmp/pack -name '*.sqlite' | xargs -r gzip -n
 du -sh /tmp/pack/*

@@ -34,7 +34,8 @@ du -sh "$RUN" "$RUN"/raw/* 2>/dev/null
 save_cutlass_cache
 # At most 16 MiB per file comes back from $OUT: the tarball goes in 15 MB parts
 # (cat run.tgz.part-* | tar xzf - puts it together).
-tar czf /tmp/run.tgz -C "$(dirname "$RUN")" "$(basename "$RUN")" && split -b 15M /tmp/run.tgz "$OUT/run.tgz.part-"
+# The run's compile caches (RUNDIR/cache) stay behind: nothing reads them after the run.
+tar czf /tmp/run.tgz --exclude="$(basename "$RUN")/cache" -C "$(dirname "$RUN")" "$(basename "$RUN")" && split -b 15M /tmp/run.tgz "$OUT/run.tgz.part-"
 ls -la "$OUT"
 stamp done
 exit $rc

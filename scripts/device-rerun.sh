@@ -16,5 +16,5 @@ date -u +%T
 date -u +%T
 find "$RUN" -name '*.ncu-rep' -o -name '*.nsys-rep' | xargs rm -f
 for f in "$RUN"/raw/nsys/*/*.sqlite; do gzip -f "$f"; done
-tar czf /tmp/run.tgz -C "$(dirname "$RUN")" "$(basename "$RUN")" && split -b 15M /tmp/run.tgz "$OUT/run.tgz.part-"
+tar czf /tmp/run.tgz --exclude="$(basename "$RUN")/cache" -C "$(dirname "$RUN")" "$(basename "$RUN")" && split -b 15M /tmp/run.tgz "$OUT/run.tgz.part-"
 ls -la "$OUT"

@@ -187,9 +187,11 @@ func TestShardMerge(t *testing.T) {
 	if again != planOut {
 		t.Errorf("plan is not deterministic")
 	}
-	// With --costs-from a run that measured the cells, costs are seconds.
+	// With --costs-from a run that measured the cells, the table predicts
+	// seconds from it and names it.
 	costed, _ := mustRun(t, exitOK, append([]string{"plan", "--costs-from", a}, sel...)...)
-	if plan.CostUnit != launch.CostShapeUnits || !strings.Contains(costed, "COST (s)") || !strings.Contains(costed, " s\n") {
+	if plan.CostUnit != launch.CostShapeUnits || !strings.Contains(costed, "SECONDS") || !strings.Contains(costed, " measured ") ||
+		!strings.Contains(costed, "predicted from "+a) || !strings.Contains(costed, " s predicted\n") {
 		t.Errorf("cost unit %q; table with --costs-from:\n%s", plan.CostUnit, costed)
 	}
 

@@ -40,7 +40,9 @@ would run, with their passes, an estimated cost and, with --shard-count N,
 the part of N each falls in (rooftool profile --shard I/N runs part I). It
 runs nothing. The cost is the product of the shape's variables times the
 number of passes, or with --costs-from the pass seconds earlier runs
-recorded. The split is deterministic: the same planned cells and costs
+recorded. SECONDS is each cell's predicted time: with --costs-from, the
+seconds the earlier runs measured for it (or their seconds per unit of
+shape size for its pass), else a default per pass and cell. The split is deterministic: the same planned cells and costs
 always give the same parts, and the plan hash printed last is the one each
 shard's manifest records.`,
 		Example: `  rooftool plan --shard-count 4
@@ -77,10 +79,16 @@ shard's manifest records.`,
 
 // planRow is one cell of `rooftool plan --format csv|json`.
 type planRow struct {
-	Cell   string   `json:"cell"` // experiment/variant/shape
-	Passes []string `json:"passes"`
-	Cost   float64  `json:"cost"`
-	Shard  int      `json:"shard"`
+	Cell    string   `json:"cell"` // experiment/variant/shape
+	Passes  []string `json:"passes"`
+	Cost    float64  `json:"cost"`
+	Seconds float64  `json:"seconds"` // predicted, its passes together
+	// Basis says where each pass's prediction came from, in pass order:
+	// launch.BasisMeasured, BasisRate or BasisDefault.
+	Basis []string `json:"basis"`
+	Shard int      `json:"shard"`
+	// PassSeconds is the predicted seconds per pass.
+	PassSeconds map[string]float64 `json:"pass_seconds"`
 }
 
 const planJSONVersion = 1
@@ -92,7 +100,12 @@ type planJSON struct {
 	ShardCount int       `json:"shard_count"` // 0: not split
 	ShardCosts []float64 `json:"shard_costs"` // the cost of each part
 	CostUnit   string    `json:"cost_unit"`   // launch.CostSeconds or launch.CostShapeUnits
-	Cells      []planRow `json:"cells"`
+	// PredictedFrom are the runs (--costs-from) the predicted seconds come
+	// from; none: every pass takes launch.DefaultPassSeconds.
+	PredictedFrom []string           `json:"predicted_from"`
+	PassSeconds   map[string]float64 `json:"pass_seconds"`  // predicted, per pass over every cell
+	ShardSeconds  []float64          `json:"shard_seconds"` // predicted, per part
+	Cells         []planRow          `json:"cells"`
 }
 
 func runPlan(ctx context.Context, opts *PlanOptions) error {
@@ -129,10 +142,21 @@ func runPlan(ctx context.Context, opts *PlanOptions) error {
 	}
 	n := max(opts.ShardCount, 1)
 	out := planJSON{Version: planJSONVersion, PlanHash: hash, ShardCount: opts.ShardCount, ShardCosts: make([]float64, n),
-		CostUnit: launch.CostUnit(cells, prior)}
+		CostUnit: launch.CostUnit(cells, prior), PredictedFrom: append([]string{}, opts.CostsFrom...),
+		PassSeconds: map[string]float64{}, ShardSeconds: make([]float64, n)}
+	pred := launch.PredictSeconds(cells, prior)
 	for i, c := range cells {
-		out.Cells = append(out.Cells, planRow{Cell: c.Key().String(), Passes: c.Passes, Cost: costs[i], Shard: parts[i]})
+		row := planRow{Cell: c.Key().String(), Passes: c.Passes, Cost: costs[i], Shard: parts[i], PassSeconds: map[string]float64{}}
+		for _, p := range c.Passes {
+			pp := pred[i][p]
+			row.Seconds += pp.Seconds
+			row.Basis = append(row.Basis, pp.Basis)
+			row.PassSeconds[p] = pp.Seconds
+			out.PassSeconds[p] += pp.Seconds
+		}
+		out.Cells = append(out.Cells, row)
 		out.ShardCosts[parts[i]-1] += costs[i]
+		out.ShardSeconds[parts[i]-1] += row.Seconds
 	}
 	csv, err := tableout.Records(out.Cells)
 	if err != nil {
@@ -145,17 +169,31 @@ func runPlan(ctx context.Context, opts *PlanOptions) error {
 	})
 }
 
-// writePlanTable prints the cells, then each shard's count and cost and
-// the plan hash.
+// writePlanTable prints the cells with their predicted seconds, then the
+// seconds per pass, each shard's count, cost and seconds, and the plan hash.
 func writePlanTable(w io.Writer, out planJSON) error {
 	n := len(out.ShardCosts)
-	t := tableout.Table{Header: []string{"CELL", "PASSES", "COST (" + out.CostUnit + ")", "SHARD"}}
+	t := tableout.Table{Header: []string{"CELL", "PASSES", "SECONDS", "FROM", "SHARD"}}
 	for _, r := range out.Cells {
-		t.Rows = append(t.Rows, []string{r.Cell, strings.Join(r.Passes, ","), fmt.Sprintf("%.4g", r.Cost), fmt.Sprintf("%d/%d", r.Shard, n)})
+		t.Rows = append(t.Rows, []string{r.Cell, strings.Join(r.Passes, ","), fmt.Sprintf("%.1f", r.Seconds), basisWord(r.Basis), fmt.Sprintf("%d/%d", r.Shard, n)})
 	}
 	if err := t.WriteText(w, tableout.Columns); err != nil {
 		return err
 	}
+	from := "no earlier run: every pass takes its default seconds per cell (" + defaultsLine() + ")"
+	if len(out.PredictedFrom) > 0 {
+		from = "predicted from " + strings.Join(out.PredictedFrom, ", ") + " (measured: the cell's own seconds there; rate: the pass's seconds per unit of shape size there; default: " + defaultsLine() + ")"
+	}
+	fmt.Fprintf(w, "seconds: %s\n", from)
+	var total float64
+	var per []string
+	for _, p := range rundir.AllPasses {
+		if s, ok := out.PassSeconds[p]; ok {
+			per = append(per, fmt.Sprintf("%s %.0f", p, s))
+			total += s
+		}
+	}
+	fmt.Fprintf(w, "predicted: %.0f s (%s)\n", total, strings.Join(per, ", "))
 	for i, c := range out.ShardCosts {
 		cnt := 0
 		for _, r := range out.Cells {
@@ -163,8 +201,35 @@ func writePlanTable(w io.Writer, out planJSON) error {
 				cnt++
 			}
 		}
-		fmt.Fprintf(w, "shard %d/%d: %d cells, cost %.4g %s\n", i+1, n, cnt, c, out.CostUnit)
+		line := fmt.Sprintf("shard %d/%d: %d cells, %.0f s predicted", i+1, n, cnt, out.ShardSeconds[i])
+		if out.CostUnit != launch.CostSeconds {
+			line += fmt.Sprintf(", split by cost %.4g %s", c, out.CostUnit)
+		}
+		fmt.Fprintln(w, line)
 	}
 	_, err := fmt.Fprintf(w, "plan hash: %s\n", out.PlanHash)
 	return err
+}
+
+// basisWord names where a cell's prediction came from: the one basis of
+// all its passes, else "mixed".
+func basisWord(bs []string) string {
+	for _, b := range bs[1:] {
+		if b != bs[0] {
+			return "mixed"
+		}
+	}
+	if len(bs) == 0 {
+		return ""
+	}
+	return bs[0]
+}
+
+// defaultsLine lists launch.DefaultPassSeconds in pass order.
+func defaultsLine() string {
+	var ds []string
+	for _, p := range rundir.AllPasses {
+		ds = append(ds, fmt.Sprintf("%s %g s", p, launch.DefaultPassSeconds[p]))
+	}
+	return strings.Join(ds, ", ")
 }

@@ -41,6 +41,7 @@ type ProfileOptions struct {
 	DefaultOnly  bool
 	Sweeps       bool
 	NoIngest     bool
+	NoCache      bool // --no-compile-cache
 	NoReport     bool
 	IngestOnly   bool
 	Shard        string   // --shard I/N
@@ -148,6 +149,7 @@ of your own").`,
 	f.BoolVar(&opts.DefaultOnly, "default-only", false, "run the default grid only, no sweep shapes")
 	f.BoolVar(&opts.Sweeps, "sweeps", false, "profile sweep shapes under every pass, not only check and timing")
 	f.BoolVar(&opts.NoIngest, "no-ingest", false, "leave RUNDIR/tables unwritten")
+	f.BoolVar(&opts.NoCache, "no-compile-cache", false, "give each runner process its own compile caches instead of the run's RUNDIR/cache (Inductor, Triton, CuTe DSL, cutlass_cppgen), shared by every pass")
 	f.BoolVar(&opts.NoReport, "no-report", false, "do not write report.md, report.json and plots/ into RUNDIR at the end")
 	f.BoolVar(&opts.IngestOnly, "ingest-only", false, "run nothing: rebuild -o RUNDIR/tables from the raw exports its manifest lists")
 	f.StringVar(&opts.Shard, "shard", "", "run only the I-th of N parts of the planned cells, e.g. 1/4 (parts balanced by estimated cost; rooftool plan shows them, rooftool merge joins their runs)")
@@ -225,6 +227,7 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 		NsysLibs:        opts.NsysLibs,
 		Resume:          opts.Resume,
 		NoIngest:        opts.NoIngest,
+		NoCompileCache:  opts.NoCache,
 		Command:         opts.Args,
 		Version:         version,
 		Progress:        launch.NewProgress(opts.IO.Err, opts.IO.IsTTY),

@@ -59,6 +59,26 @@ type Manifest struct {
 	// TableDigests is the SHA-256 of each file ingest wrote into TablesDir
 	// (TableDigests); absent in runs ingested before it was recorded.
 	TableDigests map[string]string `json:"table_digests,omitempty"`
+	// Launches are the pass launches in the order they ran, with their
+	// wall time; absent in runs made before they were recorded.
+	Launches []Launch `json:"launches,omitempty"`
+	// IngestSeconds is the wall time of the last ingest of the raw
+	// exports into tables by rooftool profile (0: not recorded).
+	IngestSeconds float64 `json:"ingest_seconds,omitempty"`
+}
+
+// Launch is one launch of a pass over cells of one experiment: one runner
+// process (under ncu or nsys for the profiling passes, whose export after
+// it counts too), or for a range cell its replay processes in turn.
+type Launch struct {
+	Pass       string  `json:"pass"`
+	Experiment string  `json:"experiment"`
+	Cells      int     `json:"cells"`   // cells it was launched for
+	Seconds    float64 `json:"seconds"` // wall time, launch to the last export
+	// StartupSeconds is the time from the launch until the runner began
+	// its first cell (interpreter and profiler start, imports); 0 where
+	// not measured (range launches, runners that do not report it).
+	StartupSeconds float64 `json:"startup_seconds,omitempty"`
 }
 
 // MergedPart is one run a merged run was made of.
@@ -123,7 +143,19 @@ type PassStatus struct {
 	// on another unit than the one it began on (GPUInfo.UUID); empty: that one.
 	GPUUUID string   `json:"gpu_uuid,omitempty"`
 	Files   []string `json:"files,omitempty"` // raw exports, relative to the run directory
-	Seconds float64  `json:"seconds,omitempty"`
+	// Seconds is the cell's share of the wall time of the launch that ran
+	// it (Launch): the launch's seconds divided evenly over SharedBy cells.
+	Seconds float64 `json:"seconds,omitempty"`
+	// SharedBy is the number of cells the launch's seconds were divided
+	// over (1: the launch ran this cell alone); 0 in runs made before it
+	// was recorded, where check, timing, ncu and nsys divided one process
+	// per experiment and range ran a process per cell.
+	SharedBy int `json:"shared_by,omitempty"`
+	// CellSeconds is what the runner measured for this cell inside its
+	// process: from the cell's start (check, compile, warm-up) to its
+	// JSON written; 0 where the runner did not report it. It leaves out the
+	// process's start and, under a profiler, the export after it.
+	CellSeconds float64 `json:"cell_seconds,omitempty"`
 	// Kernels lists the kernels (or ranges) ncu profiled for this cell and
 	// how many replay passes each needed; for an nsys pass the kernels it
 	// traced in the cell's range (ID: CUDA correlation id, Passes 0).

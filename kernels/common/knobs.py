@@ -35,6 +35,8 @@ KNOBS = {
 # Go side's settings); not recorded as knobs.
 NOT_CODE = ("ROOFTOOL_PICKS", "ROOFTOOL_NSYS_LIBS", "ROOFTOOL_KEEP_PLOTS", "ROOFTOOL_SEEDS",
             "ROOFTOOL_EXPERIMENT_DIRS",
+            # the run's cutlass_cppgen database (launch/cache.go): compile time, not code
+            "ROOFTOOL_CUTLASS_CACHE_DB",
             # how rooftool profile --cmd runs a program of the user's (common/marks.py)
             "ROOFTOOL_MARKS_MODE", "ROOFTOOL_MARKS_OUT", "ROOFTOOL_MARKS_CELLS", "ROOFTOOL_MARKS_REPS",
             "ROOFTOOL_MARKS_WARMUP")
@@ -54,6 +56,12 @@ def fast_launch() -> bool:
     """Whether Triton launches may use launch plans: ROOFTOOL_FAST_LAUNCH=1 and not Triton's
     CPU interpreter (TRITON_INTERPRET=1, where no compiled kernel exists to plan)."""
     return get("ROOFTOOL_FAST_LAUNCH") == "1" and os.environ.get("TRITON_INTERPRET", "0").lower() not in ("1", "true", "on", "yes")
+
+
+def cutlass_cache_db() -> str:
+    """$ROOFTOOL_CUTLASS_CACHE_DB: the run's compiled_cache.db for cutlass_cppgen ("": its
+    own in the working directory). A path, not a code knob: not recorded under "code"."""
+    return os.environ.get("ROOFTOOL_CUTLASS_CACHE_DB", "")
 
 
 def experiment_dirs() -> list:

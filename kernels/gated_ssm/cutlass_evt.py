@@ -68,6 +68,23 @@ import cutlass_cppgen as cutlass  # noqa: E402  (missing -> the runner skips the
 from cutlass_cppgen.epilogue import sigmoid, silu  # noqa: E402,F401  (names used inside traced functions)
 from cuda.bindings import driver as _drv  # noqa: E402
 
+
+def _use_run_cache():
+    """cutlass_cppgen opens compiled_cache.db (its module constant CACHE_FILE, relative to
+    the working directory) on every lookup and insert. rooftool profile gives the run's own
+    copy in ROOFTOOL_CUTLASS_CACHE_DB (RUNDIR/cache/cutlass, shared by every pass of the
+    run): lookups and inserts after this go there."""
+    from common import knobs as _knobs
+    db = _knobs.cutlass_cache_db()
+    if not db:
+        return
+    from cutlass_cppgen.backend import compiler
+    compiler.CACHE_FILE = db
+    compiler.ArtifactManager()  # its constructor makes the table where the database has none
+
+
+_use_run_cache()
+
 from common import knobs, picks  # noqa: E402
 from common.tk_pick import pick as _pick  # noqa: E402
 from common.impl import Impl  # noqa: E402

@@ -25,6 +25,10 @@ type cellJSON struct {
 	// RawCode is the runner's record of the code it ran ("code": knobs,
 	// picks, launch path), decoded into code; absent in older runners.
 	RawCode json.RawMessage `json:"code"`
+	// CellSeconds and CellStarted (Unix seconds) are the runner's own
+	// clock of the cell; absent in older runners.
+	CellSeconds *float64 `json:"cell_seconds"`
+	CellStarted *float64 `json:"cell_started"`
 
 	code    *rundir.Code
 	codeErr error // a "code" value of the wrong shape: warned about, not fatal
@@ -46,11 +50,20 @@ func readCellJSON(p string) (c cellJSON, ok bool, err error) {
 	return c, true, nil
 }
 
-// readCell is readCellJSON that warns about a malformed "code" record.
-func (a *attemptResult) readCell(p string) (cellJSON, bool, error) {
+// readCell is readCellJSON of cell's file p that warns about a malformed
+// "code" record and keeps the runner's clock of the cell (a.clock).
+func (a *attemptResult) readCell(cell, p string) (cellJSON, bool, error) {
 	c, ok, err := readCellJSON(p)
 	if c.codeErr != nil {
 		a.warn = append(a.warn, c.codeErr.Error())
+	}
+	if c.CellSeconds != nil && *c.CellSeconds > 0 {
+		if _, have := a.cellSec[cell]; !have {
+			a.cellSec[cell] = *c.CellSeconds
+		}
+	}
+	if c.CellStarted != nil && *c.CellStarted > 0 && (a.firstStart == 0 || *c.CellStarted < a.firstStart) {
+		a.firstStart = *c.CellStarted
 	}
 	return c, ok, err
 }
@@ -134,7 +147,7 @@ func (r *Runner) attemptCheck(ctx context.Context, exp *kernels.Experiment, cell
 	a.res = res
 	for _, c := range cells {
 		p := cellFile(dir, c, ".check.json")
-		cj, ok, err := a.readCell(p)
+		cj, ok, err := a.readCell(c, p)
 		if !ok {
 			continue
 		}

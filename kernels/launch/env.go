@@ -187,14 +187,15 @@ func (r *Runner) setupTools(ctx context.Context, cells []PlannedCell) {
 // measures the same code. Timing the choice under ncu would distort it.
 const PicksFile = "raw/picks.json"
 
-// runnerEnvVars adds ROOFTOOL_PICKS (and ROOFTOOL_EXPERIMENT_DIRS where the
-// run has external experiments) to extra for a runner process.
+// runnerEnvVars adds the compile-cache variables (cache.go), ROOFTOOL_PICKS
+// (and ROOFTOOL_EXPERIMENT_DIRS where the run has external experiments) to
+// extra for a runner process.
 func (r *Runner) runnerEnvVars(extra []string) []string {
 	abs, err := filepath.Abs(filepath.Join(r.dir, filepath.FromSlash(PicksFile)))
 	if err != nil {
 		return extra
 	}
-	return append(append(append([]string{}, extra...), externalEnv(r.extDirs)...), "ROOFTOOL_PICKS="+abs)
+	return append(append(append(append([]string{}, r.cacheEnv...), extra...), externalEnv(r.extDirs)...), "ROOFTOOL_PICKS="+abs)
 }
 
 // EnvOptionPrefix marks the manifest options that record the runner's
@@ -208,7 +209,7 @@ const EnvOptionPrefix = "env."
 func (r *Runner) rooftoolEnv() map[string]string {
 	env := map[string]string{}
 	for _, kv := range mergeEnv(os.Environ(), r.runnerEnvVars(nil)) {
-		if k, v, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "ROOFTOOL_") {
+		if k, v, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "ROOFTOOL_") && !isCacheVar(k) {
 			env[k] = r.recordedPath(v)
 		}
 	}

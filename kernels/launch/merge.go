@@ -220,6 +220,7 @@ func Merge(out string, dirs []string, opt MergeOptions) (*rundir.Manifest, []str
 				merged.Warnings = append(merged.Warnings, w)
 			}
 		}
+		merged.Launches = append(merged.Launches, m.Launches...) // each part's, in part order
 		if m.Finished.After(merged.Finished) {
 			merged.Finished = m.Finished
 		}

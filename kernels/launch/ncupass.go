@@ -31,7 +31,7 @@ func nextPart(dir string) string {
 func (r *Runner) profileVerdicts(dir string, cells []string, a *attemptResult) map[string]bool {
 	okCells := map[string]bool{}
 	for _, c := range cells {
-		cj, ok, err := a.readCell(cellFile(dir, c, ".profile.json"))
+		cj, ok, err := a.readCell(c, cellFile(dir, c, ".profile.json"))
 		if !ok {
 			continue
 		}

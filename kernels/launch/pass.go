@@ -46,11 +46,15 @@ type attemptResult struct {
 	// prior is a cell's status from the range pass's earlier rounds: its
 	// seconds and processes add to this round's.
 	prior map[string]rundir.PassStatus
+	// cellSec is the runner's own seconds per cell (cell_seconds of its
+	// JSON); firstStart the earliest cell_started (Unix seconds), 0: none.
+	cellSec    map[string]float64
+	firstStart float64
 }
 
 func newAttempt(what string) attemptResult {
 	return attemptResult{got: map[string]rundir.PassStatus{}, ran: map[string]bool{}, code: map[string]*rundir.Code{}, what: what,
-		cellRetries: map[string]int{}, prior: map[string]rundir.PassStatus{}}
+		cellRetries: map[string]int{}, prior: map[string]rundir.PassStatus{}, cellSec: map[string]float64{}}
 }
 
 // runPass runs one pass of one experiment over cells ("variant/shape"),
@@ -68,6 +72,7 @@ func (r *Runner) runPass(ctx context.Context, exp *kernels.Experiment, pass stri
 		for _, w := range a.warn {
 			r.warn("%s", w)
 		}
+		r.m.Launches = append(r.m.Launches, launchOf(exp.Name, pass, len(pending), t0, el, a))
 		share := el.Seconds() / float64(len(pending))
 		var rest []string
 		counts := map[string]int{}
@@ -79,6 +84,8 @@ func (r *Runner) runPass(ctx context.Context, exp *kernels.Experiment, pass stri
 			}
 			prev := a.prior[c]
 			st.Seconds = round3(share + prev.Seconds)
+			st.SharedBy = len(pending)
+			st.CellSeconds = round3(a.cellSec[c] + prev.CellSeconds)
 			st.Attempts = attempts + a.retries + a.cellRetries[c] + prev.Attempts
 			if st.Code == nil {
 				st.Code = a.code[c]
@@ -121,7 +128,7 @@ func (r *Runner) runPass(ctx context.Context, exp *kernels.Experiment, pass stri
 				if a.res.TimedOut && len(fail) == 1 {
 					why = fmt.Sprintf("%s: timeout: the runner was still in this cell after %s (--timeout %s per cell)", a.what, el.Round(time.Second), r.cfg.Timeout)
 				}
-				r.m.SetPass(exp.Name, v, s, pass, rundir.PassStatus{Status: rundir.StatusFailed, Reason: why, Seconds: round3(share), Attempts: attempts, GPUUUID: r.passGPU})
+				r.m.SetPass(exp.Name, v, s, pass, rundir.PassStatus{Status: rundir.StatusFailed, Reason: why, Seconds: round3(share), SharedBy: len(pending), Attempts: attempts, GPUUUID: r.passGPU})
 				counts[rundir.StatusFailed]++
 			}
 			var next []string
@@ -147,6 +154,21 @@ func (r *Runner) runPass(ctx context.Context, exp *kernels.Experiment, pass stri
 		r.prog.Done(n, summary(exp.Name, pass, counts, el))
 	}
 	return nil
+}
+
+// launchOf records one launch of pass over n cells, begun at t0 and
+// lasting el: its startup is the time until the runner's earliest
+// cell_started, where it reported one and the launch was one process
+// (a range cell's replays are several).
+func launchOf(exp, pass string, n int, t0 time.Time, el time.Duration, a attemptResult) rundir.Launch {
+	l := rundir.Launch{Pass: pass, Experiment: exp, Cells: n, Seconds: round3(el.Seconds())}
+	if pass != rundir.PassRange && a.firstStart > 0 {
+		start := float64(t0.UnixNano()) / 1e9
+		if s := a.firstStart - start; s > 0 && s <= el.Seconds() {
+			l.StartupSeconds = round3(s)
+		}
+	}
+	return l
 }
 
 func summary(exp, pass string, counts map[string]int, el time.Duration) string {

@@ -42,6 +42,9 @@ type Config struct {
 	SMI             string        // nvidia-smi override (tests)
 	Resume          bool
 	NoIngest        bool
+	// NoCompileCache leaves each runner process its own compile caches
+	// instead of the run's shared CacheDir.
+	NoCompileCache bool
 	// Shard picks one part of the planned cells (zero: all of them).
 	Shard Shard
 	// CostsFrom are earlier run directories whose pass seconds estimate
@@ -70,6 +73,9 @@ type Runner struct {
 	nsysEnv  []string
 	metrics  []string
 	rmetrics []string
+	// cacheEnv are the compile-cache variables of every runner process
+	// (setupCompileCache).
+	cacheEnv []string
 	// passGPU is the UUID of this invocation's device where a resumed run
 	// began on another one: each pass it records names it.
 	passGPU string
@@ -287,6 +293,9 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 	if cfg.Reps > 0 {
 		m.Options["reps"] = strconv.Itoa(cfg.Reps)
 	}
+	if r.cacheEnv, err = setupCompileCache(r.dir, "compiled_cache.db", cfg.NoCompileCache, m.Options); err != nil {
+		return nil, err
+	}
 	m.Options[rundir.OptionRangeReplays] = strconv.Itoa(r.rangeReplays())
 	m.Options[rundir.OptionRangeReplaysFor] = r.replaysFor()
 	if cfg.Cmd != nil {
@@ -343,6 +352,9 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 			if len(todo) == 0 {
 				continue
 			}
+			// A shape's variants in a row: the runner computes the shape's
+			// reference once for them (kernels/common/refcache.py).
+			todo = byShape(todo)
 			if pass == rundir.PassRange {
 				// Replay rounds, their processes and the replay rule: rangepass.go.
 				if err := r.rangePass(ctx, exp, todo); err != nil {
@@ -367,7 +379,10 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 		}
 	}
 	if !cfg.NoIngest {
-		for _, w := range r.ingest() {
+		t0 := time.Now()
+		warns := r.ingest()
+		m.IngestSeconds = round3(time.Since(t0).Seconds())
+		for _, w := range warns {
 			r.warn("%s", w)
 		}
 	}
@@ -438,6 +453,25 @@ func planAll(cfg Config) ([]PlannedCell, []*kernels.Experiment, map[string]strin
 
 // Dir is the run directory.
 func (r *Runner) Dir() string { return r.dir }
+
+// byShape orders cells ("variant/shape") by shape, shapes in order of
+// first appearance, each shape's variants in their order.
+func byShape(cells []string) []string {
+	first := map[string]int{}
+	for _, c := range cells {
+		_, s, _ := strings.Cut(c, "/")
+		if _, ok := first[s]; !ok {
+			first[s] = len(first)
+		}
+	}
+	out := slices.Clone(cells)
+	slices.SortStableFunc(out, func(a, b string) int {
+		_, sa, _ := strings.Cut(a, "/")
+		_, sb, _ := strings.Cut(b, "/")
+		return first[sa] - first[sb]
+	})
+	return out
+}
 
 func finished(st rundir.PassStatus) bool {
 	return st.Status == rundir.StatusOK || st.Status == rundir.StatusSkipped

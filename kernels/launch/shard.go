@@ -76,11 +76,64 @@ func ShapeSize(shape string) float64 {
 	return size
 }
 
-// CellCosts estimates each planned cell's cost. Without prior runs it is
-// the shape size times the number of passes. With them it is the seconds
-// they recorded for the cell's passes; a pass they never measured costs the
-// mean seconds per unit of shape size of that pass over the cells they did
-// (or over every pass when they measured none of it).
+// DefaultPassSeconds are a cell's seconds per pass where no earlier run
+// measured the pass: the means over the 22 cells of the committed run
+// testdata/runs/2026-11-26-h100-065510 (one H100; check 299.4 s, timing
+// 48.6 s, ncu 150.2 s, range 616.4 s, nsys 52.4 s), rounded.
+var DefaultPassSeconds = map[string]float64{
+	rundir.PassCheck: 13.6, rundir.PassTiming: 2.2, rundir.PassNCU: 6.8, rundir.PassRange: 28.0, rundir.PassNsys: 2.4,
+}
+
+// Bases of a predicted pass (PassPrediction.Basis).
+const (
+	BasisMeasured = "measured" // the cell's own seconds in an earlier run
+	BasisRate     = "rate"     // the pass's seconds per unit of shape size over the cells earlier runs measured
+	BasisDefault  = "default"  // DefaultPassSeconds
+)
+
+// PassPrediction is the seconds one pass of a cell is predicted to take.
+type PassPrediction struct {
+	Seconds float64
+	Basis   string // BasisMeasured, BasisRate or BasisDefault
+}
+
+// PredictSeconds predicts each planned cell's seconds per pass from the
+// seconds earlier runs recorded (PriorCosts): a cell they measured takes
+// what it took; a pass they measured for other cells takes that pass's
+// seconds per unit of shape size over those cells times the cell's shape
+// size; a pass they never measured takes DefaultPassSeconds.
+func PredictSeconds(cells []PlannedCell, prior map[string]map[string]float64) []map[string]PassPrediction {
+	perSize := map[string][2]float64{} // pass : seconds, sizes
+	for _, c := range cells {
+		for _, p := range c.Passes {
+			if s, ok := prior[c.Key().String()][p]; ok {
+				v := perSize[p]
+				v[0] += s
+				v[1] += ShapeSize(c.Shape)
+				perSize[p] = v
+			}
+		}
+	}
+	out := make([]map[string]PassPrediction, len(cells))
+	for i, c := range cells {
+		out[i] = map[string]PassPrediction{}
+		for _, p := range c.Passes {
+			switch s, ok := prior[c.Key().String()][p]; {
+			case ok:
+				out[i][p] = PassPrediction{s, BasisMeasured}
+			case perSize[p][1] > 0:
+				out[i][p] = PassPrediction{perSize[p][0] / perSize[p][1] * ShapeSize(c.Shape), BasisRate}
+			default:
+				out[i][p] = PassPrediction{DefaultPassSeconds[p], BasisDefault}
+			}
+		}
+	}
+	return out
+}
+
+// CellCosts estimates each planned cell's cost for the shard split.
+// Without prior runs it is the shape size times the number of passes. With
+// them it is the cell's predicted seconds (PredictSeconds).
 func CellCosts(cells []PlannedCell, prior map[string]map[string]float64) []float64 {
 	out := make([]float64, len(cells))
 	if len(prior) == 0 {
@@ -89,36 +142,9 @@ func CellCosts(cells []PlannedCell, prior map[string]map[string]float64) []float
 		}
 		return out
 	}
-	perSize := map[string][2]float64{} // pass : seconds, sizes
-	all := [2]float64{}
-	for _, c := range cells {
-		for _, p := range c.Passes {
-			if s, ok := prior[c.Key().String()][p]; ok {
-				v := perSize[p]
-				v[0] += s
-				v[1] += ShapeSize(c.Shape)
-				perSize[p] = v
-				all[0] += s
-				all[1] += ShapeSize(c.Shape)
-			}
-		}
-	}
-	rate := func(p string) float64 {
-		if v := perSize[p]; v[1] > 0 {
-			return v[0] / v[1]
-		}
-		if all[1] > 0 {
-			return all[0] / all[1]
-		}
-		return 1
-	}
-	for i, c := range cells {
-		for _, p := range c.Passes {
-			if s, ok := prior[c.Key().String()][p]; ok {
-				out[i] += s
-			} else {
-				out[i] += rate(p) * ShapeSize(c.Shape)
-			}
+	for i, ps := range PredictSeconds(cells, prior) {
+		for _, p := range cells[i].Passes {
+			out[i] += ps[p].Seconds
 		}
 	}
 	return out

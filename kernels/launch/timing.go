@@ -17,7 +17,7 @@ func (r *Runner) attemptTiming(ctx context.Context, exp *kernels.Experiment, cel
 	a.res = res
 	for _, c := range cells {
 		p := cellFile(dir, c, ".json")
-		if tj, ok, err := a.readCell(p); ok {
+		if tj, ok, err := a.readCell(c, p); ok {
 			a.ran[c] = true
 			switch {
 			case err != nil:
@@ -35,7 +35,7 @@ func (r *Runner) attemptTiming(ctx context.Context, exp *kernels.Experiment, cel
 		}
 		for _, suf := range []string{".check.json", ".time-error.json"} {
 			q := cellFile(dir, c, suf)
-			cj, ok, err := a.readCell(q)
+			cj, ok, err := a.readCell(c, q)
 			if !ok {
 				continue
 			}

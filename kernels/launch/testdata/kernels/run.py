@@ -73,14 +73,27 @@ def main(argv):
             "picks": {"tile": "128x64", "num_warps": 4}, "launch": "plan"}
     if os.environ.get("FAKE_CODE") == "bad":
         code = "bad"
+    if os.environ.get("FAKE_ENV_LOG"):
+        # The compile-cache variables each process got (launch/cache.go).
+        with open(os.environ["FAKE_ENV_LOG"], "a") as f:
+            f.write(json.dumps([mode] + [os.environ.get(k) for k in (
+                "TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR", "CUTE_DSL_CACHE_DIR",
+                "ROOFTOOL_CUTLASS_CACHE_DB", "TORCHINDUCTOR_FX_GRAPH_CACHE",
+                "TORCHINDUCTOR_AUTOTUNE_LOCAL_CACHE")]) + "\n")
+    # FAKE_STARTUP and FAKE_CELL_SLEEP (seconds) stand for imports before the
+    # first cell and for each cell's work; the cell's clock goes in its JSON
+    # (cell_started, cell_seconds) unless FAKE_CODE=none (an older runner).
+    time.sleep(float(os.environ.get("FAKE_STARTUP") or 0))
     failed = 0
     for cell in cells:
         v, s = cell.split("/", 1)
         base = os.path.join(out, v, s)
         os.makedirs(os.path.dirname(base), exist_ok=True)
+        t_cell = time.time()
+        time.sleep(float(os.environ.get("FAKE_CELL_SLEEP") or 0))
         def write(suffix, obj):
             if os.environ.get("FAKE_CODE") != "none":
-                obj = dict(obj, code=code)
+                obj = dict(obj, code=code, cell_started=t_cell, cell_seconds=round(time.time() - t_cell, 3))
             with open(base + suffix + ".tmp", "w") as f:
                 json.dump(obj, f)
             os.replace(base + suffix + ".tmp", base + suffix)
