@@ -32,6 +32,11 @@ if ls .whl/nvidia_cutlass*.whl >/dev/null 2>&1; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site_cut \
     .whl/nvidia_cutlass*.whl .whl/pydot*.whl .whl/treelib*.whl >/dev/null 2>&1 && SITE=${SITE:+$SITE:}/tmp/site_cut
 fi
+# quack and the CuTe DSL (quack-* variants), installed by an earlier call on this warm
+# machine (scripts/device-quack-wheels.sh: the wheels exceed one call's 64 MiB).
+if [ -f /tmp/site_quack/.done ]; then
+  SITE=${SITE:+$SITE:}/tmp/site_quack:/tmp/site_quack/nvidia_cutlass_dsl/dsl_packages
+fi
 [ -n "$SITE" ] && export PYTHONPATH=$SITE${PYTHONPATH:+:$PYTHONPATH} && echo "optional packages: $SITE"
 [ -f .cutlass-cache/compiled_cache.db ] && cp .cutlass-cache/compiled_cache.db ./compiled_cache.db && chmod u+w compiled_cache.db
 # rooftool profile seeds RUNDIR/cache/cutlass/compiled_cache.db from ./compiled_cache.db and

@@ -35,7 +35,9 @@ save_cutlass_cache
 # At most 16 MiB per file comes back from $OUT: the tarball goes in 15 MB parts
 # (cat run.tgz.part-* | tar xzf - puts it together).
 # The run's compile caches (RUNDIR/cache) stay behind: nothing reads them after the run.
-tar czf /tmp/run.tgz --exclude="$(basename "$RUN")/cache" -C "$(dirname "$RUN")" "$(basename "$RUN")" && split -b 15M /tmp/run.tgz "$OUT/run.tgz.part-"
+# The .ncu-rep/.nsys-rep stay behind too (the CSV and SQLite exports beside them are
+# what ingest reads), keeping the tarball inside the 8 files that come back.
+tar czf /tmp/run.tgz --exclude="$(basename "$RUN")/cache" --exclude='*.ncu-rep' --exclude='*.nsys-rep' -C "$(dirname "$RUN")" "$(basename "$RUN")" && split -b 15M /tmp/run.tgz "$OUT/run.tgz.part-"
 ls -la "$OUT"
 stamp done
 exit $rc

@@ -29,6 +29,9 @@ KNOBS = {
     "ROOFTOOL_CUTLASS_GATE": "evt",
     # max_num_imprecise_acc of the fp8 dual-accumulator dots; "" = Triton's default.
     "ROOFTOOL_FP8_MAXACC": "",
+    # quack GEMM configs by product, `product=TMxTN/CMxCN/coop|pp,...` (kernels/common/qk.py);
+    # empty: the measured table qk.CONFIGS, else quack's 128x256/2x1/coop.
+    "ROOFTOOL_QUACK_TILE": "",
 }
 
 # ROOFTOOL_* variables that do not change the measured code (paths, test switches, the

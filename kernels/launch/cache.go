@@ -36,6 +36,7 @@ var compileCaches = []compileCache{
 	{env: "TORCHINDUCTOR_CACHE_DIR", path: "inductor"},
 	{env: "TRITON_CACHE_DIR", path: "triton"},
 	{env: "CUTE_DSL_CACHE_DIR", path: "cute"},
+	{env: "QUACK_CACHE_DIR", path: "quack"}, // quack's own compiled GEMMs and autotune results
 	{env: "ROOFTOOL_CUTLASS_CACHE_DB", path: "cutlass/compiled_cache.db", file: true},
 }
 
