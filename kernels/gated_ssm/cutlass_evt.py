@@ -78,9 +78,12 @@ def _use_run_cache():
     db = _knobs.cutlass_cache_db()
     if not db:
         return
-    from cutlass_cppgen.backend import compiler
-    compiler.CACHE_FILE = db
-    compiler.ArtifactManager()  # its constructor makes the table where the database has none
+    import importlib
+    # The module, not the package attribute: cutlass_cppgen.backend binds the name
+    # `compiler` to an ArtifactManager instance, which shadows the module.
+    mod = importlib.import_module("cutlass_cppgen.backend.compiler")
+    mod.CACHE_FILE = db
+    mod.ArtifactManager()  # its constructor makes the table where the database has none
 
 
 _use_run_cache()
