@@ -127,6 +127,10 @@ func (x *index) libraryLeg(e *kernels.Experiment, d *Decision, ml analysis.MainL
 		eb, _ := x.epilogueBytes(e, d.Candidate, d.Shape)
 		lim.EpilogueBytes = eb
 		lim.BelowLibrary = ml.MoreDRAMThanEpilogue(eb, m)
+		if eb == 0 {
+			return fmt.Sprintf("%s; their %s excess is more than %.0f%% of the baseline's (claims.yaml gives its fused epilogues no bytes beyond the baseline's GEMMs)",
+				ml.Summary(), Bytes(lim.ExtraGEMMBytes), 100*m)
+		}
 		return fmt.Sprintf("%s; their %s excess is more than the %s its fused epilogues must move plus %.0f%% of the baseline's",
 			ml.Summary(), Bytes(lim.ExtraGEMMBytes), Bytes(eb), 100*m)
 	}
