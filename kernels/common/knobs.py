@@ -30,7 +30,7 @@ KNOBS = {
     # max_num_imprecise_acc of the fp8 dual-accumulator dots; "" = Triton's default.
     "ROOFTOOL_FP8_MAXACC": "",
     # quack GEMM configs by product, `product=TMxTN/CMxCN/coop|pp,...` (kernels/common/qk.py);
-    # empty: the measured table qk.CONFIGS, else quack's 128x256/2x1/coop.
+    # empty: the measured table of kernels/common/qkconf.py, else 128x256/2x1/coop.
     "ROOFTOOL_QUACK_TILE": "",
 }
 

@@ -21,11 +21,9 @@ its source (quack fingerprints the function and what it references) and its comp
 workers can import it. Activations are called through the module (`qact.silu`): a function
 imported by name fails quack's fingerprint.
 
-Tiles: each GEMM runs with the config of CONFIGS for its product and shape (M, N, K),
-measured by kernels/sweeps/quack_sweep.py against cuBLAS on the same products (results
-under kernels/sweeps/results/), else quack's default for the architecture. The knob
-ROOFTOOL_QUACK_TILE (`TMxTN/CMxCN/coop|pp`, comma-separated `product=cfg`) overrides it;
-the config a cell ran with is noted in its picks (common.picks).
+Tiles: each GEMM runs with the config common.qkconf names for its product and shape (the
+table measured by kernels/sweeps/quack_sweep.py, the knob ROOFTOOL_QUACK_TILE over it); the
+config a cell ran with is noted in its picks (common.picks).
 """
 from __future__ import annotations
 
@@ -35,7 +33,7 @@ import sys
 
 import torch
 
-from common import picks
+from common import picks, qkconf
 
 _HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # quack's compile workers re-import the epilogue's module (common.qk) by name.
@@ -51,7 +49,7 @@ from quack.epilogue.math import pack, unpack  # noqa: E402,F401
 from quack.epilogue.ops import RowVecLoad  # noqa: E402
 from quack.gemm_config import GemmConfig  # noqa: E402
 
-KNOB = "ROOFTOOL_QUACK_TILE"
+KNOB = qkconf.KNOB
 
 
 @gemm_epilogue(ops={"sig": RowVecLoad("sig")})
@@ -106,53 +104,19 @@ def swiglu_scaled_epi(acc, sa, sb1, sb2):
 # ------------------------------------------------------------------ configs
 
 @functools.lru_cache(maxsize=None)
-def parse_config(s):
-    """'128x256/2x1/coop' -> GemmConfig (pp = pingpong)."""
-    tile, cl, sched = s.split("/")
-    tm, tn = (int(t) for t in tile.split("x"))
-    cm, cn = (int(t) for t in cl.split("x"))
-    if sched not in ("coop", "pp"):
-        raise ValueError(f"{KNOB}: schedule {sched!r} in {s!r}: want coop or pp")
-    return GemmConfig(tile_m=tm, tile_n=tn, cluster_m=cm, cluster_n=cn, pingpong=sched == "pp",
-                      is_dynamic_persistent=False, device_capacity=9)
-
-
-def config_name(c):
-    return f"{c.tile_m}x{c.tile_n}/{c.cluster_m}x{c.cluster_n}/{'pp' if c.pingpong else 'coop'}"
-
-
-# (product, M, N, K) -> config: the fastest of kernels/sweeps/quack_sweep.py's candidates on an
-# H100 (kernels/sweeps/results/h100-2026-11-27; CUDA-event medians beside cuBLAS in the same
-# process, buffers rotated past L2). Products: gssm-in, gssm-gate, gssm-out, gla-wide, swiglu, swiglu-fp8.
-CONFIGS: dict = {
-    ("gssm-in", 32768, 6400, 2048): "128x192/2x1/pp",    # 1137 us, cuBLAS's two GEMMs 1218 us
-    ("gssm-in", 8192, 2496, 768): "128x192/2x1/pp",      # 70.5 us, cuBLAS 113.5 us
-    ("gssm-gate", 32768, 2048, 2048): "128x256/2x1/coop",  # 445 us, cuBLAS plain mm 365 us
-    ("gssm-gate", 8192, 768, 768): "128x128/1x1/pp",     # 46.9 us, cuBLAS 46.5 us
-    ("gssm-out", 32768, 2048, 2048): "128x192/2x1/pp",   # 447 us, cuBLAS 410 us
-    ("gssm-out", 8192, 768, 768): "128x192/1x1/pp",      # 42.3 us, cuBLAS 32.8 us
-    ("gla-wide", 32768, 8448, 2048): "256x128/2x1/coop",  # 1672 us, cuBLAS's five GEMMs 1805 us
-    ("swiglu", 512, 8192, 7168): "128x256/2x1/coop",     # 96.0 us, cuBLAS's two GEMMs 108 us
-    ("swiglu-fp8", 512, 8192, 7168): "128x128/2x1/coop",  # 72.0 us, cuBLAS's two fp8 GEMMs 117 us
-}
-DEFAULT = "128x256/2x1/coop"
-
-
-@functools.lru_cache(maxsize=None)
-def _overrides(knob):
-    out = {}
-    for part in filter(None, knob.split(",")):
-        prod, _, cfg = part.partition("=")
-        out[prod.strip()] = cfg.strip()
-    return out
+def gemm_config(name):
+    """'128x256/2x1/coop' -> GemmConfig, one object per name (quack's launch cache keys on the
+    config object's identity)."""
+    c = qkconf.parse(name)
+    return GemmConfig(tile_m=c.tile_m, tile_n=c.tile_n, cluster_m=c.cluster_m, cluster_n=c.cluster_n,
+                      pingpong=c.pingpong, is_dynamic_persistent=False, device_capacity=9)
 
 
 def config_for(product, M, N, K):
-    """The GemmConfig of a product at (M, N, K), one object per config name (quack's launch
-    cache keys on the config object's identity), noted in the cell's picks."""
-    name = _overrides(os.environ.get(KNOB, "")).get(product) or CONFIGS.get((product, M, N, K)) or DEFAULT
+    """The GemmConfig of a product at (M, N, K) (qkconf.name_for), noted in the cell's picks."""
+    name = qkconf.name_for(product, M, N, K, os.environ.get(qkconf.KNOB, ""))
     picks.note(f"quack/{product}/{M}x{N}x{K}", name)
-    return parse_config(name)
+    return gemm_config(name)
 
 
 def nk(w):
