@@ -109,7 +109,8 @@ def gemm_config(name):
     config object's identity)."""
     c = qkconf.parse(name)
     return GemmConfig(tile_m=c.tile_m, tile_n=c.tile_n, cluster_m=c.cluster_m, cluster_n=c.cluster_n,
-                      pingpong=c.pingpong, is_dynamic_persistent=False, device_capacity=9)
+                      pingpong=c.pingpong, max_swizzle_size=c.swizzle, is_dynamic_persistent=False,
+                      device_capacity=9)
 
 
 def config_for(product, M, N, K):

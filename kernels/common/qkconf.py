@@ -1,8 +1,11 @@
 """Which quack GEMM config each fused GEMM of kernels/common/qk.py runs with (no torch, no
 quack: the names and the table only).
 
-A config is named `TMxTN/CMxCN/coop|pp`: the CTA tile, the cluster and the schedule
-(cooperative, or pingpong between two consumer warp groups). CONFIGS holds, per product and
+A config is named `TMxTN/CMxCN/coop|pp[/sS]`: the CTA tile, the cluster, the schedule
+(cooperative, or pingpong between two consumer warp groups) and, optionally, the tile
+scheduler's swizzle S (how many tiles along one side a persistent CTA group walks before the
+next row or column: 1, 2, 4, 8 or 16; quack's default 8), which sets how much of A and B the
+CTAs share through L2. CONFIGS holds, per product and
 GEMM shape (M, N, K), the fastest config of kernels/sweeps/quack_sweep.py's candidates on an
 H100 (kernels/sweeps/results/h100-2026-11-27: CUDA-event medians beside cuBLAS in the same
 process, buffers rotated past L2); shapes not in it run DEFAULT, quack's own default tile.
@@ -39,14 +42,24 @@ class Config(NamedTuple):
     cluster_m: int
     cluster_n: int
     pingpong: bool
+    swizzle: int = 8
+
+
+SWIZZLES = (1, 2, 4, 8, 16)
 
 
 def parse(name: str) -> Config:
-    """'128x256/2x1/coop' -> Config; ValueError naming the knob and what is wrong."""
+    """'128x256/2x1/coop' or '128x256/2x1/coop/s16' -> Config; ValueError naming the knob and
+    what is wrong."""
     parts = name.split("/")
-    if len(parts) != 3:
-        raise ValueError(f"{KNOB}: config {name!r}: want TMxTN/CMxCN/coop|pp")
-    tile, cl, sched = parts
+    if len(parts) not in (3, 4):
+        raise ValueError(f"{KNOB}: config {name!r}: want TMxTN/CMxCN/coop|pp[/sS]")
+    tile, cl, sched = parts[:3]
+    swz = 8
+    if len(parts) == 4:
+        if not parts[3].startswith("s") or not parts[3][1:].isdigit() or int(parts[3][1:]) not in SWIZZLES:
+            raise ValueError(f"{KNOB}: config {name!r}: swizzle {parts[3]!r}: want s1, s2, s4, s8 or s16")
+        swz = int(parts[3][1:])
     try:
         tm, tn = (int(t) for t in tile.split("x"))
         cm, cn = (int(t) for t in cl.split("x"))
@@ -56,7 +69,7 @@ def parse(name: str) -> Config:
         raise ValueError(f"{KNOB}: config {name!r}: schedule {sched!r}: want coop or pp")
     if min(tm, tn, cm, cn) <= 0:
         raise ValueError(f"{KNOB}: config {name!r}: sizes must be positive")
-    return Config(tm, tn, cm, cn, sched == "pp")
+    return Config(tm, tn, cm, cn, sched == "pp", swz)
 
 
 @functools.lru_cache(maxsize=None)

@@ -27,9 +27,10 @@ import torch.nn.functional as F  # noqa: E402
 
 BF = torch.bfloat16
 GEN = ["128x256/2x1/coop", "128x128/2x1/coop", "256x128/2x1/coop", "128x256/1x2/coop", "128x192/2x1/pp",
-       "128x128/1x1/pp", "256x192/2x1/coop", "128x192/2x1/coop"]
+       "128x128/1x1/pp", "256x192/2x1/coop", "128x192/2x1/coop", "128x192/2x1/pp/s2", "128x192/2x1/pp/s16"]
 HEAD = ["128x256/2x1/coop", "128x128/2x1/coop", "256x128/2x1/coop", "128x256/1x2/coop", "128x128/1x1/pp",
-        "128x128/2x1/pp", "256x256/2x1/coop"]
+        "128x128/2x1/pp", "256x128/2x1/coop/s1", "256x128/2x1/coop/s2", "256x128/2x1/coop/s4",
+        "256x128/2x1/coop/s16", "256x128/1x2/coop"]
 SMALL_M = ["128x256/2x1/coop", "128x128/2x1/coop", "128x128/1x2/coop", "128x256/1x2/coop", "128x192/2x1/pp",
            "128x128/1x1/pp", "128x64/1x1/pp", "64x256/1x1/pp"]
 

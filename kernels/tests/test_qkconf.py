@@ -6,10 +6,12 @@ from common import qkconf
 
 def test_parse():
     assert qkconf.parse("128x192/2x1/pp") == qkconf.Config(128, 192, 2, 1, True)
-    assert qkconf.parse("256x128/1x2/coop") == qkconf.Config(256, 128, 1, 2, False)
+    assert qkconf.parse("256x128/1x2/coop") == qkconf.Config(256, 128, 1, 2, False, 8)
+    assert qkconf.parse("256x128/2x1/coop/s16").swizzle == 16
 
 
-@pytest.mark.parametrize("bad", ["128x192/2x1", "128/2x1/pp", "128x192/2x1/ping", "axb/2x1/pp", "0x128/1x1/pp"])
+@pytest.mark.parametrize("bad", ["128x192/2x1", "128/2x1/pp", "128x192/2x1/ping", "axb/2x1/pp", "0x128/1x1/pp",
+                                 "128x192/2x1/pp/s3", "128x192/2x1/pp/16", "128x192/2x1/pp/s8/x"])
 def test_parse_rejects(bad):
     with pytest.raises(ValueError, match="ROOFTOOL_QUACK_TILE"):
         qkconf.parse(bad)
