@@ -446,8 +446,8 @@ claims:
 			}
 		}
 	}
-	if m.Options[rundir.OptionRangeReplaysFor] != ReplaysForDecisions || !strings.HasPrefix(m.Options["ncu.range_process"], "per-round") {
-		t.Errorf("options: %s %q, ncu.range_process %q", rundir.OptionRangeReplaysFor, m.Options[rundir.OptionRangeReplaysFor], m.Options["ncu.range_process"])
+	if m.Options[rundir.OptionRangeReplaysFor] != ReplaysForDecisions || !strings.HasPrefix(m.Options[rundir.OptionRangeProcess], "per-experiment:") {
+		t.Errorf("options: %s %q, %s %q", rundir.OptionRangeReplaysFor, m.Options[rundir.OptionRangeReplaysFor], rundir.OptionRangeProcess, m.Options[rundir.OptionRangeProcess])
 	}
 }
 
