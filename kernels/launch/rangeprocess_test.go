@@ -166,3 +166,33 @@ func TestRangeProcessBadValue(t *testing.T) {
 		t.Fatalf("err = %v, want a ConfigError naming --range-process", err)
 	}
 }
+
+// A --cmd program given --range-process per-cell runs once per cell in the
+// range pass: the 4 toy cells, 4 range processes, each cell alone.
+func TestCmdRangePerCell(t *testing.T) {
+	cfg, runsLog, ncuLog := cmdEnv(t, "", "")
+	cfg.Passes = []string{rundir.PassNCU, rundir.PassRange}
+	cfg.RangeProcess = RangeProcessPerCell
+	m, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRuns := []any{[]any{"list", nil}, []any{"profile", strings.Join(toyCells, "\n")}}
+	for _, c := range toyCells {
+		wantRuns = append(wantRuns, []any{"profile", c})
+	}
+	if runs := readJSONLines(t, runsLog); jsonOf(runs) != jsonOf(wantRuns) {
+		t.Errorf("program runs:\n%s\nwant\n%s", jsonOf(runs), jsonOf(wantRuns))
+	}
+	if got := ncuModes(t, ncuLog); !slices.Equal(got, []string{"", "range", "range", "range", "range"}) {
+		t.Errorf("ncu replay modes = %q", got)
+	}
+	for _, c := range toyCells {
+		if st := mustPass(t, m, c, rundir.PassRange, rundir.StatusOK, ""); st.Process != "alone" || st.Attempts != 1 || st.SharedBy != 1 {
+			t.Errorf("%s: process %q, attempts %d, shared by %d; want alone, 1, 1", c, st.Process, st.Attempts, st.SharedBy)
+		}
+	}
+	if opt := m.Options[rundir.OptionRangeProcess]; !strings.HasPrefix(opt, "per-cell:") {
+		t.Errorf("manifest option %s = %q", rundir.OptionRangeProcess, opt)
+	}
+}
