@@ -381,7 +381,13 @@ func (r *Runner) attemptShared(ctx context.Context, exp *kernels.Experiment, cel
 				continue
 			}
 		}
-		// Partial or failed in the shared process: the cell alone.
+		// Partial or failed in the shared process: the cell alone. Its
+		// replay removes the cell's CSV of this replay first; the shared
+		// one is put back where it stays.
+		var sharedCSV []byte
+		if got && st.Status == rundir.StatusOK && len(st.Files) > 0 {
+			sharedCSV, _ = os.ReadFile(filepath.Join(r.dir, filepath.FromSlash(st.Files[0])))
+		}
 		b := r.attemptReplay(ctx, exp, c, kernel[c], k, n)
 		setProcess(b, c, rundir.ProcessRetriedAlone)
 		a.warn = append(a.warn, b.warn...)
@@ -397,6 +403,11 @@ func (r *Runner) attemptShared(ctx context.Context, exp *kernels.Experiment, cel
 			a.code[c] = cmp.Or(b.code[c], a.code[c])
 		case got:
 			// The shared process's partial range stays: alone did no better.
+			if sharedCSV != nil {
+				if err := rundir.WriteFileAtomic(filepath.Join(r.dir, filepath.FromSlash(st.Files[0])), sharedCSV); err != nil {
+					a.warn = append(a.warn, fmt.Sprintf("range pass of %s/%s: %v", exp.Name, c, err))
+				}
+			}
 			other := &rundir.PassStatus{Method: rundir.MethodRange, Status: rundir.StatusFailed, Reason: b.res.Reason("ncu")}
 			if bgot {
 				other = &bst

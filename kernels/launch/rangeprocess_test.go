@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -45,6 +47,7 @@ func TestRangeProcess(t *testing.T) {
 		option   string     // the manifest option's first word
 		launches int        // the manifest's range launches: a shared process counts with the cells it replayed alone
 		cells    map[string]rangeCell
+		warn     string // a warning that must be there ("": no range-partial warning)
 	}{
 		{
 			name: "per-cell (the default): one process per cell", process: "",
@@ -99,6 +102,23 @@ func TestRangeProcess(t *testing.T) {
 				y1: {"shared", "app-range", 1, 2, 1.02}, y2: {"shared", "app-range", 1, 2, 1.02},
 			},
 		},
+		{
+			// after/n=2 comes back partial from the shared process (600,000
+			// L2 bytes: 0.15), then fails alone under range and app-range:
+			// the shared process's partial range stays, its CSV on disk.
+			name: "per-experiment: partial, failed alone: the shared range kept", process: RangeProcessPerExperiment,
+			env:      map[string]string{"FAKE_RANGE_SHARED_OK": "1", "FAKE_RANGE_NVTX": "1", "FAKE_RANGE_PARTIAL": "after/n=2", "FAKE_RANGE_ALONE_FAIL": "after/n=2", "FAKE_APPRANGE_FAIL": "after/n=2"},
+			modes:    []string{"", "range", "range", "app-range", "app-range"},
+			includes: [][]string{rangeBatch, {a2 + "/"}, {a2 + "/"}, graphBatch},
+			option:   "per-experiment",
+			launches: 2,
+			cells: map[string]rangeCell{
+				g1: {"shared", "range", 1, 4, 1.03}, a1: {"shared", "range", 1, 4, 1.03}, g2: {"shared", "range", 1, 4, 1.03}, a2: {"shared", "range", 3, 4, 0.15},
+				y1: {"shared", "app-range", 1, 2, 1.02}, y2: {"shared", "app-range", 1, 2, 1.02},
+			},
+			// time 700 / 2 x 1000 ns = 0.35; app-range's status carries both methods' reasons
+			warn: "range pass of fake/after/n=2: no replay method reached 0.90 of the kernel pass: range covers time 0.35, l2 bytes 0.15; app-range failed: range replay: ncu recorded nothing in NVTX range fake/after/n=2/",
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg, _ := fakeEnv(t)
@@ -144,14 +164,23 @@ func TestRangeProcess(t *testing.T) {
 				if st.Coverage == nil || st.Coverage.L2Bytes == nil || math.Abs(*st.Coverage.L2Bytes-want.l2) > 1e-9 {
 					t.Errorf("%s: coverage %s, want l2 ratio %g", c, jsonOf(st.Coverage), want.l2)
 				}
+				if _, err := os.Stat(filepath.Join(cfg.RunDir, filepath.FromSlash(st.Files[0]))); err != nil {
+					t.Errorf("%s: its range CSV: %v", c, err)
+				}
 				for _, rp := range st.Replays {
 					if rp.Process != want.process {
 						t.Errorf("%s: replay %d process %q, want %q", c, rp.Replay, rp.Process, want.process)
 					}
 				}
 			}
-			if hasWarning(m, "no replay method reached") {
+			if tc.warn == "" && hasWarning(m, "no replay method reached") {
 				t.Errorf("warnings: %q", m.Warnings)
+			}
+			if hasWarning(m, "ingest left out") {
+				t.Errorf("ingest left a file out: %q", m.Warnings)
+			}
+			if tc.warn != "" && !hasWarning(m, tc.warn) {
+				t.Errorf("warnings = %q, want one containing %q", m.Warnings, tc.warn)
 			}
 		})
 	}
