@@ -20,6 +20,9 @@ func TestProfileUsage(t *testing.T) {
 		{[]string{"profile"}, "--gpu is required"},
 		{[]string{"profile", "--gpu", "h100", "--default-only", "--sweeps"}, "exclude each other"},
 		{[]string{"profile", "--gpu", "h100", "--reps", "5"}, "--reps 5"},
+		{[]string{"profile", "--gpu", "h100", "--range-process", "per-shape"}, `--range-process "per-shape": want per-cell or per-experiment`},
+		{[]string{"profile", "--gpu", "h100", "--range-process="}, `--range-process "": want per-cell or per-experiment`},
+		{[]string{"profile", "--gpu", "h100", "--gpus", "0,1", "-o", "x", "--range-process", "one"}, `--range-process "one"`},
 		{[]string{"profile", "--gpu", "h100", "--kernels", "../../kernels/launch/testdata/kernels", "--experiment", "nope", "-o", "x"}, `--experiment "nope"`},
 		{[]string{"profile", "--gpu", "h100", "--kernels", "../../kernels/launch/testdata/kernels", "--passes", "check,bogus", "-o", "x"}, `unknown pass "bogus"`},
 	} {

@@ -183,7 +183,19 @@ type PassStatus struct {
 	// can turn"): "first", "near threshold ...", "clear of threshold after
 	// N ...". Absent in runs made before the rule.
 	ReplayReason string `json:"replay_reason,omitempty"`
+	// Process says which ncu process gave a range pass its result, as
+	// Method does (ProcessShared, ProcessAlone, ProcessRetriedAlone);
+	// absent in runs made before it was recorded, where rooftool's own
+	// experiments ran alone.
+	Process string `json:"process,omitempty"`
 }
+
+// Which ncu process measured a cell's range (PassStatus.Process).
+const (
+	ProcessShared       = "shared"        // one process over the round's cells of one replay method
+	ProcessAlone        = "alone"         // a process of this cell only
+	ProcessRetriedAlone = "retried-alone" // alone, after the shared process gave it partial or failed
+)
 
 // RangeReplay is one replay of a cell's range pass.
 type RangeReplay struct {
@@ -193,6 +205,7 @@ type RangeReplay struct {
 	Method   string    `json:"method,omitempty"`
 	Files    []string  `json:"files,omitempty"` // the cell's CSV first, as PassStatus.Files
 	Coverage *Coverage `json:"coverage,omitempty"`
+	Process  string    `json:"process,omitempty"` // as PassStatus.Process
 }
 
 // OptionRangeReplays is the manifest option holding how many times the
@@ -206,6 +219,11 @@ const OptionRangeReplays = "ncu.range_replays"
 // threshold again, up to OptionRangeReplays; runs made before that rule
 // replayed those cells OptionRangeReplays times, the others once).
 const OptionRangeReplaysFor = "ncu.range_replays_for"
+
+// OptionRangeProcess is the manifest option saying how the range pass
+// grouped cells into ncu processes (rooftool profile --range-process): its
+// value begins with the mode, "per-cell" or "per-experiment".
+const OptionRangeProcess = "ncu.range_process"
 
 // Code is what one pass of a cell ran: every environment knob that changes
 // the measured code (with its effective value), the implementation picks

@@ -446,8 +446,8 @@ claims:
 			}
 		}
 	}
-	if m.Options[rundir.OptionRangeReplaysFor] != ReplaysForDecisions || !strings.HasPrefix(m.Options["ncu.range_process"], "per-round") {
-		t.Errorf("options: %s %q, ncu.range_process %q", rundir.OptionRangeReplaysFor, m.Options[rundir.OptionRangeReplaysFor], m.Options["ncu.range_process"])
+	if m.Options[rundir.OptionRangeReplaysFor] != ReplaysForDecisions || !strings.HasPrefix(m.Options[rundir.OptionRangeProcess], "per-experiment:") {
+		t.Errorf("options: %s %q, %s %q", rundir.OptionRangeReplaysFor, m.Options[rundir.OptionRangeReplaysFor], rundir.OptionRangeProcess, m.Options[rundir.OptionRangeProcess])
 	}
 }
 
@@ -478,12 +478,15 @@ func TestCmdRangeShared(t *testing.T) {
 	}
 	for i, c := range toyCells {
 		st := mustPass(t, m, c, rundir.PassRange, rundir.StatusOK, "")
-		wantAttempts := 2 // the shared process, then alone
+		wantAttempts, wantProcess := 2, "retried-alone" // the shared process, then alone
 		if i == 0 {
-			wantAttempts = 1
+			wantAttempts, wantProcess = 1, "shared"
 		}
 		if st.Method != rundir.MethodRange || st.Attempts != wantAttempts || st.Coverage == nil || !st.Coverage.Complete(st.Method) || len(st.Replays) != 1 {
 			t.Errorf("%s: method %q, attempts %d (want %d), coverage %s, replays %d", c, st.Method, st.Attempts, wantAttempts, jsonOf(st.Coverage), len(st.Replays))
+		}
+		if st.Process != wantProcess || st.Replays[0].Process != wantProcess {
+			t.Errorf("%s: process %q, replay 1 process %q; want %q", c, st.Process, st.Replays[0].Process, wantProcess)
 		}
 	}
 	if hasWarning(m, "no replay method reached") {

@@ -24,10 +24,13 @@ import (
 // that a cell's DRAM bytes come with their spread. With several cells in
 // one process, ncu 2025.3.1 range replay returned a later cell's range
 // partial without an error (DEVICE.md), so rooftool's own experiments get
-// one ncu process per cell and replay; a --cmd program, whose every process
-// is a whole run of it, gets one process per round over the cells the round
-// needs, and a cell that comes back partial or failed from it is replayed
-// alone. Each replay is checked against the same cell's kernel pass
+// one ncu process per cell and replay by default (RangeProcessPerCell);
+// with RangeProcessPerExperiment, the default of a --cmd program (whose
+// every process is a whole run of it), a round's cells of one replay
+// method share one process (rangeBatches, attemptShared), and a cell that
+// comes back partial or failed from it is replayed alone. Each cell's
+// status says which process measured it (rundir.PassStatus.Process).
+// Each replay is checked against the same cell's kernel pass
 // (Coverage): a replay that fails or covers less than
 // rundir.MinRangeCoverage is replayed once more with app-range, and the
 // more complete result is kept.
@@ -57,6 +60,33 @@ func (r *Runner) replaysFor() string {
 		return ReplaysForDecisions
 	}
 	return r.cfg.RangeReplaysFor
+}
+
+// How the range pass groups a round's cells into ncu processes
+// (Config.RangeProcess).
+const (
+	RangeProcessPerCell       = "per-cell"       // one process per cell and replay
+	RangeProcessPerExperiment = "per-experiment" // one process per experiment, replay round and replay method
+)
+
+// rangeProcessWords is each mode as the manifest records it
+// (rundir.OptionRangeProcess).
+var rangeProcessWords = map[string]string{
+	RangeProcessPerCell:       "per-cell: one ncu process (one NVTX range) per cell and replay",
+	RangeProcessPerExperiment: "per-experiment: one ncu process per experiment, replay round and replay method over the cells the round needs; a partial or failed cell replayed alone",
+}
+
+// rangeProcess is Config.RangeProcess; "" is per-experiment for a --cmd
+// program (each of its processes is a whole run of it) and per-cell for
+// rooftool's experiments.
+func (r *Runner) rangeProcess() string {
+	switch {
+	case r.cfg.RangeProcess != "":
+		return r.cfg.RangeProcess
+	case r.cfg.Cmd != nil:
+		return RangeProcessPerExperiment
+	}
+	return RangeProcessPerCell
 }
 
 // Metrics the coverage compares, and the DRAM bytes the replay rule reads.
@@ -141,12 +171,13 @@ func (r *Runner) rangePass(ctx context.Context, exp *kernels.Experiment, todo []
 	return nil
 }
 
-// rangeBatches are the ncu processes of one round: one per cell for
-// rooftool's experiments; for a --cmd program one per replay method over
-// the round's cells.
+// rangeBatches are the ncu processes of one round: one per cell
+// (RangeProcessPerCell), or one per replay method over the round's cells
+// (RangeProcessPerExperiment: graph cells, replayed with app-range, apart
+// from the others).
 func (r *Runner) rangeBatches(exp *kernels.Experiment, cells []string) [][]string {
 	var out [][]string
-	if r.cfg.Cmd == nil {
+	if r.rangeProcess() == RangeProcessPerCell {
 		for _, c := range cells {
 			out = append(out, []string{c})
 		}
@@ -318,7 +349,7 @@ func (r *Runner) attemptRange(ctx context.Context, exp *kernels.Experiment, cell
 
 // replayOf is replay k's entry from the status ncu gave it.
 func replayOf(k int, st rundir.PassStatus) rundir.RangeReplay {
-	return rundir.RangeReplay{Replay: k, Status: st.Status, Reason: st.Reason, Method: st.Method, Files: st.Files, Coverage: st.Coverage}
+	return rundir.RangeReplay{Replay: k, Status: st.Status, Reason: st.Reason, Method: st.Method, Files: st.Files, Coverage: st.Coverage, Process: st.Process}
 }
 
 // attemptShared profiles replay k of several cells in one ncu process and
@@ -328,7 +359,9 @@ func replayOf(k int, st rundir.PassStatus) rundir.RangeReplay {
 // to attemptReplay.
 func (r *Runner) attemptShared(ctx context.Context, exp *kernels.Experiment, cells []string, kernel map[string]ncuTotals, k, n int) attemptResult {
 	if len(cells) == 1 {
-		return r.attemptReplay(ctx, exp, cells[0], kernel[cells[0]], k, n)
+		a := r.attemptReplay(ctx, exp, cells[0], kernel[cells[0]], k, n)
+		setProcess(a, cells[0], rundir.ProcessAlone)
+		return a
 	}
 	v, _, _ := strings.Cut(cells[0], "/")
 	a := r.attemptNCU(ctx, exp, rundir.PassRange, cells, rangeMode(rangeMethod(exp, v), k, n, true))
@@ -342,13 +375,21 @@ func (r *Runner) attemptShared(ctx context.Context, exp *kernels.Experiment, cel
 		}
 		if got {
 			a.warn = append(a.warn, r.cover(&st, kernel[c], exp.Name, c)...)
+			st.Process = rundir.ProcessShared
 			a.got[c] = st
 			if st.Status == rundir.StatusOK && st.Coverage.Complete(st.Method) {
 				continue
 			}
 		}
-		// Partial or failed in the shared process: the cell alone.
+		// Partial or failed in the shared process: the cell alone. Its
+		// replay removes the cell's CSV of this replay first; the shared
+		// one is put back where it stays.
+		var sharedCSV []byte
+		if got && st.Status == rundir.StatusOK && len(st.Files) > 0 {
+			sharedCSV, _ = os.ReadFile(filepath.Join(r.dir, filepath.FromSlash(st.Files[0])))
+		}
 		b := r.attemptReplay(ctx, exp, c, kernel[c], k, n)
+		setProcess(b, c, rundir.ProcessRetriedAlone)
 		a.warn = append(a.warn, b.warn...)
 		a.cellRetries[c] = 1 + b.retries
 		if b.res.Canceled {
@@ -362,6 +403,11 @@ func (r *Runner) attemptShared(ctx context.Context, exp *kernels.Experiment, cel
 			a.code[c] = cmp.Or(b.code[c], a.code[c])
 		case got:
 			// The shared process's partial range stays: alone did no better.
+			if sharedCSV != nil {
+				if err := rundir.WriteFileAtomic(filepath.Join(r.dir, filepath.FromSlash(st.Files[0])), sharedCSV); err != nil {
+					a.warn = append(a.warn, fmt.Sprintf("range pass of %s/%s: %v", exp.Name, c, err))
+				}
+			}
 			other := &rundir.PassStatus{Method: rundir.MethodRange, Status: rundir.StatusFailed, Reason: b.res.Reason("ncu")}
 			if bgot {
 				other = &bst
@@ -370,6 +416,15 @@ func (r *Runner) attemptShared(ctx context.Context, exp *kernels.Experiment, cel
 		}
 	}
 	return a
+}
+
+// setProcess records in cell's status of a which process measured it,
+// where ncu profiled the cell (its status names a method).
+func setProcess(a attemptResult, cell, process string) {
+	if st, ok := a.got[cell]; ok && st.Method != "" {
+		st.Process = process
+		a.got[cell] = st
+	}
 }
 
 // attemptReplay profiles replay k of one cell's range: its first method,

@@ -37,6 +37,7 @@ type Config struct {
 	Reps            int           // timing repetitions; 0 : the runner's default
 	RangeReplays    int           // the most range-pass replays of a cell; 0 : DefaultRangeReplays
 	RangeReplaysFor string        // ReplaysForDecisions ("" too: replayed again while a claim is near its threshold) or ReplaysForAll (every cell RangeReplays times)
+	RangeProcess    string        // RangeProcessPerCell or RangeProcessPerExperiment; "" : per-cell for rooftool's experiments, per-experiment for a --cmd program
 	NCU, Nsys       string        // overrides
 	NsysLibs        string        // folder prepended to LD_LIBRARY_PATH for nsys ("" : $ROOFTOOL_NSYS_LIBS or ./.nsysdeps)
 	SMI             string        // nvidia-smi override (tests)
@@ -110,6 +111,9 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 	}
 	if cfg.Reps < 0 {
 		return nil, configErrorf("--reps %d: want a positive count", cfg.Reps)
+	}
+	if _, ok := rangeProcessWords[cfg.RangeProcess]; !ok && cfg.RangeProcess != "" {
+		return nil, configErrorf("--range-process %q: want %s or %s", cfg.RangeProcess, RangeProcessPerCell, RangeProcessPerExperiment)
 	}
 	r := &Runner{cfg: cfg, prog: cfg.Progress, log: cfg.Log}
 	if r.prog == nil {
@@ -265,7 +269,6 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 		"sweeps":                 cfg.Sweeps,
 		"ncu.clock_control":      "none",
 		"ncu.range_cache":        "none",
-		"ncu.range_process":      "per-cell", // one ncu process (one NVTX range) per cell and replay
 		"ncu.range_replay":       "range; app-range for graph variants and as the retry",
 		"ncu.range_min_coverage": strconv.FormatFloat(rundir.MinRangeCoverage, 'g', -1, 64),
 		"nsys.trace":             "cuda,nvtx",
@@ -298,9 +301,7 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 	}
 	m.Options[rundir.OptionRangeReplays] = strconv.Itoa(r.rangeReplays())
 	m.Options[rundir.OptionRangeReplaysFor] = r.replaysFor()
-	if cfg.Cmd != nil {
-		m.Options["ncu.range_process"] = "per-round: one ncu process per replay round over the cells it needs; a partial or failed cell replayed alone"
-	}
+	m.Options[rundir.OptionRangeProcess] = rangeProcessWords[r.rangeProcess()]
 	r.recordEnv(old != nil)
 	if err := r.snapshotSpecs(orderedExps(cells), old != nil); err != nil {
 		return nil, err
