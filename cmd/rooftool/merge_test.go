@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels/launch"
 )
@@ -259,6 +261,75 @@ func TestShardMerge(t *testing.T) {
 		t.Errorf("no merged cell names the renamed export of shard 2: %+v", mgm.Cells)
 	}
 
+	// Shards that came back without their .ncu-rep/.nsys-rep (the device
+	// scripts leave them on the GPU machine): every raw file the merged
+	// manifest names, a pass's or a range replay's, is named by the cells of
+	// one shard only, and each that exists holds the bytes of the file its
+	// shard's manifest named for the cell.
+	r1, r2, mr := filepath.Join(tmp, "R1"), filepath.Join(tmp, "R2"), filepath.Join(tmp, "MR")
+	for _, p := range [][2]string{{b1, r1}, {b2, r2}} {
+		if err := os.CopyFS(p[1], os.DirFS(p[0])); err != nil {
+			t.Fatal(err)
+		}
+		removeReps(t, filepath.Join(p[1], rundir.RawDir))
+	}
+	mustRun(t, exitOK, "merge", r1, r2, "-o", mr, "--no-report")
+	mrm, err := rundir.ReadManifest(mr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shardOf := map[cellkey.Key]string{}
+	shardDir := map[string]string{"1/2": r1, "2/2": r2}
+	for _, sm := range []*rundir.Manifest{m1, m2} {
+		for _, c := range sm.Cells {
+			shardOf[c.Key()] = sm.Shard
+		}
+	}
+	namedBy := map[string]map[string]bool{}
+	replayFiles := 0
+	for _, c := range mrm.Cells {
+		sh := shardOf[c.Key()]
+		for p, st := range c.Passes {
+			files := slices.Clone(st.Files)
+			var origFiles []string
+			if o, ok := map[string]*rundir.Manifest{"1/2": m1, "2/2": m2}[sh].Pass(c.Experiment, c.Variant, c.Shape, p); ok {
+				origFiles = slices.Clone(o.Files)
+				for _, r := range o.Replays {
+					origFiles = append(origFiles, r.Files...)
+				}
+			}
+			for _, r := range st.Replays {
+				files = append(files, r.Files...)
+				replayFiles += len(r.Files)
+			}
+			if len(files) != len(origFiles) {
+				t.Fatalf("%s [%s]: %d files merged, %d in its shard", c.Key(), p, len(files), len(origFiles))
+			}
+			for j, f := range files {
+				if namedBy[f] == nil {
+					namedBy[f] = map[string]bool{}
+				}
+				namedBy[f][sh] = true
+				got, err := os.ReadFile(filepath.Join(mr, filepath.FromSlash(f)))
+				if err != nil {
+					continue // not brought back (a .ncu-rep or .nsys-rep)
+				}
+				want, err := os.ReadFile(filepath.Join(shardDir[sh], filepath.FromSlash(origFiles[j])))
+				if err != nil || !bytes.Equal(got, want) {
+					t.Errorf("%s [%s]: %s does not hold its shard's %s (%v)", c.Key(), p, f, origFiles[j], err)
+				}
+			}
+		}
+	}
+	if replayFiles == 0 {
+		t.Fatalf("no range replay names a file: the check would prove nothing")
+	}
+	for f, shards := range namedBy {
+		if len(shards) > 1 {
+			t.Errorf("%s is named by cells of shards %v", f, slices.Sorted(maps.Keys(shards)))
+		}
+	}
+
 	// Runs that do not belong together.
 	edit := func(name string, f func(*rundir.Manifest)) string {
 		d := filepath.Join(tmp, name)
@@ -347,6 +418,24 @@ func TestShardUsage(t *testing.T) {
 
 // gzipExports replaces every .sqlite under dir by its .sqlite.gz and
 // returns how many.
+// removeReps deletes the .ncu-rep and .nsys-rep files under dir, as the
+// device scripts leave them behind.
+func removeReps(t *testing.T, dir string) {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if strings.HasSuffix(p, ".ncu-rep") || strings.HasSuffix(p, ".nsys-rep") {
+			return os.Remove(p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 func gzipExports(t *testing.T, dir string) int {
 	t.Helper()
 	n := 0

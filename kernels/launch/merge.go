@@ -161,9 +161,11 @@ func Merge(out string, dirs []string, opt MergeOptions) (*rundir.Manifest, []str
 		Options:      map[string]string{},
 		PlanHash:     ms[0].PlanHash,
 	}
+	claimed := map[string]bool{} // raw paths the merged manifest already names
 	for i, m := range ms {
 		d := dirs[i]
-		ren, err := copyRaw(d, tmp, i, m.Shard)
+		listed := listedFiles(m)
+		ren, err := copyRaw(d, tmp, i, m.Shard, listed, claimed)
 		if err != nil {
 			return nil, nil, fmt.Errorf("merge: copy %s: %w", d, err)
 		}
@@ -177,12 +179,13 @@ func Merge(out string, dirs []string, opt MergeOptions) (*rundir.Manifest, []str
 				nc.GPU = &rundir.CellGPU{Index: m.Options[rundir.OptionGPUIndex], UUID: m.GPU.UUID, Name: m.GPU.Name}
 			}
 			for p, st := range c.Passes {
-				if len(st.Files) > 0 {
-					fs := make([]string, len(st.Files))
-					for j, f := range st.Files {
-						fs[j] = renamedRaw(ren, f)
+				st.Files = renamedAll(ren, st.Files)
+				if len(st.Replays) > 0 {
+					rs := slices.Clone(st.Replays)
+					for k := range rs {
+						rs[k].Files = renamedAll(ren, rs[k].Files)
 					}
-					st.Files = fs
+					st.Replays = rs
 				}
 				nc.Passes[p] = st
 			}
@@ -281,6 +284,37 @@ func Merge(out string, dirs []string, opt MergeOptions) (*rundir.Manifest, []str
 	return m, warns, nil
 }
 
+// listedFiles is every raw file a manifest names: each pass's files and each
+// range replay's.
+func listedFiles(m *rundir.Manifest) map[string]bool {
+	out := map[string]bool{}
+	for _, c := range m.Cells {
+		for _, st := range c.Passes {
+			for _, f := range st.Files {
+				out[f] = true
+			}
+			for _, r := range st.Replays {
+				for _, f := range r.Files {
+					out[f] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+// renamedAll maps renamedRaw over fs (nil stays nil).
+func renamedAll(ren map[string]string, fs []string) []string {
+	if len(fs) == 0 {
+		return fs
+	}
+	out := make([]string, len(fs))
+	for j, f := range fs {
+		out[j] = renamedRaw(ren, f)
+	}
+	return out
+}
+
 // renamedRaw is the merged path of a file a shard's manifest lists: where
 // copyRaw renamed it, its new path; where it renamed the file's gzipped
 // twin (a manifest names x.sqlite, which ingest reads from x.sqlite.gz
@@ -297,14 +331,30 @@ func renamedRaw(ren map[string]string, f string) string {
 
 // copyRaw copies run dir's raw/ tree into dst's. A file whose path dst
 // already holds with other bytes is written as shard<I>-<name> (I: the
-// run's shard index, else its position from 1); the returned map takes
-// each such path (slash-separated, relative to the run) to its new one.
-func copyRaw(dir, dst string, pos int, shard string) (map[string]string, error) {
+// run's shard index, else its position from 1), and so is every file the
+// shard's manifest lists (listed) under a path an earlier shard's cells
+// already name (claimed), whatever its bytes, and whether or not it came
+// back (a device script leaves the .ncu-rep/.nsys-rep behind): a merged
+// manifest names each cell's own exports. The returned map takes each
+// renamed path (slash-separated, relative to the run) to its new one;
+// claimed gains this shard's listed paths as the merged manifest will name
+// them.
+func copyRaw(dir, dst string, pos int, shard string, listed, claimed map[string]bool) (map[string]string, error) {
 	tag := fmt.Sprint(pos + 1)
 	if s, err := ParseShard(shard); err == nil {
 		tag = fmt.Sprint(s.Index)
 	}
+	rename := func(rel string) string { return path.Join(path.Dir(rel), "shard"+tag+"-"+path.Base(rel)) }
 	ren := map[string]string{}
+	taken := func(rel string) bool { // listed here and named by an earlier shard
+		base := strings.TrimSuffix(rel, ".gz")
+		return (listed[rel] && claimed[rel]) || (base != rel && listed[base] && claimed[base])
+	}
+	for rel := range listed {
+		if claimed[rel] {
+			ren[rel] = rename(rel)
+		}
+	}
 	root := filepath.Join(dir, rundir.RawDir)
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -322,17 +372,22 @@ func copyRaw(dir, dst string, pos int, shard string) (map[string]string, error) 
 		}
 		rel := filepath.ToSlash(r)
 		target := filepath.Join(dst, r)
-		if _, err := os.Stat(target); err == nil {
+		if taken(rel) {
+			ren[rel] = rename(rel)
+			target = filepath.Join(dst, filepath.FromSlash(ren[rel]))
+		} else if _, err := os.Stat(target); err == nil {
 			same, err := sameBytes(p, target)
 			if err != nil || same {
 				return err
 			}
-			nrel := path.Join(path.Dir(rel), "shard"+tag+"-"+path.Base(rel))
-			ren[rel] = nrel
-			target = filepath.Join(dst, filepath.FromSlash(nrel))
+			ren[rel] = rename(rel)
+			target = filepath.Join(dst, filepath.FromSlash(ren[rel]))
 		}
 		return copyFile(p, target)
 	})
+	for rel := range listed {
+		claimed[renamedRaw(ren, rel)] = true
+	}
 	return ren, err
 }
 
