@@ -112,15 +112,21 @@ type NotOffered struct {
 }
 
 // IsGEMM says whether a kernel is a GEMM: tensor FLOPs where the export
-// counts them (flopsKnown), else its name. cuBLAS's split-K reduction is
-// no GEMM.
+// counts them (flopsKnown), else its own name (OwnName; a generic wrapper's
+// template arguments), not its namespaces or parameters. cuBLAS's split-K
+// reduction is no GEMM.
 func IsGEMM(name string, tensorFLOPs float64, flopsKnown bool) bool {
 	if flopsKnown {
 		return tensorFLOPs > 0
 	}
-	n := strings.ToLower(name)
+	n := nameWords(name)
 	if strings.Contains(n, "splitkreduce") {
 		return false
+	}
+	for _, w := range gemmHelperWords {
+		if strings.Contains(n, w) {
+			return false // a GEMM's set-up kernel (cuBLAS's compute_gemm_pointers)
+		}
 	}
 	for _, s := range []string{"nvjet", "cutlass", "gemm", "xmma", "cublas"} {
 		if strings.Contains(n, s) {
@@ -129,6 +135,10 @@ func IsGEMM(name string, tensorFLOPs float64, flopsKnown bool) bool {
 	}
 	return false
 }
+
+// gemmHelperWords mark kernels whose own name holds a GEMM word but that
+// only prepare one: their address or offset tables.
+var gemmHelperWords = []string{"pointers", "offsets"}
 
 // SuggestOptions tune FindChains.
 type SuggestOptions struct {
@@ -147,12 +157,14 @@ var (
 	scanWords      = []string{"scan", "cumsum", "cumprod", "recurrent", "hgrn", "chunk"}
 	reductionWords = []string{"reduce", "norm", "softmax"}
 	reductionOps   = []string{"sum", "mean", "max", "min", "amax", "argmax", "topk", "sort", "var", "std", "logsumexp"}
+	// convolutions and their transforms: a whole GEMM-like or FFT kernel, no epilogue's work
+	convWords = []string{"conv", "scudnn", "winograd", "fft"}
 )
 
 // FoldBlock says why kernel k cannot be folded into a GEMM's epilogue, or
 // "" (see SuggestModel).
 func FoldBlock(k SuggestKernel, sms int) string {
-	n := strings.ToLower(k.Name)
+	n := nameWords(k.Name)
 	op := ""
 	if k.Step != nil {
 		op = strings.ToLower(k.Step.Op)
@@ -160,6 +172,11 @@ func FoldBlock(k SuggestKernel, sms int) string {
 	for _, w := range scanWords {
 		if strings.Contains(n, w) || strings.Contains(op, w) {
 			return "a scan or recurrence (" + w + "): sequential along the axis the GEMM's tiles split"
+		}
+	}
+	for _, w := range convWords {
+		if strings.Contains(n, w) {
+			return "a convolution or its transform (" + w + "): a kernel of its own tiling, not per-element work an epilogue holds"
 		}
 	}
 	for _, w := range reductionWords {
