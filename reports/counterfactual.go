@@ -25,9 +25,9 @@ type Counterfactual struct {
 	// DRAM claims: the candidate's extra GEMM bytes (kernel pass), the bytes
 	// its fused epilogues must still move (claims.yaml epilogue_bytes) and
 	// what is taken off: the excess over those, never below 0.
-	ExtraGEMMBytes float64 `json:"extra_gemm_dram_bytes,omitempty"`
-	EpilogueBytes  float64 `json:"epilogue_bytes,omitempty"`
-	BytesRemoved   float64 `json:"dram_bytes_removed,omitempty"`
+	ExtraGEMMBytes float64  `json:"extra_gemm_dram_bytes,omitempty"`
+	EpilogueBytes  *float64 `json:"epilogue_bytes,omitempty"` // set for every DRAM claim, 0 included
+	BytesRemoved   float64  `json:"dram_bytes_removed,omitempty"`
 }
 
 // assumeFreeEpilogue is the assumption every counterfactual rests on.
@@ -89,7 +89,7 @@ func (x *index) counterfactual(e *kernels.Experiment, metric, cand, base, shape 
 		}
 		cf.ExtraGEMMBytes = ml.ExtraDRAM()
 		eb, how := x.epilogueBytes(e, cand, shape)
-		cf.EpilogueBytes = eb
+		cf.EpilogueBytes = &eb
 		cf.BytesRemoved = math.Max(0, cf.ExtraGEMMBytes-eb)
 		cf.Assumptions = append(cf.Assumptions, how)
 		if cf.BytesRemoved == 0 {

@@ -114,7 +114,7 @@ func TestCounterfactualsRun161238(t *testing.T) {
 	// hbm-traffic at d=2048: the out-projection's reads of gate and x stay.
 	const epi = 2 * (16*2048*16*128 + 16*2048*2048)
 	d = find("hbm-traffic", big)
-	near("epilogue bytes", d.Counterfactual.EpilogueBytes, epi, 0)
+	near("epilogue bytes", *d.Counterfactual.EpilogueBytes, epi, 0)
 	near("GEMM excess", d.Counterfactual.ExtraGEMMBytes, td-ed, 1)
 	rt, re := raw.rangeDRAM("gated_ssm", "triton-epilogue", big), raw.rangeDRAM("gated_ssm", "eager", big)
 	near("dram_ratio at best (raw)", d.Counterfactual.AtBest, (rt-(td-ed-epi))/re, 1e-9)

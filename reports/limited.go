@@ -41,9 +41,9 @@ type ImplementationLimit struct {
 	// ExtraGEMMBytes is what the candidate's GEMMs move beyond the
 	// baseline's (kernel pass); for DRAM claims EpilogueBytes is what its
 	// fused epilogues must move (claims.yaml epilogue_bytes).
-	ExtraGEMMBytes float64 `json:"extra_gemm_dram_bytes,omitempty"`
-	EpilogueBytes  float64 `json:"epilogue_bytes,omitempty"`
-	BelowLibrary   bool    `json:"below_library"`
+	ExtraGEMMBytes float64  `json:"extra_gemm_dram_bytes,omitempty"`
+	EpilogueBytes  *float64 `json:"epilogue_bytes,omitempty"` // set for every DRAM claim, 0 included
+	BelowLibrary   bool     `json:"below_library"`
 	// Fusion is the claims.yaml fusion the candidate belongs to, Best its
 	// member with the best value of the claim's metric in the run and
 	// BestValue that value; BelowBest: the candidate is measurably below it.
@@ -125,7 +125,7 @@ func (x *index) libraryLeg(e *kernels.Experiment, d *Decision, ml analysis.MainL
 	lim.ExtraGEMMBytes = ml.ExtraDRAM()
 	if !onTime {
 		eb, _ := x.epilogueBytes(e, d.Candidate, d.Shape)
-		lim.EpilogueBytes = eb
+		lim.EpilogueBytes = &eb
 		lim.BelowLibrary = ml.MoreDRAMThanEpilogue(eb, m)
 		if eb == 0 {
 			return fmt.Sprintf("%s; their %s excess is more than %.0f%% of the baseline's (claims.yaml gives its fused epilogues no bytes beyond the baseline's GEMMs)",
