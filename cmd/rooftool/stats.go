@@ -107,7 +107,8 @@ func loadTables(inputs []string) (*ingest.Tables, error) {
 // statsSummary summarises the kernels of the inputs batch by batch
 // (analysis.StreamSummary): a directory of tables as it is, raw exports
 // once ingested into a temporary directory (ingest.WriteTempKernels: the
-// kernels table alone).
+// kernels table alone); nsys SQLite exports whose summary needs no NVTX
+// range (statsKernelsOnly) from their kernel tables and names alone.
 // Where stderr is a terminal, progress shows the kernels read and then
 // that the summary is being made; it is wiped before anything else is
 // printed.
@@ -125,6 +126,15 @@ func statsSummary(inputs []string, source string, so analysis.SummaryOptions, io
 	}
 	if err := distinctInputs("stats", inputs); err != nil {
 		return analysis.Summary{}, err
+	}
+	if statsKernelsOnly(inputs, source, so) {
+		progress.start("reading kernels")
+		s, warn, err := analysis.NsysKernelSummary(inputs, so)
+		progress.stop()
+		for _, m := range warn {
+			fmt.Fprintf(io.Err, "warning: %s: %s\n", m.File, m.Value)
+		}
+		return s, err
 	}
 	var in []ingest.Input
 	for _, p := range inputs {
