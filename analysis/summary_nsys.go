@@ -2,14 +2,16 @@ package analysis
 
 import "github.com/rooftool/rooftool/ingest"
 
-// NsysKernelSummary is KernelSummary over the kernels of nsys SQLite
-// exports as ingest.NsysKernelGroups reads them (kernel table and StringIds
-// alone): every kernel is outside every NVTX range, so it is the summary
-// of exports without ranges, or of any export with opts.Flat and no
-// opts.Range or opts.RangedOnly. It returns the warnings of the reads.
-func NsysKernelSummary(paths []string, opts SummaryOptions) (Summary, []ingest.Meta, error) {
+// NsysSummaryGroups groups the kernels of nsys SQLite exports as
+// ingest.NsysKernelGroups reads them (kernel table and StringIds alone)
+// for SummariseGroups, as SummaryKey groups them: every kernel is outside
+// every NVTX range, so it serves exports without ranges, or any export
+// with opts.Flat and no opts.Range or opts.RangedOnly. reading, when not
+// nil, is called before each export is read. It returns the warnings of
+// the reads.
+func NsysSummaryGroups(paths []string, opts SummaryOptions, reading func(path string)) ([]SummaryGroup, []ingest.Meta, error) {
 	if err := opts.Validate(); err != nil {
-		return Summary{}, nil, err
+		return nil, nil, err
 	}
 	match, _ := RangeMatcher(opts.Range)
 	type key struct{ rng, name string }
@@ -17,9 +19,12 @@ func NsysKernelSummary(paths []string, opts SummaryOptions) (Summary, []ingest.M
 	var groups []SummaryGroup
 	var warn []ingest.Meta
 	for _, p := range paths {
+		if reading != nil {
+			reading(p)
+		}
 		gs, w, err := ingest.NsysKernelGroups(p)
 		if err != nil {
-			return Summary{}, nil, err
+			return nil, nil, err
 		}
 		warn = append(warn, w...)
 		for _, g := range gs {
@@ -37,6 +42,5 @@ func NsysKernelSummary(paths []string, opts SummaryOptions) (Summary, []ingest.M
 			groups[i].Durations = append(groups[i].Durations, g.Durations...)
 		}
 	}
-	s, err := SummariseGroups(groups, opts)
-	return s, warn, err
+	return groups, warn, nil
 }

@@ -6,7 +6,7 @@ import (
 )
 
 // statsKernelsOnly reports whether stats can summarise the inputs from
-// their kernel tables alone (analysis.NsysKernelSummary), as nsys stats -r
+// their kernel tables alone (analysis.NsysSummaryGroups), as nsys stats -r
 // cuda_gpu_kern_sum does: every input an nsys SQLite export, no other
 // --source, and either the flat report without range options or exports
 // without NVTX ranges. Anything it cannot tell leaves the answer to the

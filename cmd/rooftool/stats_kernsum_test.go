@@ -109,7 +109,11 @@ func TestNsysKernelSummaryMatchesIngest(t *testing.T) {
 	for _, f := range files {
 		for _, names := range []string{analysis.NamesDemangled, analysis.NamesBase, analysis.NamesMangled} {
 			so := analysis.SummaryOptions{Names: names, Flat: true}
-			got, _, err := analysis.NsysKernelSummary([]string{f}, so)
+			groups, _, err := analysis.NsysSummaryGroups([]string{f}, so, nil)
+			if err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			got, err := analysis.SummariseGroups(groups, so)
 			if err != nil {
 				t.Fatalf("%s: %v", f, err)
 			}
