@@ -40,7 +40,9 @@ func BenchmarkKernSum1M(b *testing.B) {
 		run  func() run
 	}
 	stats := func(bin string) func() run {
-		return func() run { return runTimed(b, "", bin, "stats", "--report", "cuda_gpu_kern_sum", "--format", "csv", path) }
+		return func() run {
+			return runTimed(b, "", bin, "stats", "--report", "cuda_gpu_kern_sum", "--format", "csv", path)
+		}
 	}
 	cmds := []cmd{{"stats", stats(bin)}, {"sqlite3", func() run { return runTimed(b, kernSumQuery, "sqlite3", "-readonly", path) }}}
 	if before := os.Getenv("ROOFTOOL_BENCH_BEFORE"); before != "" {
