@@ -107,7 +107,8 @@ func loadTables(inputs []string) (*ingest.Tables, error) {
 // statsSummary summarises the kernels of the inputs batch by batch
 // (analysis.StreamSummary): a directory of tables as it is, raw exports
 // once ingested into a temporary directory (ingest.WriteTempKernels: the
-// kernels table alone).
+// kernels table alone); nsys SQLite exports whose summary needs no NVTX
+// range (statsKernelsOnly) from their kernel tables and names alone.
 // Where stderr is a terminal, progress shows the kernels read and then
 // that the summary is being made; it is wiped before anything else is
 // printed.
@@ -125,6 +126,18 @@ func statsSummary(inputs []string, source string, so analysis.SummaryOptions, io
 	}
 	if err := distinctInputs("stats", inputs); err != nil {
 		return analysis.Summary{}, err
+	}
+	if statsKernelsOnly(inputs, source, so) {
+		groups, warn, err := analysis.NsysSummaryGroups(inputs, so, func(p string) { progress.start("reading " + filepath.Base(p)) })
+		progress.stop()
+		if err != nil {
+			return analysis.Summary{}, err
+		}
+		for _, m := range warn {
+			fmt.Fprintf(io.Err, "warning: %s: %s\n", m.File, m.Value)
+		}
+		progress.start("summarising")
+		return analysis.SummariseGroups(groups, so)
 	}
 	var in []ingest.Input
 	for _, p := range inputs {
@@ -263,7 +276,7 @@ const statsJSONVersion = 2
 //	      "Time (%)": 62.3,              // share of the range's kernel time, 1 decimal
 //	      "Total Time (ns)": 1234567,
 //	      "Instances": 10,
-//	      "Avg (ns)": 123456.7,          // Avg, Med, StdDev: 1 decimal, as nsys rounds
+//	      "Avg (ns)": 123456.7,          // Avg, Med, StdDev: 1 decimal, as nsys rounds (fmtStat)
 //	      "Med (ns)": 123000.5,
 //	      "Min (ns)": 120000,
 //	      "Max (ns)": 130000,
@@ -300,7 +313,7 @@ func newStatsJSON(rows []analysis.SummaryRow, so analysis.SummaryOptions) statsJ
 	r1 := analysis.RoundHalfUp
 	for _, r := range rows {
 		jr := statsJSONRow{TimePct: r1(r.TimePct), TotalNs: r.TotalNs, Instances: r.Instances,
-			AvgNs: r1(r.AvgNs), MedNs: r1(r.MedNs), MinNs: r.MinNs, MaxNs: r.MaxNs, StdDevNs: r1(r.StdDevNs), Name: r.Name}
+			AvgNs: roundStat(r.AvgNs), MedNs: roundStat(r.MedNs), MinNs: r.MinNs, MaxNs: r.MaxNs, StdDevNs: roundStat(r.StdDevNs), Name: r.Name}
 		if !so.Flat {
 			jr.Range = rangeLabel(r.Range)
 		}
@@ -317,13 +330,25 @@ func rangeLabel(path string) string {
 	return path
 }
 
-// fmt1 prints v with one decimal as nsys does: rounded half away from zero.
+// fmt1 prints a percentage with one decimal: rounded half away from zero.
 func fmt1(v float64) string { return strconv.FormatFloat(analysis.RoundHalfUp(v), 'f', 1, 64) }
+
+// fmtStat prints an average, median or standard deviation with one
+// decimal as nsys prints the float64 it computes: the exact binary value
+// correctly rounded (strconv), so an average of 328,962 ns over 40, whose
+// nearest float64 lies just below 8224.05, prints 8224.0.
+func fmtStat(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+
+// roundStat is fmtStat's figure as a number, for JSON.
+func roundStat(v float64) float64 {
+	r, _ := strconv.ParseFloat(fmtStat(v), 64)
+	return r
+}
 
 // statsCells are the nsys columns of one row, unformatted for CSV.
 func statsCells(r analysis.SummaryRow) []string {
 	return []string{fmt1(r.TimePct), strconv.FormatInt(r.TotalNs, 10), strconv.Itoa(r.Instances),
-		fmt1(r.AvgNs), fmt1(r.MedNs), strconv.FormatInt(r.MinNs, 10), strconv.FormatInt(r.MaxNs, 10), fmt1(r.StdDevNs), r.Name}
+		fmtStat(r.AvgNs), fmtStat(r.MedNs), strconv.FormatInt(r.MinNs, 10), strconv.FormatInt(r.MaxNs, 10), fmtStat(r.StdDevNs), r.Name}
 }
 
 // statsCSV is the CSV of the rows: nsys's columns, then Range; flat
@@ -402,8 +427,8 @@ func writeStatsBlock(b *strings.Builder, rows []analysis.SummaryRow) {
 	cells := make([][]string, len(rows))
 	for i, r := range rows {
 		cells[i] = []string{fmt1(r.TimePct), group(strconv.FormatInt(r.TotalNs, 10)), group(strconv.Itoa(r.Instances)),
-			group(fmt1(r.AvgNs)), group(fmt1(r.MedNs)), group(strconv.FormatInt(r.MinNs, 10)), group(strconv.FormatInt(r.MaxNs, 10)),
-			group(fmt1(r.StdDevNs)), middleEllipsis(r.Name, tableTextMax)}
+			group(fmtStat(r.AvgNs)), group(fmtStat(r.MedNs)), group(strconv.FormatInt(r.MinNs, 10)), group(strconv.FormatInt(r.MaxNs, 10)),
+			group(fmtStat(r.StdDevNs)), middleEllipsis(r.Name, tableTextMax)}
 	}
 	last := len(statsColumns) - 1
 	width := make([]int, len(statsColumns))

@@ -1,0 +1,32 @@
+package main
+
+import (
+	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/ingest"
+)
+
+// statsKernelsOnly reports whether stats can summarise the inputs from
+// their kernel tables alone (analysis.NsysSummaryGroups), as nsys stats -r
+// cuda_gpu_kern_sum does: every input an nsys SQLite export, no other
+// --source, and either the flat report without range options or exports
+// without NVTX ranges. Anything it cannot tell leaves the answer to the
+// full ingest, which reports it.
+func statsKernelsOnly(inputs []string, source string, so analysis.SummaryOptions) bool {
+	if source != "" && source != ingest.SourceNsys {
+		return false
+	}
+	for _, p := range inputs {
+		if f, err := ingest.Detect(p); err != nil || f != ingest.FormatNsysDB {
+			return false
+		}
+	}
+	if so.Flat && so.Range == "" && !so.RangedOnly {
+		return true
+	}
+	for _, p := range inputs {
+		if ranged, err := ingest.NsysHasRanges(p); err != nil || ranged {
+			return false
+		}
+	}
+	return true
+}

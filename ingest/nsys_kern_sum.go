@@ -1,0 +1,221 @@
+package ingest
+
+// Kernel durations of an Nsight Systems export grouped by name, read from
+// the kernel table and the StringIds it names alone: what `nsys stats -r
+// cuda_gpu_kern_sum` reads. Runtime calls, NVTX events, GPUs and metadata
+// are not read.
+
+import (
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// NsysKernelGroup is the kernels of an export that share their three name
+// ids, with their names resolved as ingest resolves them (a null id gives
+// "", an id StringIds lacks unknownName's text) and their durations (end -
+// start, ns) in kernel row order.
+type NsysKernelGroup struct {
+	Name, ShortName, Mangled string
+	Durations                []int64
+}
+
+// NsysKernelGroups reads the kernels of the nsys SQLite export at path,
+// grouped by name ids, and the warnings ingest would record for it (a name
+// id StringIds lacks). It checks the kernel table as ingest does: a kernel
+// without start or end, or ending before it starts, is bad input.
+func NsysKernelGroups(path string) ([]NsysKernelGroup, []Meta, error) {
+	db, err := openSQLite(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer db.Close()
+	if !db.has(tabKernel) {
+		if db.has(tabStrings) || db.has(tabGPU) || db.has("META_DATA_EXPORT") || db.has("EXPORT_META_DATA") {
+			return nil, nil, noKernels(path, tabKernel, "missing: the report has no CUDA kernel activity (profile with nsys --trace=cuda and check that the program launched kernels)")
+		}
+		return nil, nil, badInput(path, 0, "", "not an Nsight Systems export: no %s or %s table (has %s)", tabKernel, tabStrings, db.tableList(8))
+	}
+	if !db.has(tabStrings) {
+		return nil, nil, badInput(path, 0, tabStrings, "missing: an nsys export keeps kernel names there")
+	}
+	c, err := db.columns(tabKernel)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, col := range []string{"start", "end"} {
+		if !c[col] {
+			return nil, nil, badInput(path, 0, tabKernel, "no column %q: not an Nsight Systems kernel table", col)
+		}
+	}
+	if !c["demangledName"] && !c["shortName"] {
+		return nil, nil, badInput(path, 0, tabKernel, "no demangledName or shortName column: not an Nsight Systems kernel table")
+	}
+	cols := [3]string{nameColName(c), shortColName(c), "mangledName"}
+	q := `SELECT start, "end", "` + cols[0] + `", "` + cols[1] + `", ` + colOr(c, "", "mangledName", "NULL") +
+		`, rowid FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE %s ORDER BY rowid`
+	type ids = [3]int64
+	type group struct {
+		first int64 // row id of the group's first kernel
+		durs  []int64
+	}
+	groups := map[ids]*group{}
+	var order []ids
+	err = db.scanSplit(tabKernel, q, 6, sqlNull, func(v []int64) error {
+		rowid := v[5]
+		for j, col := range [...]string{"start", "end"} {
+			if v[j] == sqlNull {
+				return badInput(path, 0, tabKernel, "row id %d: column %q is NULL: the kernel has no duration", rowid, col)
+			}
+		}
+		if v[1] < v[0] {
+			return badInput(path, 0, tabKernel, "row id %d: column \"end\" = %d is before \"start\" = %d: a negative duration", rowid, v[1], v[0])
+		}
+		k := ids{v[2], v[3], v[4]}
+		for i := range k {
+			if k[i] == sqlNull {
+				k[i] = -1
+			}
+		}
+		g := groups[k]
+		if g == nil {
+			g = &group{first: rowid}
+			groups[k] = g
+			order = append(order, k)
+		}
+		g.durs = append(g.durs, v[1]-v[0])
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	names, err := nsysStrings(db, path, order)
+	if err != nil {
+		return nil, nil, err
+	}
+	// A missing id: how many kernel name columns name it, and the first
+	// (lowest row id, then column order) that does.
+	type miss struct {
+		n           int
+		row, colIdx int64
+	}
+	missing := map[int64]*miss{}
+	var missOrder []int64
+	out := make([]NsysKernelGroup, 0, len(order))
+	for _, k := range order {
+		g := groups[k]
+		var s [3]string
+		for i, id := range k {
+			if id < 0 {
+				continue
+			}
+			v, ok := names[id]
+			if ok {
+				s[i] = v
+				continue
+			}
+			s[i] = unknownName(id)
+			m := missing[id]
+			if m == nil {
+				m = &miss{row: g.first, colIdx: int64(i)}
+				missing[id] = m
+				missOrder = append(missOrder, id)
+			} else if g.first < m.row || g.first == m.row && int64(i) < m.colIdx {
+				m.row, m.colIdx = g.first, int64(i)
+			}
+			m.n += len(g.durs)
+		}
+		out = append(out, NsysKernelGroup{Name: s[0], ShortName: s[1], Mangled: s[2], Durations: g.durs})
+	}
+	var warn []Meta
+	for _, id := range missOrder {
+		m := missing[id]
+		warn = append(warn, Meta{Source: SourceNsys, File: filepath.Base(path), Key: "warning", Value: fmt.Sprintf(
+			"table %s has no row id %d, named by %d kernel name column(s) (first: %s.%s, row id %d); those names are marked %q",
+			tabStrings, id, m.n, tabKernel, cols[m.colIdx], m.row, unknownName(id))})
+	}
+	return out, warn, nil
+}
+
+// nsysStrings looks up in StringIds the ids the groups name (no other
+// row is read), in queries of at most 500 ids.
+func nsysStrings(db *sqliteDB, path string, groups [][3]int64) (map[int64]string, error) {
+	seen := map[int64]bool{}
+	var want []int64
+	for _, k := range groups {
+		for _, id := range k {
+			if id >= 0 && !seen[id] {
+				seen[id] = true
+				want = append(want, id)
+			}
+		}
+	}
+	names := make(map[int64]string, len(want))
+	for len(want) > 0 {
+		n := min(len(want), 500)
+		ph := strings.TrimSuffix(strings.Repeat("?,", n), ",")
+		args := make([]any, n)
+		for i, id := range want[:n] {
+			args[i] = id
+		}
+		want = want[n:]
+		if err := scanStrings(db, `SELECT id, value FROM StringIds WHERE id IN (`+ph+`)`, args, names); err != nil {
+			return nil, err
+		}
+	}
+	return names, nil
+}
+
+func scanStrings(db *sqliteDB, q string, args []any, names map[int64]string) error {
+	rows, err := db.db.Query(q, args...)
+	if err != nil {
+		return db.wrap(tabStrings, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var v sql.NullString
+		if err := rows.Scan(&id, &v); err != nil {
+			return db.wrap(tabStrings, err)
+		}
+		names[id] = v.String
+	}
+	if err := rows.Err(); err != nil {
+		return db.wrap(tabStrings, err)
+	}
+	return nil
+}
+
+// NsysHasRanges reports whether the nsys SQLite export at path holds an
+// NVTX push/pop or start/end range, the events ingest attributes kernels
+// to (true too for an NVTX table without eventType, which ingest refuses);
+// it stops at the first.
+func NsysHasRanges(path string) (bool, error) {
+	db, err := openSQLite(path)
+	if err != nil {
+		return false, err
+	}
+	defer db.Close()
+	if !db.has(tabNVTX) {
+		return false, nil
+	}
+	c, err := db.columns(tabNVTX)
+	if err != nil {
+		return false, err
+	}
+	if !c["eventType"] {
+		return true, nil // ingest reports the table as bad input
+	}
+	var one int
+	err = db.db.QueryRow(`SELECT 1 FROM NVTX_EVENTS WHERE eventType IN (` + strconv.Itoa(nvtxPushPopRange) + `,` +
+		strconv.Itoa(nvtxStartEndRange) + `) LIMIT 1`).Scan(&one)
+	if err == sql.ErrNoRows {
+		return false, nil
+	}
+	if err != nil {
+		return false, db.wrap(tabNVTX, err)
+	}
+	return true, nil
+}
