@@ -100,6 +100,7 @@ type kinetoReader struct {
 	in        Input
 	file      string
 	dec       *json.Decoder
+	space     *spaceReader // the decoder's input: offset maps its positions back to the file's
 	kernels   []kKernel
 	calls     map[int64]kSpan // correlation -> runtime call
 	cpuAnn    []kSpan         // user_annotation
@@ -113,6 +114,9 @@ type kinetoReader struct {
 	profRanges int
 }
 
+// offset is the decoder's position as a byte of the file.
+func (k *kinetoReader) offset() int64 { return k.space.Offset(k.dec.InputOffset()) }
+
 func parseKineto(b *Builder, in Input, r io.Reader) error {
 	// A UTF-8 byte-order mark before the JSON is skipped (byte offsets in
 	// errors count from after it).
@@ -120,9 +124,10 @@ func parseKineto(b *Builder, in Input, r io.Reader) error {
 	if head, _ := br.Peek(3); bytes.Equal(head, []byte("\xef\xbb\xbf")) {
 		br.Discard(3)
 	}
-	dec := json.NewDecoder(br)
+	sr := newSpaceReader(br)
+	dec := json.NewDecoder(sr)
 	dec.UseNumber()
-	k := &kinetoReader{in: in, file: filepath.Base(in.Path), dec: dec, calls: map[int64]kSpan{}}
+	k := &kinetoReader{in: in, file: filepath.Base(in.Path), dec: dec, space: sr, calls: map[int64]kSpan{}}
 	t, err := dec.Token()
 	if err != nil {
 		if err == io.EOF {
@@ -144,7 +149,7 @@ func parseKineto(b *Builder, in Input, r io.Reader) error {
 		return kinetoError(in, "", "top level is %v, expected a JSON object with traceEvents", t)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return kinetoError(in, "", "data after the trace at byte %d, expected the end of the file", dec.InputOffset())
+		return kinetoError(in, "", "data after the trace at byte %d, expected the end of the file", k.offset())
 	}
 	if !k.sawEvents {
 		return kinetoError(in, "traceEvents", "missing: not a Kineto / Chrome trace (top-level keys: %s)", metaKeys(k.metas))
@@ -161,13 +166,13 @@ func parseKineto(b *Builder, in Input, r io.Reader) error {
 
 func (k *kinetoReader) syntax(err error) error {
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		return kinetoError(k.in, "", "truncated JSON at byte %d: the trace ends before its closing brackets", k.dec.InputOffset())
+		return kinetoError(k.in, "", "truncated JSON at byte %d: the trace ends before its closing brackets", k.offset())
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return kinetoError(k.in, "", "at byte %d: a JSON %s where %s was expected", k.dec.InputOffset(), te.Value, te.Type)
+		return kinetoError(k.in, "", "at byte %d: a JSON %s where %s was expected", k.offset(), te.Value, te.Type)
 	}
-	return kinetoError(k.in, "", "malformed JSON at byte %d: %v", k.dec.InputOffset(), err)
+	return kinetoError(k.in, "", "malformed JSON at byte %d: %v", k.offset(), err)
 }
 
 // object reads the members of the top-level object (its '{' consumed).
