@@ -73,3 +73,17 @@ func TestKinetoWhitespaceLinear(t *testing.T) {
 		t.Errorf("32 MB of whitespace took %s (err %v)", el, err)
 	}
 }
+
+// A kernel event without dur is refused, naming the event, rather than
+// ingested as a 0 ns kernel.
+func TestKinetoKernelWithoutDur(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "nodur.json")
+	doc := `{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 10, "args": {"correlation": 1}}]}`
+	if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Files([]Input{{Path: p}}, memory.DefaultAllocator)
+	if err == nil || !strings.Contains(err.Error(), "no dur") || !strings.Contains(err.Error(), "event 0") {
+		t.Fatalf("err = %v, want the kernel event without dur named", err)
+	}
+}

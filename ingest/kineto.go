@@ -258,6 +258,11 @@ func (k *kinetoReader) events(opened bool) error {
 		if !isKernel && !isCall && !isAnn {
 			continue
 		}
+		if isKernel && ev.Dur == "" {
+			// A kernel's duration is what rooftool reads of it; 0 would be a
+			// figure the trace never gave (as a NULL nsys start is refused).
+			return kinetoError(k.in, "traceEvents", "event %d (%s %q) has no dur: a kernel event without its duration", i, cat, ev.Name)
+		}
 		s, err := kinetoSpan(k.in, i, &ev)
 		if err != nil {
 			return err
