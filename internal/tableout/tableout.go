@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"text/tabwriter"
 )
@@ -94,21 +95,41 @@ func (t Table) WriteText(w io.Writer, s Style) error {
 }
 
 // WriteCSV writes t as CSV: the header line (where there is one), then
-// one line per row.
+// one line per row. A NUL byte in a field (a kernel name of a hostile or
+// broken export) is written as the four characters \x00: CSV readers stop
+// at a raw NUL (Python's csv: "line contains NUL").
 func (t Table) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	if t.Header != nil {
-		if err := cw.Write(t.Header); err != nil {
+		if err := cw.Write(noNUL(t.Header)); err != nil {
 			return err
 		}
 	}
 	for _, r := range t.Rows {
-		if err := cw.Write(r); err != nil {
+		if err := cw.Write(noNUL(r)); err != nil {
 			return err
 		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// noNUL is r with each NUL byte written \x00 (r itself where it has none).
+func noNUL(r []string) []string {
+	var out []string
+	for i, f := range r {
+		if strings.IndexByte(f, 0) < 0 {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(r)
+		}
+		out[i] = strings.ReplaceAll(f, "\x00", `\x00`)
+	}
+	if out == nil {
+		return r
+	}
+	return out
 }
 
 // WriteJSON writes v as JSON indented by two spaces, with <, > and & as

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"strings"
 	"testing"
 )
 
@@ -101,5 +102,22 @@ func TestWriteFormats(t *testing.T) {
 	}
 	if _, err := Records([]int{1}); err == nil {
 		t.Error("Records of ints accepted")
+	}
+}
+
+// A NUL in a field reaches the CSV as the text \x00, never as a raw byte
+// (which CSV readers refuse), and the table's own rows are left as they were.
+func TestWriteCSVNUL(t *testing.T) {
+	row := []string{"k\x00ernel", "1"}
+	tb := Table{Header: []string{"Name", "N"}, Rows: [][]string{row}}
+	var b strings.Builder
+	if err := tb.WriteCSV(&b); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := b.String(), "Name,N\nk\\x00ernel,1\n"; got != want {
+		t.Errorf("CSV %q, want %q", got, want)
+	}
+	if row[0] != "k\x00ernel" {
+		t.Errorf("the row was changed: %q", row[0])
 	}
 }
