@@ -192,8 +192,10 @@ func gpuSMs(name string) int {
 
 // suggestExports finds the chains of raw exports, file by file, or of one
 // directory of ingested tables. An export that holds no kernels (nsys
-// without CUDA kernel activity, a Kineto trace of range-profiler counters
-// only) has no chain: a note on stderr says so.
+// without CUDA kernel activity or with an empty kernel table, a Kineto
+// trace of range-profiler counters only) has no chain: beside exports with
+// kernels a note on stderr says so; where no input has any, it is bad
+// input (exit 2), as stats says.
 func suggestExports(opts *SuggestOptions) ([]analysis.Chain, []analysis.NotOffered, error) {
 	one := func(inputs []string) ([]analysis.Chain, []analysis.NotOffered, error) {
 		t, err := loadTables(inputs)
@@ -201,6 +203,10 @@ func suggestExports(opts *SuggestOptions) ([]analysis.Chain, []analysis.NotOffer
 			return nil, nil, err
 		}
 		defer t.Release()
+		if t.NumRows(ingest.TableKernels) == 0 && t.NumRows(ingest.TableMetrics) == 0 {
+			// An empty kernel table, as a missing one: no kernel to chain.
+			return nil, nil, &ingest.InputError{File: strings.Join(inputs, ", "), Err: ingest.ErrNoKernels}
+		}
 		var facts []analysis.KernelFact
 		sms := 0
 		if an, err := analysis.Analyze(t, nil, analysis.Options{}); err == nil {
@@ -216,19 +222,32 @@ func suggestExports(opts *SuggestOptions) ([]analysis.Chain, []analysis.NotOffer
 	}
 	var out []analysis.Chain
 	var nos []analysis.NotOffered
+	var noKernels error // the first input without kernels, where none has any
 	for _, p := range opts.Inputs {
 		cs, no, err := one([]string{p})
 		if errors.Is(err, ingest.ErrNoKernels) {
-			fmt.Fprintf(opts.IO.Err, "rooftool: suggest: %s holds no kernels: no chain\n", p)
+			if len(opts.Inputs) > 1 {
+				fmt.Fprintf(opts.IO.Err, "rooftool: suggest: %s holds no kernels: no chain\n", p)
+			}
+			if noKernels == nil {
+				noKernels = err
+			}
 			continue
 		}
 		if err != nil {
 			return nil, nil, err
 		}
 		out, nos = append(out, cs...), append(nos, no...)
+		noKernels = errSomeKernels
+	}
+	if noKernels != nil && noKernels != errSomeKernels {
+		return nil, nil, noKernels // every input kernel-less: bad input, as stats says
 	}
 	return out, nos, nil
 }
+
+// errSomeKernels marks, in suggestExports, that an input had kernels.
+var errSomeKernels = errors.New("an input has kernels")
 
 // suggestLoadRun loads and analyses inputs as one run when they name one
 // (a committed run, or a directory rooftool profile wrote); nil when they

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"flag"
 	"os"
@@ -25,20 +26,21 @@ func runSuggestCmd(t *testing.T, args ...string) (code int, stdout, stderr strin
 // Golden outputs, one per situation: predictions set against the fused
 // variants two committed runs measured (table, csv); a run's chains (by
 // dataflow and by launch order, with the kernels not offered); an nsys
-// export with no kernel activity.
+// export with no kernel activity (bad input: exit 2, as stats).
 func TestSuggestGolden(t *testing.T) {
 	for _, tc := range []struct {
 		golden string
 		args   []string
+		code   int
 	}{
-		{"against_run_h100_140505.txt", []string{"--against-run", "2026-11-23-h100-140505"}},
-		{"against_run_h100_003504.csv", []string{"--against-run", "--format", "csv", "2026-11-22-h100-003504"}},
-		{"run_h100_161238.txt", []string{"2026-11-23-h100-161238"}},
-		{"export_without_kernels.txt", []string{realdata + "WeatherBench2/report1.sqlite"}},
+		{"against_run_h100_140505.txt", []string{"--against-run", "2026-11-23-h100-140505"}, exitOK},
+		{"against_run_h100_003504.csv", []string{"--against-run", "--format", "csv", "2026-11-22-h100-003504"}, exitOK},
+		{"run_h100_161238.txt", []string{"2026-11-23-h100-161238"}, exitOK},
+		{"export_without_kernels.txt", []string{realdata + "WeatherBench2/report1.sqlite"}, exitBadArgs},
 	} {
 		code, got, stderr := runSuggestCmd(t, tc.args...)
-		if code != 0 {
-			t.Fatalf("%v: exit %d: %s", tc.args, code, stderr)
+		if code != tc.code {
+			t.Fatalf("%v: exit %d, want %d: %s", tc.args, code, tc.code, stderr)
 		}
 		got += stderr
 		path := filepath.Join("testdata/suggest", tc.golden)
@@ -59,7 +61,7 @@ func TestSuggestGolden(t *testing.T) {
 }
 
 // Every nsys SQLite and Kineto export under testdata/realdata runs without
-// error, in every format.
+// error, in every format; an export without kernels exits 2, as stats does.
 func TestSuggestRealdata(t *testing.T) {
 	var files []string
 	err := filepath.WalkDir(realdata, func(p string, d os.DirEntry, err error) error {
@@ -80,6 +82,14 @@ func TestSuggestRealdata(t *testing.T) {
 	for _, f := range files {
 		for _, format := range []string{"table", "csv", "json"} {
 			code, out, stderr := runSuggestCmd(t, "--format", format, f)
+			if code == exitBadArgs && strings.Contains(stderr, "kernel") {
+				// A kernel-less export is bad input to suggest as to stats.
+				var o, e bytes.Buffer
+				if sc := run(context.Background(), []string{"stats", f}, &IO{Out: &o, Err: &e}); sc != exitBadArgs {
+					t.Errorf("%s: suggest exits 2 (%s) where stats exits %d", f, stderr, sc)
+				}
+				continue
+			}
 			if code != 0 {
 				t.Errorf("%s --format %s: exit %d: %s", f, format, code, stderr)
 				continue
@@ -164,5 +174,35 @@ func TestSuggestHelpAndJSON(t *testing.T) {
 	}
 	if more != 2 {
 		t.Errorf("swiglu_fp8 dual-acc chains whose measured saving exceeds twice the prediction: %d, want 2", more)
+	}
+}
+
+// An nsys export whose kernel table is empty holds no kernel to chain, as
+// one without the table: alone it is bad input (exit 2, as stats says);
+// beside an export with kernels it is passed over with a note.
+func TestSuggestNoKernels(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "testdata", "realdata", "DLProf", "nsys_profile.sqlite"))
+	if err != nil {
+		t.Skip(err)
+	}
+	empty := filepath.Join(t.TempDir(), "empty.sqlite")
+	if err := os.WriteFile(empty, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite3", empty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	_, stderr := mustRun(t, exitBadArgs, "suggest", empty)
+	if !strings.Contains(stderr, "no kernels") {
+		t.Errorf("stderr %q, want it to say the export holds no kernels", stderr)
+	}
+	_, stderr = mustRun(t, exitOK, "suggest", empty, filepath.Join("..", "..", "testdata", "realdata", "DLProf", "nsys_profile.sqlite"))
+	if !strings.Contains(stderr, empty+" holds no kernels") {
+		t.Errorf("stderr %q, want the note on the kernel-less export", stderr)
 	}
 }
