@@ -2,8 +2,6 @@ package main
 
 import (
 	"database/sql"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,22 +17,7 @@ import (
 // (it calls a function SQLite does not have), and returns its path.
 func poisonExport(t *testing.T, src string) string {
 	t.Helper()
-	dst := filepath.Join(t.TempDir(), filepath.Base(src))
-	in, err := os.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	out, err := os.Create(dst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
+	dst := copyExport(t, src)
 	db, err := sql.Open("sqlite3", dst)
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,22 +91,7 @@ func TestStatsNCUTimeFallback(t *testing.T) {
 // a header-only table with exit 0.
 func TestStatsNothingToSummarise(t *testing.T) {
 	dir := t.TempDir()
-	data, err := os.ReadFile(statsRealdata + "gpu4/report.sqlite")
-	if err != nil {
-		t.Fatal(err)
-	}
-	empty := filepath.Join(dir, "empty.sqlite")
-	if err := os.WriteFile(empty, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("sqlite3", empty)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec("DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL"); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	empty := copyExport(t, statsRealdata+"gpu4/report.sqlite", "DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL")
 	kineto := filepath.Join(dir, "nokernels.json")
 	if err := os.WriteFile(kineto, []byte(`{"traceEvents":[{"ph":"X","cat":"cuda_runtime","name":"c","ts":1,"dur":1,"args":{"correlation":1}}]}`), 0o644); err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"flag"
 	"os"
@@ -181,27 +180,13 @@ func TestSuggestHelpAndJSON(t *testing.T) {
 // one without the table: alone it is bad input (exit 2, as stats says);
 // beside an export with kernels it is passed over with a note.
 func TestSuggestNoKernels(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("..", "..", "testdata", "realdata", "DLProf", "nsys_profile.sqlite"))
-	if err != nil {
-		t.Skip(err)
-	}
-	empty := filepath.Join(t.TempDir(), "empty.sqlite")
-	if err := os.WriteFile(empty, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("sqlite3", empty)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec("DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL"); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	dlprof := filepath.Join("..", "..", "testdata", "realdata", "DLProf", "nsys_profile.sqlite")
+	empty := copyExport(t, dlprof, "DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL")
 	_, stderr := mustRun(t, exitBadArgs, "suggest", empty)
 	if !strings.Contains(stderr, "no kernels") {
 		t.Errorf("stderr %q, want it to say the export holds no kernels", stderr)
 	}
-	_, stderr = mustRun(t, exitOK, "suggest", empty, filepath.Join("..", "..", "testdata", "realdata", "DLProf", "nsys_profile.sqlite"))
+	_, stderr = mustRun(t, exitOK, "suggest", empty, dlprof)
 	if !strings.Contains(stderr, empty+" holds no kernels") {
 		t.Errorf("stderr %q, want the note on the kernel-less export", stderr)
 	}
