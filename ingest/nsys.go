@@ -90,28 +90,54 @@ type nsysParser struct {
 	byPID bool
 }
 
-func (p *nsysParser) run() error {
-	db := p.db
+// kernelTable checks that db is an nsys export with a kernel table and
+// StringIds, the kernel table with the columns rooftool reads (start, end,
+// a name), and returns the kernel table's columns.
+func kernelTable(db *sqliteDB, path string) (map[string]bool, error) {
 	if !db.has(tabKernel) {
 		if db.has(tabStrings) || db.has(tabGPU) || db.has("META_DATA_EXPORT") || db.has("EXPORT_META_DATA") {
-			return noKernels(p.in.Path, tabKernel, "missing: the report has no CUDA kernel activity (profile with nsys --trace=cuda and check that the program launched kernels)")
+			return nil, noKernels(path, tabKernel, "missing: the report has no CUDA kernel activity (profile with nsys --trace=cuda and check that the program launched kernels)")
 		}
-		return badInput(p.in.Path, 0, "", "not an Nsight Systems export: no %s or %s table (has %s)", tabKernel, tabStrings, db.tableList(8))
+		return nil, badInput(path, 0, "", "not an Nsight Systems export: no %s or %s table (has %s)", tabKernel, tabStrings, db.tableList(8))
 	}
 	if !db.has(tabStrings) {
-		return badInput(p.in.Path, 0, tabStrings, "missing: an nsys export keeps kernel names there")
+		return nil, badInput(path, 0, tabStrings, "missing: an nsys export keeps kernel names there")
 	}
-	kcols, err := db.columns(tabKernel)
+	c, err := db.columns(tabKernel)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	for _, c := range []string{"start", "end"} {
-		if !kcols[c] {
-			return badInput(p.in.Path, 0, tabKernel, "no column %q: not an Nsight Systems kernel table", c)
+	for _, col := range []string{"start", "end"} {
+		if !c[col] {
+			return nil, badInput(path, 0, tabKernel, "no column %q: not an Nsight Systems kernel table", col)
 		}
 	}
-	if !kcols["demangledName"] && !kcols["shortName"] {
-		return badInput(p.in.Path, 0, tabKernel, "no demangledName or shortName column: not an Nsight Systems kernel table")
+	if !c["demangledName"] && !c["shortName"] {
+		return nil, badInput(path, 0, tabKernel, "no demangledName or shortName column: not an Nsight Systems kernel table")
+	}
+	return c, nil
+}
+
+// kernelSpanErr is the error for a kernel row (its row id, start and end
+// as read, sqlNull for NULL) without a start or end, or ending before it
+// starts; nil for a good one.
+func kernelSpanErr(path string, rowid, start, end int64) error {
+	for j, v := range [...]int64{start, end} {
+		if v == sqlNull {
+			return badInput(path, 0, tabKernel, "row id %d: column %q is NULL: the kernel has no duration", rowid, [...]string{"start", "end"}[j])
+		}
+	}
+	if end < start {
+		return badInput(path, 0, tabKernel, "row id %d: column \"end\" = %d is before \"start\" = %d: a negative duration", rowid, end, start)
+	}
+	return nil
+}
+
+func (p *nsysParser) run() error {
+	db := p.db
+	kcols, err := kernelTable(db, p.in.Path)
+	if err != nil {
+		return err
 	}
 	rcols, err := db.columns(tabRuntime)
 	if err != nil {

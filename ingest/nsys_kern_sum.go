@@ -32,26 +32,9 @@ func NsysKernelGroups(path string) ([]NsysKernelGroup, []Meta, error) {
 		return nil, nil, err
 	}
 	defer db.Close()
-	if !db.has(tabKernel) {
-		if db.has(tabStrings) || db.has(tabGPU) || db.has("META_DATA_EXPORT") || db.has("EXPORT_META_DATA") {
-			return nil, nil, noKernels(path, tabKernel, "missing: the report has no CUDA kernel activity (profile with nsys --trace=cuda and check that the program launched kernels)")
-		}
-		return nil, nil, badInput(path, 0, "", "not an Nsight Systems export: no %s or %s table (has %s)", tabKernel, tabStrings, db.tableList(8))
-	}
-	if !db.has(tabStrings) {
-		return nil, nil, badInput(path, 0, tabStrings, "missing: an nsys export keeps kernel names there")
-	}
-	c, err := db.columns(tabKernel)
+	c, err := kernelTable(db, path)
 	if err != nil {
 		return nil, nil, err
-	}
-	for _, col := range []string{"start", "end"} {
-		if !c[col] {
-			return nil, nil, badInput(path, 0, tabKernel, "no column %q: not an Nsight Systems kernel table", col)
-		}
-	}
-	if !c["demangledName"] && !c["shortName"] {
-		return nil, nil, badInput(path, 0, tabKernel, "no demangledName or shortName column: not an Nsight Systems kernel table")
 	}
 	cols := [3]string{nameColName(c), shortColName(c), "mangledName"}
 	q := `SELECT start, "end", "` + cols[0] + `", "` + cols[1] + `", ` + colOr(c, "", "mangledName", "NULL") +
@@ -65,13 +48,8 @@ func NsysKernelGroups(path string) ([]NsysKernelGroup, []Meta, error) {
 	var order []ids
 	err = db.scanSplit(tabKernel, q, 6, sqlNull, func(v []int64) error {
 		rowid := v[5]
-		for j, col := range [...]string{"start", "end"} {
-			if v[j] == sqlNull {
-				return badInput(path, 0, tabKernel, "row id %d: column %q is NULL: the kernel has no duration", rowid, col)
-			}
-		}
-		if v[1] < v[0] {
-			return badInput(path, 0, tabKernel, "row id %d: column \"end\" = %d is before \"start\" = %d: a negative duration", rowid, v[1], v[0])
+		if err := kernelSpanErr(path, rowid, v[0], v[1]); err != nil {
+			return err
 		}
 		k := ids{v[2], v[3], v[4]}
 		for i := range k {

@@ -148,13 +148,8 @@ func (p *nsysParser) kernels(c map[string]bool) error {
 				return err
 			}
 		}
-		for _, j := range [...]int{0, 1} {
-			if v[j] == sqlNull {
-				return badInput(p.in.Path, 0, tabKernel, "row id %d: column %q is NULL: the kernel has no duration", rowid, [...]string{"start", "end"}[j])
-			}
-		}
-		if end < start {
-			return badInput(p.in.Path, 0, tabKernel, "row id %d: column \"end\" = %d is before \"start\" = %d: a negative duration", rowid, end, start)
+		if err := kernelSpanErr(p.in.Path, rowid, v[0], v[1]); err != nil {
+			return err
 		}
 		for _, j := range [...]int{10, 11, 14, 15, 16, 17, 18, 19, 20} {
 			if v[j] = or(j, 0); v[j] < 0 {
