@@ -68,73 +68,9 @@ func Merge(out string, dirs []string, opt MergeOptions) (*rundir.Manifest, []str
 			return nil, nil, fmt.Errorf("merge: %s: %w", d, err)
 		}
 	}
-	var warns []string
-	mixed := func(what string, get func(i int) string) error {
-		for i := 1; i < len(dirs); i++ {
-			if get(i) == get(0) {
-				continue
-			}
-			msg := fmt.Sprintf("%s differ: %s has %q, %s has %q", what, dirs[0], get(0), dirs[i], get(i))
-			if !opt.AllowMixed {
-				return configErrorf("merge: %s (--allow-mixed merges them anyway)", msg)
-			}
-			warns = append(warns, "merged runs' "+msg)
-		}
-		return nil
-	}
-	if err := errors.Join(
-		mixed("git commits", func(i int) string { return ms[i].GitCommit }),
-		mixed("plan hashes", func(i int) string { return ms[i].PlanHash }),
-		mixed("GPU models", func(i int) string { return ms[i].GPU.Name }),
-	); err != nil {
+	warns, err := checkParts(dirs, ms, specs, opt.AllowMixed)
+	if err != nil {
 		return nil, nil, err
-	}
-	for i := 1; i < len(dirs); i++ {
-		for j := range i {
-			f := specsConflict(specs[j], specs[i])
-			if f == "" {
-				continue
-			}
-			msg := fmt.Sprintf("specs snapshots differ: %s/%s is not the same in %s and %s", rundir.SpecsDir, f, dirs[j], dirs[i])
-			if !opt.AllowMixed {
-				return nil, nil, configErrorf("merge: %s (--allow-mixed merges them anyway, keeping the first)", msg)
-			}
-			warns = append(warns, "merged runs' "+msg)
-		}
-	}
-	// Shards: one count, each part once; a missing part is a warning.
-	count := 0
-	seen := map[string]string{}
-	for i, m := range ms {
-		if m.Shard == "" {
-			continue
-		}
-		s, err := ParseShard(m.Shard)
-		if err != nil {
-			return nil, nil, configErrorf("merge: %s: shard %q: %v", dirs[i], m.Shard, err)
-		}
-		if count != 0 && s.Count != count && !opt.AllowMixed {
-			return nil, nil, configErrorf("merge: %s is shard %s, another run is of %d parts", dirs[i], m.Shard, count)
-		}
-		count = s.Count
-		if d, ok := seen[m.Shard]; ok {
-			return nil, nil, configErrorf("merge: %s and %s are both shard %s", d, dirs[i], m.Shard)
-		}
-		seen[m.Shard] = dirs[i]
-	}
-	for i := 1; i <= count; i++ {
-		if _, ok := seen[fmt.Sprintf("%d/%d", i, count)]; !ok {
-			warns = append(warns, fmt.Sprintf("merged run lacks shard %d/%d", i, count))
-		}
-	}
-	cellOf := map[cellkey.Key]string{}
-	for i, m := range ms {
-		for _, c := range m.Cells {
-			if d, ok := cellOf[c.Key()]; ok {
-				return nil, nil, configErrorf("merge: cell %s is in both %s and %s", c.Key(), d, dirs[i])
-			}
-			cellOf[c.Key()] = dirs[i]
-		}
 	}
 
 	if err := os.MkdirAll(filepath.Dir(outAbs), 0o755); err != nil {
@@ -173,24 +109,7 @@ func Merge(out string, dirs []string, opt MergeOptions) (*rundir.Manifest, []str
 			return nil, nil, fmt.Errorf("merge: copy %s: %w", filepath.Join(d, rundir.SpecsDir), err)
 		}
 		merged.MergedFrom = append(merged.MergedFrom, rundir.MergedPart{Run: rundir.NameOf(d), Shard: m.Shard, Command: m.Command, Created: m.Created, Resumed: m.Resumed, GPUUUID: m.GPU.UUID})
-		for _, c := range m.Cells {
-			nc := rundir.Cell{Experiment: c.Experiment, Variant: c.Variant, Shape: c.Shape, Passes: map[string]rundir.PassStatus{}, GPU: c.GPU}
-			if nc.GPU == nil && (m.GPU.UUID != "" || m.Options[rundir.OptionGPUIndex] != "") {
-				nc.GPU = &rundir.CellGPU{Index: m.Options[rundir.OptionGPUIndex], UUID: m.GPU.UUID, Name: m.GPU.Name}
-			}
-			for p, st := range c.Passes {
-				st.Files = renamedAll(ren, st.Files)
-				if len(st.Replays) > 0 {
-					rs := slices.Clone(st.Replays)
-					for k := range rs {
-						rs[k].Files = renamedAll(ren, rs[k].Files)
-					}
-					st.Replays = rs
-				}
-				nc.Passes[p] = st
-			}
-			merged.Cells = append(merged.Cells, nc)
-		}
+		merged.Cells = append(merged.Cells, mergedCells(m, ren)...)
 		for _, p := range m.Passes {
 			if !slices.Contains(merged.Passes, p) {
 				merged.Passes = append(merged.Passes, p)
@@ -239,28 +158,10 @@ func Merge(out string, dirs []string, opt MergeOptions) (*rundir.Manifest, []str
 	merged.Options["run_dir"] = out
 	merged.Options["merged"] = fmt.Sprint(len(dirs)) + " runs"
 
-	// ceilings.json: only where every run that measured it agrees.
-	var ceil []byte
-	ceilOK := true
-	for _, d := range dirs {
-		data, err := os.ReadFile(filepath.Join(d, rundir.CeilingsFile))
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, nil, fmt.Errorf("merge: %w", err)
-		}
-		if ceil != nil && !bytes.Equal(ceil, data) {
-			ceilOK = false
-		}
-		ceil = data
-	}
-	if ceil != nil && ceilOK {
-		if err := rundir.WriteFileAtomic(filepath.Join(tmp, rundir.CeilingsFile), ceil); err != nil {
-			return nil, nil, err
-		}
-	} else if ceil != nil {
-		warns = append(warns, "the runs' ceilings.json differ: the merged run has none (rooftool ceilings measures it again)")
+	if w, err := mergeCeilings(dirs, tmp); err != nil {
+		return nil, nil, err
+	} else if w != "" {
+		warns = append(warns, w)
 	}
 	for _, w := range warns {
 		if !slices.Contains(merged.Warnings, w) {
@@ -282,6 +183,136 @@ func Merge(out string, dirs []string, opt MergeOptions) (*rundir.Manifest, []str
 		return nil, warns, err
 	}
 	return m, warns, nil
+}
+
+// mergeCeilings writes ceilings.json into the merged run dst where every
+// run that measured it agrees; where they differ it writes none and
+// returns the warning.
+func mergeCeilings(dirs []string, dst string) (string, error) {
+	var ceil []byte
+	ceilOK := true
+	for _, d := range dirs {
+		data, err := os.ReadFile(filepath.Join(d, rundir.CeilingsFile))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("merge: %w", err)
+		}
+		if ceil != nil && !bytes.Equal(ceil, data) {
+			ceilOK = false
+		}
+		ceil = data
+	}
+	if ceil != nil && !ceilOK {
+		return "the runs' ceilings.json differ: the merged run has none (rooftool ceilings measures it again)", nil
+	}
+	if ceil != nil {
+		return "", rundir.WriteFileAtomic(filepath.Join(dst, rundir.CeilingsFile), ceil)
+	}
+	return "", nil
+}
+
+// checkParts says whether the runs merged belong together: one git commit,
+// plan, GPU model and specs snapshot (unless allowMixed: then warnings),
+// one shard count with each part once (a missing part a warning), and no
+// cell in two runs.
+func checkParts(dirs []string, ms []*rundir.Manifest, specs []map[string]string, allowMixed bool) ([]string, error) {
+	var warns []string
+	mixed := func(what string, get func(i int) string) error {
+		for i := 1; i < len(dirs); i++ {
+			if get(i) == get(0) {
+				continue
+			}
+			msg := fmt.Sprintf("%s differ: %s has %q, %s has %q", what, dirs[0], get(0), dirs[i], get(i))
+			if !allowMixed {
+				return configErrorf("merge: %s (--allow-mixed merges them anyway)", msg)
+			}
+			warns = append(warns, "merged runs' "+msg)
+		}
+		return nil
+	}
+	if err := errors.Join(
+		mixed("git commits", func(i int) string { return ms[i].GitCommit }),
+		mixed("plan hashes", func(i int) string { return ms[i].PlanHash }),
+		mixed("GPU models", func(i int) string { return ms[i].GPU.Name }),
+	); err != nil {
+		return nil, err
+	}
+	for i := 1; i < len(dirs); i++ {
+		for j := range i {
+			f := specsConflict(specs[j], specs[i])
+			if f == "" {
+				continue
+			}
+			msg := fmt.Sprintf("specs snapshots differ: %s/%s is not the same in %s and %s", rundir.SpecsDir, f, dirs[j], dirs[i])
+			if !allowMixed {
+				return nil, configErrorf("merge: %s (--allow-mixed merges them anyway, keeping the first)", msg)
+			}
+			warns = append(warns, "merged runs' "+msg)
+		}
+	}
+	// Shards: one count, each part once; a missing part is a warning.
+	count := 0
+	seen := map[string]string{}
+	for i, m := range ms {
+		if m.Shard == "" {
+			continue
+		}
+		s, err := ParseShard(m.Shard)
+		if err != nil {
+			return nil, configErrorf("merge: %s: shard %q: %v", dirs[i], m.Shard, err)
+		}
+		if count != 0 && s.Count != count && !allowMixed {
+			return nil, configErrorf("merge: %s is shard %s, another run is of %d parts", dirs[i], m.Shard, count)
+		}
+		count = s.Count
+		if d, ok := seen[m.Shard]; ok {
+			return nil, configErrorf("merge: %s and %s are both shard %s", d, dirs[i], m.Shard)
+		}
+		seen[m.Shard] = dirs[i]
+	}
+	for i := 1; i <= count; i++ {
+		if _, ok := seen[fmt.Sprintf("%d/%d", i, count)]; !ok {
+			warns = append(warns, fmt.Sprintf("merged run lacks shard %d/%d", i, count))
+		}
+	}
+	cellOf := map[cellkey.Key]string{}
+	for i, m := range ms {
+		for _, c := range m.Cells {
+			if d, ok := cellOf[c.Key()]; ok {
+				return nil, configErrorf("merge: cell %s is in both %s and %s", c.Key(), d, dirs[i])
+			}
+			cellOf[c.Key()] = dirs[i]
+		}
+	}
+	return warns, nil
+}
+
+// mergedCells are a part's cells as the merged manifest holds them: each
+// with the GPU it ran on (the part's where the cell names none) and the
+// merged paths (copyRaw's renames) of its passes' and range replays' files.
+func mergedCells(m *rundir.Manifest, ren map[string]string) []rundir.Cell {
+	var out []rundir.Cell
+	for _, c := range m.Cells {
+		nc := rundir.Cell{Experiment: c.Experiment, Variant: c.Variant, Shape: c.Shape, Passes: map[string]rundir.PassStatus{}, GPU: c.GPU}
+		if nc.GPU == nil && (m.GPU.UUID != "" || m.Options[rundir.OptionGPUIndex] != "") {
+			nc.GPU = &rundir.CellGPU{Index: m.Options[rundir.OptionGPUIndex], UUID: m.GPU.UUID, Name: m.GPU.Name}
+		}
+		for p, st := range c.Passes {
+			st.Files = renamedAll(ren, st.Files)
+			if len(st.Replays) > 0 {
+				rs := slices.Clone(st.Replays)
+				for k := range rs {
+					rs[k].Files = renamedAll(ren, rs[k].Files)
+				}
+				st.Replays = rs
+			}
+			nc.Passes[p] = st
+		}
+		out = append(out, nc)
+	}
+	return out
 }
 
 // listedFiles is every raw file a manifest names: each pass's files and each
