@@ -88,32 +88,9 @@ type Runner struct {
 // manifest. A canceled context stops the sweep after writing the manifest
 // (finished cells stay); the error is then ctx.Err().
 func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
-	if cfg.KernelsDir == "" {
-		cfg.KernelsDir = "kernels"
-	}
-	if cfg.Python == "" {
-		cfg.Python = DefaultPython()
-	}
-	if cfg.Passes == nil {
-		cfg.Passes = rundir.AllPasses
-		if cfg.Cmd != nil {
-			cfg.Passes = CmdPasses
-		}
-	}
-	if cfg.Sweeps == "" {
-		cfg.Sweeps = SweepsTiming
-	}
-	if cfg.Timeout == 0 {
-		cfg.Timeout = 10 * time.Minute
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.Reps < 0 {
-		return nil, configErrorf("--reps %d: want a positive count", cfg.Reps)
-	}
-	if _, ok := rangeProcessWords[cfg.RangeProcess]; !ok && cfg.RangeProcess != "" {
-		return nil, configErrorf("--range-process %q: want %s or %s", cfg.RangeProcess, RangeProcessPerCell, RangeProcessPerExperiment)
+	cfg, err := withDefaults(cfg)
+	if err != nil {
+		return nil, err
 	}
 	r := &Runner{cfg: cfg, prog: cfg.Progress, log: cfg.Log}
 	if r.prog == nil {
@@ -171,37 +148,9 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 	env, envErr := r.runnerEnv(ctx)
 	dev, driver, gwarn := r.detectGPU(ctx, env)
 
-	dir := cfg.RunDir
-	if dir == "" {
-		short := gpu.ShortName(dev.Name)
-		if short == "" {
-			short = gpu.ShortName(cfg.GPU)
-		}
-		if short == "" {
-			short = "nogpu"
-		}
-		now := cfg.Now().UTC()
-		dir = filepath.Join("runs", now.Format("2006-01-02")+"-"+short+"-"+now.Format("150405"))
-	}
-	if r.dir, err = filepath.Abs(dir); err != nil {
+	dir, old, err := r.openRunDir(dev.Name, planHash)
+	if err != nil {
 		return nil, err
-	}
-	old, err := rundir.ReadManifest(r.dir)
-	switch {
-	case err == nil && !cfg.Resume:
-		return nil, configErrorf("-o %s: the directory holds a run already: pass --resume to continue it, or another -o", dir)
-	case err == nil && (old.Shard != cfg.Shard.String() || (old.Shard != "" && old.PlanHash != planHash)):
-		return nil, configErrorf("-o %s: the run is shard %q of plan %s; this command plans shard %q of plan %s: resume it with the same selection and --shard", dir, old.Shard, old.PlanHash, cfg.Shard.String(), planHash)
-	case err == nil:
-		r.m = old
-		r.m.Finished = time.Time{}
-	case errors.Is(err, os.ErrNotExist):
-		r.m = &rundir.Manifest{Tool: "rooftool", Created: cfg.Now().UTC()}
-	default:
-		return nil, fmt.Errorf("-o %s: %w", dir, err)
-	}
-	if err := os.MkdirAll(r.dir, 0o755); err != nil {
-		return nil, fmt.Errorf("-o %s: %w", dir, err)
 	}
 	if cfg.Cmd != nil {
 		// The program's cells are known once it has run (cmddiscover.go).
@@ -211,25 +160,7 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 	}
 
 	m := r.m
-	m.Version = cfg.Version
-	if old != nil {
-		inv := rundir.Invocation{Command: cfg.Command, Started: cfg.Now().UTC()}
-		if dev.Name != "" && m.GPU.Name != "" && dev.Name != m.GPU.Name {
-			inv.GPU = dev.Name
-			r.warn("resumed on %s; the run began on %s", dev.Name, m.GPU.Name)
-		}
-		m.Resumed = append(m.Resumed, inv)
-		var ps []string
-		for _, p := range rundir.AllPasses {
-			if slices.Contains(m.Passes, p) || slices.Contains(cfg.Passes, p) {
-				ps = append(ps, p)
-			}
-		}
-		m.Passes = ps
-	} else {
-		m.Command = cfg.Command
-		m.Passes = cfg.Passes
-	}
+	r.recordInvocation(old != nil, dev.Name)
 	m.GPURequested = cfg.GPU
 	m.Shard = cfg.Shard.String()
 	m.PlanHash = planHash
@@ -262,6 +193,122 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 	if c := gitCommit(ctx, cfg.KernelsDir); cfg.KernelsDir != "" && c != "" {
 		m.GitCommit = c
 	}
+	if err := r.recordOptions(dir, ext, extDirs); err != nil {
+		return nil, err
+	}
+	r.recordEnv(old != nil)
+	if err := r.snapshotSpecs(orderedExps(cells), old != nil); err != nil {
+		return nil, err
+	}
+	r.setupTools(ctx, cells)
+
+	// Every planned cell is listed from the start.
+	units := 0
+	for _, c := range cells {
+		m.Cell(c.Exp.Name, c.Variant, c.Shape)
+		for _, p := range c.Passes {
+			if st, ok := m.Pass(c.Exp.Name, c.Variant, c.Shape, p); !ok || !finished(st) {
+				units++
+			}
+		}
+	}
+	if err := r.write(); err != nil {
+		return nil, err
+	}
+	r.prog.Start(units)
+	defer r.prog.Finish()
+
+	if err := r.sweep(ctx, cells); err != nil {
+		return m, err
+	}
+	if !cfg.NoIngest {
+		t0 := time.Now()
+		warns := r.ingest()
+		m.IngestSeconds = round3(time.Since(t0).Seconds())
+		for _, w := range warns {
+			r.warn("%s", w)
+		}
+	}
+	m.Finished = cfg.Now().UTC()
+	if err := r.write(); err != nil {
+		return m, err
+	}
+	return m, nil
+}
+
+// recordInvocation notes this command in the manifest: the run's command
+// and passes for a new run; for a resumed one the invocation (and the GPU
+// it found, devName, where another model) and the passes both asked for.
+func (r *Runner) recordInvocation(resumed bool, devName string) {
+	cfg, m := r.cfg, r.m
+	m.Version = cfg.Version
+	if resumed {
+		inv := rundir.Invocation{Command: cfg.Command, Started: cfg.Now().UTC()}
+		if devName != "" && m.GPU.Name != "" && devName != m.GPU.Name {
+			inv.GPU = devName
+			r.warn("resumed on %s; the run began on %s", devName, m.GPU.Name)
+		}
+		m.Resumed = append(m.Resumed, inv)
+		var ps []string
+		for _, p := range rundir.AllPasses {
+			if slices.Contains(m.Passes, p) || slices.Contains(cfg.Passes, p) {
+				ps = append(ps, p)
+			}
+		}
+		m.Passes = ps
+	} else {
+		m.Command = cfg.Command
+		m.Passes = cfg.Passes
+	}
+}
+
+// openRunDir makes the run directory (-o, else runs/<date>-<gpu>-<time>
+// named after devName, the GPU found) and starts its manifest (r.m): a new
+// one, or with --resume the one there (old), which must be of the same
+// shard and plan (planHash).
+func (r *Runner) openRunDir(devName, planHash string) (dir string, old *rundir.Manifest, err error) {
+	cfg := r.cfg
+	dir = cfg.RunDir
+	if dir == "" {
+		short := gpu.ShortName(devName)
+		if short == "" {
+			short = gpu.ShortName(cfg.GPU)
+		}
+		if short == "" {
+			short = "nogpu"
+		}
+		now := cfg.Now().UTC()
+		dir = filepath.Join("runs", now.Format("2006-01-02")+"-"+short+"-"+now.Format("150405"))
+	}
+	if r.dir, err = filepath.Abs(dir); err != nil {
+		return "", nil, err
+	}
+	old, err = rundir.ReadManifest(r.dir)
+	switch {
+	case err == nil && !cfg.Resume:
+		return "", nil, configErrorf("-o %s: the directory holds a run already: pass --resume to continue it, or another -o", dir)
+	case err == nil && (old.Shard != cfg.Shard.String() || (old.Shard != "" && old.PlanHash != planHash)):
+		return "", nil, configErrorf("-o %s: the run is shard %q of plan %s; this command plans shard %q of plan %s: resume it with the same selection and --shard", dir, old.Shard, old.PlanHash, cfg.Shard.String(), planHash)
+	case err == nil:
+		r.m = old
+		r.m.Finished = time.Time{}
+	case errors.Is(err, os.ErrNotExist):
+		r.m = &rundir.Manifest{Tool: "rooftool", Created: cfg.Now().UTC()}
+	default:
+		return "", nil, fmt.Errorf("-o %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(r.dir, 0o755); err != nil {
+		return "", nil, fmt.Errorf("-o %s: %w", dir, err)
+	}
+	return dir, old, nil
+}
+
+// recordOptions puts into the manifest the options that set how the run
+// measures: the runner, the profilers' flags, the run and experiment
+// folders (dir, the external experiments' extDirs), the compile caches
+// (and their variables for the runner processes) and the range pass.
+func (r *Runner) recordOptions(dir string, ext []*kernels.Experiment, extDirs map[string]string) error {
+	cfg, m := r.cfg, r.m
 	opts := map[string]string{
 		"python":                 cfg.Python,
 		"kernels":                cfg.KernelsDir,
@@ -296,34 +343,55 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 	if cfg.Reps > 0 {
 		m.Options["reps"] = strconv.Itoa(cfg.Reps)
 	}
+	var err error
 	if r.cacheEnv, err = setupCompileCache(r.dir, "compiled_cache.db", cfg.NoCompileCache, m.Options); err != nil {
-		return nil, err
+		return err
 	}
 	m.Options[rundir.OptionRangeReplays] = strconv.Itoa(r.rangeReplays())
 	m.Options[rundir.OptionRangeReplaysFor] = r.replaysFor()
 	m.Options[rundir.OptionRangeProcess] = rangeProcessWords[r.rangeProcess()]
-	r.recordEnv(old != nil)
-	if err := r.snapshotSpecs(orderedExps(cells), old != nil); err != nil {
-		return nil, err
-	}
-	r.setupTools(ctx, cells)
+	return nil
+}
 
-	// Every planned cell is listed from the start.
-	units := 0
-	for _, c := range cells {
-		m.Cell(c.Exp.Name, c.Variant, c.Shape)
-		for _, p := range c.Passes {
-			if st, ok := m.Pass(c.Exp.Name, c.Variant, c.Shape, p); !ok || !finished(st) {
-				units++
-			}
+// withDefaults is cfg with its defaults filled in (the kernels folder, the
+// interpreter, the passes, sweeps, timeout and clock), or the error of a
+// bad value.
+func withDefaults(cfg Config) (Config, error) {
+	if cfg.KernelsDir == "" {
+		cfg.KernelsDir = "kernels"
+	}
+	if cfg.Python == "" {
+		cfg.Python = DefaultPython()
+	}
+	if cfg.Passes == nil {
+		cfg.Passes = rundir.AllPasses
+		if cfg.Cmd != nil {
+			cfg.Passes = CmdPasses
 		}
 	}
-	if err := r.write(); err != nil {
-		return nil, err
+	if cfg.Sweeps == "" {
+		cfg.Sweeps = SweepsTiming
 	}
-	r.prog.Start(units)
-	defer r.prog.Finish()
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 10 * time.Minute
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Reps < 0 {
+		return cfg, configErrorf("--reps %d: want a positive count", cfg.Reps)
+	}
+	if _, ok := rangeProcessWords[cfg.RangeProcess]; !ok && cfg.RangeProcess != "" {
+		return cfg, configErrorf("--range-process %q: want %s or %s", cfg.RangeProcess, RangeProcessPerCell, RangeProcessPerExperiment)
+	}
+	return cfg, nil
+}
 
+// sweep runs every pass of every experiment over its cells not finished
+// yet, in plan order; a cell whose check did not pass is marked skipped
+// in its later passes. The manifest is written where a pass fails.
+func (r *Runner) sweep(ctx context.Context, cells []PlannedCell) error {
+	m := r.m
 	for _, exp := range orderedExps(cells) {
 		for _, pass := range rundir.AllPasses {
 			var todo []string
@@ -360,38 +428,27 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 				// Replay rounds, their processes and the replay rule: rangepass.go.
 				if err := r.rangePass(ctx, exp, todo); err != nil {
 					r.write()
-					return m, err
+					return err
 				}
 				continue
 			}
 			unlock := func() {}
 			if pass == rundir.PassTiming {
 				// Processes sharing the host time one at a time (--serial-timing).
+				var err error
 				if unlock, err = lockTiming(); err != nil {
-					return m, err
+					return err
 				}
 			}
 			if err := r.runPass(ctx, exp, pass, todo); err != nil {
 				unlock()
 				r.write()
-				return m, err
+				return err
 			}
 			unlock()
 		}
 	}
-	if !cfg.NoIngest {
-		t0 := time.Now()
-		warns := r.ingest()
-		m.IngestSeconds = round3(time.Since(t0).Seconds())
-		for _, w := range warns {
-			r.warn("%s", w)
-		}
-	}
-	m.Finished = cfg.Now().UTC()
-	if err := r.write(); err != nil {
-		return m, err
-	}
-	return m, nil
+	return nil
 }
 
 // PlanFor lists the cells a run of cfg would plan (all shards), with each
