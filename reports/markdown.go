@@ -461,22 +461,28 @@ func writeExperiment(b *strings.Builder, e ExperimentReport, r *Report) {
 	}
 	writeQuality(p, e.Quality)
 	writeFusionBest(p, e.FusionBest)
+	writeCrossovers(p, e.Crossovers)
+	p("\n### Warnings\n\n")
+	if len(e.Warnings) == 0 {
+		p("None.\n")
+	}
+	writeWarnings(b, e.Warnings)
+}
+
+// writeCrossovers writes an experiment's Crossover section: each sweep's
+// crossover, a flagged one as no finding.
+func writeCrossovers(p func(string, ...any), cs []analysis.Crossover) {
 	p("\n### Crossover\n\n")
-	if len(e.Crossovers) == 0 {
+	if len(cs) == 0 {
 		p("No sweep crossover found.\n")
 	}
-	for _, c := range e.Crossovers {
+	for _, c := range cs {
 		if c.Unreliable != "" {
 			p("- %s sweep: flagged, not a finding: %s; %s\n", c.Sweep, oneLine(c.Text), oneLine(c.Unreliable))
 			continue
 		}
 		p("- %s sweep: %s\n", c.Sweep, oneLine(c.Text))
 	}
-	p("\n### Warnings\n\n")
-	if len(e.Warnings) == 0 {
-		p("None.\n")
-	}
-	writeWarnings(b, e.Warnings)
 }
 
 func orUnknown(s string) string {
