@@ -89,7 +89,7 @@ func (r *Runner) discover(ctx context.Context) ([]PlannedCell, string, error) {
 	for _, k := range keys {
 		cells = append(cells, PlannedCell{Exp: exps[k.Experiment], Variant: k.Variant, Shape: k.Shape, Passes: r.cfg.Passes})
 	}
-	_, _, hash, err := ShardPlan(cells, nil, 0)
+	_, _, hash, err := ShardPlan(cells, nil, 0, false)
 	if err != nil {
 		return nil, "", err
 	}

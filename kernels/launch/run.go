@@ -108,7 +108,7 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	parts, _, planHash, err := ShardPlan(all, prior, cfg.Shard.Count)
+	parts, _, planHash, err := ShardPlan(all, prior, cfg.Shard.Count, cfg.RangeReplaysFor != ReplaysForAll)
 	if err != nil {
 		return nil, err
 	}
@@ -472,7 +472,7 @@ func PlanFor(cfg Config) (cells []PlannedCell, parts []int, costs []float64, has
 	if err != nil {
 		return nil, nil, nil, "", err
 	}
-	parts, costs, hash, err = ShardPlan(cells, prior, cfg.Shard.Count)
+	parts, costs, hash, err = ShardPlan(cells, prior, cfg.Shard.Count, cfg.RangeReplaysFor != ReplaysForAll)
 	return cells, parts, costs, hash, err
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/kernels"
 )
 
 // Shard is one of Count disjoint parts of a planned sweep (Index 1-based);
@@ -169,33 +170,110 @@ func CostUnit(cells []PlannedCell, prior map[string]map[string]float64) string {
 	return CostShapeUnits
 }
 
-// AssignShards splits the cells into n parts of about equal cost: the
-// costliest cell first (ties by key) goes to the part with the least cost
-// so far (ties to the lowest part). It returns each cell's part, 1-based.
-// The same cells and costs always give the same split.
-func AssignShards(cells []PlannedCell, costs []float64, n int) []int {
-	idx := make([]int, len(cells))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool {
-		ca, cb := costs[idx[a]], costs[idx[b]]
-		if ca != cb {
-			return ca > cb
+// AssignShards splits the cells into n parts of about equal cost. Cells
+// with the same group number go to one part together (groups nil: each
+// cell alone). The costliest group first (ties by its least key) goes to
+// the part with the least cost so far (ties to the lowest part). It returns
+// each cell's part, 1-based. The same cells, costs and groups always give
+// the same split.
+func AssignShards(cells []PlannedCell, costs []float64, groups []int, n int) []int {
+	if groups == nil {
+		groups = make([]int, len(cells))
+		for i := range groups {
+			groups[i] = i
 		}
-		return cells[idx[a]].Key().Less(cells[idx[b]].Key())
+	}
+	type unit struct {
+		cost    float64
+		least   int // the member with the least key
+		members []int
+	}
+	byGroup := map[int]*unit{}
+	var units []*unit
+	for i, g := range groups {
+		u := byGroup[g]
+		if u == nil {
+			u = &unit{least: i}
+			byGroup[g] = u
+			units = append(units, u)
+		}
+		u.cost += costs[i]
+		u.members = append(u.members, i)
+		if cells[i].Key().Less(cells[u.least].Key()) {
+			u.least = i
+		}
+	}
+	sort.SliceStable(units, func(a, b int) bool {
+		if units[a].cost != units[b].cost {
+			return units[a].cost > units[b].cost
+		}
+		return cells[units[a].least].Key().Less(cells[units[b].least].Key())
 	})
 	load := make([]float64, n)
 	out := make([]int, len(cells))
-	for _, i := range idx {
+	for _, u := range units {
 		best := 0
 		for s := 1; s < n; s++ {
 			if load[s] < load[best] {
 				best = s
 			}
 		}
-		load[best] += costs[i]
-		out[i] = best + 1
+		load[best] += u.cost
+		for _, i := range u.members {
+			out[i] = best + 1
+		}
+	}
+	return out
+}
+
+// RangeGroups numbers the cells so that the two cells of each range-decided
+// claim at a shape share a number, transitively: the replay rule
+// (replayRound) judges a claim from both cells' replays, so a sharded sweep
+// keeps them in one part. Only cells with the range pass are linked.
+func RangeGroups(cells []PlannedCell) []int {
+	parent := make([]int, len(cells))
+	index := map[string]int{}
+	for i, c := range cells {
+		parent[i] = i
+		index[c.Key().String()] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		if parent[i] != i {
+			parent[i] = find(parent[i])
+		}
+		return parent[i]
+	}
+	done := map[*kernels.Experiment]bool{}
+	for _, c := range cells {
+		if done[c.Exp] {
+			continue
+		}
+		done[c.Exp] = true
+		var shapes []string
+		for _, o := range cells {
+			if o.Exp == c.Exp && !slices.Contains(shapes, o.Shape) {
+				shapes = append(shapes, o.Shape)
+			}
+		}
+		for _, d := range c.Exp.RangeDecisions(shapes) {
+			first := -1
+			for _, vs := range d.Cells() {
+				i, ok := index[c.Exp.Name+"/"+vs]
+				if !ok || !slices.Contains(cells[i].Passes, rundir.PassRange) {
+					continue
+				}
+				if first < 0 {
+					first = i
+					continue
+				}
+				parent[find(i)] = find(first)
+			}
+		}
+	}
+	out := make([]int, len(cells))
+	for i := range cells {
+		out[i] = find(i)
 	}
 	return out
 }
@@ -217,8 +295,10 @@ func PlanHash(cells []PlannedCell, shards []int, count int) string {
 }
 
 // ShardPlan assigns the cells to count parts (count 0: one part, no
-// sharding recorded) and returns each cell's part, its cost and the plan hash.
-func ShardPlan(cells []PlannedCell, prior map[string]map[string]float64, count int) (parts []int, costs []float64, hash string, err error) {
+// sharding recorded) and returns each cell's part, its cost and the plan
+// hash. With keepRange (the range pass's replay rule, ReplaysForDecisions)
+// the cells of a range-decided claim stay in one part (RangeGroups).
+func ShardPlan(cells []PlannedCell, prior map[string]map[string]float64, count int, keepRange bool) (parts []int, costs []float64, hash string, err error) {
 	costs = CellCosts(cells, prior)
 	if count == 0 {
 		parts = make([]int, len(cells))
@@ -230,6 +310,26 @@ func ShardPlan(cells []PlannedCell, prior map[string]map[string]float64, count i
 	if count > len(cells) {
 		return nil, nil, "", configErrorf("--shard .../%d: the plan has only %d cells", count, len(cells))
 	}
-	parts = AssignShards(cells, costs, count)
+	var groups []int
+	if keepRange {
+		groups = RangeGroups(cells)
+		if n := len(distinct(groups)); count > n {
+			return nil, nil, "", configErrorf("--shard .../%d: the plan's %d cells make only %d groups that must run together (the two cells of each range-decided claim; --range-replays-for all lifts it)", count, len(cells), n)
+		}
+	}
+	parts = AssignShards(cells, costs, groups, count)
 	return parts, costs, PlanHash(cells, parts, count), nil
+}
+
+// distinct lists the different values of xs.
+func distinct(xs []int) []int {
+	seen := map[int]bool{}
+	var out []int
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
 }

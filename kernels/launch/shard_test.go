@@ -2,6 +2,7 @@ package launch
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/rooftool/rooftool/kernels"
@@ -18,7 +19,7 @@ func TestShardSplit(t *testing.T) {
 	if got := ShapeSize("M=512,N=4096,K=2"); got != 512*4096*2 {
 		t.Errorf("ShapeSize = %v", got)
 	}
-	parts, costs, hash, err := ShardPlan(cells, nil, 3)
+	parts, costs, hash, err := ShardPlan(cells, nil, 3, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +33,7 @@ func TestShardSplit(t *testing.T) {
 	// The same cells in another order split the same way.
 	rev := slices.Clone(cells)
 	slices.Reverse(rev)
-	parts2, _, hash2, _ := ShardPlan(rev, nil, 3)
+	parts2, _, hash2, _ := ShardPlan(rev, nil, 3, true)
 	for i := range cells {
 		if parts[i] != parts2[len(cells)-1-i] {
 			t.Fatalf("cell %s: part %d, then %d", cells[i].Key(), parts[i], parts2[len(cells)-1-i])
@@ -41,7 +42,7 @@ func TestShardSplit(t *testing.T) {
 	if hash != hash2 {
 		t.Errorf("plan hash depends on cell order: %s, %s", hash, hash2)
 	}
-	if _, _, h4, _ := ShardPlan(cells, nil, 4); h4 == hash {
+	if _, _, h4, _ := ShardPlan(cells, nil, 4, true); h4 == hash {
 		t.Errorf("plan hash is the same for 3 and 4 parts")
 	}
 	// Prior seconds replace the size; unmeasured passes are estimated.
@@ -54,12 +55,55 @@ func TestShardSplit(t *testing.T) {
 	if c[4] != 32 {
 		t.Errorf("half-measured cell costs %v, want 32", c[4])
 	}
-	if _, _, _, err := ShardPlan(cells, nil, 13); err == nil {
+	if _, _, _, err := ShardPlan(cells, nil, 13, true); err == nil {
 		t.Errorf("13 parts of 12 cells: no error")
 	}
 	for _, s := range []string{"0/2", "3/2", "1/0", "a/b", "1"} {
 		if _, err := ParseShard(s); err == nil {
 			t.Errorf("ParseShard(%q): no error", s)
 		}
+	}
+}
+
+// TestShardKeepsRangeClaims: the two cells a range-decided claim compares
+// at a shape run in one part, so each shard's replay rule sees both; cells
+// without the range pass are not linked.
+func TestShardKeepsRangeClaims(t *testing.T) {
+	e := &kernels.Experiment{Name: "e", Claims: []kernels.Claim{
+		{ID: "d", Metric: "dram_ratio", Candidate: "fused", Baseline: "eager", Op: "<", Threshold: 0.5},
+		{ID: "s", Metric: "speedup", Candidate: "other", Baseline: "eager", Op: ">", Threshold: 1.1},
+	}}
+	var cells []PlannedCell
+	for _, v := range []string{"eager", "fused", "other"} {
+		for _, s := range []string{"n=1", "n=2", "n=4"} {
+			cells = append(cells, PlannedCell{Exp: e, Variant: v, Shape: s, Passes: []string{"check", "range"}})
+		}
+	}
+	parts, _, _, err := ShardPlan(cells, nil, 3, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	part := map[string]int{}
+	for i, c := range cells {
+		part[c.Variant+"/"+c.Shape] = parts[i]
+	}
+	for _, s := range []string{"n=1", "n=2", "n=4"} {
+		if part["eager/"+s] != part["fused/"+s] {
+			t.Errorf("%s: eager in part %d, fused in part %d", s, part["eager/"+s], part["fused/"+s])
+		}
+	}
+	// 3 linked pairs and 3 lone cells make 6 groups: 7 parts cannot keep them.
+	if _, _, _, err := ShardPlan(cells, nil, 7, true); err == nil || !strings.Contains(err.Error(), "only 6 groups") {
+		t.Errorf("7 parts of 6 groups: %v", err)
+	}
+	if _, _, _, err := ShardPlan(cells, nil, 7, false); err != nil {
+		t.Errorf("7 parts without the range rule: %v", err)
+	}
+	// Without the range pass nothing is linked.
+	for i := range cells {
+		cells[i].Passes = []string{"check"}
+	}
+	if g := RangeGroups(cells); len(distinct(g)) != len(cells) {
+		t.Errorf("cells without the range pass linked: %v", g)
 	}
 }
