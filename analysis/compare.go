@@ -11,14 +11,12 @@ import (
 	"github.com/rooftool/rooftool/kernels"
 )
 
-// SpeedupInterval is baseline time / candidate time with a conservative
-// interval: the ratio of the two medians, bounded by the ratio of the ends
-// of the two medians' order-statistic confidence intervals
-// (lo = base.Lo/cand.Hi, hi = base.Hi/cand.Lo). Each median interval has at
-// least the requested confidence, so the ratio interval's coverage is at
-// least 1-2(1-confidence) by Bonferroni (0.90 for two 95% intervals) and in
-// practice wider than the 95% a bootstrap gives: a claim that clears it
-// clears it comfortably. An unbounded side stays unbounded.
+// SpeedupInterval is baseline time / candidate time bounded by two given
+// median intervals: the ratio of the medians, from lo = base.Lo/cand.Hi to
+// hi = base.Hi/cand.Lo. Its coverage is at least 1-(a+b) where a and b are
+// the two intervals' miss rates (Bonferroni); RatioInterval picks them so
+// the ratio's is the requested confidence. An unbounded side stays
+// unbounded.
 func SpeedupInterval(base, cand Interval) Interval {
 	iv := Interval{N: min(base.N, cand.N)}
 	if base.Center <= 0 || cand.Center <= 0 {
@@ -33,6 +31,20 @@ func SpeedupInterval(base, cand Interval) Interval {
 		iv.Hi = base.Hi / cand.Lo
 	}
 	return iv
+}
+
+// RatioInterval is base/cand (medians of two timing samples, ms) with an
+// interval of at least the given confidence: each median's order-statistic
+// interval at 1-(1-confidence)/2 (97.5% for 95%), bounded as
+// SpeedupInterval does, so the two miss together at most 1-confidence
+// of the time (Bonferroni). In practice it covers more: a claim that
+// clears it clears it comfortably. The warnings are the per-sample ones
+// at that level (few-samples where a sample is too small to bound it).
+func RatioInterval(base, cand []float64, confidence float64) (Interval, []Warning) {
+	each := 1 - (1-confidence)/2
+	b, wb := SummarizeMs(base, each)
+	c, wc := SummarizeMs(cand, each)
+	return SpeedupInterval(b, c), append(wb, wc...)
 }
 
 // Comparisons compares every candidate of every experiment with its

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"slices"
 
 	"golang.org/x/perf/benchmath"
 )
@@ -35,7 +36,8 @@ func (o Options) Stats() Stats {
 }
 
 // SampleComparison is two timing samples compared: their medians with
-// intervals, base/cand with its interval (SpeedupInterval), and the U test.
+// intervals, base/cand with its interval (RatioInterval: of the same
+// confidence as the medians'), and the U test.
 type SampleComparison struct {
 	Base, Cand  Interval
 	Speedup     Interval // base / cand
@@ -59,7 +61,13 @@ func (s Stats) Compare(base, cand []float64) SampleComparison {
 	if len(base) == 0 || len(cand) == 0 {
 		return out
 	}
-	out.Speedup = SpeedupInterval(out.Base, out.Cand)
+	out.Speedup, ws = RatioInterval(base, cand, s.Confidence)
+	for _, w := range ws {
+		if !slices.ContainsFunc(out.Warnings, func(o Warning) bool { return o.Msg == w.Msg }) {
+			w.Metric = "speedup"
+			out.Warnings = append(out.Warnings, w)
+		}
+	}
 	th := benchmath.DefaultThresholds
 	th.CompareAlpha = s.Alpha
 	sa := benchmath.NewSample(append([]float64(nil), base...), &th)

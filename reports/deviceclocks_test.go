@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/cellkey"
 )
 
@@ -25,9 +24,9 @@ func TestClocksDifferOnDeviceLoops(t *testing.T) {
 		}
 		switch c.Variant {
 		case "triton-epilogue":
-			c.Device = analysis.Interval{Center: 0.12, Lo: 0.119, Hi: 0.121, N: 50}
+			setDevice(c, 0.119, 0.121)
 		case "eager":
-			c.Device = analysis.Interval{Center: 0.16, Lo: 0.159, Hi: 0.161, N: 50}
+			setDevice(c, 0.159, 0.161)
 		}
 	}
 	eager, cand := cellkey.New("gated_ssm", "eager", gs), cellkey.New("gated_ssm", "triton-epilogue", gs)

@@ -189,7 +189,7 @@ func (x *index) fusionLeg(e *kernels.Experiment, d *Decision, base string, lim *
 		}
 	case metricFamilyDevice:
 		if okCell(cc) && okCell(bc) && cc.Device.N > 0 && bc.Device.N > 0 {
-			if s := analysis.SpeedupInterval(cc.Device, bc.Device); s.Lo > 1 {
+			if s, _ := analysis.RatioInterval(cc.DeviceSamplesMs, bc.DeviceSamplesMs, analysis.DefaultStats().Confidence); s.Lo > 1 {
 				lim.BelowBest, lim.BestHow = true, fmt.Sprintf("%s's device time is %s the candidate's, their intervals apart (%s..%s)", best.Variant, Ratio(1/s.Center), Ratio(s.Lo), boundStr(MetricGPUSpeedup, s.Hi))
 			}
 		}

@@ -64,7 +64,7 @@ func deviceSpeedup(bc, cc *analysis.CellFact) (Value, string, bool) {
 		return Value{}, "", false
 	}
 	if bc.Device.N > 0 && cc.Device.N > 0 {
-		s := analysis.SpeedupInterval(bc.Device, cc.Device)
+		s, _ := analysis.RatioInterval(bc.DeviceSamplesMs, cc.DeviceSamplesMs, analysis.DefaultStats().Confidence)
 		return Value{Center: s.Center, Lo: s.Lo, Hi: s.Hi, N: s.N}, "CUDA-graph replay, timing pass", true
 	}
 	bd, _ := bc.DeviceTimeMs()

@@ -50,8 +50,8 @@ func TestSituations(t *testing.T) {
 		{"host-bound", []string{"speedup-d768", "latency"}, func(in *Input) {
 			many(in)
 			c := cell(in, "triton-epilogue")
-			c.Device = analysis.Interval{Center: 0.12, Lo: 0.119, Hi: 0.121, N: 50}
-			cell(in, "eager").Device = analysis.Interval{Center: 0.16, Lo: 0.159, Hi: 0.161, N: 50}
+			setDevice(c, 0.119, 0.121)
+			setDevice(cell(in, "eager"), 0.159, 0.161)
 			c.Warnings = append(c.Warnings, analysis.Warning{Code: analysis.WarnHostBound, Metric: "speedup",
 				Msg: "triton-epilogue: wall time 300.0 us is 2.50x the device time 120.0 us"})
 		}},
@@ -117,4 +117,14 @@ func contains(l []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// setDevice gives a cell 50 device-time samples evenly spaced over [lo, hi]
+// ms and their median with its interval, as the pipeline derives them.
+func setDevice(c *analysis.CellFact, lo, hi float64) {
+	c.DeviceSamplesMs = make([]float64, 50)
+	for i := range c.DeviceSamplesMs {
+		c.DeviceSamplesMs[i] = lo + (hi-lo)*float64(i)/49
+	}
+	c.Device, _ = analysis.SummarizeMs(c.DeviceSamplesMs, 0.95)
 }
