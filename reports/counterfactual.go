@@ -12,31 +12,48 @@ import (
 // Counterfactual is a claim's metric had the candidate's GEMM main loops
 // matched the baseline's (METHOD.md, "Implementation-limited verdicts"):
 // an optimistic bound under the assumptions it lists, never judged GO or
-// NO-GO. AtBest is the metric's value at best; the figures below it are
-// what was taken off the candidate.
+// NO-GO. AtBest is the metric's value at best (the optimistic end of what
+// the assumptions allow); Lo..Hi is the range the same arithmetic gives
+// over the measured intervals (time: the two medians' 95% intervals) and
+// both clocks the extra cycles may run at; the figures below it are what
+// was taken off the candidate.
 type Counterfactual struct {
 	AtBest      float64  `json:"at_best"`
+	Lo          float64  `json:"lo"`
+	Hi          float64  `json:"hi"`
+	Pass        string   `json:"pass"` // whose figures both terms come from: "timing" or "kernel"
 	Assumptions []string `json:"assumptions"`
-	// Time claims: the candidate's extra GEMM cycles, the SM clock they are
-	// converted at (the candidate's timed loop) and the time that gives.
+	// Time claims: the candidate's extra GEMM cycles, the SM clocks they
+	// are converted at (the candidate's timed loop and its GEMMs' own in
+	// the ncu kernel pass) and the time they give at the slower clock (the
+	// more time removed, the optimistic end).
 	ExtraCycles   float64 `json:"extra_gemm_cycles,omitempty"`
 	ClockMHz      float64 `json:"clock_mhz,omitempty"`
+	GEMMClockMHz  float64 `json:"gemm_clock_mhz,omitempty"`
 	TimeRemovedUs float64 `json:"time_removed_us,omitempty"`
 	// DRAM claims: the candidate's extra GEMM bytes (kernel pass), the bytes
 	// its fused epilogues must still move (claims.yaml epilogue_bytes) and
-	// what is taken off: the excess over those, never below 0.
+	// what is taken off: the excess over those, never below 0, from the
+	// candidate's kernel-pass bytes, set against the baseline's.
 	ExtraGEMMBytes float64  `json:"extra_gemm_dram_bytes,omitempty"`
 	EpilogueBytes  *float64 `json:"epilogue_bytes,omitempty"` // set for every DRAM claim, 0 included
 	BytesRemoved   float64  `json:"dram_bytes_removed,omitempty"`
+	MeasuredKernel float64  `json:"measured_kernel_pass,omitempty"` // the metric on kernel-pass bytes, nothing removed
 }
+
+// Whose figures a counterfactual's terms come from (Counterfactual.Pass).
+const (
+	cfPassTiming = "timing"
+	cfPassKernel = "kernel"
+)
 
 // assumeFreeEpilogue is the assumption every counterfactual rests on.
 const assumeFreeEpilogue = "the fused epilogue is free: the candidate's GEMM kernels carry it, and taking them to the baseline's main loops charges its work to the main loops, so this is an optimistic bound"
 
 // counterfactual is a claim metric recomputed with the candidate's GEMM
-// main-loop excess taken out: its extra GEMM cycles at the clock of its
-// own timed loop, or its extra GEMM DRAM bytes beyond those its fused
-// epilogues must still move.
+// main-loop excess taken out: its extra GEMM cycles (timeCounterfactual),
+// or its extra GEMM DRAM bytes beyond those its fused epilogues must still
+// move (dramCounterfactual).
 func (x *index) counterfactual(e *kernels.Experiment, metric, cand, base, shape string, ml analysis.MainLoops) (Counterfactual, bool) {
 	cc, bc := x.cells[cellkey.New(e.Name, cand, shape)], x.cells[cellkey.New(e.Name, base, shape)]
 	if !okCell(cc) || !okCell(bc) {
@@ -45,72 +62,117 @@ func (x *index) counterfactual(e *kernels.Experiment, metric, cand, base, shape 
 	cf := Counterfactual{Assumptions: []string{assumeFreeEpilogue}}
 	switch metric {
 	case MetricSpeedup, MetricTimeUs, MetricGPUSpeedup:
-		device := metric == MetricGPUSpeedup
-		mhz, from := x.loopClock(e.Name, cand, shape, device)
-		if mhz <= 0 {
-			mhz, from = ml.CandClockHz/1e6, "the median clock of the candidate's GEMMs in the ncu kernel pass (no clock recorded by the timing pass)"
-		}
-		if mhz <= 0 || ml.CandCycles <= ml.BaseCycles {
-			return cf, false
-		}
-		cf.ExtraCycles, cf.ClockMHz = ml.CandCycles-ml.BaseCycles, mhz
-		dt := cf.ExtraCycles / (mhz * 1e6) * 1e3 // ms
-		cf.TimeRemovedUs = dt * 1e3
-		cf.Assumptions = append(cf.Assumptions, fmt.Sprintf("the candidate's GEMMs take the baseline's SM cycles: %.3g extra cycles at %.0f MHz, %s, are %.1f us",
-			cf.ExtraCycles, mhz, from, cf.TimeRemovedUs))
-		var ct, bt float64
-		if device {
-			var notes []string
-			ct, notes = oneCallDeviceMs(cc)
-			b, bn := oneCallDeviceMs(bc)
-			bt, notes = b, append(notes, bn...)
-			cf.Assumptions = append(cf.Assumptions, notes...)
-		} else {
-			if cc.Wall.N == 0 || bc.Wall.N == 0 {
-				return cf, false
-			}
-			ct, bt = cc.Wall.Center, bc.Wall.Center
-		}
-		if ct-dt <= 0 || bt <= 0 {
-			return cf, false
-		}
-		switch metric {
-		case MetricTimeUs:
-			cf.AtBest = (ct - dt) * 1e3
-		default:
-			cf.AtBest = bt / (ct - dt)
-		}
-		return cf, true
+		return x.timeCounterfactual(cf, metric, cc, bc, ml)
 	case MetricDRAMRatio, MetricDRAMReduction, MetricDRAMBytes:
-		cb, _ := dramOf(cc)
-		bb, _ := dramOf(bc)
-		if cb <= 0 || bb <= 0 {
-			return cf, false
-		}
-		cf.ExtraGEMMBytes = ml.ExtraDRAM()
-		eb, how := x.epilogueBytes(e, cand, shape)
-		cf.EpilogueBytes = &eb
-		cf.BytesRemoved = math.Max(0, cf.ExtraGEMMBytes-eb)
-		cf.Assumptions = append(cf.Assumptions, how)
-		if cf.BytesRemoved == 0 {
-			cf.Assumptions = append(cf.Assumptions, fmt.Sprintf("the candidate's GEMMs move %s more than the baseline's, no more than the %s its fused epilogues must move: no main-loop excess to take off, so the measured value stands",
-				Bytes(cf.ExtraGEMMBytes), Bytes(eb)))
-		} else {
-			cf.Assumptions = append(cf.Assumptions, fmt.Sprintf("the candidate's GEMMs move the baseline's GEMM bytes plus those of its epilogues: %s of their %s excess (kernel pass) taken off its range-pass DRAM bytes",
-				Bytes(cf.BytesRemoved), Bytes(cf.ExtraGEMMBytes)))
-		}
-		c := cb - cf.BytesRemoved
-		switch metric {
-		case MetricDRAMBytes:
-			cf.AtBest = c
-		case MetricDRAMReduction:
-			cf.AtBest = 1 - c/bb
-		default:
-			cf.AtBest = c / bb
-		}
-		return cf, true
+		return x.dramCounterfactual(cf, e, metric, cc, bc, ml)
 	}
 	return cf, false
+}
+
+// timeCounterfactual takes the candidate's extra GEMM cycles off its time.
+// Cycles become time at the clock the kernels ran at: the timed loop's for
+// compute-bound main loops, but a latency- or memory-bound loop takes the
+// same time at any SM clock, so its cycles counted at the ncu kernel
+// pass's clock are its time. Which holds is not measured, so both are
+// given: AtBest at the slower clock (more time removed), Lo..Hi over both
+// clocks and the two medians' intervals.
+func (x *index) timeCounterfactual(cf Counterfactual, metric string, cc, bc *analysis.CellFact, ml analysis.MainLoops) (Counterfactual, bool) {
+	device := metric == MetricGPUSpeedup
+	cf.Pass = cfPassTiming
+	var ct, bt analysis.Interval
+	if device {
+		var notes []string
+		ct, notes = oneCallDevice(cc)
+		b, bn := oneCallDevice(bc)
+		bt, notes = b, append(notes, bn...)
+		cf.Assumptions = append(cf.Assumptions, notes...)
+		// A device time capped at the wall median is the wall loop's, and
+		// so is the clock its cycles are converted at.
+		device = !cc.DeviceAboveWall()
+	} else {
+		if cc.Wall.N == 0 || bc.Wall.N == 0 {
+			return cf, false
+		}
+		ct, bt = cc.Wall, bc.Wall
+	}
+	mhz, from := x.loopClock(cc.Experiment, cc.Variant, cc.Shape, device)
+	gemm := ml.CandClockHz / 1e6
+	if mhz <= 0 {
+		mhz, from = gemm, "the median clock of the candidate's GEMMs in the ncu kernel pass (no clock recorded by the timing pass)"
+	}
+	if mhz <= 0 || ml.CandCycles <= ml.BaseCycles {
+		return cf, false
+	}
+	if gemm <= 0 {
+		gemm = mhz
+	}
+	cf.ExtraCycles, cf.ClockMHz, cf.GEMMClockMHz = ml.CandCycles-ml.BaseCycles, mhz, gemm
+	dtLoop, dtGEMM := cf.ExtraCycles/(mhz*1e6)*1e3, cf.ExtraCycles/(gemm*1e6)*1e3 // ms
+	dtMax, dtMin := max(dtLoop, dtGEMM), min(dtLoop, dtGEMM)
+	cf.TimeRemovedUs = dtMax * 1e3
+	cf.Assumptions = append(cf.Assumptions, fmt.Sprintf("the candidate's GEMMs take the baseline's SM cycles: %.3g extra cycles are %.1f us at %.0f MHz, %s, if they are compute-bound, and %.1f us at %.0f MHz, their own clock in the ncu kernel pass, if they are latency- or memory-bound; the bound takes %.1f us",
+		cf.ExtraCycles, dtLoop*1e3, mhz, from, dtGEMM*1e3, gemm, dtMax*1e3))
+	if ct.Center-dtMax <= 0 || bt.Center <= 0 {
+		return cf, false
+	}
+	lo, hi := bt.Lo/(ct.Hi-dtMin), analysis.Unbounded
+	if ct.Hi == analysis.Unbounded || bt.Lo <= 0 {
+		lo = 0
+	}
+	if ct.Lo-dtMax > 0 && bt.Hi != analysis.Unbounded {
+		hi = bt.Hi / (ct.Lo - dtMax)
+	}
+	switch metric {
+	case MetricTimeUs:
+		cf.AtBest = (ct.Center - dtMax) * 1e3
+		cf.Lo, cf.Hi = max(0, ct.Lo-dtMax)*1e3, (ct.Hi-dtMin)*1e3
+		if ct.Hi == analysis.Unbounded {
+			cf.Hi = analysis.Unbounded
+		}
+	default:
+		cf.AtBest, cf.Lo, cf.Hi = bt.Center/(ct.Center-dtMax), lo, hi
+	}
+	return cf, true
+}
+
+// dramCounterfactual takes the candidate's GEMM DRAM excess beyond its
+// epilogue operands off its bytes. The excess is measured in the ncu kernel
+// pass (L2 flushed before each kernel), so both terms come from that pass:
+// the candidate's kernel-pass bytes less the excess, set against the
+// baseline's kernel-pass bytes. Range-pass bytes (what the claim is judged
+// on) neither bound nor are bounded by kernel-pass bytes (METHOD.md), so
+// the excess is never taken off them. One kernel pass per cell: a point.
+func (x *index) dramCounterfactual(cf Counterfactual, e *kernels.Experiment, metric string, cc, bc *analysis.CellFact, ml analysis.MainLoops) (Counterfactual, bool) {
+	cf.Pass = cfPassKernel
+	cb, bb := cc.DRAMBytesKernels, bc.DRAMBytesKernels
+	if cb <= 0 || bb <= 0 {
+		return cf, false
+	}
+	cf.ExtraGEMMBytes = ml.ExtraDRAM()
+	eb, how := x.epilogueBytes(e, cc.Variant, cc.Shape)
+	cf.EpilogueBytes = &eb
+	cf.BytesRemoved = math.Max(0, cf.ExtraGEMMBytes-eb)
+	cf.Assumptions = append(cf.Assumptions, how)
+	if cf.BytesRemoved == 0 {
+		cf.Assumptions = append(cf.Assumptions, fmt.Sprintf("the candidate's GEMMs move %s more than the baseline's, no more than the %s its fused epilogues must move: no main-loop excess to take off, so the kernel-pass value stands",
+			Bytes(cf.ExtraGEMMBytes), Bytes(eb)))
+	} else {
+		cf.Assumptions = append(cf.Assumptions, fmt.Sprintf("the candidate's GEMMs move the baseline's GEMM bytes plus those of its epilogues: %s of their %s excess taken off its %s of kernel-pass DRAM bytes, set against the baseline's %s (both terms from the ncu kernel pass, L2 flushed before each kernel; one profile per cell, so a point)",
+			Bytes(cf.BytesRemoved), Bytes(cf.ExtraGEMMBytes), Bytes(cb), Bytes(bb)))
+	}
+	of := func(c float64) float64 {
+		switch metric {
+		case MetricDRAMBytes:
+			return c
+		case MetricDRAMReduction:
+			return 1 - c/bb
+		}
+		return c / bb
+	}
+	cf.MeasuredKernel = of(cb)
+	cf.AtBest = of(cb - cf.BytesRemoved)
+	cf.Lo, cf.Hi = cf.AtBest, cf.AtBest
+	return cf, true
 }
 
 // loopClock is the SM clock (MHz) of a cell's timed loop, and where it comes
@@ -140,6 +202,20 @@ func oneCallDeviceMs(c *analysis.CellFact) (float64, []string) {
 	return d, nil
 }
 
+// oneCallDevice is oneCallDeviceMs with its interval: the wall median's
+// where capped, the device loop's where it ran, else the kernel sum's
+// point.
+func oneCallDevice(c *analysis.CellFact) (analysis.Interval, []string) {
+	d, notes := oneCallDeviceMs(c)
+	switch {
+	case c.DeviceAboveWall():
+		return c.Wall, notes
+	case c.Device.N > 0:
+		return c.Device, nil
+	}
+	return analysis.Interval{Center: d, Lo: d, Hi: d, N: 1}, nil
+}
+
 // epilogueBytes evaluates the candidate's epilogue_bytes (claims.yaml
 // theory) at a shape, with the assumption it makes in words.
 func (x *index) epilogueBytes(e *kernels.Experiment, variant, shape string) (float64, string) {
@@ -163,9 +239,10 @@ func (x *index) epilogueBytes(e *kernels.Experiment, variant, shape string) (flo
 
 // counterfactualText states a counterfactual in the decision's reason.
 func counterfactualText(metric string, cf Counterfactual) string {
-	how := fmt.Sprintf("%.1f us less GEMM time", cf.TimeRemovedUs)
-	if cf.TimeRemovedUs == 0 {
-		how = fmt.Sprintf("%s less GEMM DRAM traffic", Bytes(cf.BytesRemoved))
+	if cf.Pass == cfPassKernel {
+		return fmt.Sprintf("had they matched the baseline's (%s less GEMM DRAM traffic), %s would be at best %s on kernel-pass bytes, measured there %s (an optimistic bound, not judged: the fused epilogue counted as free)",
+			Bytes(cf.BytesRemoved), metric, fmtMetric(metric, cf.AtBest), fmtMetric(metric, cf.MeasuredKernel))
 	}
-	return fmt.Sprintf("had they matched the baseline's (%s), %s would be at best %s (an optimistic bound, not judged: the fused epilogue counted as free)", how, metric, fmtMetric(metric, cf.AtBest))
+	return fmt.Sprintf("had they matched the baseline's (%.1f us less GEMM time at the slower of %.0f and %.0f MHz), %s would be at best %s, over both clocks and the medians' 95%% intervals [%s, %s] (an optimistic bound, not judged: the fused epilogue counted as free)",
+		cf.TimeRemovedUs, cf.ClockMHz, cf.GEMMClockMHz, metric, fmtMetric(metric, cf.AtBest), boundStr(metric, cf.Lo), boundStr(metric, cf.Hi))
 }

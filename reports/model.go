@@ -17,7 +17,7 @@ const (
 // Report is everything report.md states; report.json is its JSON encoding
 // (keys sorted, floats as Go formats them).
 type Report struct {
-	Version     int                `json:"rooftool_report"` // format version, 3 (limited_by follows the epilogue allowance and the fusion's best member)
+	Version     int                `json:"rooftool_report"` // format version, 4 (counterfactuals over both clocks and from one pass; speedup intervals at 95%)
 	Run         RunInfo            `json:"run"`
 	Decisions   []Decision         `json:"decisions"`
 	Experiments []ExperimentReport `json:"experiments"`
