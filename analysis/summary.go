@@ -211,6 +211,18 @@ func summaryName(k *ingest.Kernel, names string) string {
 type Summary struct {
 	Rows    []SummaryRow
 	LeftOut map[string]int
+	// NameFallbacks counts the kernels grouped by another name than
+	// SummaryOptions.Names asks for, because the export has none of that
+	// kind for them (NameFallback): with NamesMangled, kernels without a
+	// mangled name listed by their demangled one.
+	NameFallbacks int
+}
+
+// NameFallback reports whether k lacks the name opts.Names asks for, so
+// that SummaryKey groups it by the next name it has.
+func NameFallback(k *ingest.Kernel, names string) bool {
+	cand := [3]string{k.Name, k.ShortName, k.Mangled}
+	return cand[summaryNameOrder(names)[0]] == ""
 }
 
 // KernelSummary groups kernels by (NVTX range path, name) and computes,
@@ -231,6 +243,7 @@ func KernelSummary(kernels []ingest.Kernel, opts SummaryOptions) (Summary, error
 	match, _ := RangeMatcher(opts.Range)
 	type key struct{ rng, name string }
 	groups := map[key][]int64{}
+	fallbacks := map[key]int{}
 	for i := range kernels {
 		rng, name, ok := SummaryKey(&kernels[i], opts, match)
 		if !ok {
@@ -238,10 +251,13 @@ func KernelSummary(kernels []ingest.Kernel, opts SummaryOptions) (Summary, error
 		}
 		kk := key{rng, name}
 		groups[kk] = append(groups[kk], kernels[i].DurationNs)
+		if NameFallback(&kernels[i], opts.Names) {
+			fallbacks[kk]++
+		}
 	}
 	gs := make([]SummaryGroup, 0, len(groups))
 	for kk, d := range groups {
-		gs = append(gs, SummaryGroup{Range: kk.rng, Name: kk.name, Durations: d})
+		gs = append(gs, SummaryGroup{Range: kk.rng, Name: kk.name, Durations: d, Fallbacks: fallbacks[kk]})
 	}
 	return SummariseGroups(gs, opts)
 }
@@ -269,6 +285,7 @@ func SummaryKey(k *ingest.Kernel, opts SummaryOptions, match func(string) bool) 
 type SummaryGroup struct {
 	Range, Name string
 	Durations   []int64
+	Fallbacks   int // of its kernels, those without the name asked for (NameFallback)
 }
 
 // SummariseGroups is KernelSummary over kernels already grouped by
@@ -278,10 +295,14 @@ func SummariseGroups(groups []SummaryGroup, opts SummaryOptions) (Summary, error
 		return Summary{}, err
 	}
 	rows := make([]SummaryRow, 0, len(groups))
+	fb := 0
 	for _, g := range groups {
 		rows = append(rows, summarise(g.Range, g.Name, g.Durations))
+		fb += g.Fallbacks
 	}
-	return arrangeRows(rows, opts), nil
+	s := arrangeRows(rows, opts)
+	s.NameFallbacks = fb
+	return s, nil
 }
 
 // arrangeRows sets each row's share of its range's time and orders the

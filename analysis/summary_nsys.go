@@ -40,6 +40,9 @@ func NsysSummaryGroups(paths []string, opts SummaryOptions, reading func(path st
 				groups = append(groups, SummaryGroup{Range: rng, Name: name})
 			}
 			groups[i].Durations = append(groups[i].Durations, g.Durations...)
+			if NameFallback(&k, opts.Names) {
+				groups[i].Fallbacks += len(g.Durations)
+			}
 		}
 	}
 	return groups, warn, nil

@@ -118,7 +118,9 @@ func StreamSummary(dir, source string, opts SummaryOptions) (Summary, error) {
 		}
 		rows[i] = g.st.row(g.rng, g.name, m1, m2)
 	}
-	return arrangeRows(rows, opts), nil
+	sum := arrangeRows(rows, opts)
+	sum.NameFallbacks = sc.fallback
+	return sum, nil
 }
 
 type gkey struct{ rng, name string }
@@ -136,6 +138,7 @@ type summaryScan struct {
 	spill    *durSpill
 	total    int64  // every kept kernel's time: no group's or range's sum exceeds it
 	noTime   int    // kept kernels without a time (duration_ns null)
+	fallback int    // kept kernels without the name asked for (NameFallback)
 	first    string // the first of them, named in the error
 }
 
@@ -178,15 +181,16 @@ func (sc *summaryScan) batch(b *ingest.KernelBatch) error {
 		// Name key: 0 none, then name, short_name, mangled values. Each
 		// is the value SummaryKey reads: the first non-empty one.
 		var rk, nk int32
+		fb := true // the name asked for, sc.order[0], is missing
 		if j := b.RangePath.Idx[i]; j >= 0 && d[0][j] != "" {
 			rk = 1 + j
 		} else if j := b.Range.Idx[i]; j >= 0 && d[1][j] != "" {
 			rk = 1 + nRP + j
 		}
 		names := [3]int32{b.Name.Idx[i], b.ShortName.Idx[i], b.Mangled.Idx[i]}
-		for _, c := range sc.order {
+		for x, c := range sc.order {
 			if j := names[c]; j >= 0 && d[2+c][j] != "" {
-				nk = base[c] + j
+				nk, fb = base[c]+j, x > 0
 				break
 			}
 		}
@@ -218,6 +222,9 @@ func (sc *summaryScan) batch(b *ingest.KernelBatch) error {
 		}
 		if g <= 0 {
 			continue
+		}
+		if fb {
+			sc.fallback++
 		}
 		grp := &sc.groups[g-1]
 		if !b.DurationValid[i] {

@@ -325,6 +325,7 @@ func (k *kinetoReader) emit(b *Builder) error {
 		}
 		rows[i] = row
 	}
+	rows, kernels = k.dropRepeats(b, rows, kernels)
 
 	// Range ids in time order; nesting per thread (CPU) and device stream (GPU).
 	base := b.NextRangeID()
@@ -416,9 +417,44 @@ func (k *kinetoReader) emit(b *Builder) error {
 	return nil
 }
 
+// dropRepeats keeps one of kernel events that repeat another exactly (name,
+// start, duration, device, stream, correlation id and launch sizes: one
+// launch written twice, as a concatenated or re-saved trace has them),
+// with a warning meta row that counts them.
+func (k *kinetoReader) dropRepeats(b *Builder, rows []Kernel, kernels []kKernel) ([]Kernel, []kKernel) {
+	type key struct {
+		name                        string
+		start, dur, corr, stream    int64
+		dev, gx, gy, gz, bx, by, bz int32
+	}
+	seen := make(map[key]bool, len(rows))
+	keptR, keptK := rows[:0], kernels[:0]
+	n, first := 0, ""
+	for i, r := range rows {
+		kk := key{r.Name, r.StartNs, r.DurationNs, r.CorrelationID, r.Stream, r.Device, r.GridX, r.GridY, r.GridZ, r.BlockX, r.BlockY, r.BlockZ}
+		if seen[kk] {
+			if n == 0 {
+				first = fmt.Sprintf("%q at %d ns", r.Name, r.StartNs)
+			}
+			n++
+			continue
+		}
+		seen[kk] = true
+		keptR, keptK = append(keptR, r), append(keptK, kernels[i])
+	}
+	if n > 0 {
+		b.AddMeta(Meta{Source: SourceKineto, File: k.file, Key: "warning", Value: fmt.Sprintf(
+			"%d kernel events repeat another exactly (name, start, duration, device, stream, correlation id, launch sizes; the first: %s): each counted once", n, first)})
+	}
+	return keptR, keptK
+}
+
 // kinetoKernel converts a kernel event's own fields.
 func kinetoKernel(file string, k *kKernel) (Kernel, error) {
 	a := &k.args
+	if d := k.ev.end - k.ev.start; d < 0 || d > maxKernelNs {
+		return Kernel{}, fmt.Errorf("kernel event %q at ts %d ns: dur %d ns is more than 2^62 ns (146 years): not a kernel's duration", k.ev.name, k.ev.start, d)
+	}
 	row := Kernel{Source: SourceKineto, File: file, Pass: PassTimeline,
 		Name: k.ev.name, ShortName: kernelShortName(k.ev.name),
 		StartNs: k.ev.start, DurationNs: k.ev.end - k.ev.start,

@@ -1,7 +1,9 @@
 package ingest
 
 import (
+	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -133,6 +135,8 @@ func (p *ncuParser) rawProduce(mb *ncuMetricBatch, cols []ncuRawCol, full chan<-
 	present := make([]bool, nc)
 	var texts []rawText
 	idCol := p.col[ncuColID]
+	ids := ncuRawIDs{seen: map[string]ncuRowSeen{}}
+	defer ids.warn(p)
 	first, sent := true, 0
 	var bt *rawBatch
 	send := func() {
@@ -186,6 +190,11 @@ func (p *ncuParser) rawProduce(mb *ncuMetricBatch, cols []ncuRawCol, full chan<-
 		}
 		if strings.TrimSpace(rec[idCol]) == "" {
 			return p.errf(line, "row has an empty %q: expected a kernel id (only the row after the header may hold units)", ncuColID)
+		}
+		if dup, err := ids.check(p, rec, line); err != nil {
+			return err
+		} else if dup {
+			continue
 		}
 		nk, err := p.identity(rec, line)
 		if err != nil {
@@ -270,6 +279,141 @@ func (p *ncuParser) rawProduce(mb *ncuMetricBatch, cols []ncuRawCol, full chan<-
 	return nil
 }
 
+// ncuRowSeen is what a raw page's earlier row of a kernel ID left: hashes
+// of its kernel name and of its whole row, and its line.
+type ncuRowSeen struct {
+	name, row uint64
+	line      int
+}
+
+// ncuRawIDs tells a raw page's repeated kernel IDs apart: a row equal to
+// an earlier row of its ID is the same profile written twice, counted once
+// with a warning; another kernel name, or the same kernel with other
+// values, under one ID is an error (two profiles the export cannot tell
+// apart).
+type ncuRawIDs struct {
+	seen      map[string]ncuRowSeen
+	dups      int
+	firstDup  int // line of the first repeated row
+	firstOrig int // line of the row it repeats
+}
+
+// ncuHash is FNV-1a over the fields, each followed by a 0 byte.
+func ncuHash(fields ...string) uint64 {
+	const offset, prime = 14695981039346656037, 1099511628211
+	h := uint64(offset)
+	for _, f := range fields {
+		for i := 0; i < len(f); i++ {
+			h = (h ^ uint64(f[i])) * prime
+		}
+		h *= prime // the 0 separator: h ^ 0 == h
+	}
+	return h
+}
+
+// check reports whether rec repeats an earlier row exactly (skip it), or
+// an error where its ID was seen with another kernel or other values.
+func (d *ncuRawIDs) check(p *ncuParser, rec []string, line int) (bool, error) {
+	id := strings.TrimSpace(rec[p.col[ncuColID]])
+	name := p.field(rec, ncuColKernel)
+	cur := ncuRowSeen{name: ncuHash(name), row: ncuHash(rec...), line: line}
+	prev, ok := d.seen[id]
+	switch {
+	case !ok:
+		d.seen[id] = cur
+		return false, nil
+	case prev.row == cur.row:
+		if d.dups == 0 {
+			d.firstDup, d.firstOrig = line, prev.line
+		}
+		d.dups++
+		return true, nil
+	case prev.name != cur.name:
+		return false, p.errf(line, "kernel ID %s names another kernel (%q) than at line %d: two kernels share one ID, so their metrics cannot be told apart", id, name, prev.line)
+	}
+	return false, p.errf(line, "kernel ID %s (%q) appears again with other values than at line %d: two profiles of one ID cannot be told apart", id, name, prev.line)
+}
+
+// warn writes a warning meta row where rows were repeated.
+func (d *ncuRawIDs) warn(p *ncuParser) {
+	if d.dups > 0 {
+		p.addMeta("warning", fmt.Sprintf("%d rows repeat an earlier row of the same kernel ID exactly (the first at line %d repeats line %d): each kernel counted once", d.dups, d.firstDup, d.firstOrig))
+	}
+}
+
+// ncuMetricDups finds a long layout's metrics given twice for one kernel
+// (same section and name): with the same value, the same row written
+// twice, kept once with a warning; with another value, an error, since
+// the kernel's figure would be whichever came last.
+type ncuMetricDups struct {
+	order []int
+	dups  int
+	first string // the first repeated metric, "kernel ID: name"
+}
+
+func (d *ncuMetricDups) check(p *ncuParser, nk *ncuKernel) error {
+	ms := nk.metrics
+	if len(ms) < 2 {
+		return nil
+	}
+	d.order = d.order[:0]
+	for i := range ms {
+		d.order = append(d.order, i)
+	}
+	slices.SortStableFunc(d.order, func(a, b int) int {
+		if c := strings.Compare(ms[a].Section, ms[b].Section); c != 0 {
+			return c
+		}
+		return strings.Compare(ms[a].Name, ms[b].Name)
+	})
+	drop := map[int]bool{}
+	for j := 1; j < len(d.order); j++ {
+		a, b := &ms[d.order[j-1]], &ms[d.order[j]]
+		if a.Section != b.Section || a.Name != b.Name {
+			continue
+		}
+		if a.Value != b.Value || a.Valid != b.Valid || a.Text != b.Text || a.Unit != b.Unit {
+			return p.errf(nk.line, "kernel %s (%q): metric %q%s given twice with different values (%s and %s): which one the kernel has cannot be told",
+				nk.idText, nk.k.Name, a.Name, sectionSuffix(a.Section), metricText(*a), metricText(*b))
+		}
+		if d.dups == 0 {
+			d.first = fmt.Sprintf("kernel %s: %s", nk.idText, a.Name)
+		}
+		d.dups++
+		drop[d.order[j]] = true
+	}
+	if len(drop) > 0 {
+		kept := ms[:0]
+		for i, m := range ms {
+			if !drop[i] {
+				kept = append(kept, m)
+			}
+		}
+		nk.metrics = kept
+	}
+	return nil
+}
+
+func (d *ncuMetricDups) warn(p *ncuParser) {
+	if d.dups > 0 {
+		p.addMeta("warning", fmt.Sprintf("%d metric rows repeat an earlier row of the same kernel and metric exactly (the first: %s): each kept once", d.dups, d.first))
+	}
+}
+
+func sectionSuffix(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " (section " + s + ")"
+}
+
+func metricText(m Metric) string {
+	if !m.Valid {
+		return fmt.Sprintf("%q", m.Text)
+	}
+	return fmt.Sprintf("%g %s", m.Value, m.Unit)
+}
+
 // ncuEmptyPattern caches the metric index slices for rows that leave the
 // same metric cells empty (e.g. launch__kernel_name on every B200 row).
 // Its slices are never modified once built: batches in flight refer to them.
@@ -350,7 +494,13 @@ func (p *ncuParser) parseLong() error {
 	var open []openKernel // first-seen order, not yet added
 	byID := map[string]*ncuKernel{}
 	held, seen := 0, 0 // metric rows in open; kernels seen
+	var dups ncuMetricDups
+	defer dups.warn(p)
 	add := func(nk *ncuKernel) error {
+		held -= len(nk.metrics)
+		if err := dups.check(p, nk); err != nil {
+			return err
+		}
 		if err := p.finish(nk); err != nil {
 			return err
 		}
@@ -359,7 +509,6 @@ func (p *ncuParser) parseLong() error {
 			m.KernelID = id
 			p.b.AddMetric(m)
 		}
-		held -= len(nk.metrics)
 		nk.metrics = nil
 		return nil
 	}
@@ -387,6 +536,9 @@ func (p *ncuParser) parseLong() error {
 		nk := byID[id]
 		if nk == ncuEmitted {
 			return p.errf(line, "rows of kernel %s come back after %d metric rows of later kernels; streaming needs each kernel's rows together (ingest with --table-format arrow to read the export whole)", id, streamRows())
+		}
+		if nk != nil && p.field(rec, ncuColKernel) != nk.k.Name {
+			return p.errf(line, "kernel ID %s names another kernel (%q) than at line %d (%q): two kernels share one ID, so their metrics cannot be told apart", id, p.field(rec, ncuColKernel), nk.line, nk.k.Name)
 		}
 		if nk == nil {
 			if nk, err = p.identity(rec, line); err != nil {

@@ -189,6 +189,10 @@ func TestNCUBadInput(t *testing.T) {
 		{"long text in byte metric", long + `"0","k","s","m","byte","1"` + "\n" + `"0","k","s","m2","Kbyte","12abc"` + "\n", 3, `metric "m2" (unit "Kbyte"), column 6 "Metric Value": "12abc" is not a number`},
 		{"long no rows", "==PROF== a\n" + long, 2, "no metric rows"},
 		{"name without value", `"ID","Kernel Name","Metric Name"` + "\n", 1, `"Metric Name" without "Metric Value"`},
+		{"two kernels one id", hdr + units + good + `"0","1","other(int)","(1, 1, 1)","(1, 1, 1)","10","20"` + "\n", 4, `kernel ID 0 names another kernel ("other(int)") than at line 3`},
+		{"one id other values", hdr + units + good + `"0","1","k(int)","(1, 1, 1)","(1, 1, 1)","12","20"` + "\n", 4, `kernel ID 0 ("k(int)") appears again with other values than at line 3`},
+		{"long two kernels one id", long + `"0","k","s","m","byte","1"` + "\n" + `"0","other","s","m2","byte","2"` + "\n", 3, `kernel ID 0 names another kernel ("other") than at line 2 ("k")`},
+		{"long metric twice", long + `"0","k","s","gpu__time_duration.sum","ns","10"` + "\n" + `"0","k","s","gpu__time_duration.sum","ns","12"` + "\n", 2, `metric "gpu__time_duration.sum" (section s) given twice with different values (10 ns and 12 ns)`},
 		{"bad rule speedup", long[:len(long)-1] + `,"Rule Name","Estimated Speedup"` + "\n" + `"0","k","s","","","","R","fast"` + "\n", 2, `rule "R": "fast"`},
 	}
 	for _, c := range cases {
@@ -418,5 +422,43 @@ func TestNCUApplicationOutput(t *testing.T) {
 	}
 	if counts["output"] != maxOutputNotes || dropped != "5" || counts["PROF"] != 1 {
 		t.Errorf("meta counts %v, dropped %q; want %d output rows and 5 dropped", counts, dropped, maxOutputNotes)
+	}
+}
+
+// TestNCUDuplicateRows: a raw page with every row written twice, and a long
+// export with every metric row twice, count each kernel and metric once
+// and say so in a warning; the hand count is 2 kernels of 20 + 30 ns.
+func TestNCUDuplicateRows(t *testing.T) {
+	hdr := `"ID","Process ID","Kernel Name","Block Size","Grid Size","gpu__time_duration.sum","dram__bytes.sum"` + "\n"
+	units := `"","","","","","ns","byte"` + "\n"
+	r0 := `"0","1","k(int)","(1, 1, 1)","(1, 1, 1)","20","200"` + "\n"
+	r1 := `"1","1","j(int)","(1, 1, 1)","(1, 1, 1)","30","300"` + "\n"
+	long := `"ID","Kernel Name","Section Name","Metric Name","Metric Unit","Metric Value"` + "\n"
+	l0 := `"0","k","s","gpu__time_duration.sum","ns","20"` + "\n"
+	l1 := `"1","j","s","gpu__time_duration.sum","ns","30"` + "\n"
+	for _, c := range []struct{ name, text, warn string }{
+		{"raw", hdr + units + r0 + r1 + r0 + r1, "2 rows repeat an earlier row of the same kernel ID exactly (the first at line 5 repeats line 3)"},
+		{"long", long + l0 + l0 + l1 + l1, "2 metric rows repeat an earlier row of the same kernel and metric exactly"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tb, err := ncuString(t, "dup.csv", c.text, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ks := tb.Kernels()
+			if len(ks) != 2 || ks[0].DurationNs+ks[1].DurationNs != 50 {
+				t.Errorf("kernels %+v, want 2 of 20 + 30 ns", ks)
+			}
+			var warned bool
+			for _, m := range tb.Metas() {
+				warned = warned || m.Key == "warning" && strings.Contains(m.Value, c.warn)
+			}
+			if !warned {
+				t.Errorf("no warning %q in %+v", c.warn, tb.Metas())
+			}
+			if n := len(tb.Metrics()); c.name == "long" && n != 2 {
+				t.Errorf("%d metric rows, want 2", n)
+			}
+		})
 	}
 }

@@ -130,6 +130,9 @@ func kernelSpanErr(path string, rowid, start, end int64) error {
 	if end < start {
 		return badInput(path, 0, tabKernel, "row id %d: column \"end\" = %d is before \"start\" = %d: a negative duration", rowid, end, start)
 	}
+	if d := end - start; d < 0 || d > maxKernelNs {
+		return badInput(path, 0, tabKernel, "row id %d: \"end\" %d - \"start\" %d is more than 2^62 ns (146 years): not a kernel's duration", rowid, end, start)
+	}
 	return nil
 }
 

@@ -46,11 +46,13 @@ func NsysKernelGroups(path string) ([]NsysKernelGroup, []Meta, error) {
 	}
 	groups := map[ids]*group{}
 	var order []ids
+	var dups rowHashes
 	err = db.scanSplit(tabKernel, q, 6, sqlNull, func(v []int64) error {
 		rowid := v[5]
 		if err := kernelSpanErr(path, rowid, v[0], v[1]); err != nil {
 			return err
 		}
+		dups.add(v[0], v[1], v[2], v[3], v[4])
 		k := ids{v[2], v[3], v[4]}
 		for i := range k {
 			if k[i] == sqlNull {
@@ -108,6 +110,10 @@ func NsysKernelGroups(path string) ([]NsysKernelGroup, []Meta, error) {
 		out = append(out, NsysKernelGroup{Name: s[0], ShortName: s[1], Mangled: s[2], Durations: g.durs})
 	}
 	var warn []Meta
+	if n := dups.repeats(); n > 0 {
+		warn = append(warn, Meta{Source: SourceNsys, File: filepath.Base(path), Key: "warning", Value: fmt.Sprintf(
+			"%d rows of %s have the start, end and names of another row: a kernel written twice is counted twice, as nsys stats counts it", n, tabKernel)})
+	}
 	for _, id := range missOrder {
 		m := missing[id]
 		warn = append(warn, Meta{Source: SourceNsys, File: filepath.Base(path), Key: "warning", Value: fmt.Sprintf(

@@ -92,12 +92,18 @@ func (x *index) experiment(e *kernels.Experiment, in Input) ExperimentReport {
 	er.Env = envOf(in, e.Name)
 	er.Plots = in.Plots[e.Name]
 	var ws []analysis.Warning
+	// A comparison's warning that repeats one of its cells' (host-bound
+	// names the cell whose wall time is host overhead) is listed once, as
+	// the cell's.
+	type said struct{ code, shape, msg string }
+	cellSaid := map[said]bool{}
 	for _, s := range x.shapesOf(e) {
 		sr := ShapeReport{Shape: s}
 		for _, v := range e.Variants {
 			row, cw := x.row(e, v, s)
 			sr.Rows = append(sr.Rows, row)
 			for _, w := range cw {
+				cellSaid[said{w.Code, s, w.Msg}] = true
 				if !strings.Contains(w.Msg, v.Name+" at "+s) {
 					w.Msg = v.Name + " at " + s + ": " + w.Msg
 				}
@@ -110,6 +116,9 @@ func (x *index) experiment(e *kernels.Experiment, in Input) ExperimentReport {
 		for _, c := range in.Run.Comparisons {
 			if c.Experiment == e.Name {
 				for _, w := range c.Warnings {
+					if cellSaid[said{w.Code, c.Shape, w.Msg}] {
+						continue
+					}
 					w.Msg = c.Candidate + " vs " + c.Baseline + " at " + c.Shape + ": " + w.Msg
 					ws = append(ws, w)
 				}

@@ -228,6 +228,10 @@ func runStats(ctx context.Context, opts *StatsOptions) error {
 	if len(s.Rows) == 0 {
 		return &ingest.InputError{File: strings.Join(opts.Inputs, " "), Err: errors.New(statsNothing(opts))}
 	}
+	if s.NameFallbacks > 0 && so.Names != analysis.NamesDemangled {
+		fmt.Fprintf(opts.IO.Err, "warning: %d kernel(s) have no %s name in the input: they are listed by their %s name\n",
+			s.NameFallbacks, so.Names, map[string]string{analysis.NamesMangled: "demangled", analysis.NamesBase: "demangled"}[so.Names])
+	}
 	return tableout.Write(opts.IO.Out, format, tableout.Output{
 		CSV:  statsCSV(s.Rows, so.Flat),
 		JSON: newStatsJSON(s.Rows, so),

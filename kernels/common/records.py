@@ -83,15 +83,16 @@ def _bad_sample(samples, reps):
 
 
 def device_fields(device_ms, reps, error="", clock_samples=None):
-    """The timing JSON's device-time keys: {"device_method": "cuda-graph", "device_ms":
-    [one per rep] or null, "device_error": why (only when null), "device_clock_samples":
-    the clocks read during the device loop (clock_sample entries, as clock_samples are for
-    the wall loop; only with samples)}. Invalid samples become null with the reason:
-    device time never fails a cell."""
-    rec = {"device_method": "cuda-graph", "device_ms": None}
+    """The timing JSON's device-time keys: {"device_method": "cuda-graph" where the device
+    loop ran and gave samples, else null, "device_ms": [one per rep] or null, "device_error":
+    why (only when null), "device_clock_samples": the clocks read during the device loop
+    (clock_sample entries, as clock_samples are for the wall loop; only with samples)}.
+    Invalid samples become null with the reason: device time never fails a cell."""
+    rec = {"device_method": None, "device_ms": None}
     if device_ms is not None and not error:
         bad = _bad_sample(device_ms, reps)
         if not bad:
+            rec["device_method"] = "cuda-graph"
             rec["device_ms"] = list(device_ms)
             if clock_samples:
                 rec["device_clock_samples"] = list(clock_samples)

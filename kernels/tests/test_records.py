@@ -39,7 +39,7 @@ def test_timing_record_matches_ingest():
     bad = _timing(None, "capture failed: RuntimeError: operation not permitted when stream is capturing")
     assert want - {"device_clock_samples"} <= set(bad), want - set(bad)  # device loop clocks: only with its samples
     assert "device_clock_samples" not in bad
-    assert bad["device_ms"] is None and bad["device_method"] == "cuda-graph" and bad["device_error"].startswith("capture")
+    assert bad["device_ms"] is None and bad["device_method"] is None and bad["device_error"].startswith("capture")
     assert rec["device_ms"] == [0.09, 0.1, 0.08] and "device_error" not in rec
     assert rec["clock_samples"] == [{"rep": 0, "sm_mhz": 1980.0, "mem_mhz": 3201.0},
                                     {"rep": 3, "sm_mhz": 1980.0, "mem_mhz": 3201.0}]
