@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rooftool/rooftool/cellkey"
+	"github.com/rooftool/rooftool/kernels"
 )
 
 // Suggestions checked against a run's own fused variants: which chain
@@ -50,6 +51,22 @@ type SuggestCheck struct {
 	ErrKernelTimePct float64 `json:"kernel_time_error_pct,omitempty"` // against the kernel-pass difference
 
 	Note string `json:"note,omitempty"` // how the measured DRAM bytes were taken, where not the range pass
+
+	// The compiler model's prediction (InductorModel), for candidates it
+	// models (ModelKnown): kernels, DRAM bytes with L2 flushed before each
+	// kernel and with a warm L2, and time saved; errors against the
+	// measured savings (kernels: difference; bytes against the kernel pass
+	// and the range pass; time against the nsys timeline, in %).
+	ModelKnown            bool    `json:"model_known"`
+	ModelFused            string  `json:"model_fused,omitempty"` // folds and merges, by op
+	ModelKernels          int     `json:"model_kernels_saved"`
+	ModelDRAMFlushedBytes float64 `json:"model_dram_saved_flushed_bytes"`
+	ModelDRAMWarmBytes    float64 `json:"model_dram_saved_warm_bytes"`
+	ModelTimeNs           float64 `json:"model_time_saved_ns"`
+	ErrModelKernels       int     `json:"model_kernels_error"`
+	ErrModelFlushedPct    float64 `json:"model_dram_flushed_error_pct,omitempty"`
+	ErrModelWarmPct       float64 `json:"model_dram_warm_error_pct,omitempty"`
+	ErrModelTimePct       float64 `json:"model_time_error_pct,omitempty"`
 }
 
 // BaselineKey is the cell of the check's baseline.
@@ -68,6 +85,12 @@ func (s SuggestCheck) CandidateKey() cellkey.Key {
 // the forward+backward baseline) whose kernel sequence was measured. flows
 // are the variants' dataflows, sms the GPU's SM count (0: unknown).
 func CheckSuggestions(r *Run, flows Flows, sms int) []SuggestCheck {
+	return CheckSuggestionsWith(r, flows, Models{}, sms)
+}
+
+// CheckSuggestionsWith is CheckSuggestions with the compiler model set
+// against the candidates models names (ModelsOf).
+func CheckSuggestionsWith(r *Run, flows Flows, models Models, sms int) []SuggestCheck {
 	cells := map[cellkey.Key]*CellFact{}
 	for i := range r.Cells {
 		c := &r.Cells[i]
@@ -118,6 +141,9 @@ func CheckSuggestions(r *Run, flows Flows, sms int) []SuggestCheck {
 		} else {
 			s.PredDRAMBytes, s.FusedDRAMBytes = 0, 0
 		}
+		if models.Inductor[[2]string{c.Experiment, c.Variant}] {
+			setModel(&s, *b, r, flows[[2]string{b.Experiment, b.Variant}], models.Backward[[2]string{b.Experiment, b.Variant}])
+		}
 		switch {
 		case bnote != "":
 			s.Note = "baseline DRAM " + bnote
@@ -127,6 +153,31 @@ func CheckSuggestions(r *Run, flows Flows, sms int) []SuggestCheck {
 		out = append(out, s)
 	}
 	return out
+}
+
+// setModel fills the compiler model's figures of s from its baseline b.
+func setModel(s *SuggestCheck, b CellFact, r *Run, flow *kernels.Dataflow, backward bool) {
+	if flow == nil {
+		return
+	}
+	seq, note := CellSequence(b, r.Kernels, flow)
+	if note != "" {
+		return
+	}
+	p, ok := PredictInductor(seq, flow.Outputs, backward, float64(r.Ceilings.L2Bytes), 0)
+	if !ok {
+		return
+	}
+	s.ModelKnown, s.ModelFused, s.ModelKernels, s.ModelTimeNs = true, strings.Join(p.Desc, ", "), p.Kernels, p.TimeNs
+	s.ErrModelKernels = p.Kernels - s.MeasKernels
+	s.ErrModelTimePct = errPct(p.TimeNs, s.MeasTimeNs)
+	if s.DRAMKnown {
+		s.ModelDRAMFlushedBytes, s.ModelDRAMWarmBytes = p.DRAMFlushed, p.DRAMWarm
+		s.ErrModelWarmPct = errPct(p.DRAMWarm, s.MeasDRAMBytes)
+		if s.MeasDRAMKernelBytes != 0 {
+			s.ErrModelFlushedPct = errPct(p.DRAMFlushed, s.MeasDRAMKernelBytes)
+		}
+	}
 }
 
 // inductorRE reads the ops Inductor fused into one kernel from its name

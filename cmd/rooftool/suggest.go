@@ -112,7 +112,7 @@ func runSuggest(ctx context.Context, opts *SuggestOptions) error {
 	}
 	switch {
 	case res != nil && opts.AgainstRun:
-		out.Checks = analysis.CheckSuggestions(res.Run, analysis.FlowsOf(res.Experiments), gpuSMs(res.Run.GPU))
+		out.Checks = analysis.CheckSuggestionsWith(res.Run, analysis.FlowsOf(res.Experiments), analysis.ModelsOf(res.Experiments), gpuSMs(res.Run.GPU))
 		if out.Checks == nil {
 			out.Checks = []analysis.SuggestCheck{}
 		}
