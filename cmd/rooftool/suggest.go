@@ -59,7 +59,15 @@ timeline). PRED is every chain of the baseline; FUSED the edges of them the
 candidate's kernel names show it fused (Inductor's triton_*_fused_<ops>
 kernels, cuBLAS's epilogue variants such as nvjet ..._badd_), where they
 tell; the errors (predicted - measured; for bytes and time in % of
-measured) are of FUSED where known, else of PRED.
+measured) are of FUSED where known, else of PRED. For torch.compile's
+default mode (a candidate whose description names torch.compile and not
+max-autotune) the MODEL columns predict, from the baseline's dataflow
+alone, the kernels, DRAM bytes (L2 flushed: against the kernel pass; warm
+L2: against the range pass) and time it saves, with their errors:
+
+` + analysis.InductorModel + `
+
+
 
 --format table (default), csv or json (one object with "rooftool_suggest": 2).
 Exit status: 0 done, 2 bad usage or input, 1 anything else.`,
@@ -330,12 +338,15 @@ func checkRows(cs []analysis.SuggestCheck, human bool) tableout.Table {
 		"predicted_dram_saved_bytes", "fused_dram_saved_bytes", "measured_dram_saved_bytes", "dram_error_pct",
 		"measured_dram_saved_kernel_bytes", "dram_kernel_error_pct",
 		"predicted_folded_time_ns", "fused_folded_time_ns", "measured_gpu_time_saved_ns", "gpu_time_error_pct",
-		"measured_kernel_time_saved_ns", "kernel_time_error_pct", "fused", "note"}}
+		"measured_kernel_time_saved_ns", "kernel_time_error_pct", "fused",
+		"model_kernels_saved", "model_kernels_error", "model_dram_saved_flushed_bytes", "model_dram_flushed_error_pct",
+		"model_dram_saved_warm_bytes", "model_dram_warm_error_pct", "model_time_saved_ns", "model_time_error_pct", "model_fused", "note"}}
 	if human {
 		t.Header = []string{"EXPERIMENT", "SHAPE", "BASELINE", "CANDIDATE", "BASIS", "CHAINS",
 			"KERNELS PRED", "FUSED", "MEAS", "ERR",
 			"DRAM PRED (MB)", "FUSED (MB)", "MEAS (MB)", "ERR (%)", "MEAS KERNEL PASS (MB)", "ERR (%)",
-			"FOLDED TIME (us)", "FUSED (us)", "GPU MEAS (us)", "ERR (%)", "MEAS KERNEL PASS (us)", "ERR (%)", "FUSED EDGES", "NOTE"}
+			"FOLDED TIME (us)", "FUSED (us)", "GPU MEAS (us)", "ERR (%)", "MEAS KERNEL PASS (us)", "ERR (%)", "FUSED EDGES",
+			"MODEL KERNELS", "ERR", "MODEL DRAM FLUSHED (MB)", "ERR (%)", "MODEL DRAM WARM (MB)", "ERR (%)", "MODEL TIME (us)", "ERR (%)", "MODEL FUSES", "NOTE"}
 	}
 	f := func(v float64, scale float64, prec int) string {
 		if human {
@@ -368,10 +379,27 @@ func checkRows(cs []analysis.SuggestCheck, human bool) tableout.Table {
 				fd = f(c.FusedDRAMBytes, 1e6, 2)
 			}
 		}
-		t.Rows = append(t.Rows, []string{c.Experiment, c.Shape, c.Baseline, c.Candidate, c.Basis, strconv.Itoa(c.Chains),
+		m := make([]string, 9)
+		if c.ModelKnown {
+			m[0], m[1], m[6], m[7], m[8] = strconv.Itoa(c.ModelKernels), strconv.Itoa(c.ErrModelKernels), f(c.ModelTimeNs, 1e3, 1), f(c.ErrModelTimePct, 1, 0), c.ModelFused
+			if human {
+				m[8] = suggestTrim(m[8], 60)
+			}
+			if c.DRAMKnown {
+				m[4], m[5] = f(c.ModelDRAMWarmBytes, 1e6, 2), f(c.ErrModelWarmPct, 1, 0)
+				if c.MeasDRAMKernelBytes != 0 {
+					m[2], m[3] = f(c.ModelDRAMFlushedBytes, 1e6, 2), f(c.ErrModelFlushedPct, 1, 0)
+				}
+			}
+		}
+		for i := range m {
+			m[i] = dash(m[i])
+		}
+		row := []string{c.Experiment, c.Shape, c.Baseline, c.Candidate, c.Basis, strconv.Itoa(c.Chains),
 			strconv.Itoa(c.PredKernels), dash(fk), strconv.Itoa(c.MeasKernels), strconv.Itoa(c.ErrKernels),
 			dash(pd), dash(fd), dash(md), dash(ed), dash(mk), dash(ek),
-			f(c.PredFoldedNs, 1e3, 1), dash(ft), f(c.MeasTimeNs, 1e3, 1), f(c.ErrTimePct, 1, 0), kt, kte, dash(c.Fused), dash(c.Note)})
+			f(c.PredFoldedNs, 1e3, 1), dash(ft), f(c.MeasTimeNs, 1e3, 1), f(c.ErrTimePct, 1, 0), kt, kte, dash(c.Fused)}
+		t.Rows = append(t.Rows, append(append(row, m...), dash(c.Note)))
 	}
 	return t
 }
