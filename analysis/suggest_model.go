@@ -12,7 +12,9 @@ const InductorModel = `torch.compile (Inductor, default mode) is predicted from 
 dataflow by two rules. (1) addmm: an add of a GEMM's output that no other
 kernel reads and the call does not return, and of an addend written
 before that GEMM, runs in the GEMM's epilogue (cuBLAS beta*C); Inductor's
-default mode folds no other op into a GEMM. (2) merges: kernels that are
+default mode folds no other op into a GEMM. The call copies the addend
+into the GEMM's output (a device-to-device copy, no kernel) and the GEMM
+reads it back as C. (2) merges: kernels that are
 neither GEMMs, scans nor library calls (splitk_reduce) are pointwise ops or
 reductions; Inductor merges a producer and its consumer into one kernel,
 pointwise into pointwise, pointwise into a following reduction's loads and
@@ -35,9 +37,14 @@ tensor named d<Y> that no kernel writes).
                    no longer fits: size + reuse distance > L2 size, the
                    reuse distance being the DRAM bytes (kernel pass) of the
                    kernels launched between the write (or previous read)
-                   and the read.
-  time saved     = an add folded: its time less its addend's read at the
-                   baseline's DRAM rate; a merged set: its kernels' time
+                   and the read. An add folded as addmm also pays its
+                   copy: the copy's write-back and the GEMM's read of it
+                   (2 x the addend's size) where the addend and the GEMM's
+                   own bytes do not fit the L2 (the copy replaces the
+                   add's read of the addend).
+  time saved     = an add folded: its time less its addend's read (the
+                   GEMM's C) at the baseline's DRAM rate (the copy is no
+                   kernel: not in kernel time sums); a merged set: its kernels' time
                    less the merged kernel's bytes (each input read once,
                    each escaping output written once) at that rate. The
                    DRAM rate is the fastest (read+write)/duration of the
@@ -150,7 +157,7 @@ func PredictInductor(seq []SuggestKernel, outputs []string, backward bool, l2, r
 		p.Folds++
 		t := seq[g].Step.Out[0]
 		p.DRAMFlushed += seq[g].DRAMWriteBytes + size[t]
-		p.DRAMWarm += size[t] + warmRead(t, g, i)
+		p.DRAMWarm += size[t] + warmRead(t, g, i) - addmmCopy(size[t], seq[g], l2)
 		p.TimeNs += k.DurationNs - atRate(size[addend])
 		p.Desc = append(p.Desc, seq[g].Step.Op+"->add")
 	}
@@ -229,6 +236,19 @@ func PredictInductor(seq []SuggestKernel, outputs []string, backward bool, l2, r
 	}
 	p.Kernels += p.Folds
 	return p, true
+}
+
+// addmmCopy is the warm-L2 DRAM bytes the copy of an addend of size s
+// into the output of GEMM g costs beyond the add it replaces: none where
+// the copy's lines stay in L2 until the GEMM's epilogue reads and
+// overwrites them (s and the GEMM's own DRAM bytes fit the L2), else the
+// copy's write-back and the epilogue's read of it, 2s. (The copy's read of
+// the addend replaces the add's read of it.)
+func addmmCopy(s float64, g SuggestKernel, l2 float64) float64 {
+	if l2 > 0 && s+g.DRAMReadBytes+g.DRAMWriteBytes <= l2 {
+		return 0
+	}
+	return 2 * s
 }
 
 // mergeSavings is what merging the kernels m (in: the same as a set)
