@@ -34,10 +34,17 @@ SMs yet run 10 us or more (ncu: sequential work no per-tile epilogue can
 hold). A refused kernel ends a launch-order chain.
   kernels saved  = the number of folded kernels.
   folded time    = the sum of their durations: what folding saves if the
-                   epilogue costs the GEMM nothing. Not a bound: a fused
-                   kernel that also changes its main loop can save more
-                   (swiglu_fp8 dual-acc merges the two GEMMs), one whose
-                   epilogue slows the GEMM less.
+                   epilogue costs the GEMM nothing.
+  time saved     = the folded time less what the epilogue adds: the
+                   folded kernels' reads of their other operands (each
+                   one's DRAM read less its reads of the chain's
+                   intermediates), which the epilogue now reads, at the
+                   sequence's streaming DRAM rate (a least-squares fit of
+                   t = t0 + bytes / rate over its kernels without tensor
+                   work). A prediction, not a bound: a fused kernel that
+                   also changes its main loop can save more (swiglu_fp8
+                   dual-acc merges the two GEMMs), an epilogue that hides
+                   its reads under the main loop more, a slower one less.
   DRAM saved     = over every producer -> folded kernel edge, the folded
                    kernel's read of the intermediate plus the producer's
                    write of it where it is not an output of the call and no
@@ -75,13 +82,19 @@ type SuggestKernel struct {
 // Chain is a GEMM and the kernels without tensor work a fusion into the
 // GEMM's epilogue could collapse into it.
 type Chain struct {
-	Range          string      `json:"range"` // NVTX range path, or experiment/variant/shape of a run's cell; "" none
-	Stream         int64       `json:"stream"`
-	Index          int         `json:"index"` // position of the producer in its launch sequence
-	Producer       string      `json:"producer"`
-	Folded         []string    `json:"folded"`
-	KernelsSaved   int         `json:"kernels_saved"`
-	FoldedTimeNs   float64     `json:"folded_time_ns"` // the folded kernels' durations (not a bound)
+	Range        string   `json:"range"` // NVTX range path, or experiment/variant/shape of a run's cell; "" none
+	Stream       int64    `json:"stream"`
+	Index        int      `json:"index"` // position of the producer in its launch sequence
+	Producer     string   `json:"producer"`
+	Folded       []string `json:"folded"`
+	KernelsSaved int      `json:"kernels_saved"`
+	FoldedTimeNs float64  `json:"folded_time_ns"` // the folded kernels' durations (not a bound)
+	// TimeSavedNs is FoldedTimeNs less the epilogue's reads of the folded
+	// kernels' operands (EpilogueBytes) at the sequence's streaming DRAM
+	// rate (streamFit); known with the DRAM bytes (TimeSavedKnown).
+	TimeSavedNs    float64     `json:"time_saved_ns"`
+	EpilogueBytes  float64     `json:"epilogue_bytes"`
+	TimeSavedKnown bool        `json:"time_saved_known"`
 	DRAMSavedBytes float64     `json:"dram_saved_bytes"`
 	DRAMKnown      bool        `json:"dram_known"`
 	Basis          string      `json:"basis"`              // dataflow | launch order
@@ -211,7 +224,9 @@ func FindChains(rangePath string, stream int64, seq []SuggestKernel, opt Suggest
 	} else {
 		cs, no = launchOrderChains(seq, opt)
 	}
+	rate, _ := streamFit(seq)
 	for i := range cs {
+		timeSaved(&cs[i], seq, rate)
 		cs[i].Range, cs[i].Stream = rangePath, stream
 		if cs[i].Note == "" {
 			cs[i].Note = opt.Note
@@ -391,6 +406,25 @@ func dataflowChains(seq []SuggestKernel, opt SuggestOptions) ([]Chain, []NotOffe
 		}
 	}
 	return out, no
+}
+
+// timeSaved sets c's time saved: its folded time less what the epilogue
+// reads beside the intermediates, each folded kernel's DRAM read less its
+// edges' reads, at rate bytes per ns.
+func timeSaved(c *Chain, seq []SuggestKernel, rate float64) {
+	if !c.DRAMKnown || rate <= 0 {
+		return
+	}
+	into := map[int]float64{}
+	for _, e := range c.Edges {
+		into[e.To] += e.ReadSavedBytes
+	}
+	for to, r := range into {
+		if to < len(seq) {
+			c.EpilogueBytes += max(0, seq[to].DRAMReadBytes-r)
+		}
+	}
+	c.TimeSavedNs, c.TimeSavedKnown = c.FoldedTimeNs-c.EpilogueBytes/rate, true
 }
 
 // finish sums a chain's edges into its DRAM saving, unknown where a kernel

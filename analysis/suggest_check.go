@@ -30,6 +30,9 @@ type SuggestCheck struct {
 	PredKernels    int     `json:"predicted_kernels_saved"`
 	PredDRAMBytes  float64 `json:"predicted_dram_saved_bytes"`
 	PredFoldedNs   float64 `json:"predicted_folded_time_ns"`
+	PredTimeNs     float64 `json:"predicted_time_saved_ns"` // the chains' time saved (Chain.TimeSavedNs)
+	PredTimeKnown  bool    `json:"predicted_time_saved_known"`
+	ErrPredTimePct float64 `json:"predicted_time_error_pct,omitempty"` // against the nsys saving
 	FusedKnown     bool    `json:"fused_known"`
 	FusedKernels   int     `json:"fused_kernels_saved"`
 	FusedDRAMBytes float64 `json:"fused_dram_saved_bytes"`
@@ -109,7 +112,10 @@ func CheckSuggestionsWith(r *Run, flows Flows, models Models, sms int) []Suggest
 		s := SuggestCheck{Experiment: b.Experiment, Shape: b.Shape, Baseline: b.Variant, Candidate: c.Variant,
 			Chains: len(chains), Basis: chains[0].Basis, MeasKernels: b.Kernels - c.Kernels, MeasTimeNs: b.GPUTimeNs - c.GPUTimeNs}
 		known := true
+		s.PredTimeKnown = true
 		for _, ch := range chains {
+			s.PredTimeNs += ch.TimeSavedNs
+			s.PredTimeKnown = s.PredTimeKnown && ch.TimeSavedKnown
 			s.PredKernels += ch.KernelsSaved
 			s.PredFoldedNs += ch.FoldedTimeNs
 			s.PredDRAMBytes += ch.DRAMSavedBytes
@@ -124,6 +130,11 @@ func CheckSuggestionsWith(r *Run, flows Flows, models Models, sms int) []Suggest
 		}
 		s.ErrKernels = predK - s.MeasKernels
 		s.ErrTimePct = errPct(predT, s.MeasTimeNs)
+		if s.PredTimeKnown {
+			s.ErrPredTimePct = errPct(s.PredTimeNs, s.MeasTimeNs)
+		} else {
+			s.PredTimeNs = 0
+		}
 		if b.KernelPassTimeNs > 0 && c.KernelPassTimeNs > 0 {
 			s.MeasKernelTimeNs = b.KernelPassTimeNs - c.KernelPassTimeNs
 			s.ErrKernelTimePct = errPct(predT, s.MeasKernelTimeNs)

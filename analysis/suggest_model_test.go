@@ -160,3 +160,24 @@ func TestPredictInductorWarmByHand(t *testing.T) {
 	}
 	t.Error("no gated_ssm eager vs compiled check at T=2048")
 }
+
+// A chain's time saved is its folded time less the epilogue's operand
+// reads at the streaming rate. a = mm(x, W) writes 10e6 B; c = mul(a, o)
+// reads a and o (20e6 B), writes 10e6 B in 10000 ns: the edge reads
+// max(10e6, 20e6/2) = 10e6 of a, so the epilogue reads o's 10e6 B; the one
+// kernel without tensor work streams 30e6 B / 10000 ns = 3000 B/ns.
+// Time saved: 10000 - 10e6/3000 = 6666.67 ns; folded time 10000 ns.
+func TestChainTimeSaved(t *testing.T) {
+	seq := []analysis.SuggestKernel{
+		step(t, "a = mm(x, W)", true, 30e6, 10e6, 50000),
+		step(t, "c = mul(a, o)", false, 20e6, 10e6, 10000),
+	}
+	cs, _ := analysis.FindChains("r", 0, seq, analysis.SuggestOptions{Outputs: []string{"c"}})
+	if len(cs) != 1 {
+		t.Fatalf("%d chains, want 1", len(cs))
+	}
+	c := cs[0]
+	if c.FoldedTimeNs != 10000 || !c.TimeSavedKnown || !near(c.EpilogueBytes, 10e6) || !near(c.TimeSavedNs, 10000-10e6/3000.0) {
+		t.Errorf("%+v", c)
+	}
+}

@@ -184,7 +184,7 @@ func runSuggest(ctx context.Context, opts *SuggestOptions) error {
 				fmt.Fprintf(w, "  %s kernel %d %s: %s\n", suggestTrim(n.Range, 48), n.Index, suggestTrim(n.Kernel, 40), n.Reason)
 			}
 		}
-		_, err := fmt.Fprintln(w, "\nFOLDED TIME is the folded kernels' time: what folding saves if the epilogue costs the GEMM nothing (not a bound: a fused kernel that also changes its main loop saves more, a slower epilogue less); DRAM saved needs ncu bytes (- where absent). See rooftool suggest --help for the model.")
+		_, err := fmt.Fprintln(w, "\nFOLDED TIME is the folded kernels' time; TIME SAVED that less the epilogue's reads of their other operands at the sequence's streaming DRAM rate (a prediction, not a bound: a fused kernel that also changes its main loop saves more, a slower epilogue less); DRAM and time saved need ncu bytes (- where absent). See rooftool suggest --help for the model.")
 		return err
 	}
 	return tableout.Write(opts.IO.Out, opts.Format, tableout.Output{CSV: csv, JSON: doc, Text: text})
@@ -293,14 +293,17 @@ func suggestLoadRun(ctx context.Context, inputs []string) (*pipeline.Result, err
 // chainRows are the chains as a table: for CSV in base units under the
 // JSON's names, for reading (human) scaled and shortened.
 func chainRows(cs []analysis.Chain, human bool) tableout.Table {
-	t := tableout.Table{Header: []string{"range", "stream", "index", "basis", "producer", "folded", "kernels_saved", "folded_time_ns", "dram_saved_bytes"}}
+	t := tableout.Table{Header: []string{"range", "stream", "index", "basis", "producer", "folded", "kernels_saved", "folded_time_ns", "time_saved_ns", "dram_saved_bytes"}}
 	if human {
-		t.Header = []string{"RANGE", "STREAM", "AT", "BASIS", "PRODUCER", "FOLDED", "KERNELS SAVED", "FOLDED TIME (us)", "DRAM SAVED (MB)"}
+		t.Header = []string{"RANGE", "STREAM", "AT", "BASIS", "PRODUCER", "FOLDED", "KERNELS SAVED", "FOLDED TIME (us)", "TIME SAVED (us)", "DRAM SAVED (MB)"}
 	}
 	for _, c := range cs {
 		folded := strings.Join(c.Folded, " | ")
 		rng, prod := c.Range, c.Producer
-		dram, saved := "", strconv.FormatFloat(c.FoldedTimeNs, 'f', -1, 64)
+		dram, saved, ts := "", strconv.FormatFloat(c.FoldedTimeNs, 'f', -1, 64), ""
+		if c.TimeSavedKnown {
+			ts = strconv.FormatFloat(c.TimeSavedNs, 'f', -1, 64)
+		}
 		if c.DRAMKnown {
 			dram = strconv.FormatFloat(c.DRAMSavedBytes, 'f', -1, 64)
 		}
@@ -315,7 +318,10 @@ func chainRows(cs []analysis.Chain, human bool) tableout.Table {
 			}
 			folded, rng, prod = strings.Join(short, " | "), suggestTrim(rng, 48), suggestTrim(prod, 40)
 			saved = fmt.Sprintf("%.1f", c.FoldedTimeNs/1e3)
-			dram = "-"
+			dram, ts = "-", "-"
+			if c.TimeSavedKnown {
+				ts = fmt.Sprintf("%.1f", c.TimeSavedNs/1e3)
+			}
 			if c.DRAMKnown {
 				dram = fmt.Sprintf("%.2f", c.DRAMSavedBytes/1e6)
 			}
@@ -324,7 +330,7 @@ func chainRows(cs []analysis.Chain, human bool) tableout.Table {
 			rng = "-"
 		}
 		t.Rows = append(t.Rows, []string{rng, strconv.FormatInt(c.Stream, 10), strconv.Itoa(c.Index), c.Basis, prod, folded,
-			strconv.Itoa(c.KernelsSaved), saved, dram})
+			strconv.Itoa(c.KernelsSaved), saved, ts, dram})
 	}
 	return t
 }
@@ -338,6 +344,7 @@ func checkRows(cs []analysis.SuggestCheck, human bool) tableout.Table {
 		"predicted_dram_saved_bytes", "fused_dram_saved_bytes", "measured_dram_saved_bytes", "dram_error_pct",
 		"measured_dram_saved_kernel_bytes", "dram_kernel_error_pct",
 		"predicted_folded_time_ns", "fused_folded_time_ns", "measured_gpu_time_saved_ns", "gpu_time_error_pct",
+		"predicted_time_saved_ns", "predicted_time_error_pct",
 		"measured_kernel_time_saved_ns", "kernel_time_error_pct", "fused",
 		"model_kernels_saved", "model_kernels_error", "model_dram_saved_flushed_bytes", "model_dram_flushed_error_pct",
 		"model_dram_saved_warm_bytes", "model_dram_warm_error_pct", "model_time_saved_ns", "model_time_error_pct", "model_fused", "note"}}
@@ -345,7 +352,7 @@ func checkRows(cs []analysis.SuggestCheck, human bool) tableout.Table {
 		t.Header = []string{"EXPERIMENT", "SHAPE", "BASELINE", "CANDIDATE", "BASIS", "CHAINS",
 			"KERNELS PRED", "FUSED", "MEAS", "ERR",
 			"DRAM PRED (MB)", "FUSED (MB)", "MEAS (MB)", "ERR (%)", "MEAS KERNEL PASS (MB)", "ERR (%)",
-			"FOLDED TIME (us)", "FUSED (us)", "GPU MEAS (us)", "ERR (%)", "MEAS KERNEL PASS (us)", "ERR (%)", "FUSED EDGES",
+			"FOLDED TIME (us)", "FUSED (us)", "GPU MEAS (us)", "ERR (%)", "TIME SAVED (us)", "ERR (%)", "MEAS KERNEL PASS (us)", "ERR (%)", "FUSED EDGES",
 			"MODEL KERNELS", "ERR", "MODEL DRAM FLUSHED (MB)", "ERR (%)", "MODEL DRAM WARM (MB)", "ERR (%)", "MODEL TIME (us)", "ERR (%)", "MODEL FUSES", "NOTE"}
 	}
 	f := func(v float64, scale float64, prec int) string {
@@ -371,6 +378,10 @@ func checkRows(cs []analysis.SuggestCheck, human bool) tableout.Table {
 		kt, kte := dash(""), dash("")
 		if c.MeasKernelTimeNs != 0 {
 			kt, kte = f(c.MeasKernelTimeNs, 1e3, 1), f(c.ErrKernelTimePct, 1, 0)
+		}
+		pt, pte := dash(""), dash("")
+		if c.PredTimeKnown {
+			pt, pte = f(c.PredTimeNs, 1e3, 1), f(c.ErrPredTimePct, 1, 0)
 		}
 		fk, ft := "", ""
 		if c.FusedKnown {
@@ -398,7 +409,7 @@ func checkRows(cs []analysis.SuggestCheck, human bool) tableout.Table {
 		row := []string{c.Experiment, c.Shape, c.Baseline, c.Candidate, c.Basis, strconv.Itoa(c.Chains),
 			strconv.Itoa(c.PredKernels), dash(fk), strconv.Itoa(c.MeasKernels), strconv.Itoa(c.ErrKernels),
 			dash(pd), dash(fd), dash(md), dash(ed), dash(mk), dash(ek),
-			f(c.PredFoldedNs, 1e3, 1), dash(ft), f(c.MeasTimeNs, 1e3, 1), f(c.ErrTimePct, 1, 0), kt, kte, dash(c.Fused)}
+			f(c.PredFoldedNs, 1e3, 1), dash(ft), f(c.MeasTimeNs, 1e3, 1), f(c.ErrTimePct, 1, 0), pt, pte, kt, kte, dash(c.Fused)}
 		t.Rows = append(t.Rows, append(append(row, m...), dash(c.Note)))
 	}
 	return t
