@@ -64,6 +64,7 @@ it. Without ncu bytes for every kernel of a chain its DRAM saving is unknown.`
 const (
 	BasisDataflow    = "dataflow"
 	BasisLaunchOrder = "launch order"
+	BasisMerge       = "merge" // kernels merged into one, no GEMM (SuggestMerges)
 )
 
 // SuggestKernel is one kernel of a launch sequence FindChains walks.
@@ -444,12 +445,11 @@ func finish(c *Chain, ks []SuggestKernel) {
 	}
 }
 
-// RankChains orders chains for reading: dataflow chains before
-// launch-order ones, each group as found.
+// RankChains orders chains for reading: dataflow chains, then merges,
+// then launch-order chains, each group as found.
 func RankChains(cs []Chain) {
-	sort.SliceStable(cs, func(i, j int) bool {
-		return cs[i].Basis == BasisDataflow && cs[j].Basis != BasisDataflow
-	})
+	rank := map[string]int{BasisDataflow: 0, BasisMerge: 1, BasisLaunchOrder: 2}
+	sort.SliceStable(cs, func(i, j int) bool { return rank[cs[i].Basis] < rank[cs[j].Basis] })
 }
 
 // SuggestTables finds the chains of ingested exports: kernels of the

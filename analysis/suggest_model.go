@@ -14,9 +14,9 @@ kernel reads and the call does not return, and of an addend written
 before that GEMM, runs in the GEMM's epilogue (cuBLAS beta*C); Inductor's
 default mode folds no other op into a GEMM. The call copies the addend
 into the GEMM's output (a device-to-device copy, no kernel) and the GEMM
-reads it back as C. (2) merges: kernels that are
-neither GEMMs, scans nor library calls (splitk_reduce) are pointwise ops or
-reductions; Inductor merges a producer and its consumer into one kernel,
+reads it back as C. (2) merges: kernels that are neither GEMMs, scans nor
+library calls (splitk_reduce) are pointwise ops or reductions; Inductor
+merges a producer and its consumer into one kernel,
 pointwise into pointwise, pointwise into a following reduction's loads and
 a reduction into the pointwise ops after it, with at most one reduction per
 kernel, never around a kernel outside the merged set (a GEMM between them
@@ -44,12 +44,13 @@ tensor named d<Y> that no kernel writes).
                    add's read of the addend).
   time saved     = an add folded: its time less its addend's read (the
                    GEMM's C) at the baseline's DRAM rate (the copy is no
-                   kernel: not in kernel time sums); a merged set: its kernels' time
-                   less the merged kernel's bytes (each input read once,
-                   each escaping output written once) at that rate. The
-                   DRAM rate is the fastest (read+write)/duration of the
-                   baseline's kernels without tensor work running 5 us or
-                   more (what a streaming kernel reaches on this GPU).
+                   kernel: not in kernel time sums); a merged set: its
+                   kernels' time less the merged kernel's, t0 + bytes /
+                   rate, its bytes the set's kernel-pass bytes less the
+                   flushed saving. t0 and rate are a least-squares fit of
+                   t = t0 + bytes / rate over the baseline's kernels
+                   without tensor work (a streaming kernel's fixed time and
+                   DRAM rate). A prediction, not a bound.
 Tensor sizes come from the kernel pass: a unary pointwise kernel's read is
 its input's size, a pointwise output is as large as its largest input, a
 pointwise kernel's read less its other inputs' sizes is the last one's;
@@ -59,27 +60,34 @@ split over its outputs.`
 // ModelPrediction is what PredictInductor predicts a compiled variant
 // saves over its baseline.
 type ModelPrediction struct {
-	Kernels       int      // kernels saved
-	Folds         int      // adds folded into a GEMM's epilogue
-	Merged        [][]int  // sets of merged kernels (positions), two or more each
-	DRAMFlushed   float64  // bytes saved, kernel-pass basis
-	DRAMWarm      float64  // bytes saved, warm L2
-	TimeNs        float64  // time saved
-	DRAMRate      float64  // bytes per ns the time figure uses
-	LaunchNs      float64  // a kernel's fixed time beside its bytes (streamFit)
-	Desc          []string // what is merged or folded, by op
+	Kernels       int        // kernels saved
+	Folds         int        // adds folded into a GEMM's epilogue
+	Merged        []MergeSet // the kernels merged, two or more each
+	DRAMFlushed   float64    // bytes saved, kernel-pass basis
+	DRAMWarm      float64    // bytes saved, warm L2
+	TimeNs        float64    // time saved
+	DRAMRate      float64    // bytes per ns the time figure uses
+	LaunchNs      float64    // a kernel's fixed time beside its bytes (streamFit)
+	Desc          []string   // what is merged or folded, by op
 	L2Bytes       float64
 	GradientStart int // first backward kernel (len(seq): none)
 }
 
-// minRateNs is the shortest kernel whose DRAM rate PredictInductor takes.
-const minRateNs = 5e3
+// MergeSet is one set of kernels InductorModel merges into one.
+type MergeSet struct {
+	Kernels     []int    // positions in the launch sequence
+	Ops         []string // their dataflow ops
+	DRAMFlushed float64  // bytes saved, kernel-pass basis
+	DRAMWarm    float64  // bytes saved, warm L2
+	TimeNs      float64  // time saved
+	KernelsNs   float64  // the kernels' summed time
+}
 
 // PredictInductor applies InductorModel to a baseline's launch sequence,
 // every kernel with its dataflow step; outputs are the call's outputs,
 // backward says the variant runs a backward, l2 is the L2 size in bytes
 // (0: every read charged) and rate the fallback DRAM rate in bytes per ns
-// (where no kernel without tensor work runs 5 us or more). ok is false
+// (where the baseline has no kernel without tensor work). ok is false
 // where seq has no dataflow.
 func PredictInductor(seq []SuggestKernel, outputs []string, backward bool, l2, rate float64) (ModelPrediction, bool) {
 	for _, k := range seq {
@@ -216,7 +224,6 @@ func PredictInductor(seq []SuggestKernel, outputs []string, backward bool, l2, r
 		if len(m) < 2 {
 			continue
 		}
-		p.Merged = append(p.Merged, m)
 		p.Kernels += len(m) - 1
 		in := map[int]bool{}
 		var ops []string
@@ -232,7 +239,9 @@ func PredictInductor(seq []SuggestKernel, outputs []string, backward bool, l2, r
 		for _, j := range m {
 			moved += seq[j].DRAMReadBytes + seq[j].DRAMWriteBytes
 		}
-		p.TimeNs += timeNs - p.LaunchNs - atRate(moved)
+		saved := timeNs - p.LaunchNs - atRate(moved)
+		p.TimeNs += saved
+		p.Merged = append(p.Merged, MergeSet{Kernels: m, Ops: ops, DRAMFlushed: fl, DRAMWarm: wm, TimeNs: saved, KernelsNs: timeNs})
 	}
 	p.Kernels += p.Folds
 	return p, true
@@ -484,4 +493,43 @@ func streamFit(seq []SuggestKernel) (rate, t0 float64) {
 		return rate, 0
 	}
 	return 1 / slope, max(0, (sy-slope*sx)/n)
+}
+
+// SuggestMerges lists the merges InductorModel makes in a cell whose
+// variant states its dataflow (none otherwise): one Chain per merged set,
+// Basis BasisMerge, its first kernel as Producer and the others as
+// Folded; FoldedTimeNs the set's summed time, TimeSavedNs and
+// DRAMSavedBytes (kernel pass) what merging saves. l2 is the L2 size.
+func SuggestMerges(c CellFact, kfacts []KernelFact, flows Flows, models Models, l2 float64) []Chain {
+	key := [2]string{c.Experiment, c.Variant}
+	flow := flows[key]
+	if flow == nil {
+		return nil
+	}
+	seq, note := CellSequence(c, kfacts, flow)
+	if note != "" {
+		return nil
+	}
+	p, ok := PredictInductor(seq, flow.Outputs, models.Backward[key], l2, 0)
+	if !ok {
+		return nil
+	}
+	var out []Chain
+	for _, m := range p.Merged {
+		ch := Chain{Range: c.Key().String(), Index: m.Kernels[0], Producer: seq[m.Kernels[0]].Name, Basis: BasisMerge,
+			KernelsSaved: len(m.Kernels) - 1, FoldedTimeNs: m.KernelsNs, TimeSavedNs: m.TimeNs, TimeSavedKnown: true,
+			DRAMSavedBytes: m.DRAMFlushed, DRAMKnown: true, Edges: []ChainEdge{},
+			Note: "merged into one kernel by Inductor's rules (torch.compile default mode; see the model)"}
+		for _, j := range m.Kernels {
+			ch.DRAMKnown = ch.DRAMKnown && seq[j].BytesKnown
+			if j != m.Kernels[0] {
+				ch.Folded = append(ch.Folded, seq[j].Name)
+			}
+		}
+		if !ch.DRAMKnown {
+			ch.DRAMSavedBytes, ch.TimeSavedNs, ch.TimeSavedKnown = 0, 0, false
+		}
+		out = append(out, ch)
+	}
+	return out
 }

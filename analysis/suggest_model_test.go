@@ -181,3 +181,29 @@ func TestChainTimeSaved(t *testing.T) {
 		t.Errorf("%+v", c)
 	}
 }
+
+// The plain listing's merges for gla_proj's forward+backward baseline (run
+// 161238): F.normalize's forward, norm + clamp_min + div (3 kernels, 2
+// saved: compiled-fwdbwd runs one triton_per_fused_..._linalg_vector_norm
+// kernel for them) and its backward's 14 kernels (13 saved: one
+// triton_per_fused_add_clamp_min_div_eq_... kernel), ranked after the
+// dataflow chains.
+func TestSuggestMergesGLAProj(t *testing.T) {
+	res := loadCommittedResult(t, "2026-11-23-h100-161238")
+	for _, c := range res.Run.Cells {
+		if c.Experiment != "gla_proj" || c.Variant != "unfused-fwdbwd" || c.Status != "ok" {
+			continue
+		}
+		ms := analysis.SuggestMerges(c, res.Run.Kernels, analysis.FlowsOf(res.Experiments), analysis.ModelsOf(res.Experiments), float64(res.Run.Ceilings.L2Bytes))
+		if len(ms) != 2 || ms[0].KernelsSaved != 2 || ms[1].KernelsSaved != 13 || ms[0].Basis != analysis.BasisMerge {
+			t.Fatalf("%+v", ms)
+		}
+		cs := append([]analysis.Chain{ms[0]}, analysis.Chain{Basis: analysis.BasisLaunchOrder}, analysis.Chain{Basis: analysis.BasisDataflow})
+		analysis.RankChains(cs)
+		if cs[0].Basis != analysis.BasisDataflow || cs[1].Basis != analysis.BasisMerge {
+			t.Errorf("ranked %s, %s, %s", cs[0].Basis, cs[1].Basis, cs[2].Basis)
+		}
+		return
+	}
+	t.Fatal("no gla_proj unfused-fwdbwd cell")
+}

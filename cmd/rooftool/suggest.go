@@ -127,11 +127,12 @@ func runSuggest(ctx context.Context, opts *SuggestOptions) error {
 	case opts.AgainstRun:
 		return usageErrorf("suggest: --against-run needs one run (a run directory or a committed run), not exports")
 	case res != nil:
-		flows, sms := analysis.FlowsOf(res.Experiments), gpuSMs(res.Run.GPU)
+		flows, models, sms := analysis.FlowsOf(res.Experiments), analysis.ModelsOf(res.Experiments), gpuSMs(res.Run.GPU)
 		for _, c := range res.Run.Cells {
 			if c.Status == "ok" {
 				cs, no := analysis.SuggestCell(c, res.Run.Kernels, flows, sms)
 				out.Chains, out.NotOffered = append(out.Chains, cs...), append(out.NotOffered, no...)
+				out.Chains = append(out.Chains, analysis.SuggestMerges(c, res.Run.Kernels, flows, models, float64(res.Run.Ceilings.L2Bytes))...)
 			}
 		}
 		analysis.RankChains(out.Chains)
