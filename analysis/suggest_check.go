@@ -29,6 +29,8 @@ type SuggestCheck struct {
 
 	PredKernels    int     `json:"predicted_kernels_saved"`
 	PredDRAMBytes  float64 `json:"predicted_dram_saved_bytes"`
+	PredDRAMWarm   float64 `json:"predicted_dram_saved_warm_bytes"` // warm L2 (Chain.DRAMSavedWarmBytes)
+	ErrDRAMWarmPct float64 `json:"dram_warm_error_pct,omitempty"`   // against the range pass (MeasDRAMBytes)
 	PredFoldedNs   float64 `json:"predicted_folded_time_ns"`
 	PredTimeNs     float64 `json:"predicted_time_saved_ns"` // the chains' time saved (Chain.TimeSavedNs)
 	PredTimeKnown  bool    `json:"predicted_time_saved_known"`
@@ -105,7 +107,7 @@ func CheckSuggestionsWith(r *Run, flows Flows, models Models, sms int) []Suggest
 		if b == nil || c == nil || b.Status != "ok" || c.Status != "ok" || b.Kernels == 0 || c.Kernels == 0 {
 			continue
 		}
-		chains, _ := SuggestCell(*b, r.Kernels, flows, sms)
+		chains, _ := SuggestCell(*b, r.Kernels, flows, sms, float64(r.Ceilings.L2Bytes))
 		if len(chains) == 0 {
 			continue
 		}
@@ -119,6 +121,7 @@ func CheckSuggestionsWith(r *Run, flows Flows, models Models, sms int) []Suggest
 			s.PredKernels += ch.KernelsSaved
 			s.PredFoldedNs += ch.FoldedTimeNs
 			s.PredDRAMBytes += ch.DRAMSavedBytes
+			s.PredDRAMWarm += ch.DRAMSavedWarmBytes
 			known = known && ch.DRAMKnown
 		}
 		seq, _ := CellSequence(*b, r.Kernels, nil)
@@ -145,12 +148,13 @@ func CheckSuggestionsWith(r *Run, flows Flows, models Models, sms int) []Suggest
 			s.DRAMKnown = true
 			s.MeasDRAMBytes = bd - cd
 			s.ErrDRAMPct = errPct(predD, s.MeasDRAMBytes)
+			s.ErrDRAMWarmPct = errPct(s.PredDRAMWarm, s.MeasDRAMBytes)
 			if b.DRAMBytesKernels > 0 && c.DRAMBytesKernels > 0 {
 				s.MeasDRAMKernelBytes = b.DRAMBytesKernels - c.DRAMBytesKernels
 				s.ErrDRAMKernelPct = errPct(predD, s.MeasDRAMKernelBytes)
 			}
 		} else {
-			s.PredDRAMBytes, s.FusedDRAMBytes = 0, 0
+			s.PredDRAMBytes, s.FusedDRAMBytes, s.PredDRAMWarm = 0, 0, 0
 		}
 		if models.Inductor[[2]string{c.Experiment, c.Variant}] {
 			setModel(&s, *b, r, flows[[2]string{b.Experiment, b.Variant}], models.Backward[[2]string{b.Experiment, b.Variant}])

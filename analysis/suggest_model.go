@@ -518,7 +518,7 @@ func SuggestMerges(c CellFact, kfacts []KernelFact, flows Flows, models Models, 
 	for _, m := range p.Merged {
 		ch := Chain{Range: c.Key().String(), Index: m.Kernels[0], Producer: seq[m.Kernels[0]].Name, Basis: BasisMerge,
 			KernelsSaved: len(m.Kernels) - 1, FoldedTimeNs: m.KernelsNs, TimeSavedNs: m.TimeNs, TimeSavedKnown: true,
-			DRAMSavedBytes: m.DRAMFlushed, DRAMKnown: true, Edges: []ChainEdge{},
+			DRAMSavedBytes: m.DRAMFlushed, DRAMSavedWarmBytes: m.DRAMWarm, DRAMKnown: true, Edges: []ChainEdge{},
 			Note: "merged into one kernel by Inductor's rules (torch.compile default mode; see the model)"}
 		for _, j := range m.Kernels {
 			ch.DRAMKnown = ch.DRAMKnown && seq[j].BytesKnown
@@ -527,7 +527,7 @@ func SuggestMerges(c CellFact, kfacts []KernelFact, flows Flows, models Models, 
 			}
 		}
 		if !ch.DRAMKnown {
-			ch.DRAMSavedBytes, ch.TimeSavedNs, ch.TimeSavedKnown = 0, 0, false
+			ch.DRAMSavedBytes, ch.DRAMSavedWarmBytes, ch.TimeSavedNs, ch.TimeSavedKnown = 0, 0, 0, false
 		}
 		out = append(out, ch)
 	}

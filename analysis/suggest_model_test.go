@@ -167,6 +167,9 @@ func TestPredictInductorWarmByHand(t *testing.T) {
 // max(10e6, 20e6/2) = 10e6 of a, so the epilogue reads o's 10e6 B; the one
 // kernel without tensor work streams 30e6 B / 10000 ns = 3000 B/ns.
 // Time saved: 10000 - 10e6/3000 = 6666.67 ns; folded time 10000 ns.
+// DRAM: a (10e6 B, not returned) is no longer written nor read: 20e6 B on
+// the kernel pass; warm, on a 50 MB L2 its read right after its write
+// hits, its write is still saved: 10e6 B; on a 5 MB L2, 20e6 B.
 func TestChainTimeSaved(t *testing.T) {
 	seq := []analysis.SuggestKernel{
 		step(t, "a = mm(x, W)", true, 30e6, 10e6, 50000),
@@ -179,6 +182,12 @@ func TestChainTimeSaved(t *testing.T) {
 	c := cs[0]
 	if c.FoldedTimeNs != 10000 || !c.TimeSavedKnown || !near(c.EpilogueBytes, 10e6) || !near(c.TimeSavedNs, 10000-10e6/3000.0) {
 		t.Errorf("%+v", c)
+	}
+	for _, tc := range []struct{ l2, warm float64 }{{50e6, 10e6}, {5e6, 20e6}} {
+		cs, _ := analysis.FindChains("r", 0, seq, analysis.SuggestOptions{Outputs: []string{"c"}, L2Bytes: tc.l2})
+		if !near(cs[0].DRAMSavedBytes, 20e6) || !near(cs[0].DRAMSavedWarmBytes, tc.warm) {
+			t.Errorf("L2 %g: flushed %g, warm %g; want 20e6, %g", tc.l2, cs[0].DRAMSavedBytes, cs[0].DRAMSavedWarmBytes, tc.warm)
+		}
 	}
 }
 
