@@ -34,10 +34,17 @@ SMs yet run 10 us or more (ncu: sequential work no per-tile epilogue can
 hold). A refused kernel ends a launch-order chain.
   kernels saved  = the number of folded kernels.
   folded time    = the sum of their durations: what folding saves if the
-                   epilogue costs the GEMM nothing. Not a bound: a fused
-                   kernel that also changes its main loop can save more
-                   (swiglu_fp8 dual-acc merges the two GEMMs), one whose
-                   epilogue slows the GEMM less.
+                   epilogue costs the GEMM nothing.
+  time saved     = the folded time less what the epilogue adds: the
+                   folded kernels' reads of their other operands (each
+                   one's DRAM read less its reads of the chain's
+                   intermediates), which the epilogue now reads, at the
+                   sequence's streaming DRAM rate (a least-squares fit of
+                   t = t0 + bytes / rate over its kernels without tensor
+                   work). A prediction, not a bound: a fused kernel that
+                   also changes its main loop can save more (swiglu_fp8
+                   dual-acc merges the two GEMMs), an epilogue that hides
+                   its reads under the main loop more, a slower one less.
   DRAM saved     = over every producer -> folded kernel edge, the folded
                    kernel's read of the intermediate plus the producer's
                    write of it where it is not an output of the call and no
@@ -48,15 +55,23 @@ hold). A refused kernel ends a launch-order chain.
                    Launch order: the read is min(the consumer's read, the
                    producer's write), and every write but the last
                    kernel's is saved. Reads of other operands stay.
-Bytes are the ncu kernel pass's (L2 flushed before each kernel): an
-intermediate that would stay in L2 overstates the saving, and writes that
-stay in L2 past a small kernel's end (dram__bytes_write near 0) understate
-it. Without ncu bytes for every kernel of a chain its DRAM saving is unknown.`
+  DRAM saved warm = the same edges with a warm L2 (the sequence as a
+                   program runs it): an intermediate (the larger of its
+                   edge's read and write) is charged its size as a write
+                   where its write is saved (a write-back L2 evicts the
+                   dirty lines to DRAM later), and its read only where it
+                   does not fit: size + the DRAM bytes of the kernels
+                   launched between producer and reader > the L2 size.
+Bytes are the ncu kernel pass's (L2 flushed before each kernel): writes
+that stay in L2 past a small kernel's end (dram__bytes_write near 0)
+understate the flushed figure. Without ncu bytes for every kernel of a
+chain its DRAM saving is unknown.`
 
 // Bases of a chain.
 const (
 	BasisDataflow    = "dataflow"
 	BasisLaunchOrder = "launch order"
+	BasisMerge       = "merge" // kernels merged into one, no GEMM (SuggestMerges)
 )
 
 // SuggestKernel is one kernel of a launch sequence FindChains walks.
@@ -75,19 +90,28 @@ type SuggestKernel struct {
 // Chain is a GEMM and the kernels without tensor work a fusion into the
 // GEMM's epilogue could collapse into it.
 type Chain struct {
-	Range          string      `json:"range"` // NVTX range path, or experiment/variant/shape of a run's cell; "" none
-	Stream         int64       `json:"stream"`
-	Index          int         `json:"index"` // position of the producer in its launch sequence
-	Producer       string      `json:"producer"`
-	Folded         []string    `json:"folded"`
-	KernelsSaved   int         `json:"kernels_saved"`
-	FoldedTimeNs   float64     `json:"folded_time_ns"` // the folded kernels' durations (not a bound)
-	DRAMSavedBytes float64     `json:"dram_saved_bytes"`
-	DRAMKnown      bool        `json:"dram_known"`
-	Basis          string      `json:"basis"`              // dataflow | launch order
-	Operands       []string    `json:"operands,omitempty"` // dataflow: tensors from outside the chain the epilogue reads
-	Edges          []ChainEdge `json:"edges"`
-	Note           string      `json:"note,omitempty"`
+	Range        string   `json:"range"` // NVTX range path, or experiment/variant/shape of a run's cell; "" none
+	Stream       int64    `json:"stream"`
+	Index        int      `json:"index"` // position of the producer in its launch sequence
+	Producer     string   `json:"producer"`
+	Folded       []string `json:"folded"`
+	KernelsSaved int      `json:"kernels_saved"`
+	FoldedTimeNs float64  `json:"folded_time_ns"` // the folded kernels' durations (not a bound)
+	// TimeSavedNs is FoldedTimeNs less the epilogue's reads of the folded
+	// kernels' operands (EpilogueBytes) at the sequence's streaming DRAM
+	// rate (streamFit); known with the DRAM bytes (TimeSavedKnown).
+	TimeSavedNs    float64 `json:"time_saved_ns"`
+	EpilogueBytes  float64 `json:"epilogue_bytes"`
+	TimeSavedKnown bool    `json:"time_saved_known"`
+	DRAMSavedBytes float64 `json:"dram_saved_bytes"`
+	DRAMKnown      bool    `json:"dram_known"`
+	// DRAMSavedWarmBytes is the DRAM saved with a warm L2 (the sequence as
+	// a program runs it): see SuggestModel.
+	DRAMSavedWarmBytes float64     `json:"dram_saved_warm_bytes"`
+	Basis              string      `json:"basis"`              // dataflow | launch order
+	Operands           []string    `json:"operands,omitempty"` // dataflow: tensors from outside the chain the epilogue reads
+	Edges              []ChainEdge `json:"edges"`
+	Note               string      `json:"note,omitempty"`
 }
 
 // ChainEdge is one producer -> folded kernel edge of a chain and the DRAM
@@ -100,6 +124,7 @@ type ChainEdge struct {
 	Tensor          string  `json:"tensor,omitempty"` // dataflow: the intermediate
 	ReadSavedBytes  float64 `json:"read_saved_bytes"`
 	WriteSavedBytes float64 `json:"write_saved_bytes"`
+	WriteSaved      bool    `json:"write_saved"` // the intermediate is no longer written (whatever the kernel pass counted)
 }
 
 // NotOffered is a kernel that reads a chain's output but is not offered as
@@ -150,6 +175,9 @@ type SuggestOptions struct {
 	Outputs []string
 	// Note is said of every chain (why its basis is what it is).
 	Note string
+	// L2Bytes is the GPU's L2 size for the warm-L2 DRAM figure (0: every
+	// read charged).
+	L2Bytes float64
 }
 
 // Patterns of kernel names and dataflow ops that FoldBlock refuses.
@@ -211,7 +239,10 @@ func FindChains(rangePath string, stream int64, seq []SuggestKernel, opt Suggest
 	} else {
 		cs, no = launchOrderChains(seq, opt)
 	}
+	rate, _ := streamFit(seq)
 	for i := range cs {
+		timeSaved(&cs[i], seq, rate)
+		warmSaved(&cs[i], seq, opt.L2Bytes)
 		cs[i].Range, cs[i].Stream = rangePath, stream
 		if cs[i].Note == "" {
 			cs[i].Note = opt.Note
@@ -247,7 +278,7 @@ func launchOrderChains(seq []SuggestKernel, opt SuggestOptions) ([]Chain, []NotO
 				c.Folded = append(c.Folded, k.Name)
 				c.KernelsSaved++
 				c.FoldedTimeNs += k.DurationNs
-				e := ChainEdge{From: m - 1, To: m, ReadSavedBytes: math.Min(k.DRAMReadBytes, prev.DRAMWriteBytes), WriteSavedBytes: prev.DRAMWriteBytes}
+				e := ChainEdge{From: m - 1, To: m, ReadSavedBytes: math.Min(k.DRAMReadBytes, prev.DRAMWriteBytes), WriteSavedBytes: prev.DRAMWriteBytes, WriteSaved: true}
 				c.Edges = append(c.Edges, e)
 			}
 			finish(&c, seq[i:j])
@@ -370,7 +401,7 @@ func dataflowChains(seq []SuggestKernel, opt SuggestOptions) ([]Chain, []NotOffe
 						all = all && inSet[u]
 					}
 					if all {
-						e.WriteSavedBytes = w
+						e.WriteSavedBytes, e.WriteSaved = w, true
 						writeSaved[in] = true
 					}
 				}
@@ -393,6 +424,49 @@ func dataflowChains(seq []SuggestKernel, opt SuggestOptions) ([]Chain, []NotOffe
 	return out, no
 }
 
+// timeSaved sets c's time saved: its folded time less what the epilogue
+// reads beside the intermediates, each folded kernel's DRAM read less its
+// edges' reads, at rate bytes per ns.
+func timeSaved(c *Chain, seq []SuggestKernel, rate float64) {
+	if !c.DRAMKnown || rate <= 0 {
+		return
+	}
+	into := map[int]float64{}
+	for _, e := range c.Edges {
+		into[e.To] += e.ReadSavedBytes
+	}
+	for to, r := range into {
+		if to < len(seq) {
+			c.EpilogueBytes += max(0, seq[to].DRAMReadBytes-r)
+		}
+	}
+	c.TimeSavedNs, c.TimeSavedKnown = c.FoldedTimeNs-c.EpilogueBytes/rate, true
+}
+
+// warmSaved sets c's warm-L2 DRAM saving: per edge, the intermediate's
+// size (the larger of the edge's read and write) written where its write
+// is saved (WriteSaved; a write-back L2 evicts it to DRAM later), and its read where
+// it does not fit: size + the DRAM bytes of the kernels launched between
+// producer and reader > l2.
+func warmSaved(c *Chain, seq []SuggestKernel, l2 float64) {
+	if !c.DRAMKnown {
+		return
+	}
+	for _, e := range c.Edges {
+		size := max(e.ReadSavedBytes, e.WriteSavedBytes)
+		if e.WriteSaved {
+			c.DRAMSavedWarmBytes += size
+		}
+		between := 0.0
+		for j := e.From + 1; j < e.To && j < len(seq); j++ {
+			between += seq[j].DRAMReadBytes + seq[j].DRAMWriteBytes
+		}
+		if l2 <= 0 || size+between > l2 {
+			c.DRAMSavedWarmBytes += e.ReadSavedBytes
+		}
+	}
+}
+
 // finish sums a chain's edges into its DRAM saving, unknown where a kernel
 // of the chain lacks ncu bytes.
 func finish(c *Chain, ks []SuggestKernel) {
@@ -410,12 +484,11 @@ func finish(c *Chain, ks []SuggestKernel) {
 	}
 }
 
-// RankChains orders chains for reading: dataflow chains before
-// launch-order ones, each group as found.
+// RankChains orders chains for reading: dataflow chains, then merges,
+// then launch-order chains, each group as found.
 func RankChains(cs []Chain) {
-	sort.SliceStable(cs, func(i, j int) bool {
-		return cs[i].Basis == BasisDataflow && cs[j].Basis != BasisDataflow
-	})
+	rank := map[string]int{BasisDataflow: 0, BasisMerge: 1, BasisLaunchOrder: 2}
+	sort.SliceStable(cs, func(i, j int) bool { return rank[cs[i].Basis] < rank[cs[j].Basis] })
 }
 
 // SuggestTables finds the chains of ingested exports: kernels of the
@@ -424,7 +497,7 @@ func RankChains(cs []Chain) {
 // (exports state no dataflow). facts (may be nil) are the KernelFacts of
 // the same tables, for tensor work, DRAM bytes and grids; sms is the GPU's
 // SM count (0: unknown).
-func SuggestTables(t *ingest.Tables, facts []KernelFact, sms int) ([]Chain, []NotOffered) {
+func SuggestTables(t *ingest.Tables, facts []KernelFact, sms int, l2 float64) ([]Chain, []NotOffered) {
 	byID := map[int64]*KernelFact{}
 	for i := range facts {
 		byID[facts[i].KernelID] = &facts[i]
@@ -472,7 +545,7 @@ func SuggestTables(t *ingest.Tables, facts []KernelFact, sms int) ([]Chain, []No
 	})
 	var out []Chain
 	var no []NotOffered
-	opt := SuggestOptions{SMs: sms, Note: "an export states no dataflow: the chain follows launch order, and a folded kernel may not read the GEMM's output"}
+	opt := SuggestOptions{SMs: sms, L2Bytes: l2, Note: "an export states no dataflow: the chain follows launch order, and a folded kernel may not read the GEMM's output"}
 	for _, g := range keys {
 		list := groups[g]
 		sort.SliceStable(list, func(i, j int) bool { return list[i].StartNs < list[j].StartNs })
@@ -595,11 +668,12 @@ func FlowsOf(exps []*kernels.Experiment) Flows {
 
 // SuggestCell finds the chains of one cell of a run, by the dataflow flows
 // state for its variant where it matches the cell's kernels, else by launch
-// order; sms is the GPU's SM count (0: unknown).
-func SuggestCell(c CellFact, kfacts []KernelFact, flows Flows, sms int) ([]Chain, []NotOffered) {
+// order; sms is the GPU's SM count (0: unknown), l2 its L2 size in bytes
+// (0: unknown).
+func SuggestCell(c CellFact, kfacts []KernelFact, flows Flows, sms int, l2 float64) ([]Chain, []NotOffered) {
 	flow := flows[[2]string{c.Experiment, c.Variant}]
 	seq, note := CellSequence(c, kfacts, flow)
-	opt := SuggestOptions{SMs: sms, Note: note}
+	opt := SuggestOptions{SMs: sms, L2Bytes: l2, Note: note}
 	if flow != nil && note == "" {
 		opt.Outputs = flow.Outputs
 		if flow.From != "" {

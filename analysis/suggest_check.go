@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rooftool/rooftool/cellkey"
+	"github.com/rooftool/rooftool/kernels"
 )
 
 // Suggestions checked against a run's own fused variants: which chain
@@ -28,7 +29,12 @@ type SuggestCheck struct {
 
 	PredKernels    int     `json:"predicted_kernels_saved"`
 	PredDRAMBytes  float64 `json:"predicted_dram_saved_bytes"`
+	PredDRAMWarm   float64 `json:"predicted_dram_saved_warm_bytes"` // warm L2 (Chain.DRAMSavedWarmBytes)
+	ErrDRAMWarmPct float64 `json:"dram_warm_error_pct,omitempty"`   // against the range pass (MeasDRAMBytes)
 	PredFoldedNs   float64 `json:"predicted_folded_time_ns"`
+	PredTimeNs     float64 `json:"predicted_time_saved_ns"` // the chains' time saved (Chain.TimeSavedNs)
+	PredTimeKnown  bool    `json:"predicted_time_saved_known"`
+	ErrPredTimePct float64 `json:"predicted_time_error_pct,omitempty"` // against the nsys saving
 	FusedKnown     bool    `json:"fused_known"`
 	FusedKernels   int     `json:"fused_kernels_saved"`
 	FusedDRAMBytes float64 `json:"fused_dram_saved_bytes"`
@@ -50,6 +56,22 @@ type SuggestCheck struct {
 	ErrKernelTimePct float64 `json:"kernel_time_error_pct,omitempty"` // against the kernel-pass difference
 
 	Note string `json:"note,omitempty"` // how the measured DRAM bytes were taken, where not the range pass
+
+	// The compiler model's prediction (InductorModel), for candidates it
+	// models (ModelKnown): kernels, DRAM bytes with L2 flushed before each
+	// kernel and with a warm L2, and time saved; errors against the
+	// measured savings (kernels: difference; bytes against the kernel pass
+	// and the range pass; time against the nsys timeline, in %).
+	ModelKnown            bool    `json:"model_known"`
+	ModelFused            string  `json:"model_fused,omitempty"` // folds and merges, by op
+	ModelKernels          int     `json:"model_kernels_saved"`
+	ModelDRAMFlushedBytes float64 `json:"model_dram_saved_flushed_bytes"`
+	ModelDRAMWarmBytes    float64 `json:"model_dram_saved_warm_bytes"`
+	ModelTimeNs           float64 `json:"model_time_saved_ns"`
+	ErrModelKernels       int     `json:"model_kernels_error"`
+	ErrModelFlushedPct    float64 `json:"model_dram_flushed_error_pct,omitempty"`
+	ErrModelWarmPct       float64 `json:"model_dram_warm_error_pct,omitempty"`
+	ErrModelTimePct       float64 `json:"model_time_error_pct,omitempty"`
 }
 
 // BaselineKey is the cell of the check's baseline.
@@ -68,6 +90,12 @@ func (s SuggestCheck) CandidateKey() cellkey.Key {
 // the forward+backward baseline) whose kernel sequence was measured. flows
 // are the variants' dataflows, sms the GPU's SM count (0: unknown).
 func CheckSuggestions(r *Run, flows Flows, sms int) []SuggestCheck {
+	return CheckSuggestionsWith(r, flows, Models{}, sms)
+}
+
+// CheckSuggestionsWith is CheckSuggestions with the compiler model set
+// against the candidates models names (ModelsOf).
+func CheckSuggestionsWith(r *Run, flows Flows, models Models, sms int) []SuggestCheck {
 	cells := map[cellkey.Key]*CellFact{}
 	for i := range r.Cells {
 		c := &r.Cells[i]
@@ -79,17 +107,21 @@ func CheckSuggestions(r *Run, flows Flows, sms int) []SuggestCheck {
 		if b == nil || c == nil || b.Status != "ok" || c.Status != "ok" || b.Kernels == 0 || c.Kernels == 0 {
 			continue
 		}
-		chains, _ := SuggestCell(*b, r.Kernels, flows, sms)
+		chains, _ := SuggestCell(*b, r.Kernels, flows, sms, float64(r.Ceilings.L2Bytes))
 		if len(chains) == 0 {
 			continue
 		}
 		s := SuggestCheck{Experiment: b.Experiment, Shape: b.Shape, Baseline: b.Variant, Candidate: c.Variant,
 			Chains: len(chains), Basis: chains[0].Basis, MeasKernels: b.Kernels - c.Kernels, MeasTimeNs: b.GPUTimeNs - c.GPUTimeNs}
 		known := true
+		s.PredTimeKnown = true
 		for _, ch := range chains {
+			s.PredTimeNs += ch.TimeSavedNs
+			s.PredTimeKnown = s.PredTimeKnown && ch.TimeSavedKnown
 			s.PredKernels += ch.KernelsSaved
 			s.PredFoldedNs += ch.FoldedTimeNs
 			s.PredDRAMBytes += ch.DRAMSavedBytes
+			s.PredDRAMWarm += ch.DRAMSavedWarmBytes
 			known = known && ch.DRAMKnown
 		}
 		seq, _ := CellSequence(*b, r.Kernels, nil)
@@ -101,6 +133,11 @@ func CheckSuggestions(r *Run, flows Flows, sms int) []SuggestCheck {
 		}
 		s.ErrKernels = predK - s.MeasKernels
 		s.ErrTimePct = errPct(predT, s.MeasTimeNs)
+		if s.PredTimeKnown {
+			s.ErrPredTimePct = errPct(s.PredTimeNs, s.MeasTimeNs)
+		} else {
+			s.PredTimeNs = 0
+		}
 		if b.KernelPassTimeNs > 0 && c.KernelPassTimeNs > 0 {
 			s.MeasKernelTimeNs = b.KernelPassTimeNs - c.KernelPassTimeNs
 			s.ErrKernelTimePct = errPct(predT, s.MeasKernelTimeNs)
@@ -111,12 +148,16 @@ func CheckSuggestions(r *Run, flows Flows, sms int) []SuggestCheck {
 			s.DRAMKnown = true
 			s.MeasDRAMBytes = bd - cd
 			s.ErrDRAMPct = errPct(predD, s.MeasDRAMBytes)
+			s.ErrDRAMWarmPct = errPct(s.PredDRAMWarm, s.MeasDRAMBytes)
 			if b.DRAMBytesKernels > 0 && c.DRAMBytesKernels > 0 {
 				s.MeasDRAMKernelBytes = b.DRAMBytesKernels - c.DRAMBytesKernels
 				s.ErrDRAMKernelPct = errPct(predD, s.MeasDRAMKernelBytes)
 			}
 		} else {
-			s.PredDRAMBytes, s.FusedDRAMBytes = 0, 0
+			s.PredDRAMBytes, s.FusedDRAMBytes, s.PredDRAMWarm = 0, 0, 0
+		}
+		if models.Inductor[[2]string{c.Experiment, c.Variant}] {
+			setModel(&s, *b, r, flows[[2]string{b.Experiment, b.Variant}], models.Backward[[2]string{b.Experiment, b.Variant}])
 		}
 		switch {
 		case bnote != "":
@@ -127,6 +168,31 @@ func CheckSuggestions(r *Run, flows Flows, sms int) []SuggestCheck {
 		out = append(out, s)
 	}
 	return out
+}
+
+// setModel fills the compiler model's figures of s from its baseline b.
+func setModel(s *SuggestCheck, b CellFact, r *Run, flow *kernels.Dataflow, backward bool) {
+	if flow == nil {
+		return
+	}
+	seq, note := CellSequence(b, r.Kernels, flow)
+	if note != "" {
+		return
+	}
+	p, ok := PredictInductor(seq, flow.Outputs, backward, float64(r.Ceilings.L2Bytes), 0)
+	if !ok {
+		return
+	}
+	s.ModelKnown, s.ModelFused, s.ModelKernels, s.ModelTimeNs = true, strings.Join(p.Desc, ", "), p.Kernels, p.TimeNs
+	s.ErrModelKernels = p.Kernels - s.MeasKernels
+	s.ErrModelTimePct = errPct(p.TimeNs, s.MeasTimeNs)
+	if s.DRAMKnown {
+		s.ModelDRAMFlushedBytes, s.ModelDRAMWarmBytes = p.DRAMFlushed, p.DRAMWarm
+		s.ErrModelWarmPct = errPct(p.DRAMWarm, s.MeasDRAMBytes)
+		if s.MeasDRAMKernelBytes != 0 {
+			s.ErrModelFlushedPct = errPct(p.DRAMFlushed, s.MeasDRAMKernelBytes)
+		}
+	}
 }
 
 // inductorRE reads the ops Inductor fused into one kernel from its name

@@ -261,7 +261,7 @@ func TestCheckSuggestionsScanGate(t *testing.T) {
 		if c.Experiment != "scan_gate" || c.Variant != "three-kernel" || c.Kernels == 0 {
 			continue
 		}
-		cs, no := analysis.SuggestCell(c, res.Run.Kernels, analysis.FlowsOf(res.Experiments), 132)
+		cs, no := analysis.SuggestCell(c, res.Run.Kernels, analysis.FlowsOf(res.Experiments), 132, 50<<20)
 		if len(cs) != 0 || len(no) != 2 {
 			t.Errorf("three-kernel: chains %+v, not offered %+v; want none, the scan and the gate kernel", cs, no)
 		}

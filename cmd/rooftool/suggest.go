@@ -59,7 +59,15 @@ timeline). PRED is every chain of the baseline; FUSED the edges of them the
 candidate's kernel names show it fused (Inductor's triton_*_fused_<ops>
 kernels, cuBLAS's epilogue variants such as nvjet ..._badd_), where they
 tell; the errors (predicted - measured; for bytes and time in % of
-measured) are of FUSED where known, else of PRED.
+measured) are of FUSED where known, else of PRED. For torch.compile's
+default mode (a candidate whose description names torch.compile and not
+max-autotune) the MODEL columns predict, from the baseline's dataflow
+alone, the kernels, DRAM bytes (L2 flushed: against the kernel pass; warm
+L2: against the range pass) and time it saves, with their errors:
+
+` + analysis.InductorModel + `
+
+
 
 --format table (default), csv or json (one object with "rooftool_suggest": 2).
 Exit status: 0 done, 2 bad usage or input, 1 anything else.`,
@@ -112,18 +120,19 @@ func runSuggest(ctx context.Context, opts *SuggestOptions) error {
 	}
 	switch {
 	case res != nil && opts.AgainstRun:
-		out.Checks = analysis.CheckSuggestions(res.Run, analysis.FlowsOf(res.Experiments), gpuSMs(res.Run.GPU))
+		out.Checks = analysis.CheckSuggestionsWith(res.Run, analysis.FlowsOf(res.Experiments), analysis.ModelsOf(res.Experiments), gpuSMs(res.Run.GPU))
 		if out.Checks == nil {
 			out.Checks = []analysis.SuggestCheck{}
 		}
 	case opts.AgainstRun:
 		return usageErrorf("suggest: --against-run needs one run (a run directory or a committed run), not exports")
 	case res != nil:
-		flows, sms := analysis.FlowsOf(res.Experiments), gpuSMs(res.Run.GPU)
+		flows, models, sms := analysis.FlowsOf(res.Experiments), analysis.ModelsOf(res.Experiments), gpuSMs(res.Run.GPU)
 		for _, c := range res.Run.Cells {
 			if c.Status == "ok" {
-				cs, no := analysis.SuggestCell(c, res.Run.Kernels, flows, sms)
+				cs, no := analysis.SuggestCell(c, res.Run.Kernels, flows, sms, float64(res.Run.Ceilings.L2Bytes))
 				out.Chains, out.NotOffered = append(out.Chains, cs...), append(out.NotOffered, no...)
+				out.Chains = append(out.Chains, analysis.SuggestMerges(c, res.Run.Kernels, flows, models, float64(res.Run.Ceilings.L2Bytes))...)
 			}
 		}
 		analysis.RankChains(out.Chains)
@@ -176,7 +185,7 @@ func runSuggest(ctx context.Context, opts *SuggestOptions) error {
 				fmt.Fprintf(w, "  %s kernel %d %s: %s\n", suggestTrim(n.Range, 48), n.Index, suggestTrim(n.Kernel, 40), n.Reason)
 			}
 		}
-		_, err := fmt.Fprintln(w, "\nFOLDED TIME is the folded kernels' time: what folding saves if the epilogue costs the GEMM nothing (not a bound: a fused kernel that also changes its main loop saves more, a slower epilogue less); DRAM saved needs ncu bytes (- where absent). See rooftool suggest --help for the model.")
+		_, err := fmt.Fprintln(w, "\nFOLDED TIME is the folded kernels' time; TIME SAVED that less the epilogue's reads of their other operands at the sequence's streaming DRAM rate (a prediction, not a bound: a fused kernel that also changes its main loop saves more, a slower epilogue less); DRAM SAVED is on the kernel pass's bytes (L2 flushed before each kernel), WARM L2 with the residency rule of the model; DRAM and time saved need ncu bytes (- where absent). See rooftool suggest --help for the model.")
 		return err
 	}
 	return tableout.Write(opts.IO.Out, opts.Format, tableout.Output{CSV: csv, JSON: doc, Text: text})
@@ -186,6 +195,15 @@ func runSuggest(ctx context.Context, opts *SuggestOptions) error {
 func gpuSMs(name string) int {
 	if g, ok := gpu.Lookup(name); ok {
 		return g.SMs
+	}
+	return 0
+}
+
+// gpuL2 is the L2 size in bytes the catalog gives the run's GPU (0: not
+// in it).
+func gpuL2(name string) float64 {
+	if g, ok := gpu.Lookup(name); ok {
+		return float64(g.L2Bytes)
 	}
 	return 0
 }
@@ -208,11 +226,11 @@ func suggestExports(opts *SuggestOptions) ([]analysis.Chain, []analysis.NotOffer
 			return nil, nil, &ingest.InputError{File: strings.Join(inputs, ", "), Err: ingest.ErrNoKernels}
 		}
 		var facts []analysis.KernelFact
-		sms := 0
+		sms, l2 := 0, 0.0
 		if an, err := analysis.Analyze(t, nil, analysis.Options{}); err == nil {
-			facts, sms = an.Kernels, gpuSMs(an.GPU)
+			facts, sms, l2 = an.Kernels, gpuSMs(an.GPU), gpuL2(an.GPU)
 		}
-		cs, no := analysis.SuggestTables(t, facts, sms)
+		cs, no := analysis.SuggestTables(t, facts, sms, l2)
 		return cs, no, nil
 	}
 	if len(opts.Inputs) == 1 {
@@ -285,16 +303,20 @@ func suggestLoadRun(ctx context.Context, inputs []string) (*pipeline.Result, err
 // chainRows are the chains as a table: for CSV in base units under the
 // JSON's names, for reading (human) scaled and shortened.
 func chainRows(cs []analysis.Chain, human bool) tableout.Table {
-	t := tableout.Table{Header: []string{"range", "stream", "index", "basis", "producer", "folded", "kernels_saved", "folded_time_ns", "dram_saved_bytes"}}
+	t := tableout.Table{Header: []string{"range", "stream", "index", "basis", "producer", "folded", "kernels_saved", "folded_time_ns", "time_saved_ns", "dram_saved_bytes", "dram_saved_warm_bytes"}}
 	if human {
-		t.Header = []string{"RANGE", "STREAM", "AT", "BASIS", "PRODUCER", "FOLDED", "KERNELS SAVED", "FOLDED TIME (us)", "DRAM SAVED (MB)"}
+		t.Header = []string{"RANGE", "STREAM", "AT", "BASIS", "PRODUCER", "FOLDED", "KERNELS SAVED", "FOLDED TIME (us)", "TIME SAVED (us)", "DRAM SAVED (MB)", "WARM L2 (MB)"}
 	}
 	for _, c := range cs {
 		folded := strings.Join(c.Folded, " | ")
 		rng, prod := c.Range, c.Producer
-		dram, saved := "", strconv.FormatFloat(c.FoldedTimeNs, 'f', -1, 64)
+		dram, saved, ts := "", strconv.FormatFloat(c.FoldedTimeNs, 'f', -1, 64), ""
+		if c.TimeSavedKnown {
+			ts = strconv.FormatFloat(c.TimeSavedNs, 'f', -1, 64)
+		}
+		warm := ""
 		if c.DRAMKnown {
-			dram = strconv.FormatFloat(c.DRAMSavedBytes, 'f', -1, 64)
+			dram, warm = strconv.FormatFloat(c.DRAMSavedBytes, 'f', -1, 64), strconv.FormatFloat(c.DRAMSavedWarmBytes, 'f', -1, 64)
 		}
 		if human {
 			var short []string
@@ -307,16 +329,19 @@ func chainRows(cs []analysis.Chain, human bool) tableout.Table {
 			}
 			folded, rng, prod = strings.Join(short, " | "), suggestTrim(rng, 48), suggestTrim(prod, 40)
 			saved = fmt.Sprintf("%.1f", c.FoldedTimeNs/1e3)
-			dram = "-"
+			dram, ts, warm = "-", "-", "-"
+			if c.TimeSavedKnown {
+				ts = fmt.Sprintf("%.1f", c.TimeSavedNs/1e3)
+			}
 			if c.DRAMKnown {
-				dram = fmt.Sprintf("%.2f", c.DRAMSavedBytes/1e6)
+				dram, warm = fmt.Sprintf("%.2f", c.DRAMSavedBytes/1e6), fmt.Sprintf("%.2f", c.DRAMSavedWarmBytes/1e6)
 			}
 		}
 		if rng == "" {
 			rng = "-"
 		}
 		t.Rows = append(t.Rows, []string{rng, strconv.FormatInt(c.Stream, 10), strconv.Itoa(c.Index), c.Basis, prod, folded,
-			strconv.Itoa(c.KernelsSaved), saved, dram})
+			strconv.Itoa(c.KernelsSaved), saved, ts, dram, warm})
 	}
 	return t
 }
@@ -328,14 +353,18 @@ func checkRows(cs []analysis.SuggestCheck, human bool) tableout.Table {
 	t := tableout.Table{Header: []string{"experiment", "shape", "baseline", "candidate", "basis", "chains",
 		"predicted_kernels_saved", "fused_kernels_saved", "measured_kernels_saved", "kernels_error",
 		"predicted_dram_saved_bytes", "fused_dram_saved_bytes", "measured_dram_saved_bytes", "dram_error_pct",
-		"measured_dram_saved_kernel_bytes", "dram_kernel_error_pct",
+		"measured_dram_saved_kernel_bytes", "dram_kernel_error_pct", "predicted_dram_saved_warm_bytes", "dram_warm_error_pct",
 		"predicted_folded_time_ns", "fused_folded_time_ns", "measured_gpu_time_saved_ns", "gpu_time_error_pct",
-		"measured_kernel_time_saved_ns", "kernel_time_error_pct", "fused", "note"}}
+		"predicted_time_saved_ns", "predicted_time_error_pct",
+		"measured_kernel_time_saved_ns", "kernel_time_error_pct", "fused",
+		"model_kernels_saved", "model_kernels_error", "model_dram_saved_flushed_bytes", "model_dram_flushed_error_pct",
+		"model_dram_saved_warm_bytes", "model_dram_warm_error_pct", "model_time_saved_ns", "model_time_error_pct", "model_fused", "note"}}
 	if human {
 		t.Header = []string{"EXPERIMENT", "SHAPE", "BASELINE", "CANDIDATE", "BASIS", "CHAINS",
 			"KERNELS PRED", "FUSED", "MEAS", "ERR",
-			"DRAM PRED (MB)", "FUSED (MB)", "MEAS (MB)", "ERR (%)", "MEAS KERNEL PASS (MB)", "ERR (%)",
-			"FOLDED TIME (us)", "FUSED (us)", "GPU MEAS (us)", "ERR (%)", "MEAS KERNEL PASS (us)", "ERR (%)", "FUSED EDGES", "NOTE"}
+			"DRAM PRED (MB)", "FUSED (MB)", "MEAS (MB)", "ERR (%)", "MEAS KERNEL PASS (MB)", "ERR (%)", "DRAM WARM PRED (MB)", "ERR (%)",
+			"FOLDED TIME (us)", "FUSED (us)", "GPU MEAS (us)", "ERR (%)", "TIME SAVED (us)", "ERR (%)", "MEAS KERNEL PASS (us)", "ERR (%)", "FUSED EDGES",
+			"MODEL KERNELS", "ERR", "MODEL DRAM FLUSHED (MB)", "ERR (%)", "MODEL DRAM WARM (MB)", "ERR (%)", "MODEL TIME (us)", "ERR (%)", "MODEL FUSES", "NOTE"}
 	}
 	f := func(v float64, scale float64, prec int) string {
 		if human {
@@ -350,8 +379,9 @@ func checkRows(cs []analysis.SuggestCheck, human bool) tableout.Table {
 		return s
 	}
 	for _, c := range cs {
-		pd, fd, md, ed, mk, ek := "", "", "", "", "", ""
+		pd, fd, md, ed, mk, ek, pw, ew := "", "", "", "", "", "", "", ""
 		if c.DRAMKnown {
+			pw, ew = f(c.PredDRAMWarm, 1e6, 2), f(c.ErrDRAMWarmPct, 1, 0)
 			pd, md, ed = f(c.PredDRAMBytes, 1e6, 2), f(c.MeasDRAMBytes, 1e6, 2), f(c.ErrDRAMPct, 1, 0)
 			if c.MeasDRAMKernelBytes != 0 {
 				mk, ek = f(c.MeasDRAMKernelBytes, 1e6, 2), f(c.ErrDRAMKernelPct, 1, 0)
@@ -361,6 +391,10 @@ func checkRows(cs []analysis.SuggestCheck, human bool) tableout.Table {
 		if c.MeasKernelTimeNs != 0 {
 			kt, kte = f(c.MeasKernelTimeNs, 1e3, 1), f(c.ErrKernelTimePct, 1, 0)
 		}
+		pt, pte := dash(""), dash("")
+		if c.PredTimeKnown {
+			pt, pte = f(c.PredTimeNs, 1e3, 1), f(c.ErrPredTimePct, 1, 0)
+		}
 		fk, ft := "", ""
 		if c.FusedKnown {
 			fk, ft = strconv.Itoa(c.FusedKernels), f(c.FusedFoldedNs, 1e3, 1)
@@ -368,10 +402,27 @@ func checkRows(cs []analysis.SuggestCheck, human bool) tableout.Table {
 				fd = f(c.FusedDRAMBytes, 1e6, 2)
 			}
 		}
-		t.Rows = append(t.Rows, []string{c.Experiment, c.Shape, c.Baseline, c.Candidate, c.Basis, strconv.Itoa(c.Chains),
+		m := make([]string, 9)
+		if c.ModelKnown {
+			m[0], m[1], m[6], m[7], m[8] = strconv.Itoa(c.ModelKernels), strconv.Itoa(c.ErrModelKernels), f(c.ModelTimeNs, 1e3, 1), f(c.ErrModelTimePct, 1, 0), c.ModelFused
+			if human {
+				m[8] = suggestTrim(m[8], 60)
+			}
+			if c.DRAMKnown {
+				m[4], m[5] = f(c.ModelDRAMWarmBytes, 1e6, 2), f(c.ErrModelWarmPct, 1, 0)
+				if c.MeasDRAMKernelBytes != 0 {
+					m[2], m[3] = f(c.ModelDRAMFlushedBytes, 1e6, 2), f(c.ErrModelFlushedPct, 1, 0)
+				}
+			}
+		}
+		for i := range m {
+			m[i] = dash(m[i])
+		}
+		row := []string{c.Experiment, c.Shape, c.Baseline, c.Candidate, c.Basis, strconv.Itoa(c.Chains),
 			strconv.Itoa(c.PredKernels), dash(fk), strconv.Itoa(c.MeasKernels), strconv.Itoa(c.ErrKernels),
-			dash(pd), dash(fd), dash(md), dash(ed), dash(mk), dash(ek),
-			f(c.PredFoldedNs, 1e3, 1), dash(ft), f(c.MeasTimeNs, 1e3, 1), f(c.ErrTimePct, 1, 0), kt, kte, dash(c.Fused), dash(c.Note)})
+			dash(pd), dash(fd), dash(md), dash(ed), dash(mk), dash(ek), dash(pw), dash(ew),
+			f(c.PredFoldedNs, 1e3, 1), dash(ft), f(c.MeasTimeNs, 1e3, 1), f(c.ErrTimePct, 1, 0), pt, pte, kt, kte, dash(c.Fused)}
+		t.Rows = append(t.Rows, append(append(row, m...), dash(c.Note)))
 	}
 	return t
 }

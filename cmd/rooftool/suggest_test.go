@@ -138,7 +138,7 @@ func TestSuggestUsage(t *testing.T) {
 // the checks.
 func TestSuggestHelpAndJSON(t *testing.T) {
 	code, out, _ := runSuggestCmd(t, "--help")
-	if code != 0 || !strings.Contains(out, "Not a bound") || !strings.Contains(out, "producer -> folded kernel edge") || !strings.Contains(out, "launch order") {
+	if code != 0 || !strings.Contains(out, "not a bound") || !strings.Contains(out, "time saved") || !strings.Contains(out, "producer -> folded kernel edge") || !strings.Contains(out, "launch order") {
 		t.Errorf("help (exit %d) does not state the model:\n%s", code, out)
 	}
 	code, out, stderr := runSuggestCmd(t, "--against-run", "--format", "json", "2026-11-23-h100-140505")
