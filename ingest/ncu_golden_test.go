@@ -2,29 +2,14 @@ package ingest
 
 import (
 	"crypto/sha256"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/rooftool/rooftool/internal/golden"
 )
-
-// -update rewrites golden files; defined here unless another test file of
-// the package defined it first.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files under testdata/")
-	}
-}
-
-func ncuGoldenUpdate() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 // ncuDump writes the tables of one ingest as deterministic text: every
 // kernel, gpu and meta row, and every metric row of the first maxKernels
@@ -76,23 +61,8 @@ func TestNCUGolden(t *testing.T) {
 		t.Run(rel, func(t *testing.T) {
 			tb := ingestNCU(t, realdata+rel, Options{})
 			got := ncuDump(tb, 2)
-			golden := filepath.Join("testdata", "ncu", strings.ReplaceAll(rel, "/", "__")+".golden")
-			if ncuGoldenUpdate() {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./ingest -run TestNCUGolden -update to create it)", err)
-			}
-			if d := cmp.Diff(string(want), got); d != "" {
-				t.Errorf("%s differs from %s (-want +got):\n%s", rel, golden, d)
-			}
+			path := filepath.Join("testdata", "ncu", strings.ReplaceAll(rel, "/", "__")+".golden")
+			golden.Check(t, path, []byte(got))
 		})
 	}
 }

@@ -1,46 +1,18 @@
 package ingest
 
 import (
-	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/rooftool/rooftool/internal/golden"
 )
-
-// -update rewrites golden files. Defined here only if another test file of
-// the package has not defined it already.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files under testdata/")
-	}
-}
-
-func goldenUpdate() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 func checkGolden(t *testing.T, path, got string) {
 	t.Helper()
-	if goldenUpdate() {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from output (run go test -update after checking):\n--- want\n%s\n--- got\n%s", path, want, got)
-	}
+	golden.Check(t, path, []byte(got))
 }
 
 const nsysRealdata = "../testdata/realdata/"

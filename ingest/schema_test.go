@@ -1,30 +1,17 @@
 package ingest
 
 import (
-	"os"
 	"testing"
 
+	"github.com/rooftool/rooftool/internal/golden"
+
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/google/go-cmp/cmp"
 )
 
 // TestSchemaDoc keeps SCHEMA.md equal to what schema.go documents. go test
 // ./ingest -run TestSchemaDoc -update rewrites it.
 func TestSchemaDoc(t *testing.T) {
-	got := schemaMarkdown()
-	if goldenUpdate() {
-		if err := os.WriteFile("SCHEMA.md", []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile("SCHEMA.md")
-	if err != nil {
-		t.Fatalf("%v (go test ./ingest -run TestSchemaDoc -update writes it)", err)
-	}
-	if d := cmp.Diff(string(want), got); d != "" {
-		t.Errorf("SCHEMA.md differs from schema.go (go test ./ingest -run TestSchemaDoc -update rewrites it; -file +schema.go):\n%s", d)
-	}
+	golden.Check(t, "SCHEMA.md", []byte(schemaMarkdown()))
 }
 
 func TestSchemaMetadata(t *testing.T) {

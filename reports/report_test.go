@@ -2,11 +2,11 @@ package reports
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	goldenfile "github.com/rooftool/rooftool/internal/golden"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/google/go-cmp/cmp"
@@ -18,28 +18,10 @@ import (
 	"github.com/rooftool/rooftool/pipeline"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
 // golden compares got with testdata/<name>, or rewrites it with -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	p := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run go test ./reports -run %s -update to create it)", err, t.Name())
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Errorf("%s differs from the golden file (-want +got; -update to accept):\n%s", p, d)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), got)
 }
 
 func syntheticReport(t *testing.T) *Report {

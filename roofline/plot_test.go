@@ -3,19 +3,18 @@ package roofline
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/rooftool/rooftool/internal/golden"
+
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/kernels"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden plots under testdata/golden")
 
 const goldenDir = "testdata/golden"
 
@@ -101,30 +100,12 @@ func synthRun() *analysis.Run {
 	return run
 }
 
+// checkGolden compares each plot with its golden file in goldenDir by
+// what it draws (golden.Plot).
 func checkGolden(t *testing.T, files []string) {
 	t.Helper()
 	for _, f := range files {
-		got, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		golden := filepath.Join(goldenDir, filepath.Base(f))
-		if *update {
-			if err := os.MkdirAll(goldenDir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(golden, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatalf("%v (run go test ./roofline -update to create it)", err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s differs from %s (go test ./roofline -update after checking the new plot)", f, golden)
-		}
+		golden.Plot(t, goldenDir, f)
 	}
 }
 

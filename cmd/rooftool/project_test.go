@@ -3,20 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/rooftool/rooftool/internal/golden"
 
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/gpu"
 )
-
-var updateProject = flag.Bool("update-project", false, "rewrite the golden files under testdata/project")
 
 // The H100 default run projected onto the H200 and set against the 4 x
 // H200 run of the same grid, on the kernel sums of the ncu kernel pass.
@@ -142,21 +138,7 @@ func TestProjectGolden(t *testing.T) {
 			t.Fatalf("%v: exit %d: %s", tc.args, code, e.String())
 		}
 		path := filepath.Join("testdata/project", tc.golden)
-		if *updateProject {
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, o.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (run go test -run TestProjectGolden -update-project to create it)", err)
-		}
-		if d := cmp.Diff(string(want), o.String()); d != "" {
-			t.Errorf("%s (-want +got):\n%s", tc.golden, d)
-		}
+		golden.Check(t, path, o.Bytes())
 	}
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,9 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-var updateSlurm = flag.Bool("update-slurm", false, "rewrite the golden files under testdata/slurm")
+	"github.com/rooftool/rooftool/internal/golden"
+)
 
 // TestSlurmScripts pins the scripts of `rooftool slurm`, with the test's
 // paths replaced by $ROOFTOOL, $TMP and $REPO.
@@ -43,22 +42,7 @@ func TestSlurmScripts(t *testing.T) {
 		}
 		got := norm(string(data))
 		path := filepath.Join("testdata/slurm", name+".golden")
-		if *updateSlurm {
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (run go test -run TestSlurmScripts -update-slurm to create it)", err)
-		}
-		if got != string(want) {
-			t.Errorf("%s:\n got:\n%s\nwant:\n%s", name, got, want)
-		}
+		golden.Check(t, path, []byte(got))
 	}
 	for _, want := range []string{"sbatch --parsable $TMP/runs/all.slurm/shards.sbatch", "sbatch --parsable --array=I ", "--dependency=afterok:$A"} {
 		if !strings.Contains(norm(out), want) {

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
-	"flag"
 	"io"
 	"os"
 	"os/exec"
@@ -15,12 +14,12 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/rooftool/rooftool/internal/golden"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rooftool/rooftool/ingest"
 )
-
-var updateStats = flag.Bool("update-stats", false, "rewrite the golden files under testdata/stats")
 
 const statsRealdata = "../../testdata/realdata/"
 
@@ -279,19 +278,7 @@ func TestStatsGolden(t *testing.T) {
 	} {
 		got := runStatsCmd(t, tc.args...)
 		path := filepath.Join("testdata/stats", tc.golden)
-		if *updateStats {
-			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (run go test -run TestStatsGolden -update-stats to create it)", err)
-		}
-		if d := cmp.Diff(string(want), got); d != "" {
-			t.Errorf("%s (-want +got):\n%s", tc.golden, d)
-		}
+		golden.Check(t, path, []byte(got))
 	}
 }
 

@@ -4,16 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/rooftool/rooftool/internal/golden"
 )
-
-var updateSuggest = flag.Bool("update-suggest", false, "rewrite the golden files under testdata/suggest")
 
 func runSuggestCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
@@ -43,19 +40,7 @@ func TestSuggestGolden(t *testing.T) {
 		}
 		got += stderr
 		path := filepath.Join("testdata/suggest", tc.golden)
-		if *updateSuggest {
-			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (run go test -run TestSuggestGolden -update-suggest to create it)", err)
-		}
-		if d := cmp.Diff(string(want), got); d != "" {
-			t.Errorf("%s (-want +got):\n%s", tc.golden, d)
-		}
+		golden.Check(t, path, []byte(got))
 	}
 }
 
