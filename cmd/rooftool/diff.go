@@ -94,5 +94,5 @@ func runDiff(ctx context.Context, opts *DiffOptions) error {
 			return err
 		}
 	}
-	return tableout.Write(opts.IO.Out, opts.Format, out)
+	return writeData(opts.IO, opts.Format, out)
 }

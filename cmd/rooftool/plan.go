@@ -162,7 +162,7 @@ func runPlan(ctx context.Context, opts *PlanOptions) error {
 	if err != nil {
 		return err
 	}
-	return tableout.Write(opts.IO.Out, opts.Format, tableout.Output{
+	return writeData(opts.IO, opts.Format, tableout.Output{
 		CSV:  csv,
 		JSON: out,
 		Text: func(w io.Writer) error { return writePlanTable(w, out) },

@@ -179,7 +179,7 @@ func runSuggest(ctx context.Context, opts *SuggestOptions) error {
 		_, err := fmt.Fprintln(w, "\nFOLDED TIME is the folded kernels' time: what folding saves if the epilogue costs the GEMM nothing (not a bound: a fused kernel that also changes its main loop saves more, a slower epilogue less); DRAM saved needs ncu bytes (- where absent). See rooftool suggest --help for the model.")
 		return err
 	}
-	return tableout.Write(opts.IO.Out, opts.Format, tableout.Output{CSV: csv, JSON: doc, Text: text})
+	return writeData(opts.IO, opts.Format, tableout.Output{CSV: csv, JSON: doc, Text: text})
 }
 
 // gpuSMs is the SM count the catalog gives the run's GPU (0: not in it).
