@@ -97,56 +97,71 @@ func (f *FitWriter) Flush() error {
 }
 
 // wrapLine breaks line at spaces into lines of at most width columns,
-// continuation lines indented two columns more than line; a word wider
-// than a line is cut.
+// keeping its spacing. Continuation lines start under the last column of
+// an aligned line (the text after its last run of two or more spaces,
+// where that lies in the first half of the line), else two columns in
+// from the line's own indent; a word wider than a line is cut.
 func wrapLine(line string, width int) string {
 	if width <= 0 || utf8.RuneCountInString(line) <= width {
 		return line
 	}
-	indent := line[:len(line)-len(strings.TrimLeft(line, " "))]
-	cont := indent + "  "
-	if utf8.RuneCountInString(cont) >= width/2 {
-		cont = ""
+	indent := utf8.RuneCountInString(line) - utf8.RuneCountInString(strings.TrimLeft(line, " "))
+	cont := indent + 2
+	if m := lastColumn.FindAllStringIndex(line, -1); len(m) > 0 {
+		if col := utf8.RuneCountInString(line[:m[len(m)-1][1]]); col <= width/2 {
+			cont = col
+		}
 	}
-	return wrapLineIndent(line, width, cont)
+	if cont >= width/2 {
+		cont = 0
+	}
+	return wrapLineIndent(line, width, strings.Repeat(" ", cont))
 }
 
-// wrapLineIndent breaks line at spaces into lines of at most width
-// columns, continuation lines starting with cont.
+// lastColumn matches the gap before a column of an aligned line.
+var lastColumn = regexp.MustCompile(`\S {2,}`)
+
+// wrapLineIndent breaks line at its spaces (kept where no break falls)
+// into lines of at most width columns, continuation lines starting with
+// cont; a word wider than a line is cut.
 func wrapLineIndent(line string, width int, cont string) string {
-	indent := line[:len(line)-len(strings.TrimLeft(line, " "))]
 	var out []string
-	cur, curN := indent, utf8.RuneCountInString(indent)
+	contN := utf8.RuneCountInString(cont)
+	cur, curN := "", 0
 	fresh := true // cur holds no word yet
-	for _, word := range strings.Fields(line) {
-		n := utf8.RuneCountInString(word)
-		switch {
-		case fresh && curN+n <= width, !fresh && curN+1+n <= width:
-		default:
-			if !fresh {
-				out = append(out, cur)
-				cur, curN = cont, utf8.RuneCountInString(cont)
+	for _, tok := range tokens.FindAllString(line, -1) {
+		gap := tok[:len(tok)-len(strings.TrimLeft(tok, " "))]
+		word := tok[len(gap):]
+		n, g := utf8.RuneCountInString(word), utf8.RuneCountInString(gap)
+		if n == 0 { // trailing spaces: kept where they fit
+			if curN+g <= width {
+				cur += gap
 			}
-			for curN+n > width {
-				room := width - curN
-				r := []rune(word)
-				out = append(out, cur+string(r[:room]))
-				word = string(r[room:])
-				n -= room
-				cur, curN = cont, utf8.RuneCountInString(cont)
-			}
-			fresh = true
+			continue
 		}
-		if !fresh {
-			cur += " "
-			curN++
+		if !fresh && curN+g+n > width {
+			out = append(out, cur)
+			cur, curN, fresh = cont, contN, true
 		}
-		cur += word
-		curN += n
+		if fresh && len(out) > 0 {
+			gap, g = "", 0
+		}
+		for curN+g+n > width && n > 0 {
+			room := max(width-curN-g, 1)
+			r := []rune(word)
+			out = append(out, cur+gap+string(r[:room]))
+			word, n = string(r[room:]), n-room
+			cur, curN, gap, g = cont, contN, "", 0
+		}
+		cur += gap + word
+		curN += g + n
 		fresh = false
 	}
 	return strings.Join(append(out, cur), "\n")
 }
+
+// tokens are a line's words, each with the spaces before it.
+var tokens = regexp.MustCompile(` *[^ ]+| +$`)
 
 // figureRe matches a cell that is a figure: a number, with thousands
 // separators, an exponent, a sign, a unit or x or % after it, a letter or

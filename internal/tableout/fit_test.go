@@ -123,3 +123,13 @@ func TestWriteWidth(t *testing.T) {
 		t.Error("a plain writer has a width")
 	}
 }
+
+// An aligned line keeps its spacing and continues under its last column.
+func TestWrapAligned(t *testing.T) {
+	got := wrapLine("problem  ncu    not found on PATH or in the usual places", 36)
+	want := "problem  ncu    not found on PATH or\n" +
+		"                in the usual places"
+	if got != want {
+		t.Errorf("wrapLine:\n%s\nwant\n%s", got, want)
+	}
+}
