@@ -56,7 +56,8 @@ the ncu kernel pass (times from gpu__time_duration.sum); --source picks one.
 --range keeps the ranges whose path matches PATTERN: a glob over the whole path
 when it holds * ? or [ (a * spans slashes), else a substring; "-" selects the
 kernels outside every range. The table shortens long range paths and names in
-the middle; CSV and JSON keep them whole. CSV has nsys's nine columns, then Range.
+the middle, and on a terminal (or with --width N) fits its width, headers
+wrapped and figures whole; CSV and JSON keep them whole. CSV has nsys's nine columns, then Range.
 
 Where stderr is a terminal, one line there shows the export being read and its
 kernels so far, then the summary under way, wiped before the output; in a pipe
