@@ -58,7 +58,7 @@ fuzz:
 	$(GO) test ./ingest -run '^$$' -fuzz '^FuzzNsysSQLite$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 
 demo: build
-	./$(BIN) report -o out/report --files md,json,html
+	./$(BIN) report -o out/report
 	./$(BIN) report 2026-11-22-h100-003504 -o out/report-h100-003504
 	./$(BIN) report 2026-11-22-h100-022317 -o out/report-h100-022317
 	./$(BIN) report 2026-11-22-h100-034455 -o out/report-h100-034455

@@ -62,12 +62,25 @@ func kernelLabel(n string) string {
 	return shorten(strings.TrimPrefix(n, "void "), 64)
 }
 
-// WriteTable writes the comparison as aligned tables (Markdown-compatible),
-// benchstat style: wall times with "~" where the difference is not
-// significant and a geomean row, the cells of one run, then the kernels of
-// each cell both runs recorded, HTA TraceDiff style, "+" marking a kernel
-// added and "-" one removed.
+// DiffText says how WriteText lays out the comparison.
+type DiffText struct {
+	// OneRunCells lists every cell in one run only, a row each; else they
+	// are counted per experiment and run.
+	OneRunCells bool
+}
+
+// WriteTable writes the comparison as aligned tables with every cell in
+// one run only listed (WriteText with OneRunCells).
 func (d *DiffResult) WriteTable(w io.Writer) error {
+	return d.WriteText(w, DiffText{OneRunCells: true})
+}
+
+// WriteText writes the comparison as aligned tables (Markdown-compatible),
+// benchstat style: wall times with "~" where the difference is not
+// significant and a geomean row, the cells of one run (listed, or counted
+// per experiment), then the kernels of each cell both runs recorded, HTA
+// TraceDiff style, "+" marking a kernel added and "-" one removed.
+func (d *DiffResult) WriteText(w io.Writer, o DiffText) error {
 	fmt.Fprintf(w, "old: %s (%s)\nnew: %s (%s)\n\n", d.A, orUnknown(d.GPUA), d.B, orUnknown(d.GPUB))
 	newTable := func() Table {
 		return Table{Header: []string{"Experiment", "Variant", "Shape", "Old wall (95% CI)", "New wall (95% CI)", "Delta", "p", "n"},
@@ -98,10 +111,16 @@ func (d *DiffResult) WriteTable(w io.Writer) error {
 	} else if err := both.Write(w); err != nil {
 		return err
 	}
-	if len(one.Rows) > 0 {
+	switch {
+	case len(one.Rows) > 0 && o.OneRunCells:
 		fmt.Fprintln(w, "\nCells in one run only:")
 		fmt.Fprintln(w)
 		if err := one.Write(w); err != nil {
+			return err
+		}
+	case len(one.Rows) > 0:
+		fmt.Fprintf(w, "\n%s in one run only, per experiment (--one-run-cells lists them):\n\n", plural(len(one.Rows), "cell"))
+		if err := d.oneRunCounts().Write(w); err != nil {
 			return err
 		}
 	}
@@ -119,6 +138,37 @@ func (d *DiffResult) WriteTable(w io.Writer) error {
 		}
 	}
 	return d.writeKernelTables(w)
+}
+
+// oneRunCounts counts the cells in one run only per experiment, in the
+// order the rows list the experiments: how many only the old run has, how
+// many only the new.
+func (d *DiffResult) oneRunCounts() Table {
+	t := Table{Header: []string{"Experiment", "Only in " + d.A + " (old)", "Only in " + d.B + " (new)"},
+		Align: []Align{Left, Right, Right}}
+	type counts struct{ old, new int }
+	var order []string
+	by := map[string]*counts{}
+	for _, r := range d.Rows {
+		if r.Old != nil && r.New != nil {
+			continue
+		}
+		c := by[r.Experiment]
+		if c == nil {
+			c = &counts{}
+			by[r.Experiment] = c
+			order = append(order, r.Experiment)
+		}
+		if r.Old != nil {
+			c.old++
+		} else {
+			c.new++
+		}
+	}
+	for _, e := range order {
+		t.Rows = append(t.Rows, []string{e, strconv.Itoa(by[e].old), strconv.Itoa(by[e].new)})
+	}
+	return t
 }
 
 func (d *DiffResult) writeKernelTables(w io.Writer) error {

@@ -422,3 +422,42 @@ func TestDiffCommittedRuns(t *testing.T) {
 		t.Errorf("gated_ssm/triton-epilogue/%s kernels (-want +got):\n%s", dShape, diff)
 	}
 }
+
+// Without OneRunCells the cells of one run are counted per experiment and
+// run, not listed: two swiglu cells only in the old run and one gla cell
+// only in the new give the rows "swiglu 2 0" and "gla 0 1".
+func TestDiffOneRunCounts(t *testing.T) {
+	var a, b []ingest.Timing
+	a = append(a, timings("swiglu", "dual-acc", "M=512,N=4096,K=7168", 0.100, 30)...)
+	b = append(b, timings("swiglu", "dual-acc", "M=512,N=4096,K=7168", 0.080, 30)...)
+	a = append(a, timings("swiglu", "unfused", "M=128,N=4096,K=7168", 0.050, 30)...)
+	a = append(a, timings("swiglu", "unfused", "M=256,N=4096,K=7168", 0.060, 30)...)
+	b = append(b, timings("gla", "fused", "T=512", 0.070, 30)...)
+	d := DiffTimings(a, b)
+	d.A, d.B = "a", "b"
+	var brief, all bytes.Buffer
+	if err := d.WriteText(&brief, DiffText{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.WriteText(&all, DiffText{OneRunCells: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"3 cells in one run only, per experiment (--one-run-cells lists them):",
+		"| Experiment | Only in a (old) | Only in b (new) |",
+		"| swiglu     |               2 |               0 |",
+		"| gla        |               0 |               1 |",
+	} {
+		if !strings.Contains(brief.String(), want) {
+			t.Errorf("the counted output lacks %q:\n%s", want, brief.String())
+		}
+	}
+	for _, s := range []string{"M=128,N=4096,K=7168", "M=256,N=4096,K=7168", "T=512"} {
+		if strings.Contains(brief.String(), s) {
+			t.Errorf("the counted output lists the cell %s", s)
+		}
+		if !strings.Contains(all.String(), s) {
+			t.Errorf("--one-run-cells does not list the cell %s", s)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"github.com/rooftool/rooftool/internal/tableout"
 	"io"
 	"math"
 	"strings"
@@ -113,6 +114,8 @@ type Table struct {
 	Header []string
 	Align  []Align
 	Rows   [][]string
+	// headMore are further header lines (a header wrapped to fit).
+	headMore [][]string
 }
 
 // width counts runes: every character the report uses (µ, —, ×) is one
@@ -137,11 +140,43 @@ func escapeCell(s string) string {
 }
 
 // Write writes the table as GitHub-flavoured Markdown with padded columns.
+// Written to a tableout.FitWriter (a terminal), a table wider than its
+// width is fitted as tableout fits its own: headers wrapped onto more
+// lines, names shortened in the middle, figures whole, and where that is
+// not enough its columns in groups that repeat the leading names.
 func (t Table) Write(w io.Writer) error {
+	if n := tableout.Width(w); n > 0 {
+		for i, g := range (tableout.Table{Header: t.Header, Rows: t.Rows}).Fit(n, tableout.Markdown) {
+			if i > 0 {
+				if _, err := io.WriteString(w, "\n"); err != nil {
+					return err
+				}
+			}
+			sub := Table{Header: g.Header, Rows: g.Rows, headMore: g.HeadMore}
+			for _, c := range g.Cols {
+				a := Left
+				if c < len(t.Align) {
+					a = t.Align[c]
+				}
+				sub.Align = append(sub.Align, a)
+			}
+			if err := sub.write(w); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return t.write(w)
+}
+
+// write writes the table as it is.
+func (t Table) write(w io.Writer) error {
 	n := len(t.Header)
 	ws := make([]int, n)
-	cells := make([][]string, 0, len(t.Rows)+1)
+	heads := 1 + len(t.headMore)
+	cells := make([][]string, 0, len(t.Rows)+heads)
 	cells = append(cells, t.Header)
+	cells = append(cells, t.headMore...)
 	cells = append(cells, t.Rows...)
 	for i, r := range cells {
 		row := make([]string, n)
@@ -174,7 +209,9 @@ func (t Table) Write(w io.Writer) error {
 		}
 		b.WriteString("\n")
 	}
-	line(cells[0])
+	for _, h := range cells[:heads] {
+		line(h)
+	}
 	b.WriteString("|")
 	for j := range ws {
 		w := ws[j]
@@ -185,7 +222,7 @@ func (t Table) Write(w io.Writer) error {
 		}
 	}
 	b.WriteString("\n")
-	for _, r := range cells[1:] {
+	for _, r := range cells[heads:] {
 		line(r)
 	}
 	_, err := io.WriteString(w, b.String())

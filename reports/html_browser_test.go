@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"html"
 	"image"
 	"image/png"
@@ -88,8 +89,8 @@ func checkDOM(t *testing.T, r *Report, page, dom string) {
 }
 
 var (
-	pageRow    = regexp.MustCompile(`(?m)^<tr id="(d[0-9]+)">.*?class="nw (?:go|nogo|inc|nm)">([^<]+)<`)
-	verdictTag = regexp.MustCompile(`class="nw (?:go|nogo|inc|nm)">([^<]+)<`)
+	pageRow    = regexp.MustCompile(`(?m)^<tr id="(d[0-9]+)">.*?class="nw (?:go|nogo|inc|nm)"[^>]*>([^<]+)<`)
+	verdictTag = regexp.MustCompile(`class="nw (?:go|nogo|inc|nm)"[^>]*>([^<]+)<`)
 )
 
 // checkDOMRows checks the DOM against the page it was built from: every
@@ -252,18 +253,25 @@ var (
 	rawMath = regexp.MustCompile(`\$[^$\s][^$]{0,200}?\$|\\(?:times|le|ge|approx|cdot|frac)\b`)
 )
 
-// checkFits renders page at a 1280 px wide window and checks the
-// decisions table fits it: no horizontal scroll, no cell whose content
-// overflows, and no raw TeX math left in the text.
-func checkFits(t *testing.T, bin, page string) {
+// fitWidths are the window widths the page must fit: chromium's smallest
+// headless window (a phone's width, where the decisions table becomes one
+// card per decision) and a laptop's.
+var fitWidths = []int{500, 1280}
+
+// checkFits renders page in a window width px wide and checks it fits:
+// the page no wider than the window (wide tables scroll inside their own
+// box), the decisions table inside it with no cell whose content overflows,
+// and no raw TeX math left in the text. A screenshot at that width goes to
+// $ROOFTOOL_SCREENSHOTS as name-WIDTH.png where that is set.
+func checkFits(t *testing.T, bin, page string, width int, name string) {
 	t.Helper()
-	const width = 1280
 	dir := t.TempDir()
 	file := filepath.Join(dir, "report.html")
 	if err := os.WriteFile(file, []byte(strings.Replace(page, "</body>", fitScript+"\n</body>", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dom := string(runBrowser(t, bin, file, "--window-size="+strconv.Itoa(width)+",900", "--dump-dom"))
+	size := "--window-size=" + strconv.Itoa(width) + ",900"
+	dom := string(runBrowser(t, bin, file, size, "--dump-dom"))
 	m := fitPre.FindStringSubmatch(dom)
 	if m == nil {
 		t.Fatalf("the measuring script left no result in the DOM (%d bytes)", len(dom))
@@ -294,27 +302,31 @@ func checkFits(t *testing.T, bin, page string) {
 	if raw := rawMath.FindAllString(text, 5); len(raw) > 0 {
 		t.Errorf("raw TeX math in the rendered text: %q", raw)
 	}
+	if os.Getenv("ROOFTOOL_SCREENSHOTS") != "" {
+		shot := filepath.Join(dir, "shot.png")
+		runBrowser(t, bin, file, size, "--screenshot="+shot)
+		keepShot(t, shot, name+"-"+strconv.Itoa(width)+".png")
+	}
 }
 
-// TestHTMLFitsLaptop renders the synthetic report and the committed
-// default run at 1280 px, a laptop's width: the decisions table fits the
-// window and the claims' math reads as text.
-func TestHTMLFitsLaptop(t *testing.T) {
+// TestHTMLFitsWindow renders the synthetic report and the committed
+// default run at each of fitWidths: the page never scrolls sideways, the
+// decisions table fits the window and the claims' math reads as text.
+func TestHTMLFitsWindow(t *testing.T) {
 	bin := browser(t)
-	t.Run("synthetic", func(t *testing.T) {
-		r := syntheticReport(t)
-		checkFits(t, bin, renderHTML(t, r, plotFiles(r)))
-	})
-	t.Run("committed", func(t *testing.T) {
-		run := openCommitted(t, "")
-		out := filepath.Join(t.TempDir(), "out")
-		if err := WriteRun(context.Background(), run, out, []string{FormatHTML}); err != nil {
-			t.Fatal(err)
-		}
-		page, err := os.ReadFile(filepath.Join(out, "report.html"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkFits(t, bin, string(page))
-	})
+	r := syntheticReport(t)
+	synthetic := renderHTML(t, r, plotFiles(r))
+	run := openCommitted(t, "")
+	out := filepath.Join(t.TempDir(), "out")
+	if err := WriteRun(context.Background(), run, out, []string{FormatHTML}); err != nil {
+		t.Fatal(err)
+	}
+	committed, err := os.ReadFile(filepath.Join(out, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range fitWidths {
+		t.Run(fmt.Sprintf("synthetic/%d", w), func(t *testing.T) { checkFits(t, bin, synthetic, w, "synthetic") })
+		t.Run(fmt.Sprintf("committed/%d", w), func(t *testing.T) { checkFits(t, bin, string(committed), w, run.Name) })
+	}
 }

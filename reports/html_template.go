@@ -14,12 +14,13 @@ const htmlTemplate = `<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}}</title>
 <style>
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:2em auto;max-width:110em;padding:0 1.5em;color:#1b1f24;line-height:1.45}
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:2em auto;max-width:110em;padding:0 1.5em;color:#1b1f24;line-height:1.45;overflow-wrap:break-word}
 h1{font-size:1.6em;margin-bottom:.3em}
 h2{font-size:1.3em;margin-top:2.2em;border-bottom:1px solid #d0d7de;padding-bottom:.2em}
 h3{font-size:1.05em;margin-top:1.6em}
 code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.92em}
-.wrap{overflow-x:auto}
+.wrap{overflow-x:auto;max-width:100%}
+img{max-width:100%;height:auto}
 table{border-collapse:collapse;margin:.6em 0;font-size:.86em}
 th,td{border:1px solid #d0d7de;padding:.25em .5em;vertical-align:top;text-align:left}
 th{background:#f3f5f7}
@@ -58,6 +59,21 @@ table.decisions td.shape{min-width:0;max-width:none}
 details>summary{cursor:pointer;color:#57606a}
 details[open]>summary{margin-bottom:.3em}
 tr.why details p{margin:.2em 0}
+p code,li code,figcaption .mono{overflow-wrap:anywhere}
+@media (max-width:60em){
+body{padding:0 .75em;margin:1em auto}
+table.decisions,table.decisions tbody,table.decisions tr,table.decisions td{display:block;width:auto}
+table.decisions{border:0}
+table.decisions colgroup,table.decisions thead{display:none}
+table.decisions tbody.dec{border:1px solid #afb8c1;border-radius:.4em;margin:.8em 0;overflow:hidden}
+table.decisions td{border:0;border-top:1px solid #d0d7de;overflow-wrap:anywhere}
+table.decisions td.n,table.decisions td.nw{text-align:left}
+table.decisions td[data-label]{display:grid;grid-template-columns:minmax(6em,30%) 1fr;column-gap:.6em;padding:.2em .5em}
+table.decisions td[data-label]::before{content:attr(data-label);color:#57606a;font-size:.9em;font-weight:400}
+table.decisions td[data-label]>.sub{grid-column:2}
+table.decisions td.num{background:#f3f5f7;font-weight:600;border-top:0}
+table.decisions td.num::before{content:"Decision "}
+}
 </style>
 </head>
 <body>
@@ -76,7 +92,7 @@ tr.why details p{margin:.2em 0}
 <thead><tr><th class="n">#</th><th>Claim (source)</th><th>Shape</th><th>Test</th><th class="n">Theory</th><th class="n">Measured ({{$.CI}})</th><th>Verdict</th><th class="n">Bound</th><th>Limited by</th></tr></thead>
 {{- range .Decisions}}
 <tbody class="dec">
-<tr id="d{{.N}}"><td class="n" rowspan="2">{{.N}}</td><td class="nw">{{.Experiment}}/{{.Claim}}<div class="sub">{{.Source}}</div></td><td class="shape"><code>{{.Shape}}</code></td><td><code>{{.Test}}</code></td><td class="n">{{.Theory}}</td><td class="n">{{.Measured}}</td><td class="nw {{.Class}}">{{.Verdict}}</td><td class="n">{{.Bound}}</td><td>{{if .LimitedBy}}{{.LimitedBy}}{{if .Counterfactual}}<div class="sub">had they matched: {{.Counterfactual}}</div>{{end}}{{else}}—{{end}}</td></tr>
+<tr id="d{{.N}}"><td class="n num" rowspan="2">{{.N}}</td><td class="nw" data-label="Claim (source)">{{.Experiment}}/{{.Claim}}<div class="sub">{{.Source}}</div></td><td class="shape" data-label="Shape"><code>{{.Shape}}</code></td><td data-label="Test"><code>{{.Test}}</code></td><td class="n" data-label="Theory">{{.Theory}}</td><td class="n" data-label="Measured ({{$.CI}})">{{.Measured}}</td><td class="nw {{.Class}}" data-label="Verdict">{{.Verdict}}</td><td class="n" data-label="Bound">{{.Bound}}</td><td data-label="Limited by">{{if .LimitedBy}}{{.LimitedBy}}{{if .Counterfactual}}<div class="sub">had they matched: {{.Counterfactual}}</div>{{end}}{{else}}—{{end}}</td></tr>
 <tr class="why"><td colspan="8" class="edge-{{.Class}}"><details><summary>{{.Summary}}</summary><p><b>Reason:</b> {{.Reason}}.</p>{{if .Quantity}}<div class="sub"><b>Decided by:</b> {{.Quantity}}.</div>{{end}}{{if .Quote}}<div class="sub"><b>Quote ({{.Source}}):</b> <q>{{.Quote}}</q></div>{{end}}{{if .Note}}<div class="sub"><b>Note:</b> {{.Note}}.</div>{{end}}</details></td></tr>
 </tbody>
 {{- end}}
@@ -85,6 +101,7 @@ tr.why details p{margin:.2em 0}
 <p>{{.Legends.Decisions}}</p>
 </details>
 {{- if .ExpCounts}}
+<div class="wrap">
 <table>
 <thead><tr><th>Experiment</th>{{range (index .ExpCounts 0).Counts}}<th class="n">{{.Verdict}}</th>{{end}}</tr></thead>
 <tbody>
@@ -93,6 +110,7 @@ tr.why details p{margin:.2em 0}
 {{- end}}
 </tbody>
 </table>
+</div>
 {{- end}}
 
 <h2 id="run">Run</h2>
@@ -233,6 +251,7 @@ tr.why details p{margin:.2em 0}
 <p>{{.}}</p>
 {{- end}}
 {{- range .TimeTables}}
+<div class="wrap">
 <table>
 <thead><tr>{{range $i, $h := .Header}}<th{{if $i}} class="n"{{end}}>{{$h}}</th>{{end}}</tr></thead>
 <tbody>
@@ -241,6 +260,7 @@ tr.why details p{margin:.2em 0}
 {{- end}}
 </tbody>
 </table>
+</div>
 {{- end}}
 {{- end}}
 {{- if .Options}}
@@ -255,6 +275,7 @@ tr.why details p{margin:.2em 0}
 {{- if .Ceilings}}
 
 <h2 id="ceilings">Ceilings</h2>
+<div class="wrap">
 <table>
 <thead><tr><th>Roof</th><th>Kind</th><th class="n">Value</th><th>Source</th></tr></thead>
 <tbody>
@@ -263,6 +284,7 @@ tr.why details p{margin:.2em 0}
 {{- end}}
 </tbody>
 </table>
+</div>
 {{- end}}
 </body>
 </html>

@@ -70,7 +70,7 @@ func TestGoldenHTML(t *testing.T) {
 			t.Errorf("decision %d (%s/%s) has no row", i+1, d.Experiment, d.Claim)
 			continue
 		}
-		if want := `class="nw ` + verdictClass(d.Verdict) + `">` + d.Verdict + `<`; !strings.Contains(row, want) {
+		if want := `class="nw ` + verdictClass(d.Verdict) + `" data-label="Verdict">` + d.Verdict + `<`; !strings.Contains(row, want) {
 			t.Errorf("decision %d: row lacks %q:\n%s", i+1, want, row)
 		}
 	}
@@ -125,7 +125,7 @@ func TestHTMLEscapesAndLimited(t *testing.T) {
 	for _, want := range []string{
 		`&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;`,
 		`&amp; &lt;b&gt;bold&lt;/b&gt;`,
-		`<td class="n">75%</td><td>implementation<div class="sub">had they matched: at best 14.20 µs</div></td>`,
+		`<td class="n" data-label="Bound">75%</td><td data-label="Limited by">implementation<div class="sub">had they matched: at best 14.20 µs</div></td>`,
 		`<td class="n">77%</td><td class="n">1.010x</td><td><code>_dual_acc_kernel (100%)</code></td><td class="n">61 / 40 / 30 %</td>`,
 		`<td class="nw nogo">below library quality</td>`,
 		// the limits table, as report.md has it

@@ -26,8 +26,17 @@ const (
 	FormatHTML     = "html" // report.html
 )
 
-// DefaultFormats is what WriteRun writes when formats is empty.
-var DefaultFormats = []string{FormatMarkdown, FormatJSON}
+// Formats are every output format of WriteRun, in the order it names
+// them; DefaultFormats is what it writes when formats is empty: all of
+// them (plots are always written).
+var (
+	Formats        = []string{FormatMarkdown, FormatJSON, FormatHTML}
+	DefaultFormats = []string{FormatMarkdown, FormatJSON, FormatHTML}
+)
+
+// FileName is the file WriteRun writes format to: report.md, report.json,
+// report.html.
+func FileName(format string) string { return "report." + format }
 
 // ParseFormats normalises a list of report format names: case and
 // surrounding spaces are ignored, "markdown" is FormatMarkdown, a repeated

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -17,6 +18,9 @@ type DiffOptions struct {
 	IO     *IO
 	A, B   string // run directories (or table directories)
 	Format string // table | csv | json
+	// OneRunCells lists every cell in one run only in the table, a row
+	// each; else they are counted per experiment.
+	OneRunCells bool
 }
 
 func newDiffCmd(io *IO) *cobra.Command {
@@ -29,7 +33,8 @@ cell by cell: for each (experiment, variant, shape) the median wall time of the
 timing pass with its 95% interval in each run, the change in percent, and the
 p-value of a Mann-Whitney U test (golang.org/x/perf/benchmath, as benchstat).
 A change that is not significant (p >= 0.05) shows as "~"; a geomean row sums
-up the cells both runs timed. Cells in one run only are listed apart.
+up the cells both runs timed. Cells in one run only are counted per experiment
+and run (--one-run-cells lists them, a row each, as CSV and JSON always do).
 
 Then, for every cell both runs recorded kernels for, the kernels by name (as
 HTA's TraceDiff): launches and summed durations per iteration (nsys timeline,
@@ -56,6 +61,7 @@ nothing to compare, 1 anything else.`,
 		},
 	}
 	c.Flags().StringVar(&opts.Format, "format", "table", "output format: table, csv or json")
+	c.Flags().BoolVar(&opts.OneRunCells, "one-run-cells", false, "list every cell in one run only (the table counts them per experiment by default)")
 	mustRegisterCompletion(c, "format", completeOneOf(dataFormats...))
 	return c
 }
@@ -85,7 +91,8 @@ func runDiff(ctx context.Context, opts *DiffOptions) error {
 	if err != nil {
 		return err
 	}
-	out := tableout.Output{Text: d.WriteTable}
+	text := reports.DiffText{OneRunCells: opts.OneRunCells}
+	out := tableout.Output{Text: func(w io.Writer) error { return d.WriteText(w, text) }}
 	switch opts.Format {
 	case tableout.FormatCSV:
 		out.CSV = d.CSV()
@@ -94,5 +101,5 @@ func runDiff(ctx context.Context, opts *DiffOptions) error {
 			return err
 		}
 	}
-	return tableout.Write(opts.IO.Out, opts.Format, out)
+	return writeData(opts.IO, opts.Format, out)
 }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -77,5 +79,44 @@ func TestDiffCommand(t *testing.T) {
 		if tc.err != "" && !strings.Contains(e.String(), tc.err) {
 			t.Errorf("%v: stderr %q lacks %q", tc.args, e.String(), tc.err)
 		}
+	}
+}
+
+// TestDiffOneRunCellsFlag runs the README's diff of the committed H100 and
+// H200 runs: by default the cells of one run are counted per experiment,
+// the counts adding up to the "Cells only in" line; --one-run-cells lists
+// them, a row each, as many rows as both counts together.
+func TestDiffOneRunCellsFlag(t *testing.T) {
+	args := []string{"diff", "2026-11-22-h100-003504", "2026-11-22-h200-004838"}
+	brief, _ := mustRun(t, exitOK, args...)
+	all, _ := mustRun(t, exitOK, append(args, "--one-run-cells")...)
+	var onlyOld, onlyNew int
+	m := regexp.MustCompile(`Cells only in 2026-11-22-h100-003504: (\d+); only in 2026-11-22-h200-004838: (\d+)\.`).FindStringSubmatch(brief)
+	if m == nil {
+		t.Fatalf("no \"Cells only in\" line:\n%s", brief)
+	}
+	onlyOld, _ = strconv.Atoi(m[1])
+	onlyNew, _ = strconv.Atoi(m[2])
+	sec := brief[strings.Index(brief, "in one run only, per experiment"):]
+	sec = sec[:strings.Index(sec, "\n\nMedians")]
+	var sumOld, sumNew int
+	for _, row := range regexp.MustCompile(`(?m)^\| (\w+) +\| +(\d+) \| +(\d+) \|$`).FindAllStringSubmatch(sec, -1) {
+		o, _ := strconv.Atoi(row[2])
+		n, _ := strconv.Atoi(row[3])
+		sumOld, sumNew = sumOld+o, sumNew+n
+	}
+	if sumOld != onlyOld || sumNew != onlyNew || onlyOld+onlyNew == 0 {
+		t.Errorf("per-experiment counts add up to %d old, %d new; the runs have %d, %d:\n%s", sumOld, sumNew, onlyOld, onlyNew, sec)
+	}
+	if strings.Contains(brief, "Cells in one run only:") {
+		t.Error("the default table lists the cells of one run")
+	}
+	list := all[strings.Index(all, "Cells in one run only:"):]
+	list = list[:strings.Index(list, "\n\nMedians")]
+	if rows := strings.Count(list, "\n| ") - 2; rows != onlyOld+onlyNew {
+		t.Errorf("--one-run-cells lists %d cells, want %d", rows, onlyOld+onlyNew)
+	}
+	if lb, la := strings.Count(brief, "\n"), strings.Count(all, "\n"); lb >= la-onlyOld-onlyNew+10 {
+		t.Errorf("the default output has %d lines, --one-run-cells %d: not shorter by the list", lb, la)
 	}
 }

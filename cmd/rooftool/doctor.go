@@ -109,7 +109,7 @@ func runDoctor(ctx context.Context, opts *DoctorOptions) error {
 	if err != nil {
 		return err
 	}
-	err = tableout.Write(opts.IO.Out, opts.Format, tableout.Output{
+	err = writeData(opts.IO, opts.Format, tableout.Output{
 		CSV:  csv,
 		JSON: doctorJSON{Version: doctorJSONVersion, Problems: problems, Findings: fs},
 		Text: func(w io.Writer) error { return writeDoctorText(w, fs, problems) },

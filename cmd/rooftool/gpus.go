@@ -129,7 +129,7 @@ func runGPUs(ctx context.Context, opts *GPUsOptions) error {
 	if err != nil {
 		return err
 	}
-	return tableout.Write(opts.IO.Out, opts.Format, tableout.Output{
+	return writeData(opts.IO, opts.Format, tableout.Output{
 		CSV:  csv,
 		JSON: gpusJSON{Version: gpusJSONVersion, GPUs: rows},
 		Text: func(w io.Writer) error { return writeGPUsTable(w, specs) },

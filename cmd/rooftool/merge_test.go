@@ -193,7 +193,7 @@ func TestShardMerge(t *testing.T) {
 	// seconds from it and names it.
 	costed, _ := mustRun(t, exitOK, append([]string{"plan", "--costs-from", a}, sel...)...)
 	if plan.CostUnit != launch.CostShapeUnits || !strings.Contains(costed, "SECONDS") || !strings.Contains(costed, " measured ") ||
-		!strings.Contains(costed, "predicted from "+a) || !strings.Contains(costed, " s predicted\n") {
+		!strings.Contains(costed, "predicted from "+a) || !strings.Contains(costed, "SHARD  CELLS  PREDICTED (s)\n") {
 		t.Errorf("cost unit %q; table with --costs-from:\n%s", plan.CostUnit, costed)
 	}
 
@@ -411,7 +411,7 @@ func TestShardUsage(t *testing.T) {
 		}
 	}
 	o, _ := mustRun(t, exitOK, append([]string{"plan", "--shard-count", "2"}, sel...)...)
-	for _, want := range []string{"fake/good/n=1", "shard 1/2:", "shard 2/2:", "plan hash: "} {
+	for _, want := range []string{"fake/good/n=1", "SHARD  CELLS  PREDICTED (s)", "\n1/2  ", "\n2/2  ", "plan hash: "} {
 		if !strings.Contains(o, want) {
 			t.Errorf("plan table lacks %q:\n%s", want, o)
 		}

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/internal/tableout"
 	"github.com/rooftool/rooftool/kernels/launch"
@@ -162,7 +164,7 @@ func runPlan(ctx context.Context, opts *PlanOptions) error {
 	if err != nil {
 		return err
 	}
-	return tableout.Write(opts.IO.Out, opts.Format, tableout.Output{
+	return writeData(opts.IO, opts.Format, tableout.Output{
 		CSV:  csv,
 		JSON: out,
 		Text: func(w io.Writer) error { return writePlanTable(w, out) },
@@ -193,7 +195,24 @@ func writePlanTable(w io.Writer, out planJSON) error {
 			total += s
 		}
 	}
-	fmt.Fprintf(w, "predicted: %.0f s (%s)\n", total, strings.Join(per, ", "))
+	fmt.Fprintf(w, "predicted: %.0f s (%s)\n\n", total, strings.Join(per, ", "))
+	if err := shardTable(out).WriteText(w, tableout.Columns); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "plan hash: %s\n", out.PlanHash)
+	return err
+}
+
+// shardTable has a row per shard: its cells, its predicted seconds and,
+// where the split was not by seconds, the cost it was split by, SI-scaled
+// with its unit in the header (5.63 P: 5.63e15 shape size x passes).
+func shardTable(out planJSON) tableout.Table {
+	n := len(out.ShardCosts)
+	bySeconds := out.CostUnit == launch.CostSeconds
+	t := tableout.Table{Header: []string{"SHARD", "CELLS", "PREDICTED (s)"}}
+	if !bySeconds {
+		t.Header = append(t.Header, "SPLIT BY COST ("+out.CostUnit+")")
+	}
 	for i, c := range out.ShardCosts {
 		cnt := 0
 		for _, r := range out.Cells {
@@ -201,14 +220,13 @@ func writePlanTable(w io.Writer, out planJSON) error {
 				cnt++
 			}
 		}
-		line := fmt.Sprintf("shard %d/%d: %d cells, %.0f s predicted", i+1, n, cnt, out.ShardSeconds[i])
-		if out.CostUnit != launch.CostSeconds {
-			line += fmt.Sprintf(", split by cost %.4g %s", c, out.CostUnit)
+		row := []string{fmt.Sprintf("%d/%d", i+1, n), strconv.Itoa(cnt), fmt.Sprintf("%.0f", out.ShardSeconds[i])}
+		if !bySeconds {
+			row = append(row, strings.TrimSpace(gpu.FormatSI(c)))
 		}
-		fmt.Fprintln(w, line)
+		t.Rows = append(t.Rows, row)
 	}
-	_, err := fmt.Fprintf(w, "plan hash: %s\n", out.PlanHash)
-	return err
+	return t
 }
 
 // basisWord names where a cell's prediction came from: the one basis of

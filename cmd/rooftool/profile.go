@@ -156,7 +156,7 @@ of your own").`,
 	f.BoolVar(&opts.Sweeps, "sweeps", false, "profile sweep shapes under every pass, not only check and timing")
 	f.BoolVar(&opts.NoIngest, "no-ingest", false, "leave RUNDIR/tables unwritten")
 	f.BoolVar(&opts.NoCache, "no-compile-cache", false, "give each runner process its own compile caches instead of the run's RUNDIR/cache (Inductor, Triton, CuTe DSL, cutlass_cppgen), shared by every pass")
-	f.BoolVar(&opts.NoReport, "no-report", false, "do not write report.md, report.json and plots/ into RUNDIR at the end")
+	f.BoolVar(&opts.NoReport, "no-report", false, "do not write report.md, report.json, report.html and plots/ into RUNDIR at the end")
 	f.BoolVar(&opts.IngestOnly, "ingest-only", false, "run nothing: rebuild -o RUNDIR/tables from the raw exports its manifest lists")
 	f.StringVar(&opts.Shard, "shard", "", "run only the I-th of N parts of the planned cells, e.g. 1/4 (parts balanced by estimated cost; rooftool plan shows them, rooftool merge joins their runs)")
 	f.StringArrayVar(&opts.CostsFrom, "costs-from", nil, "earlier run directory whose pass seconds estimate cell costs for --shard (repeatable; default: the shape size)")
@@ -390,7 +390,8 @@ func runDirOf(opts *ProfileOptions, m *rundir.Manifest) string {
 }
 
 // writeProfileReport renders the run's go/no-go report (report.md,
-// report.json, plots/) into the run directory, as `rooftool report` would.
+// report.json, report.html, plots/) into the run directory, as `rooftool
+// report` would.
 func writeProfileReport(ctx context.Context, opts *ProfileOptions, dir string) error {
 	if _, err := os.Stat(filepath.Join(dir, rundir.TablesDir)); err != nil {
 		fmt.Fprintf(opts.IO.Err, "report: not written: %s has no tables\n", dir)
@@ -398,7 +399,7 @@ func writeProfileReport(ctx context.Context, opts *ProfileOptions, dir string) e
 	}
 	run, err := rundir.Open(dir)
 	if err == nil {
-		err = reports.WriteRun(ctx, run, dir, []string{"md", "json"})
+		err = reports.WriteRun(ctx, run, dir, reports.DefaultFormats)
 	}
 	if err != nil {
 		return fmt.Errorf("profile: the run is kept, but its report failed: %w (retry with: rooftool report %s)", err, dir)

@@ -67,8 +67,8 @@ func TestProfileFake(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "tables", "timings.parquet")); err != nil {
 		t.Errorf("tables: %v", err)
 	}
-	// Profile ends with the run's report.
-	for _, f := range []string{"report.md", "report.json"} {
+	// Profile ends with the run's report, as rooftool report writes it.
+	for _, f := range []string{"report.md", "report.json", "report.html"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("report: %v", err)
 		}

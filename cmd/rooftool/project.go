@@ -150,7 +150,7 @@ func runProject(ctx context.Context, opts *ProjectOptions) error {
 		p.Against(m.Name, m.Run)
 	}
 	a, b := gpu.ShortName(srcSpec.Key), target.Key
-	return tableout.Write(opts.IO.Out, opts.Format, tableout.Output{
+	return writeData(opts.IO, opts.Format, tableout.Output{
 		CSV:  projectCSV(p),
 		JSON: projectJSON(p, srcSpec.Key, target.Key),
 		Text: func(w io.Writer) error { return projectTable(w, p, a, b, srcSpec.Key, target.Key) },

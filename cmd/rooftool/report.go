@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -25,12 +27,13 @@ func newReportCmd(io *IO) *cobra.Command {
 	opts := &ReportOptions{IO: io}
 	c := &cobra.Command{
 		Use:   "report [RUNDIR]",
-		Short: "Render the go/no-go report of a run offline (Markdown, JSON, plots)",
+		Short: "Render the go/no-go report of a run offline (Markdown, JSON, HTML, plots)",
 		Long: `Report re-renders the verdict of a run from its run directory alone: manifest.json,
 tables/*.parquet, ceilings.json, raw/check/ and the timing JSON files (clocks) of
 raw/timing/. It writes report.md (a decision
 table of every claim, then per experiment its environment, per-shape tables,
-plots, crossovers and warnings), report.json (the same facts) and plots/*.png.
+plots, crossovers and warnings), report.json (the same facts), report.html
+(the same page, plots embedded) and plots/*.png.
 
 Each claim of kernels/<experiment>/claims.yaml is judged at each of its shapes:
 GO when the measured value and its whole 95% interval clear the threshold,
@@ -49,12 +52,15 @@ may also name a committed run, e.g. 2026-11-22-h200-004838.
 
 Unlike the commands that print data (--format table, csv or json), report
 writes files: --files picks which of report.md, report.json (its shape is in
-JSON.md) and report.html, and stdout gets only the paths written. --format is
-the old name of --files; it still works and says so on stderr.`,
+JSON.md) and report.html (all three by default), and stdout gets only the
+paths written. stderr says which files of an earlier report were replaced,
+and removes (and names) a report file of a kind --files did not ask for:
+left, it would show the earlier report's verdicts beside the new ones.
+--format is the old name of --files; it still works and says so on stderr.`,
 		Example: `  rooftool report                                   # the committed H100 run, into out/report
   rooftool report 2026-11-22-h200-004838 -o out/h200 # another committed run
   rooftool report runs/2026-11-22-h100-1            # writes into the run directory
-  rooftool report runs/2026-11-22-h100-1 -o /tmp/r --files md,json,html`,
+  rooftool report runs/2026-11-22-h100-1 -o /tmp/r --files md,json   # no report.html (an old one is removed)`,
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: completeRunArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -64,7 +70,7 @@ the old name of --files; it still works and says so on stderr.`,
 			return runReport(c.Context(), opts)
 		},
 	}
-	c.Flags().StringVarP(&opts.OutDir, "output", "o", "", "directory for report.md, report.json and plots/ (default: RUNDIR; out/report for the committed run)")
+	c.Flags().StringVarP(&opts.OutDir, "output", "o", "", "directory for report.md, report.json, report.html and plots/ (default: RUNDIR; out/report for the committed run)")
 	c.Flags().StringSliceVar(&opts.Formats, "files", reports.DefaultFormats, "files to write, comma-separated: md, json, html (report.md, report.json, report.html)")
 	mustRegisterCompletion(c, "files", completeListOf(reports.FormatMarkdown, reports.FormatJSON, reports.FormatHTML))
 	renamedFlag(c, io.Err, "format", "files")
@@ -84,11 +90,45 @@ func runReport(ctx context.Context, opts *ReportOptions) error {
 	if run.Dir == "" {
 		fmt.Fprintf(opts.IO.Err, "rendering the committed run %s (testdata/runs/%s)\n", run.Name, run.Name)
 	}
+	before := existingReports(outDir)
 	if err := reports.WriteRun(ctx, run, outDir, formats); err != nil {
 		return err
 	}
 	for _, f := range formats {
-		fmt.Fprintln(opts.IO.Out, filepath.Join(outDir, "report."+f))
+		path := filepath.Join(outDir, reports.FileName(f))
+		fmt.Fprintln(opts.IO.Out, path)
+		if before[f] {
+			fmt.Fprintf(opts.IO.Err, "report: replaced %s\n", path)
+		}
+	}
+	return removeStale(opts.IO, outDir, before, formats)
+}
+
+// existingReports are the report files (report.md, report.json,
+// report.html) outDir holds, by format.
+func existingReports(outDir string) map[string]bool {
+	have := map[string]bool{}
+	for _, f := range reports.Formats {
+		if st, err := os.Stat(filepath.Join(outDir, reports.FileName(f))); err == nil && st.Mode().IsRegular() {
+			have[f] = true
+		}
+	}
+	return have
+}
+
+// removeStale removes the report files of an earlier report whose format
+// was not written this time: left, they would show that report's verdicts
+// beside the new ones. Each removal is said on stderr.
+func removeStale(io *IO, outDir string, before map[string]bool, written []string) error {
+	for _, f := range reports.Formats {
+		if !before[f] || slices.Contains(written, f) {
+			continue
+		}
+		path := filepath.Join(outDir, reports.FileName(f))
+		if err := os.Remove(path); err != nil {
+			return fmt.Errorf("report: removing the stale %s: %w", path, err)
+		}
+		fmt.Fprintf(io.Err, "report: removed stale %s (an earlier report; --files %s did not write it)\n", path, strings.Join(written, ","))
 	}
 	return nil
 }

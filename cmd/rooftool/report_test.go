@@ -64,10 +64,46 @@ func TestReportCommittedRun(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, e.String())
 	}
-	for _, f := range []string{"report.md", "report.json"} {
+	for _, f := range []string{"report.md", "report.json", "report.html"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// A report into a folder that holds an earlier one says which files it
+// replaced, and removes (and names) a report file of a kind --files did
+// not ask for this time; the paths written are all stdout gets.
+func TestReportReplacesAndRemovesStale(t *testing.T) {
+	dir := t.TempDir()
+	runDir := filepath.Join(dir, "2026-11-22-test-1")
+	writeTimingRun(t, runDir, 0.1, 10)
+	out := filepath.Join(dir, "out")
+	report := func(args ...string) (string, string) {
+		t.Helper()
+		var o, e bytes.Buffer
+		if code := run(context.Background(), append([]string{"report", runDir, "-o", out}, args...), &IO{Out: &o, Err: &e}); code != 0 {
+			t.Fatalf("report %v: exit %d: %s", args, code, e.String())
+		}
+		return o.String(), e.String()
+	}
+	path := func(f string) string { return filepath.Join(out, f) }
+	o, e := report()
+	if want := path("report.md") + "\n" + path("report.json") + "\n" + path("report.html") + "\n"; o != want || e != "" {
+		t.Errorf("first report: stdout %q, stderr %q; want %q and nothing", o, e, want)
+	}
+	o, e = report("--files", "md,json")
+	for _, want := range []string{"report: replaced " + path("report.md") + "\n", "report: replaced " + path("report.json") + "\n",
+		"report: removed stale " + path("report.html") + " (an earlier report; --files md,json did not write it)\n"} {
+		if !strings.Contains(e, want) {
+			t.Errorf("second report: stderr lacks %q:\n%s", want, e)
+		}
+	}
+	if strings.Contains(o, "report.html") || strings.Contains(o, "replaced") {
+		t.Errorf("second report: stdout %q", o)
+	}
+	if _, err := os.Stat(path("report.html")); !os.IsNotExist(err) {
+		t.Errorf("the stale report.html is still there (%v)", err)
 	}
 }
 

@@ -7,11 +7,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/internal/tableout"
 	"github.com/rooftool/rooftool/pipeline"
 )
 
@@ -44,10 +47,37 @@ type IO struct {
 	Out, Err io.Writer
 	IsTTY    bool // Out is a terminal
 	ErrIsTTY bool // Err is a terminal: progress of long work is shown there
+	// Width is the columns text tables are fitted to (outWidth, or
+	// --width); 0 writes them whole.
+	Width int
 }
 
 func stdIO() *IO {
-	return &IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, IsTTY: isTerminal(os.Stdout), ErrIsTTY: isTerminal(os.Stderr)}
+	out := isTerminal(os.Stdout)
+	return &IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, IsTTY: out, ErrIsTTY: isTerminal(os.Stderr),
+		Width: outWidth(os.Stdout, out, os.Getenv("COLUMNS"))}
+}
+
+// outWidth is the width of the terminal f is, where it is one and its size
+// can be read; else $COLUMNS where that is a positive number; else 0 (no
+// limit: a pipe or a file gets every table whole).
+func outWidth(f *os.File, tty bool, columns string) int {
+	if tty {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			return w
+		}
+	}
+	if n, err := strconv.Atoi(columns); err == nil && n > 0 {
+		return n
+	}
+	return 0
+}
+
+// writeData writes o in format to io.Out through tableout, the text table
+// fitted to io.Width.
+func writeData(io *IO, format string, o tableout.Output) error {
+	o.Width = io.Width
+	return tableout.Write(io.Out, format, o)
 }
 
 // isTerminal reports whether f is a character device (a terminal).
@@ -69,6 +99,17 @@ func newRootCmd(io *IO) *cobra.Command {
 	root.SetOut(io.Out)
 	root.SetErr(io.Err)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	width := root.PersistentFlags().Int("width", 0, "fit text tables to N columns, names shortened in the middle (default: the terminal's width, else $COLUMNS; 0: whole); CSV and JSON stay whole")
+	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		if !c.Flags().Changed("width") {
+			return nil
+		}
+		if *width < 0 {
+			return usageErrorf("%s: --width %d: want 0 (no limit) or more columns", c.Name(), *width)
+		}
+		io.Width = *width
+		return nil
+	}
 	for _, f := range commands {
 		root.AddCommand(f(io))
 	}

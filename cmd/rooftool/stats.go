@@ -56,7 +56,8 @@ the ncu kernel pass (times from gpu__time_duration.sum); --source picks one.
 --range keeps the ranges whose path matches PATTERN: a glob over the whole path
 when it holds * ? or [ (a * spans slashes), else a substring; "-" selects the
 kernels outside every range. The table shortens long range paths and names in
-the middle; CSV and JSON keep them whole. CSV has nsys's nine columns, then Range.
+the middle, and on a terminal (or with --width N) fits its width, headers
+wrapped and figures whole; CSV and JSON keep them whole. CSV has nsys's nine columns, then Range.
 
 Where stderr is a terminal, one line there shows the export being read and its
 kernels so far, then the summary under way, wiped before the output; in a pipe
@@ -229,10 +230,9 @@ func runStats(ctx context.Context, opts *StatsOptions) error {
 		return &ingest.InputError{File: strings.Join(opts.Inputs, " "), Err: errors.New(statsNothing(opts))}
 	}
 	if s.NameFallbacks > 0 && so.Names != analysis.NamesDemangled {
-		fmt.Fprintf(opts.IO.Err, "warning: %d kernel(s) have no %s name in the input: they are listed by their %s name\n",
-			s.NameFallbacks, so.Names, map[string]string{analysis.NamesMangled: "demangled", analysis.NamesBase: "demangled"}[so.Names])
+		fmt.Fprintf(opts.IO.Err, "warning: %d kernel(s) have no %s name in the input: they are listed by their demangled name\n", s.NameFallbacks, so.Names)
 	}
-	return tableout.Write(opts.IO.Out, format, tableout.Output{
+	return writeData(opts.IO, format, tableout.Output{
 		CSV:  statsCSV(s.Rows, so.Flat),
 		JSON: newStatsJSON(s.Rows, so),
 		Text: func(w io.Writer) error { return writeStatsTable(w, s, opts.Top) },
@@ -396,8 +396,11 @@ func middleEllipsis(s string, max int) string {
 
 // writeStatsTable prints one nsys-style table per range: centred headers
 // over dashes, numbers right-aligned with thousands separators, the name
-// left-aligned.
+// left-aligned. Written to a tableout.FitWriter, each table fits its width:
+// headers wrapped, names and range paths shortened in the middle, figures
+// whole.
 func writeStatsTable(w io.Writer, s analysis.Summary, top int) error {
+	width := tableout.Width(w)
 	if len(s.Rows) == 0 {
 		_, err := fmt.Fprintln(w, "no kernels")
 		return err
@@ -415,9 +418,14 @@ func writeStatsTable(w io.Writer, s analysis.Summary, top int) error {
 		if path == "" {
 			b.WriteString("NVTX range: - (outside every NVTX range)\n\n")
 		} else {
-			fmt.Fprintf(&b, "NVTX range: %s\n\n", middleEllipsis(path, tableTextMax))
+			const label = "NVTX range: "
+			shown := middleEllipsis(path, tableTextMax)
+			if width > len(label) {
+				shown = tableout.Shorten(shown, width-len(label))
+			}
+			fmt.Fprintf(&b, "%s%s\n\n", label, shown)
 		}
-		writeStatsBlock(&b, s.Rows[i:j])
+		writeStatsBlock(&b, s.Rows[i:j], width)
 		if n := s.LeftOut[path]; n > 0 {
 			fmt.Fprintf(&b, " ... %d more kernel(s) (--top %d)\n", n, top)
 		}
@@ -427,7 +435,7 @@ func writeStatsTable(w io.Writer, s analysis.Summary, top int) error {
 	return err
 }
 
-func writeStatsBlock(b *strings.Builder, rows []analysis.SummaryRow) {
+func writeStatsBlock(b *strings.Builder, rows []analysis.SummaryRow, fit int) {
 	cells := make([][]string, len(rows))
 	for i, r := range rows {
 		cells[i] = []string{fmt1(r.TimePct), group(strconv.FormatInt(r.TotalNs, 10)), group(strconv.Itoa(r.Instances)),
@@ -435,12 +443,16 @@ func writeStatsBlock(b *strings.Builder, rows []analysis.SummaryRow) {
 			group(fmtStat(r.StdDevNs)), middleEllipsis(r.Name, tableTextMax)}
 	}
 	last := len(statsColumns) - 1
-	width := make([]int, len(statsColumns))
+	// A line is " " and the cells two spaces apart.
+	width, _ := tableout.Table{Header: statsColumns, Rows: cells}.Widths(fit, 1+2*last)
+	for _, row := range cells {
+		row[last] = tableout.Shorten(row[last], width[last])
+	}
+	heads := make([][]string, len(statsColumns))
+	lines := 0
 	for i, h := range statsColumns {
-		width[i] = len(h)
-		for _, row := range cells {
-			width[i] = max(width[i], utf8.RuneCountInString(row[i]))
-		}
+		heads[i] = tableout.WrapCell(h, width[i])
+		lines = max(lines, len(heads[i]))
 	}
 	line := func(cols []string, align func(i int, c string) string) {
 		var l strings.Builder
@@ -455,10 +467,18 @@ func writeStatsBlock(b *strings.Builder, rows []analysis.SummaryRow) {
 		b.WriteByte('\n')
 	}
 	pad := func(c string, n int) string { return strings.Repeat(" ", max(0, n)) + c }
-	line(statsColumns, func(i int, c string) string {
-		extra := width[i] - len(c)
-		return pad(c, extra/2) + strings.Repeat(" ", extra-extra/2)
-	})
+	for k := range lines {
+		head := make([]string, len(heads))
+		for i, h := range heads {
+			if k < len(h) {
+				head[i] = h[k]
+			}
+		}
+		line(head, func(i int, c string) string {
+			extra := width[i] - utf8.RuneCountInString(c)
+			return pad(c, extra/2) + strings.Repeat(" ", max(0, extra-extra/2))
+		})
+	}
 	dashes := make([]string, len(statsColumns))
 	for i := range dashes {
 		dashes[i] = strings.Repeat("-", width[i])

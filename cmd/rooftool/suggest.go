@@ -188,7 +188,7 @@ func runSuggest(ctx context.Context, opts *SuggestOptions) error {
 		_, err := fmt.Fprintln(w, "\nFOLDED TIME is the folded kernels' time; TIME SAVED that less the epilogue's reads of their other operands at the sequence's streaming DRAM rate (a prediction, not a bound: a fused kernel that also changes its main loop saves more, a slower epilogue less); DRAM SAVED is on the kernel pass's bytes (L2 flushed before each kernel), WARM L2 with the residency rule of the model; DRAM and time saved need ncu bytes (- where absent). See rooftool suggest --help for the model.")
 		return err
 	}
-	return tableout.Write(opts.IO.Out, opts.Format, tableout.Output{CSV: csv, JSON: doc, Text: text})
+	return writeData(opts.IO, opts.Format, tableout.Output{CSV: csv, JSON: doc, Text: text})
 }
 
 // gpuSMs is the SM count the catalog gives the run's GPU (0: not in it).

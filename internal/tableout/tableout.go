@@ -39,6 +39,9 @@ func Valid(format string) bool {
 type Table struct {
 	Header []string // nil: no header line
 	Rows   [][]string
+	// HeadMore are the further lines of a header that fitting wrapped
+	// onto several lines (Fit).
+	HeadMore [][]string
 }
 
 // Style is how a text table lays out its columns.
@@ -57,8 +60,29 @@ const (
 	Markdown
 )
 
-// WriteText writes t as an aligned text table in style s.
+// WriteText writes t as an aligned text table in style s. Written to a
+// FitWriter, a table wider than its width is fitted first (fit): names
+// shortened in the middle, figures whole, and where that is not enough its
+// columns in groups, one table after another.
 func (t Table) WriteText(w io.Writer, s Style) error {
+	if n := Width(w); n > 0 {
+		for i, g := range t.Fit(n, s) {
+			if i > 0 {
+				if _, err := fmt.Fprintln(w); err != nil {
+					return err
+				}
+			}
+			if err := g.Table.writeText(w, s); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return t.writeText(w, s)
+}
+
+// writeText writes t as it is.
+func (t Table) writeText(w io.Writer, s Style) error {
 	var tw *tabwriter.Writer
 	var line func(cells []string) string
 	switch s {
@@ -73,8 +97,10 @@ func (t Table) WriteText(w io.Writer, s Style) error {
 		line = func(cells []string) string { return strings.Join(cells, "\t") }
 	}
 	if t.Header != nil {
-		if _, err := fmt.Fprintln(tw, line(t.Header)); err != nil {
-			return err
+		for _, h := range append([][]string{t.Header}, t.HeadMore...) {
+			if _, err := fmt.Fprintln(tw, line(h)); err != nil {
+				return err
+			}
 		}
 		if s == Markdown {
 			rule := make([]string, len(t.Header))
@@ -147,6 +173,9 @@ type Output struct {
 	JSON any   // --format json
 	// Text writes --format table; nil writes CSV as a Columns table.
 	Text func(io.Writer) error
+	// Width fits --format table to this many columns (a FitWriter); 0
+	// writes it whole. CSV and JSON are always whole.
+	Width int
 }
 
 // Write writes o in format, one of Formats; an unknown format is an error.
@@ -157,10 +186,18 @@ func Write(w io.Writer, format string, o Output) error {
 	case FormatJSON:
 		return WriteJSON(w, o.JSON)
 	case FormatTable:
-		if o.Text == nil {
-			return o.CSV.WriteText(w, Columns)
+		text := o.Text
+		if text == nil {
+			text = func(w io.Writer) error { return o.CSV.WriteText(w, Columns) }
 		}
-		return o.Text(w)
+		if o.Width <= 0 {
+			return text(w)
+		}
+		fw := NewFitWriter(w, o.Width)
+		if err := text(fw); err != nil {
+			return err
+		}
+		return fw.Flush()
 	}
 	return fmt.Errorf("output format %q: want %s", format, strings.Join(Formats, ", "))
 }
