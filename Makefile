@@ -57,6 +57,8 @@ fuzz:
 	$(GO) test ./ingest -run '^$$' -fuzz '^FuzzKinetoGzip$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./ingest -run '^$$' -fuzz '^FuzzNsysSQLite$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 
+# The first report is the default run, embedded in the binary; the others
+# are committed runs read by name from testdata/runs (run from the repository).
 demo: build
 	./$(BIN) report -o out/report --files md,json,html
 	./$(BIN) report 2026-11-22-h100-003504 -o out/report-h100-003504
