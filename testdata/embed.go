@@ -1,6 +1,9 @@
 // Package testdata holds rooftool's committed inputs: real exports from
-// public projects (realdata/, see realdata/SOURCES.tsv) and real runs of
-// `rooftool profile` (runs/<name>/: manifest.json, tables/, raw/, ...).
+// public projects (realdata/, see realdata/SOURCES.tsv; the largest,
+// cutlass_benchmark/report1.sqlite, is stored gzipped, and its size and
+// sha256 there are those of the file gunzipped, as upstream has it) and
+// real runs of `rooftool profile` (runs/<name>/: manifest.json, tables/,
+// raw/, ...; what each keeps is in runs/README.md).
 //
 // One run is embedded: the default (Default, the one runs/DEFAULT names),
 // so that `rooftool report` with no argument renders it from any build of
