@@ -44,7 +44,8 @@ vet:
 
 # BenchmarkNsysScale (ingest) ingests 1M- and 10M-kernel nsys exports with
 # the rooftool binary beside the sqlite3 CLI's join and DuckDB's GROUP BY;
-# ROOFTOOL_BENCH_100M=1 adds the 100M one (a 13 GB export made on demand).
+# ROOFTOOL_BENCH_100M=1 adds the 100M one (an export of about 80 GB made on
+# demand: the 1M replica is 0.8 GB, the 10M one 8.5 GB; README.md).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 3h ./...
 
@@ -57,6 +58,8 @@ fuzz:
 	$(GO) test ./ingest -run '^$$' -fuzz '^FuzzKinetoGzip$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./ingest -run '^$$' -fuzz '^FuzzNsysSQLite$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 
+# The first report is the default run, embedded in the binary; the others
+# are committed runs read by name from testdata/runs (run from the repository).
 demo: build
 	./$(BIN) report -o out/report
 	./$(BIN) report 2026-11-22-h100-003504 -o out/report-h100-003504

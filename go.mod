@@ -48,3 +48,5 @@ require (
 	google.golang.org/grpc v1.83.2 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
+
+replace codeberg.org/go-fonts/liberation => ./internal/fonts/liberation

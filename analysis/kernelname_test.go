@@ -1,7 +1,9 @@
 package analysis
 
 import (
+	"compress/gzip"
 	"database/sql"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,6 +57,12 @@ func TestKernelNamesOfRealExports(t *testing.T) {
 	// Every nsys export there: no kernel whose own name holds no GEMM word
 	// (and is no generic wrapper) is taken for a GEMM.
 	files, _ := filepath.Glob(filepath.Join("..", "testdata", "realdata", "*", "*.sqlite"))
+	gz, _ := filepath.Glob(filepath.Join("..", "testdata", "realdata", "*", "*.sqlite.gz"))
+	for _, g := range gz { // committed gzipped: SQLite reads a plain file
+		plain := filepath.Join(t.TempDir(), strings.TrimSuffix(filepath.Base(g), ".gz"))
+		gunzipTo(t, g, plain)
+		files = append(files, plain)
+	}
 	if len(files) == 0 {
 		t.Skip("no nsys exports under testdata/realdata")
 	}
@@ -89,5 +97,29 @@ func TestKernelNamesOfRealExports(t *testing.T) {
 	}
 	if seen == 0 {
 		t.Fatal("no kernel names read from the realdata exports")
+	}
+}
+
+// gunzipTo writes the gunzipped src to dst.
+func gunzipTo(t *testing.T, src, dst string) {
+	t.Helper()
+	f, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.Create(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(out, zr); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

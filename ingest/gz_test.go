@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/google/go-cmp/cmp"
 )
 
 func gzipFile(t *testing.T, src, dst string) {
@@ -134,5 +135,48 @@ func TestCellsFilter(t *testing.T) {
 	}
 	if strings.Join(names, ",") != "earlier,kb,warmup" || len(got.Metrics()) != 0 {
 		t.Fatalf("kept %v and %d metrics, want earlier,kb,warmup and none", names, len(got.Metrics()))
+	}
+}
+
+// A gzipped ncu CSV ingests exactly like the plain one: the same rows and
+// metas, which name the file as it was before compression; a truncated
+// stream is bad input naming the .gz file.
+func TestNCUGzip(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	src := filepath.Join("..", "testdata", "realdata", "Roofline-Analysis", "torch_sdpa_flash__gqa_bf16_b8_ctx32k_p64.ncu.csv")
+	gz := filepath.Join(t.TempDir(), filepath.Base(src)+".gz")
+	gzipFile(t, src, gz)
+	if f, err := Detect(gz); err != nil || f != FormatNCUGz {
+		t.Fatalf("Detect = %q, %v; want %q", f, err, FormatNCUGz)
+	}
+	plain, err := File(src, Options{}, mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Release()
+	zipped, err := File(gz, Options{}, mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zipped.Release()
+	if d := cmp.Diff(plain.Kernels(), zipped.Kernels()); d != "" || len(plain.Kernels()) == 0 {
+		t.Errorf("kernels differ (-plain +gzipped), %d plain:\n%s", len(plain.Kernels()), d)
+	}
+	if d := cmp.Diff(plain.Metrics(), zipped.Metrics()); d != "" {
+		t.Errorf("metrics differ (-plain +gzipped):\n%s", d)
+	}
+	if d := cmp.Diff(plain.Metas(), zipped.Metas()); d != "" {
+		t.Errorf("metas differ (-plain +gzipped):\n%s", d)
+	}
+	data, _ := os.ReadFile(gz)
+	trunc := filepath.Join(t.TempDir(), "trunc.csv.gz")
+	if err := os.WriteFile(trunc, data[:len(data)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = File(trunc, Options{}, nil)
+	var ie *InputError
+	if !errors.As(err, &ie) || ie.File != trunc {
+		t.Fatalf("truncated: error = %v, want an InputError naming %s", err, trunc)
 	}
 }

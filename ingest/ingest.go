@@ -26,6 +26,7 @@ import (
 // Format names of raw exports.
 const (
 	FormatNCUCSV  = "ncu-csv"
+	FormatNCUGz   = "ncu-csv-gz" // an ncu CSV compressed with gzip (a committed run's raw/ncu*/)
 	FormatNCURep  = "ncu-rep"
 	FormatNsysDB  = "nsys-sqlite"
 	FormatNsysGz  = "nsys-sqlite-gz" // an nsys SQLite export compressed with gzip
@@ -193,7 +194,10 @@ func sniff(path string, head []byte) (string, error) {
 		if len(inner) > 0 && (inner[0] == '{' || inner[0] == '[') { // object or JSON-array trace
 			return FormatKineto, nil
 		}
-		return "", badInput(path, 0, "", "gzip file holds neither a JSON trace nor an nsys SQLite export")
+		if isNCUText(inner) {
+			return FormatNCUGz, nil
+		}
+		return "", badInput(path, 0, "", "gzip file holds neither a JSON trace, an ncu CSV nor an nsys SQLite export")
 	}
 	t := bytes.TrimSpace(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")))
 	if len(t) == 0 {
@@ -205,10 +209,20 @@ func sniff(path string, head []byte) (string, error) {
 		}
 		return FormatKineto, nil
 	}
-	// Text: an ncu CSV starts with ==PROF==/==WARNING==/==ERROR== lines or a
-	// quoted header whose first field is "ID" (raw page, details page).
-	// t, not head: a UTF-8 byte-order mark before the header is skipped,
-	// as the CSV reader skips it.
+	if isNCUText(t) {
+		return FormatNCUCSV, nil
+	}
+	if bytes.IndexByte(head, 0) >= 0 {
+		return "", badInput(path, 0, "", "binary file of unknown kind, expected an export (ncu CSV, nsys SQLite, Kineto JSON)")
+	}
+	return "", badInput(path, 1, "", "not a known export: expected an ncu CSV (header starting with \"ID\"), an nsys SQLite or a Kineto JSON trace")
+}
+
+// isNCUText reports whether t (the start of a file, white space and a
+// UTF-8 byte-order mark trimmed, as the CSV reader skips them) is an ncu
+// CSV: ==PROF==/==WARNING==/==ERROR== lines or a quoted header whose first
+// field is "ID" (raw page, details page).
+func isNCUText(t []byte) bool {
 	sc := bufio.NewScanner(bytes.NewReader(t))
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
 	for sc.Scan() {
@@ -216,15 +230,9 @@ func sniff(path string, head []byte) (string, error) {
 		if l == "" {
 			continue
 		}
-		if strings.HasPrefix(l, "==") || strings.HasPrefix(l, `"ID"`) || strings.HasPrefix(l, "ID,") {
-			return FormatNCUCSV, nil
-		}
-		break
+		return strings.HasPrefix(l, "==") || strings.HasPrefix(l, `"ID"`) || strings.HasPrefix(l, "ID,")
 	}
-	if bytes.IndexByte(head, 0) >= 0 {
-		return "", badInput(path, 0, "", "binary file of unknown kind, expected an export (ncu CSV, nsys SQLite, Kineto JSON)")
-	}
-	return "", badInput(path, 1, "", "not a known export: expected an ncu CSV (header starting with \"ID\"), an nsys SQLite or a Kineto JSON trace")
+	return false
 }
 
 func parseFile(b *Builder, in Input) error {
@@ -237,7 +245,7 @@ func parseFile(b *Builder, in Input) error {
 		return err
 	}
 	switch format {
-	case FormatNCUCSV:
+	case FormatNCUCSV, FormatNCUGz:
 		return parseNCUFile(b, in)
 	case FormatNCURep:
 		return parseNCURep(b, in)

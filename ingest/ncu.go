@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"compress/gzip"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -147,18 +148,37 @@ type ncuParser struct {
 }
 
 // parseNCUFile ingests an ncu CSV export.
+// parseNCUFile ingests an ncu CSV file, plain or gzipped (FormatNCUGz,
+// told by the gzip magic, not the name): a gzipped one is read through
+// gzip and its rows name the file as it was before compression (File
+// "x.csv" for "x.csv.gz"), so that a run's tables are the same from either.
 func parseNCUFile(b *Builder, in Input) error {
 	f, err := os.Open(in.Path)
 	if err != nil {
 		return &InputError{File: in.Path, Err: err}
 	}
 	defer f.Close()
+	magic := make([]byte, 2)
+	if n, _ := io.ReadFull(f, magic); n == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return &InputError{File: in.Path, Err: err}
+		}
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			return badInput(in.Path, 0, "", "gzip: %v", err)
+		}
+		defer zr.Close()
+		return parseNCU(b, in.Path, zr, in.Options)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return &InputError{File: in.Path, Err: err}
+	}
 	return parseNCU(b, in.Path, f, in.Options)
 }
 
 // parseNCU ingests an ncu CSV read from r; path names it in rows and errors.
 func parseNCU(b *Builder, path string, r io.Reader, opts Options) error {
-	p := &ncuParser{b: b, path: path, file: filepath.Base(path), opts: opts, nvtx: -1,
+	p := &ncuParser{b: b, path: path, file: strings.TrimSuffix(filepath.Base(path), ".gz"), opts: opts, nvtx: -1,
 		gpuIdx: map[int32]int{}, seen: map[[2]string]bool{}, short: map[string]string{}}
 	switch x := r.(type) {
 	case interface{ Size() int64 }: // bytes.Reader, strings.Reader

@@ -286,7 +286,7 @@ func TestNCURealErrorLog(t *testing.T) {
 
 // TestNCURunCaptures ingests every ncu CSV of the runs committed under
 // testdata/runs (raw/ncu/<exp>/... kernel pass, raw/ncu-range/<exp>/...
-// range pass; see kernels/launch/manifest.go) and checks what must hold
+// range pass; see ingest/rundir) and checks what must hold
 // for any capture: it parses, it has rows, kernel rows inside an
 // experiment > variant > shape NVTX path name that experiment, and every
 // row with gpu__time_duration.sum has a positive duration.
@@ -331,7 +331,8 @@ func TestNCURunCaptures(t *testing.T) {
 	}
 }
 
-// ncuRunCaptures lists the ncu CSVs of the runs under testdata/runs.
+// ncuRunCaptures lists the ncu CSVs of the runs under testdata/runs
+// (gzipped there, <name>.csv.gz; ingest reads them as they are).
 func ncuRunCaptures() []string {
 	var files []string
 	root := filepath.Join("..", "testdata", "runs")
@@ -339,7 +340,7 @@ func ncuRunCaptures() []string {
 	for _, r := range runs {
 		for _, pass := range []string{"ncu", "ncu-range"} {
 			filepath.WalkDir(filepath.Join(root, r.Name(), "raw", pass), func(p string, d os.DirEntry, err error) error {
-				if err == nil && !d.IsDir() && strings.HasSuffix(p, ".csv") {
+				if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".csv") || strings.HasSuffix(p, ".csv.gz")) {
 					files = append(files, p)
 				}
 				return nil

@@ -99,8 +99,8 @@ func BenchmarkNsysScale(b *testing.B) {
 }
 
 // makeNVTXReplica builds (or reuses) an export of the DLProf export and
-// copies more of its kernels, runtime calls and NVTX events, as
-// shared/bench/nsys_replica.py does: copy i shifted by i times the span
+// copies more of its kernels, runtime calls and NVTX events: copy i
+// shifted by i times the span
 // of the source (at least 0.1 s) and its correlation ids by i*1e6, so that
 // each copy's kernels fall inside its own copy of the ranges, the copies
 // one after another (the tables stay in start order, as nsys writes them).

@@ -37,7 +37,7 @@ func TestNsysRealFiles(t *testing.T) {
 			first: Kernel{Name: "vecAdd(double *, double *, double *, int)", ShortName: "vecAdd", Mangled: "_Z6vecAddPdS_S_i",
 				Context: 1, Stream: 13, CorrelationID: 123, PID: 200206, TID: 200206, GridX: 1024, GridY: 1, GridZ: 1,
 				BlockX: 256, BlockY: 1, BlockZ: 1, Registers: 16, StartNs: 548779327, DurationNs: 22560}},
-		{file: "cutlass_benchmark/report1.sqlite", kernels: 6, names: 1, shorts: 1, totalNs: 162000609, gpus: 4, gpu0: "NVIDIA A100-PCIE-40GB", schema: "3.1.7"},
+		{file: "cutlass_benchmark/report1.sqlite.gz", kernels: 6, names: 1, shorts: 1, totalNs: 162000609, gpus: 4, gpu0: "NVIDIA A100-PCIE-40GB", schema: "3.1.7"},
 		{file: "cuda-kernel-library/report2.sqlite", kernels: 1, names: 1, shorts: 1, totalNs: 1448207, gpus: 1, gpu0: "NVIDIA RTX A4500", schema: "3.24.18",
 			first: Kernel{Name: "vectorAdd(int *, int *, int *, int)", ShortName: "vectorAdd", Mangled: "_Z9vectorAddPiS_S_i",
 				Context: 1, Stream: 7, CorrelationID: 121, PID: 102981, TID: 102981, GridX: 4096, GridY: 1, GridZ: 1,
@@ -72,7 +72,7 @@ func TestNsysRealFiles(t *testing.T) {
 				if k.Range != "" {
 					with++
 				}
-				if k.Source != SourceNsys || k.Pass != PassTimeline || k.File != filepath.Base(c.file) {
+				if k.Source != SourceNsys || k.Pass != PassTimeline || k.File != strings.TrimSuffix(filepath.Base(c.file), ".gz") {
 					t.Fatalf("kernel row source/pass/file = %s/%s/%s", k.Source, k.Pass, k.File)
 				}
 			}

@@ -13,11 +13,12 @@ import (
 // sm__ops_path_tensor_src_bf16_dst_fp32.sum "60,129,542,144" (= 2 GEMMs x
 // 2*M*N*K at M=512, N=4096, K=7168), dram__bytes_read.sum "124,819,200",
 // dram__bytes_write.sum "2,429,696", and the NVTX column holding the stack
-// swiglu > dual-acc > M=512,N=4096,K=7168 in the default domain.
+// swiglu > dual-acc > M=512,N=4096,K=7168 in the default domain. The run
+// keeps it gzipped (M=512,N=4096,K=7168.csv.gz), read as it is.
 func TestOwnNCUCapture(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	p := filepath.Join("..", "testdata", "runs", "2026-11-22-h100-003504", "raw", "ncu", "swiglu", "dual-acc", "M=512,N=4096,K=7168.csv")
+	p := filepath.Join("..", "testdata", "runs", "2026-11-22-h100-003504", "raw", "ncu", "swiglu", "dual-acc", "M=512,N=4096,K=7168.csv.gz")
 	tb, err := File(p, Options{}, mem)
 	if err != nil {
 		t.Fatal(err)

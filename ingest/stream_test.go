@@ -174,7 +174,7 @@ func TestWriteFilesSmallSameBytes(t *testing.T) {
 // shape, range and range_path are null on all 6 rows and mangled on none.
 func TestUnknownStringsNull(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "tables")
-	if _, err := WriteFiles([]Input{{Path: nsysRealdata + "cutlass_benchmark/report1.sqlite"}}, dir, FormatParquet, nil); err != nil {
+	if _, err := WriteFiles([]Input{{Path: nsysRealdata + "cutlass_benchmark/report1.sqlite.gz"}}, dir, FormatParquet, nil); err != nil {
 		t.Fatal(err)
 	}
 	rec := readParquetRecord(t, filepath.Join(dir, "kernels.parquet"))
@@ -293,8 +293,15 @@ func TestScanSplitOrder(t *testing.T) {
 	makeNsysReplica(t, replica, 4600)
 	paths := []string{replica}
 	for _, p := range realExports(t) {
-		if strings.HasSuffix(p, ".sqlite") {
+		switch {
+		case strings.HasSuffix(p, ".sqlite"):
 			paths = append(paths, p)
+		case strings.HasSuffix(p, ".sqlite.gz"): // committed gzipped
+			plain := filepath.Join(t.TempDir(), strings.TrimSuffix(filepath.Base(p), ".gz"))
+			if err := os.WriteFile(plain, gunzip(t, p), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			paths = append(paths, plain)
 		}
 	}
 	for _, p := range paths {

@@ -1,9 +1,12 @@
 package reports
 
 import (
+	"compress/gzip"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -208,15 +211,36 @@ func (r rawCells) timing(exp, v, shape string) rawTiming {
 	return out
 }
 
+// exists reports whether the run holds path, plain or gzipped.
+func (r rawCells) exists(path string) bool {
+	_, err := fs.Stat(r.fsys, path)
+	if err != nil {
+		_, err = fs.Stat(r.fsys, path+".gz")
+	}
+	return err == nil
+}
+
 // rows reads an ncu raw-page CSV: one map per kernel (rows whose ID is a
 // number; the units row is skipped).
+//
+// A committed run keeps its CSVs gzipped (<path>.gz); rows reads that where
+// path itself is absent, as ingest does.
 func (r rawCells) rows(path string) []map[string]float64 {
+	var in io.Reader
 	f, err := r.fsys.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if f, err = r.fsys.Open(path + ".gz"); err == nil {
+			defer f.Close()
+			in, err = gzip.NewReader(f)
+		}
+	} else if err == nil {
+		defer f.Close()
+		in = f
+	}
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
+	recs, err := csv.NewReader(in).ReadAll()
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -295,7 +319,7 @@ func (r rawCells) rangeDRAMReplays(exp, v, shape string) float64 {
 		if i > 1 {
 			name = fmt.Sprintf("raw/ncu-range/%s/%s/%s.range.r%d.csv", exp, v, shape, i)
 		}
-		if _, err := fs.Stat(r.fsys, name); err != nil {
+		if !r.exists(name) {
 			break
 		}
 		s := 0.0

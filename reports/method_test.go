@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path"
+	"sort"
 	"strings"
 	"testing"
 
@@ -44,7 +45,7 @@ func TestMethodKernelPassBelowRange(t *testing.T) {
 				ranges, _ := fsGlob(t, root, "raw/ncu-range/"+exp+"/"+v.Name+"/*.range.csv")
 				for _, rf := range ranges {
 					shape := strings.TrimSuffix(path.Base(rf), ".range.csv")
-					if _, err := os.Stat(path.Join(root, "raw/ncu", exp, v.Name, shape+".csv")); err != nil {
+					if !raw.exists(path.Join("raw/ncu", exp, v.Name, shape+".csv")) {
 						continue
 					}
 					kern := 0.0
@@ -103,12 +104,22 @@ func TestMethodMegakernelCycles(t *testing.T) {
 	}
 }
 
+// fsGlob matches pattern under root, and pattern+".gz" (a committed run's
+// gzipped CSVs), naming those as they were before compression.
 func fsGlob(t *testing.T, root, pattern string) ([]string, error) {
 	t.Helper()
 	m, err := fs.Glob(os.DirFS(root), pattern)
 	if err != nil {
 		t.Fatal(err)
 	}
+	gz, err := fs.Glob(os.DirFS(root), pattern+".gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range gz {
+		m = append(m, strings.TrimSuffix(g, ".gz"))
+	}
+	sort.Strings(m)
 	return m, nil
 }
 

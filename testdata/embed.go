@@ -1,46 +1,113 @@
 // Package testdata holds rooftool's committed inputs: real exports from
-// public projects (realdata/, see realdata/SOURCES.tsv) and real runs of
-// `rooftool profile` (runs/<name>/: manifest.json, tables/, raw/, ...).
+// public projects (realdata/, see realdata/SOURCES.tsv; the largest,
+// cutlass_benchmark/report1.sqlite, is stored gzipped, and its size and
+// sha256 there are those of the file gunzipped, as upstream has it) and
+// real runs of `rooftool profile` (runs/<name>/: manifest.json, tables/,
+// raw/, ...; what each keeps is in runs/README.md).
 //
-// The runs are embedded, so that `rooftool report` with no argument renders
-// the most complete committed run (Default) from any build of rooftool — `go run ./cmd/rooftool
-// report` in a clean checkout as well as an installed binary — without
-// looking for files next to the binary. (`go test ./...` and `go vet ./...`
-// skip this directory, as they skip every testdata directory; it is still an
+// One run is embedded: the default (Default, the one runs/DEFAULT names),
+// so that `rooftool report` with no argument renders it from any build of
+// rooftool — `go run ./cmd/rooftool report` in a clean checkout as well as
+// an installed binary — without looking for files next to the binary. The
+// other committed runs are read from the checkout: Run and Runs look for
+// testdata/runs in the rooftool repository that holds the working
+// directory (the first parent with rooftool's go.mod), so they work by name
+// from anywhere inside the repository and `go test` finds them from each
+// package's folder; outside it, naming one is an error (NotFoundError)
+// that says where it looked. (`go test ./...` and `go vet ./...` skip this
+// directory, as they skip every testdata directory; it is still an
 // importable package.)
 package testdata
 
 import (
+	"bufio"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 )
 
-// Only what a report reads is embedded (about 2 MB of the runs' 14 MB: the
-// ncu CSVs and nsys SQLite exports stay out of the binary). Each pattern
-// must match at least one file, or the package does not build.
-//
-//go:embed runs/README.md runs/DEFAULT runs/*/manifest.json runs/*/ceilings.json runs/*/specs runs/*/tables runs/*/raw/check runs/*/raw/timing
+// embeddedRun is the run embedded in the binary; runs/DEFAULT must name it
+// (TestDefaultRunEmbedded in cmd/rooftool). Only what a report reads is
+// embedded: 1.0 MB of the run's 7.3 MB (the ncu CSVs and nsys SQLite
+// exports stay out of the binary; this run has no ceilings.json, a run
+// that has one adds it here). Each pattern must match at least one file,
+// or the package does not build.
+const embeddedRun = "2026-11-23-h100-161238"
+
+//go:embed runs/README.md runs/DEFAULT
+//go:embed runs/2026-11-23-h100-161238/manifest.json
+//go:embed runs/2026-11-23-h100-161238/specs runs/2026-11-23-h100-161238/tables
+//go:embed runs/2026-11-23-h100-161238/raw/check runs/2026-11-23-h100-161238/raw/timing
 var runsFS embed.FS
 
-// Runs lists the committed runs: the names of runs/<name>/ that hold a
-// manifest.json, sorted.
-func Runs() []string {
-	ents, err := fs.ReadDir(runsFS, "runs")
+// modulePath is the module line of rooftool's go.mod, which marks the
+// repository whose testdata/runs holds the committed runs.
+const modulePath = "github.com/rooftool/rooftool"
+
+// Embedded names the run embedded in the binary.
+func Embedded() string { return embeddedRun }
+
+// RepoDir returns the testdata/runs folder of the rooftool repository that
+// holds the working directory: the first of the working directory and its
+// parents with a go.mod of module github.com/rooftool/rooftool. "" and the
+// folders tried when there is none.
+func RepoDir() (string, []string) {
+	wd, err := os.Getwd()
 	if err != nil {
-		return nil
+		return "", nil
 	}
-	var out []string
-	for _, e := range ents {
-		if !e.IsDir() {
-			continue
+	var tried []string
+	for dir := wd; ; dir = filepath.Dir(dir) {
+		tried = append(tried, dir)
+		if isRooftoolModule(filepath.Join(dir, "go.mod")) {
+			runs := filepath.Join(dir, "testdata", "runs")
+			if st, err := os.Stat(runs); err == nil && st.IsDir() {
+				return runs, nil
+			}
 		}
-		if _, err := fs.Stat(runsFS, path.Join("runs", e.Name(), "manifest.json")); err == nil {
-			out = append(out, e.Name())
+		if filepath.Dir(dir) == dir {
+			return "", tried
 		}
+	}
+}
+
+// isRooftoolModule reports whether the go.mod at p declares rooftool's module.
+func isRooftoolModule(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if f := strings.Fields(sc.Text()); len(f) == 2 && f[0] == "module" {
+			return strings.Trim(f[1], `"`) == modulePath
+		}
+	}
+	return false
+}
+
+// Runs lists the committed runs, sorted: the embedded one and, inside the
+// repository, every runs/<name>/ that holds a manifest.json.
+func Runs() []string {
+	set := map[string]bool{embeddedRun: true}
+	if dir, _ := RepoDir(); dir != "" {
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if _, err := os.Stat(filepath.Join(dir, e.Name(), "manifest.json")); e.IsDir() && err == nil {
+				set[e.Name()] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(set))
+	for r := range set {
+		out = append(out, r)
 	}
 	sort.Strings(out)
 	return out
@@ -50,45 +117,58 @@ func Runs() []string {
 // argument: the one runs/DEFAULT names (its first line), a choice made when
 // a run is committed rather than derived from the runs' contents, so that
 // committing a newer or larger run (a multi-GPU one, another GPU's) does not
-// change what `make demo` shows. "" when the file is missing or names no
-// committed run.
+// change what `make demo` shows. "" when the file is missing or names a run
+// other than the embedded one.
 func Default() string {
 	data, err := fs.ReadFile(runsFS, "runs/DEFAULT")
 	if err != nil {
 		return ""
 	}
 	name, _, _ := strings.Cut(string(data), "\n")
-	name = strings.TrimSpace(name)
-	for _, r := range Runs() {
-		if r == name {
-			return name
-		}
+	if name = strings.TrimSpace(name); name != embeddedRun {
+		return ""
 	}
-	return ""
+	return name
 }
 
-// Run returns a committed run's files, rooted at the run directory. name ""
-// picks Default().
+// NotFoundError says that a run named by name is neither embedded nor in
+// the repository's testdata/runs, and where it was looked for.
+type NotFoundError struct {
+	Name   string
+	Looked string // the testdata/runs folder searched, or the folders tried for rooftool's go.mod
+}
+
+func (e *NotFoundError) Error() string {
+	return fmt.Sprintf("%s: not a committed run: this binary embeds only %s, and %s", e.Name, embeddedRun, e.Looked)
+}
+
+// Run returns a committed run's files, rooted at the run directory: the
+// embedded run from the binary, another from the repository's
+// testdata/runs/<name>. name "" picks Default(). A name found nowhere
+// gives a *NotFoundError.
 func Run(name string) (string, fs.FS, error) {
-	runs := Runs()
-	if len(runs) == 0 {
-		return "", nil, fmt.Errorf("no run is committed under testdata/runs")
-	}
 	if name == "" {
 		if name = Default(); name == "" {
-			return "", nil, fmt.Errorf("testdata/runs/DEFAULT names no committed run (have %v)", runs)
+			return "", nil, fmt.Errorf("testdata/runs/DEFAULT does not name the embedded run %s", embeddedRun)
 		}
 	}
-	found := false
-	for _, r := range runs {
-		found = found || r == name
+	if name == embeddedRun {
+		sub, err := fs.Sub(runsFS, path.Join("runs", name))
+		return name, sub, err
 	}
-	if !found {
-		return "", nil, fmt.Errorf("testdata/runs/%s: no such committed run (have %v)", name, runs)
+	dir, tried := RepoDir()
+	if dir == "" {
+		return "", nil, &NotFoundError{Name: name, Looked: fmt.Sprintf("no rooftool repository (go.mod of %s with testdata/runs) holds the working directory (looked in %s)", modulePath, strings.Join(tried, ", "))}
 	}
-	sub, err := fs.Sub(runsFS, path.Join("runs", name))
-	if err != nil {
-		return "", nil, err
+	if !fs.ValidPath(name) || strings.ContainsAny(name, `/\`) {
+		return "", nil, &NotFoundError{Name: name, Looked: "a run is named by one folder name of " + dir}
 	}
-	return name, sub, nil
+	p := filepath.Join(dir, name)
+	if _, err := os.Stat(filepath.Join(p, "manifest.json")); err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", nil, err
+		}
+		return "", nil, &NotFoundError{Name: name, Looked: fmt.Sprintf("%s holds no manifest.json (committed runs: %v)", p, Runs())}
+	}
+	return name, os.DirFS(p), nil
 }

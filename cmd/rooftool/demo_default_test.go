@@ -1,8 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
@@ -33,5 +38,45 @@ func TestDefaultRunCommitted(t *testing.T) {
 	}
 	if m.GPU.CC != "9.0" || m.GPU.SMCount != 132 || m.GPU.MemoryBytes > 100<<30 {
 		t.Errorf("%s: GPU %+v, want an H100 80GB", name, m.GPU)
+	}
+}
+
+// TestDefaultRunEmbedded: the run runs/DEFAULT names is the one the binary
+// embeds (testdata/embed.go names it in its go:embed lines), and the other
+// committed runs are found by name from inside the repository.
+func TestDefaultRunEmbedded(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/runs/DEFAULT")
+	if err != nil {
+		t.Fatal(err)
+	}
+	name, _, _ := strings.Cut(string(data), "\n")
+	if name = strings.TrimSpace(name); name != testdata.Embedded() || testdata.Default() != name {
+		t.Errorf("runs/DEFAULT names %q; embedded %q, Default() %q", name, testdata.Embedded(), testdata.Default())
+	}
+	const other = "2026-11-22-h100-003504"
+	if _, fsys, err := testdata.Run(other); err != nil {
+		t.Errorf("%s from the repository: %v", other, err)
+	} else if _, err := fs.Stat(fsys, rundir.ManifestFile); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestReportOtherRunOutsideRepo: outside the repository a committed run
+// that is not embedded is refused with exit 2, naming where it was looked
+// for; the embedded one still renders.
+func TestReportOtherRunOutsideRepo(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	var o, e bytes.Buffer
+	code := run(context.Background(), []string{"report", "2026-11-22-h100-003504", "-o", filepath.Join(dir, "r")}, &IO{Out: &o, Err: &e})
+	if code != 2 || !strings.Contains(e.String(), "not a committed run") || !strings.Contains(e.String(), dir) {
+		t.Errorf("exit %d, stderr %q; want 2 naming %s", code, e.String(), dir)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r")); err == nil {
+		t.Error("a refused report wrote its output folder")
+	}
+	e.Reset()
+	if code := run(context.Background(), []string{"report", testdata.Embedded(), "-o", filepath.Join(dir, "d"), "--files", "md"}, &IO{Out: &o, Err: &e}); code != 0 {
+		t.Errorf("embedded run outside the repository: exit %d: %s", code, e.String())
 	}
 }

@@ -46,8 +46,9 @@ the tools' spellings (namespaces, integer casts).
 "row" column says what a row holds (cell, geomean, cell_kernels, kernel);
 json is one object with "rooftool_diff": 1, keys sorted.
 
-A run may also be named by a run committed under testdata/runs (embedded in
-the binary). Exit status: 0 done, 2 bad usage or a run with no tables or
+A run may also be named by a run committed under testdata/runs (the default
+run is embedded in the binary; the others are read from the repository that
+holds the working directory). Exit status: 0 done, 2 bad usage or a run with no tables or
 nothing to compare, 1 anything else.`,
 		Example: `  rooftool diff 2026-11-22-h100-003504 2026-11-23-h100-140505   # two committed H100 runs
   rooftool diff runs/2026-11-22-h100-1 runs/2026-11-22-h200-1

@@ -91,8 +91,9 @@ median and worst.
 and whose "projected_onto" column names the target GPU; json is one object
 with "rooftool_project": 1 and "projection": true.
 
-A run may also be named by a run committed under testdata/runs (embedded in
-the binary). Exit status: 0 done, 2 bad usage, an unknown GPU or a run with
+A run may also be named by a run committed under testdata/runs (the default
+run is embedded in the binary; the others are read from the repository that
+holds the working directory). Exit status: 0 done, 2 bad usage, an unknown GPU or a run with
 nothing to project, 1 anything else.`,
 		Example: `  rooftool project 2026-11-23-h100-140505 --gpu h200
   rooftool project 2026-11-22-h100-003504 --gpu h200 --against 2026-11-22-h200-004838

@@ -19,7 +19,8 @@ import (
 //
 // Figures recomputed apart from rooftool, from the runs' raw ncu CSVs
 // (gpu__time_duration.sum of each kernel row, dram__bytes_read.sum and
-// dram__bytes_write.sum):
+// dram__bytes_write.sum; committed gzipped since, *.csv.gz: gunzip -k
+// them first):
 //
 //	import csv, glob, os, statistics
 //	def sums(run):

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -48,7 +49,10 @@ as is one without tables; use stats or roofline for such exports.
 
 With no RUNDIR, report renders the most complete real run committed under
 testdata/runs/ (embedded in the binary) into out/report (or -o DIR); RUNDIR
-may also name a committed run, e.g. 2026-11-22-h200-004838.
+may also name another committed run, e.g. 2026-11-22-h200-004838, read from
+testdata/runs of the rooftool repository that holds the working directory
+(only the default run is embedded; outside the repository such a name is
+refused with exit 2, saying where it looked).
 
 Unlike the commands that print data (--format table, csv or json), report
 writes files: --files picks which of report.md, report.json (its shape is in
@@ -134,7 +138,8 @@ func removeStale(io *IO, outDir string, before map[string]bool, written []string
 }
 
 // openRun opens RUNDIR, or a run committed under testdata/runs by name
-// (read from the binary, "" = the default one), and picks the output
+// ("" = the default one, read from the binary; another from the
+// repository's testdata/runs, see package testdata), and picks the output
 // directory: outDir, else the run's folder, else out/report.
 func openRun(runDir, outDir string) (*rundir.Run, string, error) {
 	if runDir != "" {
@@ -148,13 +153,16 @@ func openRun(runDir, outDir string) (*rundir.Run, string, error) {
 			}
 			return run, outDir, err
 		}
-		if !isCommittedRun(runDir) {
-			return nil, "", usageErrorf("RUNDIR %s: not a run directory", runDir)
-		}
 	}
 	name, fsys, err := testdata.Run(runDir)
-	if err != nil {
+	var notFound *testdata.NotFoundError
+	switch {
+	case errors.As(err, &notFound):
+		return nil, "", usageErrorf("RUNDIR %s: not a run directory, and %v", runDir, err)
+	case err != nil && runDir == "":
 		return nil, "", fmt.Errorf("no RUNDIR given and %w", err)
+	case err != nil:
+		return nil, "", err
 	}
 	run, err := rundir.OpenFS(name, fsys)
 	if outDir == "" {
@@ -164,7 +172,8 @@ func openRun(runDir, outDir string) (*rundir.Run, string, error) {
 }
 
 // isCommittedRun reports whether name is a run committed under
-// testdata/runs (and embedded).
+// testdata/runs: the embedded one, or one of the repository that holds the
+// working directory.
 func isCommittedRun(name string) bool {
 	for _, r := range testdata.Runs() {
 		if r == name {

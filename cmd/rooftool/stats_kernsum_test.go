@@ -79,7 +79,9 @@ func TestStatsKernelsOnly(t *testing.T) {
 // for row, over the committed exports (for the run exports, the flat
 // report: they hold NVTX ranges), with each kind of name.
 func TestNsysKernelSummaryMatchesIngest(t *testing.T) {
-	files := []string{statsRealdata + "gpu4/report.sqlite", statsRealdata + "cutlass_benchmark/report1.sqlite",
+	cutlass := filepath.Join(t.TempDir(), "report1.sqlite") // committed gzipped
+	gunzipTo(t, statsRealdata+"cutlass_benchmark/report1.sqlite.gz", cutlass)
+	files := []string{statsRealdata + "gpu4/report.sqlite", cutlass,
 		statsRealdata + "cuda-kernel-library/report2.sqlite", statsRealdata + "DLProf/nsys_profile.sqlite"}
 	gz, _ := filepath.Glob("../../testdata/runs/*/raw/nsys/*/part-1.sqlite.gz")
 	for i, g := range gz {

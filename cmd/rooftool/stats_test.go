@@ -81,7 +81,7 @@ func TestStatsMatchesNsysDefinition(t *testing.T) {
 	}{
 		{"gpu4/report.sqlite", []string{"100.0", "116670", "4", "29167.5", "30063.0", "22560", "33984", "4847.5"},
 			"vecAdd(double *, double *, double *, int)", 41},
-		{"cutlass_benchmark/report1.sqlite", []string{"100.0", "162000609", "6", "27000101.5", "27062283.5", "26561688", "27226940", "243571.8"},
+		{"cutlass_benchmark/report1.sqlite.gz", []string{"100.0", "162000609", "6", "27000101.5", "27062283.5", "26561688", "27226940", "243571.8"},
 			"void cutlass::Kernel<cutlass::gemm::kernel::Gemm<", 4889},
 	} {
 		recs := readCSV(t, runStatsCmd(t, "--format", "csv", statsRealdata+tc.file))

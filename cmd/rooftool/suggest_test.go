@@ -52,7 +52,7 @@ func TestSuggestRealdata(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if n := d.Name(); strings.HasSuffix(n, ".sqlite") || strings.HasSuffix(n, ".json") || strings.HasSuffix(n, ".json.gz") {
+		if n := d.Name(); strings.HasSuffix(n, ".sqlite") || strings.HasSuffix(n, ".sqlite.gz") || strings.HasSuffix(n, ".json") || strings.HasSuffix(n, ".json.gz") {
 			files = append(files, p)
 		}
 		return nil

@@ -17,6 +17,17 @@
 //	  tables/*.parquet
 //	  report.md report.json plots/
 //
+// A manifest names each raw export as it was written (raw/ncu/.../x.csv,
+// raw/nsys/.../part-1.sqlite). A committed run (testdata/runs) keeps them
+// gzipped beside that name, x.csv.gz, and the manifest unchanged: whoever
+// opens a manifest's file reads <name>.gz where <name> is absent
+// (kernels/launch.Inputs for `profile --ingest-only`; merge follows a
+// renamed .gz too), and ingest tells a gzipped ncu CSV or nsys SQLite by
+// its gzip magic and names its rows after the file as it was before
+// compression, so that tables ingested from either are the same. What a
+// report reads (manifest.json, specs/, tables/, raw/check, raw/timing,
+// ceilings.json) is never compressed.
+//
 // It sits in ingest because a run directory is what ingest reads; it
 // imports nothing of the pipeline above ingest.
 package rundir

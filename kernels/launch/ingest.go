@@ -23,8 +23,8 @@ func Inputs(dir string, m *rundir.Manifest) []ingest.Input {
 		}
 		seen[rel] = true
 		p := filepath.Join(dir, filepath.FromSlash(rel))
-		// A committed run keeps large exports gzipped (testdata/runs/README.md):
-		// read <file>.gz where <file> itself is gone.
+		// A committed run keeps its exports gzipped (ncu CSVs and nsys
+		// SQLite; package rundir): read <file>.gz where <file> itself is gone.
 		if _, err := os.Stat(p); err != nil {
 			if _, gzErr := os.Stat(p + ".gz"); gzErr == nil {
 				p += ".gz"

@@ -1,4 +1,4 @@
-"""Specs: the four experiments load, are valid for kernels/spec.go, and every variant
+"""Specs: the five experiments load, are valid for kernels/spec.go, and every variant
 has an implementation. No torch needed."""
 import ast
 import os
