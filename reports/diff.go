@@ -1,14 +1,10 @@
 package reports
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"math"
 	"sort"
 	"strings"
-
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/cellkey"
@@ -420,9 +416,9 @@ func DiffTables(a, b *pipeline.Tables) (*DiffResult, error) {
 }
 
 // runGPU names a run's device: the manifest's, else the timing files'.
-func runGPU(run *rundir.Run, ts []ingest.Timing) string {
-	if run.Manifest != nil && run.Manifest.GPU.Name != "" {
-		return run.Manifest.GPU.Name
+func runGPU(m *rundir.Manifest, ts []ingest.Timing) string {
+	if m != nil && m.GPU.Name != "" {
+		return m.GPU.Name
 	}
 	seen := map[string]bool{}
 	var devs []string
@@ -436,34 +432,15 @@ func runGPU(run *rundir.Run, ts []ingest.Timing) string {
 	return strings.Join(devs, ", ")
 }
 
-// DiffRuns reads the tables of two runs (or table directories) with
-// pipeline.OpenTables and compares them (DiffTables). A run without
-// tables, or whose tables hold nothing to compare, gives a *DiffInputError
-// naming it.
-func DiffRuns(ctx context.Context, runA, runB *rundir.Run, mem memory.Allocator) (*DiffResult, error) {
-	var tables [2]*pipeline.Tables
-	defer func() {
-		for _, t := range tables {
-			if t != nil {
-				t.Release()
-			}
-		}
-	}()
-	for i, run := range []*rundir.Run{runA, runB} {
-		t, err := pipeline.OpenTables(ctx, run, mem)
-		if re := (*pipeline.RunInputError)(nil); errors.As(err, &re) {
-			return nil, &DiffInputError{Run: re.Run, Msg: re.Msg}
-		}
-		if err != nil {
-			return nil, err
-		}
-		tables[i] = t
-	}
-	d, err := DiffTables(tables[0], tables[1])
+// DiffRuns compares the tables of two runs (pipeline.OpenTables; the
+// caller opens and releases them) with DiffTables, and names each run's
+// GPU: its manifest's, else the devices its wall-time rows name.
+func DiffRuns(a, b *pipeline.Tables) (*DiffResult, error) {
+	d, err := DiffTables(a, b)
 	if err != nil {
 		return nil, err
 	}
-	d.GPUA = runGPU(runA, wallTimings(tables[0].Tables, analysis.MaskOf(runA.Manifest)))
-	d.GPUB = runGPU(runB, wallTimings(tables[1].Tables, analysis.MaskOf(runB.Manifest)))
+	d.GPUA = runGPU(a.Manifest, wallTimings(a.Tables, analysis.MaskOf(a.Manifest)))
+	d.GPUB = runGPU(b.Manifest, wallTimings(b.Tables, analysis.MaskOf(b.Manifest)))
 	return d, nil
 }

@@ -2,11 +2,12 @@ package reports
 
 import (
 	"fmt"
-	"github.com/rooftool/rooftool/internal/tableout"
 	"io"
 	"math"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/rooftool/rooftool/internal/tableout"
 )
 
 // siPrefixes for decimal SI formatting, smallest first.

@@ -213,7 +213,7 @@ func TestCommittedHTMLInBrowser(t *testing.T) {
 	bin := browser(t)
 	run := openCommitted(t, "")
 	out := filepath.Join(t.TempDir(), "out")
-	if err := WriteRun(context.Background(), run, out, []string{FormatHTML}); err != nil {
+	if err := writeRunMem(context.Background(), run, out, []string{FormatHTML}, nil); err != nil {
 		t.Fatal(err)
 	}
 	file := filepath.Join(out, "report.html")
@@ -318,7 +318,7 @@ func TestHTMLFitsWindow(t *testing.T) {
 	synthetic := renderHTML(t, r, plotFiles(r))
 	run := openCommitted(t, "")
 	out := filepath.Join(t.TempDir(), "out")
-	if err := WriteRun(context.Background(), run, out, []string{FormatHTML}); err != nil {
+	if err := writeRunMem(context.Background(), run, out, []string{FormatHTML}, nil); err != nil {
 		t.Fatal(err)
 	}
 	committed, err := os.ReadFile(filepath.Join(out, "report.html"))

@@ -3,30 +3,29 @@
 // theoretical models, its manifest, checks and clocks) to go/no-go
 // verdicts, rendered as a Markdown report, its JSON twin and plots
 // (package roofline). It also compares two runs cell by cell (Diff). It
-// reads no file of a run itself: package pipeline opens runs and their
-// tables (WriteRun and DiffRuns call it).
+// opens and loads no run: the commands load a run with package pipeline
+// (Open, Load, OpenTables) and hand Write and DiffRuns what it gives.
 //
-// This file is the package API: WriteRun renders a run, the rest builds and formats the report.
+// This file is the package API: Write renders a loaded run, the rest builds and formats the report.
 package reports
 
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 
-	"github.com/apache/arrow-go/v18/arrow/memory"
-
-	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/pipeline"
 )
 
-// Output formats of WriteRun.
+// Output formats of Write.
 const (
 	FormatMarkdown = "md"   // report.md
 	FormatJSON     = "json" // report.json
 	FormatHTML     = "html" // report.html
 )
 
-// Formats are every output format of WriteRun, in the order it names
+// Formats are every output format of Write, in the order it names
 // them; DefaultFormats is what it writes when formats is empty: all of
 // them (plots are always written).
 var (
@@ -34,7 +33,7 @@ var (
 	DefaultFormats = []string{FormatMarkdown, FormatJSON, FormatHTML}
 )
 
-// FileName is the file WriteRun writes format to: report.md, report.json,
+// FileName is the file Write writes format to: report.md, report.json,
 // report.html.
 func FileName(format string) string { return "report." + format }
 
@@ -65,13 +64,27 @@ func ParseFormats(formats []string) ([]string, error) {
 	return out, nil
 }
 
-// WriteRun renders the report of a run (rundir.Open, or rundir.OpenFS for
-// an embedded one) into outDir ("" = the run's own folder): report.md,
-// report.json (and report.html) for the given formats (empty =
-// DefaultFormats), and the plots under outDir/plots/. The run is loaded by
-// pipeline.Load, which reads nothing but the run (and, where the run keeps
-// no snapshot of its specs and claims, the ones built into rooftool), so a
-// run can be re-rendered offline anywhere. Files are written atomically.
-func WriteRun(ctx context.Context, run *rundir.Run, outDir string, formats []string) error {
-	return writeRunMem(ctx, run, outDir, formats, memory.DefaultAllocator)
+// Write renders the report of a loaded run (pipeline.Load; the report
+// loads nothing itself) into outDir: report.md, report.json (and
+// report.html) for the given formats (empty = DefaultFormats), and the
+// plots under outDir/plots/. pipeline.Load reads nothing but the run (and,
+// where the run keeps no snapshot of its specs and claims, the ones built
+// into rooftool), so a run can be re-rendered offline anywhere. Files are
+// written atomically.
+func Write(ctx context.Context, res *pipeline.Result, outDir string, formats []string) error {
+	formats, err := ParseFormats(formats)
+	if err != nil {
+		return err
+	}
+	if outDir == "" {
+		return fmt.Errorf("run %s: no output directory named", res.Name)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	in := &Input{Result: *res}
+	plotDir := filepath.Join(outDir, "plots")
+	in.Plots, in.Warnings = writePlots(ctx, plotDir, in.Run, in.Experiments, in.Warnings)
+	rep := Build(*in)
+	return writeFormats(outDir, rep, formats)
 }

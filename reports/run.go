@@ -9,43 +9,15 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/apache/arrow-go/v18/arrow/memory"
-
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
-	"github.com/rooftool/rooftool/pipeline"
 	"github.com/rooftool/rooftool/roofline"
 )
 
 // WarnPlotFailed is the code of a warning for a plot that could not be
 // drawn: the report is still written, and says so.
 const WarnPlotFailed = "plot-failed"
-
-func writeRunMem(ctx context.Context, run *rundir.Run, outDir string, formats []string, mem memory.Allocator) error {
-	formats, err := ParseFormats(formats)
-	if err != nil {
-		return err
-	}
-	if outDir == "" {
-		outDir = run.Dir
-	}
-	if outDir == "" {
-		return fmt.Errorf("run %s is not on disk: name an output directory", run.Name)
-	}
-	res, err := pipeline.Load(ctx, run, mem)
-	if err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	in := &Input{Result: *res}
-	plotDir := filepath.Join(outDir, "plots")
-	in.Plots, in.Warnings = writePlots(ctx, plotDir, in.Run, in.Experiments, in.Warnings)
-	rep := Build(*in)
-	return writeFormats(outDir, rep, formats)
-}
 
 // writeFormats writes report.<format> for each format, atomically.
 func writeFormats(outDir string, rep *Report, formats []string) error {

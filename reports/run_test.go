@@ -8,13 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/pipeline"
 )
 
 // writeSyntheticRunDir writes a run directory by hand (invented numbers,
@@ -188,16 +188,16 @@ func TestWriteRun(t *testing.T) {
 
 func TestWriteRunErrors(t *testing.T) {
 	ctx := context.Background()
-	if err := WriteRun(ctx, openRun(t, t.TempDir()), "", []string{"pdf"}); err == nil || !strings.Contains(err.Error(), `"pdf"`) {
+	if err := Write(ctx, &pipeline.Result{Name: "r"}, t.TempDir(), []string{"pdf"}); err == nil || !strings.Contains(err.Error(), `"pdf"`) {
 		t.Errorf("format pdf: %v", err)
 	}
 	if _, err := rundir.Open(filepath.Join(t.TempDir(), "nope")); err == nil || !strings.Contains(err.Error(), "nope") {
 		t.Errorf("missing run: %v", err)
 	}
-	if err := WriteRun(ctx, openRun(t, t.TempDir()), "", nil); err == nil || !strings.Contains(err.Error(), "kernels") {
+	if err := writeRunMem(ctx, openRun(t, t.TempDir()), "", nil, nil); err == nil || !strings.Contains(err.Error(), "kernels") {
 		t.Errorf("run without tables: %v", err)
 	}
-	if err := WriteRun(ctx, &rundir.Run{Name: "embedded", FS: fstest.MapFS{}}, "", nil); err == nil || !strings.Contains(err.Error(), "output directory") {
+	if err := Write(ctx, &pipeline.Result{Name: "embedded"}, "", nil); err == nil || !strings.Contains(err.Error(), "output directory") {
 		t.Errorf("embedded run without an output directory: %v", err)
 	}
 }

@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/internal/tableout"
+	"github.com/rooftool/rooftool/pipeline"
 	"github.com/rooftool/rooftool/reports"
 )
 
@@ -71,20 +71,34 @@ func runDiff(ctx context.Context, opts *DiffOptions) error {
 	if err := checkDataFormat("diff", opts.Format); err != nil {
 		return err
 	}
-	var runs [2]*rundir.Run
+	var tables [2]*pipeline.Tables
+	defer func() {
+		for _, t := range tables {
+			if t != nil {
+				t.Release()
+			}
+		}
+	}()
 	for i, d := range []string{opts.A, opts.B} {
 		if st, err := os.Stat(d); err != nil || !st.IsDir() {
-			if !isCommittedRun(d) {
+			if !pipeline.IsCommitted(d) {
 				return usageErrorf("diff: %s: not a run directory", d)
 			}
 		}
-		run, _, err := openRun(d, "")
+		run, err := pipeline.Open(d)
 		if err != nil {
 			return err
 		}
-		runs[i] = run
+		t, err := pipeline.OpenTables(ctx, run, nil)
+		if re := (*pipeline.RunInputError)(nil); errors.As(err, &re) {
+			return usageError{err}
+		}
+		if err != nil {
+			return err
+		}
+		tables[i] = t
 	}
-	d, err := reports.DiffRuns(ctx, runs[0], runs[1], nil)
+	d, err := reports.DiffRuns(tables[0], tables[1])
 	var ie *reports.DiffInputError
 	if errors.As(err, &ie) {
 		return usageError{err}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -47,8 +48,10 @@ func layerViolations(imports map[string][]string) []string {
 			"roofline and reports import nothing of cmd"},
 		{func(p string) bool { return p != "cmd/rooftool" && p != "reports" }, func(d string) bool { return !underPkg(d, "roofline") },
 			"only cmd/rooftool and reports draw (import roofline)"},
-		{func(p string) bool { return p != "cmd/rooftool" }, func(d string) bool { return d != "testdata" },
-			"only cmd/rooftool imports testdata outside tests"},
+		{func(p string) bool { return p != "cmd/rooftool" && p != "pipeline" }, func(d string) bool { return d != "testdata" },
+			"only pipeline (Open: committed runs by name) and cmd/rooftool import testdata outside tests"},
+		{func(p string) bool { return underPkg(p, "reports") }, func(d string) bool { return !underPkg(d, "testdata") },
+			"reports renders what it is given and opens no run"},
 	}
 	var out []string
 	pkgs := make([]string, 0, len(imports))
@@ -134,7 +137,7 @@ func TestLayerViolations(t *testing.T) {
 		"ingest": {"cellkey", "gpu"}, "ingest/rundir": {"cellkey", "ingest"},
 		"analysis":       {"cellkey", "gpu", "ingest", "ingest/rundir", "kernels"},
 		"kernels/launch": {"cellkey", "gpu", "ingest", "ingest/rundir", "kernels"},
-		"pipeline":       {"analysis", "ingest"}, "roofline": {"analysis", "gpu"},
+		"pipeline":       {"analysis", "ingest", "testdata"}, "roofline": {"analysis", "gpu"},
 		"reports":      {"pipeline", "roofline", "internal/tableout"},
 		"cmd/rooftool": {"reports", "roofline", "pipeline", "testdata", "kernels/launch"},
 	}
@@ -145,11 +148,36 @@ func TestLayerViolations(t *testing.T) {
 		{"cellkey", "gpu"}, {"internal/tableout", "cellkey"}, {"gpu", "ingest"}, {"ingest", "analysis"}, {"ingest/rundir", "kernels"},
 		{"analysis", "pipeline"}, {"analysis", "roofline"}, {"analysis", "kernels/launch"}, {"kernels/launch", "analysis"},
 		{"pipeline", "reports"}, {"pipeline", "roofline"}, {"roofline", "cmd/rooftool"}, {"reports", "cmd/rooftool"},
-		{"kernels/launch", "roofline"}, {"pipeline", "testdata"}, {"reports", "testdata"},
+		{"kernels/launch", "roofline"}, {"analysis", "testdata"}, {"reports", "testdata"},
 	} {
 		m := map[string][]string{bad[0]: {bad[1]}}
 		if v := layerViolations(m); len(v) == 0 {
 			t.Errorf("%s importing %s is not a violation", bad[0], bad[1])
+		}
+	}
+}
+
+// TestReportsLoadNothing: reports renders a loaded run (pipeline.Result,
+// pipeline.Tables) and calls no loader; commands load runs through
+// loadRun (pipeline.Open, pipeline.LoadWith) alone.
+func TestReportsLoadNothing(t *testing.T) {
+	loaders := []string{"pipeline.Load(", "pipeline.LoadWith(", "pipeline.OpenTables(", "pipeline.Open(", "rundir.Open(", "rundir.OpenFS("}
+	files, err := filepath.Glob("../../reports/*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("reports sources: %v", err)
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range loaders {
+			if strings.Contains(string(data), l) {
+				t.Errorf("%s calls %s: reports renders what it is given", f, l)
+			}
 		}
 	}
 }

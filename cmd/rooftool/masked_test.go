@@ -17,6 +17,7 @@ import (
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/pipeline"
 	"github.com/rooftool/rooftool/reports"
 )
 
@@ -110,13 +111,17 @@ func TestMaskedPassSameFacts(t *testing.T) {
 			writeMaskedRun(t, dir, tc.failed)
 
 			// project and suggest: the facts each command loads.
-			proj, err := projectLoad(ctx, dir)
+			_, proj, err := loadRun(ctx, dir, pipeline.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			sugRes, err := suggestLoadRun(ctx, []string{dir})
-			if err != nil || sugRes == nil {
-				t.Fatalf("suggestLoadRun: %v, %v", sugRes, err)
+			arg, err := suggestRunArg([]string{dir})
+			if err != nil || arg != dir {
+				t.Fatalf("suggestRunArg: %q, %v", arg, err)
+			}
+			_, sugRes, err := loadRun(ctx, arg, pipeline.Options{})
+			if err != nil {
+				t.Fatal(err)
 			}
 			sug := sugRes.Run
 			if d := cmp.Diff(proj.Run, sug, cmpopts.EquateEmpty()); d != "" {

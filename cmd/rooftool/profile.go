@@ -16,6 +16,7 @@ import (
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels/launch"
+	"github.com/rooftool/rooftool/pipeline"
 	"github.com/rooftool/rooftool/reports"
 )
 
@@ -397,9 +398,9 @@ func writeProfileReport(ctx context.Context, opts *ProfileOptions, dir string) e
 		fmt.Fprintf(opts.IO.Err, "report: not written: %s has no tables\n", dir)
 		return nil
 	}
-	run, err := rundir.Open(dir)
+	_, res, err := loadRun(ctx, dir, pipeline.Options{})
 	if err == nil {
-		err = reports.WriteRun(ctx, run, dir, reports.DefaultFormats)
+		err = reports.Write(ctx, res, dir, reports.DefaultFormats)
 	}
 	if err != nil {
 		return fmt.Errorf("profile: the run is kept, but its report failed: %w (retry with: rooftool report %s)", err, dir)

@@ -127,7 +127,7 @@ func runProject(ctx context.Context, opts *ProjectOptions) error {
 	if !ok {
 		return usageErrorf("project: --gpu %s: not in the catalog (rooftool gpus lists it)", opts.GPU)
 	}
-	src, err := projectLoad(ctx, opts.Run)
+	_, src, err := loadRun(ctx, opts.Run, pipeline.Options{})
 	if err != nil {
 		return err
 	}
@@ -141,7 +141,7 @@ func runProject(ctx context.Context, opts *ProjectOptions) error {
 		return usageErrorf("project: run %s has no cell with ncu kernels: nothing to project", src.Name)
 	}
 	if opts.Against != "" {
-		m, err := projectLoad(ctx, opts.Against)
+		_, m, err := loadRun(ctx, opts.Against, pipeline.Options{})
 		if err != nil {
 			return err
 		}
@@ -156,15 +156,6 @@ func runProject(ctx context.Context, opts *ProjectOptions) error {
 		JSON: projectJSON(p, srcSpec.Key, target.Key),
 		Text: func(w io.Writer) error { return projectTable(w, p, a, b, srcSpec.Key, target.Key) },
 	})
-}
-
-// projectLoad opens and analyses a run directory or committed run.
-func projectLoad(ctx context.Context, name string) (*pipeline.Result, error) {
-	run, _, err := openRun(name, "")
-	if err != nil {
-		return nil, err
-	}
-	return pipeline.Load(ctx, run, nil)
 }
 
 // fmtUs writes ms as us; "—" for 0 (not measured, not projected).

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rooftool/rooftool/internal/golden"
+	"github.com/rooftool/rooftool/pipeline"
 
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/gpu"
@@ -45,11 +46,11 @@ import (
 // 85677 ns and sqrt(85677^2 + 35450^2) = 92722 ns: +2.8% of 90240, where the
 // naive projection errs by +41.6%.
 func TestProjectH100OntoH200Error(t *testing.T) {
-	src, err := projectLoad(context.Background(), "2026-11-23-h100-161238")
+	_, src, err := loadRun(context.Background(), "2026-11-23-h100-161238", pipeline.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	against, err := projectLoad(context.Background(), "2026-11-26-h200x4-085514")
+	_, against, err := loadRun(context.Background(), "2026-11-26-h200x4-085514", pipeline.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,11 +96,11 @@ func TestProjectH100OntoH200Error(t *testing.T) {
 // median |error| of wall time for the older pair of committed runs (the
 // H100 run 003504 projected onto the timing-only H200 run 004838).
 func TestProjectExponentCalibration(t *testing.T) {
-	src, err := projectLoad(context.Background(), "2026-11-22-h100-003504")
+	_, src, err := loadRun(context.Background(), "2026-11-22-h100-003504", pipeline.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	against, err := projectLoad(context.Background(), "2026-11-22-h200-004838")
+	_, against, err := loadRun(context.Background(), "2026-11-22-h200-004838", pipeline.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

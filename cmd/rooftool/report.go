@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,8 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/pipeline"
 	"github.com/rooftool/rooftool/reports"
-	"github.com/rooftool/rooftool/testdata"
 )
 
 // ReportOptions are the flags of `rooftool report`.
@@ -87,15 +86,16 @@ func runReport(ctx context.Context, opts *ReportOptions) error {
 	if err != nil {
 		return usageErrorf("--files: %w", err)
 	}
-	run, outDir, err := openRun(opts.RunDir, opts.OutDir)
+	run, res, err := loadRun(ctx, opts.RunDir, pipeline.Options{})
 	if err != nil {
 		return err
 	}
+	outDir := reportDir(run, opts.OutDir)
 	if run.Dir == "" {
 		fmt.Fprintf(opts.IO.Err, "rendering the committed run %s (testdata/runs/%s)\n", run.Name, run.Name)
 	}
 	before := existingReports(outDir)
-	if err := reports.WriteRun(ctx, run, outDir, formats); err != nil {
+	if err := reports.Write(ctx, res, outDir, formats); err != nil {
 		return err
 	}
 	for _, f := range formats {
@@ -137,48 +137,14 @@ func removeStale(io *IO, outDir string, before map[string]bool, written []string
 	return nil
 }
 
-// openRun opens RUNDIR, or a run committed under testdata/runs by name
-// ("" = the default one, read from the binary; another from the
-// repository's testdata/runs, see package testdata), and picks the output
-// directory: outDir, else the run's folder, else out/report.
-func openRun(runDir, outDir string) (*rundir.Run, string, error) {
-	if runDir != "" {
-		if st, err := os.Stat(runDir); err == nil {
-			if !st.IsDir() {
-				return nil, "", usageErrorf("RUNDIR %s: not a run directory", runDir)
-			}
-			run, err := rundir.Open(runDir)
-			if outDir == "" {
-				outDir = runDir
-			}
-			return run, outDir, err
-		}
-	}
-	name, fsys, err := testdata.Run(runDir)
-	var notFound *testdata.NotFoundError
+// reportDir is where a run's report goes: outDir, else the run's
+// folder, else out/report for a committed run read from the binary.
+func reportDir(run *rundir.Run, outDir string) string {
 	switch {
-	case errors.As(err, &notFound):
-		return nil, "", usageErrorf("RUNDIR %s: not a run directory, and %v", runDir, err)
-	case err != nil && runDir == "":
-		return nil, "", fmt.Errorf("no RUNDIR given and %w", err)
-	case err != nil:
-		return nil, "", err
+	case outDir != "":
+		return outDir
+	case run.Dir != "":
+		return run.Dir
 	}
-	run, err := rundir.OpenFS(name, fsys)
-	if outDir == "" {
-		outDir = filepath.Join("out", "report")
-	}
-	return run, outDir, err
-}
-
-// isCommittedRun reports whether name is a run committed under
-// testdata/runs: the embedded one, or one of the repository that holds the
-// working directory.
-func isCommittedRun(name string) bool {
-	for _, r := range testdata.Runs() {
-		if r == name {
-			return true
-		}
-	}
-	return false
+	return filepath.Join("out", "report")
 }

@@ -96,14 +96,14 @@ func runRoofline(ctx context.Context, opts *RooflineOptions) error {
 			return usageErrorf("roofline: --ceilings: %v", err)
 		}
 	}
-	run, err := openRooflineRun(opts.Inputs)
+	isRun, err := rooflineRunArg(opts.Inputs)
 	if err != nil {
 		return err
 	}
-	if run != nil {
+	if isRun {
 		// A run directory: loaded as the report loads it, the passes its
 		// manifest marks failed or skipped masked.
-		res, err := pipeline.LoadWith(ctx, run, pipeline.Options{GPU: opts.GPU, Measured: measured})
+		run, res, err := loadRun(ctx, opts.Inputs[0], pipeline.Options{GPU: opts.GPU, Measured: measured})
 		if err != nil {
 			return fmt.Errorf("roofline: %w", err)
 		}
@@ -121,7 +121,7 @@ func runRoofline(ctx context.Context, opts *RooflineOptions) error {
 	}
 	defer in.Close()
 	if measured == nil && in.runDir != "" {
-		r, err := rundir.Open(in.runDir)
+		r, err := pipeline.Open(in.runDir)
 		if err != nil {
 			return &ingest.InputError{File: in.runDir, Err: err}
 		}
@@ -144,24 +144,19 @@ func runRoofline(ctx context.Context, opts *RooflineOptions) error {
 	return drawRoofline(opts, in.dir, in.t.GPUs(), exps, ceil, an)
 }
 
-// openRooflineRun opens inputs as a run directory where they are one
-// directory with a manifest (rundir.ManifestFile) and tables; nil
-// otherwise.
-func openRooflineRun(inputs []string) (*rundir.Run, error) {
+// rooflineRunArg reports whether the inputs are one run directory: a
+// directory with a manifest (rundir.ManifestFile) and tables.
+func rooflineRunArg(inputs []string) (bool, error) {
 	if len(inputs) != 1 {
-		return nil, nil
+		return false, nil
 	}
 	if _, err := os.Stat(filepath.Join(inputs[0], rundir.ManifestFile)); err != nil {
-		return nil, nil
+		return false, nil
 	}
 	if err := checkTablesDir(inputs[0]); err != nil {
-		return nil, err
+		return false, err
 	}
-	run, err := rundir.Open(inputs[0])
-	if err != nil {
-		return nil, &ingest.InputError{File: inputs[0], Err: err}
-	}
-	return run, nil
+	return true, nil
 }
 
 // drawRoofline writes the charts of run (analysed with exps against ceil)
@@ -281,7 +276,7 @@ func openRooflineInput(inputs []string, batchRows int) (*rooflineInput, error) {
 			if err := checkTablesDir(inputs[0]); err != nil {
 				return nil, err
 			}
-			if _, err := rundir.Open(inputs[0]); err != nil {
+			if _, err := pipeline.Open(inputs[0]); err != nil {
 				return nil, &ingest.InputError{File: inputs[0], Err: err}
 			}
 			in := &rooflineInput{dir: tablesDir(inputs[0])}

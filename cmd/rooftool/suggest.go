@@ -106,7 +106,7 @@ func runSuggest(ctx context.Context, opts *SuggestOptions) error {
 		return err
 	}
 	for _, p := range opts.Inputs {
-		if _, err := os.Stat(p); err != nil && !(len(opts.Inputs) == 1 && isCommittedRun(p)) {
+		if _, err := os.Stat(p); err != nil && !(len(opts.Inputs) == 1 && pipeline.IsCommitted(p)) {
 			return usageErrorf("suggest: %s: no such file, directory or committed run", p)
 		}
 	}
@@ -114,9 +114,20 @@ func runSuggest(ctx context.Context, opts *SuggestOptions) error {
 		return err
 	}
 	out := suggestJSON{Version: suggestJSONVersion, Model: analysis.SuggestModel}
-	res, err := suggestLoadRun(ctx, opts.Inputs)
+	arg, err := suggestRunArg(opts.Inputs)
 	if err != nil {
 		return err
+	}
+	var res *pipeline.Result
+	if arg != "" {
+		_, res, err = loadRun(ctx, arg, pipeline.Options{})
+		var re *pipeline.RunInputError
+		if _, serr := os.Stat(arg); errors.As(err, &re) && serr == nil {
+			res, err = nil, nil // tables of exports made outside rooftool profile
+		}
+		if err != nil {
+			return err
+		}
 	}
 	switch {
 	case res != nil && opts.AgainstRun:
@@ -267,37 +278,26 @@ func suggestExports(opts *SuggestOptions) ([]analysis.Chain, []analysis.NotOffer
 // errSomeKernels marks, in suggestExports, that an input had kernels.
 var errSomeKernels = errors.New("an input has kernels")
 
-// suggestLoadRun loads and analyses inputs as one run when they name one
-// (a committed run, or a directory rooftool profile wrote); nil when they
-// are exports or tables without rooftool cells.
-func suggestLoadRun(ctx context.Context, inputs []string) (*pipeline.Result, error) {
+// suggestRunArg is the run the inputs name, when they name one: one
+// committed run, or one directory rooftool profile wrote (its tables hold
+// rooftool cells); "" for exports, or tables of exports made outside
+// rooftool profile (loadRun's *pipeline.RunInputError).
+func suggestRunArg(inputs []string) (string, error) {
 	if len(inputs) != 1 {
-		return nil, nil
+		return "", nil
 	}
 	p := inputs[0]
 	st, err := os.Stat(p)
 	switch {
-	case err != nil && isCommittedRun(p):
+	case err != nil && pipeline.IsCommitted(p):
 	case err == nil && st.IsDir():
 		if err := checkTablesDir(p); err != nil {
-			return nil, err
+			return "", err
 		}
 	default:
-		return nil, nil
+		return "", nil
 	}
-	r, _, err := openRun(p, "")
-	if err != nil {
-		return nil, err
-	}
-	res, err := pipeline.Load(ctx, r, nil)
-	var re *pipeline.RunInputError
-	if errors.As(err, &re) && st != nil {
-		return nil, nil // tables of exports made outside rooftool profile
-	}
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
+	return p, nil
 }
 
 // chainRows are the chains as a table: for CSV in base units under the
