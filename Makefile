@@ -8,7 +8,7 @@ PYTHON ?= $(if $(wildcard .venv/bin/python),.venv/bin/python,python3)
 BIN := bin/rooftool
 FUZZTIME ?= 30s
 
-.PHONY: build install test test-go test-py vet bench fuzz demo gpu-check slurm-test clean
+.PHONY: build install test test-go test-py vet bench fuzz demo gpu-check slurm-test clean release-bin wheel wheel-test dist
 
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
@@ -24,6 +24,28 @@ install: build
 	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) \
 	  echo "install: $(PREFIX)/bin is not on PATH; to type rooftool, run (and add to ~/.bashrc or ~/.profile):"; \
 	  echo "    export PATH=\"$(PREFIX)/bin:\$$PATH\"";; esac
+
+# A stripped release binary for this machine (-trimpath, no symbol table
+# or DWARF): what the wheel and the release archives hold.
+HOSTARCH = $(shell $(GO) env GOARCH)
+RELEASE_BIN = build/release/linux-$(HOSTARCH)/rooftool
+release-bin:
+	$(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o $(RELEASE_BIN) ./cmd/rooftool
+
+# dist/rooftool-<version>-py3-none-manylinux_X_Y_<arch>.whl: pip install it
+# into any virtual environment; rooftool lands on its PATH and
+# rooftool_marks on its sys.path (packaging/wheel, scripts/wheel.sh).
+wheel: release-bin
+	scripts/wheel.sh $(RELEASE_BIN) dist
+
+# The wheel installed into a fresh venv with pip --no-index, run with no Go on PATH.
+wheel-test: wheel
+	scripts/wheel-test.sh dist
+
+# dist/rooftool-$(VERSION)-linux-{amd64,arm64}.tar.gz (arm64 where its cgo
+# cross compiler is installed) and dist/SHA256SUMS (scripts/dist.sh).
+dist:
+	scripts/dist.sh $(GO) $(VERSION) dist
 
 test: test-go test-py
 
@@ -78,4 +100,4 @@ slurm-test:
 	rc=$$?; S=$(SLURM_DIR) scripts/slurm-down.sh; exit $$rc
 
 clean:
-	rm -rf bin out
+	rm -rf bin out build dist
