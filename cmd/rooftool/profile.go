@@ -110,8 +110,8 @@ of your own").`,
 			if opts.GPU == "" && !opts.IngestOnly {
 				return usageErrorf("profile: --gpu is required (e.g. --gpu h100)")
 			}
-			if _, ok := gpu.Lookup(opts.GPU); opts.GPU != "" && !ok {
-				return usageErrorf("profile: --gpu %s: not in the catalog (rooftool gpus lists its keys and aliases)", opts.GPU)
+			if _, err := gpu.Find(opts.GPU); opts.GPU != "" && err != nil {
+				return usageErrorf("profile: --gpu %s: %v", opts.GPU, err)
 			}
 			if opts.DefaultOnly && opts.Sweeps {
 				return usageErrorf("profile: --default-only and --sweeps exclude each other")
