@@ -274,18 +274,18 @@ var vendorDomains = []string{"nvidia.com", "amd.com", "intel.com"}
 // the vendor states only in a whitepaper table. Any other non-vendor URL
 // fails TestCatalogVendorSources.
 var secondarySources = map[string]string{
-	"archive-lib.hpctech.co.jp":  "a copy of the H100 datasheet table (h100-sxm, h100-pcie)",
-	"glennklockwood.com":         "copies of the H100 and A100 datasheet tables (h100-sxm boost clock, a100-sxm-40)",
-	"www.thundercompute.com":     "a copy of the A100 datasheet's 80GB and PCIe columns",
-	"hmc-tech.com":               "copies of datasheet tables (b200, l4, t4, v100-sxm2, a40, rtx-4090)",
-	"docs.vultr.com":             "per-GPU figures of the HGX B200 table",
-	"www.mullet.se":              "a copy of the L40S datasheet table",
-	"www.itcreations.com":        "the L40S boost clock",
-	"grokipedia.com":             "L4 figures beside the L4 datasheet",
-	"sysrqmts.com":               "the V100 PCIe boost clock",
-	"topcpu.net":                 "RTX A4500 SMs and clocks",
-	"www.spheron.network":        "RTX 5090 sparse fp16 tensor figure beside the RTX Blackwell whitepaper",
-	"pocketmags.com":             "RTX 5090 sparse fp16 tensor figure beside the RTX Blackwell whitepaper",
+	"archive-lib.hpctech.co.jp": "a copy of the H100 datasheet table (h100-sxm, h100-pcie)",
+	"glennklockwood.com":        "copies of the H100 and A100 datasheet tables (h100-sxm boost clock, a100-sxm-40)",
+	"www.thundercompute.com":    "a copy of the A100 datasheet's 80GB and PCIe columns",
+	"hmc-tech.com":              "copies of datasheet tables (b200, l4, t4, v100-sxm2, a40, rtx-4090)",
+	"docs.vultr.com":            "per-GPU figures of the HGX B200 table",
+	"www.mullet.se":             "a copy of the L40S datasheet table",
+	"www.itcreations.com":       "the L40S boost clock",
+	"grokipedia.com":            "L4 figures beside the L4 datasheet",
+	"sysrqmts.com":              "the V100 PCIe boost clock",
+	"topcpu.net":                "RTX A4500 SMs and clocks",
+	"www.spheron.network":       "RTX 5090 sparse fp16 tensor figure beside the RTX Blackwell whitepaper",
+	"pocketmags.com":            "RTX 5090 sparse fp16 tensor figure beside the RTX Blackwell whitepaper",
 }
 
 var urlRE = regexp.MustCompile(`https?://([^/\s)]+)[^\s)]*`)
