@@ -29,8 +29,12 @@ else
   rm -rf "$venv" && python3 -m venv --without-pip "$venv"
   if [ -x .venv/bin/python ] && .venv/bin/python -m pip --version >/dev/null 2>&1; then
     pip=(.venv/bin/python -m pip --python "$venv/bin/python")
-  else
+  elif python3 -m pip --version >/dev/null 2>&1; then
     pip=(python3 -m pip --python "$venv/bin/python")
+  elif [ -f .venv/pip.pyz ]; then # the zipapp scripts/venv-install.sh fetched
+    pip=(python3 .venv/pip.pyz --python "$venv/bin/python")
+  else
+    fail "no pip to install the wheel with (python3 has neither ensurepip nor pip: apt-get install python3-venv)"
   fi
 fi
 "${pip[@]}" install -q --disable-pip-version-check --no-index "$whl"
