@@ -8,7 +8,7 @@ PYTHON ?= $(if $(wildcard .venv/bin/python),.venv/bin/python,python3)
 BIN := bin/rooftool
 FUZZTIME ?= 30s
 
-.PHONY: build install test test-go test-py vet bench fuzz demo gpu-check slurm-test clean
+.PHONY: build install test test-go test-py vet bench fuzz demo gpu-check slurm-test clean release-bin wheel wheel-test dist
 
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
@@ -16,14 +16,49 @@ build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/rooftool
 
 # bin/rooftool into $(PREFIX)/bin (a user directory by default: no root),
-# with the line to add to PATH where that directory is not on it.
+# with the line to add to PATH where that directory is not on it; and the
+# completion scripts into the user's own folders: bash-completion's user
+# folder (loaded on demand), a zsh site-functions folder (for fpath), fish's.
 PREFIX ?= $(HOME)/.local
+DATA_HOME := $(or $(XDG_DATA_HOME),$(HOME)/.local/share)
+BASH_COMPLETION_DIR ?= $(or $(BASH_COMPLETION_USER_DIR),$(DATA_HOME)/bash-completion)/completions
+ZSH_COMPLETION_DIR ?= $(DATA_HOME)/zsh/site-functions
+FISH_COMPLETION_DIR ?= $(or $(XDG_CONFIG_HOME),$(HOME)/.config)/fish/completions
 install: build
 	@mkdir -p "$(PREFIX)/bin"
 	install -m 0755 $(BIN) "$(PREFIX)/bin/rooftool"
 	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) \
 	  echo "install: $(PREFIX)/bin is not on PATH; to type rooftool, run (and add to ~/.bashrc or ~/.profile):"; \
 	  echo "    export PATH=\"$(PREFIX)/bin:\$$PATH\"";; esac
+	@mkdir -p "$(BASH_COMPLETION_DIR)" "$(ZSH_COMPLETION_DIR)" "$(FISH_COMPLETION_DIR)"
+	./$(BIN) completion bash >"$(BASH_COMPLETION_DIR)/rooftool"
+	./$(BIN) completion zsh >"$(ZSH_COMPLETION_DIR)/_rooftool"
+	./$(BIN) completion fish >"$(FISH_COMPLETION_DIR)/rooftool.fish"
+	@[ -r /usr/share/bash-completion/bash_completion ] || \
+	  echo "install: bash completes rooftool once ~/.bashrc has: source \"$(BASH_COMPLETION_DIR)/rooftool\" (no bash-completion package here to load it)"
+	@echo "install: zsh completes rooftool once ~/.zshrc has, before compinit: fpath=($(ZSH_COMPLETION_DIR) \$$fpath)"
+
+# A stripped release binary for this machine (-trimpath, no symbol table
+# or DWARF): what the wheel and the release archives hold.
+HOSTARCH = $(shell $(GO) env GOARCH)
+RELEASE_BIN = build/release/linux-$(HOSTARCH)/rooftool
+release-bin:
+	$(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o $(RELEASE_BIN) ./cmd/rooftool
+
+# dist/rooftool-<version>-py3-none-manylinux_X_Y_<arch>.whl: pip install it
+# into any virtual environment; rooftool lands on its PATH and
+# rooftool_marks on its sys.path (packaging/wheel, scripts/wheel.sh).
+wheel: release-bin
+	scripts/wheel.sh $(RELEASE_BIN) dist
+
+# The wheel installed into a fresh venv with pip --no-index, run with no Go on PATH.
+wheel-test: wheel
+	scripts/wheel-test.sh dist
+
+# dist/rooftool-$(VERSION)-linux-{amd64,arm64}.tar.gz (arm64 where its cgo
+# cross compiler is installed) and dist/SHA256SUMS (scripts/dist.sh).
+dist:
+	scripts/dist.sh $(GO) $(VERSION) dist
 
 test: test-go test-py
 
@@ -81,4 +116,4 @@ slurm-test:
 	rc=$$?; S=$(SLURM_DIR) scripts/slurm-down.sh; exit $$rc
 
 clean:
-	rm -rf bin out
+	rm -rf bin out build dist

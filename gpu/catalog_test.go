@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -260,6 +261,89 @@ func TestShortNameRoundTrip(t *testing.T) {
 	for name, want := range map[string]string{"NVIDIA GH200 480GB": "gh200-480gb", "NVIDIA": "", "": ""} {
 		if got := ShortName(name); got != want {
 			t.Errorf("ShortName(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+// vendorDomains are the domains of GPU vendors' own documents.
+var vendorDomains = []string{"nvidia.com", "amd.com", "intel.com"}
+
+// secondarySources are the pages of other sites the catalog still cites,
+// each beside a vendor document of the same entry: copies of a vendor table
+// (the vendor PDF sits behind a form or is no longer online), or a figure
+// the vendor states only in a whitepaper table. Any other non-vendor URL
+// fails TestCatalogVendorSources.
+var secondarySources = map[string]string{
+	"archive-lib.hpctech.co.jp": "a copy of the H100 datasheet table (h100-sxm, h100-pcie)",
+	"glennklockwood.com":        "copies of the H100 and A100 datasheet tables (h100-sxm boost clock, a100-sxm-40)",
+	"www.thundercompute.com":    "a copy of the A100 datasheet's 80GB and PCIe columns",
+	"hmc-tech.com":              "copies of datasheet tables (b200, l4, t4, v100-sxm2, a40, rtx-4090)",
+	"docs.vultr.com":            "per-GPU figures of the HGX B200 table",
+	"www.mullet.se":             "a copy of the L40S datasheet table",
+	"www.itcreations.com":       "the L40S boost clock",
+	"grokipedia.com":            "L4 figures beside the L4 datasheet",
+	"sysrqmts.com":              "the V100 PCIe boost clock",
+	"topcpu.net":                "RTX A4500 SMs and clocks",
+	"www.spheron.network":       "RTX 5090 sparse fp16 tensor figure beside the RTX Blackwell whitepaper",
+	"pocketmags.com":            "RTX 5090 sparse fp16 tensor figure beside the RTX Blackwell whitepaper",
+}
+
+var urlRE = regexp.MustCompile(`https?://([^/\s)]+)[^\s)]*`)
+
+// TestCatalogComplete: every entry states the figures the roofline and the
+// projections use (SMs, boost clock, memory, DRAM bandwidth, L2, fp32) and
+// its architecture and compute capability: none is 0 or empty.
+func TestCatalogComplete(t *testing.T) {
+	for _, g := range Catalog() {
+		for field, v := range map[string]float64{
+			"sms": float64(g.SMs), "boost_mhz": g.BoostMHz, "memory_gb": g.MemoryGB,
+			"dram": g.DRAMBW, "l2": float64(g.L2Bytes), "fp32": g.FP32,
+		} {
+			if v <= 0 {
+				t.Errorf("%s: %s is %v, want a datasheet figure", g.Key, field, v)
+			}
+		}
+		if g.Arch == "" || g.CC == "" {
+			t.Errorf("%s: arch %q, cc %q: want both", g.Key, g.Arch, g.CC)
+		}
+	}
+}
+
+// TestCatalogVendorSources: every entry's source cites a vendor document by
+// its URL on the vendor's domain, or names the vendor's whitepaper (the
+// GeForce entries, figured from the architecture whitepaper and a device's
+// own export); every other URL is one of secondarySources.
+func TestCatalogVendorSources(t *testing.T) {
+	vendor := func(host string) bool {
+		for _, d := range vendorDomains {
+			if host == d || strings.HasSuffix(host, "."+d) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, g := range Catalog() {
+		texts := []string{g.Source}
+		for _, s := range g.Sources {
+			texts = append(texts, s)
+		}
+		hasVendor := strings.Contains(g.Source, "NVIDIA") && strings.Contains(g.Source, "whitepaper")
+		for i, text := range texts {
+			for _, m := range urlRE.FindAllStringSubmatch(text, -1) {
+				host := m[1]
+				switch {
+				case vendor(host):
+					if i == 0 {
+						hasVendor = true
+					}
+				case secondarySources[host] != "":
+				default:
+					t.Errorf("%s: source %s is not a vendor document (want %v, or list it in secondarySources with why it stays)", g.Key, m[0], vendorDomains)
+				}
+			}
+		}
+		if !hasVendor {
+			t.Errorf("%s: source %q cites no vendor document", g.Key, g.Source)
 		}
 	}
 }

@@ -2,7 +2,8 @@
 // about a GPU before any export of it is read. It holds the embedded catalog
 // of datasheet figures with their sources (catalog.yaml), the matching of
 // device names as nvidia-smi, ncu and nsys print them to catalog entries and
-// --gpu spellings (Lookup, MatchGPU, ShortName), the roofs of the roofline
+// --gpu spellings (Lookup, MatchGPU, ShortName; Find answers a name the
+// catalog lacks with the nearest entries), the roofs of the roofline
 // model (Ceiling, Ceilings) with the order in which their sources take
 // precedence, the empirical ceilings `rooftool ceilings` measures
 // (RUNDIR/ceilings.json), and CeilingsFor, which merges the roofs an export

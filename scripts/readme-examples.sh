@@ -88,6 +88,7 @@ why_skip() {
     scripts/setup.sh*) echo "a set-up command, run above" ;;
     "make build | "*) echo "a list of make targets, not one command" ;;
     "make gpu-check"*) echo "needs a GPU" ;;
+    "make wheel"*|"make dist"*) echo "a release build: .ci/run runs make wheel-test and make dist" ;;
     *rooftool\ profile*|*rooftool\ ceilings*) echo "needs a GPU" ;;
     *rooftool\ merge*) echo "merges the parts profile --shard writes on a GPU" ;;
     *rooftool\ slurm*) echo "submits to a Slurm cluster" ;;

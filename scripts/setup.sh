@@ -106,28 +106,7 @@ fi
 imports() { "$1" -c 'import pytest, yaml, numpy' >/dev/null 2>&1; }
 if command -v python3 >/dev/null 2>&1 && ! imports "$VENV/bin/python" && ! imports python3; then
   say "installing pytest, PyYAML, numpy ($REQS) into the project venv $VENV (first build only)"
-  if [ ! -x "$VENV/bin/python" ]; then
-    # --system-site-packages: packages of the system python (torch on a GPU
-    # machine) stay visible inside the venv.
-    if ! python3 -m venv --system-site-packages "$VENV" >/dev/null 2>&1; then
-      # Debian's python3 without python3-venv has no ensurepip: make the
-      # venv without pip and install into it with a pip from elsewhere.
-      rm -rf "$VENV"
-      python3 -m venv --system-site-packages --without-pip "$VENV"
-    fi
-  fi
-  # Tells git to ignore the venv without touching the checkout's .gitignore.
-  [ -e "$VENV/.gitignore" ] || echo '*' >"$VENV/.gitignore"
-  if "$VENV/bin/python" -m pip --version >/dev/null 2>&1; then
-    "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r "$REQS"
-  elif python3 -m pip --version >/dev/null 2>&1; then
-    python3 -m pip --python "$VENV/bin/python" install -q --disable-pip-version-check -r "$REQS"
-  else
-    # pip's own standalone zipapp (https://pip.pypa.io/en/stable/installation/).
-    say "no pip for $VENV (neither ensurepip nor python3-pip): fetching pip.pyz from bootstrap.pypa.io"
-    curl -fsSL https://bootstrap.pypa.io/pip/pip.pyz -o "$VENV/pip.pyz"
-    "$VENV/bin/python" "$VENV/pip.pyz" install -q --disable-pip-version-check -r "$REQS"
-  fi
+  scripts/venv-install.sh "$REQS"
   imports "$VENV/bin/python" || { say "pytest, PyYAML, numpy still do not import in $VENV"; missing+=(python-packages); }
 fi
 

@@ -3,6 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -230,5 +235,84 @@ func TestCompletionUnknownShell(t *testing.T) {
 	var o, e bytes.Buffer
 	if code := run(context.Background(), []string{"completion", "bash"}, &IO{Out: &o, Err: &e}); code != exitOK || !strings.Contains(o.String(), "bash completion") {
 		t.Errorf("completion bash: exit %d, %d bytes", code, o.Len())
+	}
+}
+
+// TestCompletionBashNoPackage sources `rooftool completion bash` in a bare
+// `bash --norc` (no bash-completion package, so no _get_comp_words_by_ref
+// nor _filedir) and completes as the shell would on TAB: `rooftool profile
+// --gp` must offer --gpu and print no error, `--gpu=h2` (a word bash splits
+// at =) the H200 keys, and `report --files=md,j` the list's next value.
+func TestCompletionBashNoPackage(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("bash not installed")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.Symlink(exe, filepath.Join(dir, "rooftool")); err != nil {
+		t.Fatal(err)
+	}
+	var script bytes.Buffer
+	if code := run(context.Background(), []string{"completion", "bash"}, &IO{Out: &script, Err: io.Discard}); code != exitOK {
+		t.Fatalf("completion bash: exit %d", code)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "rooftool.bash"), script.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// COMP_WORDS as bash splits the line (COMP_WORDBREAKS holds = and :).
+	for _, tc := range []struct {
+		line  string
+		words []string
+		want  []string
+	}{
+		{"rooftool profile --gp", []string{"rooftool", "profile", "--gp"}, []string{"--gpu", "--gpus"}},
+		{"rooftool profile --gpu=h2", []string{"rooftool", "profile", "--gpu", "=", "h2"}, []string{"h200", "h200-nvl"}},
+		{"rooftool report --files=md,j", []string{"rooftool", "report", "--files", "=", "md,j"}, []string{"md,json"}},
+	} {
+		var q []string
+		for _, w := range tc.words {
+			q = append(q, strconv.Quote(w))
+		}
+		// compopt works only inside a completion bash runs on TAB: a
+		// function in its place makes the script skip it (it checks for
+		// the builtin).
+		sh := fmt.Sprintf(`compopt() { :; }
+source %q
+COMP_LINE=%q; COMP_POINT=${#COMP_LINE}; COMP_WORDS=(%s); COMP_CWORD=%d
+__start_rooftool rooftool %q %q
+printf '%%s\n' "${COMPREPLY[@]}"`,
+			filepath.Join(dir, "rooftool.bash"), tc.line, strings.Join(q, " "), len(tc.words)-1, tc.words[len(tc.words)-1], tc.words[len(tc.words)-2])
+		cmd := exec.Command(bash, "--norc", "--noprofile", "-c", sh)
+		cmd.Env = []string{"PATH=" + dir + ":/usr/bin:/bin", "HOME=" + dir, asMainEnv + "=1"}
+		var o, e bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &o, &e
+		if err := cmd.Run(); err != nil || e.Len() > 0 {
+			t.Errorf("%q: %v, stderr %q", tc.line, err, e.String())
+		}
+		// The script escapes what the shell would read specially
+		// (md\,json), as it inserts it into the command line.
+		got := strings.Fields(strings.ReplaceAll(o.String(), `\`, ""))
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%q: COMPREPLY %q, want %q", tc.line, got, tc.want)
+		}
+	}
+}
+
+// TestCompletionHelpPerUser: the set-up each shell's help gives first writes
+// under the user's home, not into /etc (root only).
+func TestCompletionHelpPerUser(t *testing.T) {
+	for _, sh := range []string{"bash", "zsh", "fish"} {
+		var o bytes.Buffer
+		if code := run(context.Background(), []string{"completion", sh, "--help"}, &IO{Out: &o, Err: io.Discard}); code != exitOK {
+			t.Fatalf("completion %s --help: exit %d", sh, code)
+		}
+		h := o.String()
+		if strings.Contains(h, "/etc") || !strings.Contains(h, "> ~/") {
+			t.Errorf("completion %s --help: want a per-user folder first and no /etc:\n%s", sh, h)
+		}
 	}
 }

@@ -108,13 +108,9 @@ func runGPUs(ctx context.Context, opts *GPUsOptions) error {
 	}
 	specs := gpu.Catalog()
 	if opts.Name != "" {
-		g, ok := gpu.Lookup(opts.Name)
-		if !ok {
-			var keys []string
-			for _, s := range specs {
-				keys = append(keys, s.Key)
-			}
-			return usageErrorf("gpus: %q is not in the catalog (keys: %s)", opts.Name, strings.Join(keys, ", "))
+		g, err := gpu.Find(opts.Name)
+		if err != nil {
+			return usageErrorf("gpus: %q: %v", opts.Name, err)
 		}
 		if opts.Format == "table" {
 			return writeGPUDetail(opts.IO.Out, g)

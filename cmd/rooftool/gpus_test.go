@@ -161,3 +161,31 @@ func objectKeys(t *testing.T, raw json.RawMessage) []string {
 		}
 	}
 }
+
+// TestGPUDidYouMean: every command that takes a GPU name answers a name the
+// catalog lacks with exit 2 and the nearest catalog keys (gpu.Find), and
+// never says the catalog lists it.
+func TestGPUDidYouMean(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want []string // keys the message must name
+	}{
+		{[]string{"gpus", "a100"}, []string{"a100-sxm-40", "a100-pcie-80"}},
+		{[]string{"gpus", "4090"}, []string{"rtx-4090"}},
+		{[]string{"roofline", "--gpu", "A4500", "../../testdata/realdata/ESMM-Research/metrics.csv", "-o", "x"}, []string{"rtx-a4500"}},
+		{[]string{"project", "2026-11-23-h100-140505", "--gpu", "h300"}, []string{"h200", "h100-sxm"}},
+		{[]string{"profile", "--gpu", "a100"}, []string{"a100-sxm-80"}},
+	} {
+		var o, e bytes.Buffer
+		code := run(context.Background(), tc.args, &IO{Out: &o, Err: &e})
+		msg := e.String()
+		if code != exitBadArgs || !strings.Contains(msg, "did you mean") || strings.Contains(msg, "lists it") {
+			t.Errorf("%q: exit %d, stderr %q; want exit 2 with did you mean", tc.args, code, msg)
+		}
+		for _, k := range tc.want {
+			if !strings.Contains(msg, k+" (") {
+				t.Errorf("%q: stderr %q does not suggest %s", tc.args, msg, k)
+			}
+		}
+	}
+}

@@ -76,6 +76,12 @@ Raw exports land in RUNDIR/raw exactly as the profilers wrote them, the tables
 in RUNDIR/tables, and RUNDIR/manifest.json records versions, the GPU, clocks
 and each cell's status per pass, rewritten after every runner process.
 
+Before any cell, profile checks what its passes need: a GPU (nvidia-smi),
+the runner's python with torch (not for --cmd), ncu for the ncu and range
+passes, nsys for the nsys pass (--python, --ncu, --nsys, then PATH). Where
+any is missing it names each and exits 2 without running anything or making
+RUNDIR; rooftool doctor says how to fix each.
+
 A crashing variant, a profiler error or a cell past --timeout marks that cell
 failed with the reason and the sweep goes on; Ctrl-C keeps every finished cell
 and --resume skips them. When no pass of any cell finishes ok (no GPU, no
@@ -111,8 +117,8 @@ of your own").`,
 			if opts.GPU == "" && !opts.IngestOnly {
 				return usageErrorf("profile: --gpu is required (e.g. --gpu h100)")
 			}
-			if _, ok := gpu.Lookup(opts.GPU); opts.GPU != "" && !ok {
-				return usageErrorf("profile: --gpu %s: not in the catalog (rooftool gpus lists its keys and aliases)", opts.GPU)
+			if _, err := gpu.Find(opts.GPU); opts.GPU != "" && err != nil {
+				return usageErrorf("profile: --gpu %s: %v", opts.GPU, err)
 			}
 			if opts.DefaultOnly && opts.Sweeps {
 				return usageErrorf("profile: --default-only and --sweeps exclude each other")
@@ -248,6 +254,10 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 	var ce *launch.ConfigError
 	if errors.As(err, &ce) {
 		return usageErrorf("profile: %v", ce.Err)
+	}
+	var pe *launch.PreflightError
+	if errors.As(err, &pe) { // what is missing is named before any cell runs
+		return usageErrorf("profile: %v", pe)
 	}
 	if m == nil {
 		if err != nil {

@@ -123,9 +123,9 @@ func runProject(ctx context.Context, opts *ProjectOptions) error {
 	if opts.GPU == "" {
 		return usageErrorf("project: --gpu is required (a GPU of rooftool gpus, e.g. --gpu h200)")
 	}
-	target, ok := gpu.Lookup(opts.GPU)
-	if !ok {
-		return usageErrorf("project: --gpu %s: not in the catalog (rooftool gpus lists it)", opts.GPU)
+	target, err := gpu.Find(opts.GPU)
+	if err != nil {
+		return usageErrorf("project: --gpu %s: %v", opts.GPU, err)
 	}
 	_, src, err := loadRun(ctx, opts.Run, pipeline.Options{})
 	if err != nil {

@@ -82,8 +82,8 @@ axes, missing counters) are printed; they do not fail the command.`,
 
 func runRoofline(ctx context.Context, opts *RooflineOptions) error {
 	if opts.GPU != "" {
-		if _, ok := gpu.Lookup(opts.GPU); !ok {
-			return usageErrorf("roofline: --gpu %q is not in the catalog (see rooftool gpus)", opts.GPU)
+		if _, err := gpu.Find(opts.GPU); err != nil {
+			return usageErrorf("roofline: --gpu %q: %v", opts.GPU, err)
 		}
 	}
 	if err := distinctInputs("roofline", opts.Inputs); err != nil {

@@ -113,7 +113,6 @@ func newRootCmd(io *IO) *cobra.Command {
 	for _, f := range commands {
 		root.AddCommand(f(io))
 	}
-	refuseUnknownShell(root)
 	usageArgs(root)
 	return root
 }
@@ -134,24 +133,6 @@ func usageArgs(c *cobra.Command) {
 	}
 }
 
-// refuseUnknownShell makes cobra's completion command a usage error (exit 2)
-// when it is given no shell or one it has no script for (e.g. tcsh), where it
-// would print its help and exit 0.
-func refuseUnknownShell(root *cobra.Command) {
-	root.InitDefaultCompletionCmd()
-	c, _, err := root.Find([]string{"completion"})
-	if err != nil || c == root {
-		return
-	}
-	var shells []string
-	for _, s := range c.Commands() {
-		shells = append(shells, s.Name())
-	}
-	c.RunE = func(*cobra.Command, []string) error {
-		return usageErrorf("completion: name a shell: %s", strings.Join(shells, ", "))
-	}
-}
-
 // commands lists every subcommand constructor; each lives in its own file.
 var commands = []func(*IO) *cobra.Command{
 	newIngestCmd,
@@ -169,6 +150,7 @@ var commands = []func(*IO) *cobra.Command{
 	newNewCmd,
 	newSuggestCmd,
 	newProjectCmd,
+	newCompletionCmd,
 }
 
 // Main runs rooftool with os.Args and returns the exit code.

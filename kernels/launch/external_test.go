@@ -159,8 +159,9 @@ func TestRunExternalErrors(t *testing.T) {
 
 // TestRunExternalEmbeddedRunner runs an external experiment where --kernels
 // has no run.py: the runner built into rooftool is extracted and finds the
-// experiment through ROOFTOOL_EXPERIMENT_DIRS. Without torch (or a GPU) its
-// check fails for that reason, not as bad usage (an unknown experiment).
+// experiment through ROOFTOOL_EXPERIMENT_DIRS. Without a GPU its check fails
+// for that reason, not as bad usage (an unknown experiment); without torch
+// the run stops before any cell (PreflightError), and the test is skipped.
 func TestRunExternalEmbeddedRunner(t *testing.T) {
 	cfg, _ := fakeEnv(t)
 	if err := exec.Command("python3", "-c", "import yaml").Run(); err != nil {
@@ -172,6 +173,11 @@ func TestRunExternalEmbeddedRunner(t *testing.T) {
 	cfg.Variants = []string{"unfused"}
 	cfg.Shapes = []string{"M=1024,N=4096,K=1024"}
 	m, err := Run(context.Background(), cfg)
+	var pe *PreflightError
+	if errors.As(err, &pe) && strings.Contains(err.Error(), "rooftool-runner-") && strings.Contains(err.Error(), "torch") {
+		// The extracted runner ran (its env mode), but without torch no pass can.
+		t.Skipf("the embedded runner has no torch here: %v", err)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

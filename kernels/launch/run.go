@@ -146,6 +146,20 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 	}
 
 	env, envErr := r.runnerEnv(ctx)
+	need := map[string]bool{}
+	for _, c := range cells {
+		for _, p := range c.Passes {
+			need[p] = true
+		}
+	}
+	if cfg.Cmd != nil { // its cells are known once it has run
+		for _, p := range cfg.Passes {
+			need[p] = true
+		}
+	}
+	if err := r.preflight(ctx, need, env, envErr); err != nil {
+		return nil, err
+	}
 	dev, driver, gwarn := r.detectGPU(ctx, env)
 
 	dir, old, err := r.openRunDir(dev.Name, planHash)

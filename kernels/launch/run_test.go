@@ -466,6 +466,8 @@ func TestRunDropsRejectedMetric(t *testing.T) {
 	}
 }
 
+// TestRunNoTools: a run whose passes need tools this machine lacks stops
+// before any cell and before making the run directory, naming each.
 func TestRunNoTools(t *testing.T) {
 	cfg, _ := fakeEnv(t)
 	cfg.Variants = []string{"good"}
@@ -473,12 +475,17 @@ func TestRunNoTools(t *testing.T) {
 	cfg.Passes = []string{rundir.PassNCU, rundir.PassNsys}
 	cfg.NCU = filepath.Join(t.TempDir(), "no-ncu")
 	cfg.Nsys = filepath.Join(t.TempDir(), "no-nsys")
-	m, err := Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
+	_, err := Run(context.Background(), cfg)
+	var pe *PreflightError
+	if !errors.As(err, &pe) || len(pe.Missing) != 2 || !strings.Contains(pe.Missing[0], "no-ncu") || !strings.Contains(pe.Missing[1], "no-nsys") {
+		t.Fatalf("err = %v; want a PreflightError naming no-ncu and no-nsys", err)
 	}
-	mustPass(t, m, "fake/good/n=1", rundir.PassNCU, rundir.StatusFailed, "no-ncu")
-	mustPass(t, m, "fake/good/n=1", rundir.PassNsys, rundir.StatusFailed, "no-nsys")
+	if !strings.Contains(err.Error(), "rooftool doctor") {
+		t.Errorf("err = %v; want it to point at rooftool doctor", err)
+	}
+	if _, err := os.Stat(cfg.RunDir); !os.IsNotExist(err) {
+		t.Errorf("run directory %s: %v; want none made before the tools are found", cfg.RunDir, err)
+	}
 }
 
 func TestRunBadSelection(t *testing.T) {
