@@ -379,53 +379,25 @@ func (p *ncuParser) parseLong() error {
 		}
 		name := p.field(rec, ncuColMetricName)
 		if name == "" {
-			rule := p.field(rec, ncuColRuleName)
-			if rule == "" {
+			m, ok, err := p.longRule(rec, line, section)
+			if err != nil {
+				return err
+			}
+			if !ok {
 				continue // neither a metric nor a rule: nothing to keep
-			}
-			text := p.field(rec, ncuColRuleType)
-			if st := p.field(rec, ncuColSpeedupType); st != "" {
-				text += " (" + st + ")"
-			}
-			if d := p.field(rec, ncuColRuleDesc); d != "" {
-				text += ": " + d
-			}
-			m := Metric{Section: section, Name: "rule:" + rule, Text: text}
-			if sp := strings.TrimSpace(p.field(rec, ncuColSpeedup)); sp != "" {
-				v, ok := ncuParseNumber(sp)
-				if !ok {
-					return p.errf(line, "rule %q: %q is not an estimated speedup in %%", rule, sp)
-				}
-				m.Unit, m.Value, m.Valid = "%", v, true
 			}
 			nk.metrics = append(nk.metrics, m)
 			held++
 			continue
 		}
-		unit := p.field(rec, ncuColMetricUnit)
-		c, ok := convs[unit]
-		if !ok {
-			c, err = ncuUnit(unit)
-			if err != nil {
-				return p.errf(line, "kernel %s, metric %q, column %d %q: %w", id, name, p.col[ncuColMetricUnit]+1, ncuColMetricUnit, err)
-			}
-			convs[unit] = c
+		m, err := p.longMetric(rec, line, id, name, section, convs)
+		if err != nil {
+			return err
 		}
-		raw := p.field(rec, ncuColMetricValue)
-		v, valid, text, bad := ncuMetricValue(raw, c)
-		if bad {
-			return p.errf(line, "kernel %s, metric %q (unit %q), column %d %q: %q is not a number", id, name, unit, p.col[ncuColMetricValue]+1, ncuColMetricValue, raw)
-		}
-		if err := ncuCheckDuration(ncuRoles[name], raw, v, valid, c.base); err != nil {
-			return p.errf(line, "kernel %s, metric %q (unit %q), column %d %q: %w", id, name, unit, p.col[ncuColMetricValue]+1, ncuColMetricValue, err)
-		}
-		if valid && v < 0 && ncuNonNegative(ncuRoles[name], c.base) {
-			return p.errf(line, "kernel %s, metric %q (unit %q), column %q: negative value %s: a duration or count cannot be negative", id, name, unit, ncuColMetricValue, strings.TrimSpace(raw))
-		}
-		nk.metrics = append(nk.metrics, Metric{Section: section, Name: name, Unit: c.base, Value: v, Valid: valid, Text: text})
+		nk.metrics = append(nk.metrics, m)
 		held++
 		if role := ncuRoles[name]; role != roleNone {
-			nk.apply(role, v, valid, c.base, text)
+			nk.apply(role, m.Value, m.Valid, m.Unit, m.Text)
 		}
 		for p.b.sink != nil && int64(held) > streamRows() && len(open) > 0 && open[0].nk != nk {
 			if err := add(open[0].nk); err != nil {
