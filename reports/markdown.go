@@ -324,43 +324,6 @@ func shownExperiments(r *Report) ([]ExperimentReport, []Decision, []string) {
 	return exps, ds, absent
 }
 
-func writeExperiment(b *strings.Builder, e ExperimentReport, r *Report) {
-	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
-	p("\n## %s: %s\n\n", e.Name, e.Title)
-	if len(e.Seeds) > 0 {
-		p("Seeds %s; baseline `%s`.", strings.Join(e.Seeds, ", "), e.Baseline)
-	} else { // an experiment of its own: its claims cite their source
-		p("Baseline `%s`.", e.Baseline)
-	}
-	if !e.InRun {
-		p(" This run has no cell of this experiment: its claims above are NOT MEASURED.\n")
-		return
-	}
-	p("\n\nEnvironment:\n\n")
-	writeEnv(p, e.Env)
-	for _, s := range e.Shapes {
-		writeShape(b, e.Name, s)
-	}
-	p("\n%s\n", legendMarkdown.render(shapeLegend))
-	if len(e.Plots) > 0 {
-		p("\n### Plots\n\n")
-		for i, pl := range e.Plots {
-			if i > 0 {
-				p("\n")
-			}
-			p("![%s](%s)\n", pl.Title, pl.Path)
-		}
-	}
-	writeQuality(p, e.Quality)
-	writeFusionBest(p, e.FusionBest)
-	writeCrossovers(p, e.Crossovers)
-	p("\n### Warnings\n\n")
-	if len(e.Warnings) == 0 {
-		p("None.\n")
-	}
-	writeWarnings(b, e.Warnings)
-}
-
 // writeCrossovers writes an experiment's Crossover section: each sweep's
 // crossover, a flagged one as no finding.
 func writeCrossovers(p func(string, ...any), cs []analysis.Crossover) {

@@ -5,6 +5,47 @@ import (
 	"strings"
 )
 
+// writeExperiment writes the section of experiment e in report.md: seeds
+// and baseline, environment, one section per shape, the legend, plots,
+// quality, best fusion, crossovers and warnings; an experiment without a
+// cell in the run gets one line saying its claims are not measured.
+func writeExperiment(b *strings.Builder, e ExperimentReport, r *Report) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	p("\n## %s: %s\n\n", e.Name, e.Title)
+	if len(e.Seeds) > 0 {
+		p("Seeds %s; baseline `%s`.", strings.Join(e.Seeds, ", "), e.Baseline)
+	} else { // an experiment of its own: its claims cite their source
+		p("Baseline `%s`.", e.Baseline)
+	}
+	if !e.InRun {
+		p(" This run has no cell of this experiment: its claims above are NOT MEASURED.\n")
+		return
+	}
+	p("\n\nEnvironment:\n\n")
+	writeEnv(p, e.Env)
+	for _, s := range e.Shapes {
+		writeShape(b, e.Name, s)
+	}
+	p("\n%s\n", legendMarkdown.render(shapeLegend))
+	if len(e.Plots) > 0 {
+		p("\n### Plots\n\n")
+		for i, pl := range e.Plots {
+			if i > 0 {
+				p("\n")
+			}
+			p("![%s](%s)\n", pl.Title, pl.Path)
+		}
+	}
+	writeQuality(p, e.Quality)
+	writeFusionBest(p, e.FusionBest)
+	writeCrossovers(p, e.Crossovers)
+	p("\n### Warnings\n\n")
+	if len(e.Warnings) == 0 {
+		p("None.\n")
+	}
+	writeWarnings(b, e.Warnings)
+}
+
 // writeEnv writes the environment list of an experiment: GPU, clocks
 // (recorded, and read after the timing), timing pass, launch path of the
 // Triton kernels, knobs and versions, each where known.
