@@ -53,10 +53,36 @@ func kernelFact(k ingest.Kernel, m kernelMetrics, roofs map[string]gpu.Ceiling, 
 		f.ShortName = k.Name
 	}
 	f.Launch = launchOf(k)
-	var missing []string
-	miss := func(names ...string) { missing = append(missing, strings.Join(names, " or ")) }
+	var missing missingMetrics
+	f.setDuration(k, m, &missing)
+	hasTensor, hasSIMT := f.setFLOPs(m, &missing)
+	bytes := f.setBytes(m, &missing)
+	f.FLOPsKnown = hasTensor || hasSIMT
+	f.setRates(bytes, roofs)
+	f.setSOL(m)
+	if l := limitsOf(m); l.Known() {
+		f.Limits = &l
+	}
+	f.Class = classify(f, opts.BoundPct)
+	f.Elementwise = f.TensorFLOPs == 0
+	if !hasTensor {
+		f.Elementwise = !looksLikeMatmul(f.Name)
+	}
+	f.warn(k.ID, missing, opts)
+	f.dropNonFinite()
+	return f
+}
 
-	// Duration: the row's, else ncu's metric, else cycles / clock.
+// missingMetrics lists the metrics a kernel lacks, each entry naming the
+// alternatives that would have served.
+type missingMetrics []string
+
+// add records that none of names is there.
+func (ms *missingMetrics) add(names ...string) { *ms = append(*ms, strings.Join(names, " or ")) }
+
+// setDuration sets the kernel's duration: the row's, else ncu's metric, else
+// cycles / clock; and its SM cycles and clock where ncu has them.
+func (f *KernelFact) setDuration(k ingest.Kernel, m kernelMetrics, missing *missingMetrics) {
 	f.DurationNs = float64(k.DurationNs)
 	f.SMCycles, _ = m.get(MSMCycles)
 	f.SMClockHz, _ = m.get(MSMClock)
@@ -70,16 +96,20 @@ func kernelFact(k ingest.Kernel, m kernelMetrics, roofs map[string]gpu.Ceiling, 
 		}
 	}
 	if f.DurationNs <= 0 {
-		miss(MDuration, MSMCycles+" with "+MSMClock)
+		missing.add(MDuration, MSMCycles+" with "+MSMClock)
 	}
+}
 
-	// FLOPs by class.
+// setFLOPs sets the kernel's FLOPs by class (tensor and SIMT), their sum and
+// the tensor part; classes with zero FLOPs are dropped so that maps list
+// only the work the kernel does. It says whether the export has tensor and
+// SIMT counters.
+func (f *KernelFact) setFLOPs(m kernelMetrics, missing *missingMetrics) (hasTensor, hasSIMT bool) {
 	tensor, hasTensor := tensorFLOPs(m)
 	for cl, v := range tensor {
 		f.FLOPs[cl] = v
 		f.TensorFLOPs += v
 	}
-	hasSIMT := false
 	for _, p := range []struct{ prefix, class string }{{"f", "fp32"}, {"h", "fp16"}, {"d", "fp64"}} {
 		if v, ok := simtFLOPs(m, p.prefix); ok {
 			hasSIMT = true
@@ -87,22 +117,25 @@ func kernelFact(k ingest.Kernel, m kernelMetrics, roofs map[string]gpu.Ceiling, 
 		}
 	}
 	if !hasTensor {
-		miss("sm__ops_path_tensor_*.sum")
+		missing.add("sm__ops_path_tensor_*.sum")
 	}
 	if _, ok := f.FLOPs["fp32"]; !ok {
-		miss("sm[sp]__sass_thread_inst_executed_op_{fadd,fmul,ffma}_pred_on.sum")
+		missing.add("sm[sp]__sass_thread_inst_executed_op_{fadd,fmul,ffma}_pred_on.sum")
 	}
 	for _, v := range f.FLOPs {
 		f.TotalFLOPs += v
 	}
-	// Drop zero classes so that maps list only the work the kernel does.
 	for cl, v := range f.FLOPs {
 		if v == 0 {
 			delete(f.FLOPs, cl)
 		}
 	}
+	return hasTensor, hasSIMT
+}
 
-	// Bytes per level.
+// setBytes sets the kernel's DRAM (read and write, else total), L2 and L1
+// (with TMA) bytes, and returns the bytes of each level the export has.
+func (f *KernelFact) setBytes(m kernelMetrics, missing *missingMetrics) map[string]float64 {
 	r, okR := m.get(MDRAMRead)
 	w, okW := m.get(MDRAMWrite)
 	hasDRAM := okR || okW
@@ -111,12 +144,12 @@ func kernelFact(k ingest.Kernel, m kernelMetrics, roofs map[string]gpu.Ceiling, 
 	} else if tot, ok := m.get(MDRAMBytes); ok {
 		f.DRAMBytes, hasDRAM = tot, true
 	} else {
-		miss(MDRAMRead+" + "+MDRAMWrite, MDRAMBytes)
+		missing.add(MDRAMRead+" + "+MDRAMWrite, MDRAMBytes)
 	}
 	l2, hasL2 := m.get(ML2Bytes)
 	f.L2Bytes = l2
 	if !hasL2 {
-		miss(ML2Bytes)
+		missing.add(ML2Bytes)
 	}
 	l1, hasL1 := m.get(ML1Bytes)
 	if tma, ok := m.get(ML1TMABytes); ok {
@@ -125,7 +158,7 @@ func kernelFact(k ingest.Kernel, m kernelMetrics, roofs map[string]gpu.Ceiling, 
 	}
 	f.L1Bytes = l1
 	if !hasL1 {
-		miss(ML1Bytes)
+		missing.add(ML1Bytes)
 	}
 	bytes := map[string]float64{}
 	if hasDRAM {
@@ -137,12 +170,14 @@ func kernelFact(k ingest.Kernel, m kernelMetrics, roofs map[string]gpu.Ceiling, 
 	if hasL1 {
 		bytes["l1"] = f.L1Bytes
 	}
+	return bytes
+}
 
-	// Rates, intensities and % of each roof.
+// setRates sets the kernel's FLOP rate, its arithmetic intensity and byte
+// rate at each level of bytes, and its % of each roof in roofs.
+func (f *KernelFact) setRates(bytes map[string]float64, roofs map[string]gpu.Ceiling) {
 	secs := f.DurationNs / 1e9
-	hasFLOPs := hasTensor || hasSIMT
-	f.FLOPsKnown = hasFLOPs
-	if secs > 0 && hasFLOPs {
+	if secs > 0 && f.FLOPsKnown {
 		f.FLOPRate = f.TotalFLOPs / secs
 	}
 	for _, lv := range byteLevels {
@@ -150,7 +185,7 @@ func kernelFact(k ingest.Kernel, m kernelMetrics, roofs map[string]gpu.Ceiling, 
 		if !ok {
 			continue
 		}
-		if hasFLOPs && b > 0 {
+		if f.FLOPsKnown && b > 0 {
 			f.AI[lv.key] = f.TotalFLOPs / b
 		}
 		if secs > 0 {
@@ -167,39 +202,50 @@ func kernelFact(k ingest.Kernel, m kernelMetrics, roofs map[string]gpu.Ceiling, 
 			}
 		}
 	}
+}
 
-	// ncu's own speed-of-light percentages, where the export has them.
-	sol := func(key string, names ...string) {
-		for _, n := range names {
+// solMetrics are ncu's own speed-of-light percentages: the first of names
+// the export has gives the key's figure.
+var solMetrics = []struct {
+	key   string
+	names []string
+}{
+	{"dram", []string{solDRAM, detDRAM}},
+	{"memory", []string{solMemory, detMemory}},
+	{"l2", []string{solL2, detL2}},
+	{"l1", []string{solL1, detL1}},
+	{"compute", []string{solSM, detCompute, solSMInst}},
+	{"tensor", []string{solTensorPipe}},
+}
+
+// setSOL sets ncu's own speed-of-light percentages, where the export has
+// them.
+func (f *KernelFact) setSOL(m kernelMetrics) {
+	for _, s := range solMetrics {
+		for _, n := range s.names {
 			if v, ok := m.get(n); ok {
-				f.SOL[key] = v
-				return
+				f.SOL[s.key] = v
+				break
 			}
 		}
 	}
-	sol("dram", solDRAM, detDRAM)
-	sol("memory", solMemory, detMemory)
-	sol("l2", solL2, detL2)
-	sol("l1", solL1, detL1)
-	sol("compute", solSM, detCompute, solSMInst)
-	sol("tensor", solTensorPipe)
-	if l := limitsOf(m); l.Known() {
-		f.Limits = &l
-	}
+}
 
-	f.Class = classify(f, opts.BoundPct)
-	f.Elementwise = f.TensorFLOPs == 0
-	if !hasTensor {
-		f.Elementwise = !looksLikeMatmul(f.Name)
-	}
+// warn adds the kernel's warnings: the metrics it lacks, and a duration
+// under opts.LaunchBoundNs.
+func (f *KernelFact) warn(id int64, missing missingMetrics, opts Options) {
 	if len(missing) > 0 {
 		f.Warnings = append(f.Warnings, Warning{Code: WarnMissing, Metric: "kernel",
-			Msg: fmt.Sprintf("kernel %d (%s) lacks %s", k.ID, f.ShortName, strings.Join(missing, "; "))})
+			Msg: fmt.Sprintf("kernel %d (%s) lacks %s", id, f.ShortName, strings.Join(missing, "; "))})
 	}
 	if f.DurationNs > 0 && f.DurationNs < opts.LaunchBoundNs {
 		f.Warnings = append(f.Warnings, Warning{Code: WarnLaunchBound, Metric: "",
-			Msg: fmt.Sprintf("kernel %d (%s) runs %.1f us, under %.0f us: launch overhead weighs on it", k.ID, f.ShortName, f.DurationNs/1e3, opts.LaunchBoundNs/1e3)})
+			Msg: fmt.Sprintf("kernel %d (%s) runs %.1f us, under %.0f us: launch overhead weighs on it", id, f.ShortName, f.DurationNs/1e3, opts.LaunchBoundNs/1e3)})
 	}
+}
+
+// dropNonFinite drops the NaN and infinite figures from the kernel's maps.
+func (f *KernelFact) dropNonFinite() {
 	for _, mp := range []map[string]float64{f.AI, f.ByteRate, f.PctOfRoof, f.SOL} {
 		for key, v := range mp {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -207,7 +253,6 @@ func kernelFact(k ingest.Kernel, m kernelMetrics, roofs map[string]gpu.Ceiling, 
 			}
 		}
 	}
-	return f
 }
 
 // classify names the bound of a kernel: ncu's SOL percentages where present

@@ -99,186 +99,6 @@ func (p *ncuParser) parseRaw() error {
 	return nil
 }
 
-// rawProduce reads the rows of a raw page and sends them in batches. It
-// touches no Arrow builder except the meta table (through identity) and
-// the unit dictionary before the first batch is sent.
-func (p *ncuParser) rawProduce(mb *ncuMetricBatch, cols []ncuRawCol, full chan<- *rawBatch, free chan *rawBatch) error {
-	setUnits := func(units []string, line int) error {
-		for i := range cols {
-			u := ""
-			if units != nil {
-				u = units[cols[i].j]
-			}
-			conv, err := ncuUnit(u)
-			if err != nil {
-				return p.errf(line, "units row, column %d %q: %w", cols[i].j+1, p.hdr[cols[i].j], err)
-			}
-			cols[i].printed = u
-			cols[i].conv = conv
-			cols[i].unit = mb.index(mbUnit, cols[i].conv.base)
-			cols[i].nonNeg = ncuNonNegative(cols[i].role, cols[i].conv.base)
-		}
-		return nil
-	}
-	// Index slices that are the same for every kernel whose row has every
-	// metric; rows that leave cells empty use those of their pattern.
-	nc := len(cols)
-	var constIdx [4][]int
-	for c := range constIdx {
-		constIdx[c] = make([]int, nc)
-	}
-	emptyText := mb.index(mbText, "")
-	secIdx := mb.index(mbSection, "")
-	var pat ncuEmptyPattern
-	vals := make([]float64, nc)
-	valid := make([]bool, nc)
-	present := make([]bool, nc)
-	var texts []rawText
-	idCol := p.col[ncuColID]
-	ids := ncuRawIDs{seen: map[string]ncuRowSeen{}}
-	defer ids.warn(p)
-	first, sent := true, 0
-	var bt *rawBatch
-	send := func() {
-		if bt != nil && len(bt.rows) > 0 {
-			full <- bt
-			bt = nil
-		}
-	}
-	for {
-		rec, err := p.r.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return p.csvErr(err)
-		}
-		line := p.lineOf()
-		if len(rec) != len(p.hdr) {
-			what := "truncated"
-			if len(rec) > len(p.hdr) {
-				what = "overlong"
-			}
-			if first && strings.TrimSpace(rec[0]) == "" {
-				return p.errf(line, "units row has %d fields, header has %d (units row does not match the header)", len(rec), len(p.hdr))
-			}
-			return p.errf(line, "%s raw-page row: %d fields, header has %d", what, len(rec), len(p.hdr))
-		}
-		if first {
-			first = false
-			unitsRow := strings.TrimSpace(rec[idCol]) == ""
-			if unitsRow {
-				if err := setUnits(rec, line); err != nil {
-					return err
-				}
-				p.firstRowOffset = p.r.InputOffset()
-			} else if len(cols) > 0 {
-				// ncu's raw page states each metric's unit in the row
-				// after the header; without it no value has a unit.
-				return p.errf(line, "no units row after the header (line %d holds kernel %s): the raw page states each metric's unit there (ncu --page raw --csv prints it), and without it the values of %q and the other metrics have no unit",
-					line, strings.TrimSpace(rec[idCol]), p.hdr[cols[0].j])
-			}
-			for i := range cols {
-				constIdx[mbSection][i] = secIdx
-				constIdx[mbMetric][i] = cols[i].name
-				constIdx[mbUnit][i] = cols[i].unit
-				constIdx[mbText][i] = emptyText
-			}
-			if unitsRow {
-				continue
-			}
-		}
-		if strings.TrimSpace(rec[idCol]) == "" {
-			return p.errf(line, "row has an empty %q: expected a kernel id (only the row after the header may hold units)", ncuColID)
-		}
-		if dup, err := ids.check(p, rec, line); err != nil {
-			return err
-		} else if dup {
-			continue
-		}
-		nk, err := p.identity(rec, line)
-		if err != nil {
-			return err
-		}
-		anyEmpty, allValid := false, true
-		texts = texts[:0]
-		k := 0 // position among the present cells
-		for i := range cols {
-			c := &cols[i]
-			s := rec[c.j]
-			if s == "" && c.role != roleDuration {
-				anyEmpty = true // metric not collected for this kernel
-				present[i] = false
-				continue
-			}
-			present[i] = true
-			v, ok, text, bad := ncuMetricValue(s, c.conv)
-			if bad {
-				return p.errf(line, "kernel %s, column %d %q (unit %q): %q is not a number", nk.idText, c.j+1, p.hdr[c.j], c.printed, s)
-			}
-			if err := ncuCheckDuration(c.role, s, v, ok, c.conv.base); err != nil {
-				return p.errf(line, "kernel %s, column %d %q (unit %q): %w", nk.idText, c.j+1, p.hdr[c.j], c.printed, err)
-			}
-			if ok && v < 0 && c.nonNeg {
-				return p.errf(line, "kernel %s, column %q (unit %q): negative value %s: a duration or count cannot be negative", nk.idText, p.hdr[c.j], c.printed, strings.TrimSpace(s))
-			}
-			vals[k], valid[k] = v, ok
-			if !ok {
-				allValid = false
-				if text != "" {
-					texts = append(texts, rawText{pos: k, s: text})
-				}
-			}
-			if c.role != roleNone {
-				nk.apply(c.role, v, ok, c.conv.base, text)
-			}
-			k++
-		}
-		if err := p.finish(nk); err != nil {
-			return err
-		}
-		idx := constIdx
-		if anyEmpty {
-			if !pat.matches(present) {
-				pat.build(present, cols, secIdx, emptyText)
-			}
-			idx = pat.idx
-		}
-		if bt == nil {
-			select {
-			case bt = <-free:
-				bt.rows, bt.vals, bt.valid, bt.texts, bt.reserve = bt.rows[:0], bt.vals[:0], bt.valid[:0], bt.texts[:0], 0
-			default:
-				bt = &rawBatch{vals: make([]float64, 0, rawBatchRows*nc), valid: make([]bool, 0, rawBatchRows*nc)}
-			}
-		}
-		if sent == 0 && len(bt.rows) == 0 {
-			bt.reserve = p.reserveEstimate(k)
-		}
-		r := rawRow{k: nk.k, idx: idx}
-		v0 := len(bt.vals)
-		bt.vals = append(bt.vals, vals[:k]...)
-		r.vals = bt.vals[v0:len(bt.vals):len(bt.vals)]
-		if !allValid {
-			l0 := len(bt.valid)
-			bt.valid = append(bt.valid, valid[:k]...)
-			r.valid = bt.valid[l0:len(bt.valid):len(bt.valid)]
-		}
-		if len(texts) > 0 {
-			t0 := len(bt.texts)
-			bt.texts = append(bt.texts, texts...)
-			r.texts = bt.texts[t0:len(bt.texts):len(bt.texts)]
-		}
-		bt.rows = append(bt.rows, r)
-		if len(bt.rows) == rawBatchRows {
-			send()
-			sent++
-		}
-	}
-	send()
-	return nil
-}
-
 // ncuRowSeen is what a raw page's earlier row of a kernel ID left: hashes
 // of its kernel name and of its whole row, and its line.
 type ncuRowSeen struct {
@@ -559,53 +379,25 @@ func (p *ncuParser) parseLong() error {
 		}
 		name := p.field(rec, ncuColMetricName)
 		if name == "" {
-			rule := p.field(rec, ncuColRuleName)
-			if rule == "" {
+			m, ok, err := p.longRule(rec, line, section)
+			if err != nil {
+				return err
+			}
+			if !ok {
 				continue // neither a metric nor a rule: nothing to keep
-			}
-			text := p.field(rec, ncuColRuleType)
-			if st := p.field(rec, ncuColSpeedupType); st != "" {
-				text += " (" + st + ")"
-			}
-			if d := p.field(rec, ncuColRuleDesc); d != "" {
-				text += ": " + d
-			}
-			m := Metric{Section: section, Name: "rule:" + rule, Text: text}
-			if sp := strings.TrimSpace(p.field(rec, ncuColSpeedup)); sp != "" {
-				v, ok := ncuParseNumber(sp)
-				if !ok {
-					return p.errf(line, "rule %q: %q is not an estimated speedup in %%", rule, sp)
-				}
-				m.Unit, m.Value, m.Valid = "%", v, true
 			}
 			nk.metrics = append(nk.metrics, m)
 			held++
 			continue
 		}
-		unit := p.field(rec, ncuColMetricUnit)
-		c, ok := convs[unit]
-		if !ok {
-			c, err = ncuUnit(unit)
-			if err != nil {
-				return p.errf(line, "kernel %s, metric %q, column %d %q: %w", id, name, p.col[ncuColMetricUnit]+1, ncuColMetricUnit, err)
-			}
-			convs[unit] = c
+		m, err := p.longMetric(rec, line, id, name, section, convs)
+		if err != nil {
+			return err
 		}
-		raw := p.field(rec, ncuColMetricValue)
-		v, valid, text, bad := ncuMetricValue(raw, c)
-		if bad {
-			return p.errf(line, "kernel %s, metric %q (unit %q), column %d %q: %q is not a number", id, name, unit, p.col[ncuColMetricValue]+1, ncuColMetricValue, raw)
-		}
-		if err := ncuCheckDuration(ncuRoles[name], raw, v, valid, c.base); err != nil {
-			return p.errf(line, "kernel %s, metric %q (unit %q), column %d %q: %w", id, name, unit, p.col[ncuColMetricValue]+1, ncuColMetricValue, err)
-		}
-		if valid && v < 0 && ncuNonNegative(ncuRoles[name], c.base) {
-			return p.errf(line, "kernel %s, metric %q (unit %q), column %q: negative value %s: a duration or count cannot be negative", id, name, unit, ncuColMetricValue, strings.TrimSpace(raw))
-		}
-		nk.metrics = append(nk.metrics, Metric{Section: section, Name: name, Unit: c.base, Value: v, Valid: valid, Text: text})
+		nk.metrics = append(nk.metrics, m)
 		held++
 		if role := ncuRoles[name]; role != roleNone {
-			nk.apply(role, v, valid, c.base, text)
+			nk.apply(role, m.Value, m.Valid, m.Unit, m.Text)
 		}
 		for p.b.sink != nil && int64(held) > streamRows() && len(open) > 0 && open[0].nk != nk {
 			if err := add(open[0].nk); err != nil {

@@ -3,15 +3,11 @@ package roofline
 import (
 	"errors"
 	"fmt"
-	"image/color"
 	"math"
-	"slices"
 	"sort"
 	"strings"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/rooftool/rooftool/analysis"
@@ -155,271 +151,31 @@ func RooflinePlot(run *analysis.Run, experiment, shape string) (*plot.Plot, []an
 	if run == nil {
 		return nil, nil, fmt.Errorf("roofline: no run")
 	}
-	var kfs []analysis.KernelFact
-	for _, f := range run.Kernels {
-		if f.Experiment == experiment && f.Shape == shape {
-			kfs = append(kfs, f)
-		}
-	}
-	var cells []analysis.CellFact
-	for _, c := range run.Cells {
-		if c.Experiment == experiment && c.Shape == shape && c.Status == "ok" {
-			cells = append(cells, c)
-		}
-	}
+	kfs, cells := selectFacts(run, experiment, shape)
 	if len(kfs) == 0 && len(cells) == 0 {
 		return nil, nil, fmt.Errorf("roofline %s %s: %w", orAll(experiment), orAll(shape), ErrNoData)
 	}
-	var warnings []analysis.Warning
-
 	// Series: variants in cell (spec) order, else kernel names by total time.
 	seriesNames, seriesOf := seriesFor(kfs, cells, experiment)
-
-	// Kernel points per level; zeros counted.
-	var pts []kpoint
-	zeros := 0
-	for _, f := range kfs {
-		s := seriesOf(f)
-		if !f.FLOPsKnown {
-			continue // no FLOP counters: counted below as missing, not as zero
-		}
-		for li, lv := range levels {
-			ai, has, ok := kernelPoint(f, lv.key)
-			if !has {
-				continue // the export has no bytes for this level
-			}
-			if !ok {
-				zeros++
-				continue
-			}
-			pts = append(pts, kpoint{ai, f.FLOPRate, s, li})
-		}
-	}
-	if zeros > 0 {
-		warnings = append(warnings, analysis.Warning{Code: analysis.WarnZeroOnLog, Metric: "roofline",
-			Msg: fmt.Sprintf("%d kernel points with zero FLOPs or bytes left off the log axes of the %s roofline", zeros, selName(experiment, shape))})
-	}
-	noPoint := 0
-	for _, f := range kfs {
-		if !f.FLOPsKnown || len(f.ByteRate) == 0 {
-			noPoint++
-		}
-	}
-	if noPoint > 0 {
-		warnings = append(warnings, analysis.Warning{Code: analysis.WarnMissing, Metric: "roofline",
-			Msg: fmt.Sprintf("%d of %d kernels lack FLOP or byte counters and have no point on the %s roofline", noPoint, len(kfs), selName(experiment, shape))})
-	}
-
-	// Labels for the heaviest kernels that have a point; a name already
-	// written at (nearly) the same point, as the same kernel of several
-	// variants has it, is written once.
-	heavy := append([]analysis.KernelFact(nil), kfs...)
-	sort.SliceStable(heavy, func(i, j int) bool { return heavy[i].DurationNs > heavy[j].DurationNs })
-	var labels []klabel
-	for _, f := range heavy {
-		if len(labels) == labelledKernels {
-			break
-		}
-		for _, lv := range levels {
-			if ai := f.AI[lv.key]; ai > 0 && f.FLOPRate > 0 {
-				l := klabel{ai, f.FLOPRate, shorten(f.ShortName, 32)}
-				if !slices.ContainsFunc(labels, func(o klabel) bool { return o.text == l.text && samePoint(o.x, o.y, l.x, l.y) }) {
-					labels = append(labels, l)
-				}
-				break
-			}
-		}
-	}
-
-	// Aggregates: cell FLOPs over DRAM bytes (CellFact.DRAM; never a
-	// partial range) and over wall time (timing pass; device time where the
-	// wall time is host-bound or absent).
-	var aggs []aggregate
-	aggByVariant := map[string]int{} // index into aggs
-	aggNote := ""
-	for _, c := range cells {
-		bytes, _ := c.DRAM()
-		if c.RangePartial {
-			warnings = append(warnings, analysis.Warning{Code: analysis.WarnRangePartial, Metric: "dram_bytes",
-				Msg: fmt.Sprintf("%s at %s: variant total not plotted, its range pass covers part of the cell", c.Variant, c.Shape)})
-			continue
-		}
-		secs := c.Wall.Center / 1e3
-		if dev, _ := c.DeviceTimeMs(); secs <= 0 || (c.HostRatio > 0 && hostBound(c)) {
-			secs = dev / 1e3
-		}
-		if c.FLOPs <= 0 || bytes <= 0 || secs <= 0 {
-			continue
-		}
-		s := seriesOf(analysis.KernelFact{Variant: c.Variant, ShortName: c.Variant})
-		aggByVariant[c.Variant] = len(aggs)
-		aggs = append(aggs, aggregate{s, c.FLOPs / bytes, c.FLOPs / secs, c.Variant})
-		if aggNote == "" {
-			aggNote = "variant total: FLOPs per DRAM byte, FLOPs per wall second (device second where host-bound)"
-		}
-	}
+	pts, warnings := kernelMarks(kfs, seriesOf, experiment, shape)
+	labels := heavyLabels(kfs)
+	aggs, aggByVariant, aggNote, aggWarnings := variantTotals(cells, seriesOf)
+	warnings = append(warnings, aggWarnings...)
 	if len(kfs) == 0 && len(aggs) == 0 {
 		return nil, nil, fmt.Errorf("roofline %s %s: no ncu kernel pass and no cell with FLOPs and bytes (timing only?): %w", orAll(experiment), orAll(shape), ErrNoData)
 	}
-	// Arrows follow the comparisons: from each candidate's baseline.
-	var arrows [][2]int
-	for _, cmp := range run.Comparisons {
-		if cmp.Experiment != experiment || cmp.Shape != shape {
-			continue
-		}
-		b, okB := aggByVariant[cmp.Baseline]
-		a, okA := aggByVariant[cmp.Candidate]
-		if okA && okB {
-			arrows = append(arrows, [2]int{b, a})
-		}
-	}
+	arrows := comparisonArrows(run.Comparisons, experiment, shape, aggByVariant)
+	roofs := pickRoofs(run.Ceilings, usedCeilings(kfs))
+	top, bounds := axisBounds(pts, aggs, roofs)
 
-	// Roofs.
-	used := map[string]bool{gpu.CeilFP32: true}
-	for _, f := range kfs {
-		for cl, v := range f.FLOPs {
-			if v > 0 {
-				used[gpu.CeilingFor(cl)] = true
-			}
-		}
-	}
-	anyFLOPs := false
-	for _, f := range kfs {
-		anyFLOPs = anyFLOPs || len(f.FLOPs) > 0
-	}
-	if !anyFLOPs {
-		// No kernel states tensor work (or any FLOPs): show the common
-		// tensor roof too, so the plot still says where the tensor cores sit.
-		used["tensor bf16"], used["tensor fp16"] = true, true
-	}
-	roofs := pickRoofs(run.Ceilings, used)
-
-	// Axis ranges.
-	minX, maxX, minY, maxY := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
-	for _, p := range pts {
-		minX, maxX, minY, maxY = math.Min(minX, p.x), math.Max(maxX, p.x), math.Min(minY, p.y), math.Max(maxY, p.y)
-	}
-	for _, a := range aggs {
-		minX, maxX, minY, maxY = math.Min(minX, a.x), math.Max(maxX, a.x), math.Min(minY, a.y), math.Max(maxY, a.y)
-	}
-	top, minBW := 0.0, math.Inf(1)
-	for _, r := range roofs {
-		if r.kind == gpu.KindCompute {
-			top = math.Max(top, r.value)
-		} else if !r.measured {
-			minBW = math.Min(minBW, r.value)
-		}
-	}
-	xlo, xhi, ylo, yhi := 0.1, 1000.0, 1e9, 1e15
-	if top > 0 && !math.IsInf(minBW, 1) {
-		ridge := top / minBW
-		xlo, xhi = ridge/1000, ridge*20
-		ylo, yhi = top/1e4, top*3
-	} else if top > 0 {
-		ylo, yhi = top/1e4, top*3
-	}
-	if !math.IsInf(minX, 1) {
-		xlo, xhi = math.Min(xlo, minX/3), math.Max(xhi, maxX*5)
-		ylo, yhi = math.Min(ylo, minY/3), math.Max(yhi, maxY*3)
-	}
-	xlo, xhi, ylo = floorDecade(xlo), ceilDecade(xhi), floorDecade(ylo)
-
-	p := plot.New()
-	p.Title.Text = rooflineTitle(run, experiment, shape)
-	p.Title.Padding = vg.Points(10)
-	p.X.Label.Text = "arithmetic intensity (FLOP/byte)"
-	p.Y.Label.Text = "performance (FLOP/s)"
-	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	p.X.Tick.Marker, p.Y.Tick.Marker = logTicks{}, logTicks{}
-	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = xlo, xhi, ylo, yhi
-
-	grid := plotter.NewGrid()
-	grid.Vertical.Color = color.RGBA{225, 225, 225, 255}
-	grid.Horizontal.Color = color.RGBA{225, 225, 225, 255}
-	p.Add(grid)
+	p := newRooflineAxes(rooflineTitle(run, experiment, shape), bounds)
 	layer := &rooflineLayer{roofs: roofs, labels: labels, arrows: arrows, top: top}
 	p.Add(layer)
-
-	// Kernel points, one scatter per (series, level).
-	for li, lv := range levels {
-		for s := range seriesNames {
-			var xys plotter.XYs
-			for _, q := range pts {
-				if q.level == li && q.series == s {
-					xys = append(xys, plotter.XY{X: q.x, Y: q.y})
-				}
-			}
-			if len(xys) == 0 {
-				continue
-			}
-			sc, err := plotter.NewScatter(xys)
-			if err != nil {
-				return nil, nil, err
-			}
-			sc.GlyphStyle = draw.GlyphStyle{Color: seriesColor(s), Radius: vg.Points(4), Shape: lv.glyph}
-			p.Add(sc)
-		}
+	if err := addKernelScatters(p, pts, len(seriesNames)); err != nil {
+		return nil, nil, err
 	}
-	// Totals on top of the kernel markers; those that would cover one
-	// another (at this plot's size) are drawn apart around their spot.
-	p.Add(aggLayer{layer})
-	layer.aggs = aggs
-	layer.points = pts
-	trX, trY := dataTransforms(p, rooflineW, rooflineH)
-	var aggAt []vg.Point
-	for _, a := range aggs {
-		aggAt = append(aggAt, vg.Point{X: trX(a.x), Y: trY(a.y)})
-	}
-	layer.groups = clusterAggs(aggAt)
-	layer.outside = outsideNote(aggs, pts)
-
-	// Legend: series colours, level shapes, aggregate.
-	p.Legend.Top, p.Legend.Left = false, false
-	p.Legend.TextStyle = textStyle(vg.Points(9), color.Black)
-	p.Legend.ThumbnailWidth = vg.Points(14)
-	p.Legend.Padding = vg.Points(1)
-	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(6), vg.Points(6)
-	shown := map[int]bool{}
-	for _, q := range pts {
-		shown[q.series] = true
-	}
-	for _, a := range aggs {
-		shown[a.series] = true
-	}
-	for s, name := range seriesNames {
-		if shown[s] {
-			p.Legend.Add(name, glyphThumb{draw.GlyphStyle{Color: seriesColor(s), Radius: vg.Points(4.5), Shape: draw.CircleGlyph{}}})
-		}
-	}
-	usedLevel := map[int]bool{}
-	for _, q := range pts {
-		usedLevel[q.level] = true
-	}
-	for li, lv := range levels {
-		if usedLevel[li] {
-			p.Legend.Add("kernel at "+lv.ceiling, glyphThumb{draw.GlyphStyle{Color: color.RGBA{110, 110, 110, 255}, Radius: vg.Points(4), Shape: lv.glyph}})
-		}
-	}
-	if len(aggs) > 0 {
-		p.Legend.Add(aggNote, glyphThumb{draw.GlyphStyle{Color: color.RGBA{150, 150, 150, 255}, Radius: vg.Points(6), Shape: diamondGlyph{}}})
-	}
-	groupOf := map[int]int{}
-	shared := false
-	for g, members := range layer.groups {
-		for _, i := range members {
-			groupOf[i] = g
-		}
-		shared = shared || len(members) > 1
-	}
-	for _, ar := range arrows {
-		if groupOf[ar[0]] != groupOf[ar[1]] {
-			p.Legend.Add("from the baseline's total to a candidate's", arrowThumb{})
-			break
-		}
-	}
-	if shared {
-		p.Legend.Add("totals at one spot, drawn around it and named", spotThumb{})
-	}
+	placeTotals(p, layer, aggs, pts)
+	addRooflineLegend(p, layer, seriesNames, aggNote)
 	if len(pts) == 0 && len(aggs) == 0 {
 		layer.note = "no kernel has both FLOP and byte counters: roofs only"
 	}

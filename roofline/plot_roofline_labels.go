@@ -6,9 +6,7 @@ package roofline
 import (
 	"image/color"
 	"math"
-	"sort"
 
-	"github.com/rooftool/rooftool/gpu"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
@@ -50,185 +48,77 @@ type rooflineLayer struct {
 
 func (l *rooflineLayer) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
-	pt := func(x, y float64) vg.Point { return vg.Point{X: trX(x), Y: trY(y)} }
-	var taken placed
-	solid := func(w float64, clr color.Color) draw.LineStyle {
-		return draw.LineStyle{Color: clr, Width: vg.Points(w)}
-	}
-	dashed := func(w float64, clr color.Color) draw.LineStyle {
-		s := solid(w, clr)
-		s.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
-		return s
-	}
-	lab := textStyle(vg.Points(9), roofGrey)
-	labM := textStyle(vg.Points(9), roofLight)
-	xmin, xmax, ymin := p.X.Min, p.X.Max, p.Y.Min
+	d := &roofDraw{c: c, trX: trX, trY: trY}
+	l.markObstacles(d, &p.Legend)
+	l.drawFlatRoofs(d, p.X.Min, p.X.Max)
+	slopes := l.drawSlopes(d, p.X.Min, p.X.Max, p.Y.Min)
+	l.drawArrows(c)
+	l.nameMovedTotals(d)
+	l.nameKernels(d)
+	l.writeNotes(d, slopes)
+}
 
-	dramBW := 0.0
-	for _, r := range l.roofs {
-		if r.kind == gpu.KindBandwidth && !r.measured && r.names[0] == gpu.CeilDRAM {
-			dramBW = r.value
-		}
-	}
-	// The legend, drawn over the data area last, is an obstacle for the
-	// notes and labels; so are the markers.
-	taken = append(taken, legendRect(&p.Legend, c))
+// roofDraw is one drawing of the roofline layer: the canvas, its data
+// transforms, and the rectangles already taken by marks, lines and text.
+type roofDraw struct {
+	c        draw.Canvas
+	trX, trY func(float64) vg.Length
+	taken    placed
+}
+
+// pt is the canvas point of data point (x, y).
+func (d *roofDraw) pt(x, y float64) vg.Point { return vg.Point{X: d.trX(x), Y: d.trY(y)} }
+
+// markObstacles lays out the totals and takes the space of what notes and
+// labels must keep off: the legend (drawn over the data area last), the
+// kernel markers and the totals with their spots.
+func (l *rooflineLayer) markObstacles(d *roofDraw, legend *plot.Legend) {
+	d.taken = append(d.taken, legendRect(legend, d.c))
 	for _, q := range l.points {
-		at := pt(q.x, q.y)
+		at := d.pt(q.x, q.y)
 		r := vg.Points(5)
-		taken = append(taken, vg.Rectangle{Min: vg.Point{X: at.X - r, Y: at.Y - r}, Max: vg.Point{X: at.X + r, Y: at.Y + r}})
+		d.taken = append(d.taken, vg.Rectangle{Min: vg.Point{X: at.X - r, Y: at.Y - r}, Max: vg.Point{X: at.X + r, Y: at.Y + r}})
 	}
-	l.totals = layoutTotals(l.aggs, l.groups, pt)
+	l.totals = layoutTotals(l.aggs, l.groups, d.pt)
 	for _, at := range append(append([]vg.Point{}, l.totals.at...), l.totals.spots...) {
 		r := aggRadius + vg.Points(1)
-		taken = append(taken, vg.Rectangle{Min: vg.Point{X: at.X - r, Y: at.Y - r}, Max: vg.Point{X: at.X + r, Y: at.Y + r}})
+		d.taken = append(d.taken, vg.Rectangle{Min: vg.Point{X: at.X - r, Y: at.Y - r}, Max: vg.Point{X: at.X + r, Y: at.Y + r}})
 	}
-	// Compute roofs: flat, from the DRAM slope to the right edge.
-	var flats []roof
-	for _, r := range l.roofs {
-		if r.kind == gpu.KindCompute {
-			flats = append(flats, r)
-		}
-	}
-	sort.SliceStable(flats, func(i, j int) bool { return flats[i].value > flats[j].value })
-	flatStart := func(r roof) float64 {
-		if dramBW > 0 {
-			return math.Max(xmin, r.value/dramBW)
-		}
-		return xmin
-	}
-	// Lines first, and each line an obstacle for every label.
-	for _, r := range flats {
-		sty := solid(1.8, roofGrey)
-		if r.measured {
-			sty = dashed(1.4, roofLight)
-		}
-		a, b := pt(flatStart(r), r.value), pt(xmax, r.value)
-		c.StrokeLines(sty, c.ClipLinesXY([]vg.Point{a, b})...)
-		taken = append(taken, vg.Rectangle{Min: vg.Point{X: a.X, Y: a.Y - vg.Points(1)}, Max: vg.Point{X: b.X, Y: b.Y + vg.Points(1)}})
-	}
-	for _, r := range flats {
-		tsty := lab
-		if r.measured {
-			tsty = labM
-		}
-		// Label at the right end: above the line, else below, else further left.
-		// Label over its own line: at the right end above or below it,
-		// then further left, never left of where the line starts.
-		txt := r.label()
-		w, h := tsty.Width(txt), tsty.Height(txt)
-		y := trY(r.value)
-		start := trX(flatStart(r))
-		right := c.Max.X - vg.Points(4) - w
-		var cands []vg.Point
-		for k := 0; k <= 6; k++ {
-			x := right - vg.Length(k)*(w/2+vg.Points(6))
-			if x < start {
-				break
-			}
-			cands = append(cands, vg.Point{X: x, Y: y + vg.Points(2)}, vg.Point{X: x, Y: y - h - vg.Points(2)})
-		}
-		placedOK := false
-		for _, cand := range cands {
-			rect := textRect(tsty, cand, txt)
-			if taken.free(rect, c) {
-				taken = append(taken, fillTextBG(c, tsty, cand, txt))
-				placedOK = true
-				break
-			}
-		}
-		if !placedOK && len(cands) > 0 {
-			// Crowded (roofs a few % apart): stack it above the others at
-			// the right end with a leader line down to its own roof.
-			cand := cands[0]
-			for k := 0; k < 12 && !taken.free(textRect(tsty, cand, txt), c); k++ {
-				cand.Y += h + vg.Points(2)
-			}
-			lx := cand.X - vg.Points(3)
-			c.StrokeLine2(draw.LineStyle{Color: roofLight, Width: vg.Points(0.6)}, lx, cand.Y+h/2, lx-vg.Points(8), y)
-			taken = append(taken, fillTextBG(c, tsty, cand, txt))
-		}
-	}
-	// Bandwidth roofs: slopes from the left edge to the highest flat roof.
-	var slopes [][2]vg.Point // kept off by the notes
-	top := l.top
-	for _, r := range l.roofs {
-		if r.kind != gpu.KindBandwidth {
-			continue
-		}
-		x1 := xmax
-		if top > 0 {
-			x1 = math.Min(xmax, top/r.value)
-		}
-		x0 := xmin
-		if r.value*x0 < ymin {
-			x0 = ymin / r.value
-		}
-		if x0 >= x1 {
-			continue
-		}
-		sty := solid(1.8, roofGrey)
-		tsty := lab
-		if r.measured {
-			sty, tsty = dashed(1.4, roofLight), labM
-		}
-		lines := c.ClipLinesXY([]vg.Point{pt(x0, r.value*x0), pt(x1, r.value*x1)})
-		c.StrokeLines(sty, lines...)
-		slopes = append(slopes, [2]vg.Point{pt(x0, r.value*x0), pt(x1, r.value*x1)})
-		// Label along the slope near its lower end, rotated to the line.
-		a, b := pt(x0, r.value*x0), pt(x1, r.value*x1)
-		ang := math.Atan2(float64(b.Y-a.Y), float64(b.X-a.X))
-		txt := r.label()
-		tsty.Rotation = ang
-		// Near the lower end (measured roofs below their line, further up),
-		// sliding along the line until no marker or label is under it.
-		fracs := []float64{0.06, 0.16, 0.26, 0.36, 0.46, 0.56, 0.66}
-		off := vg.Points(3)
-		if r.measured {
-			fracs = []float64{0.30, 0.40, 0.50, 0.60, 0.20, 0.10, 0.70}
-			off = -tsty.Height(txt) - vg.Points(2)
-		}
-		w := tsty.Width(txt)
-		var boxes []vg.Rectangle
-		var start vg.Point
-		for i, frac := range fracs {
-			start = vg.Point{X: a.X + vg.Length(frac)*(b.X-a.X), Y: a.Y + vg.Length(frac)*(b.Y-a.Y)}
-			start.X -= vg.Length(math.Sin(ang)) * off
-			start.Y += vg.Length(math.Cos(ang)) * off
-			boxes = rotatedBoxes(start, w, tsty.Height(txt), ang)
-			free := true
-			for _, bx := range boxes {
-				free = free && taken.free(bx, c)
-			}
-			if free || i == len(fracs)-1 {
-				break
-			}
-		}
-		c.FillText(tsty, start, txt)
-		taken = append(taken, boxes...)
-	}
-	// Arrows from the baseline's total to each candidate's, where they
-	// lie apart (within a group the direction would be the layout's).
+}
+
+// drawArrows draws an arrow from the baseline's total to each candidate's,
+// where they lie apart (within a group the direction would be the layout's).
+func (l *rooflineLayer) drawArrows(c draw.Canvas) {
 	for _, ar := range l.arrows {
 		if l.totals.group[ar[0]] != l.totals.group[ar[1]] {
 			drawArrow(c, l.totals.at[ar[0]], l.totals.at[ar[1]], aggRadius+vg.Points(1))
 		}
 	}
-	// Totals drawn apart: joined to their own spot (aggLayer marks it with
-	// a cross over the kernel markers) and named outward from it.
+}
+
+// nameMovedTotals joins the totals drawn apart to their own spot (aggLayer
+// marks it with a cross over the kernel markers) and names them outward
+// from it.
+func (l *rooflineLayer) nameMovedTotals(d *roofDraw) {
 	for _, j := range l.totals.joined {
-		c.StrokeLine2(joinStyle, j[0].X, j[0].Y, j[1].X, j[1].Y)
+		d.c.StrokeLine2(joinStyle, j[0].X, j[0].Y, j[1].X, j[1].Y)
 	}
 	tsty := textStyle(vg.Points(8), color.RGBA{20, 20, 20, 255})
 	for i, a := range l.aggs {
 		if l.totals.moved[i] {
-			taken = append(taken, placeOutward(c, taken, tsty, l.totals.at[i], l.totals.angle[i], aggRadius+vg.Points(3), a.name))
+			d.taken = append(d.taken, placeOutward(d.c, d.taken, tsty, l.totals.at[i], l.totals.angle[i], aggRadius+vg.Points(3), a.name))
 		}
 	}
-	// Kernel names next to their points, avoiding other text and the edges.
+}
+
+// nameKernels writes the kernel names next to their points, avoiding other
+// text and the edges; further away, with a leader line back to the point,
+// where the near places are taken.
+func (l *rooflineLayer) nameKernels(d *roofDraw) {
+	c := d.c
 	ksty := textStyle(vg.Points(8), color.RGBA{40, 40, 40, 255})
 	for _, kl := range l.labels {
-		at := pt(kl.x, kl.y)
+		at := d.pt(kl.x, kl.y)
 		w, h := ksty.Width(kl.text), ksty.Height(kl.text)
 		cands := []vg.Point{
 			{X: at.X + vg.Points(6), Y: at.Y + vg.Points(3)},
@@ -248,7 +138,7 @@ func (l *rooflineLayer) Plot(c draw.Canvas, p *plot.Plot) {
 				vg.Point{X: at.X - w - vg.Points(14), Y: at.Y + dy}, vg.Point{X: at.X - w - vg.Points(14), Y: at.Y - dy - h})
 		}
 		for i, cand := range cands {
-			if !taken.free(textRect(ksty, cand, kl.text), c) {
+			if !d.taken.free(textRect(ksty, cand, kl.text), c) {
 				continue
 			}
 			if i >= 8 {
@@ -258,41 +148,47 @@ func (l *rooflineLayer) Plot(c draw.Canvas, p *plot.Plot) {
 				}
 				c.StrokeLine2(draw.LineStyle{Color: color.RGBA{120, 120, 120, 255}, Width: vg.Points(0.6)}, at.X, at.Y, end.X, end.Y)
 			}
-			taken = append(taken, fillTextBG(c, ksty, cand, kl.text))
+			d.taken = append(d.taken, fillTextBG(c, ksty, cand, kl.text))
 			break
 		}
 	}
+}
+
+// writeNotes writes the layer's note at the top left, and below it the note
+// of totals outside their kernels' points at the lowest, then leftmost,
+// place clear of text, markers and the roof slopes (top left all the same
+// where there is none).
+func (l *rooflineLayer) writeNotes(d *roofDraw, slopes [][2]vg.Point) {
+	c := d.c
 	y := c.Max.Y - vg.Points(12)
 	if l.note != "" {
 		nsty := textStyle(vg.Points(11), color.RGBA{150, 40, 40, 255})
 		y -= nsty.Height(l.note)
-		taken = append(taken, fillTextBG(c, nsty, vg.Point{X: c.Min.X + vg.Points(12), Y: y}, l.note))
+		d.taken = append(d.taken, fillTextBG(c, nsty, vg.Point{X: c.Min.X + vg.Points(12), Y: y}, l.note))
 		y -= vg.Points(6)
 	}
-	if l.outside != "" {
-		// The lowest, then leftmost, place clear of text, markers and
-		// roof lines, below any other note; top left all the same where
-		// there is none.
-		osty := textStyle(vg.Points(9), color.RGBA{40, 40, 40, 255})
-		w, h := osty.Width(l.outside), osty.Height(l.outside)
-		top := vg.Point{X: c.Min.X + vg.Points(12), Y: y - h}
-		at := top
-		var cands []vg.Point
-		for cy := c.Min.Y + vg.Points(12); cy <= top.Y; cy += (c.Max.Y - c.Min.Y) / 24 {
-			for cx := c.Min.X + vg.Points(12); cx+w <= c.Max.X; cx += (c.Max.X - c.Min.X) / 24 {
-				cands = append(cands, vg.Point{X: cx, Y: cy})
-			}
-		}
-		cands = append(cands, top)
-		for _, cand := range cands {
-			r := textRect(osty, cand, l.outside)
-			if taken.free(r, c) && !crossesAny(r, slopes) {
-				at = cand
-				break
-			}
-		}
-		fillTextBG(c, osty, at, l.outside)
+	if l.outside == "" {
+		return
 	}
+	osty := textStyle(vg.Points(9), color.RGBA{40, 40, 40, 255})
+	w, h := osty.Width(l.outside), osty.Height(l.outside)
+	top := vg.Point{X: c.Min.X + vg.Points(12), Y: y - h}
+	at := top
+	var cands []vg.Point
+	for cy := c.Min.Y + vg.Points(12); cy <= top.Y; cy += (c.Max.Y - c.Min.Y) / 24 {
+		for cx := c.Min.X + vg.Points(12); cx+w <= c.Max.X; cx += (c.Max.X - c.Min.X) / 24 {
+			cands = append(cands, vg.Point{X: cx, Y: cy})
+		}
+	}
+	cands = append(cands, top)
+	for _, cand := range cands {
+		r := textRect(osty, cand, l.outside)
+		if d.taken.free(r, c) && !crossesAny(r, slopes) {
+			at = cand
+			break
+		}
+	}
+	fillTextBG(c, osty, at, l.outside)
 }
 
 // placeOutward writes txt beside a marker at at, on the side the angle

@@ -55,18 +55,9 @@ func Merge(out string, dirs []string, opt MergeOptions) (*rundir.Manifest, []str
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, configErrorf("-o %s: %v", out, err)
 	}
-	ms := make([]*rundir.Manifest, len(dirs))
-	specs := make([]map[string]string, len(dirs))
-	for i, d := range dirs {
-		if ms[i], err = rundir.ReadManifest(d); err != nil {
-			return nil, nil, configErrorf("merge: %s: not a run directory: %v", d, err)
-		}
-		if a, _ := filepath.Abs(d); a == outAbs {
-			return nil, nil, configErrorf("merge: -o %s is one of the runs merged", out)
-		}
-		if specs[i], err = treeHashes(filepath.Join(d, rundir.SpecsDir)); err != nil {
-			return nil, nil, fmt.Errorf("merge: %s: %w", d, err)
-		}
+	ms, specs, err := readParts(out, outAbs, dirs)
+	if err != nil {
+		return nil, nil, err
 	}
 	warns, err := checkParts(dirs, ms, specs, opt.AllowMixed)
 	if err != nil {
@@ -108,44 +99,7 @@ func Merge(out string, dirs []string, opt MergeOptions) (*rundir.Manifest, []str
 		if err := copyTree(filepath.Join(d, rundir.SpecsDir), filepath.Join(tmp, rundir.SpecsDir), false); err != nil {
 			return nil, nil, fmt.Errorf("merge: copy %s: %w", filepath.Join(d, rundir.SpecsDir), err)
 		}
-		merged.MergedFrom = append(merged.MergedFrom, rundir.MergedPart{Run: rundir.NameOf(d), Shard: m.Shard, Command: m.Command, Created: m.Created, Resumed: m.Resumed, GPUUUID: m.GPU.UUID})
-		merged.Cells = append(merged.Cells, mergedCells(m, ren)...)
-		for _, p := range m.Passes {
-			if !slices.Contains(merged.Passes, p) {
-				merged.Passes = append(merged.Passes, p)
-			}
-		}
-		for _, k := range slices.Sorted(maps.Keys(m.Versions)) {
-			v := m.Versions[k]
-			if have, ok := merged.Versions[k]; ok && have != v {
-				warns = append(warns, fmt.Sprintf("version of %s differs: %q in %s, %q in %s (the first is recorded)", k, have, dirs[0], v, d))
-				continue
-			}
-			merged.Versions[k] = v
-		}
-		abs, _ := filepath.Abs(d)
-		for _, k := range slices.Sorted(maps.Keys(m.Options)) {
-			// A path into the shard's folder (env.ROOFTOOL_PICKS) names
-			// the merged run's copy.
-			v := strings.ReplaceAll(m.Options[k], abs+string(filepath.Separator), outAbs+string(filepath.Separator))
-			if k == "run_dir" || k == "tables" || k == rundir.OptionGPUIndex {
-				continue
-			}
-			if have, ok := merged.Options[k]; ok && have != v {
-				warns = append(warns, fmt.Sprintf("option %s differs: %q in %s, %q in %s (the first is recorded)", k, have, dirs[0], v, d))
-				continue
-			}
-			merged.Options[k] = v
-		}
-		for _, w := range m.Warnings {
-			if !slices.Contains(merged.Warnings, w) {
-				merged.Warnings = append(merged.Warnings, w)
-			}
-		}
-		merged.Launches = append(merged.Launches, m.Launches...) // each part's, in part order
-		if m.Finished.After(merged.Finished) {
-			merged.Finished = m.Finished
-		}
+		warns = append(warns, addPart(merged, m, ren, d, dirs[0], outAbs)...)
 	}
 	var ordered []string
 	for _, p := range rundir.AllPasses {

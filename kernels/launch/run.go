@@ -174,39 +174,7 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 	}
 
 	m := r.m
-	r.recordInvocation(old != nil, dev.Name)
-	m.GPURequested = cfg.GPU
-	m.Shard = cfg.Shard.String()
-	m.PlanHash = planHash
-	if m.Versions == nil {
-		m.Versions = map[string]string{}
-	}
-	m.Versions["rooftool"] = cfg.Version
-	if envErr == nil {
-		env.Fill(&dev)
-		for k, v := range env.Versions() {
-			m.Versions[k] = v
-		}
-	}
-	if driver != "" {
-		m.Versions["driver"] = driver // nvidia-smi's word over the runner's
-	}
-	if envErr != nil {
-		r.warn("runner environment: %v", envErr)
-	}
-	if old == nil || m.GPU.Name == "" {
-		m.GPU = dev // a resumed run keeps the device it began on; Resumed names any other
-	} else if dev.UUID != "" && m.GPU.UUID != "" && dev.UUID != m.GPU.UUID {
-		// Another unit (of the same model or not): its passes say so.
-		r.passGPU = dev.UUID
-		m.Resumed[len(m.Resumed)-1].GPUUUID = dev.UUID
-	}
-	for _, w := range gwarn {
-		r.warn("%s", w)
-	}
-	if c := gitCommit(ctx, cfg.KernelsDir); cfg.KernelsDir != "" && c != "" {
-		m.GitCommit = c
-	}
+	r.recordRun(ctx, old != nil, planHash, env, envErr, dev, driver, gwarn)
 	if err := r.recordOptions(dir, ext, extDirs); err != nil {
 		return nil, err
 	}
@@ -216,16 +184,7 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 	}
 	r.setupTools(ctx, cells)
 
-	// Every planned cell is listed from the start.
-	units := 0
-	for _, c := range cells {
-		m.Cell(c.Exp.Name, c.Variant, c.Shape)
-		for _, p := range c.Passes {
-			if st, ok := m.Pass(c.Exp.Name, c.Variant, c.Shape, p); !ok || !finished(st) {
-				units++
-			}
-		}
-	}
+	units := r.listCells(cells)
 	if err := r.write(); err != nil {
 		return nil, err
 	}
