@@ -10,7 +10,7 @@
 // states (analysis.DeviceCeilings) with the catalog's and the measured ones.
 //
 // It imports no other package of rooftool: ingest, analysis, the profile
-// runner (kernels/launch), roofline, reports and cmd import it.
+// runner (launch), roofline, reports and cmd import it.
 package gpu
 
 // Spec is one catalog entry: datasheet figures of a GPU and where each

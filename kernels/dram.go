@@ -6,7 +6,7 @@ import (
 )
 
 // The value a range-decided DRAM claim takes, from the range pass's replays
-// of its cells. The runner (kernels/launch, deciding whether to replay a
+// of its cells. The runner (launch, deciding whether to replay a
 // cell again) and the report (judging the claim) both compute it here, so
 // the two agree on it.
 

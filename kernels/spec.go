@@ -3,7 +3,7 @@
 // claims.yaml (the seed document's claims and the theoretical byte and FLOP
 // model per variant) and a Python module with the variants, all run by
 // kernels/run.py. This package loads and validates the specs; the launcher
-// (kernels/launch) and the analysis and reports stages read them.
+// (launch) and the analysis and reports stages read them.
 package kernels
 
 import (

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rooftool/rooftool/internal/tableout"
-	"github.com/rooftool/rooftool/kernels/launch"
+	"github.com/rooftool/rooftool/launch"
 )
 
 // DoctorOptions are the flags of `rooftool doctor`.

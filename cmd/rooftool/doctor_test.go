@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rooftool/rooftool/kernels/launch"
+	"github.com/rooftool/rooftool/launch"
 )
 
 // TestDoctorNoGPU runs doctor on this machine. Without nvidia-smi it must

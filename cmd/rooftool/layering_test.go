@@ -23,7 +23,7 @@ func underPkg(p, root string) bool { return p == root || strings.HasPrefix(p, ro
 // layerViolations checks the direction of the module's imports, given each
 // package's imports of the module's packages (paths relative to modulePath,
 // non-test imports): the pipeline flows gpu -> ingest -> analysis ->
-// pipeline -> roofline, reports -> cmd, with kernels/launch beside
+// pipeline -> roofline, reports -> cmd, with launch beside
 // analysis. It returns one line per import against that direction.
 func layerViolations(imports map[string][]string) []string {
 	leaf := func(d string) bool { return slices.Contains(leafPackages, d) }
@@ -37,11 +37,11 @@ func layerViolations(imports map[string][]string) []string {
 		{func(p string) bool { return underPkg(p, "ingest") }, func(d string) bool { return leaf(d) || d == "gpu" || underPkg(d, "ingest") },
 			"ingest imports only gpu and leaf packages"},
 		{func(p string) bool { return p == "analysis" }, func(d string) bool {
-			return !underPkg(d, "pipeline") && !underPkg(d, "reports") && !underPkg(d, "roofline") && !underPkg(d, "cmd") && !underPkg(d, "kernels/launch")
-		}, "analysis imports nothing of pipeline, reports, roofline, cmd or kernels/launch"},
-		{func(p string) bool { return p == "kernels/launch" }, func(d string) bool {
+			return !underPkg(d, "pipeline") && !underPkg(d, "reports") && !underPkg(d, "roofline") && !underPkg(d, "cmd") && !underPkg(d, "launch")
+		}, "analysis imports nothing of pipeline, reports, roofline, cmd or launch"},
+		{func(p string) bool { return p == "launch" }, func(d string) bool {
 			return !underPkg(d, "analysis") && !underPkg(d, "pipeline") && !underPkg(d, "reports") && !underPkg(d, "roofline") && !underPkg(d, "cmd")
-		}, "kernels/launch imports nothing of analysis, pipeline, reports, roofline or cmd"},
+		}, "launch imports nothing of analysis, pipeline, reports, roofline or cmd"},
 		{func(p string) bool { return underPkg(p, "pipeline") }, func(d string) bool { return !underPkg(d, "reports") && !underPkg(d, "roofline") && !underPkg(d, "cmd") },
 			"pipeline imports nothing of reports, roofline or cmd"},
 		{func(p string) bool { return underPkg(p, "roofline") || underPkg(p, "reports") }, func(d string) bool { return !underPkg(d, "cmd") },
@@ -117,7 +117,7 @@ func moduleImports(t *testing.T) map[string][]string {
 // TestImportLayers: the module's imports flow one way (layerViolations).
 func TestImportLayers(t *testing.T) {
 	imports := moduleImports(t)
-	for _, p := range []string{"cellkey", "gpu", "ingest", "ingest/rundir", "analysis", "kernels/launch", "pipeline", "roofline", "reports", "cmd/rooftool"} {
+	for _, p := range []string{"cellkey", "gpu", "ingest", "ingest/rundir", "analysis", "launch", "pipeline", "roofline", "reports", "cmd/rooftool"} {
 		if _, ok := imports[p]; !ok {
 			t.Fatalf("go list does not list %s: %v", p, imports)
 		}
@@ -136,19 +136,19 @@ func TestLayerViolations(t *testing.T) {
 		"cellkey": {}, "internal/tableout": {}, "gpu": {"cellkey"}, "kernels": {},
 		"ingest": {"cellkey", "gpu"}, "ingest/rundir": {"cellkey", "ingest"},
 		"analysis":       {"cellkey", "gpu", "ingest", "ingest/rundir", "kernels"},
-		"kernels/launch": {"cellkey", "gpu", "ingest", "ingest/rundir", "kernels"},
+		"launch": {"cellkey", "gpu", "ingest", "ingest/rundir", "kernels"},
 		"pipeline":       {"analysis", "ingest", "testdata"}, "roofline": {"analysis", "gpu"},
 		"reports":      {"pipeline", "roofline", "internal/tableout"},
-		"cmd/rooftool": {"reports", "roofline", "pipeline", "testdata", "kernels/launch"},
+		"cmd/rooftool": {"reports", "roofline", "pipeline", "testdata", "launch"},
 	}
 	if v := layerViolations(ok); len(v) != 0 {
 		t.Errorf("the module's layering reads as violations: %v", v)
 	}
 	for _, bad := range [][2]string{
 		{"cellkey", "gpu"}, {"internal/tableout", "cellkey"}, {"gpu", "ingest"}, {"ingest", "analysis"}, {"ingest/rundir", "kernels"},
-		{"analysis", "pipeline"}, {"analysis", "roofline"}, {"analysis", "kernels/launch"}, {"kernels/launch", "analysis"},
+		{"analysis", "pipeline"}, {"analysis", "roofline"}, {"analysis", "launch"}, {"launch", "analysis"},
 		{"pipeline", "reports"}, {"pipeline", "roofline"}, {"roofline", "cmd/rooftool"}, {"reports", "cmd/rooftool"},
-		{"kernels/launch", "roofline"}, {"analysis", "testdata"}, {"reports", "testdata"},
+		{"launch", "roofline"}, {"analysis", "testdata"}, {"reports", "testdata"},
 	} {
 		m := map[string][]string{bad[0]: {bad[1]}}
 		if v := layerViolations(m); len(v) == 0 {

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/kernels/launch"
+	"github.com/rooftool/rooftool/launch"
 )
 
 // MergeOptions are the flags of `rooftool merge`.

@@ -19,10 +19,10 @@ import (
 
 	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/kernels/launch"
+	"github.com/rooftool/rooftool/launch"
 )
 
-// fakeSweep readies the fake runner and profilers of kernels/launch and
+// fakeSweep readies the fake runner and profilers of launch and
 // returns the flags of a small sweep over them.
 func fakeSweep(t *testing.T) []string {
 	t.Helper()
@@ -32,14 +32,14 @@ func fakeSweep(t *testing.T) []string {
 	for _, k := range []string{"FAKE_LOG", "FAKE_NCU_PERM", "FAKE_NSYS_NOLIB", "FAKE_CODE", "FAKE_NCU_LOG", "FAKE_RANGE_FAIL", "FAKE_RANGE_PARTIAL", "FAKE_APPRANGE_FAIL", "FAKE_APPRANGE_PARTIAL"} {
 		t.Setenv(k, "")
 	}
-	bin, err := filepath.Abs("../../kernels/launch/testdata/bin")
+	bin, err := filepath.Abs("../../launch/testdata/bin")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH")) // the fake nvidia-smi
 	// The fake experiment with claims, so that the report decides.
 	kdir := filepath.Join(t.TempDir(), "kernels")
-	if err := os.CopyFS(kdir, os.DirFS("../../kernels/launch/testdata/kernels")); err != nil {
+	if err := os.CopyFS(kdir, os.DirFS("../../launch/testdata/kernels")); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(kdir, "fake", "claims.yaml"), []byte(fakeClaims), 0o644); err != nil {
@@ -82,7 +82,7 @@ func mustRun(t *testing.T, want int, args ...string) (string, string) {
 }
 
 func profileArgs(sel []string, out string, extra ...string) []string {
-	args := append([]string{"profile", "--gpu", "h100", "--ncu", "../../kernels/launch/testdata/bin/ncu", "--nsys", "../../kernels/launch/testdata/bin/nsys", "-o", out}, sel...)
+	args := append([]string{"profile", "--gpu", "h100", "--ncu", "../../launch/testdata/bin/ncu", "--nsys", "../../launch/testdata/bin/nsys", "-o", out}, sel...)
 	return append(args, extra...)
 }
 

@@ -38,8 +38,8 @@ func TestProfileGPUs(t *testing.T) {
 	// CUDA_VISIBLE_DEVICES says, as the real one does: a read of the wrong
 	// GPU shows as the other's UUID or SM clock (1980 MHz on GPU 0, 1880 on 1).
 	t.Setenv("FAKE_SMI_GPUS", "2")
-	ncu, _ := filepath.Abs("../../kernels/launch/testdata/bin/ncu")
-	nsys, _ := filepath.Abs("../../kernels/launch/testdata/bin/nsys")
+	ncu, _ := filepath.Abs("../../launch/testdata/bin/ncu")
+	nsys, _ := filepath.Abs("../../launch/testdata/bin/nsys")
 	args := func(out string, extra ...string) []string {
 		// --range-replays-for all: the claim's two cells may then run on
 		// different GPUs, whose clocks the report must name.
@@ -188,8 +188,8 @@ func TestProfileGPUsFailure(t *testing.T) {
 	if err := os.WriteFile(out+".gpu-1", []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ncu, _ := filepath.Abs("../../kernels/launch/testdata/bin/ncu")
-	nsys, _ := filepath.Abs("../../kernels/launch/testdata/bin/nsys")
+	ncu, _ := filepath.Abs("../../launch/testdata/bin/ncu")
+	nsys, _ := filepath.Abs("../../launch/testdata/bin/nsys")
 	a := append([]string{"profile", "--gpu", "h100", "--ncu", ncu, "--nsys", nsys, "-o", out, "--gpus", "0,1", "--passes", "check,timing"}, sel...)
 	_, e := mustRun(t, exitFailure, a...)
 	if !strings.Contains(e, "shard 2/2 on GPU 1") || !strings.Contains(e, out+".gpu-1.log") {

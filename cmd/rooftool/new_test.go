@@ -131,7 +131,7 @@ func TestProfileExperiments(t *testing.T) {
 		t.Fatalf("new: exit %d: %s", code, errs)
 	}
 	rd := filepath.Join(t.TempDir(), "run")
-	code, out, errs := runCLI(t, "profile", "--gpu", "h100", "--kernels", "../../kernels/launch/testdata/kernels",
+	code, out, errs := runCLI(t, "profile", "--gpu", "h100", "--kernels", "../../launch/testdata/kernels",
 		"--experiments", filepath.Join(parent, "bias_gelu"), "--passes", "check,timing", "--default-only", "-o", rd)
 	if code != exitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
@@ -164,7 +164,7 @@ func TestProfileExperiments(t *testing.T) {
 		{filepath.Join(parent, "nope"), "no such folder"},
 		{bad, `bad/spec.yaml: variant "a": role "boss"`},
 	} {
-		code, _, errs := runCLI(t, "profile", "--gpu", "h100", "--kernels", "../../kernels/launch/testdata/kernels",
+		code, _, errs := runCLI(t, "profile", "--gpu", "h100", "--kernels", "../../launch/testdata/kernels",
 			"--experiments", tc.dir, "-o", filepath.Join(t.TempDir(), "r"))
 		if code != exitBadArgs || !strings.Contains(errs, tc.want) {
 			t.Errorf("%s: exit %d, stderr %q; want exit 2 with %q", tc.dir, code, errs, tc.want)

@@ -13,7 +13,7 @@ import (
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/internal/tableout"
-	"github.com/rooftool/rooftool/kernels/launch"
+	"github.com/rooftool/rooftool/launch"
 )
 
 // PlanOptions are the flags of `rooftool plan`.

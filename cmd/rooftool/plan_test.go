@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/rooftool/rooftool/kernels/launch"
+	"github.com/rooftool/rooftool/launch"
 )
 
 // The shard table gives each shard's cost SI-scaled under its unit:

@@ -14,11 +14,11 @@ import (
 )
 
 // The test program that marks its cells with the helper, and the fake
-// runner and profilers (kernels/launch/testdata).
+// runner and profilers (launch/testdata).
 const (
-	cmdProgram = "python3 ../../kernels/launch/testdata/cmd/marked.py"
-	fakeBin    = "../../kernels/launch/testdata/bin/"
-	fakeKernel = "../../kernels/launch/testdata/kernels"
+	cmdProgram = "python3 ../../launch/testdata/cmd/marked.py"
+	fakeBin    = "../../launch/testdata/bin/"
+	fakeKernel = "../../launch/testdata/kernels"
 )
 
 func cmdTestEnv(t *testing.T) {

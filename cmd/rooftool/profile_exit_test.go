@@ -20,7 +20,7 @@ func TestProfileNothingMeasured(t *testing.T) {
 	}
 	t.Setenv("FAKE_LOG", "")
 	dir := filepath.Join(t.TempDir(), "run")
-	args := []string{"profile", "--gpu", "h100", "--kernels", "../../kernels/launch/testdata/kernels",
+	args := []string{"profile", "--gpu", "h100", "--kernels", "../../launch/testdata/kernels",
 		"--variant", "wrong", "--shape", "n=1", "--passes", "check,timing", "-o", dir}
 	var o, e bytes.Buffer
 	code := run(context.Background(), args, &IO{Out: &o, Err: &e})
@@ -37,7 +37,7 @@ func TestProfileEmptyCmd(t *testing.T) {
 	for _, cmd := range []string{"", "  "} {
 		dir := filepath.Join(t.TempDir(), "run")
 		var o, e bytes.Buffer
-		code := run(context.Background(), []string{"profile", "--gpu", "h100", "--kernels", "../../kernels/launch/testdata/kernels", "--cmd", cmd, "-o", dir}, &IO{Out: &o, Err: &e})
+		code := run(context.Background(), []string{"profile", "--gpu", "h100", "--kernels", "../../launch/testdata/kernels", "--cmd", cmd, "-o", dir}, &IO{Out: &o, Err: &e})
 		if code != exitBadArgs || !strings.Contains(e.String(), "--cmd is empty") {
 			t.Errorf("--cmd %q: exit %d, stderr %q; want 2 and --cmd is empty", cmd, code, e.String())
 		}

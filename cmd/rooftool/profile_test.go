@@ -23,8 +23,8 @@ func TestProfileUsage(t *testing.T) {
 		{[]string{"profile", "--gpu", "h100", "--range-process", "per-shape"}, `--range-process "per-shape": want per-cell or per-experiment`},
 		{[]string{"profile", "--gpu", "h100", "--range-process="}, `--range-process "": want per-cell or per-experiment`},
 		{[]string{"profile", "--gpu", "h100", "--gpus", "0,1", "-o", "x", "--range-process", "one"}, `--range-process "one"`},
-		{[]string{"profile", "--gpu", "h100", "--kernels", "../../kernels/launch/testdata/kernels", "--experiment", "nope", "-o", "x"}, `--experiment "nope"`},
-		{[]string{"profile", "--gpu", "h100", "--kernels", "../../kernels/launch/testdata/kernels", "--passes", "check,bogus", "-o", "x"}, `unknown pass "bogus"`},
+		{[]string{"profile", "--gpu", "h100", "--kernels", "../../launch/testdata/kernels", "--experiment", "nope", "-o", "x"}, `--experiment "nope"`},
+		{[]string{"profile", "--gpu", "h100", "--kernels", "../../launch/testdata/kernels", "--passes", "check,bogus", "-o", "x"}, `unknown pass "bogus"`},
 	} {
 		var o, e bytes.Buffer
 		code := run(context.Background(), tc.args, &IO{Out: &o, Err: &e})
@@ -43,7 +43,7 @@ func TestProfileFake(t *testing.T) {
 	}
 	t.Setenv("FAKE_LOG", "")
 	dir := filepath.Join(t.TempDir(), "run")
-	args := []string{"profile", "--gpu", "h100", "--kernels", "../../kernels/launch/testdata/kernels",
+	args := []string{"profile", "--gpu", "h100", "--kernels", "../../launch/testdata/kernels",
 		"--variant", "good", "--variant", "wrong", "--shape", "n=1", "--passes", "check,timing", "-o", dir}
 	var o, e bytes.Buffer
 	if code := run(context.Background(), args, &IO{Out: &o, Err: &e}); code != exitOK {
@@ -107,7 +107,7 @@ func TestProfileRangeSummary(t *testing.T) {
 			t.Setenv("FAKE_RANGE_PARTIAL", tc.partial)
 			t.Setenv("FAKE_APPRANGE_PARTIAL", tc.partial)
 			dir := filepath.Join(t.TempDir(), "run")
-			args := []string{"profile", "--gpu", "h100", "--kernels", "../../kernels/launch/testdata/kernels", "--ncu", "../../kernels/launch/testdata/bin/ncu",
+			args := []string{"profile", "--gpu", "h100", "--kernels", "../../launch/testdata/kernels", "--ncu", "../../launch/testdata/bin/ncu",
 				"--variant", "good", "--variant", "graphy", "--shape", "n=1", "--passes", "check,ncu,range", "--no-report", "-o", dir}
 			var o, e bytes.Buffer
 			if code := run(context.Background(), args, &IO{Out: &o, Err: &e}); code != exitOK {

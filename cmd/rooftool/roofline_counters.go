@@ -8,7 +8,7 @@ import (
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
-	"github.com/rooftool/rooftool/kernels/launch"
+	"github.com/rooftool/rooftool/launch"
 )
 
 // What a kernel's roofline point needs from an ncu export, as rooftool's

@@ -24,8 +24,8 @@ func TestSlurmScripts(t *testing.T) {
 	exe, _ = filepath.EvalSymlinks(exe)
 	repo, _ := filepath.Abs("../..")
 	run := filepath.Join(tmp, "runs", "all")
-	out, _ := mustRun(t, exitOK, "slurm", "--gpu", "h100", "--kernels", "../../kernels/launch/testdata/kernels",
-		"--ncu", "../../kernels/launch/testdata/bin/ncu", "--nsys", "nsys", "--variant", "good", "--variant", "it's",
+	out, _ := mustRun(t, exitOK, "slurm", "--gpu", "h100", "--kernels", "../../launch/testdata/kernels",
+		"--ncu", "../../launch/testdata/bin/ncu", "--nsys", "nsys", "--variant", "good", "--variant", "it's",
 		"--passes", "check,timing", "--timeout", "90s", "--shards", "3", "-o", run, "--partition", "gpu")
 	norm := func(s string) string {
 		s = strings.ReplaceAll(s, exe, "$ROOFTOOL")

@@ -1,5 +1,5 @@
 // Package rundir owns the run directory, the artefact every stage of the
-// pipeline shares: the profile runner (kernels/launch) writes it, ingest
+// pipeline shares: the profile runner (launch) writes it, ingest
 // fills its tables, analysis and reports read it. It holds the layout, the
 // manifest, the snapshot of the specs and claims a run was
 // made with, atomic writes, and Open, which reads a run from a folder or
@@ -21,7 +21,7 @@
 // raw/nsys/.../part-1.sqlite). A committed run (testdata/runs) keeps them
 // gzipped beside that name, x.csv.gz, and the manifest unchanged: whoever
 // opens a manifest's file reads <name>.gz where <name> is absent
-// (kernels/launch.Inputs for `profile --ingest-only`; merge follows a
+// (launch.Inputs for `profile --ingest-only`; merge follows a
 // renamed .gz too), and ingest tells a gzipped ncu CSV or nsys SQLite by
 // its gzip magic and names its rows after the file as it was before
 // compression, so that tables ingested from either are the same. What a

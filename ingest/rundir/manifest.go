@@ -179,7 +179,7 @@ type PassStatus struct {
 	// cell once.
 	Replays []RangeReplay `json:"replays,omitempty"`
 	// ReplayReason says why a range pass replayed the cell as many times
-	// as Replays holds (kernels/launch, METHOD.md "Replays where a verdict
+	// as Replays holds (launch, METHOD.md "Replays where a verdict
 	// can turn"): "first", "near threshold ...", "clear of threshold after
 	// N ...". Absent in runs made before the rule.
 	ReplayReason string `json:"replay_reason,omitempty"`

@@ -306,7 +306,7 @@ func TestCmdResume(t *testing.T) {
 
 // The worked example's claims load against the cells the example marks.
 func TestCmdExampleClaims(t *testing.T) {
-	cfg, _, _ := cmdEnv(t, "--example", filepath.Join("..", "examples", "cmd", "claims.yaml"))
+	cfg, _, _ := cmdEnv(t, "--example", filepath.Join("..", "kernels", "examples", "cmd", "claims.yaml"))
 	cfg.Passes = []string{rundir.PassTiming}
 	if _, err := Run(context.Background(), cfg); err != nil {
 		t.Fatal(err)

@@ -189,7 +189,7 @@ func TestSumNCUMetrics(t *testing.T) {
 // one ncu process: some ranges came back partial. Coverage tells them apart
 // on real exports.
 func TestCoverageOfCommittedRun(t *testing.T) {
-	run := filepath.Join("..", "..", "testdata", "runs", "2026-11-22-h100-034455", "raw")
+	run := filepath.Join("..", "testdata", "runs", "2026-11-22-h100-034455", "raw")
 	const shape = "B=8,T=4096,d=2048,dk=128,dv=128,H=16,n=16.csv"
 	for _, tc := range []struct {
 		variant  string

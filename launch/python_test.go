@@ -97,7 +97,7 @@ func TestDoctorTorchFix(t *testing.T) {
 // TestGPURequirements: the file doctor points at lists torch and Triton
 // (and the runner's other packages) for pip install -r.
 func TestGPURequirements(t *testing.T) {
-	f, err := os.Open(filepath.Join("..", GPURequirements))
+	f, err := os.Open(filepath.Join("..", "kernels", GPURequirements))
 	if err != nil {
 		t.Fatal(err)
 	}
