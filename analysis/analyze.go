@@ -6,7 +6,7 @@ import (
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // Options tune Analyze. The zero value is usable.
@@ -45,7 +45,7 @@ type Options struct {
 // Analyze derives every fact of a run from its ingested tables and the
 // experiment specs (exps may be nil: cells are then taken from the tables
 // and no comparison has a baseline role to go by).
-func Analyze(t *ingest.Tables, exps []*kernels.Experiment, opts Options) (*Run, error) {
+func Analyze(t *ingest.Tables, exps []*spec.Experiment, opts Options) (*Run, error) {
 	if t == nil {
 		return nil, fmt.Errorf("analyze: no tables")
 	}

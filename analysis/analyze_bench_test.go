@@ -6,7 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/rooftool/rooftool/ingest"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // BenchmarkAnalyzeRealRun analyzes a committed H100 run, once with the
@@ -17,7 +17,7 @@ func BenchmarkAnalyzeRealRun(b *testing.B) {
 		b.Skip(err)
 	}
 	defer tb.Release()
-	exps, err := kernels.Load()
+	exps, err := spec.Load()
 	if err != nil {
 		b.Fatal(err)
 	}

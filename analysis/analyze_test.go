@@ -9,7 +9,7 @@ import (
 
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 const (
@@ -17,18 +17,18 @@ const (
 	shapeA  = "M=512,N=4096,K=7168"
 )
 
-func testExperiment() *kernels.Experiment {
-	return &kernels.Experiment{
+func testExperiment() *spec.Experiment {
+	return &spec.Experiment{
 		Name: expName, Vars: []string{"M", "N", "K"},
 		Shapes: []string{shapeA},
-		Sweeps: []kernels.Sweep{{Name: "M", Var: "M", Shapes: []string{
+		Sweeps: []spec.Sweep{{Name: "M", Var: "M", Shapes: []string{
 			"M=128,N=4096,K=7168", "M=256,N=4096,K=7168", shapeA, "M=1024,N=4096,K=7168"}}},
-		Variants: []kernels.Variant{
-			{Name: "unfused", Role: kernels.RoleBaseline},
-			{Name: "dual-acc", Role: kernels.RoleCandidate},
-			{Name: "eager", Role: kernels.RoleReference},
+		Variants: []spec.Variant{
+			{Name: "unfused", Role: spec.RoleBaseline},
+			{Name: "dual-acc", Role: spec.RoleCandidate},
+			{Name: "eager", Role: spec.RoleReference},
 		},
-		Theory: map[string]kernels.Theory{
+		Theory: map[string]spec.Theory{
 			"unfused":  {DRAMBytes: "2*(M*K + 2*K*N + 3*M*N) + 4*M*N", FLOPs: "4*M*N*K"},
 			"dual-acc": {DRAMBytes: "2*(M*K + 2*K*N + M*N)", FLOPs: "4*M*N*K"},
 		},
@@ -287,7 +287,7 @@ func TestAnalyzeCellsAndComparison(t *testing.T) {
 	tb := buildFixture(t, mem)
 	defer tb.Release()
 	exp := testExperiment()
-	run, err := Analyze(tb, []*kernels.Experiment{exp}, Options{})
+	run, err := Analyze(tb, []*spec.Experiment{exp}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +301,7 @@ func TestAnalyzeCellsAndComparison(t *testing.T) {
 		}
 	}
 	u, d := cells["unfused"], cells["dual-acc"]
-	if u.Status != "ok" || u.Role != kernels.RoleBaseline || d.Role != kernels.RoleCandidate {
+	if u.Status != "ok" || u.Role != spec.RoleBaseline || d.Role != spec.RoleCandidate {
 		t.Fatalf("cells %+v", cells)
 	}
 	if cells["eager"].Status != "missing" {
@@ -364,16 +364,16 @@ func TestAnalyzeCellsAndComparison(t *testing.T) {
 // A forward+backward candidate is compared with the forward+backward
 // baseline, a forward candidate with the forward one.
 func TestComparisonsByDirection(t *testing.T) {
-	e := &kernels.Experiment{Name: "gla", Shapes: []string{"T=1"}, Variants: []kernels.Variant{
-		{Name: "fwd", Role: kernels.RoleBaseline}, {Name: "fwd-fused", Role: kernels.RoleCandidate},
-		{Name: "bwd", Role: kernels.RoleBaseline, Backward: true}, {Name: "bwd-fused", Role: kernels.RoleCandidate, Backward: true},
+	e := &spec.Experiment{Name: "gla", Shapes: []string{"T=1"}, Variants: []spec.Variant{
+		{Name: "fwd", Role: spec.RoleBaseline}, {Name: "fwd-fused", Role: spec.RoleCandidate},
+		{Name: "bwd", Role: spec.RoleBaseline, Backward: true}, {Name: "bwd-fused", Role: spec.RoleCandidate, Backward: true},
 	}}
 	cell := func(v string, ms float64) CellFact {
 		s := []float64{ms, ms, ms, ms, ms, ms, ms}
 		iv, _ := SummarizeMs(s, 0.95)
 		return CellFact{Experiment: "gla", Variant: v, Shape: "T=1", Status: "ok", Wall: iv, WallSamplesMs: s}
 	}
-	cmps := Comparisons([]CellFact{cell("fwd", 1), cell("fwd-fused", 0.5), cell("bwd", 3), cell("bwd-fused", 2)}, []*kernels.Experiment{e}, Options{})
+	cmps := Comparisons([]CellFact{cell("fwd", 1), cell("fwd-fused", 0.5), cell("bwd", 3), cell("bwd-fused", 2)}, []*spec.Experiment{e}, Options{})
 	got := map[string]string{}
 	for _, c := range cmps {
 		got[c.Candidate] = c.Baseline
@@ -395,7 +395,7 @@ func TestFewSamplesAndL2(t *testing.T) {
 	defer tb.Release()
 	exp := testExperiment()
 	exp.Theory = nil
-	run, err := Analyze(tb, []*kernels.Experiment{exp}, Options{L2Bytes: 50 << 20})
+	run, err := Analyze(tb, []*spec.Experiment{exp}, Options{L2Bytes: 50 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -461,7 +461,7 @@ func TestCrossovers(t *testing.T) {
 		{[]Comparison{mk(sw[0], 1.3, true), mk(sw[1], 1.3, true)}, ""},
 		{[]Comparison{mk(sw[0], 0.8, true), mk(sw[1], 1.3, false)}, ""},
 	} {
-		got := Crossovers(c.cmps, []*kernels.Experiment{exp})
+		got := Crossovers(c.cmps, []*spec.Experiment{exp})
 		text := ""
 		if len(got) > 0 {
 			text = got[0].Text
@@ -474,7 +474,7 @@ func TestCrossovers(t *testing.T) {
 
 func TestTheoryFromSpecErrors(t *testing.T) {
 	exp := testExperiment()
-	exp.Theory["unfused"] = kernels.Theory{DRAMBytes: "2*M*Q"}
+	exp.Theory["unfused"] = spec.Theory{DRAMBytes: "2*M*Q"}
 	if _, _, err := TheoryFromSpec(exp, "unfused", shapeA); err == nil || !strings.Contains(err.Error(), "claims.yaml") {
 		t.Errorf("undefined variable: err = %v", err)
 	}

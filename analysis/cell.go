@@ -11,7 +11,7 @@ import (
 	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // Unbounded is the Hi of an interval that too few samples cannot bound
@@ -43,12 +43,12 @@ func SummarizeMs(samples []float64, confidence float64) (Interval, []Warning) {
 // tables, plus one with Status "missing" for every cell of exps whose
 // experiment has data but that cell has none. kfacts are KernelFacts of the
 // same tables. roofs.L2Bytes (or opts.L2Bytes) sizes the L2 warning.
-func CellFacts(t *ingest.Tables, kfacts []KernelFact, exps []*kernels.Experiment, roofs gpu.Ceilings, opts Options) []CellFact {
+func CellFacts(t *ingest.Tables, kfacts []KernelFact, exps []*spec.Experiment, roofs gpu.Ceilings, opts Options) []CellFact {
 	return cellFacts(t, metricsByKernel(t), kfacts, exps, roofs, opts)
 }
 
 // cellFacts is CellFacts on the metrics of t indexed by kernel.
-func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps []*kernels.Experiment, roofs gpu.Ceilings, opts Options) []CellFact {
+func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps []*spec.Experiment, roofs gpu.Ceilings, opts Options) []CellFact {
 	opts = opts.withDefaults()
 	spreads, devSpreads := TimingClockSpreads(t), DeviceClockSpreads(t)
 	l2 := l2Size(t, roofs, opts)
@@ -254,7 +254,7 @@ func checkWorkingSet(c *CellFact, l2 int64) {
 
 // sortCells orders cells by experiment, then shape and variant in the order
 // of their experiment's spec.
-func sortCells(out []CellFact, expByName map[string]*kernels.Experiment) {
+func sortCells(out []CellFact, expByName map[string]*spec.Experiment) {
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if a.Experiment != b.Experiment {
@@ -268,7 +268,7 @@ func sortCells(out []CellFact, expByName map[string]*kernels.Experiment) {
 }
 
 // shapeLess orders shapes as the spec lists them (AllShapes), else by name.
-func shapeLess(e *kernels.Experiment, a, b string) bool {
+func shapeLess(e *spec.Experiment, a, b string) bool {
 	if e == nil {
 		return a < b
 	}
@@ -276,7 +276,7 @@ func shapeLess(e *kernels.Experiment, a, b string) bool {
 }
 
 // variantLess orders variants as the spec lists them, else by name.
-func variantLess(e *kernels.Experiment, a, b string) bool {
+func variantLess(e *spec.Experiment, a, b string) bool {
 	if e == nil {
 		return a < b
 	}

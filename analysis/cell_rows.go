@@ -4,7 +4,7 @@ import (
 	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // cellRows gathers the rows of the tables by cell: the cells in the order
@@ -13,7 +13,7 @@ import (
 type cellRows struct {
 	cells     map[cellkey.Key]*CellFact
 	order     []cellkey.Key
-	expByName map[string]*kernels.Experiment
+	expByName map[string]*spec.Experiment
 
 	kfByCell            map[cellkey.Key][]KernelFact
 	timeline            map[cellkey.Key][]ingest.Kernel // nsys/Kineto timeline rows
@@ -22,10 +22,10 @@ type cellRows struct {
 }
 
 // newCellRows is an empty cellRows for the experiments exps.
-func newCellRows(exps []*kernels.Experiment) *cellRows {
+func newCellRows(exps []*spec.Experiment) *cellRows {
 	s := &cellRows{
 		cells:      map[cellkey.Key]*CellFact{},
-		expByName:  map[string]*kernels.Experiment{},
+		expByName:  map[string]*spec.Experiment{},
 		kfByCell:   map[cellkey.Key][]KernelFact{},
 		timeline:   map[cellkey.Key][]ingest.Kernel{},
 		samples:    map[cellkey.Key][]float64{},
@@ -126,7 +126,7 @@ func (s *cellRows) addTimings(t *ingest.Tables, mask PassMask, spreads, devSprea
 
 // addMissing adds a cell with status "missing" for every spec cell without
 // data, in the experiments that have data.
-func (s *cellRows) addMissing(exps []*kernels.Experiment) {
+func (s *cellRows) addMissing(exps []*spec.Experiment) {
 	hasData := map[string]bool{}
 	for k := range s.cells {
 		hasData[k.Experiment] = true

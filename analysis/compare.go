@@ -8,7 +8,7 @@ import (
 
 	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // SpeedupInterval is baseline time / candidate time bounded by two given
@@ -50,7 +50,7 @@ func RatioInterval(base, cand []float64, confidence float64) (Interval, []Warnin
 // Comparisons compares every candidate of every experiment with its
 // baseline at each shape where both cells have data. Reference variants are
 // never compared.
-func Comparisons(cells []CellFact, exps []*kernels.Experiment, opts Options) []Comparison {
+func Comparisons(cells []CellFact, exps []*spec.Experiment, opts Options) []Comparison {
 	opts = opts.withDefaults()
 	idx := map[cellkey.Key]*CellFact{}
 	for i := range cells {
@@ -61,7 +61,7 @@ func Comparisons(cells []CellFact, exps []*kernels.Experiment, opts Options) []C
 	for _, e := range exps {
 		for _, shape := range e.AllShapes() {
 			for _, v := range e.Variants {
-				if v.Role != kernels.RoleCandidate {
+				if v.Role != spec.RoleCandidate {
 					continue
 				}
 				// Each candidate against the baseline of its direction
@@ -137,7 +137,7 @@ func compare(exp, shape string, b, c *CellFact, opts Options) Comparison {
 // shape when the speedup is significant (Mann-Whitney) and above 1. Sweeps
 // where the candidate wins everywhere or nowhere have no crossover and are
 // left out.
-func Crossovers(cmps []Comparison, exps []*kernels.Experiment) []Crossover {
+func Crossovers(cmps []Comparison, exps []*spec.Experiment) []Crossover {
 	idx := map[cellkey.Key]Comparison{} // by candidate cell
 	for _, c := range cmps {
 		idx[c.CandidateKey()] = c
@@ -146,7 +146,7 @@ func Crossovers(cmps []Comparison, exps []*kernels.Experiment) []Crossover {
 	for _, e := range exps {
 		for _, sw := range e.Sweeps {
 			for _, v := range e.Variants {
-				if v.Role != kernels.RoleCandidate {
+				if v.Role != spec.RoleCandidate {
 					continue
 				}
 				type pt struct {
@@ -160,7 +160,7 @@ func Crossovers(cmps []Comparison, exps []*kernels.Experiment) []Crossover {
 					if !ok {
 						continue
 					}
-					vars, err := kernels.ParseShape(s)
+					vars, err := spec.ParseShape(s)
 					if err != nil {
 						continue
 					}
@@ -222,7 +222,7 @@ func Crossovers(cmps []Comparison, exps []*kernels.Experiment) []Crossover {
 
 // analyzeIndexed is Analyze on the metrics of t indexed by kernel, which
 // every step reads.
-func analyzeIndexed(t *ingest.Tables, byKernel metricIndex, exps []*kernels.Experiment, opts Options) (*Run, error) {
+func analyzeIndexed(t *ingest.Tables, byKernel metricIndex, exps []*spec.Experiment, opts Options) (*Run, error) {
 	if t == nil {
 		return nil, fmt.Errorf("analyze: no tables")
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // The cross-pass checks on the committed H100 run 2026-11-22-h100-003504.
@@ -33,7 +33,7 @@ func TestCrossChecksOnCommittedRun(t *testing.T) {
 	if tb == nil {
 		t.Skip("run 2026-11-22-h100-003504 not committed")
 	}
-	exps, err := kernels.Load()
+	exps, err := spec.Load()
 	if err != nil {
 		t.Fatal(err)
 	}

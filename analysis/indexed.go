@@ -9,12 +9,12 @@ package analysis
 import (
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // AnalyzeIndexed is Analyze with the metrics of x instead of t's metrics
 // table (which it does not read).
-func AnalyzeIndexed(t *ingest.Tables, x *MetricIndex, exps []*kernels.Experiment, opts Options) (*Run, error) {
+func AnalyzeIndexed(t *ingest.Tables, x *MetricIndex, exps []*spec.Experiment, opts Options) (*Run, error) {
 	return analyzeIndexed(t, x.byKernel, exps, opts)
 }
 

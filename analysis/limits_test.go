@@ -8,7 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/rooftool/rooftool/ingest"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // The limits of one kernel of the committed H100 run 2026-11-23-h100-161238,
@@ -29,7 +29,7 @@ func TestLimitsFromRealRun(t *testing.T) {
 		t.Skipf("run not committed: %v", err)
 	}
 	defer tb.Release()
-	exps, err := kernels.Load()
+	exps, err := spec.Load()
 	if err != nil {
 		t.Fatal(err)
 	}

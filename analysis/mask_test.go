@@ -7,7 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // TestMaskedPasses: the tables of buildFixture hold every pass of both
@@ -19,7 +19,7 @@ func TestMaskedPasses(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	tb := buildFixture(t, mem)
 	defer tb.Release()
-	exps := []*kernels.Experiment{testExperiment()}
+	exps := []*spec.Experiment{testExperiment()}
 	analyse := func(status map[string]string) *Run {
 		t.Helper()
 		ok := rundir.PassStatus{Status: rundir.StatusOK}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // rangeReplay is one replay of a cell's ncu range pass: the range rows of
@@ -95,7 +95,7 @@ func applyRangeReplays(c *CellFact, rs []rangeReplay) bool {
 		return false
 	}
 	c.DRAMBytesRangeReplays = dram
-	c.DRAMBytesRange = kernels.SpreadOf(dram).Center
+	c.DRAMBytesRange = spec.SpreadOf(dram).Center
 	return true
 }
 

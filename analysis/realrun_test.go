@@ -10,7 +10,7 @@ import (
 
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // realRunTables opens the tables of the committed real runs (testdata/runs).
@@ -44,7 +44,7 @@ func TestRealRunAgreesWithNCU(t *testing.T) {
 			tb.Release()
 		}
 	}()
-	exps, err := kernels.Load()
+	exps, err := spec.Load()
 	if err != nil {
 		t.Fatal(err)
 	}

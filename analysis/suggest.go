@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/rooftool/rooftool/ingest"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // SuggestModel states how FindChains builds chains and predicts what
@@ -84,7 +84,7 @@ type SuggestKernel struct {
 	BytesKnown     bool  // the two above were measured
 	GridBlocks     int64 // blocks of its grid (ncu; 0: unknown)
 	// Step is its dataflow step (nil: no dataflow).
-	Step *kernels.FlowStep
+	Step *spec.FlowStep
 }
 
 // Chain is a GEMM and the kernels without tensor work a fusion into the
@@ -578,7 +578,7 @@ func SuggestTables(t *ingest.Tables, facts []KernelFact, sms int, l2 float64) ([
 // apart and the counts agree, by position), and the steps of flow where it
 // has one per kernel (else none; the second value says why). kfacts may
 // hold other cells' facts: only the cell's own are used.
-func CellSequence(c CellFact, kfacts []KernelFact, flow *kernels.Dataflow) ([]SuggestKernel, string) {
+func CellSequence(c CellFact, kfacts []KernelFact, flow *spec.Dataflow) ([]SuggestKernel, string) {
 	queue := map[string][]*KernelFact{}
 	var own []*KernelFact
 	for i := range kfacts {
@@ -651,10 +651,10 @@ func gemmOp(op string) bool {
 }
 
 // Flows are the dataflows of a run's variants, by experiment and variant.
-type Flows map[[2]string]*kernels.Dataflow
+type Flows map[[2]string]*spec.Dataflow
 
 // FlowsOf gathers the dataflows the experiments' specs state.
-func FlowsOf(exps []*kernels.Experiment) Flows {
+func FlowsOf(exps []*spec.Experiment) Flows {
 	out := Flows{}
 	for _, e := range exps {
 		for _, v := range e.Variants {

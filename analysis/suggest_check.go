@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/rooftool/rooftool/cellkey"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // Suggestions checked against a run's own fused variants: which chain
@@ -171,7 +171,7 @@ func CheckSuggestionsWith(r *Run, flows Flows, models Models, sms int) []Suggest
 }
 
 // setModel fills the compiler model's figures of s from its baseline b.
-func setModel(s *SuggestCheck, b CellFact, r *Run, flow *kernels.Dataflow, backward bool) {
+func setModel(s *SuggestCheck, b CellFact, r *Run, flow *spec.Dataflow, backward bool) {
 	if flow == nil {
 		return
 	}

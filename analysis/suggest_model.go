@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // InductorModel states how PredictInductor predicts what torch.compile's
@@ -287,7 +287,7 @@ type Models struct {
 }
 
 // ModelsOf reads Models from the experiments' specs.
-func ModelsOf(exps []*kernels.Experiment) Models {
+func ModelsOf(exps []*spec.Experiment) Models {
 	m := Models{Inductor: map[[2]string]bool{}, Backward: map[[2]string]bool{}}
 	for _, e := range exps {
 		for _, v := range e.Variants {

@@ -5,13 +5,13 @@ import (
 	"testing"
 
 	"github.com/rooftool/rooftool/analysis"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // step builds one kernel of a dataflow sequence.
 func step(t *testing.T, s string, gemm bool, readB, writeB, ns float64) analysis.SuggestKernel {
 	t.Helper()
-	st, err := kernels.ParseFlowStep(s)
+	st, err := spec.ParseFlowStep(s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,8 @@ import (
 
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/kernels"
 	"github.com/rooftool/rooftool/pipeline"
+	"github.com/rooftool/rooftool/spec"
 	"github.com/rooftool/rooftool/testdata"
 )
 
@@ -61,8 +61,8 @@ func TestFindChainsEdgeModel(t *testing.T) {
 // read min(12, max(8, 12)) = 12: 20. Output chain: write 90 + read min(280,
 // max(90, 140)) = 140: 230.
 func TestDataflowChains(t *testing.T) {
-	step := func(s string) *kernels.FlowStep {
-		st, err := kernels.ParseFlowStep(s)
+	step := func(s string) *spec.FlowStep {
+		st, err := spec.ParseFlowStep(s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,7 +126,7 @@ func TestFoldBlock(t *testing.T) {
 		{analysis.SuggestKernel{Name: "_l2norm_heads_kernel"}, "norm"},
 		{analysis.SuggestKernel{Name: "void at::native::reduce_kernel<512, 1>"}, "reduce"},
 		{analysis.SuggestKernel{Name: "triton_per_fused_clamp_min_div_0"}, "Inductor reduction"},
-		{analysis.SuggestKernel{Name: "k", Step: &kernels.FlowStep{Op: "sum"}}, "reduction (sum)"},
+		{analysis.SuggestKernel{Name: "k", Step: &spec.FlowStep{Op: "sum"}}, "reduction (sum)"},
 		// 16 blocks on 132 SMs for 33 us: sequential; 128 blocks for 5 us: offered.
 		{analysis.SuggestKernel{Name: "k", GridBlocks: 16, DurationNs: 33e3}, "fewer than the 132 SMs"},
 		{analysis.SuggestKernel{Name: "_gate_kernel", GridBlocks: 128, DurationNs: 5e3}, ""},

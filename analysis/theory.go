@@ -9,10 +9,10 @@ import (
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/vm"
 
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
-// The theory evaluator: claims.yaml's theoretical models (kernels.Theory,
+// The theory evaluator: claims.yaml's theoretical models (spec.Theory,
 // expressions over a shape's variables in github.com/expr-lang/expr syntax)
 // evaluated at a shape. Every figure of a model — a cell's theoretical DRAM
 // bytes and FLOPs, a report's theory column and roofline bound, an
@@ -47,7 +47,7 @@ func compileFormula(formula string) (*vm.Program, []string, error) {
 // variable the shape lacks and a result that is not a finite number
 // ("M/(N-N)": +Inf) are errors naming the formula and the shape.
 func EvalFormula(formula, shape string) (float64, error) {
-	vars, err := kernels.ParseShape(shape)
+	vars, err := spec.ParseShape(shape)
 	if err != nil {
 		return 0, err
 	}
@@ -77,7 +77,7 @@ func EvalFormula(formula, shape string) (float64, error) {
 
 // EvalTheory evaluates a variant's theoretical model at a shape: DRAM bytes
 // and FLOPs. An empty formula evaluates to 0 (no model).
-func EvalTheory(th kernels.Theory, shape string) (bytes, flops float64, err error) {
+func EvalTheory(th spec.Theory, shape string) (bytes, flops float64, err error) {
 	if th.DRAMBytes != "" {
 		if bytes, err = EvalFormula(th.DRAMBytes, shape); err != nil {
 			return 0, 0, fmt.Errorf("dram_bytes: %w", err)
@@ -95,7 +95,7 @@ func EvalTheory(th kernels.Theory, shape string) (bytes, flops float64, err erro
 // an error naming the experiment's claims.yaml and the variant. A nil
 // experiment or a variant without a model gives 0, 0 and no error. Analyze
 // sets each cell's TheoryDRAMBytes and TheoryFLOPs with it.
-func TheoryFromSpec(e *kernels.Experiment, variant, shape string) (dramBytes, flops float64, err error) {
+func TheoryFromSpec(e *spec.Experiment, variant, shape string) (dramBytes, flops float64, err error) {
 	if e == nil {
 		return 0, 0, nil
 	}

@@ -5,12 +5,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
-func loadExp(t *testing.T, name string) *kernels.Experiment {
+func loadExp(t *testing.T, name string) *spec.Experiment {
 	t.Helper()
-	exps, err := kernels.Load()
+	exps, err := spec.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +23,7 @@ func loadExp(t *testing.T, name string) *kernels.Experiment {
 	return nil
 }
 
-func theory(t *testing.T, e *kernels.Experiment, variant, shape string) (bytes, flops float64) {
+func theory(t *testing.T, e *spec.Experiment, variant, shape string) (bytes, flops float64) {
 	t.Helper()
 	th, ok := e.Theory[variant]
 	if !ok {
@@ -119,13 +119,13 @@ func TestTheorySeed001003(t *testing.T) {
 
 // Every variant of every experiment has a model that evaluates at every shape.
 func TestTheoryEveryVariant(t *testing.T) {
-	exps, err := kernels.Load()
+	exps, err := spec.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range exps {
 		for _, v := range e.Variants {
-			if v.Role == kernels.RoleReference {
+			if v.Role == spec.RoleReference {
 				continue // shown, never compared: a model is optional
 			}
 			th, ok := e.Theory[v.Name]
@@ -160,7 +160,7 @@ func TestEvalFormulaErrors(t *testing.T) {
 	if err != nil || v != 1e24 {
 		t.Errorf("large product = %v, %v", v, err)
 	}
-	if _, _, err := EvalTheory(kernels.Theory{DRAMBytes: "q"}, "M=1"); err == nil || !strings.Contains(err.Error(), "dram_bytes") {
+	if _, _, err := EvalTheory(spec.Theory{DRAMBytes: "q"}, "M=1"); err == nil || !strings.Contains(err.Error(), "dram_bytes") {
 		t.Errorf("EvalTheory error %v does not name dram_bytes", err)
 	}
 }
@@ -179,7 +179,7 @@ func TestTheoryHandWritten(t *testing.T) {
 			t.Errorf("EvalFormula(%q, %q) = %v, want a not-finite error naming both", f, shape, err)
 		}
 	}
-	e := &kernels.Experiment{Name: "hand", Theory: map[string]kernels.Theory{
+	e := &spec.Experiment{Name: "hand", Theory: map[string]spec.Theory{
 		"ok":  {DRAMBytes: "2*M*N*K", FLOPs: "M*N"},
 		"inf": {DRAMBytes: "2*M*N*K", FLOPs: "M/(N-N)"},
 	}}

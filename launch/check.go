@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // cellJSON is the runner's per-cell verdict (check.json, profile.json,
@@ -139,7 +139,7 @@ func removeCellFiles(dir string, cells []string, suffixes ...string) {
 	}
 }
 
-func (r *Runner) attemptCheck(ctx context.Context, exp *kernels.Experiment, cells []string) attemptResult {
+func (r *Runner) attemptCheck(ctx context.Context, exp *spec.Experiment, cells []string) attemptResult {
 	dir := r.rawDir(rundir.PassCheck, exp.Name)
 	removeCellFiles(dir, cells, ".check.json")
 	res := RunCmd(ctx, Cmd{Argv: r.runnerArgv("check", exp, cells, dir), Env: r.runnerEnvVars(nil), Log: filepath.Join(dir, "runner.log"), Timeout: r.timeout(len(cells)), OnLine: r.onLine(exp.Name, rundir.PassCheck)})

@@ -15,6 +15,7 @@ import (
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // fakeProgram is the test program that marks its cells with the helper
@@ -103,11 +104,11 @@ func TestCmdAllPasses(t *testing.T) {
 	}
 
 	// The spec snapshot: variants and shapes as marked, the first variant the baseline.
-	e, err := kernels.LoadDir(filepath.Join(cfg.RunDir, "specs", "toy"))
+	e, err := spec.LoadDir(filepath.Join(cfg.RunDir, "specs", "toy"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.Baseline() != "unfused" || e.Variant("fused").Role != kernels.RoleCandidate || !slices.Equal(e.Shapes, []string{"M=64,N=32", "M=128,N=32"}) || !slices.Equal(e.Vars, []string{"M", "N"}) {
+	if e.Baseline() != "unfused" || e.Variant("fused").Role != spec.RoleCandidate || !slices.Equal(e.Shapes, []string{"M=64,N=32", "M=128,N=32"}) || !slices.Equal(e.Vars, []string{"M", "N"}) {
 		t.Errorf("spec: baseline %q, shapes %q, vars %q", e.Baseline(), e.Shapes, e.Vars)
 	}
 	// The helper the program imported is kept with the run.
@@ -243,12 +244,12 @@ claims:
 	if _, err := Run(context.Background(), cfg); err != nil {
 		t.Fatal(err)
 	}
-	e, err := kernels.LoadDir(filepath.Join(cfg.RunDir, "specs", "toy"))
+	e, err := spec.LoadDir(filepath.Join(cfg.RunDir, "specs", "toy"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The claim's baseline is the baseline, whatever the program marked first.
-	if e.Baseline() != "fused" || e.Variant("unfused").Role != kernels.RoleCandidate || len(e.Claims) != 1 || e.Claims[0].ID != "fewer" {
+	if e.Baseline() != "fused" || e.Variant("unfused").Role != spec.RoleCandidate || len(e.Claims) != 1 || e.Claims[0].ID != "fewer" {
 		t.Errorf("spec: baseline %q, claims %+v", e.Baseline(), e.Claims)
 	}
 
@@ -311,7 +312,7 @@ func TestCmdExampleClaims(t *testing.T) {
 	if _, err := Run(context.Background(), cfg); err != nil {
 		t.Fatal(err)
 	}
-	e, err := kernels.LoadDir(filepath.Join(cfg.RunDir, "specs", "bias_gelu_cmd"))
+	e, err := spec.LoadDir(filepath.Join(cfg.RunDir, "specs", "bias_gelu_cmd"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 
 	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // Manifest options of a --cmd run.
@@ -171,7 +171,7 @@ const cmdSpecHeader = "# Written by rooftool profile --cmd from the NVTX ranges 
 // shapes as rooftool's own specs require them, shapes canonical in the
 // order their variables were first met) and builds, validates and
 // snapshots one experiment per experiment marked.
-func (r *Runner) cmdExperiments(keys []markedCell) (map[string]*kernels.Experiment, error) {
+func (r *Runner) cmdExperiments(keys []markedCell) (map[string]*spec.Experiment, error) {
 	cmd := fmt.Sprintf("--cmd %q", r.cfg.Cmd.Line)
 	var order []string
 	specs := map[string]*cmdSpec{}
@@ -195,7 +195,7 @@ func (r *Runner) cmdExperiments(keys []markedCell) (map[string]*kernels.Experime
 			}
 			s.DType = mc.DType
 		}
-		if _, err := kernels.ParseShape(k.Shape); err != nil {
+		if _, err := spec.ParseShape(k.Shape); err != nil {
 			return nil, configErrorf("%s: range %q: %w (want name=integer,...: e.g. M=4096,N=4096)", cmd, rng, err)
 		}
 		for _, kv := range strings.Split(k.Shape, ",") {
@@ -203,7 +203,7 @@ func (r *Runner) cmdExperiments(keys []markedCell) (map[string]*kernels.Experime
 				s.Vars = append(s.Vars, name)
 			}
 		}
-		one := kernels.Experiment{Name: k.Experiment, Vars: s.Vars, Shapes: []string{k.Shape}, Variants: []kernels.Variant{{Name: k.Variant, Role: kernels.RoleBaseline}}}
+		one := spec.Experiment{Name: k.Experiment, Vars: s.Vars, Shapes: []string{k.Shape}, Variants: []spec.Variant{{Name: k.Variant, Role: spec.RoleBaseline}}}
 		if err := one.Validate(); err != nil {
 			return nil, configErrorf("%s: range %q: %w", cmd, rng, err)
 		}
@@ -211,7 +211,7 @@ func (r *Runner) cmdExperiments(keys []markedCell) (map[string]*kernels.Experime
 			s.Shapes = append(s.Shapes, k.Shape)
 		}
 		if !slices.ContainsFunc(s.Variants, func(v cmdVariant) bool { return v.Name == k.Variant }) {
-			s.Variants = append(s.Variants, cmdVariant{Name: k.Variant, Role: kernels.RoleCandidate})
+			s.Variants = append(s.Variants, cmdVariant{Name: k.Variant, Role: spec.RoleCandidate})
 		}
 	}
 	claimsExp, claims, baselines, err := r.cmdClaims(order)
@@ -223,17 +223,17 @@ func (r *Runner) cmdExperiments(keys []markedCell) (map[string]*kernels.Experime
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	out := map[string]*kernels.Experiment{}
+	out := map[string]*spec.Experiment{}
 	files := map[string][]byte{}
 	for _, name := range order {
 		s := specs[name]
 		for i := range s.Variants {
 			if slices.Contains(baselines, s.Variants[i].Name) && name == claimsExp {
-				s.Variants[i].Role = kernels.RoleBaseline
+				s.Variants[i].Role = spec.RoleBaseline
 			}
 		}
-		if !slices.ContainsFunc(s.Variants, func(v cmdVariant) bool { return v.Role == kernels.RoleBaseline }) {
-			s.Variants[0].Role = kernels.RoleBaseline
+		if !slices.ContainsFunc(s.Variants, func(v cmdVariant) bool { return v.Role == spec.RoleBaseline }) {
+			s.Variants[0].Role = spec.RoleBaseline
 		}
 		y, err := yaml.Marshal(s)
 		if err != nil {
@@ -250,7 +250,7 @@ func (r *Runner) cmdExperiments(keys []markedCell) (map[string]*kernels.Experime
 				}
 			}
 		}
-		e, err := kernels.LoadDir(filepath.Join(tmp, name))
+		e, err := spec.LoadDir(filepath.Join(tmp, name))
 		if err != nil {
 			msg := strings.ReplaceAll(err.Error(), filepath.Join(tmp, name, "claims.yaml"), r.cfg.Cmd.Claims)
 			err = errors.New(strings.ReplaceAll(msg, filepath.Join(tmp, name, "spec.yaml"), "the marked cells"))

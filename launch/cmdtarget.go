@@ -11,6 +11,7 @@ import (
 
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // A Target is a program of the user's own that rooftool profile --cmd runs
@@ -177,7 +178,7 @@ func (r *Runner) marksEnv(mode, out string, cells []string) []string {
 // targetEnv is the environment of the process a pass runs over cells
 // ("variant/shape") of exp, writing into dir (raw/<pass>/<exp>): the
 // runner's with extra, and for a --cmd program its marks settings.
-func (r *Runner) targetEnv(mode string, exp *kernels.Experiment, cells []string, dir string, extra []string) []string {
+func (r *Runner) targetEnv(mode string, exp *spec.Experiment, cells []string, dir string, extra []string) []string {
 	env := r.runnerEnvVars(extra)
 	if r.cfg.Cmd == nil {
 		return env

@@ -2,7 +2,7 @@
 // program of the user's own that marks its cells, rooftool profile --cmd)
 // under the timing pass, ncu and nsys, and keeps a run directory (package
 // ingest/rundir: layout, manifest, cell keys) with every cell's status. It
-// sits between the experiment specs (package kernels) and ingest.
+// sits between the experiment specs (package spec) and ingest.
 //
 // Files by job: run.go (Config, Run: the manifest and the pass loop),
 // env.go (device, tools, git commit, the ROOFTOOL_* environment, the spec

@@ -15,7 +15,7 @@ import (
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // detectGPU names the GPU this process's kernels run on: the nvidia-smi line
@@ -282,7 +282,7 @@ func (r *Runner) recordEnv(resumed bool) {
 // differs. A missing claims.yaml is not an error (the
 // spec loader takes it as optional); a missing spec.yaml means the specs
 // came from those built into rooftool, which has no copy to snapshot.
-func (r *Runner) snapshotSpecs(exps []*kernels.Experiment, resumed bool) error {
+func (r *Runner) snapshotSpecs(exps []*spec.Experiment, resumed bool) error {
 	if r.cfg.Cmd != nil {
 		return nil // a --cmd run's specs come from its program (cmddiscover.go)
 	}

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // ExperimentDirsEnv is the runner's variable for experiment folders outside
@@ -21,8 +21,8 @@ const ExperimentDirsEnv = "ROOFTOOL_EXPERIMENT_DIRS"
 // folders. It returns them with each experiment's absolute folder. A missing
 // folder, one without a spec.yaml, an invalid spec or claims file, a missing
 // variants.py and a name given twice are a ConfigError naming the file.
-func LoadExternal(dirs []string) ([]*kernels.Experiment, map[string]string, error) {
-	var out []*kernels.Experiment
+func LoadExternal(dirs []string) ([]*spec.Experiment, map[string]string, error) {
+	var out []*spec.Experiment
 	where := map[string]string{}
 	for _, d := range dirs {
 		abs, err := filepath.Abs(d)
@@ -52,7 +52,7 @@ func LoadExternal(dirs []string) ([]*kernels.Experiment, map[string]string, erro
 		}
 		sort.Strings(found)
 		for _, f := range found {
-			e, err := kernels.LoadDir(f)
+			e, err := spec.LoadDir(f)
 			if err != nil {
 				return nil, nil, configErrorf("--experiments %s: %w", d, err)
 			}

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/kernels"
 	"github.com/rooftool/rooftool/kernels/scaffold"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // newExperiment scaffolds experiment name under a fresh folder (rooftool new).
@@ -70,7 +70,7 @@ func TestRunExternalExperiment(t *testing.T) {
 	if !ok {
 		t.Fatal("the run has no specs snapshot")
 	}
-	exps, err := kernels.LoadFS(fsys)
+	exps, err := spec.LoadFS(fsys)
 	if err != nil || len(exps) != 1 || exps[0].Name != "bias_gelu" {
 		t.Fatalf("snapshot experiments = %v, %v", exps, err)
 	}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // nextPart returns the first "part-N" with no file of that stem in dir, so
@@ -91,7 +91,7 @@ func (m ncuMode) replayArgs() []string {
 	return nil
 }
 
-func (r *Runner) attemptNCU(ctx context.Context, exp *kernels.Experiment, pass string, cells []string, mode ncuMode) attemptResult {
+func (r *Runner) attemptNCU(ctx context.Context, exp *spec.Experiment, pass string, cells []string, mode ncuMode) attemptResult {
 	dir := r.rawDir(pass, exp.Name)
 	a, part, ok := startProfilerAttempt("ncu", r.ncuErr, dir, cells, mode.stale...)
 	if !ok {

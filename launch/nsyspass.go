@@ -9,10 +9,10 @@ import (
 
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
-func (r *Runner) attemptNsys(ctx context.Context, exp *kernels.Experiment, cells []string) attemptResult {
+func (r *Runner) attemptNsys(ctx context.Context, exp *spec.Experiment, cells []string) attemptResult {
 	dir := r.rawDir(rundir.PassNsys, exp.Name)
 	a, part, ok := startProfilerAttempt("nsys", r.nsysErr, dir, cells, ".profile.json")
 	if !ok {

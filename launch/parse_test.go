@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 func TestParseSMI(t *testing.T) {
@@ -172,7 +172,7 @@ func TestPlanSweeps(t *testing.T) {
 		}
 	}
 	// The embedded specs load too.
-	if _, err := kernels.Load(); err != nil {
+	if _, err := spec.Load(); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // onLine turns the runner's per-cell stderr lines ("exp/variant/shape: check
@@ -60,7 +60,7 @@ func newAttempt(what string) attemptResult {
 // runPass runs one pass of one experiment over cells ("variant/shape"),
 // re-launching the runner after a crash or timeout for the cells it did
 // not reach. The cell it was stuck on is marked failed.
-func (r *Runner) runPass(ctx context.Context, exp *kernels.Experiment, pass string, cells []string) error {
+func (r *Runner) runPass(ctx context.Context, exp *spec.Experiment, pass string, cells []string) error {
 	pending := cells
 	attempts := 0
 	for len(pending) > 0 {
@@ -186,7 +186,7 @@ func summary(exp, pass string, counts map[string]int, el time.Duration) string {
 
 func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
 
-func (r *Runner) attempt(ctx context.Context, exp *kernels.Experiment, pass string, cells []string) attemptResult {
+func (r *Runner) attempt(ctx context.Context, exp *spec.Experiment, pass string, cells []string) attemptResult {
 	switch pass {
 	case rundir.PassCheck:
 		return r.attemptCheck(ctx, exp, cells)
@@ -215,7 +215,7 @@ func (r *Runner) rel(p string) string {
 	return p
 }
 
-func (r *Runner) runnerArgv(mode string, exp *kernels.Experiment, cells []string, out string) []string {
+func (r *Runner) runnerArgv(mode string, exp *spec.Experiment, cells []string, out string) []string {
 	if r.cfg.Cmd != nil {
 		return slices.Clone(r.cfg.Cmd.Argv) // targetEnv tells it mode, cells and out
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // Sweep modes: which shapes run under which passes.
@@ -31,18 +31,18 @@ func configErrorf(format string, args ...any) error {
 
 // LoadSpecs reads the experiments from dir/<exp>/spec.yaml when dir has any
 // (the checkout the runner also reads), else the specs built into rooftool.
-func LoadSpecs(dir string) ([]*kernels.Experiment, error) {
+func LoadSpecs(dir string) ([]*spec.Experiment, error) {
 	if dir != "" {
 		if ms, _ := filepath.Glob(filepath.Join(dir, "*", "spec.yaml")); len(ms) > 0 {
-			return kernels.LoadFS(os.DirFS(dir))
+			return spec.LoadFS(os.DirFS(dir))
 		}
 	}
-	return kernels.Load()
+	return spec.Load()
 }
 
 // PlannedCell is one cell of the sweep and the passes it gets.
 type PlannedCell struct {
-	Exp     *kernels.Experiment
+	Exp     *spec.Experiment
 	Variant string
 	Shape   string
 	Passes  []string // in rundir.AllPasses order
@@ -56,7 +56,7 @@ func (c PlannedCell) Key() cellkey.Key {
 // Plan lists the cells of the selected experiments, variants and shapes, in
 // run order: experiments by name, variants in spec order, shapes in spec
 // order (default grid, then sweeps).
-func Plan(exps []*kernels.Experiment, experiments, variants, shapes, passes []string, sweeps string) ([]PlannedCell, error) {
+func Plan(exps []*spec.Experiment, experiments, variants, shapes, passes []string, sweeps string) ([]PlannedCell, error) {
 	for _, p := range passes {
 		if !slices.Contains(rundir.AllPasses, p) {
 			return nil, configErrorf("--passes: unknown pass %q (want %s)", p, strings.Join(rundir.AllPasses, ","))
@@ -67,7 +67,7 @@ func Plan(exps []*kernels.Experiment, experiments, variants, shapes, passes []st
 	default:
 		return nil, configErrorf("sweeps mode %q: want timing, none or all", sweeps)
 	}
-	byName := map[string]*kernels.Experiment{}
+	byName := map[string]*spec.Experiment{}
 	var names []string
 	for _, e := range exps {
 		byName[e.Name] = e
@@ -85,7 +85,7 @@ func Plan(exps []*kernels.Experiment, experiments, variants, shapes, passes []st
 				sel = append(sel, e)
 			}
 		}
-		slices.SortFunc(sel, func(a, b *kernels.Experiment) int { return strings.Compare(a.Name, b.Name) })
+		slices.SortFunc(sel, func(a, b *spec.Experiment) int { return strings.Compare(a.Name, b.Name) })
 	}
 	usedV, usedS := map[string]bool{}, map[string]bool{}
 	var out []PlannedCell
@@ -152,7 +152,7 @@ func Plan(exps []*kernels.Experiment, experiments, variants, shapes, passes []st
 	return out, nil
 }
 
-func firstShape(exps []*kernels.Experiment) string {
+func firstShape(exps []*spec.Experiment) string {
 	for _, e := range exps {
 		if len(e.Shapes) > 0 {
 			return e.Shapes[0]

@@ -3,7 +3,7 @@ package launch
 import (
 	"testing"
 
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // TestPredictSeconds: an earlier run measured e/a/n=2's check at 4 s and
@@ -11,7 +11,7 @@ import (
 // 4 s / size 2 = 2 s per unit times size 4 = 8 s (rate); their timing,
 // never measured, 2.2 s each (the default).
 func TestPredictSeconds(t *testing.T) {
-	e := &kernels.Experiment{Name: "e"}
+	e := &spec.Experiment{Name: "e"}
 	cells := []PlannedCell{
 		{Exp: e, Variant: "a", Shape: "n=2", Passes: []string{"check", "timing"}},
 		{Exp: e, Variant: "b", Shape: "n=4", Passes: []string{"check", "timing"}},

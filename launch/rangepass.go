@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // The range pass measures each cell's whole NVTX range (L2 reuse between
@@ -103,7 +103,7 @@ const appRangeTimeoutScale = 3
 // rangeMethod is how a cell's range is replayed first: app-range for a
 // CUDA-graph variant (range replay fails on cuGraphLaunch: "Unsupported API
 // during capture"), range for the others.
-func rangeMethod(exp *kernels.Experiment, variant string) string {
+func rangeMethod(exp *spec.Experiment, variant string) string {
 	if v := exp.Variant(variant); v != nil && v.Graph {
 		return rundir.MethodAppRange
 	}
@@ -143,7 +143,7 @@ func rangeMode(method string, k, n int, first bool) ncuMode {
 // round 1 every cell, each later round the cells nextRound picks, and
 // records after each round why each cell has the replays it has
 // (PassStatus.ReplayReason).
-func (r *Runner) rangePass(ctx context.Context, exp *kernels.Experiment, todo []string) error {
+func (r *Runner) rangePass(ctx context.Context, exp *spec.Experiment, todo []string) error {
 	defer func() { r.round = 0 }()
 	need := todo
 	for k := 1; len(need) > 0; k++ {
@@ -173,7 +173,7 @@ func (r *Runner) rangePass(ctx context.Context, exp *kernels.Experiment, todo []
 // (RangeProcessPerCell), or one per replay method over the round's cells
 // (RangeProcessPerExperiment: graph cells, replayed with app-range, apart
 // from the others).
-func (r *Runner) rangeBatches(exp *kernels.Experiment, cells []string) [][]string {
+func (r *Runner) rangeBatches(exp *spec.Experiment, cells []string) [][]string {
 	var out [][]string
 	if r.rangeProcess() == RangeProcessPerCell {
 		for _, c := range cells {
@@ -200,7 +200,7 @@ func (r *Runner) rangeBatches(exp *kernels.Experiment, cells []string) [][]strin
 // cell whose range pass is ok, until rangeReplays rounds; with
 // ReplaysForDecisions the replay rule over the DRAM bytes replayed so far
 // (replayRound).
-func (r *Runner) nextRound(exp *kernels.Experiment, todo []string, k int) (again []string, reasons map[string]string) {
+func (r *Runner) nextRound(exp *spec.Experiment, todo []string, k int) (again []string, reasons map[string]string) {
 	n := r.rangeReplays()
 	replays := map[string]int{}
 	okCells := slices.DeleteFunc(slices.Clone(todo), func(c string) bool {
@@ -293,7 +293,7 @@ func (r *Runner) rangeBytes(exp, cell string) ([]float64, []string) {
 // no range (failed, skipped, or no process reached the cell) leaves the
 // cell's status to runPass, as one replay would; a later replay that fails
 // is recorded among the replays and the cell keeps the ones it has.
-func (r *Runner) attemptRange(ctx context.Context, exp *kernels.Experiment, cells []string) attemptResult {
+func (r *Runner) attemptRange(ctx context.Context, exp *spec.Experiment, cells []string) attemptResult {
 	k, n := max(r.round, 1), r.rangeReplays()
 	kernel := map[string]ncuTotals{}
 	var warn []string
@@ -355,7 +355,7 @@ func replayOf(k int, st rundir.PassStatus) rundir.RangeReplay {
 // failed (a later range of a shared process can, DEVICE.md) is replayed
 // alone (attemptReplay), and its own result stands. One cell goes straight
 // to attemptReplay.
-func (r *Runner) attemptShared(ctx context.Context, exp *kernels.Experiment, cells []string, kernel map[string]ncuTotals, k, n int) attemptResult {
+func (r *Runner) attemptShared(ctx context.Context, exp *spec.Experiment, cells []string, kernel map[string]ncuTotals, k, n int) attemptResult {
 	if len(cells) == 1 {
 		a := r.attemptReplay(ctx, exp, cells[0], kernel[cells[0]], k, n)
 		setProcess(a, cells[0], rundir.ProcessAlone)
@@ -428,7 +428,7 @@ func setProcess(a attemptResult, cell, process string) {
 // attemptReplay profiles replay k of one cell's range: its first method,
 // then app-range once when range replay failed (ncu's fault, not the
 // runner's) or came back partial.
-func (r *Runner) attemptReplay(ctx context.Context, exp *kernels.Experiment, cell string, kernel ncuTotals, k, n int) attemptResult {
+func (r *Runner) attemptReplay(ctx context.Context, exp *spec.Experiment, cell string, kernel ncuTotals, k, n int) attemptResult {
 	variant, _, _ := strings.Cut(cell, "/")
 	method := rangeMethod(exp, variant)
 	a := r.attemptNCU(ctx, exp, rundir.PassRange, []string{cell}, rangeMode(method, k, n, true))

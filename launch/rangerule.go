@@ -5,13 +5,13 @@ import (
 	"math"
 	"slices"
 
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // The replay rule of --range-replays-for decisions (METHOD.md, "Replays
 // where a verdict can turn"): every cell gets one range replay; after each
 // round, each range-decided claim at each shape takes its value from the
-// replays so far (kernels.DRAMClaimValue, as the report judges it), and
+// replays so far (spec.DRAMClaimValue, as the report judges it), and
 // where that value lies within the margin of the threshold its cells are
 // replayed again, up to --range-replays in all. The margin is
 // max(NearFloor, NearSpreads x spread), the spread the relative width
@@ -29,8 +29,8 @@ const (
 
 // nearness is one decision's standing after a round.
 type nearness struct {
-	dec    kernels.RangeDecision
-	value  kernels.DRAMSpread
+	dec    spec.RangeDecision
+	value  spec.DRAMSpread
 	dist   float64 // |v/threshold - 1| (|v-T|/|v| for threshold 0)
 	spread float64 // (Hi-Lo)/|Center|
 	margin float64 // max(NearFloor, NearSpreads*spread)
@@ -51,22 +51,22 @@ func (n nearness) score() float64 {
 // judgeNear computes a decision's value from its cells' replays' DRAM bytes
 // (bytes by "variant/shape"; ok replays only) and its distance from the
 // threshold.
-func judgeNear(d kernels.RangeDecision, bytes map[string][]float64) nearness {
+func judgeNear(d spec.RangeDecision, bytes map[string][]float64) nearness {
 	n := nearness{dec: d}
 	cells := d.Cells()
-	var sp [2]kernels.DRAMSpread
+	var sp [2]spec.DRAMSpread
 	for i, c := range cells {
 		if len(bytes[c]) == 0 {
 			n.why = c + " has no range-pass DRAM bytes"
 			return n
 		}
-		sp[i] = kernels.SpreadOf(bytes[c])
+		sp[i] = spec.SpreadOf(bytes[c])
 		if sp[i].Lo <= 0 {
 			n.why = c + " read no DRAM bytes in a replay"
 			return n
 		}
 	}
-	v, err := kernels.DRAMClaimValue(d.Claim.Metric, sp[0], sp[1])
+	v, err := spec.DRAMClaimValue(d.Claim.Metric, sp[0], sp[1])
 	if err != nil {
 		n.why = err.Error()
 		return n
@@ -113,7 +113,7 @@ func (n nearness) describe() string {
 // on, or whose decisions have no value, stops; otherwise the nearest of its
 // decisions (least distance over margin) decides: near and fewer than n
 // replays, again; else stop.
-func replayRound(decs []kernels.RangeDecision, bytes map[string][]float64, replays map[string]int, todo []string, n int) (again []string, reasons map[string]string) {
+func replayRound(decs []spec.RangeDecision, bytes map[string][]float64, replays map[string]int, todo []string, n int) (again []string, reasons map[string]string) {
 	reasons = map[string]string{}
 	for _, c := range todo {
 		var best *nearness

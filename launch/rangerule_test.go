@@ -5,13 +5,13 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // simulate runs the replay rule as rangePass does: every cell of seq once,
 // then the cells replayRound picks, each replay taking the cell's next DRAM
 // bytes from seq. It returns each cell's replays and last reason.
-func simulate(t *testing.T, decs []kernels.RangeDecision, seq map[string][]float64, n int) (map[string]int, map[string]string) {
+func simulate(t *testing.T, decs []spec.RangeDecision, seq map[string][]float64, n int) (map[string]int, map[string]string) {
 	t.Helper()
 	todo := slices.Sorted(maps.Keys(seq))
 	bytes, replays, reasons := map[string][]float64{}, map[string]int{}, map[string]string{}
@@ -30,8 +30,8 @@ func simulate(t *testing.T, decs []kernels.RangeDecision, seq map[string][]float
 	return replays, reasons
 }
 
-func ratioDec(id, cand, base string, op string, th float64) kernels.RangeDecision {
-	return kernels.RangeDecision{Claim: kernels.Claim{ID: id, Metric: "dram_ratio", Candidate: cand, Baseline: base, Op: op, Threshold: th},
+func ratioDec(id, cand, base string, op string, th float64) spec.RangeDecision {
+	return spec.RangeDecision{Claim: spec.Claim{ID: id, Metric: "dram_ratio", Candidate: cand, Baseline: base, Op: op, Threshold: th},
 		Shape: "s", Candidate: cand, Baseline: base}
 }
 
@@ -40,24 +40,24 @@ func ratioDec(id, cand, base string, op string, th float64) kernels.RangeDecisio
 func TestReplayRule(t *testing.T) {
 	a := ratioDec("A", "fused", "unfused", "<=", 0.7)
 	b := ratioDec("B", "other", "unfused", "<=", 0.7)
-	red := kernels.RangeDecision{Claim: kernels.Claim{ID: "R", Metric: "dram_reduction", Candidate: "fused", Baseline: "unfused", Op: ">=", Threshold: 0.3},
+	red := spec.RangeDecision{Claim: spec.Claim{ID: "R", Metric: "dram_reduction", Candidate: "fused", Baseline: "unfused", Op: ">=", Threshold: 0.3},
 		Shape: "s", Candidate: "fused", Baseline: "unfused"}
-	byt := kernels.RangeDecision{Claim: kernels.Claim{ID: "Y", Metric: "dram_bytes", Candidate: "fused", Op: "<=", Threshold: 100e6}, Shape: "s", Candidate: "fused"}
+	byt := spec.RangeDecision{Claim: spec.Claim{ID: "Y", Metric: "dram_bytes", Candidate: "fused", Op: "<=", Threshold: 100e6}, Shape: "s", Candidate: "fused"}
 	for _, tc := range []struct {
 		name    string
-		decs    []kernels.RangeDecision
+		decs    []spec.RangeDecision
 		seq     map[string][]float64 // each cell's DRAM bytes, replay by replay
 		n       int
 		replays map[string]int
 		reasons map[string]string
 	}{
 		// 50/100 = 0.5; |0.5/0.7 - 1| = 0.2/0.7 = 28.6% > 5%: clear after one.
-		{name: "far from the threshold: one replay", decs: []kernels.RangeDecision{a}, n: 3,
+		{name: "far from the threshold: one replay", decs: []spec.RangeDecision{a}, n: 3,
 			seq:     map[string][]float64{"fused/s": {50}, "unfused/s": {100}},
 			replays: map[string]int{"fused/s": 1, "unfused/s": 1},
 			reasons: map[string]string{"fused/s": "clear of threshold after 1: claim A dram_ratio 0.5 vs <= 0.7, 28.6% off, beyond 5%"}},
 		// 71/100 = 0.71; 0.01/0.7 = 1.4% <= 5% in every round (no spread): N replays.
-		{name: "within 5%: N replays", decs: []kernels.RangeDecision{a}, n: 3,
+		{name: "within 5%: N replays", decs: []spec.RangeDecision{a}, n: 3,
 			seq:     map[string][]float64{"fused/s": {71, 71, 71}, "unfused/s": {100, 100, 100}},
 			replays: map[string]int{"fused/s": 3, "unfused/s": 3},
 			reasons: map[string]string{"unfused/s": "near threshold after 3, the --range-replays most: claim A dram_ratio 0.71 vs <= 0.7, 1.4% off, within 5%"}},
@@ -65,14 +65,14 @@ func TestReplayRule(t *testing.T) {
 		// 0.045/0.7 = 6.4% > 5%, but the spread 0.64..0.67 is 0.03/0.655 = 4.58%,
 		// 3 x 4.58% = 13.7%: again. Round 3: median 65 -> 0.65, 7.1% off,
 		// spread 0.03/0.65 = 4.6%, margin 13.8%: near, and at N.
-		{name: "beyond 5% but within 3 x spread: more replays", decs: []kernels.RangeDecision{a}, n: 3,
+		{name: "beyond 5% but within 3 x spread: more replays", decs: []spec.RangeDecision{a}, n: 3,
 			seq:     map[string][]float64{"fused/s": {67, 64, 65}, "unfused/s": {100, 100, 100}},
 			replays: map[string]int{"fused/s": 3, "unfused/s": 3},
 			reasons: map[string]string{"fused/s": "near threshold after 3, the --range-replays most: claim A dram_ratio 0.65 vs <= 0.7, 7.1% off, within 3 x spread 4.6% = 13.8%"}},
 		// Round 1: 0.666, 0.034/0.7 = 4.9%: again. Round 2: median 66.2 -> 0.662,
 		// 0.038/0.7 = 5.4%; spread (0.666-0.658)/0.662 = 1.2%, 3 x 1.2% = 3.6% <
 		// 5%: margin 5%, clear after 2 of at most 5.
-		{name: "a second replay that agrees: stops at 2 of 5", decs: []kernels.RangeDecision{a}, n: 5,
+		{name: "a second replay that agrees: stops at 2 of 5", decs: []spec.RangeDecision{a}, n: 5,
 			seq:     map[string][]float64{"fused/s": {66.6, 65.8, 0, 0, 0}, "unfused/s": {100, 100, 0, 0, 0}},
 			replays: map[string]int{"fused/s": 2, "unfused/s": 2},
 			reasons: map[string]string{"fused/s": "clear of threshold after 2: claim A dram_ratio 0.662 vs <= 0.7, 5.4% off, beyond 5%"}},
@@ -80,28 +80,28 @@ func TestReplayRule(t *testing.T) {
 		// 104.75, 4.75% off, spread 1.5/104.75 = 1.43% (margin 5%): again.
 		// Round 3: median 105.5, 5.5% off, spread 1.5/105.5 = 1.42%, 3 x = 4.3%
 		// < 5%: the median moved clear, stop at 3 of 5.
-		{name: "the median moves clear: stops at 3 of 5", decs: []kernels.RangeDecision{byt}, n: 5,
+		{name: "the median moves clear: stops at 3 of 5", decs: []spec.RangeDecision{byt}, n: 5,
 			seq:     map[string][]float64{"fused/s": {104e6, 105.5e6, 105.5e6, 0, 0}},
 			replays: map[string]int{"fused/s": 3},
 			reasons: map[string]string{"fused/s": "clear of threshold after 3: claim Y dram_bytes 1.055e+08 vs <= 1e+08, 5.5% off, beyond 5%"}},
 		// 1 - 71/100 = 0.29 against >= 0.3: |0.29/0.3 - 1| = 3.3%: near until N = 2.
-		{name: "dram_reduction within 5%", decs: []kernels.RangeDecision{red}, n: 2,
+		{name: "dram_reduction within 5%", decs: []spec.RangeDecision{red}, n: 2,
 			seq:     map[string][]float64{"fused/s": {71, 71}, "unfused/s": {100, 100}},
 			replays: map[string]int{"fused/s": 2, "unfused/s": 2},
 			reasons: map[string]string{"fused/s": "near threshold after 2, the --range-replays most: claim R dram_reduction 0.29 vs >= 0.3, 3.3% off, within 5%"}},
 		// A: 50/100 = 0.5, clear; B: 69/100 = 0.69, 1.4% off, near. unfused
 		// carries both: the nearer (B) replays it to N; fused stops at one.
-		{name: "decisions sharing a cell", decs: []kernels.RangeDecision{a, b}, n: 3,
+		{name: "decisions sharing a cell", decs: []spec.RangeDecision{a, b}, n: 3,
 			seq:     map[string][]float64{"fused/s": {50}, "other/s": {69, 69, 69}, "unfused/s": {100, 100, 100}},
 			replays: map[string]int{"fused/s": 1, "other/s": 3, "unfused/s": 3},
 			reasons: map[string]string{
 				"fused/s":   "clear of threshold after 1: claim A dram_ratio 0.5 vs <= 0.7, 28.6% off, beyond 5%",
 				"unfused/s": "near threshold after 3, the --range-replays most: claim B dram_ratio 0.69 vs <= 0.7, 1.4% off, within 5%"}},
-		{name: "the baseline has no bytes: no value, one replay", decs: []kernels.RangeDecision{a}, n: 3,
+		{name: "the baseline has no bytes: no value, one replay", decs: []spec.RangeDecision{a}, n: 3,
 			seq:     map[string][]float64{"fused/s": {71}},
 			replays: map[string]int{"fused/s": 1},
 			reasons: map[string]string{"fused/s": "stopped after 1: claim A dram_ratio has no value: unfused/s has no range-pass DRAM bytes"}},
-		{name: "no claim rests on the cell", decs: []kernels.RangeDecision{a}, n: 3,
+		{name: "no claim rests on the cell", decs: []spec.RangeDecision{a}, n: 3,
 			seq:     map[string][]float64{"x/s": {10}},
 			replays: map[string]int{"x/s": 1},
 			reasons: map[string]string{"x/s": "one replay: no range-decided claim rests on the cell"}},

@@ -15,6 +15,7 @@ import (
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // Config is one `rooftool profile` run.
@@ -280,7 +281,7 @@ func (r *Runner) openRunDir(devName, planHash string) (dir string, old *rundir.M
 // measures: the runner, the profilers' flags, the run and experiment
 // folders (dir, the external experiments' extDirs), the compile caches
 // (and their variables for the runner processes) and the range pass.
-func (r *Runner) recordOptions(dir string, ext []*kernels.Experiment, extDirs map[string]string) error {
+func (r *Runner) recordOptions(dir string, ext []*spec.Experiment, extDirs map[string]string) error {
 	cfg, m := r.cfg, r.m
 	opts := map[string]string{
 		"python":                 cfg.Python,
@@ -451,7 +452,7 @@ func PlanFor(cfg Config) (cells []PlannedCell, parts []int, costs []float64, has
 
 // planAll loads the specs (built-in and external) and plans every cell of
 // the selection, before any sharding.
-func planAll(cfg Config) ([]PlannedCell, []*kernels.Experiment, map[string]string, error) {
+func planAll(cfg Config) ([]PlannedCell, []*spec.Experiment, map[string]string, error) {
 	if cfg.Cmd != nil {
 		return nil, nil, nil, nil // Run discovers a --cmd program's cells
 	}
@@ -508,8 +509,8 @@ func finished(st rundir.PassStatus) bool {
 	return st.Status == rundir.StatusOK || st.Status == rundir.StatusSkipped
 }
 
-func orderedExps(cells []PlannedCell) []*kernels.Experiment {
-	var out []*kernels.Experiment
+func orderedExps(cells []PlannedCell) []*spec.Experiment {
+	var out []*spec.Experiment
 	for _, c := range cells {
 		if !slices.Contains(out, c.Exp) {
 			out = append(out, c.Exp)

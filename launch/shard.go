@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // Shard is one of Count disjoint parts of a planned sweep (Index 1-based);
@@ -244,7 +244,7 @@ func RangeGroups(cells []PlannedCell) []int {
 		}
 		return parent[i]
 	}
-	done := map[*kernels.Experiment]bool{}
+	done := map[*spec.Experiment]bool{}
 	for _, c := range cells {
 		if done[c.Exp] {
 			continue

@@ -5,11 +5,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 func TestShardSplit(t *testing.T) {
-	e := &kernels.Experiment{Name: "e"}
+	e := &spec.Experiment{Name: "e"}
 	var cells []PlannedCell
 	for _, v := range []string{"a", "b", "c"} {
 		for _, s := range []string{"n=1", "n=2", "n=4", "n=8"} {
@@ -69,7 +69,7 @@ func TestShardSplit(t *testing.T) {
 // at a shape run in one part, so each shard's replay rule sees both; cells
 // without the range pass are not linked.
 func TestShardKeepsRangeClaims(t *testing.T) {
-	e := &kernels.Experiment{Name: "e", Claims: []kernels.Claim{
+	e := &spec.Experiment{Name: "e", Claims: []spec.Claim{
 		{ID: "d", Metric: "dram_ratio", Candidate: "fused", Baseline: "eager", Op: "<", Threshold: 0.5},
 		{ID: "s", Metric: "speedup", Candidate: "other", Baseline: "eager", Op: ">", Threshold: 1.1},
 	}}

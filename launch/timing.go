@@ -5,10 +5,10 @@ import (
 	"path/filepath"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
-func (r *Runner) attemptTiming(ctx context.Context, exp *kernels.Experiment, cells []string) attemptResult {
+func (r *Runner) attemptTiming(ctx context.Context, exp *spec.Experiment, cells []string) attemptResult {
 	dir := r.rawDir(rundir.PassTiming, exp.Name)
 	removeCellFiles(dir, cells, ".json", ".check.json", ".time-error.json")
 	logf := filepath.Join(dir, "runner.log")

@@ -5,21 +5,21 @@ import (
 
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // experimentsOf loads the experiments a run is judged with: its own
 // snapshot of the specs and claims (specs/) where it has one, else the
 // ones built into rooftool, and says which; for a snapshot, the warnings
 // of missingClaims.
-func experimentsOf(run *rundir.Run) ([]*kernels.Experiment, string, []analysis.Warning, error) {
+func experimentsOf(run *rundir.Run) ([]*spec.Experiment, string, []analysis.Warning, error) {
 	if fsys, ok := run.Specs(); ok {
-		exps, err := kernels.LoadFS(fsys)
+		exps, err := spec.LoadFS(fsys)
 		if err != nil { // a snapshot that does not parse or validate is bad input (exit 2)
 			return nil, "", nil, &RunInputError{Run: run.Name, Msg: fmt.Sprintf("%s: %v", run.Path(rundir.SpecsDir), err)}
 		}
 		var warns []analysis.Warning
-		if builtin, err := kernels.Load(); err == nil {
+		if builtin, err := spec.Load(); err == nil {
 			fillEpilogues(exps, builtin)
 			fillDataflows(exps, builtin)
 			fillFusions(exps, builtin)
@@ -27,7 +27,7 @@ func experimentsOf(run *rundir.Run) ([]*kernels.Experiment, string, []analysis.W
 		}
 		return exps, "the run's own snapshot (" + rundir.SpecsDir + "/)", warns, nil
 	}
-	exps, err := kernels.Load()
+	exps, err := spec.Load()
 	return exps, "the claims built into this rooftool (the run keeps no snapshot of its own)", nil, err
 }
 
@@ -35,8 +35,8 @@ func experimentsOf(run *rundir.Run) ([]*kernels.Experiment, string, []analysis.W
 // has no claims.yaml, where rooftool's built-in experiment of that name has
 // claims: those claims are not judged (a run of a --cmd program without
 // --claims has no built-in experiment of its name, and no warning).
-func missingClaims(exps, builtin []*kernels.Experiment, run *rundir.Run) []analysis.Warning {
-	byName := map[string]*kernels.Experiment{}
+func missingClaims(exps, builtin []*spec.Experiment, run *rundir.Run) []analysis.Warning {
+	byName := map[string]*spec.Experiment{}
 	for _, e := range builtin {
 		byName[e.Name] = e
 	}
@@ -56,7 +56,7 @@ func missingClaims(exps, builtin []*kernels.Experiment, run *rundir.Run) []analy
 // those of the same experiment and variant built into rooftool, marked as
 // such in Epilogue: a model of what the fused kernel must move, not a
 // measurement, used only by the implementation-limited counterfactual.
-func fillEpilogues(exps, builtin []*kernels.Experiment) {
+func fillEpilogues(exps, builtin []*spec.Experiment) {
 	for _, e := range exps {
 		for _, b := range builtin {
 			if b.Name != e.Name {
@@ -77,7 +77,7 @@ func fillEpilogues(exps, builtin []*kernels.Experiment) {
 // experiment and variant built into rooftool, marked as such in From; a
 // cell whose kernels do not match it keeps launch-order chains (analysis
 // CellSequence).
-func fillDataflows(exps, builtin []*kernels.Experiment) {
+func fillDataflows(exps, builtin []*spec.Experiment) {
 	for _, e := range exps {
 		for _, b := range builtin {
 			if b.Name != e.Name {
@@ -107,7 +107,7 @@ func fillDataflows(exps, builtin []*kernels.Experiment) {
 // the best of one. The snapshot's claims are judged as they were; the added
 // ones say in their note where they come from, and a candidate the run has
 // no cells of is NOT MEASURED.
-func fillFusions(exps, builtin []*kernels.Experiment) {
+func fillFusions(exps, builtin []*spec.Experiment) {
 	for _, e := range exps {
 		if len(e.Fusions) > 0 {
 			continue
@@ -139,7 +139,7 @@ func fillFusions(exps, builtin []*kernels.Experiment) {
 
 // restates reports whether one of cs states c's claim: the same document,
 // line, quote, metric, test and baseline.
-func restates(cs []kernels.Claim, c kernels.Claim) bool {
+func restates(cs []spec.Claim, c spec.Claim) bool {
 	for _, s := range cs {
 		if s.Seed == c.Seed && s.Source == c.Source && s.Line == c.Line && s.Quote == c.Quote && s.Metric == c.Metric &&
 			s.Op == c.Op && s.Threshold == c.Threshold && s.Baseline == c.Baseline {

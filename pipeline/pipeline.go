@@ -2,7 +2,7 @@
 // a run directory (package ingest/rundir), reads its tables, ceilings.json
 // (or the catalog's ceilings, package gpu), the experiments and claims the
 // run is judged with (its own specs snapshot, else those built into
-// rooftool, package kernels), the check and timing JSON files, and runs
+// rooftool, package spec), the check and timing JSON files, and runs
 // package analysis over them, handing back one typed Result (Load,
 // LoadWith). Every consumer of a run's facts (reports and its plots, the
 // roofline command on a run directory, and the project and suggest
@@ -30,7 +30,7 @@ import (
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // Result is a run loaded and analysed: everything a report, a plot, a
@@ -38,7 +38,7 @@ import (
 type Result struct {
 	Name          string // run name, e.g. the run directory's base name
 	Run           *analysis.Run
-	Experiments   []*kernels.Experiment
+	Experiments   []*spec.Experiment
 	ClaimsFrom    string // where Experiments' specs and claims came from
 	Manifest      *rundir.Manifest
 	Checks        []Check

@@ -14,7 +14,7 @@ import (
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 	"github.com/rooftool/rooftool/testdata"
 )
 
@@ -49,7 +49,7 @@ func TestReadChecksFS(t *testing.T) {
 // them) each experiment gets its own clocks; with bare base names (older
 // tables) a shared shape is attributed to neither rather than to the wrong one.
 func TestTimingClocksSharedShapes(t *testing.T) {
-	exps, err := kernels.Load()
+	exps, err := spec.Load()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // timingEnv lists per experiment the devices and methods of its timing
@@ -56,7 +56,7 @@ func timingEnv(ts []ingest.Timing, mask analysis.PassMask) (devices, methods map
 // The rows of a cell whose timing pass mask leaves out are left out; a row
 // that names its file alone (older tables) cannot be told apart by variant
 // and is kept.
-func timingClocks(metas []ingest.Meta, timings []ingest.Timing, exps []*kernels.Experiment, mask analysis.PassMask) map[string]map[string][]float64 {
+func timingClocks(metas []ingest.Meta, timings []ingest.Timing, exps []*spec.Experiment, mask analysis.PassMask) map[string]map[string][]float64 {
 	// Timing meta rows name their file experiment/variant/<shape>.json. Tables
 	// ingested before that held the base name (<shape>.json) alone: such a
 	// file is attributed to the experiment of the run that owns that shape;

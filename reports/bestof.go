@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // BestOf says how a best-of claim's candidate was picked (METHOD.md, "Best
@@ -28,7 +28,7 @@ type FusionMember struct {
 // fusionValues measures the claim metric of every member of fusion g at a
 // shape, each against base ("": its own baseline). The warnings measuring
 // raises are not this decision's: they are dropped.
-func (x *index) fusionValues(e *kernels.Experiment, g, metric, base, shape string) []FusionMember {
+func (x *index) fusionValues(e *spec.Experiment, g, metric, base, shape string) []FusionMember {
 	keep := len(x.extra)
 	defer func() { x.extra = x.extra[:keep] }()
 	var out []FusionMember
@@ -79,7 +79,7 @@ func bestMember(ms []FusionMember, op string) *FusionMember {
 // decideBestOf judges a best-of claim at a shape on the member of its
 // fusion with the best median of the claim's metric, saying which was
 // picked, from what, and that the pick favours GO.
-func (x *index) decideBestOf(e *kernels.Experiment, c kernels.Claim, g, shape string) Decision {
+func (x *index) decideBestOf(e *spec.Experiment, c spec.Claim, g, shape string) Decision {
 	members := x.fusionValues(e, g, c.Metric, c.Baseline, shape)
 	best := bestMember(members, c.Op)
 	if best == nil {

@@ -10,8 +10,8 @@ import (
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/kernels"
 	"github.com/rooftool/rooftool/pipeline"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // Input is what Build turns into a Report: a run loaded and analysed by
@@ -36,7 +36,7 @@ func Build(in Input) *Report {
 	}
 	r.Warnings = append(r.Warnings, in.Warnings...)
 	r.Warnings = dedupe(r.Warnings)
-	exps := append([]*kernels.Experiment(nil), in.Experiments...)
+	exps := append([]*spec.Experiment(nil), in.Experiments...)
 	sort.SliceStable(exps, func(i, j int) bool { return exps[i].Name < exps[j].Name })
 	for _, e := range exps {
 		for _, c := range e.Claims {
@@ -87,7 +87,7 @@ func dedupe(ws []analysis.Warning) []analysis.Warning {
 	return out
 }
 
-func (x *index) experiment(e *kernels.Experiment, in Input) ExperimentReport {
+func (x *index) experiment(e *spec.Experiment, in Input) ExperimentReport {
 	er := ExperimentReport{Name: e.Name, Title: e.Title, Seeds: e.Seeds, Baseline: e.Baseline(), InRun: x.inRun[e.Name]}
 	er.Env = envOf(in, e.Name)
 	er.Plots = in.Plots[e.Name]
@@ -138,7 +138,7 @@ func (x *index) experiment(e *kernels.Experiment, in Input) ExperimentReport {
 
 // shapesOf lists the experiment's shapes that the run has, in spec order
 // (default grid, then sweeps), then any others the run has, sorted.
-func (x *index) shapesOf(e *kernels.Experiment) []string {
+func (x *index) shapesOf(e *spec.Experiment) []string {
 	has := map[string]bool{}
 	for k := range x.cells {
 		if k.Experiment == e.Name {
@@ -225,7 +225,7 @@ func codeOf(m *rundir.Manifest, exp string) (launch, knobs []string) {
 	return launch, knobs
 }
 
-func (x *index) row(e *kernels.Experiment, v kernels.Variant, shape string) (CellRow, []analysis.Warning) {
+func (x *index) row(e *spec.Experiment, v spec.Variant, shape string) (CellRow, []analysis.Warning) {
 	row := CellRow{Variant: v.Name, Role: v.Role}
 	row.Status, row.Reason = x.status(e.Name, v.Name, shape)
 	if th, ok := e.Theory[v.Name]; ok {
@@ -288,7 +288,7 @@ func (x *index) row(e *kernels.Experiment, v kernels.Variant, shape string) (Cel
 			}
 		}
 	}
-	if v.Role == kernels.RoleCandidate {
+	if v.Role == spec.RoleCandidate {
 		if cmp := x.comparison(e.Name, shape, e.BaselineFor(v.Name), v.Name); cmp != nil && cmp.Speedup.N > 0 {
 			s := cmp.Speedup
 			row.Speedup = &Value{Center: s.Center, Lo: s.Lo, Hi: s.Hi, N: s.N}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // seedsDir is the folder of the seed documents the claims cite: the one
@@ -36,7 +36,7 @@ func seedsDir() string {
 // Every claim quotes its seed document exactly, at the line it cites, and
 // names a metric and an operator the verdicts know.
 func TestClaimsCiteTheirSeeds(t *testing.T) {
-	exps, err := kernels.Load()
+	exps, err := spec.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,8 +69,8 @@ func TestClaimsCiteTheirSeeds(t *testing.T) {
 				inSpec[s] = true
 			}
 			for _, s := range c.Shapes {
-				vars, err := kernels.ParseShape(s)
-				if err != nil || kernels.CanonicalShape(vars, e.Vars) != s {
+				vars, err := spec.ParseShape(s)
+				if err != nil || spec.CanonicalShape(vars, e.Vars) != s {
 					t.Errorf("%s/%s: shape %q is not canonical", e.Name, c.ID, s)
 				}
 				if !inSpec[s] {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/cellkey"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // Counterfactual is a claim's metric had the candidate's GEMM main loops
@@ -54,7 +54,7 @@ const assumeFreeEpilogue = "the fused epilogue is free: the candidate's GEMM ker
 // main-loop excess taken out: its extra GEMM cycles (timeCounterfactual),
 // or its extra GEMM DRAM bytes beyond those its fused epilogues must still
 // move (dramCounterfactual).
-func (x *index) counterfactual(e *kernels.Experiment, metric, cand, base, shape string, ml analysis.MainLoops) (Counterfactual, bool) {
+func (x *index) counterfactual(e *spec.Experiment, metric, cand, base, shape string, ml analysis.MainLoops) (Counterfactual, bool) {
 	cc, bc := x.cells[cellkey.New(e.Name, cand, shape)], x.cells[cellkey.New(e.Name, base, shape)]
 	if !okCell(cc) || !okCell(bc) {
 		return Counterfactual{}, false
@@ -142,7 +142,7 @@ func (x *index) timeCounterfactual(cf Counterfactual, metric string, cc, bc *ana
 // baseline's kernel-pass bytes. Range-pass bytes (what the claim is judged
 // on) neither bound nor are bounded by kernel-pass bytes (METHOD.md), so
 // the excess is never taken off them. One kernel pass per cell: a point.
-func (x *index) dramCounterfactual(cf Counterfactual, e *kernels.Experiment, metric string, cc, bc *analysis.CellFact, ml analysis.MainLoops) (Counterfactual, bool) {
+func (x *index) dramCounterfactual(cf Counterfactual, e *spec.Experiment, metric string, cc, bc *analysis.CellFact, ml analysis.MainLoops) (Counterfactual, bool) {
 	cf.Pass = cfPassKernel
 	cb, bb := cc.DRAMBytesKernels, bc.DRAMBytesKernels
 	if cb <= 0 || bb <= 0 {
@@ -218,7 +218,7 @@ func oneCallDevice(c *analysis.CellFact) (analysis.Interval, []string) {
 
 // epilogueBytes evaluates the candidate's epilogue_bytes (claims.yaml
 // theory) at a shape, with the assumption it makes in words.
-func (x *index) epilogueBytes(e *kernels.Experiment, variant, shape string) (float64, string) {
+func (x *index) epilogueBytes(e *spec.Experiment, variant, shape string) (float64, string) {
 	th, ok := e.Theory[variant]
 	if !ok || th.EpilogueBytes == "" {
 		return 0, fmt.Sprintf("claims.yaml states no epilogue operands for %s: none kept, so the bound may be looser still", variant)

@@ -16,7 +16,7 @@ import (
 	"testing"
 
 	"github.com/rooftool/rooftool/analysis"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // The implementation-limited counterfactuals of gated_ssm in run
@@ -55,7 +55,7 @@ func TestCounterfactualsRun161238(t *testing.T) {
 	// the report; it is computed here as the report would.
 	x := newIndex(in.Run, in.Manifest, in.Checks)
 	x.clocks, x.deviceClocks = in.CellSMClocks, in.CellDeviceSMClocks
-	var exp *kernels.Experiment
+	var exp *spec.Experiment
 	for _, e := range in.Experiments {
 		if e.Name == "gated_ssm" {
 			exp = e

@@ -10,8 +10,8 @@ import (
 	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/kernels"
 	"github.com/rooftool/rooftool/pipeline"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // DiffJSONVersion is the value of the "rooftool_diff" key of `rooftool
@@ -295,7 +295,7 @@ func geomean(rows []DiffRow) *DiffGeomean {
 // experiment by name, then variant and shape (default grid, then sweeps)
 // in spec order; names the specs lack sort after, by name.
 func cellOrder() func(a, b cellkey.Key) bool {
-	exps, _ := kernels.Load()
+	exps, _ := spec.Load()
 	vi, si := map[string]int{}, map[string]int{}
 	for _, e := range exps {
 		for i, v := range e.Variants {

@@ -7,7 +7,7 @@ import (
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // The DRAM bytes a range-decided verdict judges come with the spread of the
@@ -19,26 +19,26 @@ import (
 // carries analysis.WarnDRAMOneReplay.
 
 // dramValue is a cell's DRAM bytes with the spread of its range replays
-// (kernels.SpreadOf); a point (N 0) where the bytes come from the kernel pass.
+// (spec.SpreadOf); a point (N 0) where the bytes come from the kernel pass.
 func dramValue(c *analysis.CellFact) Value {
 	b, _ := dramOf(c)
 	v := point(b)
 	if c != nil && c.DRAMBytesRange > 0 && len(c.DRAMBytesRangeReplays) > 0 {
-		s := kernels.SpreadOf(c.DRAMBytesRangeReplays)
+		s := spec.SpreadOf(c.DRAMBytesRangeReplays)
 		v.Lo, v.Hi, v.N = s.Lo, s.Hi, s.N
 	}
 	return v
 }
 
-func spreadOf(v Value) kernels.DRAMSpread {
-	return kernels.DRAMSpread{Center: v.Center, Lo: v.Lo, Hi: v.Hi, N: v.N}
+func spreadOf(v Value) spec.DRAMSpread {
+	return spec.DRAMSpread{Center: v.Center, Lo: v.Lo, Hi: v.Hi, N: v.N}
 }
 
-func valueOf(s kernels.DRAMSpread) Value { return Value{Center: s.Center, Lo: s.Lo, Hi: s.Hi, N: s.N} }
+func valueOf(s spec.DRAMSpread) Value { return Value{Center: s.Center, Lo: s.Lo, Hi: s.Hi, N: s.N} }
 
-// dramRatio is cand / base over their spreads (kernels.DRAMRatio).
+// dramRatio is cand / base over their spreads (spec.DRAMRatio).
 func dramRatio(cand, base Value) Value {
-	return valueOf(kernels.DRAMRatio(spreadOf(cand), spreadOf(base)))
+	return valueOf(spec.DRAMRatio(spreadOf(cand), spreadOf(base)))
 }
 
 // spreadNote says a DRAM value's replays: "n=3 range replays, 68.50
@@ -77,7 +77,7 @@ type ReplayBasis struct {
 // reason: "rests on 3 range replays (near threshold after 3: ...)", or,
 // where the cells differ, "rests on range replays: fused 1 (...), unfused
 // 3 (...)".
-func (x *index) replayBasis(e *kernels.Experiment, d *Decision) {
+func (x *index) replayBasis(e *spec.Experiment, d *Decision) {
 	if d.Measured == nil || passFor(d.Metric) != rundir.PassRange || family(d.Metric) != metricFamilyDRAM {
 		return
 	}

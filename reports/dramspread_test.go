@@ -6,13 +6,13 @@ import (
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // A range-decided DRAM decision says the replays each cell rests on and the
 // manifest's reason for them; a time claim says nothing of replays.
 func TestReplayBasis(t *testing.T) {
-	e := &kernels.Experiment{Name: "x"}
+	e := &spec.Experiment{Name: "x"}
 	const near = "near threshold after 3, the --range-replays most: claim d dram_ratio 0.71 vs <= 0.7, 1.4% off, within 5%"
 	cell := func(n int) *analysis.CellFact {
 		return &analysis.CellFact{DRAMBytesRangeReplays: make([]float64, n)}

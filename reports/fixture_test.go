@@ -7,8 +7,8 @@ import (
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/kernels"
 	"github.com/rooftool/rooftool/pipeline"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // syntheticJudged is syntheticInput judged with the claims built into
@@ -16,7 +16,7 @@ import (
 func syntheticJudged(t *testing.T) Input {
 	t.Helper()
 	in := syntheticInput()
-	exps, err := kernels.Load()
+	exps, err := spec.Load()
 	if err != nil {
 		t.Fatal(err)
 	}

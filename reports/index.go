@@ -7,8 +7,8 @@ import (
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/kernels"
 	"github.com/rooftool/rooftool/pipeline"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // cellMissing is CellFact.Status for a cell of the spec without data.
@@ -203,7 +203,7 @@ func (x *index) warningsFor(exp, shape, cand, base string) []analysis.Warning {
 }
 
 // shapesFor lists the shapes a claim is judged at.
-func (x *index) shapesFor(e *kernels.Experiment, c kernels.Claim) []string {
+func (x *index) shapesFor(e *spec.Experiment, c spec.Claim) []string {
 	if len(c.Shapes) > 0 {
 		return c.Shapes
 	}

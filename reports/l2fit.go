@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/rooftool/rooftool/cellkey"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // l2SavesShare is the share of a claimed DRAM saving the unfused variant
@@ -18,7 +18,7 @@ const l2SavesShare = 0.10
 // between its kernels). Where the second is a real share of the first, the
 // decision says that L2 gives that much of the claimed saving without any
 // fused kernel, before one is written.
-func (x *index) l2AlreadySaves(e *kernels.Experiment, d *Decision) {
+func (x *index) l2AlreadySaves(e *spec.Experiment, d *Decision) {
 	switch d.Metric {
 	case MetricDRAMRatio, MetricDRAMReduction, MetricDRAMBytes, MetricElementwiseDRAM:
 	default:

@@ -7,7 +7,7 @@ import (
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/gpu"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // LimitedByImplementation is Decision.LimitedBy when the candidate is
@@ -70,7 +70,7 @@ func notAGEMM(m analysis.MainLoops) string {
 // metric at best had the candidate's GEMMs taken the baseline's cycles and
 // bytes (an optimistic bound, never judged). The verdict still follows the
 // rules.
-func (x *index) limitedBy(e *kernels.Experiment, d *Decision) {
+func (x *index) limitedBy(e *spec.Experiment, d *Decision) {
 	onTime, ok := limitedFamilies[family(d.Metric)]
 	if d.Measured == nil || !ok || d.Metric == MetricElementwiseDRAM {
 		return
@@ -120,7 +120,7 @@ func (x *index) limitedBy(e *kernels.Experiment, d *Decision) {
 // their extra cycles against the allowance its GEMMs' extra DRAM bytes take
 // at the run's DRAM bandwidth; on DRAM, their extra bytes against those its
 // fused epilogues must move. It fills lim and returns the finding in words.
-func (x *index) libraryLeg(e *kernels.Experiment, d *Decision, ml analysis.MainLoops, onTime bool, lim *ImplementationLimit) string {
+func (x *index) libraryLeg(e *spec.Experiment, d *Decision, ml analysis.MainLoops, onTime bool, lim *ImplementationLimit) string {
 	m := analysis.DefaultMainLoopMargin
 	lim.ExtraGEMMBytes = ml.ExtraDRAM()
 	if !onTime {
@@ -166,7 +166,7 @@ func (x *index) dramBandwidth() (float64, string) {
 // samples, or disjoint device-time intervals; DRAM claims: more than the
 // margin more bytes, the replays' spreads apart). It fills lim and returns
 // the finding in words.
-func (x *index) fusionLeg(e *kernels.Experiment, d *Decision, base string, lim *ImplementationLimit) string {
+func (x *index) fusionLeg(e *spec.Experiment, d *Decision, base string, lim *ImplementationLimit) string {
 	g := e.FusionOf(d.Candidate)
 	if g == "" {
 		return ""
@@ -207,7 +207,7 @@ func (x *index) fusionLeg(e *kernels.Experiment, d *Decision, base string, lim *
 
 // boundFraction is a variant's roofline floor under its model over its
 // measured device time: 1 is at the roof.
-func (x *index) boundFraction(e *kernels.Experiment, variant, shape string) *float64 {
+func (x *index) boundFraction(e *spec.Experiment, variant, shape string) *float64 {
 	c := x.cells[cellkey.New(e.Name, variant, shape)]
 	if !okCell(c) {
 		return nil

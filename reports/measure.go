@@ -9,7 +9,7 @@ import (
 	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // dramOf is a cell's DRAM bytes (analysis.CellFact.DRAM).
@@ -22,7 +22,7 @@ func dramOf(c *analysis.CellFact) (float64, string) {
 
 // measure returns the claim metric's measured value, or why it has none,
 // and a note on how it was measured (metricTable's measure).
-func (x *index) measure(e *kernels.Experiment, metric, cand, base, shape string) (v Value, missing, note string) {
+func (x *index) measure(e *spec.Experiment, metric, cand, base, shape string) (v Value, missing, note string) {
 	r, ok := metricOf(metric)
 	if !ok {
 		return v, fmt.Sprintf("claims.yaml: unknown metric %q (want one of %s)", metric, strings.Join(Metrics, ", ")), ""
@@ -35,11 +35,11 @@ func okCell(c *analysis.CellFact) bool {
 	return c != nil && c.Status != cellMissing && c.Status != rundir.StatusFailed && c.Status != rundir.StatusSkipped
 }
 
-func (x *index) cellsOf(e *kernels.Experiment, cand, base, shape string) (cc, bc *analysis.CellFact) {
+func (x *index) cellsOf(e *spec.Experiment, cand, base, shape string) (cc, bc *analysis.CellFact) {
 	return x.cells[cellkey.New(e.Name, cand, shape)], x.cells[cellkey.New(e.Name, base, shape)]
 }
 
-func (x *index) measureSpeedup(e *kernels.Experiment, cand, base, shape string) (v Value, missing, note string) {
+func (x *index) measureSpeedup(e *spec.Experiment, cand, base, shape string) (v Value, missing, note string) {
 	cc, bc := x.cellsOf(e, cand, base, shape)
 	cmp := x.comparison(e.Name, shape, base, cand)
 	if cmp == nil || cmp.Speedup.N == 0 {
@@ -76,7 +76,7 @@ func deviceSpeedup(bc, cc *analysis.CellFact) (Value, string, bool) {
 	return Value{Center: v, Lo: v, Hi: v, N: 1}, "kernel sums of one profiled call", true
 }
 
-func (x *index) measureGPUSpeedup(e *kernels.Experiment, cand, base, shape string) (v Value, missing, note string) {
+func (x *index) measureGPUSpeedup(e *spec.Experiment, cand, base, shape string) (v Value, missing, note string) {
 	cc, bc := x.cellsOf(e, cand, base, shape)
 	dv, how, ok := deviceSpeedup(bc, cc)
 	if !ok {
@@ -96,7 +96,7 @@ func (x *index) measureGPUSpeedup(e *kernels.Experiment, cand, base, shape strin
 	return dv, "", note
 }
 
-func (x *index) measureTime(e *kernels.Experiment, cand, base, shape string) (v Value, missing, note string) {
+func (x *index) measureTime(e *spec.Experiment, cand, base, shape string) (v Value, missing, note string) {
 	cc, _ := x.cellsOf(e, cand, base, shape)
 	if !okCell(cc) || cc.Wall.N == 0 {
 		return v, x.whyMissing(e.Name, cand, shape, MetricTimeUs, "wall-time samples"), ""
@@ -109,7 +109,7 @@ func (x *index) measureTime(e *kernels.Experiment, cand, base, shape string) (v 
 	return Value{Center: w.Center * 1e3, Lo: w.Lo * 1e3, Hi: w.Hi * 1e3, N: w.N}, "", note
 }
 
-func (x *index) measureKernelCount(e *kernels.Experiment, cand, base, shape string) (v Value, missing, note string) {
+func (x *index) measureKernelCount(e *spec.Experiment, cand, base, shape string) (v Value, missing, note string) {
 	cc, _ := x.cellsOf(e, cand, base, shape)
 	if !okCell(cc) || cc.Kernels == 0 {
 		return v, x.whyMissing(e.Name, cand, shape, MetricKernelCount, "kernel count"), ""
@@ -117,7 +117,7 @@ func (x *index) measureKernelCount(e *kernels.Experiment, cand, base, shape stri
 	return point(float64(cc.Kernels)), "", ""
 }
 
-func (x *index) measureElementwiseKernels(e *kernels.Experiment, cand, base, shape string) (v Value, missing, note string) {
+func (x *index) measureElementwiseKernels(e *spec.Experiment, cand, base, shape string) (v Value, missing, note string) {
 	cc, _ := x.cellsOf(e, cand, base, shape)
 	if !okCell(cc) || cc.Kernels == 0 {
 		return v, x.whyMissing(e.Name, cand, shape, MetricElementwiseKernels, "kernel count"), ""
@@ -129,7 +129,7 @@ func (x *index) measureElementwiseKernels(e *kernels.Experiment, cand, base, sha
 	return point(float64(n)), "", how
 }
 
-func (x *index) measureKernelReduction(e *kernels.Experiment, cand, base, shape string) (v Value, missing, note string) {
+func (x *index) measureKernelReduction(e *spec.Experiment, cand, base, shape string) (v Value, missing, note string) {
 	cc, bc := x.cellsOf(e, cand, base, shape)
 	if !okCell(bc) || bc.Kernels == 0 {
 		return v, x.whyMissing(e.Name, base, shape, MetricKernelReduction, "kernel count"), ""
@@ -140,7 +140,7 @@ func (x *index) measureKernelReduction(e *kernels.Experiment, cand, base, shape 
 	return point(float64(bc.Kernels - cc.Kernels)), "", fmt.Sprintf("%d -> %d kernels", bc.Kernels, cc.Kernels)
 }
 
-func (x *index) measureDRAMRatio(e *kernels.Experiment, cand, base, shape string) (v Value, missing, note string) {
+func (x *index) measureDRAMRatio(e *spec.Experiment, cand, base, shape string) (v Value, missing, note string) {
 	cc, bc := x.cellsOf(e, cand, base, shape)
 	bb, bn := dramOf(bc)
 	if !okCell(bc) || bb == 0 {
@@ -176,15 +176,15 @@ func l2Of(c *analysis.CellFact) float64 {
 	return c.L2Bytes
 }
 
-func (x *index) measureDRAMReduction(e *kernels.Experiment, cand, base, shape string) (v Value, missing, note string) {
+func (x *index) measureDRAMReduction(e *spec.Experiment, cand, base, shape string) (v Value, missing, note string) {
 	v, missing, note = x.measureDRAMRatio(e, cand, base, shape)
 	if missing == "" {
-		v = valueOf(kernels.DRAMReduction(spreadOf(v)))
+		v = valueOf(spec.DRAMReduction(spreadOf(v)))
 	}
 	return v, missing, note
 }
 
-func (x *index) measureDRAMBytes(e *kernels.Experiment, cand, base, shape string) (v Value, missing, note string) {
+func (x *index) measureDRAMBytes(e *spec.Experiment, cand, base, shape string) (v Value, missing, note string) {
 	cc, _ := x.cellsOf(e, cand, base, shape)
 	cb, cn := dramOf(cc)
 	if !okCell(cc) || cb == 0 {
@@ -198,7 +198,7 @@ func (x *index) measureDRAMBytes(e *kernels.Experiment, cand, base, shape string
 // on the same inputs, as the seeds state it, with the error against the
 // float32 reference beside it. A run whose check pass measured only the
 // latter shows it, voided (missing-metric): it is not what the claim states.
-func (x *index) measureRelError(e *kernels.Experiment, cand, base, shape string) (v Value, missing, note string) {
+func (x *index) measureRelError(e *spec.Experiment, cand, base, shape string) (v Value, missing, note string) {
 	ck := x.checks[cellkey.New(e.Name, cand, shape)]
 	if ck == nil || ck.MaxRelErr == nil {
 		if ck != nil && ck.Error != "" {
@@ -231,7 +231,7 @@ func (x *index) measureRelError(e *kernels.Experiment, cand, base, shape string)
 // from the ncu kernel pass: the baseline's elementwise kernels carry its
 // elementwise traffic; the candidate's is what its kernels move beyond the
 // baseline's GEMM kernels (GEMM traffic taken as unchanged).
-func (x *index) elementwiseDRAM(e *kernels.Experiment, cand, base, shape string) (v Value, missing, note string) {
+func (x *index) elementwiseDRAM(e *spec.Experiment, cand, base, shape string) (v Value, missing, note string) {
 	bk := x.kernels[cellkey.New(e.Name, base, shape)]
 	ck := x.kernels[cellkey.New(e.Name, cand, shape)]
 	if len(bk) == 0 {
@@ -287,7 +287,7 @@ func (x *index) elementwiseCount(c *analysis.CellFact) (int, string) {
 // bound of the models: t = max(DRAM bytes / DRAM roof, FLOPs / compute roof
 // of the experiment's dtype), so a reader sees the floor a latency target
 // has to beat.
-func (x *index) theoryOf(e *kernels.Experiment, metric, cand, base, shape string) *float64 {
+func (x *index) theoryOf(e *spec.Experiment, metric, cand, base, shape string) *float64 {
 	r, ok := metricOf(metric)
 	if !ok || r.theory == nil {
 		return nil
@@ -301,7 +301,7 @@ func (x *index) theoryOf(e *kernels.Experiment, metric, cand, base, shape string
 }
 
 // theoryDRAM is a variant's DRAM bytes under its model.
-func theoryDRAM(e *kernels.Experiment, v, shape string) (float64, bool) {
+func theoryDRAM(e *spec.Experiment, v, shape string) (float64, bool) {
 	th, has := e.Theory[v]
 	if !has || th.DRAMBytes == "" {
 		return 0, false
@@ -312,7 +312,7 @@ func theoryDRAM(e *kernels.Experiment, v, shape string) (float64, bool) {
 
 func ptr(v float64) *float64 { return &v }
 
-func (x *index) theoryDRAMRatio(e *kernels.Experiment, cand, base, shape string) *float64 {
+func (x *index) theoryDRAMRatio(e *spec.Experiment, cand, base, shape string) *float64 {
 	cb, ok1 := theoryDRAM(e, cand, shape)
 	bb, ok2 := theoryDRAM(e, base, shape)
 	if !ok1 || !ok2 {
@@ -321,21 +321,21 @@ func (x *index) theoryDRAMRatio(e *kernels.Experiment, cand, base, shape string)
 	return ptr(cb / bb)
 }
 
-func (x *index) theoryDRAMBytes(e *kernels.Experiment, cand, base, shape string) *float64 {
+func (x *index) theoryDRAMBytes(e *spec.Experiment, cand, base, shape string) *float64 {
 	if cb, ok := theoryDRAM(e, cand, shape); ok {
 		return ptr(cb)
 	}
 	return nil
 }
 
-func (x *index) theoryKernelCount(e *kernels.Experiment, cand, base, shape string) *float64 {
+func (x *index) theoryKernelCount(e *spec.Experiment, cand, base, shape string) *float64 {
 	if v := e.Variant(cand); v != nil && v.Kernels > 0 {
 		return ptr(float64(v.Kernels))
 	}
 	return nil
 }
 
-func (x *index) theoryKernelReduction(e *kernels.Experiment, cand, base, shape string) *float64 {
+func (x *index) theoryKernelReduction(e *spec.Experiment, cand, base, shape string) *float64 {
 	cv, bv := e.Variant(cand), e.Variant(base)
 	if cv != nil && bv != nil && cv.Kernels > 0 && bv.Kernels > 0 {
 		return ptr(float64(bv.Kernels - cv.Kernels))
@@ -343,14 +343,14 @@ func (x *index) theoryKernelReduction(e *kernels.Experiment, cand, base, shape s
 	return nil
 }
 
-func (x *index) theoryTime(e *kernels.Experiment, cand, base, shape string) *float64 {
+func (x *index) theoryTime(e *spec.Experiment, cand, base, shape string) *float64 {
 	if t, ok := x.rooflineTime(e, cand, shape); ok {
 		return ptr(t * 1e6)
 	}
 	return nil
 }
 
-func (x *index) theorySpeedup(e *kernels.Experiment, cand, base, shape string) *float64 {
+func (x *index) theorySpeedup(e *spec.Experiment, cand, base, shape string) *float64 {
 	tc, ok1 := x.rooflineTime(e, cand, shape)
 	tb, ok2 := x.rooflineTime(e, base, shape)
 	if ok1 && ok2 {
@@ -380,7 +380,7 @@ func computeRoof(dtype string) string {
 
 // rooflineTime is the roofline lower bound of a variant's run time under
 // its models, in seconds.
-func (x *index) rooflineTime(e *kernels.Experiment, variant, shape string) (float64, bool) {
+func (x *index) rooflineTime(e *spec.Experiment, variant, shape string) (float64, bool) {
 	th, ok := e.Theory[variant]
 	if !ok {
 		return 0, false

@@ -5,10 +5,10 @@ import (
 	"strings"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
-// Metrics a claim can test (kernels.Claim.Metric). Each is one row of
+// Metrics a claim can test (spec.Claim.Metric). Each is one row of
 // metricTable.
 const (
 	MetricSpeedup            = "speedup"                  // baseline wall time / candidate wall time, 95% CI
@@ -46,9 +46,9 @@ type metricRow struct {
 	format   func(float64) string
 	// measure returns the measured value, or why there is none, and a note
 	// on how it was measured and what else was measured beside it.
-	measure func(x *index, e *kernels.Experiment, cand, base, shape string) (v Value, missing, note string)
+	measure func(x *index, e *spec.Experiment, cand, base, shape string) (v Value, missing, note string)
 	// theory is the metric under the claims.yaml models (nil: none).
-	theory func(x *index, e *kernels.Experiment, cand, base, shape string) *float64
+	theory func(x *index, e *spec.Experiment, cand, base, shape string) *float64
 }
 
 // metricTable is filled by init: its measure functions reach metricOf

@@ -10,7 +10,7 @@ import (
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/gpu"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // QualityRow is how well one candidate's own kernels do at one shape,
@@ -46,11 +46,11 @@ type QualityRow struct {
 }
 
 // quality lists a row per candidate and shape that has ncu kernel facts.
-func (x *index) quality(e *kernels.Experiment) []QualityRow {
+func (x *index) quality(e *spec.Experiment) []QualityRow {
 	var out []QualityRow
 	for _, s := range x.shapesOf(e) {
 		for _, v := range e.Variants {
-			if v.Role != kernels.RoleCandidate {
+			if v.Role != spec.RoleCandidate {
 				continue
 			}
 			ck := x.kernels[cellkey.New(e.Name, v.Name, s)]
@@ -110,7 +110,7 @@ type FusionBestRow struct {
 
 // fusionBest lists, per shape and fusion, the member of rows with the
 // highest GEMM speed of library (ties: the first in the fusion's order).
-func (x *index) fusionBest(e *kernels.Experiment, rows []QualityRow) []FusionBestRow {
+func (x *index) fusionBest(e *spec.Experiment, rows []QualityRow) []FusionBestRow {
 	var out []FusionBestRow
 	for _, s := range x.shapesOf(e) {
 		for _, g := range slices.Sorted(maps.Keys(e.Fusions)) {

@@ -14,8 +14,8 @@ import (
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/kernels"
 	"github.com/rooftool/rooftool/pipeline"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // golden compares got with testdata/<name>, or rewrites it with -update.
@@ -118,7 +118,7 @@ func TestVerdictsSynthetic(t *testing.T) {
 		}
 	}
 	// Every claim of every experiment appears at least once.
-	exps, _ := kernels.Load()
+	exps, _ := spec.Load()
 	for _, e := range exps {
 		for _, c := range e.Claims {
 			find(t, r, e.Name, c.ID, "")
@@ -214,7 +214,7 @@ func TestTableAligned(t *testing.T) {
 // baseline, from the cells' samples, when analysis compared it with the
 // forward baseline only; too few samples give an unbounded interval.
 func TestComparisonFallback(t *testing.T) {
-	exps, err := kernels.Load()
+	exps, err := spec.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +267,7 @@ func TestComparisonFallback(t *testing.T) {
 // Clocks that differ between the two cells' timing passes void a speedup
 // only when a clock correction could change its verdict.
 func TestClockCheck(t *testing.T) {
-	exps, err := kernels.Load()
+	exps, err := spec.Load()
 	if err != nil {
 		t.Fatal(err)
 	}

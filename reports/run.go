@@ -11,8 +11,8 @@ import (
 
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/kernels"
 	"github.com/rooftool/rooftool/roofline"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // WarnPlotFailed is the code of a warning for a plot that could not be
@@ -45,7 +45,7 @@ func writeFormats(outDir string, rep *Report, formats []string) error {
 
 // writePlots draws the charts roofline.Plan calls for into dir. A plot
 // that fails becomes a warning in the report, never a failure of the report.
-func writePlots(ctx context.Context, dir string, run *analysis.Run, exps []*kernels.Experiment, ws []analysis.Warning) (map[string][]Plot, []analysis.Warning) {
+func writePlots(ctx context.Context, dir string, run *analysis.Run, exps []*spec.Experiment, ws []analysis.Warning) (map[string][]Plot, []analysis.Warning) {
 	plots := map[string][]Plot{}
 	charts := roofline.Plan(run, exps)
 	if len(charts) == 0 {

@@ -8,7 +8,7 @@ import (
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // voidRule is one warning code's rule: which claim metrics it voids.
@@ -118,7 +118,7 @@ func judge(metric string, m Value, op string, thr float64) (verdict, reason stri
 
 // decide judges one claim at one shape; a best-of claim on the best member
 // of its fusion (decideBestOf).
-func (x *index) decide(e *kernels.Experiment, c kernels.Claim, shape string) Decision {
+func (x *index) decide(e *spec.Experiment, c spec.Claim, shape string) Decision {
 	if g, ok := c.BestOf(); ok {
 		return x.decideBestOf(e, c, g, shape)
 	}
@@ -126,7 +126,7 @@ func (x *index) decide(e *kernels.Experiment, c kernels.Claim, shape string) Dec
 }
 
 // decideOne judges a claim on one candidate at one shape.
-func (x *index) decideOne(e *kernels.Experiment, c kernels.Claim, shape string) Decision {
+func (x *index) decideOne(e *spec.Experiment, c spec.Claim, shape string) Decision {
 	base := c.Baseline
 	if base == "" && needsBaseline(c.Metric) {
 		base = e.BaselineFor(c.Candidate)

@@ -14,7 +14,7 @@ import (
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 const nvtxHeader = "thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg"
@@ -33,11 +33,11 @@ func TestPipelineSyntheticExport(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
 	defer mem.AssertSize(t, 0)
 	dir := t.TempDir()
-	exps, err := kernels.Load()
+	exps, err := spec.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sw *kernels.Experiment
+	var sw *spec.Experiment
 	for _, e := range exps {
 		if e.Name == "swiglu" {
 			sw = e
@@ -49,7 +49,7 @@ func TestPipelineSyntheticExport(t *testing.T) {
 	shape := sw.Shapes[0]
 	base, cand := sw.Baseline(), ""
 	for _, v := range sw.Variants {
-		if v.Role == kernels.RoleCandidate {
+		if v.Role == spec.RoleCandidate {
 			cand = v.Name
 			break
 		}

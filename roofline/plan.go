@@ -5,15 +5,15 @@ import (
 	"sort"
 
 	"github.com/rooftool/rooftool/analysis"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // Chart is one plot a run calls for: a roofline of one (experiment, shape)
 // or the charts of one sweep.
 type Chart struct {
 	Experiment string
-	Shape      string         // a roofline's shape; "" with Experiment "" is the whole export
-	Sweep      *kernels.Sweep // set for a sweep's charts
+	Shape      string      // a roofline's shape; "" with Experiment "" is the whole export
+	Sweep      *spec.Sweep // set for a sweep's charts
 }
 
 // Title names the chart in a report.
@@ -34,7 +34,7 @@ func (c Chart) Title() string {
 // per sweep with two or more shapes in the run; then a roofline per other
 // (experiment, shape) of which the run has ncu kernels (sweep shapes
 // profiled under every pass, exports outside the specs), sorted.
-func Plan(run *analysis.Run, exps []*kernels.Experiment) []Chart {
+func Plan(run *analysis.Run, exps []*spec.Experiment) []Chart {
 	if run == nil {
 		return nil
 	}

@@ -13,7 +13,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/rooftool/rooftool/analysis"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // SaveRoofline writes a roofline plot as dir/base.png and dir/base.svg at the
@@ -25,7 +25,7 @@ func SaveRoofline(p *plot.Plot, dir, base string) ([]string, error) {
 // shapeTick labels a sweep shape by its swept variable ("M=512"), else the
 // whole shape.
 func shapeTick(shape, v string) string {
-	vars, err := kernels.ParseShape(shape)
+	vars, err := spec.ParseShape(shape)
 	if err != nil {
 		return shape
 	}
@@ -39,7 +39,7 @@ func shapeTick(shape, v string) string {
 // sweep: the median ratio with its 95% interval as bars, a dashed line at
 // 1.0, significant points filled and the others hollow. Unbounded intervals
 // (too few samples) have no bar and are counted in a warning.
-func SweepPlot(run *analysis.Run, experiment string, sweep kernels.Sweep) (*plot.Plot, []analysis.Warning, error) {
+func SweepPlot(run *analysis.Run, experiment string, sweep spec.Sweep) (*plot.Plot, []analysis.Warning, error) {
 	idx := map[string]int{}
 	for i, s := range sweep.Shapes {
 		idx[s] = i
@@ -192,7 +192,7 @@ func categoryTicks(shapes []string, v string) plot.ConstantTicks {
 // timeline, else ncu), relative to the baseline's total at that shape:
 // tensor kernels in blue, elementwise kernels in orange, so the launches a
 // fusion removes show as missing segments.
-func KernelsPlot(run *analysis.Run, experiment string, sweep kernels.Sweep) (*plot.Plot, []analysis.Warning, error) {
+func KernelsPlot(run *analysis.Run, experiment string, sweep spec.Sweep) (*plot.Plot, []analysis.Warning, error) {
 	idx := map[string]int{}
 	for i, s := range sweep.Shapes {
 		idx[s] = i
@@ -224,10 +224,10 @@ func KernelsPlot(run *analysis.Run, experiment string, sweep kernels.Sweep) (*pl
 			seen[c.Variant] = true
 			variants = append(variants, c.Variant)
 		}
-		if c.Role == kernels.RoleBaseline && baseline == "" {
+		if c.Role == spec.RoleBaseline && baseline == "" {
 			baseline = c.Variant
 		}
-		if c.Role == kernels.RoleBaseline && c.Variant == baseline {
+		if c.Role == spec.RoleBaseline && c.Variant == baseline {
 			baseTotal[c.Shape] = c.GPUTimeNs
 		}
 	}
@@ -272,7 +272,7 @@ func KernelsPlot(run *analysis.Run, experiment string, sweep kernels.Sweep) (*pl
 		tot := baseTotal[c.Shape]
 		if b, ok := baseOf[c.Variant]; ok && total[[2]string{c.Shape, b}] > 0 {
 			tot = total[[2]string{c.Shape, b}]
-		} else if c.Role == kernels.RoleBaseline && c.GPUTimeNs > 0 {
+		} else if c.Role == spec.RoleBaseline && c.GPUTimeNs > 0 {
 			tot = c.GPUTimeNs
 		}
 		if tot <= 0 {

@@ -13,12 +13,12 @@ import (
 
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/gpu"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 const goldenDir = "testdata/golden"
 
-var swigluSweep = kernels.Sweep{Name: "M", Var: "M", Shapes: []string{
+var swigluSweep = spec.Sweep{Name: "M", Var: "M", Shapes: []string{
 	"M=128,N=4096,K=7168", "M=256,N=4096,K=7168", "M=512,N=4096,K=7168",
 	"M=1024,N=4096,K=7168", "M=2048,N=4096,K=7168", "M=4096,N=4096,K=7168"}}
 

@@ -16,7 +16,7 @@ import (
 	"gonum.org/v1/plot"
 
 	"github.com/rooftool/rooftool/analysis"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // FileName is the base name (without extension) of a plot:
@@ -61,13 +61,13 @@ func WriteRoofline(dir string, run *analysis.Run, experiment, shape string) ([]s
 // (dir/<FileName(experiment, sweep.Name, "kernels")>.png/.svg). A chart
 // without data is left out with a warning; the error wraps ErrNoData only
 // when neither has any.
-func WriteSweep(dir string, run *analysis.Run, experiment string, sweep kernels.Sweep) ([]string, []analysis.Warning, error) {
+func WriteSweep(dir string, run *analysis.Run, experiment string, sweep spec.Sweep) ([]string, []analysis.Warning, error) {
 	var files []string
 	var warnings []analysis.Warning
 	drawn := 0
 	for _, ch := range []struct {
 		kind string
-		draw func(*analysis.Run, string, kernels.Sweep) (*plot.Plot, []analysis.Warning, error)
+		draw func(*analysis.Run, string, spec.Sweep) (*plot.Plot, []analysis.Warning, error)
 	}{{"sweep", SweepPlot}, {"kernels", KernelsPlot}} {
 		p, ws, err := ch.draw(run, experiment, sweep)
 		if errors.Is(err, ErrNoData) {

@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rooftool/rooftool/gpu"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 	"github.com/rooftool/rooftool/testdata"
 )
 
@@ -105,7 +105,7 @@ func completeGPUArg(_ *cobra.Command, args []string, toComplete string) ([]cobra
 // completeExperiments completes --experiment with the experiments of
 // kernels/ (described by their titles).
 func completeExperiments(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	exps, err := kernels.Load()
+	exps, err := spec.Load()
 	if err != nil {
 		cobra.CompErrorln(err.Error())
 		return nil, cobra.ShellCompDirectiveError
@@ -123,7 +123,7 @@ func completeExperiments(_ *cobra.Command, _ []string, toComplete string) ([]cob
 // experiments given with --experiment, or of every experiment; each is
 // described by the experiments that have it.
 func completeVariants(c *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	exps, err := kernels.Load()
+	exps, err := spec.Load()
 	if err != nil {
 		cobra.CompErrorln(err.Error())
 		return nil, cobra.ShellCompDirectiveError

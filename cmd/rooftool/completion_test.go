@@ -16,7 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rooftool/rooftool/gpu"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 	"github.com/rooftool/rooftool/testdata"
 )
 
@@ -142,7 +142,7 @@ func TestCompleteGPU(t *testing.T) {
 }
 
 func TestCompleteExperimentsAndVariants(t *testing.T) {
-	exps, err := kernels.Load()
+	exps, err := spec.Load()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rooftool/rooftool/kernels"
 	"github.com/rooftool/rooftool/kernels/scaffold"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // NewOptions are the arguments and flags of `rooftool new`.
@@ -68,7 +68,7 @@ func runNew(_ context.Context, opts *NewOptions) error {
 		return fmt.Errorf("new: %w", err)
 	}
 	// The scaffold must load as profile --experiments will load it.
-	if _, err := kernels.LoadDir(target); err != nil {
+	if _, err := spec.LoadDir(target); err != nil {
 		return fmt.Errorf("new: the scaffold does not validate: %w", err)
 	}
 	for _, p := range written {

@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/rooftool/rooftool/analysis"
-	"github.com/rooftool/rooftool/kernels"
 	"github.com/rooftool/rooftool/reports"
+	"github.com/rooftool/rooftool/spec"
 )
 
 func runCLI(t *testing.T, args ...string) (int, string, string) {
@@ -38,7 +38,7 @@ func TestNewValidates(t *testing.T) {
 			t.Errorf("stdout does not list %s:\n%s", f, out)
 		}
 	}
-	exps, err := kernels.LoadFS(os.DirFS(parent))
+	exps, err := spec.LoadFS(os.DirFS(parent))
 	if err != nil || len(exps) != 1 {
 		t.Fatalf("LoadFS: %v, %d experiments", err, len(exps))
 	}

@@ -14,9 +14,9 @@ import (
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/kernels"
 	"github.com/rooftool/rooftool/pipeline"
 	"github.com/rooftool/rooftool/roofline"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // RooflineOptions are the flags of `rooftool roofline`.
@@ -129,7 +129,7 @@ func runRoofline(ctx context.Context, opts *RooflineOptions) error {
 			return usageErrorf("roofline: %v", err)
 		}
 	}
-	exps, err := kernels.Load()
+	exps, err := spec.Load()
 	if err != nil {
 		return err
 	}
@@ -166,7 +166,7 @@ func rooflineRunArg(inputs []string) (bool, error) {
 // tables is the folder of the tables run was analysed from ("": not
 // known); where an export's kernels get no point, the counters its
 // metrics table lacks are named with the ncu command that collects them.
-func drawRoofline(opts *RooflineOptions, tables string, gpus []ingest.GPU, exps []*kernels.Experiment, ceil gpu.Ceilings, run *analysis.Run) error {
+func drawRoofline(opts *RooflineOptions, tables string, gpus []ingest.GPU, exps []*spec.Experiment, ceil gpu.Ceilings, run *analysis.Run) error {
 	for _, w := range ccMismatch(opts.GPU, gpus) {
 		fmt.Fprintf(opts.IO.Err, "warning: %s\n", w)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // benchFactsKernels and the metric names below make the synthetic long-form
@@ -103,14 +103,14 @@ func TestRooflineFactsChild(t *testing.T) {
 			t.Fatal(rerr)
 		}
 		ceil := gpu.CeilingsFor(analysis.DeviceCeilings(tb), "h100-sxm", nil)
-		run, err = analysis.Analyze(tb, []*kernels.Experiment{}, analysis.Options{Ceilings: ceil})
+		run, err = analysis.Analyze(tb, []*spec.Experiment{}, analysis.Options{Ceilings: ceil})
 	} else {
 		in, oerr := openRooflineInput([]string{dir}, 0)
 		if oerr != nil {
 			t.Fatal(oerr)
 		}
 		ceil := gpu.CeilingsFor(analysis.DeviceCeilingsIndexed(in.t, in.metrics), "h100-sxm", nil)
-		run, err = analysis.AnalyzeIndexed(in.t, in.metrics, []*kernels.Experiment{}, analysis.Options{Ceilings: ceil})
+		run, err = analysis.AnalyzeIndexed(in.t, in.metrics, []*spec.Experiment{}, analysis.Options{Ceilings: ceil})
 	}
 	if err != nil {
 		t.Fatal(err)

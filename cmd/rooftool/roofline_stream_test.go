@@ -14,7 +14,7 @@ import (
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 // TestRooflineStreamMatchesInMemory builds roofline's facts both ways, from
@@ -44,7 +44,7 @@ func TestRooflineStreamMatchesInMemory(t *testing.T) {
 		{input: runs + "2026-11-23-h100-140505", batch: 4096, metricRows: 30466, ncuKernels: 66},
 		{input: runs + "2026-11-23-h100-161238", batch: 4096, metricRows: 99986, ncuKernels: 221},
 	}
-	exps, err := kernels.Load()
+	exps, err := spec.Load()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 """Experiment specs (kernels/<exp>/spec.yaml) for the Python runner.
 
-This mirrors the Go loader (kernels/spec.go) for the fields the runner needs.
+This mirrors the Go loader (spec/spec.go) for the fields the runner needs.
 No torch import here: CI runs the argument and spec tests without torch.
 """
 from __future__ import annotations
@@ -56,7 +56,7 @@ class Experiment:
         return None
 
     def baseline_for(self, name: str) -> str:
-        """The baseline a variant is compared with (as kernels/spec.go BaselineFor): the first
+        """The baseline a variant is compared with (as spec/spec.go BaselineFor): the first
         baseline of the same direction (forward, or forward+backward), else the first baseline."""
         v = self.variant(name)
         if v is not None:

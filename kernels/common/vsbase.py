@@ -7,7 +7,7 @@ JSON gets "vs_baseline" = {"baseline", "rel_err", "outputs"} with the norm-wise 
 error ||out-base||/||base|| per output in float64 (records.vs_baseline_record), or
 "vs_baseline_error" where the baseline has no usable output. It never decides pass/fail.
 
-The baseline is the one kernels/spec.go's BaselineFor names (spec.Experiment.baseline_for).
+The baseline is the one spec/spec.go's BaselineFor names (spec.Experiment.baseline_for).
 Its outputs from its own check (the second call on the same buffers) are kept on the host,
 per (experiment, baseline, shape, seed), within a byte budget; a variant checked before its
 baseline, or after the entry was evicted, runs the baseline's check here first (not

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/spec"
 )
 
 func TestWrite(t *testing.T) {
@@ -22,7 +22,7 @@ func TestWrite(t *testing.T) {
 			t.Errorf("%s still holds %s", f, placeholder)
 		}
 	}
-	e, err := kernels.LoadDir(dir)
+	e, err := spec.LoadDir(dir)
 	if err != nil || e.Name != "bias_gelu" || e.Baseline() != "unfused" {
 		t.Fatalf("LoadDir: %v, %+v", err, e)
 	}

@@ -1,4 +1,4 @@
-"""Specs: the five experiments load, are valid for kernels/spec.go, and every variant
+"""Specs: the five experiments load, are valid for spec/spec.go, and every variant
 has an implementation. No torch needed."""
 import ast
 import os
@@ -13,9 +13,9 @@ EXPERIMENTS = ["gated_ssm", "gla_proj", "scan_gate", "swiglu", "swiglu_fp8"]
 
 
 def _go_yaml_fields(struct):
-    src = open(os.path.join(REPO, "kernels", "spec.go"), encoding="utf-8").read()
+    src = open(os.path.join(REPO, "spec", "spec.go"), encoding="utf-8").read()
     m = re.search(r"type %s struct \{(.*?)\n\}" % struct, src, re.S)
-    assert m, f"struct {struct} not found in kernels/spec.go"
+    assert m, f"struct {struct} not found in spec/spec.go"
     return {f for f in re.findall(r'yaml:"([^",]+)', m.group(1)) if f != "-"}
 
 
@@ -31,7 +31,7 @@ def test_spec_valid(name):
     assert 0 < e.tolerance < 0.1
     assert e.shapes, "default grid empty"
     roles = [v.role for v in e.variants]
-    assert roles[0] == "baseline", "the first variant is the baseline kernels/spec.go reports"
+    assert roles[0] == "baseline", "the first variant is the baseline spec/spec.go reports"
     for s in e.all_shapes():
         assert spec.canonical_shape(spec.parse_shape(s), e.vars) == s
         assert set(spec.parse_shape(s)) == set(e.vars), f"{s} does not set exactly {e.vars}"
@@ -97,7 +97,7 @@ def test_unknown_experiment():
 
 
 def test_baseline_for_matches_spec_go():
-    """Each variant's baseline as kernels/spec.go BaselineFor names it: the first baseline of
+    """Each variant's baseline as spec/spec.go BaselineFor names it: the first baseline of
     the same direction, else the first baseline."""
     e = spec.load("gla_proj")
     assert e.baseline_for("wide-gemm-epilogue") == "unfused"
@@ -106,5 +106,5 @@ def test_baseline_for_matches_spec_go():
     assert e.baseline_for("unfused-fwdbwd") == "unfused-fwdbwd"
     e = spec.load("swiglu")
     assert {v.name: e.baseline_for(v.name) for v in e.variants} == {v.name: "unfused" for v in e.variants}
-    src = open(os.path.join(REPO, "kernels", "spec.go"), encoding="utf-8").read()
+    src = open(os.path.join(REPO, "spec", "spec.go"), encoding="utf-8").read()
     assert "func (e *Experiment) BaselineFor(" in src

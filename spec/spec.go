@@ -1,13 +1,13 @@
-// Package kernels holds rooftool's experiments: what to run. Each experiment
-// is a folder kernels/<name>/ with spec.yaml (variants, shapes, tolerances),
+// Package spec is what an experiment is: each experiment is a folder
+// kernels/<name>/ with spec.yaml (variants, shapes, tolerances),
 // claims.yaml (the seed document's claims and the theoretical byte and FLOP
 // model per variant) and a Python module with the variants, all run by
-// kernels/run.py. This package loads and validates the specs; the launcher
-// (launch) and the analysis and reports stages read them.
-package kernels
+// kernels/run.py. This package loads and validates the specs (the built-in
+// ones embedded by package kernels, or a folder of the user's own); the
+// launcher (launch) and the analysis and reports stages read them.
+package spec
 
 import (
-	"embed"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -20,10 +20,9 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
-)
 
-//go:embed */spec.yaml */claims.yaml
-var specFS embed.FS
+	"github.com/rooftool/rooftool/kernels"
+)
 
 // Roles of a variant.
 const (
@@ -123,7 +122,7 @@ type claimsFile struct {
 }
 
 // Load reads every embedded experiment, sorted by name.
-func Load() ([]*Experiment, error) { return LoadFS(specFS) }
+func Load() ([]*Experiment, error) { return LoadFS(kernels.SpecFS) }
 
 // LoadFS reads every <dir>/spec.yaml (and <dir>/claims.yaml if present) of fsys.
 func LoadFS(fsys fs.FS) ([]*Experiment, error) {
