@@ -9,6 +9,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/internal/tableout"
 )
 
 // workProgress shows long work (ingesting exports, summarising tables) on
@@ -86,7 +87,7 @@ func (p *workProgress) read(i int, name string, kernels int64) {
 	for _, c := range p.counts {
 		n += c
 	}
-	what := fmt.Sprintf("reading %s: %s kernels", name, group(strconv.FormatInt(n, 10)))
+	what := fmt.Sprintf("reading %s: %s kernels", name, tableout.Thousands(strconv.FormatInt(n, 10)))
 	if p.bar == nil {
 		p.start(what)
 		return

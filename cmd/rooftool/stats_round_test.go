@@ -8,9 +8,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rooftool/rooftool/analysis"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/internal/tableout"
 )
 
 // writeNsysExport writes a minimal nsys SQLite export: one kernel named
@@ -79,10 +82,10 @@ func TestStatsRoundsAsNsys(t *testing.T) {
 			}
 			table := runStatsCmd(t, "--report", "cuda_gpu_kern_sum", "--format", "table", in)
 			if row := strings.Fields(strings.Split(table, "\n")[4]); len(row) < 8 ||
-				!cmp.Equal([3]string{row[3], row[4], row[7]}, [3]string{group(tc.stats[0]), group(tc.stats[1]), group(tc.stats[2])}) {
+				!cmp.Equal([3]string{row[3], row[4], row[7]}, [3]string{tableout.Thousands(tc.stats[0]), tableout.Thousands(tc.stats[1]), tableout.Thousands(tc.stats[2])}) {
 				t.Errorf("%d launches: table row %q, want Avg, Med, StdDev %v", len(tc.durs), row, tc.stats)
 			}
-			var js statsJSON
+			var js analysis.SummaryJSON
 			if err := json.Unmarshal([]byte(runStatsCmd(t, "--report", "cuda_gpu_kern_sum", "--format", "json", in)), &js); err != nil {
 				t.Fatal(err)
 			}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/internal/golden"
 
 	"github.com/google/go-cmp/cmp"
@@ -302,25 +303,6 @@ func TestStatsUsage(t *testing.T) {
 	}
 }
 
-func TestMiddleEllipsis(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		max  int
-		want string
-	}{
-		{"short", 10, "short"},
-		{"abcdefghijklmnopqrstuvwxyz", 10, "abcd...xyz"},
-		{"αβγδεζηθικλμ", 9, "αβγ...κλμ"},
-	} {
-		if got := middleEllipsis(tc.in, tc.max); got != tc.want || utf8.RuneCountInString(got) > tc.max {
-			t.Errorf("middleEllipsis(%q, %d) = %q, want %q", tc.in, tc.max, got, tc.want)
-		}
-	}
-	if got := group("-1234567.5"); got != "-1,234,567.5" {
-		t.Errorf("group = %q", got)
-	}
-}
-
 // --report cuda_gpu_kern_sum prints nsys's CSV header exactly and the
 // whole-export rows: on the gpu4 export the sqlite3 query of
 // TestStatsMatchesSQL gives 100.0,116670,4,29167.5,30063.0,22560,33984,4847.5.
@@ -347,8 +329,8 @@ func TestStatsReportNsysHeader(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if len(doc.Rows) != 1 || len(doc.Rows[0]) != len(statsColumns) || doc.Rows[0]["Range"] != nil {
-		t.Errorf("--report json rows %v, want nsys's %d keys and no Range", doc.Rows, len(statsColumns))
+	if len(doc.Rows) != 1 || len(doc.Rows[0]) != len(analysis.SummaryColumns) || doc.Rows[0]["Range"] != nil {
+		t.Errorf("--report json rows %v, want nsys's %d keys and no Range", doc.Rows, len(analysis.SummaryColumns))
 	}
 	opts.Report = "cuda_api_sum"
 	if err := runStats(context.Background(), opts); err == nil {
