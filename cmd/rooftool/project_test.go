@@ -65,10 +65,10 @@ func TestProjectH100OntoH200Error(t *testing.T) {
 	if e.N != 31 || math.Abs(e.NaiveMedianAbs-0.0302) > 5e-4 || e.MedianAbs > 0.10 {
 		t.Errorf("n=%d, naive median |error| %.4f, median |error| %.4f; want 31, 0.0302, at most 0.10", e.N, e.NaiveMedianAbs, e.MedianAbs)
 	}
-	r := projectRecord
+	r := analysis.ProjectRecord
 	if r.Source != src.Name || r.Target != against.Name || e.N != r.N || math.Abs(e.MedianAbs-r.MedianAbs) > 5e-5 ||
 		math.Abs(e.Worst-r.Worst) > 5e-5 || e.WorstCell != r.WorstCell || math.Abs(e.NaiveMedianAbs-r.NaiveMedianAbs) > 5e-5 {
-		t.Errorf("projectRecord %+v; the projection gives n=%d median |error| %.4f worst %.4f (%s) naive %.4f", r, e.N, e.MedianAbs, e.Worst, e.WorstCell, e.NaiveMedianAbs)
+		t.Errorf("analysis.ProjectRecord %+v; the projection gives n=%d median |error| %.4f worst %.4f (%s) naive %.4f", r, e.N, e.MedianAbs, e.Worst, e.WorstCell, e.NaiveMedianAbs)
 	}
 	for _, c := range p.Cells {
 		switch {
