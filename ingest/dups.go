@@ -40,3 +40,44 @@ func (r *rowHashes) repeats() int {
 	r.h = nil
 	return n
 }
+
+// streamOrder finds kernel rows that do not start after the row before
+// them on their stream (device, context, stream), in row order. A stream
+// runs one kernel at a time and nsys writes each stream's kernels in the
+// order they ran, so an export without such rows holds no kernel twice: a
+// repeated row starts where an earlier row of its stream started. Only
+// where some are found is the table hashed row by row (rowHashes, a second
+// scan), so a sound export costs one small map.
+type streamOrder struct {
+	last map[[3]int64]int64
+	n    int // rows not after their stream's previous row
+}
+
+func (s *streamOrder) add(dev, ctx, stream, start int64) {
+	if s.last == nil {
+		s.last = map[[3]int64]int64{}
+	}
+	k := [3]int64{dev, ctx, stream}
+	if prev, ok := s.last[k]; ok && start <= prev {
+		s.n++
+		return
+	}
+	s.last[k] = start
+}
+
+// suspect reports whether a row did not start after its stream's previous.
+func (s *streamOrder) suspect() bool { return s.n > 0 }
+
+// repeatedRows counts the rows of a query that repeat another exactly, in
+// a second scan (scanSplit of query, ncol columns, each row hashed whole).
+func repeatedRows(db *sqliteDB, table, query string, ncol int) (int, error) {
+	var h rowHashes
+	err := db.scanSplit(table, query, ncol, sqlNull, func(v []int64) error {
+		h.add(v...)
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return h.repeats(), nil
+}

@@ -38,7 +38,8 @@ func NsysKernelGroups(path string) ([]NsysKernelGroup, []Meta, error) {
 	}
 	cols := [3]string{nameColName(c), shortColName(c), "mangledName"}
 	q := `SELECT start, "end", "` + cols[0] + `", "` + cols[1] + `", ` + colOr(c, "", "mangledName", "NULL") +
-		`, rowid FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE %s ORDER BY rowid`
+		`, rowid, ` + colOr(c, "", "deviceId", "NULL") + `, ` + colOr(c, "", "contextId", "NULL") + `, ` + colOr(c, "", "streamId", "NULL") +
+		` FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE %s ORDER BY rowid`
 	type ids = [3]int64
 	type group struct {
 		first int64 // row id of the group's first kernel
@@ -46,13 +47,13 @@ func NsysKernelGroups(path string) ([]NsysKernelGroup, []Meta, error) {
 	}
 	groups := map[ids]*group{}
 	var order []ids
-	var dups rowHashes
-	err = db.scanSplit(tabKernel, q, 6, sqlNull, func(v []int64) error {
+	var streams streamOrder
+	err = db.scanSplit(tabKernel, q, 9, sqlNull, func(v []int64) error {
 		rowid := v[5]
 		if err := kernelSpanErr(path, rowid, v[0], v[1]); err != nil {
 			return err
 		}
-		dups.add(v[0], v[1], v[2], v[3], v[4])
+		streams.add(v[6], v[7], v[8], v[0])
 		k := ids{v[2], v[3], v[4]}
 		for i := range k {
 			if k[i] == sqlNull {
@@ -110,7 +111,14 @@ func NsysKernelGroups(path string) ([]NsysKernelGroup, []Meta, error) {
 		out = append(out, NsysKernelGroup{Name: s[0], ShortName: s[1], Mangled: s[2], Durations: g.durs})
 	}
 	var warn []Meta
-	if n := dups.repeats(); n > 0 {
+	n := 0
+	if streams.suspect() {
+		// start, end, names, device, context, stream; the row id left out.
+		if n, err = repeatedRows(db, tabKernel, strings.Replace(q, ", rowid,", ", 0,", 1), 9); err != nil {
+			return nil, nil, err
+		}
+	}
+	if n > 0 {
 		warn = append(warn, Meta{Source: SourceNsys, File: filepath.Base(path), Key: "warning", Value: fmt.Sprintf(
 			"%d rows of %s have the start, end and names of another row: a kernel written twice is counted twice, as nsys stats counts it", n, tabKernel)})
 	}

@@ -133,14 +133,7 @@ func (p *nsysParser) kernels(c map[string]bool) error {
 	var k Kernel
 	var keys kernelKeys
 	var gn, rows int64
-	var dups rowHashes
-	defer func() {
-		if n := dups.repeats(); n > 0 {
-			p.b.AddMeta(Meta{Source: SourceNsys, File: p.file, Key: "warning", Value: fmt.Sprintf(
-				"%d rows of %s repeat another row exactly (start, end, device, context, stream, correlation id, process, names): a kernel written twice is counted twice (nsys stats counts them too)",
-				n, tabKernel)})
-		}
-	}()
+	var order streamOrder
 	err := p.db.scanSplit(tabKernel, q, kernelQueryCols, sqlNull, func(v []int64) error {
 		or := func(i int, null int64) int64 {
 			if v[i] == sqlNull {
@@ -160,7 +153,7 @@ func (p *nsysParser) kernels(c map[string]bool) error {
 		if err := kernelSpanErr(p.in.Path, rowid, v[0], v[1]); err != nil {
 			return err
 		}
-		dups.add(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9])
+		order.add(v[2], v[3], v[4], v[0])
 		for _, j := range [...]int{10, 11, 14, 15, 16, 17, 18, 19, 20} {
 			if v[j] = or(j, 0); v[j] < 0 {
 				return negKernelCol(p.in.Path, rowid, kernelSizeCols[j], v[j])
@@ -204,6 +197,17 @@ func (p *nsysParser) kernels(c map[string]bool) error {
 	if err == nil && rows == 0 {
 		// As a missing kernel table is (kernelTable): nothing to ingest.
 		return noKernels(p.in.Path, tabKernel, "the table has no rows: the export holds no kernels (nothing ran on the GPU while nsys traced CUDA)")
+	}
+	if err != nil || !order.suspect() {
+		return err
+	}
+	// Columns 0-9: start, end, device, context, stream, correlation id,
+	// process, names; the row id (13) is left out.
+	n, err := repeatedRows(p.db, tabKernel, strings.Replace(q, ", rowid,", ", 0,", 1), kernelQueryCols)
+	if err == nil && n > 0 {
+		p.b.AddMeta(Meta{Source: SourceNsys, File: p.file, Key: "warning", Value: fmt.Sprintf(
+			"%d rows of %s repeat another row exactly (start, end, device, context, stream, correlation id, process, names): a kernel written twice is counted twice (nsys stats counts them too)",
+			n, tabKernel)})
 	}
 	return err
 }
