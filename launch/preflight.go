@@ -61,7 +61,7 @@ func (r *Runner) preflight(ctx context.Context, passes map[string]bool, env Runn
 	}
 	if passes[rundir.PassNsys] {
 		if _, err := ingest.FindNsys(r.cfg.Nsys); err != nil {
-			missing = append(missing, fmt.Sprintf("nsys (nsys pass): %v (install Nsight Systems or pass --nsys PATH)", err))
+			missing = append(missing, fmt.Sprintf("nsys (nsys pass): %v; or pass --nsys PATH", err))
 		}
 	}
 	if len(missing) > 0 {
