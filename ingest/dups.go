@@ -69,10 +69,12 @@ func (s *streamOrder) add(dev, ctx, stream, start int64) {
 func (s *streamOrder) suspect() bool { return s.n > 0 }
 
 // repeatedRows counts the rows of a query that repeat another exactly, in
-// a second scan (scanSplit of query, ncol columns, each row hashed whole).
-func repeatedRows(db *sqliteDB, table, query string, ncol int) (int, error) {
+// a second scan (scanSplit of query, ncol columns): each row is hashed
+// whole but for column rowidCol, the row id that tells every row apart.
+func repeatedRows(db *sqliteDB, table, query string, ncol, rowidCol int) (int, error) {
 	var h rowHashes
 	err := db.scanSplit(table, query, ncol, sqlNull, func(v []int64) error {
+		v[rowidCol] = 0
 		h.add(v...)
 		return nil
 	})

@@ -113,8 +113,7 @@ func NsysKernelGroups(path string) ([]NsysKernelGroup, []Meta, error) {
 	var warn []Meta
 	n := 0
 	if streams.suspect() {
-		// start, end, names, device, context, stream; the row id left out.
-		if n, err = repeatedRows(db, tabKernel, strings.Replace(q, ", rowid,", ", 0,", 1), 9); err != nil {
+		if n, err = repeatedRows(db, tabKernel, q, 9, 5); err != nil { // column 5: rowid
 			return nil, nil, err
 		}
 	}

@@ -34,6 +34,9 @@ func kernelQuery(c map[string]bool) string {
 
 const kernelQueryCols = 21
 
+// kernelRowidCol is the row id's column of kernelQuery.
+const kernelRowidCol = 13
+
 // kernelSizeCols are the launch sizes and counts of kernelQuery's columns
 // 10, 11 and 14 to 20, which may not be negative.
 var kernelSizeCols = map[int]string{10: "gridX", 11: "dynamicSharedMemory", 14: "gridY", 15: "gridZ", 16: "blockX", 17: "blockY",
@@ -144,7 +147,7 @@ func (p *nsysParser) kernels(c map[string]bool) error {
 		start := or(0, 0)
 		end, corr, gpid := or(1, start), or(5, -1), or(6, 0)
 		nameID, shortID, mangledID := or(7, -1), or(8, -1), or(9, -1)
-		rowid := v[13]
+		rowid := v[kernelRowidCol]
 		if rows++; rows%4096 == 0 {
 			if err := p.b.Err(); err != nil {
 				return err
@@ -201,9 +204,7 @@ func (p *nsysParser) kernels(c map[string]bool) error {
 	if err != nil || !order.suspect() {
 		return err
 	}
-	// Columns 0-9: start, end, device, context, stream, correlation id,
-	// process, names; the row id (13) is left out.
-	n, err := repeatedRows(p.db, tabKernel, strings.Replace(q, ", rowid,", ", 0,", 1), kernelQueryCols)
+	n, err := repeatedRows(p.db, tabKernel, q, kernelQueryCols, kernelRowidCol)
 	if err == nil && n > 0 {
 		p.b.AddMeta(Meta{Source: SourceNsys, File: p.file, Key: "warning", Value: fmt.Sprintf(
 			"%d rows of %s repeat another row exactly (start, end, device, context, stream, correlation id, process, names): a kernel written twice is counted twice (nsys stats counts them too)",
