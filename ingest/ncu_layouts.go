@@ -186,7 +186,7 @@ func (d *ncuMetricDups) check(p *ncuParser, nk *ncuKernel) error {
 		}
 		return strings.Compare(ms[a].Name, ms[b].Name)
 	})
-	drop := map[int]bool{}
+	var drop map[int]bool // the repeats, made at the first
 	for j := 1; j < len(d.order); j++ {
 		a, b := &ms[d.order[j-1]], &ms[d.order[j]]
 		if a.Section != b.Section || a.Name != b.Name {
@@ -200,6 +200,9 @@ func (d *ncuMetricDups) check(p *ncuParser, nk *ncuKernel) error {
 			d.first = fmt.Sprintf("kernel %s: %s", nk.idText, a.Name)
 		}
 		d.dups++
+		if drop == nil {
+			drop = map[int]bool{}
+		}
 		drop[d.order[j]] = true
 	}
 	if len(drop) > 0 {
