@@ -36,27 +36,36 @@ func gzipFile(t *testing.T, src, dst string) {
 	}
 }
 
-// A gzipped nsys export ingests exactly like the plain one, under the name
-// it had before compression.
-func TestNsysGzip(t *testing.T) {
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
-	src := filepath.Join("..", "testdata", "realdata", "gpu4", "report.sqlite")
-	gz := filepath.Join(t.TempDir(), "report.sqlite.gz")
+// plainAndGzipped ingests src and a gzipped copy of it (dst, a file name in
+// a temporary folder), checking that Detect calls the copy want; it
+// returns both tables, released when the test ends, and the copy's path.
+func plainAndGzipped(t *testing.T, src, dst, want string, mem memory.Allocator) (plain, zipped *Tables, gz string) {
+	t.Helper()
+	gz = filepath.Join(t.TempDir(), dst)
 	gzipFile(t, src, gz)
-	if f, err := Detect(gz); err != nil || f != FormatNsysGz {
-		t.Fatalf("Detect = %q, %v; want %q", f, err, FormatNsysGz)
+	if f, err := Detect(gz); err != nil || f != want {
+		t.Fatalf("Detect = %q, %v; want %q", f, err, want)
 	}
 	plain, err := File(src, Options{}, mem)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer plain.Release()
-	zipped, err := File(gz, Options{}, mem)
+	t.Cleanup(plain.Release)
+	zipped, err = File(gz, Options{}, mem)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer zipped.Release()
+	t.Cleanup(zipped.Release)
+	return plain, zipped, gz
+}
+
+// A gzipped nsys export ingests exactly like the plain one, under the name
+// it had before compression.
+func TestNsysGzip(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	t.Cleanup(func() { mem.AssertSize(t, 0) }) // after the tables' release
+	src := filepath.Join("..", "testdata", "realdata", "gpu4", "report.sqlite")
+	plain, zipped, _ := plainAndGzipped(t, src, "report.sqlite.gz", FormatNsysGz, mem)
 	pk, zk := plain.Kernels(), zipped.Kernels()
 	if len(pk) == 0 || len(pk) != len(zk) {
 		t.Fatalf("kernels: plain %d, gzipped %d", len(pk), len(zk))
@@ -143,23 +152,9 @@ func TestCellsFilter(t *testing.T) {
 // stream is bad input naming the .gz file.
 func TestNCUGzip(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) }) // after the tables' release
 	src := filepath.Join("..", "testdata", "realdata", "Roofline-Analysis", "torch_sdpa_flash__gqa_bf16_b8_ctx32k_p64.ncu.csv")
-	gz := filepath.Join(t.TempDir(), filepath.Base(src)+".gz")
-	gzipFile(t, src, gz)
-	if f, err := Detect(gz); err != nil || f != FormatNCUGz {
-		t.Fatalf("Detect = %q, %v; want %q", f, err, FormatNCUGz)
-	}
-	plain, err := File(src, Options{}, mem)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer plain.Release()
-	zipped, err := File(gz, Options{}, mem)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer zipped.Release()
+	plain, zipped, gz := plainAndGzipped(t, src, filepath.Base(src)+".gz", FormatNCUGz, mem)
 	if d := cmp.Diff(plain.Kernels(), zipped.Kernels()); d != "" || len(plain.Kernels()) == 0 {
 		t.Errorf("kernels differ (-plain +gzipped), %d plain:\n%s", len(plain.Kernels()), d)
 	}
@@ -174,7 +169,7 @@ func TestNCUGzip(t *testing.T) {
 	if err := os.WriteFile(trunc, data[:len(data)/2], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = File(trunc, Options{}, nil)
+	_, err := File(trunc, Options{}, nil)
 	var ie *InputError
 	if !errors.As(err, &ie) || ie.File != trunc {
 		t.Fatalf("truncated: error = %v, want an InputError naming %s", err, trunc)
