@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -80,11 +79,6 @@ func runDiff(ctx context.Context, opts *DiffOptions) error {
 		}
 	}()
 	for i, d := range []string{opts.A, opts.B} {
-		if st, err := os.Stat(d); err != nil || !st.IsDir() {
-			if !pipeline.IsCommitted(d) {
-				return usageErrorf("diff: %s: not a run directory", d)
-			}
-		}
 		run, err := pipeline.Open(d)
 		if err != nil {
 			return err

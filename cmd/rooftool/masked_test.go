@@ -115,7 +115,7 @@ func TestMaskedPassSameFacts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			arg, err := suggestRunArg([]string{dir})
+			arg, _, err := suggestRunArg([]string{dir})
 			if err != nil || arg != dir {
 				t.Fatalf("suggestRunArg: %q, %v", arg, err)
 			}

@@ -95,7 +95,7 @@ func runSuggest(ctx context.Context, opts *SuggestOptions) error {
 		return err
 	}
 	out := analysis.Suggestions{}
-	arg, err := suggestRunArg(opts.Inputs)
+	arg, dir, err := suggestRunArg(opts.Inputs)
 	if err != nil {
 		return err
 	}
@@ -103,7 +103,7 @@ func runSuggest(ctx context.Context, opts *SuggestOptions) error {
 	if arg != "" {
 		_, res, err = loadRun(ctx, arg, pipeline.Options{})
 		var re *pipeline.RunInputError
-		if _, serr := os.Stat(arg); errors.As(err, &re) && serr == nil {
+		if errors.As(err, &re) && dir {
 			res, err = nil, nil // tables of exports made outside rooftool profile
 		}
 		if err != nil {
@@ -215,24 +215,23 @@ func suggestExports(opts *SuggestOptions) ([]analysis.Chain, []analysis.NotOffer
 // errSomeKernels marks, in suggestExports, that an input had kernels.
 var errSomeKernels = errors.New("an input has kernels")
 
-// suggestRunArg is the run the inputs name, when they name one: one
-// committed run, or one directory rooftool profile wrote (its tables hold
-// rooftool cells); "" for exports, or tables of exports made outside
-// rooftool profile (loadRun's *pipeline.RunInputError).
-func suggestRunArg(inputs []string) (string, error) {
+// suggestRunArg is the run the inputs may name: one committed run, or one
+// directory of tables (dir: on disk, where tables of exports made outside
+// rooftool profile are not a run, which loading it tells); "" for exports.
+func suggestRunArg(inputs []string) (arg string, dir bool, err error) {
 	if len(inputs) != 1 {
-		return "", nil
+		return "", false, nil
 	}
 	p := inputs[0]
 	st, err := os.Stat(p)
 	switch {
 	case err != nil && pipeline.IsCommitted(p):
+		return p, false, nil
 	case err == nil && st.IsDir():
 		if err := checkTablesDir(p); err != nil {
-			return "", err
+			return "", false, err
 		}
-	default:
-		return "", nil
+		return p, true, nil
 	}
-	return p, nil
+	return "", false, nil
 }
