@@ -143,8 +143,8 @@ func escapeCell(s string) string {
 // Write writes the table as GitHub-flavoured Markdown with padded columns.
 // Written to a tableout.FitWriter (a terminal), a table wider than its
 // width is fitted as tableout fits its own: headers wrapped onto more
-// lines, names shortened in the middle, figures whole, and where that is
-// not enough its columns in groups that repeat the leading names.
+// lines, names shortened in the middle, figures whole, and where it still
+// does not fit, its columns split into groups that repeat the leading names.
 func (t Table) Write(w io.Writer) error {
 	if n := tableout.Width(w); n > 0 {
 		for i, g := range (tableout.Table{Header: t.Header, Rows: t.Rows}).Fit(n, tableout.Markdown) {

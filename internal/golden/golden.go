@@ -26,9 +26,6 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata with what the tests produce")
 
-// Updating reports whether the tests run with -update.
-func Updating() bool { return *update }
-
 // write stores got as the golden file path.
 func write(t testing.TB, path string, got []byte) {
 	t.Helper()
