@@ -437,6 +437,31 @@ func TestClockWarnings(t *testing.T) {
 	}
 }
 
+// TestClockWarningsKernelPassOnly: the range pass's rows carry an SM clock
+// too (the clock over a whole range, idle gaps included), which is not the
+// clock the kernels ran at. Kernel pass at 1980 and 1960 MHz (median 1970),
+// three range rows at 1500 MHz, timing at 1980 MHz: 1970 is 0.5% off 1980,
+// no warning; with the range rows the median would be 1500, 24% off.
+func TestClockWarningsKernelPassOnly(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	defer mem.AssertSize(t, 0)
+	b := ingest.NewBuilder(mem)
+	f := fixture{b}
+	f.ncuKernel("unfused", "k", 100_000, ingest.PassKernel, map[string]float64{MSMClock: 1.98e9})
+	f.ncuKernel("unfused", "k2", 100_000, ingest.PassKernel, map[string]float64{MSMClock: 1.96e9})
+	for _, v := range []string{"unfused", "dual-acc", "dual-acc-graph"} {
+		f.ncuKernel(v, "range", 300_000, ingest.PassRange, map[string]float64{MSMClock: 1.50e9})
+	}
+	b.AddMeta(ingest.Meta{Source: ingest.SourceTiming, File: "t.json", Key: "clock.sm_mhz", Value: "1980"})
+	tb := b.Finish()
+	b.Release()
+	ws := ClockWarnings(tb, 0.10, nil)
+	tb.Release()
+	if hasWarning(ws, WarnClocks, "") {
+		t.Errorf("range rows at 1500 MHz counted as the kernel pass's clock: %v", ws)
+	}
+}
+
 func TestSpeedupIntervalUnbounded(t *testing.T) {
 	iv := SpeedupInterval(Interval{Center: 2, Lo: 0, Hi: Unbounded, N: 3}, Interval{Center: 1, Lo: 0.9, Hi: 1.1, N: 10})
 	if iv.Center != 2 || iv.Lo != 0 || iv.Hi != Unbounded {

@@ -12,7 +12,8 @@ import (
 )
 
 // ClockWarnings compares the SM clock the ncu kernel pass ran at (median of
-// sm__cycles_elapsed.avg.per_second, or the details page's "SM Frequency")
+// sm__cycles_elapsed.avg.per_second, or the details page's "SM Frequency",
+// over the kernel pass's rows: range-pass rows are left out)
 // with the SM clock the timing pass recorded (timing JSON clocks.sm_mhz, meta
 // key clock.sm_mhz). More than tol apart (Analyze: ClockTolPasses), ncu's per-kernel rates
 // and the timing pass's speedups were taken at different clocks. The rows
@@ -26,18 +27,18 @@ func ClockWarnings(t *ingest.Tables, tol float64, man *rundir.Manifest) []Warnin
 
 // clockWarnings is ClockWarnings on the metrics of t indexed by kernel.
 func clockWarnings(t *ingest.Tables, byKernel metricIndex, tol float64, mask PassMask) []Warning {
-	var masked map[int64]bool // kernel rows of masked passes
-	if mask != nil {
-		masked = map[int64]bool{}
-		for _, k := range t.Kernels() {
-			if mask.KernelMasked(k) {
-				masked[k.ID] = true
-			}
+	// Only the kernel pass's rows: a range row's clock is the clock over a
+	// whole NVTX range, gaps between kernels included, not the clock the
+	// kernels ran at.
+	kernelPass := map[int64]bool{}
+	for _, k := range t.Kernels() {
+		if k.Source == ingest.SourceNCU && k.Pass != ingest.PassRange && k.Pass != ingest.PassTimeline && (mask == nil || !mask.KernelMasked(k)) {
+			kernelPass[k.ID] = true
 		}
 	}
 	var ncu []float64
 	for id, m := range byKernel {
-		if masked[id] {
+		if !kernelPass[id] {
 			continue
 		}
 		if v, ok := m.get(MSMClock); ok && v > 0 {
@@ -66,7 +67,7 @@ func clockWarnings(t *ingest.Tables, byKernel metricIndex, tol float64, mask Pas
 		return nil
 	}
 	return []Warning{{Code: WarnClocks, Metric: "",
-		Msg: fmt.Sprintf("ncu kernels ran at %.0f MHz (median), the timing pass at %.0f MHz: per-kernel rates and timed speedups come from different clocks", a/1e6, b/1e6)}}
+		Msg: fmt.Sprintf("ncu kernel pass ran at %.0f MHz (median), the timing pass at %.0f MHz: per-kernel rates and timed speedups come from different clocks", a/1e6, b/1e6)}}
 }
 
 // TimingSMClocks gives the SM clock (MHz) the timing pass read after each
