@@ -20,7 +20,8 @@ type voidRule struct {
 
 // sameFamily voids the family of the metric the warning names.
 func sameFamily(w analysis.Warning, metric string) bool {
-	return w.Metric != "" && family(w.Metric) == family(metric)
+	f := family(w.Metric)
+	return f != "" && f == family(metric)
 }
 
 func inFamily(fams ...string) func(analysis.Warning, string) bool {
@@ -210,7 +211,41 @@ func (x *index) decideOne(e *spec.Experiment, c spec.Claim, shape string) Decisi
 			d.Verdict = VerdictInconclusive
 		}
 	}
+	if why := x.passNotRun(e.Name, c.Metric, shape, c.Candidate, d.Baseline); why != "" && (d.Verdict == VerdictGo || d.Verdict == VerdictNoGo) {
+		d.Reason = fmt.Sprintf("would be %s (%s), but %s: the figure was measured another way than the claim states", d.Verdict, d.Reason, why)
+		d.Verdict = VerdictInconclusive
+	}
 	return d
+}
+
+// passNotRun says which of the variants' cells lack the pass that decides
+// metric (passFor): it never ran for the cell, or did not end ok; "" where
+// every cell the manifest lists has it (a run without a manifest is not
+// checked). A decision measured all the same took its figure from another
+// pass (a kernel count from the ncu kernel pass where nsys never ran), so
+// it can be no GO or NO-GO.
+func (x *index) passNotRun(exp, metric, shape string, variants ...string) string {
+	pass := passFor(metric)
+	if pass == "" || x.man == nil {
+		return ""
+	}
+	var why []string
+	for _, v := range variants {
+		if v == "" {
+			continue
+		}
+		mc := x.manCells[cellkey.New(exp, v, shape)]
+		if mc == nil {
+			continue
+		}
+		switch ps, ok := mc.Passes[pass]; {
+		case !ok:
+			why = append(why, fmt.Sprintf("the %s pass never ran for %s", pass, v))
+		case ps.Status != rundir.StatusOK:
+			why = append(why, fmt.Sprintf("the %s pass of %s %s (%s)", pass, v, ps.Status, orDash(ps.Reason)))
+		}
+	}
+	return strings.Join(why, "; ")
 }
 
 // summarizeWarnings lists each warning code once, with its first message
