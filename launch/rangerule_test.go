@@ -119,3 +119,22 @@ func TestReplayRule(t *testing.T) {
 		})
 	}
 }
+
+// A cell a best-of claim rests on is judged by the rule: quack/s, the only
+// member of fusion f, at 69/100 = 0.69 against < 0.7 lies 1.4% off, within
+// 5%, so it is replayed again after its first replay; it is not a cell "no
+// range-decided claim rests on".
+func TestReplayRuleBestOf(t *testing.T) {
+	e := &spec.Experiment{Name: "x", Fusions: map[string][]string{"f": {"quack"}},
+		Claims: []spec.Claim{{ID: "best", Metric: "dram_ratio", Candidate: spec.BestOfPrefix + "f", Baseline: "eager", Op: "<", Threshold: 0.7}}}
+	decs := e.RangeDecisions([]string{"s"})
+	again, reasons := replayRound(decs, map[string][]float64{"quack/s": {69}, "eager/s": {100}},
+		map[string]int{"quack/s": 1, "eager/s": 1}, []string{"quack/s", "eager/s"}, 3)
+	if !slices.Equal(again, []string{"quack/s", "eager/s"}) {
+		t.Errorf("replayed again %v, want both cells (%v)", again, reasons)
+	}
+	want := "near threshold after 1: claim best dram_ratio 0.69 vs < 0.7, 1.4% off, within 5%"
+	if reasons["quack/s"] != want {
+		t.Errorf("reason %q, want %q", reasons["quack/s"], want)
+	}
+}

@@ -83,23 +83,27 @@ func (d RangeDecision) Cells() []string {
 
 // RangeDecisions lists the experiment's range-decided claims at each of
 // shapes the claim applies to (every shape where it names none), in claim
-// order, with the baseline each is compared with (RangeDecided's).
+// order, with the baseline each is compared with (RangeDecided's). A
+// best-of claim gives one decision per member of its fusion, in the
+// fusion's order: any member may be the one the claim is judged on.
 func (e *Experiment) RangeDecisions(shapes []string) []RangeDecision {
 	var out []RangeDecision
 	for _, c := range e.Claims {
 		if !slices.Contains(RangeMetrics, c.Metric) {
 			continue
 		}
-		base := c.Baseline
-		if base == "" && c.Metric != "dram_bytes" {
-			base = e.BaselineFor(c.Candidate)
-		}
-		if c.Metric == "dram_bytes" {
-			base = ""
-		}
-		for _, s := range shapes {
-			if len(c.Shapes) == 0 || slices.Contains(c.Shapes, s) {
-				out = append(out, RangeDecision{Claim: c, Shape: s, Candidate: c.Candidate, Baseline: base})
+		for _, cand := range e.candidates(c) {
+			base := c.Baseline
+			if base == "" && c.Metric != "dram_bytes" {
+				base = e.BaselineFor(cand)
+			}
+			if c.Metric == "dram_bytes" {
+				base = ""
+			}
+			for _, s := range shapes {
+				if len(c.Shapes) == 0 || slices.Contains(c.Shapes, s) {
+					out = append(out, RangeDecision{Claim: c, Shape: s, Candidate: cand, Baseline: base})
+				}
 			}
 		}
 	}

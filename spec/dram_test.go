@@ -2,6 +2,8 @@ package spec
 
 import (
 	"math"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -37,5 +39,43 @@ func TestDRAMClaimValue(t *testing.T) {
 	}
 	if _, err := DRAMClaimValue("speedup", cand, base); err == nil {
 		t.Error("speedup: no error")
+	}
+}
+
+// A best-of claim takes part in the replay rule through every member of its
+// fusion: gated_ssm's hbm-traffic-best (best-of:epilogues against eager,
+// claims.yaml) rests on triton-epilogue, triton-gate-epilogue, cutlass-evt
+// and quack-epilogue, each against eager, never on a variant named
+// "best-of:epilogues".
+func TestRangeDecisionsExpandBestOf(t *testing.T) {
+	exps, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e *Experiment
+	for _, x := range exps {
+		if x.Name == "gated_ssm" {
+			e = x
+		}
+	}
+	if e == nil {
+		t.Fatal("no gated_ssm experiment")
+	}
+	const shape = "B=16,T=512,d=768,H=12,dk=64,n=16"
+	var got []string
+	for _, d := range e.RangeDecisions([]string{shape}) {
+		if strings.HasPrefix(d.Candidate, BestOfPrefix) {
+			t.Errorf("claim %s: candidate %q is no variant", d.Claim.ID, d.Candidate)
+		}
+		if d.Claim.ID == "hbm-traffic-best" {
+			got = append(got, d.Candidate+" vs "+d.Baseline+" at "+d.Shape)
+		}
+	}
+	want := []string{
+		"triton-epilogue vs eager at " + shape, "triton-gate-epilogue vs eager at " + shape,
+		"cutlass-evt vs eager at " + shape, "quack-epilogue vs eager at " + shape,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("hbm-traffic-best rests on %q, want %q", got, want)
 	}
 }
