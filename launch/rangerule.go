@@ -18,13 +18,10 @@ import (
 // (Hi-Lo)/|Center| of the value over every pairing of the cells' replays
 // (0 after one replay); the distance is |v/threshold - 1|.
 
+// The rule's margin (spec.Nearness).
 const (
-	// NearFloor is the least margin: a value within 5% of its threshold
-	// is replayed again even before a second replay shows a spread.
-	NearFloor = 0.05
-	// NearSpreads is K: a value within K spreads of its threshold is
-	// replayed again.
-	NearSpreads = 3.0
+	NearFloor   = spec.NearFloor
+	NearSpreads = spec.NearSpreads
 )
 
 // nearness is one decision's standing after a round.
@@ -72,19 +69,7 @@ func judgeNear(d spec.RangeDecision, bytes map[string][]float64) nearness {
 		return n
 	}
 	n.value = v
-	t := d.Claim.Threshold
-	switch {
-	case t != 0:
-		n.dist = math.Abs(v.Center/t - 1)
-	case v.Center != 0:
-		n.dist = math.Abs(v.Center-t) / math.Abs(v.Center)
-	}
-	if v.Center != 0 {
-		n.spread = (v.Hi - v.Lo) / math.Abs(v.Center)
-	} else if v.Hi > v.Lo {
-		n.spread = math.Inf(1)
-	}
-	n.margin = max(NearFloor, NearSpreads*n.spread)
+	n.dist, n.spread, n.margin = spec.Nearness(v, d.Claim.Threshold)
 	return n
 }
 

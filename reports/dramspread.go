@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/rooftool/rooftool/analysis"
@@ -149,4 +150,56 @@ func dramCell(row CellRow) string {
 		s += fmt.Sprintf(" (n=%d: %s..%s)", n, Bytes(lo), Bytes(hi))
 	}
 	return s
+}
+
+// WarnReplaysCut marks a range-decided DRAM decision whose cells have fewer
+// range replays than the run's replay rule asked for (the round was cut:
+// the run was interrupted, or a replay failed).
+const WarnReplaysCut = "range-replays-cut"
+
+// replaysCut checks a measured range-decided DRAM decision against the
+// run's replay rule (the manifest's ncu.range_replays and
+// ncu.range_replays_for): with "all" every cell was to have n replays; with
+// "decisions" a value near its threshold (spec.Nearness) was to be replayed
+// up to n times. A decision whose cells have fewer says its replays were
+// cut; one whose value lies within spec.NearFloor of the threshold is
+// INCONCLUSIVE, since the replays it lacks are the ones that could turn it.
+// Runs made before the rule recorded its options are not checked.
+func (x *index) replaysCut(d *Decision, m Value) {
+	if d.Measured == nil || len(d.RangeReplays) == 0 || x.man == nil {
+		return
+	}
+	n, err := strconv.Atoi(x.man.Options[rundir.OptionRangeReplays])
+	if err != nil || n < 2 {
+		return
+	}
+	dist, _, margin := spec.Nearness(spreadOf(m), d.Threshold)
+	switch x.man.Options[rundir.OptionRangeReplaysFor] {
+	case "all":
+	case "decisions":
+		if dist > margin {
+			return // clear of the margin: the rule asked for no more
+		}
+	default:
+		return
+	}
+	var short []string
+	for _, b := range d.RangeReplays {
+		if b.N < n {
+			short = append(short, fmt.Sprintf("%s %d", b.Variant, b.N))
+		}
+	}
+	if len(short) == 0 {
+		return
+	}
+	w := analysis.Warning{Code: WarnReplaysCut, Metric: d.Metric,
+		Msg: fmt.Sprintf("its range replays were cut: the rule asked for up to %d replays of its cells (value %.1f%% off the threshold, margin %.1f%%), they have %s",
+			n, 100*dist, 100*margin, strings.Join(short, ", "))}
+	d.Warnings = append(d.Warnings, w)
+	if dist <= spec.NearFloor && (d.Verdict == VerdictGo || d.Verdict == VerdictNoGo) {
+		d.Reason = fmt.Sprintf("would be %s (%s), but %s: %s", d.Verdict, d.Reason, w.Code, w.Msg)
+		d.Verdict = VerdictInconclusive
+		return
+	}
+	d.Reason += "; " + w.Code + ": " + w.Msg
 }

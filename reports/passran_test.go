@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
@@ -75,4 +76,32 @@ func TestCommittedDecisionsRestOnPassesThatRan(t *testing.T) {
 			}
 		})
 	}
+}
+
+// In run 2026-11-27-h100-222424 swiglu_fp8/dual-acc's range pass replayed
+// once (its manifest: one replay, reason "near threshold after 1") though
+// the run asked for up to 3 (ncu.range_replays) where a claim lies near:
+// no-intermediate, 69.03 MB against <= 70 MB, is 1 - 69.03/70 = 1.4% off,
+// within 5%, so the cut replays could turn it: INCONCLUSIVE, saying so.
+func TestReplaysCutNearThreshold(t *testing.T) {
+	const run = "2026-11-27-h100-222424"
+	r := openCommitted(t, run)
+	if r.Manifest.Options[rundir.OptionRangeReplays] != "3" {
+		t.Fatalf("%s: range_replays %q, the test's premise is 3", run, r.Manifest.Options[rundir.OptionRangeReplays])
+	}
+	st, ok := r.Manifest.Pass("swiglu_fp8", "dual-acc", "M=512,N=4096,K=7168", rundir.PassRange)
+	if !ok || len(st.Replays) != 1 {
+		t.Fatalf("%s: swiglu_fp8/dual-acc range replays %d, the test's premise is 1", run, len(st.Replays))
+	}
+	rep := Build(*loadCommitted(t, run))
+	for _, d := range rep.Decisions {
+		if d.Experiment != "swiglu_fp8" || d.Claim != "no-intermediate" {
+			continue
+		}
+		if d.Verdict != VerdictInconclusive || !strings.Contains(d.Reason, WarnReplaysCut) || !strings.Contains(d.Reason, "1.4% off") {
+			t.Errorf("no-intermediate: %s: %s; want INCONCLUSIVE, replays cut, 1.4%% off", d.Verdict, d.Reason)
+		}
+		return
+	}
+	t.Fatal("no swiglu_fp8/no-intermediate decision")
 }

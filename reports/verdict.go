@@ -165,6 +165,7 @@ func (x *index) decideOne(e *spec.Experiment, c spec.Claim, shape string) Decisi
 	}
 	dramSpreadCheck(&d, m)
 	x.replayBasis(e, &d)
+	x.replaysCut(&d, m)
 	if c.Metric == MetricGPUSpeedup {
 		if w, note := x.deviceCheck(e.Name, shape, d.Baseline, c.Candidate, m, c.Op, c.Threshold, d.Verdict); note != "" {
 			d.Reason += "; " + note

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -108,4 +109,35 @@ func (e *Experiment) RangeDecisions(shapes []string) []RangeDecision {
 		}
 	}
 	return out
+}
+
+// The margin of the replay rule (METHOD.md, "Replays where a verdict can
+// turn"): a claim value v is near its threshold when |v/threshold - 1| is
+// at most max(NearFloor, NearSpreads x spread).
+const (
+	// NearFloor is the least margin: a value within 5% of its threshold
+	// is replayed again even before a second replay shows a spread.
+	NearFloor = 0.05
+	// NearSpreads is K: a value within K spreads of its threshold is
+	// replayed again.
+	NearSpreads = 3.0
+)
+
+// Nearness is where a claim value v stands against threshold t: its
+// distance |v/t - 1| (|v - t|/|v| for t = 0), its spread (Hi-Lo)/|Center|
+// (infinite for a zero centre with a width), and the rule's margin
+// max(NearFloor, NearSpreads x spread).
+func Nearness(v DRAMSpread, t float64) (dist, spread, margin float64) {
+	switch {
+	case t != 0:
+		dist = math.Abs(v.Center/t - 1)
+	case v.Center != 0:
+		dist = math.Abs(v.Center-t) / math.Abs(v.Center)
+	}
+	if v.Center != 0 {
+		spread = (v.Hi - v.Lo) / math.Abs(v.Center)
+	} else if v.Hi > v.Lo {
+		spread = math.Inf(1)
+	}
+	return dist, spread, max(NearFloor, NearSpreads*spread)
 }
