@@ -72,7 +72,62 @@ func runInfo(in Input) RunInfo {
 	}
 	ri.Notes = m.Warnings
 	ri.Resumed, ri.MergedFrom = m.Resumed, m.MergedFrom
+	ri.Incomplete = incomplete(m)
 	return ri
+}
+
+// incomplete says why a run is not whole: its manifest has no finish time
+// (its last invocation stopped before the run ended: killed, or cut by a
+// time limit), or a pass the run lists never ran for cells that ran some
+// profiling pass (a timing sweep's cells get check and timing only, by
+// plan), or no pass ran for a cell at all.
+func incomplete(m *rundir.Manifest) []string {
+	var out []string
+	if m.Finished.IsZero() {
+		s := "no finish time: the run did not finish"
+		if n := len(m.Resumed); n > 0 {
+			s = fmt.Sprintf("no finish time: the last of its %d invocations (the first, then %d with --resume) did not finish", n+1, n)
+		}
+		out = append(out, s)
+	}
+	never := map[string][]string{}
+	var none []string
+	for _, c := range m.Cells {
+		name := c.Experiment + "/" + c.Variant + "/" + c.Shape
+		if len(c.Passes) == 0 {
+			none = append(none, name)
+			continue
+		}
+		profiled := false
+		for _, p := range []string{rundir.PassNCU, rundir.PassRange, rundir.PassNsys} {
+			_, has := c.Passes[p]
+			profiled = profiled || has
+		}
+		if !profiled {
+			continue
+		}
+		for _, p := range m.Passes {
+			if _, has := c.Passes[p]; !has {
+				never[p] = append(never[p], name)
+			}
+		}
+	}
+	list := func(cells []string) string {
+		const most = 4
+		if len(cells) > most {
+			return strings.Join(cells[:most], ", ") + fmt.Sprintf(" and %d more", len(cells)-most)
+		}
+		return strings.Join(cells, ", ")
+	}
+	for _, p := range m.Passes {
+		if cs := never[p]; len(cs) > 0 {
+			out = append(out, fmt.Sprintf("the %s pass never ran for %s: %s", p, plural(len(cs), "cell"), list(cs)))
+		}
+	}
+	if len(none) > 0 {
+		out = append(out, fmt.Sprintf("no pass ran for %s: %s", plural(len(none), "cell"), list(none)))
+	}
+	return out
 }
 
 func dedupe(ws []analysis.Warning) []analysis.Warning {

@@ -35,25 +35,28 @@ func WriteHTML(w io.Writer, r *Report, files fs.FS) error {
 
 // htmlView is what the template renders: every figure already formatted.
 type htmlView struct {
-	Title       string
-	RunLine     string
-	Command     string
-	Provenance  []string
-	ClaimsFrom  string
-	Counts      []htmlCount
-	Total       int
-	Absent      string
-	ExpCounts   []htmlExpCount
-	Decisions   []htmlDecision
-	Warnings    []htmlWarning
-	Notes       []string
-	Experiments []htmlExperiment
-	Options     []htmlKV
-	TimeNotes   []string // the Time section (timeNotes, timeTables)
-	TimeTables  []htmlTable
-	Ceilings    [][]string
-	Legends     htmlLegends
-	CI          string // ciLabel
+	Title   string
+	RunLine string
+	// Incomplete says why the run is not whole ("" whole); IncompleteNote
+	// closes the verdict summary.
+	Incomplete, IncompleteNote string
+	Command                    string
+	Provenance                 []string
+	ClaimsFrom                 string
+	Counts                     []htmlCount
+	Total                      int
+	Absent                     string
+	ExpCounts                  []htmlExpCount
+	Decisions                  []htmlDecision
+	Warnings                   []htmlWarning
+	Notes                      []string
+	Experiments                []htmlExperiment
+	Options                    []htmlKV
+	TimeNotes                  []string // the Time section (timeNotes, timeTables)
+	TimeTables                 []htmlTable
+	Ceilings                   [][]string
+	Legends                    htmlLegends
+	CI                         string // ciLabel
 }
 
 type htmlCount struct {
@@ -158,6 +161,10 @@ func buildHTMLView(r *Report, files fs.FS) htmlView {
 		v.Title += ": " + r.Run.Name
 	}
 	v.RunLine = strings.ReplaceAll(runLine(r.Run), "**", "")
+	if len(r.Run.Incomplete) > 0 {
+		v.Incomplete = strings.Join(r.Run.Incomplete, "; ")
+		v.IncompleteNote = incompleteNote(r.Run)
+	}
 	v.Command = shellquote.Join(r.Run.Command...)
 	for _, l := range provenance(r.Run) {
 		v.Provenance = append(v.Provenance, strings.ReplaceAll(l, "`", ""))

@@ -78,7 +78,10 @@ table.decisions td.num::before{content:"Decision "}
 </head>
 <body>
 <h1>{{.Title}}</h1>
-<p>Verdicts over {{.Total}} claim-shape pairs: {{range .Counts}}<span class="badge {{.Class}}">{{.N}} {{.Verdict}}</span>{{end}}</p>
+{{- if .Incomplete}}
+<p class="incomplete"><strong>Incomplete run</strong>: {{.Incomplete}}.</p>
+{{- end}}
+<p>Verdicts over {{.Total}} claim-shape pairs{{.IncompleteNote}}: {{range .Counts}}<span class="badge {{.Class}}">{{.N}} {{.Verdict}}</span>{{end}}</p>
 {{- if .Absent}}
 <p>Not in this run, so not evaluated here: {{.Absent}} (NOT MEASURED in report.json).</p>
 {{- end}}

@@ -98,6 +98,9 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	}
 	p("# %s\n\n", title)
 	p("%s\n\n", runLine(r.Run))
+	if len(r.Run.Incomplete) > 0 {
+		p("**Incomplete run**: %s.\n\n", strings.Join(r.Run.Incomplete, "; "))
+	}
 	if len(r.Run.Command) > 0 {
 		p("Command: `%s`\n\n", shellquote.Join(r.Run.Command...))
 	}
@@ -117,8 +120,8 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	for _, d := range decisions {
 		counts[d.Verdict]++
 	}
-	p("Verdicts: %d GO, %d NO-GO, %d INCONCLUSIVE, %d NOT MEASURED, over %d claim-shape pairs.\n\n",
-		counts[VerdictGo], counts[VerdictNoGo], counts[VerdictInconclusive], counts[VerdictNotMeasured], len(decisions))
+	p("Verdicts: %d GO, %d NO-GO, %d INCONCLUSIVE, %d NOT MEASURED, over %d claim-shape pairs%s.\n\n",
+		counts[VerdictGo], counts[VerdictNoGo], counts[VerdictInconclusive], counts[VerdictNotMeasured], len(decisions), incompleteNote(r.Run))
 	if len(absent) > 0 {
 		p("Not in this run, so not evaluated here: %s (NOT MEASURED in report.json).\n\n", strings.Join(absent, ", "))
 	}
@@ -416,4 +419,12 @@ func ceilingRows(c gpu.Ceilings) [][]string {
 		rows = append(rows, []string{it.Name, it.Kind, SI(it.Value, unit), it.Source})
 	}
 	return rows
+}
+
+// incompleteNote closes the verdict summary of an incomplete run.
+func incompleteNote(ri RunInfo) string {
+	if len(ri.Incomplete) == 0 {
+		return ""
+	}
+	return " of an incomplete run (see above: a decision whose pass never ran is no GO or NO-GO)"
 }

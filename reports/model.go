@@ -45,6 +45,9 @@ type RunInfo struct {
 	ClaimsFrom   string              `json:"claims_from,omitempty"` // which specs and claims the run is judged with
 	Resumed      []rundir.Invocation `json:"resumed,omitempty"`     // later invocations that continued the run
 	MergedFrom   []rundir.MergedPart `json:"merged_from,omitempty"` // the runs a merged run was made of
+	// Incomplete says why the run is not whole (no finish time, a pass
+	// that never ran for cells that ran others); absent for a whole run.
+	Incomplete []string `json:"incomplete,omitempty"`
 }
 
 // Value is a measured value with its 95% interval (Lo = Hi = Center for

@@ -1,6 +1,8 @@
 package reports
 
 import (
+	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -104,4 +106,49 @@ func TestReplaysCutNearThreshold(t *testing.T) {
 		return
 	}
 	t.Fatal("no swiglu_fp8/no-intermediate decision")
+}
+
+// Run 2026-11-27-h100-222424 has no finish time in its manifest (three
+// invocations: the first and two --resume) and its five swiglu_fp8 cells
+// ran check, timing, ncu and range but never nsys: its report says it is
+// incomplete in the header and the verdict summary of report.md and
+// report.html, and in report.json's run. Run 2026-11-23-h100-161238
+// finished with every pass: it says nothing of the kind.
+func TestIncompleteRunSaysSo(t *testing.T) {
+	const run = "2026-11-27-h100-222424"
+	if m := openCommitted(t, run).Manifest; !m.Finished.IsZero() || len(m.Resumed) != 2 {
+		t.Fatalf("%s: finished %v, %d resumed: the test's premise is none and 2", run, m.Finished, len(m.Resumed))
+	}
+	rep := Build(*loadCommitted(t, run))
+	want := []string{
+		"no finish time: the last of its 3 invocations (the first, then 2 with --resume) did not finish",
+		"the nsys pass never ran for 5 cells: swiglu_fp8/dual-acc/M=512,N=4096,K=7168, swiglu_fp8/dual-acc-graph/M=512,N=4096,K=7168, swiglu_fp8/quack-gated/M=512,N=4096,K=7168, swiglu_fp8/unfused/M=512,N=4096,K=7168 and 1 more",
+	}
+	if !slices.Equal(rep.Run.Incomplete, want) {
+		t.Errorf("incomplete %q, want %q", rep.Run.Incomplete, want)
+	}
+	var md, js, ht bytes.Buffer
+	if err := WriteMarkdown(&md, rep); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteJSON(&js, rep); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHTML(&ht, rep, nil); err != nil {
+		t.Fatal(err)
+	}
+	for f, b := range map[string]string{"report.md": md.String(), "report.html": ht.String()} {
+		if !strings.Contains(b, "Incomplete run</") && !strings.Contains(b, "**Incomplete run**: "+want[0]) {
+			t.Errorf("%s: no incomplete-run header", f)
+		}
+		if !strings.Contains(b, "claim-shape pairs of an incomplete run") {
+			t.Errorf("%s: the verdict summary does not say the run is incomplete", f)
+		}
+	}
+	if !strings.Contains(js.String(), `"incomplete": [`) {
+		t.Error("report.json: run has no incomplete list")
+	}
+	if whole := Build(*loadCommitted(t, "2026-11-23-h100-161238")); len(whole.Run.Incomplete) != 0 {
+		t.Errorf("2026-11-23-h100-161238: incomplete %q, want none", whole.Run.Incomplete)
+	}
 }
