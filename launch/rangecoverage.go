@@ -7,6 +7,7 @@ package launch
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -33,10 +34,10 @@ func describeCoverage(st rundir.PassStatus) string {
 	c := st.Coverage
 	var parts []string
 	if c != nil && c.Time != nil {
-		parts = append(parts, fmt.Sprintf("time %.2f", *c.Time))
+		parts = append(parts, fmt.Sprintf("time %.2f", math.Floor(*c.Time*100+1e-9)/100))
 	}
 	if c != nil && c.L2Bytes != nil {
-		parts = append(parts, fmt.Sprintf("l2 bytes %.2f", *c.L2Bytes))
+		parts = append(parts, fmt.Sprintf("l2 bytes %.2f", math.Floor(*c.L2Bytes*100+1e-9)/100))
 	}
 	if len(parts) == 0 {
 		return st.Method + " unmeasured"

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -148,6 +149,9 @@ func dramCell(row CellRow) string {
 			lo, hi = min(lo, x), max(hi, x)
 		}
 		s += fmt.Sprintf(" (n=%d: %s..%s)", n, Bytes(lo), Bytes(hi))
+	}
+	if row.DRAMBytes > 0 && slices.Contains(row.Warnings, analysis.WarnRangePartial) {
+		s = "partial: " + s // the range covers part of the variant: no whole figure
 	}
 	return s
 }

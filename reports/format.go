@@ -229,3 +229,10 @@ func (t Table) write(w io.Writer) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// coverage formats a range-coverage ratio cut (not rounded) to two
+// decimals, so that a ratio under a threshold never prints as the
+// threshold: 0.8955 is "0.89", not "0.90".
+func coverage(v float64) string {
+	return fmt.Sprintf("%.2f", math.Floor(v*100+1e-9)/100)
+}

@@ -379,7 +379,7 @@ func htmlRowOf(row CellRow) htmlRow {
 		h.ModelOff = *row.ModelRatio < modelLo || *row.ModelRatio > modelHi
 	}
 	if c := row.RangeCoverage; c != nil {
-		h.Coverage = fmt.Sprintf("%.2f L2, %.2f time", c.L2Bytes, c.Time)
+		h.Coverage = coverage(c.L2Bytes) + " L2, " + coverage(c.Time) + " time"
 		h.CoveragePartial = slices.Contains(row.Warnings, analysis.WarnRangePartial)
 	}
 	for _, k := range row.KernelNames {

@@ -128,14 +128,14 @@ var shapeLegend = []legendRow{
 	{in: legendBoth, text: same("Bound: the model's\nroofline floor over the device time, or over the GPU time where the call could not be\n" +
 		"captured in a graph (Device —) (100% = at the roof).")},
 	{in: legendBoth, text: func(f legendFormat) string {
-		return fmt.Sprintf("Range/kernels: the range pass's L2\nbytes and time over the kernel pass's (below %.2f: %s%s).",
+		return fmt.Sprintf("Range/kernels: the range pass's L2\nbytes and time over the kernel pass's, cut to two decimals (below %.2f: %s%s).",
 			rundir.MinRangeCoverage, analysis.WarnRangePartial, f.pick("", ", marked"))
 	}},
 	{in: legendBoth, nl: legendBoth, text: same(fmt.Sprintf("Speedup: baseline median / this variant's, p from a Mann-Whitney U test (alpha %s).", num(analysis.DefaultStats().Alpha)))},
 	{in: legendBoth, nl: legendBoth, text: same("Elementwise: kernels without tensor work.")},
 	{in: legendBoth, text: same("Rel. error: max relative error against the\nreference (check pass).")},
 	{in: legendBoth, text: func(f legendFormat) string {
-		return "DRAM: read + write bytes of the whole variant, ncu range pass (" + f.sym("*") + ":\nsum of the kernel pass, L2 flushed before each kernel);"
+		return "DRAM: read + write bytes of the whole variant, ncu range pass (" + f.sym("*") + ":\nsum of the kernel pass, L2 flushed before each kernel; partial: a range that covers part of the variant);"
 	}},
 	{in: legendBoth, text: func(f legendFormat) string {
 		return "DRAM/theory outside " + f.pick(num(modelLo)+"x.."+num(modelHi)+"x", "the model's range") + " is\nmarked" + f.pick(" "+f.sym("!"), "") + "."

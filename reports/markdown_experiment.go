@@ -115,7 +115,7 @@ func writeShape(b *strings.Builder, exp string, s ShapeReport) {
 		}
 		cov := "—"
 		if c := row.RangeCoverage; c != nil {
-			cov = fmt.Sprintf("%.2f L2, %.2f time", c.L2Bytes, c.Time)
+			cov = coverage(c.L2Bytes) + " L2, " + coverage(c.Time) + " time"
 		}
 		sp, pv := "—", "—"
 		if row.Speedup != nil {

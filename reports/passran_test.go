@@ -152,3 +152,34 @@ func TestIncompleteRunSaysSo(t *testing.T) {
 		t.Errorf("2026-11-23-h100-161238: incomplete %q, want none", whole.Run.Incomplete)
 	}
 }
+
+// In run 2026-11-27-h100-222424 fla-hgrn's range covers 0.8955 of its
+// kernel pass's L2 bytes (manifest), under the 0.90 threshold: the report
+// prints 0.89 (cut, 89.55/100), never "0.90", and its DRAM figure is marked
+// partial, not printed as the variant's whole traffic.
+func TestPartialRangeNotWhole(t *testing.T) {
+	const run = "2026-11-27-h100-222424"
+	st, ok := openCommitted(t, run).Manifest.Pass("scan_gate", "fla-hgrn", "B=4,T=2048,d=256,dv=64", rundir.PassRange)
+	if !ok || st.Coverage == nil || st.Coverage.L2Bytes == nil || *st.Coverage.L2Bytes != 0.8955 {
+		t.Fatalf("%s: fla-hgrn range coverage %+v, the test's premise is 0.8955", run, st.Coverage)
+	}
+	for v, want := range map[float64]string{0.8955: "0.89", 0.29: "0.29", 1.9155: "1.91", 0.9: "0.90"} {
+		if got := coverage(v); got != want {
+			t.Errorf("coverage(%v) = %q, want %q", v, got, want)
+		}
+	}
+	var md bytes.Buffer
+	if err := WriteMarkdown(&md, Build(*loadCommitted(t, run))); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(md.String(), "\n") {
+		if !strings.HasPrefix(l, "| fla-hgrn (reference)") || !strings.Contains(l, " L2, ") {
+			continue
+		}
+		if !strings.Contains(l, "| partial: 455.9 kB (n=1) |") || !strings.Contains(l, "0.89 L2, 1.91 time") {
+			t.Errorf("fla-hgrn row %q: want its DRAM marked partial and coverage 0.89 L2, 1.91 time", l)
+		}
+		return
+	}
+	t.Fatal("no fla-hgrn row with range coverage in report.md")
+}
