@@ -115,10 +115,11 @@ def main(argv=None):
         return EXIT_OK
 
     try:
-        import torch  # noqa: F401  (the GPU modes need torch)
+        import torch  # the GPU modes need torch
     except ImportError:
         print(f"run.py: mode {a.mode} needs torch, which is not installed", file=sys.stderr)
         return EXIT_FAIL
+    records.disable_tf32(torch)  # before any module runs a matmul: the reference is float32
     from common import runner
 
     if a.mode == "env":
@@ -127,8 +128,6 @@ def main(argv=None):
     if not torch.cuda.is_available():
         print("run.py: no CUDA device", file=sys.stderr)
         return EXIT_FAIL
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
 
     if a.mode == "bench":
         from common import bench

@@ -6,7 +6,7 @@ import math
 
 TIMING_VERSION = 1
 CHECK_METRIC = ("norm-wise relative error ||out-ref||/||ref|| per output; reference in float32 "
-                "(TF32 off) from the same bf16/fp16 inputs")
+                "(TF32 off: disable_tf32 at the runner's start) from the same bf16/fp16 inputs")
 VS_BASELINE_METRIC = ("norm-wise relative error ||out-base||/||base|| per output in float64, base = the "
                       "baseline variant's output on the same inputs")
 LAUNCH_MODES = ("plan", "triton-dispatch")
@@ -21,6 +21,26 @@ def one_line(msg, limit=300):
     """An error message as one line of at most limit characters."""
     s = " ".join(str(msg).split())
     return s if len(s) <= limit else s[:limit - 3] + "..."
+
+
+# The torch flags that let float32 matmuls and convolutions run in TF32 (a 10-bit mantissa):
+# off, a float32 reference would not be float32. Recorded beside the knobs (code_record).
+TF32_MATMUL = "torch.backends.cuda.matmul.allow_tf32"
+TF32_CUDNN = "torch.backends.cudnn.allow_tf32"
+
+
+def tf32_flags(torch):
+    """The two TF32 flags as torch has them now: {TF32_MATMUL: "False", TF32_CUDNN: "False"}."""
+    return {TF32_MATMUL: str(bool(torch.backends.cuda.matmul.allow_tf32)),
+            TF32_CUDNN: str(bool(torch.backends.cudnn.allow_tf32))}
+
+
+def disable_tf32(torch):
+    """Turn TF32 off for matmuls and cuDNN (torch's defaults differ: cuDNN's is on), so the
+    float32 reference of the check pass is float32; returns tf32_flags as set."""
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    return tf32_flags(torch)
 
 
 def code_record(knobs, picks, launch):

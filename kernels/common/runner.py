@@ -248,9 +248,10 @@ def launch_mode():
 
 
 def code_record():
-    """The "code" key of a cell's JSON: the knobs in effect, the picks the cell used since
-    its check began (picks.reset_used), the launch path."""
-    return records.code_record(knobs.effective(), picks.used(), launch_mode())
+    """The "code" key of a cell's JSON: the knobs in effect with torch's two TF32 flags
+    (records.tf32_flags), the picks the cell used since its check began (picks.reset_used),
+    the launch path."""
+    return records.code_record({**knobs.effective(), **records.tf32_flags(torch)}, picks.used(), launch_mode())
 
 
 def run_check(cell, vs=None):

@@ -58,3 +58,21 @@ def test_bad_usage_subprocess_exit_code():
                        capture_output=True, text=True, check=False)
     assert p.returncode == 2
     assert "unknown experiment" in p.stderr
+
+
+def test_runner_start_turns_tf32_off(monkeypatch, capsys):
+    # run.py turns both TF32 flags off as soon as it has torch, before any mode runs
+    from types import ModuleType, SimpleNamespace as NS
+    torch = ModuleType("torch")
+    torch.backends = NS(cuda=NS(matmul=NS(allow_tf32=True)), cudnn=NS(allow_tf32=True))
+    torch.cuda = NS(is_available=lambda: False)
+    runner = ModuleType("common.runner")
+    runner.env_info = lambda: {}
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    monkeypatch.setitem(sys.modules, "common.runner", runner)
+    import common
+    monkeypatch.setattr(common, "runner", runner, raising=False)
+    assert run.main(["env"]) == 0
+    assert torch.backends.cuda.matmul.allow_tf32 is False
+    assert torch.backends.cudnn.allow_tf32 is False
+    capsys.readouterr()

@@ -121,3 +121,20 @@ def test_vs_baseline_record():
     r = records.vs_baseline_record("unfused", {"C": {"nan": 3}, "D": per["D"]})
     assert r["rel_err"] is None
     assert records.vs_baseline_record("unfused", {})["rel_err"] == 0.0
+
+
+def _fake_torch(matmul, cudnn):
+    from types import SimpleNamespace as NS
+    return NS(backends=NS(cuda=NS(matmul=NS(allow_tf32=matmul)), cudnn=NS(allow_tf32=cudnn)))
+
+
+def test_disable_tf32():
+    # torch's own defaults: matmul off since 1.12, cuDNN on; both on here, as a user may set
+    t = _fake_torch(True, True)
+    got = records.disable_tf32(t)
+    assert t.backends.cuda.matmul.allow_tf32 is False and t.backends.cudnn.allow_tf32 is False
+    assert got == {"torch.backends.cuda.matmul.allow_tf32": "False", "torch.backends.cudnn.allow_tf32": "False"}
+    # recorded beside the knobs: code_record keeps them as strings
+    c = records.code_record({"ROOFTOOL_MM_IMPL": "auto", **got}, {}, "plan")
+    assert c["knobs"]["torch.backends.cudnn.allow_tf32"] == "False"
+    assert records.tf32_flags(_fake_torch(False, True))["torch.backends.cudnn.allow_tf32"] == "True"
