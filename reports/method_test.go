@@ -5,7 +5,9 @@ import (
 	"math"
 	"os"
 	"path"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -168,4 +170,56 @@ func TestMethodPartialRange(t *testing.T) {
 	check("whole range (161238)", us, mb, gb, 2435, 2753, 13.14)
 	us, mb, gb = sum(cur.rows("raw/ncu/gated_ssm/compiled/" + shape + ".csv"))
 	check("kernel pass (161238)", us, mb, gb, 2044, 2398, 12.63)
+}
+
+// "The quack variants on an H100": the table of each fusion's best member
+// in run 2026-11-27-h100-222424 is the report's fusion_best of that run,
+// row for row, and the quack member's GEMM speed its kernel quality row's
+// (to 0.1%, the table's digits). swiglu_fp8's best is dual-acc, not quack.
+func TestMethodQuackBestTable(t *testing.T) {
+	const run = "2026-11-27-h100-222424"
+	b, err := os.ReadFile("../METHOD.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	i := strings.Index(doc, "### The quack variants on an H100 (run "+run+")")
+	if i < 0 {
+		t.Fatal("METHOD.md: no section on the quack variants of " + run)
+	}
+	var rows [][]string
+	for _, l := range strings.Split(doc[i:], "\n")[1:] {
+		if strings.HasPrefix(l, "#") {
+			break
+		}
+		if strings.HasPrefix(l, "| gated_ssm |") || strings.HasPrefix(l, "| gla_proj |") || strings.HasPrefix(l, "| swiglu") {
+			f := strings.Split(strings.Trim(l, "| "), " | ")
+			if len(f) == 7 {
+				rows = append(rows, f)
+			}
+		}
+	}
+	rep := Build(*loadCommitted(t, run))
+	pct := func(v float64) string { return strconv.FormatFloat(100*v, 'f', 1, 64) + "%" }
+	var want [][]string
+	for _, e := range rep.Experiments {
+		for _, fb := range e.FusionBest {
+			quack := ""
+			for _, q := range e.Quality {
+				if q.Shape == fb.Shape && strings.HasPrefix(q.Variant, "quack") && slices.Contains(fb.Measured, q.Variant) && q.GEMMSpeed > 0 {
+					quack = pct(q.GEMMSpeed)
+				}
+			}
+			want = append(want, []string{e.Name, fb.Shape, fb.Fusion, fb.Best, pct(fb.GEMMSpeed),
+				strconv.FormatFloat(fb.GEMMDRAM, 'f', 2, 64) + "x", quack})
+		}
+	}
+	if len(rows) != len(want) {
+		t.Fatalf("METHOD.md lists %d fusions, the run has %d: %q", len(rows), len(want), want)
+	}
+	for k := range want {
+		if !slices.Equal(rows[k], want[k]) {
+			t.Errorf("METHOD.md row %q, the run gives %q", rows[k], want[k])
+		}
+	}
 }
