@@ -183,3 +183,17 @@ func TestPartialRangeNotWhole(t *testing.T) {
 	}
 	t.Fatal("no fla-hgrn row with range coverage in report.md")
 }
+
+// The run-level clocks warning of run 2026-11-27-h100-222424 quotes the
+// ncu kernel pass's clock alone, 1943 MHz (an independent recomputation
+// from the kernel pass's sm__cycles_elapsed.avg.per_second), not the 1886
+// MHz the range rows pulled the median down to.
+func TestRunClocksKernelPass(t *testing.T) {
+	rep := Build(*loadCommitted(t, "2026-11-27-h100-222424"))
+	for _, w := range rep.Warnings {
+		if w.Code == "clocks-differ" && strings.Contains(w.Msg, "ncu kernel pass ran at 1943 MHz") {
+			return
+		}
+	}
+	t.Errorf("no clocks-differ warning at 1943 MHz: %v", rep.Warnings)
+}
