@@ -117,6 +117,9 @@ func writeShape(b *strings.Builder, exp string, s ShapeReport) {
 		if c := row.RangeCoverage; c != nil {
 			cov = fmt.Sprintf("%.2f L2, %.2f time", c.L2Bytes, c.Time)
 		}
+		if row.RangeProcess != "" && row.RangeCoverage != nil {
+			cov += " (" + row.RangeProcess + ")"
+		}
 		sp, pv := "—", "—"
 		if row.Speedup != nil {
 			sp = fmtInterval(MetricSpeedup, *row.Speedup)
