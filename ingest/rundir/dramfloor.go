@@ -57,10 +57,14 @@ func NewDRAMFloor(kernelDRAM, copyDRAM float64, kernels, copies int, l2 float64,
 }
 
 // Describe gives the figures: "range 12.89 GB (1 replay, spread 0 GB)
-// against a floor of 14.32 GB: kernel pass 12.75 GB + copies 2.147 GB (2)
-// - L2 reuse 0.58 GB (10 x 52.43 MB)".
+// against a floor of 14.43 GB: kernel pass 12.75 GB + copies and memsets
+// 2.147 GB (2) - L2 reuse 0.472 GB (9 x 52.43 MB)".
 func (f DRAMFloor) Describe() string {
-	return fmt.Sprintf("range %.4g GB (%d replays, spread %.3g GB) against a floor of %.4g GB: kernel pass %.4g GB + copies and memsets %.4g GB (%d) - L2 reuse %.3g GB (%d x %.4g MB)",
-		f.RangeDRAMBytes/1e9, f.Replays, f.SpreadBytes/1e9, f.FloorBytes/1e9, f.KernelDRAMBytes/1e9, f.CopyDRAMBytes/1e9, f.Copies,
+	replays := fmt.Sprintf("%d replays", f.Replays)
+	if f.Replays == 1 {
+		replays = "1 replay"
+	}
+	return fmt.Sprintf("range %.4g GB (%s, spread %.3g GB) against a floor of %.4g GB: kernel pass %.4g GB + copies and memsets %.4g GB (%d) - L2 reuse %.3g GB (%d x %.4g MB)",
+		f.RangeDRAMBytes/1e9, replays, f.SpreadBytes/1e9, f.FloorBytes/1e9, f.KernelDRAMBytes/1e9, f.CopyDRAMBytes/1e9, f.Copies,
 		f.ReuseBytes/1e9, f.Kernels+f.Copies+1, f.L2Bytes/1e6)
 }
