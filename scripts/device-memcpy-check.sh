@@ -9,7 +9,7 @@
 # come back too, and the log in $OUT/log.
 # Run from the repository root with bin/rooftool.gz (or bin/rooftool) and .nsysdeps carried:
 #   scripts/device-memcpy-check.sh
-# Environment: GPU (default h100), LIMIT (seconds for both profiles together, default 230:
+# Environment: GPU (default h100), LIMIT (seconds for both profiles together, default 220:
 # the per-experiment run gets half, per-cell what is left). Without a GPU it says so and
 # exits 0.
 set -uo pipefail
@@ -18,7 +18,7 @@ if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; t
   exit 0
 fi
 GPU=${GPU:-h100}
-LIMIT=${LIMIT:-230}
+LIMIT=${LIMIT:-220}
 . scripts/device-common.sh
 t0=$(date +%s)
 stamp start
