@@ -60,6 +60,7 @@ func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps
 	s.addKernelRows(t, byKernel, mask)
 	s.addTimings(t, mask, spreads, devSpreads)
 	s.addMissing(exps)
+	s.copies = ingest.CellCopies(t)
 
 	out := make([]CellFact, 0, len(s.cells))
 	for _, key := range s.order {
@@ -108,6 +109,8 @@ func (s *cellRows) fill(c *CellFact, key cellkey.Key, opts Options, l2 int64, sp
 	summarizeTimings(c, s.samples[key], s.devSamples[key], opts)
 	checkRange(c, replays, func(replay int) string { return rangeMethod(opts.Manifest, key, replay) })
 	rangeMedians(c, replays)
+	c.RangeProcess = rangeProcess(opts.Manifest, key)
+	checkRangeFloor(c, kf, s.copies[key], l2)
 	checkKernelNames(c, kf, s.timeline[key])
 	checkHostBound(c, opts)
 	checkDeviceAboveWall(c)

@@ -16,9 +16,10 @@ type cellRows struct {
 	expByName map[string]*spec.Experiment
 
 	kfByCell            map[cellkey.Key][]KernelFact
-	timeline            map[cellkey.Key][]ingest.Kernel // nsys/Kineto timeline rows
-	replays             map[cellkey.Key][]rangeReplay   // ncu range-pass rows
-	samples, devSamples map[cellkey.Key][]float64       // wall and device times, ms
+	timeline            map[cellkey.Key][]ingest.Kernel   // nsys/Kineto timeline rows
+	replays             map[cellkey.Key][]rangeReplay     // ncu range-pass rows
+	samples, devSamples map[cellkey.Key][]float64         // wall and device times, ms
+	copies              map[cellkey.Key]ingest.CopyTotals // nsys memory copies and memsets in each cell's range
 }
 
 // newCellRows is an empty cellRows for the experiments exps.

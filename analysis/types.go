@@ -10,6 +10,7 @@ package analysis
 import (
 	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/gpu"
+	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
 // Warning codes. A warning is a fact about a measurement, never a failure.
@@ -133,6 +134,14 @@ type CellFact struct {
 	// DRAMBytesRangeReplays are the DRAM bytes (read+write) of each replay
 	// of the range pass, in replay order (one in runs that replayed once).
 	DRAMBytesRangeReplays []float64 `json:"dram_bytes_range_replays,omitempty"`
+
+	// RangeProcess is the ncu process that measured the range, as the
+	// manifest records it (rundir.PassStatus.Process: "shared", "alone",
+	// "retried-alone", "replayed-alone"); "" where it does not.
+	RangeProcess string `json:"range_process,omitempty"`
+	// RangeBelowFloor holds the figures of a range short of its DRAM floor
+	// (WarnRangeBelowFloor); nil where it is not.
+	RangeBelowFloor *rundir.DRAMFloor `json:"range_below_floor,omitempty"`
 }
 
 // Key is the cell the facts are of.

@@ -40,6 +40,12 @@ const (
 	// graph's GPU time and its kernels are not in the kernel table. The row
 	// hangs under the NVTX range of its cudaGraphLaunch call.
 	RangeCUDAGraph = "cuda_graph"
+	// RangeMemcpy and RangeMemset are one memory copy or memset as nsys
+	// traces it (CUPTI_ACTIVITY_KIND_MEMCPY, _MEMSET), hung like a kernel
+	// under the NVTX range of its launching call; the text says what and
+	// how many bytes (nsys_copies.go).
+	RangeMemcpy = "memcpy"
+	RangeMemset = "memset"
 )
 
 const (
@@ -167,7 +173,10 @@ func (p *nsysParser) run() error {
 		return err
 	}
 	p.kernelWarnings()
-	return p.graphs()
+	if err := p.graphs(); err != nil {
+		return err
+	}
+	return p.copies()
 }
 
 // lookup resolves a StringIds id; unknown ids give "".

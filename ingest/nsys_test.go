@@ -27,18 +27,19 @@ func TestNsysRealFiles(t *testing.T) {
 		totalNs   int64 // SELECT sum(end-start) FROM CUPTI_ACTIVITY_KIND_KERNEL
 		withRange int   // kernels whose launching runtime call lies in an NVTX push/pop range (query below)
 		ranges    int   // SELECT count(*) FROM NVTX_EVENTS WHERE eventType IN (59,60)
+		copies    int   // SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY, plus the same of _MEMSET where there is one
 		gpus      int   // SELECT count(*) FROM TARGET_INFO_GPU
 		gpu0      string
 		schema    string // SELECT value FROM EXPORT_META_DATA (or META_DATA_EXPORT) WHERE name='EXPORT_SCHEMA_VERSION'
 		first     Kernel // first kernel by rowid: SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL LIMIT 1 (+ StringIds, RUNTIME.globalTid)
 	}
 	cases := []want{
-		{file: "gpu4/report.sqlite", kernels: 4, names: 1, shorts: 1, totalNs: 116670, gpus: 1, gpu0: "Tesla T4", schema: "3.0.0",
+		{file: "gpu4/report.sqlite", kernels: 4, names: 1, shorts: 1, totalNs: 116670, copies: 12, gpus: 1, gpu0: "Tesla T4", schema: "3.0.0",
 			first: Kernel{Name: "vecAdd(double *, double *, double *, int)", ShortName: "vecAdd", Mangled: "_Z6vecAddPdS_S_i",
 				Context: 1, Stream: 13, CorrelationID: 123, PID: 200206, TID: 200206, GridX: 1024, GridY: 1, GridZ: 1,
 				BlockX: 256, BlockY: 1, BlockZ: 1, Registers: 16, StartNs: 548779327, DurationNs: 22560}},
-		{file: "cutlass_benchmark/report1.sqlite.gz", kernels: 6, names: 1, shorts: 1, totalNs: 162000609, gpus: 4, gpu0: "NVIDIA A100-PCIE-40GB", schema: "3.1.7"},
-		{file: "cuda-kernel-library/report2.sqlite", kernels: 1, names: 1, shorts: 1, totalNs: 1448207, gpus: 1, gpu0: "NVIDIA RTX A4500", schema: "3.24.18",
+		{file: "cutlass_benchmark/report1.sqlite.gz", kernels: 6, names: 1, shorts: 1, totalNs: 162000609, copies: 4, gpus: 4, gpu0: "NVIDIA A100-PCIE-40GB", schema: "3.1.7"},
+		{file: "cuda-kernel-library/report2.sqlite", kernels: 1, names: 1, shorts: 1, totalNs: 1448207, copies: 227, gpus: 1, gpu0: "NVIDIA RTX A4500", schema: "3.24.18",
 			first: Kernel{Name: "vectorAdd(int *, int *, int *, int)", ShortName: "vectorAdd", Mangled: "_Z9vectorAddPiS_S_i",
 				Context: 1, Stream: 7, CorrelationID: 121, PID: 102981, TID: 102981, GridX: 4096, GridY: 1, GridZ: 1,
 				BlockX: 256, BlockY: 1, BlockZ: 1, Registers: 16, StartNs: 333195999, DurationNs: 1448207}},
@@ -50,7 +51,7 @@ func TestNsysRealFiles(t *testing.T) {
 		//   SELECT (SELECT n.text FROM NVTX_EVENTS n WHERE n.eventType=59 AND n.globalTid=kr.g
 		//     AND n.start<=kr.rs AND kr.re<=n.end ORDER BY n.start DESC LIMIT 1) t, count(*) FROM kr GROUP BY 1
 		// -> cudnn_convolution seq 0: 23, seq 3: 21, add_ seq 2: 1, add_ seq 5: 1 (all at depth 6).
-		{file: "DLProf/nsys_profile.sqlite", kernels: 46, names: 26, shorts: 21, totalNs: 346684, withRange: 46, ranges: 82, gpus: 1,
+		{file: "DLProf/nsys_profile.sqlite", kernels: 46, names: 26, shorts: 21, totalNs: 346684, withRange: 46, ranges: 82, copies: 12 + 4, gpus: 1,
 			gpu0: "NVIDIA GeForce RTX 2070 SUPER", schema: "2.9.1"},
 	}
 	for _, c := range cases {
@@ -80,8 +81,8 @@ func TestNsysRealFiles(t *testing.T) {
 				t.Errorf("kernels %d names %d shorts %d total %d ns with range %d; want %d %d %d %d %d",
 					len(ks), len(names), len(shorts), total, with, c.kernels, c.names, c.shorts, c.totalNs, c.withRange)
 			}
-			if n := tb.NumRows(TableRanges); n != int64(c.ranges) {
-				t.Errorf("ranges %d, want %d", n, c.ranges)
+			if n := tb.NumRows(TableRanges); n != int64(c.ranges+c.copies) {
+				t.Errorf("ranges %d, want %d NVTX ranges and %d copies", n, c.ranges, c.copies)
 			}
 			g := tb.GPUs()
 			if len(g) != c.gpus || g[0].Name != c.gpu0 || g[0].Device != 0 {
@@ -567,6 +568,7 @@ func TestNsysH100Run(t *testing.T) {
 		kernels, names, shorts int
 		totalNs                int64
 		nvtx                   int
+		copies                 int            // SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY, plus the same of _MEMSET
 		paths                  map[string]int // kernels per range_path; "" = not in a range
 		graphs                 map[string]int // cuda_graph ranges per parent path
 	}
@@ -574,16 +576,16 @@ func TestNsysH100Run(t *testing.T) {
 	ssm2 := "B=16,T=2048,d=2048,H=16,dk=128,n=16"
 	sw, sg := "M=512,N=4096,K=7168", "B=4,T=2048,d=256,dv=64"
 	cases := []want{
-		{"gla_proj", 3595, 79, 29, 1779792303, 21, map[string]int{"": 3550,
+		{"gla_proj", 3595, 79, 29, 1779792303, 21, 243 + 727, map[string]int{"": 3550,
 			"gla_proj/compiled-fwdbwd/" + gla: 8, "gla_proj/compiled/" + gla: 8, "gla_proj/unfused-fwdbwd/" + gla: 10,
 			"gla_proj/unfused/" + gla: 8, "gla_proj/wide-gemm-epilogue/" + gla: 1, "gla_proj/wide-gemm-fwdbwd/" + gla: 6,
 			"gla_proj/wide-gemm/" + gla: 4}, map[string]int{}},
-		{"swiglu", 15789, 26, 12, 1074422904, 15, map[string]int{"": 15782,
+		{"swiglu", 15789, 26, 12, 1074422904, 15, 20 + 30, map[string]int{"": 15782,
 			"swiglu/dual-acc-persistent/" + sw: 1, "swiglu/dual-acc/" + sw: 1, "swiglu/gemm2-epilogue/" + sw: 2, "swiglu/unfused/" + sw: 3},
 			map[string]int{"": 459, "swiglu/unfused-graph/" + sw: 1}},
-		{"scan_gate", 18574, 27, 10, 27955591, 9, map[string]int{"": 18574},
+		{"scan_gate", 18574, 27, 10, 27955591, 9, 12 + 12, map[string]int{"": 18574},
 			map[string]int{"": 2393, "scan_gate/megakernel/" + sg: 1, "scan_gate/semi-fused/" + sg: 1, "scan_gate/three-kernel/" + sg: 1}},
-		{"gated_ssm", 33550, 41, 22, 4744128032, 18, map[string]int{"": 33518,
+		{"gated_ssm", 33550, 41, 22, 4744128032, 18, 326 + 736, map[string]int{"": 33518,
 			"gated_ssm/compiled/" + ssm2: 6, "gated_ssm/compiled/" + ssm: 6, "gated_ssm/eager/" + ssm2: 8, "gated_ssm/eager/" + ssm: 8,
 			"gated_ssm/triton-epilogue/" + ssm2: 2, "gated_ssm/triton-epilogue/" + ssm: 2}, map[string]int{}},
 	}
@@ -623,9 +625,11 @@ func TestNsysH100Run(t *testing.T) {
 			if fmt.Sprint(paths) != fmt.Sprint(c.paths) {
 				t.Errorf("kernels per path\n got %v\nwant %v", paths, c.paths)
 			}
-			nvtx, graphs := 0, map[string]int{}
+			nvtx, copies, graphs := 0, 0, map[string]int{}
 			for _, r := range tb.Ranges() {
 				switch r.Kind {
+				case RangeMemcpy, RangeMemset:
+					copies++
 				case RangeCUDAGraph:
 					parent := ""
 					if i := strings.LastIndex(r.Path, "/"); i >= 0 {
@@ -636,8 +640,8 @@ func TestNsysH100Run(t *testing.T) {
 					nvtx++
 				}
 			}
-			if nvtx != c.nvtx || fmt.Sprint(graphs) != fmt.Sprint(c.graphs) {
-				t.Errorf("nvtx ranges %d, graphs per path %v; want %d, %v", nvtx, graphs, c.nvtx, c.graphs)
+			if nvtx != c.nvtx || copies != c.copies || fmt.Sprint(graphs) != fmt.Sprint(c.graphs) {
+				t.Errorf("nvtx ranges %d, copies %d, graphs per path %v; want %d, %d, %v", nvtx, copies, graphs, c.nvtx, c.copies, c.graphs)
 			}
 			if g := tb.GPUs(); len(g) != 1 || g[0].Name != "NVIDIA H100 80GB HBM3" {
 				t.Errorf("gpus %+v", g)

@@ -208,14 +208,14 @@ var metricsDoc = TableDoc{Name: TableMetrics,
 	}}
 
 var rangesDoc = TableDoc{Name: TableRanges,
-	Doc: "NVTX ranges and CUDA graph launches (nsys) and user annotations (Kineto).",
+	Doc: "NVTX ranges, CUDA graph launches, memory copies and memsets (nsys) and user annotations (Kineto).",
 	Columns: []Column{
 		i64("id", "", "row id within one ingest", ""),
 		dict("source", "nsys | kineto", ""),
 		dict("file", "base name of the export", ""),
-		dict("kind", "push_pop | start_end | annotation | cuda_graph", "nsys: push_pop, start_end, cuda_graph; kineto: annotation"),
+		dict("kind", "push_pop | start_end | annotation | cuda_graph | memcpy | memset", "nsys: push_pop, start_end, cuda_graph, memcpy, memset; kineto: annotation"),
 		ndict("domain", "NVTX domain name, null for the default domain", "kineto: the event category (user_annotation, gpu_user_annotation)"),
-		ndict("text", "range text, null where the range has none", "nsys cuda_graph: \"CUDA graph <graphId>\""),
+		ndict("text", "range text, null where the range has none", "nsys cuda_graph: \"CUDA graph <graphId>\"; memcpy: \"memcpy <DtoD|HtoD|DtoH|...> <bytes> B\"; memset: \"memset <bytes> B\""),
 		dict("path", "texts of the nested ranges, outermost first, joined by \"/\"", ""),
 		i32("depth", "", "nesting depth, 0 for outermost", ""),
 		ni64("parent_id", "", "ranges.id of the enclosing range", "null at depth 0"),

@@ -113,6 +113,13 @@ func coverage(kernel, rng ncuTotals) *rundir.Coverage {
 // --csv --page raw export, in base units (ns, byte) whatever units its
 // units row names. A metric with no column or no number is left out.
 func SumNCUMetrics(data []byte, names ...string) (map[string]float64, error) {
+	out, _, err := sumNCU(data, names)
+	return out, err
+}
+
+// sumNCU is SumNCUMetrics that also counts the result rows.
+func sumNCU(data []byte, names []string) (map[string]float64, int, error) {
+	rows := 0
 	lines := strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
 	var cols map[string]int
 	scale := map[string]float64{}
@@ -146,7 +153,7 @@ func SumNCUMetrics(data []byte, names ...string) (map[string]float64, error) {
 				if i < len(rec) {
 					f, err := unitScale(rec[i])
 					if err != nil {
-						return nil, fmt.Errorf("%s: %w", n, err)
+						return nil, 0, fmt.Errorf("%s: %w", n, err)
 					}
 					scale[n] = f
 				}
@@ -156,6 +163,7 @@ func SumNCUMetrics(data []byte, names ...string) (map[string]float64, error) {
 		if _, err := strconv.Atoi(strings.TrimSpace(rec[0])); err != nil {
 			continue
 		}
+		rows++
 		for n, i := range cols {
 			if i >= len(rec) {
 				continue
@@ -168,9 +176,9 @@ func SumNCUMetrics(data []byte, names ...string) (map[string]float64, error) {
 		}
 	}
 	if cols == nil {
-		return nil, errNoHeader
+		return nil, 0, errNoHeader
 	}
-	return out, nil
+	return out, rows, nil
 }
 
 // unitScale converts ncu's time and byte units to ns and bytes.

@@ -421,6 +421,17 @@ func (r *Runner) sweep(ctx context.Context, cells []PlannedCell) error {
 			}
 			unlock()
 		}
+		// The range's DRAM floor needs the nsys pass: rangefloor.go.
+		var ran []string
+		for _, c := range cells {
+			if c.Exp == exp && slices.Contains(c.Passes, rundir.PassRange) && slices.Contains(c.Passes, rundir.PassNsys) {
+				ran = append(ran, c.Variant+"/"+c.Shape)
+			}
+		}
+		if err := r.floorCheck(ctx, exp, byShape(ran)); err != nil {
+			r.write()
+			return err
+		}
 	}
 	return nil
 }

@@ -46,7 +46,7 @@ func fakeEnv(t *testing.T) (Config, string) {
 	t.Setenv("FAKE_NCU_PERM", "")
 	t.Setenv("FAKE_NSYS_NOLIB", "")
 	for _, k := range []string{"FAKE_CODE", "FAKE_NCU_LOG", "FAKE_RANGE_FAIL", "FAKE_RANGE_PARTIAL", "FAKE_APPRANGE_FAIL", "FAKE_APPRANGE_PARTIAL",
-		"FAKE_RANGE_DRAM", "FAKE_RANGE_DRAM_CELLS", "FAKE_RANGE_SHARED_OK", "FAKE_RANGE_NVTX", "FAKE_RANGE_ALONE_FAIL"} {
+		"FAKE_RANGE_DRAM", "FAKE_RANGE_DRAM_CELLS", "FAKE_RANGE_SHARED_OK", "FAKE_RANGE_NVTX", "FAKE_RANGE_ALONE_FAIL", "FAKE_L2_SIZE", "FAKE_NSYS_COPIES"} {
 		t.Setenv(k, "")
 	}
 	for _, kv := range os.Environ() {

@@ -313,6 +313,7 @@ func (x *index) row(e *spec.Experiment, v spec.Variant, shape string) (CellRow, 
 		row.HostRatio = &hr
 	}
 	row.RangeCoverage = c.RangeCoverage
+	row.RangeProcess = analysis.RangeProcessWord(c.RangeProcess)
 	row.BoundFraction = x.boundFraction(e, v.Name, shape)
 	row.DRAMBytes, row.DRAMBytesKernels, row.L2Bytes, row.FLOPs, row.Class = c.DRAMBytesRange, c.DRAMBytesKernels, c.L2Bytes, c.FLOPs, c.Class
 	if c.DRAMBytesRange > 0 {

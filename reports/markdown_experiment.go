@@ -117,6 +117,9 @@ func writeShape(b *strings.Builder, exp string, s ShapeReport) {
 		if c := row.RangeCoverage; c != nil {
 			cov = coverage(c.L2Bytes) + " L2, " + coverage(c.Time) + " time"
 		}
+		if row.RangeProcess != "" && row.RangeCoverage != nil {
+			cov += " (" + row.RangeProcess + ")"
+		}
 		sp, pv := "—", "—"
 		if row.Speedup != nil {
 			sp = fmtInterval(MetricSpeedup, *row.Speedup)

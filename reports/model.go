@@ -186,6 +186,12 @@ type CellRow struct {
 	RelError         *float64                `json:"rel_error,omitempty"` // check pass, max relative error
 	Warnings         []string                `json:"warnings,omitempty"`  // warning codes
 
+	// RangeProcess is the ncu process that measured the range pass:
+	// "per-experiment" (shared), "per-cell" (alone), "retried alone" or
+	// "replayed alone" (analysis.RangeProcessWord); absent where the
+	// manifest does not say.
+	RangeProcess string `json:"range_process,omitempty"`
+
 	// DRAMBytesReplays are the DRAM bytes of each range replay (n and spread
 	// of DRAMBytes, their median); absent where no range pass measured it.
 	DRAMBytesReplays []float64 `json:"dram_bytes_replays,omitempty"`

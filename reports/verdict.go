@@ -56,6 +56,8 @@ var voidRules = []voidRule{
 		sameFamily},
 	{analysis.WarnRangePartial, "the range pass covers part of the cell: its DRAM bytes are not the variant's",
 		func(_ analysis.Warning, metric string) bool { return passFor(metric) == rundir.PassRange }},
+	{analysis.WarnRangeBelowFloor, "the range pass's DRAM bytes fall below the kernel pass's plus the copies nsys saw in the range, less L2 reuse: ncu lost part of the range's traffic",
+		func(_ analysis.Warning, metric string) bool { return passFor(metric) == rundir.PassRange }},
 	{analysis.WarnPassesDiffer, "the passes of the cell ran different code: figures from different passes describe different kernels",
 		func(_ analysis.Warning, metric string) bool { return family(metric) != metricFamilyError }},
 	{analysis.WarnHostBound, "wall time is host overhead of an isolated call, not GPU work: voids wall-time figures, not device time",

@@ -188,6 +188,10 @@ type PassStatus struct {
 	// absent in runs made before it was recorded, where rooftool's own
 	// experiments ran alone.
 	Process string `json:"process,omitempty"`
+	// DRAMFloor is a range pass's DRAM bytes checked against the cell's
+	// kernel pass and the copies nsys saw in its range (DRAMFloor); set
+	// once the nsys pass ran. Absent where not checked.
+	DRAMFloor *DRAMFloor `json:"dram_floor,omitempty"`
 }
 
 // Which ncu process measured a cell's range (PassStatus.Process).
@@ -195,6 +199,9 @@ const (
 	ProcessShared       = "shared"        // one process over the round's cells of one replay method
 	ProcessAlone        = "alone"         // a process of this cell only
 	ProcessRetriedAlone = "retried-alone" // alone, after the shared process gave it partial or failed
+	// ProcessReplayedAlone: alone, after the shared process's range fell
+	// below the cell's DRAM floor (PassStatus.DRAMFloor).
+	ProcessReplayedAlone = "replayed-alone"
 )
 
 // RangeReplay is one replay of a cell's range pass.
