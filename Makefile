@@ -98,7 +98,6 @@ fuzz:
 demo: build
 	./$(BIN) report -o out/report
 	./$(BIN) report 2026-11-22-h100-003504 -o out/report-h100-003504
-	./$(BIN) report 2026-11-22-h100-022317 -o out/report-h100-022317
 	./$(BIN) report 2026-11-22-h100-034455 -o out/report-h100-034455
 	./$(BIN) report 2026-11-26-h100-065510 -o out/report-h100-065510
 	./$(BIN) report 2026-11-27-h100-222424 -o out/report-h100-222424

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/rooftool/rooftool/cellkey"
@@ -113,8 +115,10 @@ func parseTimingFile(b *Builder, in Input) error {
 		b.AddTiming(Timing{Experiment: exp, Variant: vr, Shape: sh, File: file, Device: tf.Device, Method: dm, Rep: int32(i), Ms: v})
 	}
 	cell := exp + "/" + vr + "/" + file // shape file names repeat across experiments and variants
-	for k, v := range tf.Clocks {
-		b.AddMeta(Meta{Source: SourceTiming, File: cell, Key: "clock." + k, Value: fmt.Sprint(v)})
+	// By key: a map's order changes from one ingest to the next, and the
+	// tables' bytes must not (a run's manifest records their digests).
+	for _, k := range slices.Sorted(maps.Keys(tf.Clocks)) {
+		b.AddMeta(Meta{Source: SourceTiming, File: cell, Key: "clock." + k, Value: fmt.Sprint(tf.Clocks[k])})
 	}
 	for _, loop := range []struct {
 		prefix  string

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
@@ -35,13 +36,18 @@ func Inputs(dir string, m *rundir.Manifest) []ingest.Input {
 	// An nsys export holds every cell of its runner process; a cell measured
 	// again later (its pass failed or superseded here, ok in a later part)
 	// must come from the later export only.
+	// The cells in key order, as Manifest.Write sorts them: a manifest
+	// written by an older binary (or by hand) lists them in another order,
+	// and the tables' rows, hence their digests, must not depend on it.
+	cells := slices.Clone(m.Cells)
+	sort.SliceStable(cells, func(i, j int) bool { return cells[i].Key().Less(cells[j].Key()) })
 	nsysCells := map[string][]string{}
-	for _, c := range m.Cells {
+	for _, c := range cells {
 		if st, ok := c.Passes[rundir.PassNsys]; ok && st.Status == rundir.StatusOK && len(st.Files) > 0 {
 			nsysCells[st.Files[0]] = append(nsysCells[st.Files[0]], c.Variant+"/"+c.Shape)
 		}
 	}
-	for _, c := range m.Cells {
+	for _, c := range cells {
 		for _, pass := range []string{rundir.PassTiming, rundir.PassNCU, rundir.PassRange, rundir.PassNsys} {
 			st, ok := c.Passes[pass]
 			if !ok || st.Status != rundir.StatusOK || len(st.Files) == 0 {

@@ -35,7 +35,9 @@ type MergeOptions struct {
 // (an export whose path two runs share with different bytes is renamed
 // shard<I>-<name> and the manifest follows), the specs snapshot,
 // ceilings.json where every run that has one has the same, and tables
-// ingested again from the merged manifest. The run is built in a temporary
+// ingested again from the merged manifest, which records the content hash
+// of each file a part gave (MergedPart.Files, what CheckMerged checks the
+// run against once the shards are gone). The run is built in a temporary
 // folder beside out and renamed into place. Runs that do not belong
 // together, cells measured in two runs and an existing out are
 // ConfigErrors; the returned strings are warnings.
@@ -100,6 +102,9 @@ func Merge(out string, dirs []string, opt MergeOptions) (*rundir.Manifest, []str
 			return nil, nil, fmt.Errorf("merge: copy %s: %w", filepath.Join(d, rundir.SpecsDir), err)
 		}
 		warns = append(warns, addPart(merged, m, ren, d, dirs[0], outAbs)...)
+		if merged.MergedFrom[i].Files, err = partFiles(tmp, listed, ren); err != nil {
+			return nil, nil, fmt.Errorf("merge: %s: %w", d, err)
+		}
 	}
 	var ordered []string
 	for _, p := range rundir.AllPasses {

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"path"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -80,12 +81,12 @@ func TestTimingClocksSharedShapes(t *testing.T) {
 	}
 }
 
-// TestCellSMClocksCommittedRuns: the per-cell SM clocks of the committed
-// runs whose tables name each timing file's cell come from the tables and
-// equal what their timing JSON holds; the runs ingested before that (File
-// the base name alone) are exactly the ones that read the JSON instead.
+// TestCellSMClocksCommittedRuns: the per-cell SM clocks of every committed
+// run come from its tables, which name each timing file's cell, and equal
+// what its timing JSON holds; the same tables as ingested before timing
+// meta rows named their cell (File the base name alone) give no per-cell
+// clocks, and the JSON is read instead.
 func TestCellSMClocksCommittedRuns(t *testing.T) {
-	fromJSON := map[string]bool{"2026-11-22-h100-003504": true, "2026-11-22-h100-022317": true, "2026-11-22-h200-004838": true}
 	for _, name := range testdata.Runs() {
 		t.Run(name, func(t *testing.T) {
 			_, fsys, err := testdata.Run(name)
@@ -106,8 +107,16 @@ func TestCellSMClocksCommittedRuns(t *testing.T) {
 				t.Fatalf("timing JSON clocks: %d, %v", len(js), err)
 			}
 			fromTables, perCell := analysis.LoopSMClocks(tables)
-			if perCell == fromJSON[name] {
-				t.Errorf("tables give per-cell clocks: %v, want %v", perCell, !fromJSON[name])
+			if !perCell {
+				t.Errorf("tables give no per-cell clocks")
+			}
+			old := baseNamedTimingMetas(tables)
+			defer old.Release()
+			if _, oldPerCell := analysis.LoopSMClocks(old); oldPerCell {
+				t.Errorf("tables with base-named timing metas give per-cell clocks")
+			}
+			if oldGot, _, err := cellSMClocks(run, old); err != nil || !cmp.Equal(js, oldGot) {
+				t.Errorf("base-named timing metas: clocks differ from the timing JSON (err %v)", err)
 			}
 			got, gotDev, err := cellSMClocks(run, tables)
 			if err != nil {
@@ -124,6 +133,22 @@ func TestCellSMClocksCommittedRuns(t *testing.T) {
 			}
 		})
 	}
+}
+
+// baseNamedTimingMetas is t's timings and metas with each timing meta row's
+// File its base name, as ingest wrote them before naming the cell.
+func baseNamedTimingMetas(t *ingest.Tables) *ingest.Tables {
+	b := ingest.NewBuilder(memory.DefaultAllocator)
+	for _, m := range t.Metas() {
+		if m.Source == ingest.SourceTiming {
+			m.File = path.Base(m.File)
+		}
+		b.AddMeta(m)
+	}
+	for _, r := range t.Timings() {
+		b.AddTiming(r)
+	}
+	return b.Finish()
 }
 
 // TestLoadPlainIngestDir: a directory `rooftool ingest -o DIR` wrote from

@@ -123,8 +123,8 @@ func timingClocks(metas []ingest.Meta, timings []ingest.Timing, exps []*spec.Exp
 // timing file has device_clock_samples, the clock of its device-time loop,
 // from the run's tables (analysis.LoopSMClocks, TimingDeviceSMClocks).
 // Tables ingested before the timing meta rows named their cell (File
-// "<shape>.json" alone: the committed 2026-11-22 runs 003504, 022317 and
-// 004838) cannot tell the variants of a shape apart; for those the clocks
+// "<shape>.json" alone: the committed 2026-11-22 runs until their tables
+// were ingested again) cannot tell the variants of a shape apart; for those the clocks
 // are read from the timing JSON the tables were ingested from
 // (raw/timing/<exp>/<variant>/<shape>.json), the only place the raw timing
 // files are read for them. A run without clocks gives none.

@@ -71,7 +71,11 @@ func runInfo(in Input) RunInfo {
 		ri.Finished = m.Finished.UTC().Format(time.RFC3339)
 	}
 	ri.Notes = m.Warnings
-	ri.Resumed, ri.MergedFrom = m.Resumed, m.MergedFrom
+	ri.Resumed = m.Resumed
+	for _, p := range m.MergedFrom {
+		p.Files = nil // the hashes of the parts' exports stay in the manifest
+		ri.MergedFrom = append(ri.MergedFrom, p)
+	}
 	ri.Incomplete = incomplete(m)
 	return ri
 }

@@ -529,6 +529,11 @@ func runProfileGPUs(ctx context.Context, opts *ProfileOptions) error {
 	if err := nothingMeasured(m); err != nil {
 		return fmt.Errorf("profile: %w (the shards are kept)", err)
 	}
+	// The shards go (--remove-shards) only once the merged run holds what
+	// each gave it, each cell naming its own shard's exports.
+	if err := launch.CheckMerged(out); err != nil {
+		return fmt.Errorf("profile: %w (the shards are kept)", err)
+	}
 	if !opts.NoIngest && !opts.NoReport {
 		if err := writeProfileReport(ctx, opts, out); err != nil {
 			return err

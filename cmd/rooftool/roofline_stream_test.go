@@ -38,7 +38,6 @@ func TestRooflineStreamMatchesInMemory(t *testing.T) {
 		{input: realdata + "llm-perf-opt/kernel_0001.ncu.details.csv", gpu: "rtx-5090", batch: 16},
 		{input: realdata + "Roofline-Analysis/torch_sdpa_flash__gqa_bf16_b8_ctx32k_p64.ncu.csv", batch: 64},
 		{input: runs + "2026-11-22-h100-003504", batch: 4096, metricRows: 68646, ncuKernels: 170},
-		{input: runs + "2026-11-22-h100-022317", batch: 4096, metricRows: 24508, ncuKernels: 56},
 		{input: runs + "2026-11-22-h100-034455", batch: 4096, metricRows: 51809, ncuKernels: 129},
 		{input: runs + "2026-11-22-h200-004838", batch: 4096, metricRows: 0, ncuKernels: 0},
 		{input: runs + "2026-11-23-h100-140505", batch: 4096, metricRows: 30466, ncuKernels: 66},

@@ -89,6 +89,12 @@ type MergedPart struct {
 	Created time.Time    `json:"created"`
 	Resumed []Invocation `json:"resumed,omitempty"`  // the part's own --resume invocations
 	GPUUUID string       `json:"gpu_uuid,omitempty"` // the device the part began on
+	// Files is the SHA-256 (hex) of every raw file the part's manifest
+	// names that the merge copied, by the path the merged manifest names
+	// it under, of its bytes as ingest reads them (a gzipped file's
+	// content): what a check of the merge compares the run with once
+	// the shards are gone (launch.CheckMerged).
+	Files map[string]string `json:"files,omitempty"`
 }
 
 // Invocation is one command that worked on a run directory.

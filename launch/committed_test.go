@@ -1,0 +1,148 @@
+package launch
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rooftool/rooftool/ingest/rundir"
+)
+
+// committedRuns is the folder of the runs committed with rooftool.
+var committedRuns = filepath.Join("..", "testdata", "runs")
+
+// TestCommittedRunsReingest: every committed run holds every raw export its
+// manifest lists for ingest (plain or gzipped, <name>.gz), and ingesting
+// them again, as `rooftool profile --ingest-only` does, writes the tables
+// whose SHA-256 the manifest recorded (table_digests), file for file. The
+// run's own raw/ is read in place (a link from a temporary run folder);
+// its tables/ is not touched.
+func TestCommittedRunsReingest(t *testing.T) {
+	ents, err := os.ReadDir(committedRuns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		n++
+		name := e.Name()
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			reingestCommitted(t, filepath.Join(committedRuns, name))
+		})
+	}
+	if n == 0 {
+		t.Fatalf("no committed run under %s", committedRuns)
+	}
+}
+
+func reingestCommitted(t *testing.T, src string) {
+	m, err := rundir.ReadManifest(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.TableDigests) == 0 {
+		t.Fatalf("%s/manifest.json records no table_digests", src)
+	}
+	want := maps.Clone(m.TableDigests)
+	missing := 0
+	for _, in := range Inputs(src, m) {
+		if _, err := os.Stat(in.Path); err != nil {
+			missing++
+			t.Errorf("%s: the manifest lists it for ingest (%s/%s/%s), neither it nor %s.gz is here",
+				in.Path, in.Experiment, in.Variant, in.Shape, filepath.Base(in.Path))
+		}
+	}
+	if missing > 0 {
+		t.Fatalf("%d raw exports missing: the run's tables cannot be made again", missing)
+	}
+	raw, err := filepath.Abs(filepath.Join(src, rundir.RawDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.Symlink(raw, filepath.Join(dir, rundir.RawDir)); err != nil {
+		t.Fatal(err)
+	}
+	warns, err := Ingest(dir, m)
+	for _, w := range warns {
+		t.Errorf("ingest: %s", w)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := rundir.DigestsDiffer(want, m.TableDigests); len(d) > 0 {
+		t.Errorf("tables ingested again from %s/raw differ from the manifest's table_digests: %s", src, strings.Join(d, ", "))
+	}
+	if len(m.MergedFrom) == 0 {
+		return
+	}
+	// A merged run: each cell's exports are those its shard gave the merge.
+	t.Run("merge", func(t *testing.T) {
+		err := CheckMerged(src)
+		if why, ok := uncheckedMerges[filepath.Base(src)]; ok && errors.Is(err, ErrMergeUnrecorded) {
+			t.Skipf("merge not checked: %s", why)
+		}
+		if err != nil {
+			t.Error(err)
+		}
+	})
+}
+
+// uncheckedMerges are the committed merged runs made before merges
+// recorded their parts' files (merged_from[].files), whose parts were not
+// kept: their tables are made again from their exports above, but which
+// part measured each export cannot be checked.
+var uncheckedMerges = map[string]string{
+	"2026-11-23-h100-161238": "merged (--allow-mixed) from two run directories of three device calls, " +
+		"which were not kept, before merges recorded their parts' files",
+	"2026-11-26-h200x4-085514": "its four shards were not kept, and the merge made on the GPU machine " +
+		"named in 21 cells the first shard's nsys export where theirs had been renamed (runs/README.md); " +
+		"the committed run is a later merge of the shards made off the machine, which recorded none of their files: " +
+		"no export of it can be traced to the shard that measured it (a new multi-GPU run replaces it)",
+}
+
+// TestReingestCellOrder: the tables ingest writes do not depend on the
+// order a manifest lists its cells in (an older binary wrote them
+// unsorted; Manifest.Write sorts them): ingesting again after the manifest
+// was rewritten gives the same bytes. The run's four cells (two variants at
+// two shapes, timing pass) are listed reversed.
+func TestReingestCellOrder(t *testing.T) {
+	cfg, _ := fakeEnv(t)
+	cfg.Variants, cfg.Shapes = []string{"good", "after"}, []string{"n=1", "n=2"}
+	cfg.Passes = []string{rundir.PassTiming}
+	if _, err := Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	m, err := rundir.ReadManifest(cfg.RunDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Cells) != 4 {
+		t.Fatalf("%d cells, want 4", len(m.Cells))
+	}
+	slices.Reverse(m.Cells)
+	a, err := Ingest(cfg.RunDir, m)
+	if err != nil || len(a) > 0 {
+		t.Fatalf("ingest: %v %q", err, a)
+	}
+	reversed := maps.Clone(m.TableDigests)
+	if _, _, err := Reingest(cfg.RunDir); err != nil { // reads the manifest Run wrote, cells sorted
+		t.Fatal(err)
+	}
+	sorted, err := rundir.ReadManifest(cfg.RunDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := rundir.DigestsDiffer(reversed, sorted.TableDigests); len(d) > 0 {
+		t.Errorf("cells listed reversed and sorted ingest to other tables: %s", strings.Join(d, ", "))
+	}
+}
