@@ -91,6 +91,8 @@ func setupCompileCache(root, shown, seed, seedDB string, off bool, opts map[stri
 	}
 	shown = strings.TrimSuffix(filepath.ToSlash(shown), "/")
 	opts[OptionCompileCache] = shown + "/"
+	// Each launch records the entries it added to each cache (Launch.CacheAdded).
+	opts[OptionCompileCache+".counts"] = "per launch"
 	if seed != "" {
 		if err := SeedCompileCache(seed, root); err != nil {
 			return nil, fmt.Errorf("compile cache: --compile-cache %s: %w", seed, err)
