@@ -95,7 +95,7 @@ func setupCompileCache(root, shown, seed, seedDB string, off bool, opts map[stri
 	opts[OptionCompileCache+".counts"] = "per launch"
 	if seed != "" {
 		if err := SeedCompileCache(seed, root); err != nil {
-			return nil, fmt.Errorf("compile cache: --compile-cache %s: %w", seed, err)
+			return nil, configErrorf("--compile-cache %s: %v", seed, err)
 		}
 		opts[OptionCompileCache+".seeded_from"] = seed
 	}
@@ -298,6 +298,9 @@ func seedFile(src, dst string) error {
 	}
 	defer in.Close()
 	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return nil // another process sharing the cache seeded it first
+	}
 	if err != nil {
 		return err
 	}
@@ -307,4 +310,13 @@ func seedFile(src, dst string) error {
 		return err
 	}
 	return out.Close()
+}
+
+// SetupSharedCache makes the compile-cache folder root that the shards of a
+// --gpus run share, before they start: its caches' folders, seeded from
+// seed (--compile-cache, "" for none) and cutlass_cppgen's database from
+// seedDB where root has none, so that no two shards seed it at once.
+func SetupSharedCache(root, seed, seedDB string) error {
+	_, err := setupCompileCache(root, root, seed, seedDB, false, map[string]string{})
+	return err
 }

@@ -189,6 +189,9 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 	if err := r.recordOptions(dir, ext, extDirs); err != nil {
 		return nil, err
 	}
+	if cfg.Cmd == nil {
+		r.recordSweepPicks(dev.Name)
+	}
 	r.recordEnv(old != nil)
 	if err := r.snapshotSpecs(orderedExps(cells), old != nil); err != nil {
 		return nil, err

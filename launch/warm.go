@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -185,4 +186,41 @@ func PredictWarm(cells []PlannedCell, prior float64) float64 {
 		return prior
 	}
 	return DefaultWarmSeconds
+}
+
+// PicksDir holds, under the kernels folder, the configurations the sweeps
+// picked per GPU (<gpu>.json: kernels/common/sweep_picks.py reads them).
+const PicksDir = "sweeps/picks"
+
+// OptionSweepPicks is the manifest option that names the picks file the
+// run's variants measured with, or says none was there for its GPU.
+const OptionSweepPicks = "sweep_picks"
+
+var gpuKeyRe = regexp.MustCompile(`\b([abhlg]\d{2,3})\b`)
+
+// sweepPicksKey is the picks file's key of a device name, as
+// kernels/common/sweep_picks.gpu_key makes it: "NVIDIA H200" -> "h200",
+// "NVIDIA H100 80GB HBM3" -> "h100"; "" where the name has no model.
+func sweepPicksKey(name string) string {
+	m := gpuKeyRe.FindStringSubmatch(strings.ToLower(name))
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
+
+// recordSweepPicks names in the manifest the picks file of the device
+// devName under the kernels folder, or says the variants ran their default
+// configurations there.
+func (r *Runner) recordSweepPicks(devName string) {
+	if r.cfg.KernelsDir == "" {
+		return
+	}
+	key := sweepPicksKey(devName)
+	rel := filepath.ToSlash(filepath.Join(filepath.Base(filepath.Clean(r.cfg.KernelsDir)), PicksDir, key+".json"))
+	if _, err := os.Stat(filepath.Join(r.cfg.KernelsDir, filepath.FromSlash(PicksDir), key+".json")); key != "" && err == nil {
+		r.m.Options[OptionSweepPicks] = rel
+		return
+	}
+	r.m.Options[OptionSweepPicks] = fmt.Sprintf("none for %q: the variants' default configurations", devName)
 }

@@ -184,3 +184,13 @@ func TestSecondRunCompilesNothing(t *testing.T) {
 		t.Error("the run made its own cache folder beside the shared one")
 	}
 }
+
+// TestSweepPicksKey: the Go side names a device's picks file as
+// kernels/common/sweep_picks.gpu_key does (kernels/tests/test_sweep_picks.py).
+func TestSweepPicksKey(t *testing.T) {
+	for name, want := range map[string]string{"NVIDIA H200": "h200", "NVIDIA H100 80GB HBM3": "h100", "NVIDIA H100 PCIe": "h100", "Some GPU": ""} {
+		if got := sweepPicksKey(name); got != want {
+			t.Errorf("sweepPicksKey(%q) = %q, want %q", name, got, want)
+		}
+	}
+}

@@ -43,7 +43,7 @@ type ProfileOptions struct {
 	DefaultOnly  bool
 	Sweeps       bool
 	NoIngest     bool
-	NoCache      bool // --no-compile-cache
+	NoCache      bool   // --no-compile-cache
 	CompileCache string // --compile-cache: an earlier run's caches seed this run's
 	CacheRoot    string // --compile-cache-dir: the run's caches live there (a --gpus run's shards share one)
 	NoWarm       bool   // --no-warm
@@ -640,13 +640,12 @@ func prepareShards(ctx context.Context, opts *ProfileOptions) ([]string, []float
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return nil, nil, nil, fmt.Errorf("profile: %w", err)
-	}
-	if opts.CompileCache != "" {
-		if err := launch.SeedCompileCache(opts.CompileCache, root); err != nil {
-			return nil, nil, nil, usageErrorf("profile: --compile-cache %s: %v", opts.CompileCache, err)
+	if err := launch.SetupSharedCache(root, opts.CompileCache, "compiled_cache.db"); err != nil {
+		var ce *launch.ConfigError
+		if errors.As(err, &ce) {
+			return nil, nil, nil, usageErrorf("profile: %v", ce.Err)
 		}
+		return nil, nil, nil, fmt.Errorf("profile: %w", err)
 	}
 	args = append(args, "--compile-cache-dir="+root, "--no-warm")
 	if opts.NoWarm || len(launch.WarmShapes(cells)) == 0 {
