@@ -11,13 +11,13 @@ import (
 // TestDefaultCostsFrom: without --costs-from the newest committed run on the
 // GPU kind predicts. testdata/runs holds H100 runs up to
 // 2026-11-27-h100-222424 and one H200 run, 2026-11-26-h200x4-085514 (the
-// folder names give the dates); a kind with no run (an A100) takes the
-// newest of any kind, 222424, and says so.
+// folder names give the dates); a kind with no run takes the
+// newest of any kind, 222424, and says so (a B200).
 func TestDefaultCostsFrom(t *testing.T) {
 	for _, c := range []struct{ gpu, want, note string }{
 		{"h100", "2026-11-27-h100-222424", "the newest committed run on"},
 		{"h200", "2026-11-26-h200x4-085514", "the newest committed run on"},
-		{"a100", "2026-11-27-h100-222424", "the newest of another kind"},
+		{"b200", "2026-11-27-h100-222424", "the newest of another kind"},
 		{"", "2026-11-27-h100-222424", "no --gpu given"},
 	} {
 		d, note := defaultCostsFrom(c.gpu)

@@ -84,6 +84,7 @@ manifest records.`,
 	f.StringArrayVar(&opts.CostsFrom, "costs-from", nil, "earlier run directory whose pass seconds predict each cell (repeatable; default: the newest committed run on the --gpu kind; none: split by shape size)")
 	f.StringVar(&opts.GPU, "gpu", "", "the GPU kind to plan for (h100, h200, ...): picks the committed run that predicts the seconds")
 	f.StringVar(&opts.Format, "format", "table", "output format: table, csv or json")
+	mustRegisterCompletion(c, "gpu", completeGPU)
 	mustRegisterCompletion(c, "experiment", completeExperiments)
 	mustRegisterCompletion(c, "variant", completeVariants)
 	mustRegisterCompletion(c, "passes", completeListOf(rundir.AllPasses...))
