@@ -137,6 +137,7 @@ def main(argv=None):
         print(json.dumps({"warm": {"skipped": why, "kernels": 0, "seconds": round(time.time() - t0, 3)}}))
         return 0
     want = kernels_for(args)
+    from common import picks
     before = entries(db)
     tmp = tempfile.mkdtemp(prefix="cutlass-warm-")
     os.makedirs(os.path.dirname(db), exist_ok=True)
@@ -150,6 +151,7 @@ def main(argv=None):
             shutil.copyfile(db, part)
         env = dict(os.environ)
         env[CACHE_DB_VAR] = part
+        env.pop(picks.ENV, None)  # its compile-only plans are no pick of the run's cells
         rc = subprocess.call([sys.executable, os.path.abspath(__file__), "--one", kind, tile], cwd=d, env=env)
         return kind, tile, rc, part
 
