@@ -254,7 +254,11 @@ func writePlanTable(w io.Writer, out planJSON) error {
 	if out.WarmSeconds > 0 {
 		warm = fmt.Sprintf("warm stage %.0f s (%s)", out.WarmSeconds, warmBasis(out))
 	}
-	fmt.Fprintf(w, "wall: one GPU %.0f s; %d GPUs of one host %.0f s (%s, then the passes)\n", out.OneGPUSeconds, n, out.Seconds, warm)
+	if n > 1 {
+		fmt.Fprintf(w, "wall: one GPU %.0f s; %d GPUs of one host %.0f s (%s, then the passes)\n", out.OneGPUSeconds, n, out.Seconds, warm)
+	} else {
+		fmt.Fprintf(w, "wall: one GPU %.0f s (%s, then the passes)\n", out.OneGPUSeconds, warm)
+	}
 	_, err := fmt.Fprintf(w, "plan hash: %s\n", out.PlanHash)
 	return err
 }
