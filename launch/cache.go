@@ -1,9 +1,11 @@
 package launch
 
 import (
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,6 +27,13 @@ type compileCache struct {
 	env  string
 	path string // under CacheDir, slash-separated
 	file bool   // a file, whose folder is made; else the folder itself
+}
+
+// name is the cache's name in the manifest's counts: its folder under
+// CacheDir (inductor, triton, cute, quack, cutlass).
+func (c compileCache) name() string {
+	n, _, _ := strings.Cut(c.path, "/")
+	return n
 }
 
 // compileCaches are the caches of a run. cutlass_cppgen keeps its
@@ -64,11 +73,13 @@ func isCacheVar(k string) bool {
 	return false
 }
 
-// setupCompileCache makes the run's cache folders (a resumed run finds
-// them made), seeds cutlass_cppgen's database from seedDB where the run has
-// none, and returns the variables every runner process gets; it records
-// them in opts. off: no caches, opts says so.
-func setupCompileCache(dir, seedDB string, off bool, opts map[string]string) ([]string, error) {
+// setupCompileCache makes the run's cache folders under root (a resumed
+// run finds them made), seeds them from seed (an earlier run's cache
+// folder, --compile-cache) and cutlass_cppgen's database from seedDB where
+// the run has none, and returns the variables every runner process gets;
+// it records them in opts, with root as shown (its recorded path). off: no
+// caches, opts says so.
+func setupCompileCache(root, shown, seed, seedDB string, off bool, opts map[string]string) ([]string, error) {
 	for k := range opts {
 		if strings.HasPrefix(k, OptionCompileCache+".") {
 			delete(opts, k)
@@ -78,10 +89,19 @@ func setupCompileCache(dir, seedDB string, off bool, opts map[string]string) ([]
 		opts[OptionCompileCache] = "off"
 		return nil, nil
 	}
-	opts[OptionCompileCache] = CacheDir + "/"
+	shown = strings.TrimSuffix(filepath.ToSlash(shown), "/")
+	opts[OptionCompileCache] = shown + "/"
+	// Each launch records the entries it added to each cache (Launch.CacheAdded).
+	opts[OptionCompileCache+".counts"] = "per launch"
+	if seed != "" {
+		if err := SeedCompileCache(seed, root); err != nil {
+			return nil, configErrorf("--compile-cache %s: %v", seed, err)
+		}
+		opts[OptionCompileCache+".seeded_from"] = seed
+	}
 	var env []string
 	for _, c := range compileCaches {
-		p := filepath.Join(dir, CacheDir, filepath.FromSlash(c.path))
+		p := filepath.Join(root, filepath.FromSlash(c.path))
 		folder := p
 		if c.file {
 			folder = filepath.Dir(p)
@@ -95,7 +115,7 @@ func setupCompileCache(dir, seedDB string, off bool, opts map[string]string) ([]
 			}
 		}
 		env = append(env, c.env+"="+p)
-		opts[OptionCompileCache+"."+c.env] = CacheDir + "/" + c.path
+		opts[OptionCompileCache+"."+c.env] = shown + "/" + c.path
 	}
 	for _, kv := range compileCacheSwitches {
 		k, v, _ := strings.Cut(kv, "=")
@@ -103,6 +123,165 @@ func setupCompileCache(dir, seedDB string, off bool, opts map[string]string) ([]
 		opts[OptionCompileCache+"."+k] = v
 	}
 	return env, nil
+}
+
+// SeedCompileCache copies an earlier run's compile caches into root: from
+// is that run's directory (its CacheDir is used) or a cache folder itself
+// (RUNDIR/cache, or a --gpus run's RUNDIR.cache). A file root has already is
+// kept; cutlass_cppgen's database, where both have one, gets the rows it
+// lacks. From must hold at least one of the caches' folders.
+func SeedCompileCache(from, root string) error {
+	if st, err := os.Stat(filepath.Join(from, CacheDir)); err == nil && st.IsDir() {
+		from = filepath.Join(from, CacheDir)
+	}
+	found := false
+	for _, c := range compileCaches {
+		src := filepath.Join(from, filepath.FromSlash(c.path))
+		dst := filepath.Join(root, filepath.FromSlash(c.path))
+		if _, err := os.Stat(src); err != nil {
+			continue
+		}
+		found = true
+		if c.file {
+			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+				return err
+			}
+			if _, err := os.Stat(dst); err == nil {
+				if err := mergeCutlassDB(dst, src); err != nil {
+					return fmt.Errorf("%s into %s: %w", src, dst, err)
+				}
+				continue
+			}
+			if err := seedFile(src, dst); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := copyMissing(src, dst); err != nil {
+			return err
+		}
+	}
+	if !found {
+		var names []string
+		for _, c := range compileCaches {
+			names = append(names, c.path)
+		}
+		return fmt.Errorf("holds none of the compile caches (%s), neither under %s/", strings.Join(names, ", "), CacheDir)
+	}
+	return nil
+}
+
+// copyMissing copies the files of the tree src into dst where dst lacks
+// them (a cache entry is never rewritten: same key, same content).
+func copyMissing(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		out := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(out, 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		return seedFile(p, out)
+	})
+}
+
+// cutlassTable is cutlass_cppgen's table of compiled kernels.
+const cutlassTable = "compiled_operations"
+
+// mergeCutlassDB inserts into the database dst the rows of src it lacks.
+func mergeCutlassDB(dst, src string) error {
+	db, err := sql.Open("sqlite3", dst)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	stmts := []string{
+		"CREATE TABLE IF NOT EXISTS " + cutlassTable + "(op_key TEXT NOT NULL UNIQUE, cubin BLOB NOT NULL, hostbin BLOB NOT NULL, op_name TEXT NOT NULL, op_attrs TEXT NOT NULL)",
+		"ATTACH DATABASE '" + strings.ReplaceAll(src, "'", "''") + "' AS seed",
+		"INSERT OR IGNORE INTO main." + cutlassTable + " SELECT * FROM seed." + cutlassTable,
+		"DETACH DATABASE seed",
+	}
+	for _, q := range stmts {
+		if _, err := db.Exec(q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CacheCounts are the entries of each compile cache under root, by cache
+// name: files in a cache folder, compiled kernels in cutlass_cppgen's
+// database. A cache that is missing counts 0; one that cannot be read is
+// left out.
+func CacheCounts(root string) map[string]int {
+	out := map[string]int{}
+	for _, c := range compileCaches {
+		p := filepath.Join(root, filepath.FromSlash(c.path))
+		if c.file {
+			n, err := cutlassRows(p)
+			if err == nil {
+				out[c.name()] = n
+			}
+			continue
+		}
+		n := 0
+		err := filepath.WalkDir(p, func(_ string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.Type().IsRegular() {
+				n++
+			}
+			return nil
+		})
+		if err == nil || errors.Is(err, fs.ErrNotExist) {
+			out[c.name()] = n
+		}
+	}
+	return out
+}
+
+// cutlassRows counts the kernels in cutlass_cppgen's database p (0 where
+// the file or its table is missing).
+func cutlassRows(p string) (int, error) {
+	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	db, err := sql.Open("sqlite3", "file:"+p+"?mode=ro")
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	var n int
+	err = db.QueryRow("SELECT count(*) FROM " + cutlassTable).Scan(&n)
+	if err != nil && strings.Contains(err.Error(), "no such table") {
+		return 0, nil
+	}
+	return n, err
+}
+
+// cacheAdded is after minus before per cache, the caches that gained
+// none left out; nil where none gained.
+func cacheAdded(before, after map[string]int) map[string]int {
+	var out map[string]int
+	for k, a := range after {
+		if d := a - before[k]; d != 0 {
+			if out == nil {
+				out = map[string]int{}
+			}
+			out[k] = d
+		}
+	}
+	return out
 }
 
 // seedFile copies src to dst where dst does not exist and src does.
@@ -119,6 +298,9 @@ func seedFile(src, dst string) error {
 	}
 	defer in.Close()
 	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return nil // another process sharing the cache seeded it first
+	}
 	if err != nil {
 		return err
 	}
@@ -128,4 +310,13 @@ func seedFile(src, dst string) error {
 		return err
 	}
 	return out.Close()
+}
+
+// SetupSharedCache makes the compile-cache folder root that the shards of a
+// --gpus run share, before they start: its caches' folders, seeded from
+// seed (--compile-cache, "" for none) and cutlass_cppgen's database from
+// seedDB where root has none, so that no two shards seed it at once.
+func SetupSharedCache(root, seed, seedDB string) error {
+	_, err := setupCompileCache(root, root, seed, seedDB, false, map[string]string{})
+	return err
 }

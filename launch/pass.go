@@ -66,13 +66,21 @@ func (r *Runner) runPass(ctx context.Context, exp *spec.Experiment, pass string,
 	for len(pending) > 0 {
 		attempts++
 		r.prog.Begin(fmt.Sprintf("%s %s: %s (%d cells)", exp.Name, pass, pending[0], len(pending)))
+		var before map[string]int
+		if r.cacheRoot != "" {
+			before = CacheCounts(r.cacheRoot)
+		}
 		t0 := time.Now()
 		a := r.attempt(ctx, exp, pass, pending)
 		el := time.Since(t0)
 		for _, w := range a.warn {
 			r.warn("%s", w)
 		}
-		r.m.Launches = append(r.m.Launches, launchOf(exp.Name, pass, len(pending), t0, el, a))
+		l := launchOf(exp.Name, pass, len(pending), t0, el, a)
+		if r.cacheRoot != "" {
+			l.CacheAdded = cacheAdded(before, CacheCounts(r.cacheRoot))
+		}
+		r.m.Launches = append(r.m.Launches, l)
 		share := el.Seconds() / float64(len(pending))
 		var rest []string
 		counts := map[string]int{}

@@ -34,3 +34,19 @@ func TestPredictSeconds(t *testing.T) {
 		t.Errorf("costs = %v, want [6.2 10.2]", c)
 	}
 }
+
+// TestCellCostsWithoutOverlap: an earlier run that measured none of the
+// planned cells (a committed run of other experiments, picked by default)
+// leaves the split by shape size: n=2 with 2 passes costs 2 x 2 = 4, n=4
+// with 2 passes 8, not the default seconds that would make them equal.
+func TestCellCostsWithoutOverlap(t *testing.T) {
+	e := &spec.Experiment{Name: "e"}
+	cells := []PlannedCell{
+		{Exp: e, Variant: "a", Shape: "n=2", Passes: []string{"check", "timing"}},
+		{Exp: e, Variant: "b", Shape: "n=4", Passes: []string{"check", "timing"}},
+	}
+	prior := map[string]map[string]float64{"other/x/m=1": {"check": 30}}
+	if c := CellCosts(cells, prior); c[0] != 4 || c[1] != 8 {
+		t.Errorf("costs = %v, want [4 8]", c)
+	}
+}

@@ -47,6 +47,15 @@ type Config struct {
 	// NoCompileCache leaves each runner process its own compile caches
 	// instead of the run's shared CacheDir.
 	NoCompileCache bool
+	// CacheRoot is the folder of the run's compile caches ("": RUNDIR/cache);
+	// the shards of a --gpus run share their parent's (SharedCacheDir).
+	CacheRoot string
+	// CompileCache seeds the run's caches from an earlier run's
+	// (--compile-cache: its run directory or cache folder).
+	CompileCache string
+	// NoWarm skips the compile stage before the passes (Warm); a --gpus
+	// run's shards skip it, their parent ran it once for the host.
+	NoWarm bool
 	// Shard picks one part of the planned cells (zero: all of them).
 	Shard Shard
 	// CostsFrom are earlier run directories whose pass seconds estimate
@@ -76,8 +85,9 @@ type Runner struct {
 	metrics  []string
 	rmetrics []string
 	// cacheEnv are the compile-cache variables of every runner process
-	// (setupCompileCache).
-	cacheEnv []string
+	// (setupCompileCache); cacheRoot their folder ("" with the caches off).
+	cacheEnv  []string
+	cacheRoot string
 	// passGPU is the UUID of this invocation's device where a resumed run
 	// began on another one: each pass it records names it.
 	passGPU string
@@ -179,6 +189,9 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 	if err := r.recordOptions(dir, ext, extDirs); err != nil {
 		return nil, err
 	}
+	if cfg.Cmd == nil {
+		r.recordSweepPicks(dev.Name)
+	}
 	r.recordEnv(old != nil)
 	if err := r.snapshotSpecs(orderedExps(cells), old != nil); err != nil {
 		return nil, err
@@ -188,6 +201,14 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 	units := r.listCells(cells)
 	if err := r.write(); err != nil {
 		return nil, err
+	}
+	if !cfg.NoWarm && r.cacheRoot != "" {
+		if w := r.warm(ctx, cells); w != nil {
+			m.Warm = w
+			if err := r.write(); err != nil {
+				return nil, err
+			}
+		}
 	}
 	r.prog.Start(units)
 	defer r.prog.Finish()
@@ -318,8 +339,18 @@ func (r *Runner) recordOptions(dir string, ext []*spec.Experiment, extDirs map[s
 		m.Options["reps"] = strconv.Itoa(cfg.Reps)
 	}
 	var err error
-	if r.cacheEnv, err = setupCompileCache(r.dir, "compiled_cache.db", cfg.NoCompileCache, m.Options); err != nil {
+	root := cfg.CacheRoot
+	if root == "" {
+		root = filepath.Join(r.dir, CacheDir)
+	}
+	if root, err = filepath.Abs(root); err != nil {
 		return err
+	}
+	if r.cacheEnv, err = setupCompileCache(root, r.recordedPath(root), cfg.CompileCache, "compiled_cache.db", cfg.NoCompileCache, m.Options); err != nil {
+		return err
+	}
+	if !cfg.NoCompileCache {
+		r.cacheRoot = root
 	}
 	m.Options[rundir.OptionRangeReplays] = strconv.Itoa(r.rangeReplays())
 	m.Options[rundir.OptionRangeReplaysFor] = r.replaysFor()

@@ -133,11 +133,13 @@ func PredictSeconds(cells []PlannedCell, prior map[string]map[string]float64) []
 }
 
 // CellCosts estimates each planned cell's cost for the shard split.
-// Without prior runs it is the shape size times the number of passes. With
-// them it is the cell's predicted seconds (PredictSeconds).
+// Where the prior runs measured no pass of any planned cell (none given, or
+// a committed run of other experiments) it is the shape size times the
+// number of passes. Else it is the cell's predicted seconds
+// (PredictSeconds).
 func CellCosts(cells []PlannedCell, prior map[string]map[string]float64) []float64 {
 	out := make([]float64, len(cells))
-	if len(prior) == 0 {
+	if CostUnit(cells, prior) != CostSeconds {
 		for i, c := range cells {
 			out[i] = ShapeSize(c.Shape) * float64(len(c.Passes))
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
 )
@@ -18,6 +19,28 @@ type TimeReport struct {
 	Passes        []PassTime       `json:"passes"`
 	Experiments   []ExperimentTime `json:"experiments"`
 	Cells         []CellTime       `json:"cells"`
+	// Warm is the compile stage before the passes (nil: none ran), apart
+	// from the passes' seconds.
+	Warm *rundir.Warm `json:"warm,omitempty"`
+	// Shards are a --gpus run's parts: their predicted and measured
+	// seconds (absent in runs that did not record them).
+	Shards []ShardTime `json:"shards,omitempty"`
+	// Compiled is, per pass, the entries its launches added to each compile
+	// cache (present where the run counted them: a pass that added none
+	// compiled nothing new).
+	Compiled map[string]map[string]int `json:"compiled,omitempty"`
+}
+
+// ShardTime is one part of a merged run: its passes' seconds as predicted
+// by the shard plan and as measured (its launches together), per pass, and
+// its cells.
+type ShardTime struct {
+	Shard     string             `json:"shard"`
+	GPU       string             `json:"gpu,omitempty"` // the unit's UUID
+	Cells     int                `json:"cells"`
+	Predicted float64            `json:"predicted_seconds"`
+	Seconds   float64            `json:"seconds"`
+	Passes    map[string]float64 `json:"passes"` // its cells' seconds per pass
 }
 
 // PassTime is one pass's seconds over the run.
@@ -108,12 +131,26 @@ func timeOf(m *rundir.Manifest) *TimeReport {
 	if len(passes) == 0 {
 		return nil
 	}
+	counted := m.Options[OptionCacheCounts] != ""
 	for _, l := range m.Launches {
 		if pt := passes[l.Pass]; pt != nil {
 			pt.Launches++
 			pt.StartupSeconds += l.StartupSeconds
 		}
+		if counted {
+			if t.Compiled == nil {
+				t.Compiled = map[string]map[string]int{}
+			}
+			if t.Compiled[l.Pass] == nil {
+				t.Compiled[l.Pass] = map[string]int{}
+			}
+			for k, n := range l.CacheAdded {
+				t.Compiled[l.Pass][k] += n
+			}
+		}
 	}
+	t.Warm = m.Warm
+	t.Shards = shardTimes(m)
 	for _, p := range passOrder(passes) {
 		pt := passes[p]
 		pt.Seconds, pt.StartupSeconds = round3(pt.Seconds), round3(pt.StartupSeconds)
@@ -144,6 +181,34 @@ func timeOf(m *rundir.Manifest) *TimeReport {
 		return a.Shape < b.Shape
 	})
 	return t
+}
+
+// OptionCacheCounts is the manifest option that says each launch counted
+// the entries it added to the compile caches (launch.Launch.CacheAdded).
+const OptionCacheCounts = "compile_cache.counts"
+
+// shardTimes are the parts of merged run m with their predicted and
+// measured seconds; nil where the merge recorded neither. A part's cells
+// are those whose GPU is the part's.
+func shardTimes(m *rundir.Manifest) []ShardTime {
+	var out []ShardTime
+	for _, p := range m.MergedFrom {
+		if p.PredictedSeconds == 0 && p.Seconds == 0 {
+			continue
+		}
+		st := ShardTime{Shard: p.Shard, GPU: p.GPUUUID, Predicted: p.PredictedSeconds, Seconds: p.Seconds, Passes: map[string]float64{}}
+		for _, c := range m.Cells {
+			if c.GPU == nil || p.GPUUUID == "" || c.GPU.UUID != p.GPUUUID {
+				continue
+			}
+			st.Cells++
+			for pass, ps := range c.Passes {
+				st.Passes[pass] = round3(st.Passes[pass] + ps.Seconds)
+			}
+		}
+		out = append(out, st)
+	}
+	return out
 }
 
 // passOrder is the passes of ps in run order (rundir.AllPasses), others after.
@@ -177,6 +242,27 @@ func timeNotes(t *TimeReport) []string {
 		line += fmt.Sprintf("; the ingest into tables %s s", secs(t.IngestSeconds))
 	}
 	n = append(n, line+".")
+	if w := t.Warm; w != nil {
+		s := fmt.Sprintf("Before the passes the warm stage compiled, without measuring, %d kernels (%d new in the cache, the rest found there) in %d processes side by side: %s s, apart from the passes' seconds", w.Kernels, w.Compiled, w.Processes, secs(w.Seconds))
+		if w.Skipped != "" {
+			s = fmt.Sprintf("The warm stage compiled nothing ahead (%s; %s s)", w.Skipped, secs(w.Seconds))
+		}
+		if len(w.Failed) > 0 {
+			s += "; failed: " + strings.Join(w.Failed, "; ")
+		}
+		n = append(n, s+".")
+	}
+	if len(t.Shards) > 0 {
+		var slow, sum float64
+		for _, sh := range t.Shards {
+			slow = max(slow, sh.Seconds)
+			sum += sh.Seconds
+		}
+		n = append(n, fmt.Sprintf("The second table has a row per shard (one GPU each): its passes' seconds as the shard plan predicted them and as measured, and its cells' seconds per pass; the slowest shard measured %s s, %.2fx the shards' mean.", secs(slow), slow/(sum/float64(len(t.Shards)))))
+	}
+	if t.Compiled != nil {
+		n = append(n, "Compiles during the passes: the entries each pass's launches added to the run's compile caches (none: every kernel the pass ran was found in the cache).")
+	}
 	n = append(n, "A cell's seconds: its share of the launch that ran it, that launch's wall time divided evenly over its cells "+
 		"(check, timing, ncu and nsys launch one process per experiment; range one per cell, its replays in turn). "+
 		"Where the runner clocked the cell inside the shared process, that figure follows in parentheses; "+
@@ -205,9 +291,41 @@ func timeTables(t *TimeReport) []Table {
 	if t.IngestSeconds > 0 {
 		pt.Rows = append(pt.Rows, []string{"ingest", secs(t.IngestSeconds), "—", "—", "—", "—", "—"})
 	}
+	if t.Warm != nil {
+		pt.Rows = append(pt.Rows, []string{"compile (warm stage)", secs(t.Warm.Seconds), "—", "—", "—", fmt.Sprint(t.Warm.Processes), "—"})
+	}
 	passes := make([]string, len(t.Passes))
 	for i, p := range t.Passes {
 		passes[i] = p.Pass
+	}
+	var extra []Table
+	if len(t.Shards) > 0 {
+		h := []string{"Shard", "GPU", "Cells", "Predicted (s)", "Measured (s)", "Measured / predicted"}
+		al := []Align{Left, Left, Right, Right, Right, Right}
+		for _, p := range passes {
+			h = append(h, p)
+			al = append(al, Right)
+		}
+		st := Table{Header: h, Align: al}
+		for _, sh := range t.Shards {
+			ratio := "—"
+			if sh.Predicted > 0 {
+				ratio = fmt.Sprintf("%.2f", sh.Seconds/sh.Predicted)
+			}
+			row := []string{sh.Shard, sh.GPU, fmt.Sprint(sh.Cells), secs(sh.Predicted), secs(sh.Seconds), ratio}
+			for _, p := range passes {
+				row = append(row, secsOr(sh.Passes[p]))
+			}
+			st.Rows = append(st.Rows, row)
+		}
+		extra = append(extra, st)
+	}
+	if t.Compiled != nil {
+		ct := Table{Header: []string{"Pass", "Cache entries added"}, Align: []Align{Left, Left}}
+		for _, p := range passes {
+			ct.Rows = append(ct.Rows, []string{p, addedWords(t.Compiled[p])})
+		}
+		extra = append(extra, ct)
 	}
 	align := []Align{Left}
 	for range passes {
@@ -238,7 +356,25 @@ func timeTables(t *TimeReport) []Table {
 		}
 		ct.Rows = append(ct.Rows, row)
 	}
-	return []Table{pt, et, ct}
+	return append(append([]Table{pt}, extra...), et, ct)
+}
+
+// addedWords lists cache entries added, "triton 12, cutlass 4"; "none".
+func addedWords(m map[string]int) string {
+	var ks []string
+	for k, v := range m {
+		if v != 0 {
+			ks = append(ks, k)
+		}
+	}
+	if len(ks) == 0 {
+		return "none"
+	}
+	sort.Strings(ks)
+	for i, k := range ks {
+		ks[i] = fmt.Sprintf("%s %d", k, m[k])
+	}
+	return strings.Join(ks, ", ")
 }
 
 // secs shows seconds with one decimal.

@@ -57,3 +57,52 @@ func TestTimeOf(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeShardsWarmCompiles: a merged run of two shards, a warm stage and
+// cache counts. By hand: shard 1/2 on GPU-a ran cell a (check 5 s, range
+// 3 s), predicted 10 s, measured 8 s: 0.80; shard 2/2 on GPU-b ran cell b
+// (check 5 s, range 7 s), predicted 10 s, measured 12 s: 1.20; the slowest
+// 12 s over the mean (8 + 12) / 2 = 10 s is 1.20x. The warm stage 61.5 s
+// in 4 processes; check's launches added 2 Triton entries and 1 cutlass
+// kernel, range's none.
+func TestTimeShardsWarmCompiles(t *testing.T) {
+	m := &rundir.Manifest{
+		Options: map[string]string{OptionCacheCounts: "per launch"},
+		Warm:    &rundir.Warm{Seconds: 61.5, Kernels: 4, Compiled: 4, Processes: 4},
+		MergedFrom: []rundir.MergedPart{
+			{Run: "x.gpu-0", Shard: "1/2", GPUUUID: "GPU-a", PredictedSeconds: 10, Seconds: 8},
+			{Run: "x.gpu-1", Shard: "2/2", GPUUUID: "GPU-b", PredictedSeconds: 10, Seconds: 12},
+		},
+		Launches: []rundir.Launch{
+			{Pass: "check", Experiment: "e", Cells: 1, Seconds: 5, CacheAdded: map[string]int{"triton": 2}},
+			{Pass: "check", Experiment: "e", Cells: 1, Seconds: 5, CacheAdded: map[string]int{"cutlass": 1}},
+			{Pass: "range", Experiment: "e", Cells: 1, Seconds: 3},
+			{Pass: "range", Experiment: "e", Cells: 1, Seconds: 7},
+		},
+		Cells: []rundir.Cell{
+			{Experiment: "e", Variant: "a", Shape: "n=1", GPU: &rundir.CellGPU{UUID: "GPU-a"}, Passes: map[string]rundir.PassStatus{
+				"check": {Status: "ok", Seconds: 5, SharedBy: 1}, "range": {Status: "ok", Seconds: 3, SharedBy: 1}}},
+			{Experiment: "e", Variant: "b", Shape: "n=1", GPU: &rundir.CellGPU{UUID: "GPU-b"}, Passes: map[string]rundir.PassStatus{
+				"check": {Status: "ok", Seconds: 5, SharedBy: 1}, "range": {Status: "ok", Seconds: 7, SharedBy: 1}}},
+		}}
+	tr := timeOf(m)
+	if len(tr.Shards) != 2 || tr.Shards[1].Cells != 1 || tr.Shards[1].Passes["range"] != 7 || tr.Shards[0].Passes["check"] != 5 {
+		t.Fatalf("shards = %+v", tr.Shards)
+	}
+	var md bytes.Buffer
+	if err := WriteMarkdown(&md, &Report{Time: tr}); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{
+		"| compile (warm stage) |    61.5 |",
+		"warm stage compiled, without measuring, 4 kernels (4 new in the cache, the rest found there) in 4 processes side by side: 61.5 s",
+		"| 1/2   | GPU-a |     1 |          10.0 |          8.0 |                 0.80 |   5.0 |   3.0 |",
+		"| 2/2   | GPU-b |     1 |          10.0 |         12.0 |                 1.20 |   5.0 |   7.0 |",
+		"the slowest shard measured 12.0 s, 1.20x the shards' mean",
+		"| check | cutlass 1, triton 2 |", "| range | none                |",
+	} {
+		if !strings.Contains(md.String(), s) {
+			t.Errorf("report.md lacks %q:\n%s", s, md.String())
+		}
+	}
+}

@@ -46,5 +46,6 @@ fi
 save_cutlass_cache() {
   local db=compiled_cache.db
   [ -n "${RUN:-}" ] && [ -f "$RUN/cache/cutlass/compiled_cache.db" ] && db=$RUN/cache/cutlass/compiled_cache.db
+  [ -n "${RUN:-}" ] && [ -f "$RUN.cache/cutlass/compiled_cache.db" ] && db=$RUN.cache/cutlass/compiled_cache.db  # --gpus: shared
   [ -f "$db" ] && cp "$db" "$OUT/compiled_cache.db"
 }

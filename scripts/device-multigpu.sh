@@ -9,7 +9,9 @@
 # Environment: RUN (default runs/multi), LIMIT (seconds before the profile is
 # interrupted like Ctrl-C; finished cells are kept for --resume; default 540),
 # GPU (default h100), COSTS (run directories whose manifests balance the
-# shards, as --costs-from).
+# shards, as --costs-from; default: the newest committed run on the GPU kind).
+# The profile warms once for the host (cutlass-evt's kernels, side by side)
+# into RUNDIR.cache, which every shard shares; it stays behind like the shards' raw reports.
 set -uo pipefail
 RUN=${RUN:-runs/multi}
 LIMIT=${LIMIT:-540}
@@ -20,9 +22,6 @@ nvidia-smi --query-gpu=index,name,uuid,driver_version,clocks.sm,clocks.mem --for
 GPUS=$(nvidia-smi --query-gpu=index --format=csv,noheader | paste -sd, -)
 costs=()
 for d in ${COSTS:-}; do costs+=(--costs-from "$d"); done
-if [ "${CUTLASS_WARM:-0}" = 1 ] && [ -n "$SITE" ]; then
-  (python3 kernels/sweeps/cutlass_warm.py > "$OUT/cutlass_warm.log" 2>&1; stamp "cutlass warm exit $?") &
-fi
 t1=$(date +%s)
 stamp "profile --gpus $GPUS (limit ${LIMIT}s): $*"
 timeout -s INT -k 30 "$LIMIT" "$RT" profile --gpu "$GPU" --gpus "$GPUS" -o "$RUN" "${costs[@]}" "$@"

@@ -6,8 +6,7 @@
 #   scripts/device-profile.sh [extra profile flags...]
 # Environment: RUN (run directory, default runs/device), LIMIT (seconds the
 # profile may take before it is interrupted like Ctrl-C: finished cells are
-# kept and a later call can --resume; default 520), GPU (default h100),
-# CUTLASS_WARM (1: compile the CUTLASS EVT kernels ahead, in the background).
+# kept and a later call can --resume; default 520), GPU (default h100).
 set -uo pipefail
 RUN=${RUN:-runs/device}
 LIMIT=${LIMIT:-520}
@@ -18,11 +17,8 @@ stamp start
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
 stamp doctor
 "$RT" doctor
-# CUTLASS_WARM=1: compile cutlass-evt's EVT kernels for every candidate tile in the
-# background (kernels/sweeps/cutlass_warm.py), into the compiled_cache.db the passes read.
-if [ "${CUTLASS_WARM:-0}" = 1 ] && [ -n "$SITE" ]; then
-  (python3 kernels/sweeps/cutlass_warm.py > "$OUT/cutlass_warm.log" 2>&1; stamp "cutlass warm exit $?") &
-fi
+# The profile's own warm stage compiles cutlass-evt's EVT kernels (the picked tiles) before
+# the passes, side by side on the host's cores (kernels/sweeps/cutlass_warm.py).
 t1=$(date +%s)
 stamp "profile (limit ${LIMIT}s): $*"
 timeout -s INT -k 30 "$LIMIT" "$RT" profile --gpu "$GPU" -o "$RUN" "$@"

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -135,6 +136,33 @@ func TestProfileGPUs(t *testing.T) {
 	for _, g := range []string{"0", "1"} {
 		if _, err := os.Stat(filepath.Join(multi+".gpu-"+g, rundir.ManifestFile)); err != nil {
 			t.Errorf("shard of GPU %s not kept: %v", g, err)
+		}
+		// Both shards used the run's one cache folder, RUNDIR.cache.
+		sm, err := rundir.ReadManifest(multi + ".gpu-" + g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if abs, _ := filepath.Abs(multi + ".cache"); !strings.HasSuffix(abs, sm.Options["compile_cache"]) && sm.Options["compile_cache"] != abs+"/" {
+			t.Errorf("shard %s: compile_cache %q, want the shared %s/", g, sm.Options["compile_cache"], abs)
+		}
+		// The merged run began with the parent, before each shard.
+		if !mm.Created.Before(sm.Created) || mm.Finished.Before(sm.Finished) {
+			t.Errorf("merged run %v to %v does not span shard %s's %v to %v", mm.Created, mm.Finished, g, sm.Created, sm.Finished)
+		}
+	}
+	if st, err := os.Stat(filepath.Join(multi+".cache", "triton")); err != nil || !st.IsDir() {
+		t.Errorf("no shared cache folder %s.cache: %v", multi, err)
+	}
+	// Predicted and measured seconds per shard: the measured ones are the
+	// shard's launches together.
+	for i, p := range mm.MergedFrom {
+		sm, _ := rundir.ReadManifest(filepath.Join(filepath.Dir(multi), p.Run))
+		var s float64
+		for _, l := range sm.Launches {
+			s += l.Seconds
+		}
+		if p.PredictedSeconds <= 0 || p.Seconds <= 0 || math.Abs(p.Seconds-s) > 0.01 {
+			t.Errorf("part %d %s: predicted %v s, measured %v s; want both, measured = its launches' %.3f s", i, p.Run, p.PredictedSeconds, p.Seconds, s)
 		}
 	}
 

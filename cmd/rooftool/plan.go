@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -29,7 +30,9 @@ type PlanOptions struct {
 	Sweeps      bool
 	ShardCount  int
 	CostsFrom   []string
+	GPU         string // --gpu: the kind whose newest committed run predicts, where --costs-from is not given
 	Format      string
+	costsGiven  bool
 }
 
 func newPlanCmd(io *IO) *cobra.Command {
@@ -40,13 +43,19 @@ func newPlanCmd(io *IO) *cobra.Command {
 		Long: `Plan prints the cells a rooftool profile with the same selection flags
 would run, with their passes, an estimated cost and, with --shard-count N,
 the part of N each falls in (rooftool profile --shard I/N runs part I). It
-runs nothing. The cost is the product of the shape's variables times the
-number of passes, or with --costs-from the pass seconds earlier runs
-recorded. SECONDS is each cell's predicted time: with --costs-from, the
-seconds the earlier runs measured for it (or their seconds per unit of
-shape size for its pass), else a default per pass and cell. The split is deterministic: the same planned cells and costs
-always give the same parts, and the plan hash printed last is the one each
-shard's manifest records.`,
+runs nothing. SECONDS is each cell's predicted time: the seconds an
+earlier run measured for it (or that run's seconds per unit of shape size
+for its pass), else a default per pass and cell. The earlier run is
+--costs-from, else the newest committed run (testdata/runs) on the --gpu
+kind, else the newest of another kind (unscaled; the output says which);
+--costs-from none splits by shape size instead. The parts minimise the
+slowest part's predicted seconds (the costliest cell or range-decided
+pair first, to the least loaded part); the output gives each part's
+seconds, how balanced they are (slowest over mean), the compile stage
+before the passes (warm) and the predicted wall time on one GPU and on N.
+The split is deterministic: the same planned cells and costs always give
+the same parts, and the plan hash printed last is the one each shard's
+manifest records.`,
 		Example: `  rooftool plan --shard-count 4
   rooftool plan --experiment swiglu --shard-count 2 --format csv
   rooftool plan --shard-count 4 --costs-from runs/2026-11-20-h100-101112`,
@@ -55,6 +64,10 @@ shard's manifest records.`,
 			if opts.DefaultOnly && opts.Sweeps {
 				return usageErrorf("plan: --default-only and --sweeps exclude each other")
 			}
+			if _, err := gpu.Find(opts.GPU); opts.GPU != "" && err != nil {
+				return usageErrorf("plan: --gpu %s: %v", opts.GPU, err)
+			}
+			opts.costsGiven = c.Flags().Changed("costs-from")
 			return runPlan(c.Context(), opts)
 		},
 	}
@@ -68,8 +81,10 @@ shard's manifest records.`,
 	f.BoolVar(&opts.DefaultOnly, "default-only", false, "the default grid only, no sweep shapes")
 	f.BoolVar(&opts.Sweeps, "sweeps", false, "sweep shapes under every pass, not only check and timing")
 	f.IntVar(&opts.ShardCount, "shard-count", 0, "split the cells into N parts (as rooftool profile --shard I/N does)")
-	f.StringArrayVar(&opts.CostsFrom, "costs-from", nil, "earlier run directory whose pass seconds estimate cell costs (repeatable)")
+	f.StringArrayVar(&opts.CostsFrom, "costs-from", nil, "earlier run directory whose pass seconds predict each cell (repeatable; default: the newest committed run on the --gpu kind; none: split by shape size)")
+	f.StringVar(&opts.GPU, "gpu", "", "the GPU kind to plan for (h100, h200, ...): picks the committed run that predicts the seconds")
 	f.StringVar(&opts.Format, "format", "table", "output format: table, csv or json")
+	mustRegisterCompletion(c, "gpu", completeGPU)
 	mustRegisterCompletion(c, "experiment", completeExperiments)
 	mustRegisterCompletion(c, "variant", completeVariants)
 	mustRegisterCompletion(c, "passes", completeListOf(rundir.AllPasses...))
@@ -107,7 +122,20 @@ type planJSON struct {
 	PredictedFrom []string           `json:"predicted_from"`
 	PassSeconds   map[string]float64 `json:"pass_seconds"`  // predicted, per pass over every cell
 	ShardSeconds  []float64          `json:"shard_seconds"` // predicted, per part
-	Cells         []planRow          `json:"cells"`
+	// CostsNote says where PredictedFrom came from (--costs-from, or the
+	// committed run picked for the GPU kind).
+	CostsNote string `json:"costs_note"`
+	// Balance is the slowest part's predicted seconds over the parts' mean
+	// (1: even).
+	Balance float64 `json:"balance"`
+	// WarmSeconds is the compile stage before the passes, predicted (0:
+	// nothing planned that it compiles); OneGPUSeconds the warm stage and
+	// every pass on one GPU; Seconds the warm stage and the slowest part,
+	// the wall time on ShardCount GPUs of one host.
+	WarmSeconds   float64   `json:"warm_seconds"`
+	OneGPUSeconds float64   `json:"one_gpu_seconds"`
+	Seconds       float64   `json:"seconds"`
+	Cells         []planRow `json:"cells"`
 }
 
 func runPlan(ctx context.Context, opts *PlanOptions) error {
@@ -117,6 +145,8 @@ func runPlan(ctx context.Context, opts *PlanOptions) error {
 	if opts.ShardCount < 0 {
 		return usageErrorf("plan: --shard-count %d: want a positive count", opts.ShardCount)
 	}
+	var costsNote string
+	opts.CostsFrom, costsNote = costsFrom(opts.CostsFrom, opts.costsGiven, opts.GPU)
 	cfg := launch.Config{
 		KernelsDir:     opts.Kernels,
 		Experiments:    opts.Experiments,
@@ -145,7 +175,7 @@ func runPlan(ctx context.Context, opts *PlanOptions) error {
 	n := max(opts.ShardCount, 1)
 	out := planJSON{Version: planJSONVersion, PlanHash: hash, ShardCount: opts.ShardCount, ShardCosts: make([]float64, n),
 		CostUnit: launch.CostUnit(cells, prior), PredictedFrom: append([]string{}, opts.CostsFrom...),
-		PassSeconds: map[string]float64{}, ShardSeconds: make([]float64, n)}
+		PassSeconds: map[string]float64{}, ShardSeconds: make([]float64, n), CostsNote: costsNote}
 	pred := launch.PredictSeconds(cells, prior)
 	for i, c := range cells {
 		row := planRow{Cell: c.Key().String(), Passes: c.Passes, Cost: costs[i], Shard: parts[i], PassSeconds: map[string]float64{}}
@@ -160,6 +190,21 @@ func runPlan(ctx context.Context, opts *PlanOptions) error {
 		out.ShardCosts[parts[i]-1] += costs[i]
 		out.ShardSeconds[parts[i]-1] += row.Seconds
 	}
+	warm, err := launch.PriorWarm(opts.CostsFrom)
+	if err != nil {
+		return usageErrorf("plan: %v", err)
+	}
+	out.WarmSeconds = launch.PredictWarm(cells, warm)
+	var total, slowest float64
+	for _, s := range out.ShardSeconds {
+		total += s
+		slowest = max(slowest, s)
+	}
+	if total > 0 {
+		out.Balance = round2(slowest / (total / float64(n)))
+	}
+	out.OneGPUSeconds = round2(out.WarmSeconds + total)
+	out.Seconds = round2(out.WarmSeconds + slowest)
 	csv, err := tableout.Records(out.Cells)
 	if err != nil {
 		return err
@@ -186,6 +231,9 @@ func writePlanTable(w io.Writer, out planJSON) error {
 	if len(out.PredictedFrom) > 0 {
 		from = "predicted from " + strings.Join(out.PredictedFrom, ", ") + " (measured: the cell's own seconds there; rate: the pass's seconds per unit of shape size there; default: " + defaultsLine() + ")"
 	}
+	if out.CostsNote != "" && len(out.PredictedFrom) > 0 {
+		from += "; " + out.CostsNote
+	}
 	fmt.Fprintf(w, "seconds: %s\n", from)
 	var total float64
 	var per []string
@@ -199,9 +247,31 @@ func writePlanTable(w io.Writer, out planJSON) error {
 	if err := shardTable(out).WriteText(w, tableout.Columns); err != nil {
 		return err
 	}
+	if n > 1 {
+		fmt.Fprintf(w, "balance: the slowest part %.2fx the mean\n", out.Balance)
+	}
+	warm := "no warm stage (nothing planned that it compiles)"
+	if out.WarmSeconds > 0 {
+		warm = fmt.Sprintf("warm stage %.0f s (%s)", out.WarmSeconds, warmBasis(out))
+	}
+	if n > 1 {
+		fmt.Fprintf(w, "wall: one GPU %.0f s; %d GPUs of one host %.0f s (%s, then the passes)\n", out.OneGPUSeconds, n, out.Seconds, warm)
+	} else {
+		fmt.Fprintf(w, "wall: one GPU %.0f s (%s, then the passes)\n", out.OneGPUSeconds, warm)
+	}
 	_, err := fmt.Fprintf(w, "plan hash: %s\n", out.PlanHash)
 	return err
 }
+
+// warmBasis says where the warm stage's prediction came from.
+func warmBasis(out planJSON) string {
+	if out.WarmSeconds == launch.DefaultWarmSeconds {
+		return "the default: one round of nvcc, the kernels side by side"
+	}
+	return "as the earlier run's"
+}
+
+func round2(f float64) float64 { return math.Round(f*100) / 100 }
 
 // shardTable has a row per shard: its cells, its predicted seconds and,
 // where the split was not by seconds, the cost it was split by, SI-scaled

@@ -43,7 +43,10 @@ type ProfileOptions struct {
 	DefaultOnly  bool
 	Sweeps       bool
 	NoIngest     bool
-	NoCache      bool // --no-compile-cache
+	NoCache      bool   // --no-compile-cache
+	CompileCache string // --compile-cache: an earlier run's caches seed this run's
+	CacheRoot    string // --compile-cache-dir: the run's caches live there (a --gpus run's shards share one)
+	NoWarm       bool   // --no-warm
 	NoReport     bool
 	IngestOnly   bool
 	Shard        string   // --shard I/N
@@ -54,6 +57,7 @@ type ProfileOptions struct {
 	Cmd          string   // --cmd: a program of the user's own, profiled in place of the experiments
 	Claims       string   // --claims: claims.yaml judging the --cmd program's cells
 	passesGiven  bool     // --passes given (a --cmd run otherwise takes launch.CmdPasses)
+	costsGiven   bool     // --costs-from given (else the newest committed run on the --gpu kind)
 	shardFlags   []string // the flags each --gpus shard gets
 	Args         []string // the command line, for the manifest
 }
@@ -95,9 +99,20 @@ log RUNDIR.gpu-<id>.log), merges them into RUNDIR and writes the report;
 each merged cell records its GPU. --serial-timing times one GPU at a time.
 
 --shard I/N runs the I-th of N disjoint parts of the planned cells, balanced
-by estimated cost (rooftool plan --shard-count N lists them); the manifest
-records the shard and the full plan's hash, and rooftool merge joins the
-parts' run directories into one run.
+by predicted seconds (rooftool plan --shard-count N lists them; the
+seconds come from --costs-from, by default the newest committed run on the
+--gpu kind); the manifest records the shard and the full plan's hash, and
+rooftool merge joins the parts' run directories into one run.
+
+Compiles: before the passes a warm stage compiles the kernels whose
+compile would stall a pass (gated_ssm's cutlass-evt EVT GEMMs, each at the
+tile its sweep picked for this GPU: kernels/sweeps/picks), one process per
+kernel across the host's cores, into the run's compile caches
+(RUNDIR/cache: Inductor, Triton, CuTe DSL, quack, cutlass_cppgen), which
+every pass and a --resume reuse; a --gpus run warms once in the parent and
+its shards share one cache folder, RUNDIR.cache. --compile-cache DIR seeds
+the caches from an earlier run's (its directory or cache folder). Each
+launch records in the manifest how many entries each cache gained.
 
 --cmd "python my_bench.py ..." profiles a program of your own instead: it
 marks each variant's call with the helper rooftool_marks (put on its
@@ -124,6 +139,7 @@ of your own").`,
 				return usageErrorf("profile: --default-only and --sweeps exclude each other")
 			}
 			opts.Args = os.Args
+			opts.costsGiven = c.Flags().Changed("costs-from")
 			if err := checkRangeProcess(c, opts); err != nil {
 				return err
 			}
@@ -163,10 +179,13 @@ of your own").`,
 	f.BoolVar(&opts.Sweeps, "sweeps", false, "profile sweep shapes under every pass, not only check and timing")
 	f.BoolVar(&opts.NoIngest, "no-ingest", false, "leave RUNDIR/tables unwritten")
 	f.BoolVar(&opts.NoCache, "no-compile-cache", false, "give each runner process its own compile caches instead of the run's RUNDIR/cache (Inductor, Triton, CuTe DSL, cutlass_cppgen), shared by every pass")
+	f.StringVar(&opts.CompileCache, "compile-cache", "", "seed the run's compile caches from an earlier run's: its run directory or cache folder (RUNDIR/cache, RUNDIR.cache of a --gpus run)")
+	f.StringVar(&opts.CacheRoot, "compile-cache-dir", "", "keep the run's compile caches in this folder instead of RUNDIR/cache (the shards of a --gpus run share their parent's RUNDIR.cache)")
+	f.BoolVar(&opts.NoWarm, "no-warm", false, "skip the compile stage before the passes (the passes then compile what they run)")
 	f.BoolVar(&opts.NoReport, "no-report", false, "do not write report.md, report.json, report.html and plots/ into RUNDIR at the end")
 	f.BoolVar(&opts.IngestOnly, "ingest-only", false, "run nothing: rebuild -o RUNDIR/tables from the raw exports its manifest lists")
 	f.StringVar(&opts.Shard, "shard", "", "run only the I-th of N parts of the planned cells, e.g. 1/4 (parts balanced by estimated cost; rooftool plan shows them, rooftool merge joins their runs)")
-	f.StringArrayVar(&opts.CostsFrom, "costs-from", nil, "earlier run directory whose pass seconds estimate cell costs for --shard (repeatable; default: the shape size)")
+	f.StringArrayVar(&opts.CostsFrom, "costs-from", nil, "earlier run directory whose pass seconds predict each cell for --shard and --gpus (repeatable; default: the newest committed run on the --gpu kind; none: split by shape size)")
 	f.StringSliceVar(&opts.GPUs, "gpus", nil, "run the plan on these GPUs of this host at once, e.g. 0,1,2,3 (nvidia-smi's indices) or GPU UUIDs: one shard per GPU, which sees only its GPU (CUDA_VISIBLE_DEVICES=<its UUID>), into RUNDIR.gpu-<id>, then merged into -o RUNDIR")
 	f.BoolVar(&opts.SerialTime, "serial-timing", false, "with --gpus: run the shards' timing passes one GPU at a time (they share the host CPU, PCIe and power); other passes run in parallel")
 	f.BoolVar(&opts.RemoveParts, "remove-shards", false, "with --gpus: remove the shards' run directories and logs after a successful merge")
@@ -218,9 +237,18 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 			return usageErrorf("profile: %v", err)
 		}
 	}
+	costs := opts.CostsFrom
+	if shard.Count > 0 {
+		var note string
+		costs, note = costsFrom(opts.CostsFrom, opts.costsGiven, opts.GPU)
+		fmt.Fprintf(opts.IO.Err, "shard costs: %s (%s)\n", strings.Join(append([]string{}, costs...), ", "), note)
+	}
 	cfg := launch.Config{
 		Shard:           shard,
-		CostsFrom:       opts.CostsFrom,
+		CostsFrom:       costs,
+		CacheRoot:       opts.CacheRoot,
+		CompileCache:    opts.CompileCache,
+		NoWarm:          opts.NoWarm,
 		RunDir:          opts.OutDir,
 		KernelsDir:      opts.Kernels,
 		Python:          opts.Python,
@@ -438,7 +466,8 @@ var profileExe = os.Executable
 
 // multiGPUOnly are the flags of profile that a --gpus shard does not get:
 // the parent's own and those it sets per shard.
-var multiGPUOnly = map[string]bool{"gpus": true, "serial-timing": true, "remove-shards": true, "output": true, "shard": true}
+var multiGPUOnly = map[string]bool{"gpus": true, "serial-timing": true, "remove-shards": true, "output": true, "shard": true,
+	"costs-from": true, "compile-cache": true, "compile-cache-dir": true, "no-warm": true}
 
 // shardFlags lists the flags given on the command line, as each --gpus
 // shard gets them.
@@ -488,11 +517,16 @@ func runProfileGPUs(ctx context.Context, opts *ProfileOptions) error {
 	if err != nil {
 		return fmt.Errorf("profile --gpus: %w", err)
 	}
+	start := time.Now()
+	args, pred, warm, err := prepareShards(ctx, opts)
+	if err != nil {
+		return err
+	}
 	shards, err := launch.RunMultiGPU(ctx, launch.MultiGPUConfig{
 		Exe:          exe,
 		GPUs:         opts.GPUs,
 		Out:          out,
-		Args:         opts.shardFlags,
+		Args:         args,
 		SerialTiming: opts.SerialTime,
 		Log:          opts.IO.Err,
 	})
@@ -525,6 +559,9 @@ func runProfileGPUs(ctx context.Context, opts *ProfileOptions) error {
 	if err != nil {
 		return fmt.Errorf("profile: merge of %v: %w (the shards are kept)", dirs, err)
 	}
+	if err := recordHostRun(out, m, shards, start, pred, warm); err != nil {
+		return fmt.Errorf("profile: %w", err)
+	}
 	writeProfileSummary(opts, m)
 	if err := nothingMeasured(m); err != nil {
 		return fmt.Errorf("profile: %w (the shards are kept)", err)
@@ -549,4 +586,133 @@ func runProfileGPUs(ctx context.Context, opts *ProfileOptions) error {
 		fmt.Fprintf(opts.IO.Out, "shards: %s.gpu-{%s}\n", filepath.Clean(out), strings.Join(opts.GPUs, ","))
 	}
 	return nil
+}
+
+// SharedCacheSuffix names the compile-cache folder of a --gpus run beside
+// its run directory (RUNDIR.cache): every shard's runner processes use it.
+const SharedCacheSuffix = ".cache"
+
+// prepareShards readies a --gpus run before its shards start: it resolves
+// --costs-from (the shards get it explicitly, so all plan alike), predicts
+// each shard's seconds, makes the shared compile-cache folder RUNDIR.cache
+// (seeded from --compile-cache) and runs the warm stage once for the host
+// into it. It returns the shards' flags, the predicted seconds per shard
+// and the warm stage's record (nil where none ran).
+func prepareShards(ctx context.Context, opts *ProfileOptions) ([]string, []float64, *rundir.Warm, error) {
+	n := len(opts.GPUs)
+	costs, note := costsFrom(opts.CostsFrom, opts.costsGiven, opts.GPU)
+	args := append([]string{}, opts.shardFlags...)
+	if len(costs) == 0 {
+		args = append(args, "--costs-from="+costsNone)
+	}
+	for _, d := range costs {
+		args = append(args, "--costs-from="+d)
+	}
+	fmt.Fprintf(opts.IO.Err, "shard costs: %s (%s)\n", strings.Join(costs, ", "), note)
+	cfg := launch.Config{KernelsDir: opts.Kernels, Experiments: opts.Experiments, ExperimentDirs: opts.ExpDirs,
+		Variants: opts.Variants, Shapes: opts.Shapes, Passes: opts.Passes, Sweeps: sweepsMode(opts.DefaultOnly, opts.Sweeps),
+		CostsFrom: costs, Shard: launch.Shard{Index: 1, Count: n}, RangeReplaysFor: opts.ReplaysFor}
+	pred := make([]float64, n)
+	var cells []launch.PlannedCell
+	if opts.Cmd == "" {
+		var parts []int
+		var err error
+		cells, parts, _, _, err = launch.PlanFor(cfg)
+		var ce *launch.ConfigError
+		if errors.As(err, &ce) {
+			return nil, nil, nil, usageErrorf("profile: %v", ce.Err)
+		}
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("profile: %w", err)
+		}
+		prior, err := launch.PriorCosts(costs)
+		if err != nil {
+			return nil, nil, nil, usageErrorf("profile: %v", err)
+		}
+		for i, ps := range launch.PredictSeconds(cells, prior) {
+			for _, p := range cells[i].Passes {
+				pred[parts[i]-1] += ps[p].Seconds
+			}
+		}
+		for i := range pred {
+			pred[i] = round2(pred[i])
+		}
+	}
+	if opts.NoCache {
+		return args, pred, nil, nil
+	}
+	root, err := filepath.Abs(strings.TrimRight(opts.OutDir, string(filepath.Separator)) + SharedCacheSuffix)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := launch.SetupSharedCache(root, opts.CompileCache, "compiled_cache.db"); err != nil {
+		var ce *launch.ConfigError
+		if errors.As(err, &ce) {
+			return nil, nil, nil, usageErrorf("profile: %v", ce.Err)
+		}
+		return nil, nil, nil, fmt.Errorf("profile: %w", err)
+	}
+	args = append(args, "--compile-cache-dir="+root, "--no-warm")
+	if opts.NoWarm || len(launch.WarmShapes(cells)) == 0 {
+		return args, pred, nil, nil
+	}
+	py := opts.Python
+	if py == "" {
+		py = launch.DefaultPython()
+	}
+	fmt.Fprintf(opts.IO.Err, "warm: compiling for %d shapes into %s\n", len(launch.WarmShapes(cells)), root)
+	w := launch.RunWarm(ctx, launch.WarmConfig{Python: py, KernelsDir: opts.Kernels, CacheRoot: root, Shapes: launch.WarmShapes(cells),
+		Log: strings.TrimRight(opts.OutDir, string(filepath.Separator)) + ".warm.log", Timeout: opts.Timeout})
+	fmt.Fprintf(opts.IO.Err, "warm: %s\n", warmLine(w))
+	return args, pred, w, nil
+}
+
+// warmLine is one line on a warm stage's outcome.
+func warmLine(w *rundir.Warm) string {
+	switch {
+	case w == nil:
+		return "nothing to compile"
+	case w.Skipped != "":
+		return fmt.Sprintf("nothing compiled ahead (%s), %.1f s", w.Skipped, w.Seconds)
+	}
+	s := fmt.Sprintf("%d kernels (%d new) in %d processes, %.1f s", w.Kernels, w.Compiled, w.Processes, w.Seconds)
+	if len(w.Failed) > 0 {
+		s += "; failed: " + strings.Join(w.Failed, "; ")
+	}
+	return s
+}
+
+// recordHostRun completes a --gpus run's merged manifest in out: created
+// when the parent began (so created to finished spans the warm stage, the
+// shards and the merge; a resumed run's from its first invocation), the
+// warm stage, and per shard the seconds the plan
+// predicted beside its launches' measured seconds.
+func recordHostRun(out string, m *rundir.Manifest, shards []launch.GPUShard, start time.Time, pred []float64, warm *rundir.Warm) error {
+	m.Created = start.UTC()
+	for _, p := range m.MergedFrom { // a --resume: the run began with its first invocation
+		if !p.Created.IsZero() && p.Created.Before(m.Created) {
+			m.Created = p.Created
+		}
+	}
+	if warm != nil || m.Warm == nil {
+		m.Warm = warm
+	}
+	for i := range m.MergedFrom {
+		if i < len(pred) {
+			m.MergedFrom[i].PredictedSeconds = pred[i]
+		}
+		if i < len(shards) {
+			if sm, err := rundir.ReadManifest(shards[i].Dir); err == nil {
+				var s float64
+				for _, l := range sm.Launches {
+					s += l.Seconds
+				}
+				m.MergedFrom[i].Seconds = round2(s)
+			}
+		}
+	}
+	if now := time.Now().UTC(); now.After(m.Finished) {
+		m.Finished = now
+	}
+	return m.Write(out)
 }

@@ -65,6 +65,21 @@ type Manifest struct {
 	// IngestSeconds is the wall time of the last ingest of the raw
 	// exports into tables by rooftool profile (0: not recorded).
 	IngestSeconds float64 `json:"ingest_seconds,omitempty"`
+	// Warm is the compile stage that ran before the passes (one per host:
+	// a --gpus run's parent records it in the merged run); nil where none ran.
+	Warm *Warm `json:"warm,omitempty"`
+}
+
+// Warm is the launcher's compile stage: kernels compiled, without being
+// measured, into the run's compile cache before the first pass, side by
+// side in Processes processes.
+type Warm struct {
+	Seconds   float64  `json:"seconds"`             // wall time of the stage
+	Kernels   int      `json:"kernels"`             // kernels the planned cells measure
+	Compiled  int      `json:"compiled"`            // of them, new in the cache (the rest were found there)
+	Processes int      `json:"processes,omitempty"` // compile processes, run side by side
+	Failed    []string `json:"failed,omitempty"`    // kernels that did not compile (their cells compile them in the passes)
+	Skipped   string   `json:"skipped,omitempty"`   // why nothing was compiled
 }
 
 // Launch is one launch of a pass over cells of one experiment: one runner
@@ -79,6 +94,12 @@ type Launch struct {
 	// its first cell (interpreter and profiler start, imports); 0 where
 	// not measured (range launches, runners that do not report it).
 	StartupSeconds float64 `json:"startup_seconds,omitempty"`
+	// CacheAdded is how many entries each compile cache (launch's cache
+	// names: inductor, triton, cute, quack, cutlass) gained during the
+	// launch; a cache that gained none is left out, and a launch whose
+	// caches gained nothing compiled nothing new (nil in runs that did
+	// not count them, or ran without the run's caches).
+	CacheAdded map[string]int `json:"cache_added,omitempty"`
 }
 
 // MergedPart is one run a merged run was made of.
@@ -95,6 +116,11 @@ type MergedPart struct {
 	// content): what a check of the merge compares the run with once
 	// the shards are gone (launch.CheckMerged).
 	Files map[string]string `json:"files,omitempty"`
+	// PredictedSeconds is the part's passes as the shard plan predicted
+	// them; Seconds its launches' measured seconds together (0: not
+	// recorded, a merge not made by profile --gpus).
+	PredictedSeconds float64 `json:"predicted_seconds,omitempty"`
+	Seconds          float64 `json:"seconds,omitempty"`
 }
 
 // Invocation is one command that worked on a run directory.

@@ -20,9 +20,11 @@ KNOBS = {
     "ROOFTOOL_EPI_BRANCH": "1",
     # "1": Triton launches go through cached launch plans (tk_launch); "0": Triton's own dispatch.
     "ROOFTOOL_FAST_LAUNCH": "1",
-    # CUTLASS EVT threadblock tiles MxNxK[/cluster[/coop|ping]], comma-separated candidates
-    # picked per GEMM and shape (gated_ssm cutlass-evt), or "default".
-    "ROOFTOOL_CUTLASS_TILE": "256x256x64/2x1/coop,128x256x64/1x1/coop,256x256x64/1x2/coop",
+    # CUTLASS EVT threadblock tiles MxNxK[/cluster[/coop|ping]] for every GEMM of gated_ssm's
+    # cutlass-evt, or "default" (the interface's own); several, comma-separated: candidates
+    # timed once per GEMM and shape. Empty: the sweep's pick per GPU, GEMM and shape
+    # (kernels/sweeps/picks/<gpu>.json, common/sweep_picks.py), else 256x256x64/2x1/coop.
+    "ROOFTOOL_CUTLASS_TILE": "",
     # CUTLASS persistent tile scheduler: max swizzle size / raster order (heuristic | m | n).
     "ROOFTOOL_CUTLASS_RASTER": "1/heuristic",
     # CUTLASS EVT gating multiply: evt (2-output EVT) | mul (torch.mul after a 1-output EVT).

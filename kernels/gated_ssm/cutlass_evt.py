@@ -23,16 +23,21 @@ about 2 ms per GEMM on the H200 (measured: a 65 us GEMM took 2 ms a call). The v
 keeps each call's GemmArguments per buffer set and relaunches with operation.run(args),
 which is one cuLaunchKernel.
 
-Tiles: ROOFTOOL_CUTLASS_TILE lists candidate tiles, MxNxK/CMxCN/coop|ping (threadblock tile
-as cutlass_cppgen 4.2 names it, i.e. CTA tile times cluster; cluster; cooperative or ping-pong
-TMA warp-specialised kernel); with several, each GEMM of each shape runs the fastest,
-timed once on its own operands and kept in the run's picks. Default: 256x256x64/2x1/coop
-(a 128x256 CTA tile in a 2x1 cluster, the tile and cluster cuBLAS's nvjet kernel uses on
-these GEMMs), 128x256x64/1x1/coop and 256x256x64/1x2/coop. Measured on an H200
-(kernels/sweeps/README.md, plain GEMM 32768x6144x2048): 94% / 91% / 90% of cuBLAS, where
-the earlier default 256x128x64/1x2 (a 256x64 CTA tile) reached 64%; "default" asks for the
-interface's own choice (256x256x64, 2x1 cluster, ping-pong: a 128x256 accumulator per
-warpgroup, 5% of cuBLAS on an H100). ROOFTOOL_CUTLASS_RASTER sets the persistent
+Tiles: each GEMM of each shape runs the tile its sweep picked for this GPU
+(kernels/sweeps/picks/<gpu>.json, made from kernels/sweeps/results by make_picks.py; read
+through common/sweep_picks.py), else one default, 256x256x64/2x1/coop (a 128x256 CTA tile in a
+2x1 cluster, the tile and cluster cuBLAS's nvjet kernel uses on these GEMMs; measured on an
+H200, kernels/sweeps/README.md, plain GEMM 32768x6144x2048: 94% of cuBLAS, where the earlier
+256x128x64/1x2 reached 64%). No candidate is compiled or timed at run time: the sweep over
+tiles is kernels/sweeps' job. ROOFTOOL_CUTLASS_TILE overrides the picks for every GEMM: one
+tile MxNxK/CMxCN/coop|ping (threadblock tile as cutlass_cppgen 4.2 names it, i.e. CTA tile
+times cluster; cluster; cooperative or ping-pong TMA warp-specialised kernel), or several,
+comma-separated, of which each GEMM of each shape runs the fastest, timed once on its own
+operands and kept in the run's picks; "default" asks for the interface's own choice
+(256x256x64, 2x1 cluster, ping-pong: a 128x256 accumulator per warpgroup, 5% of cuBLAS on an
+H100). The tile each GEMM ran and where it came from (knob, picks, default) are noted in the
+cell's picks ("code" -> "picks", key cutlass-evt-tile/<gemm>/<M>x<N>x<K>).
+ROOFTOOL_CUTLASS_RASTER sets the persistent
 scheduler's swizzle and raster order (no recompile; within 3% on these GEMMs).
 """
 from __future__ import annotations
@@ -88,13 +93,12 @@ def _use_run_cache():
 
 _use_run_cache()
 
-from common import knobs, picks  # noqa: E402
+from common import knobs, picks, sweep_picks  # noqa: E402
 from common.tk_pick import pick as _pick  # noqa: E402
 from common.impl import Impl  # noqa: E402
 
 GATE_MODE = knobs.get("ROOFTOOL_CUTLASS_GATE")  # mul | evt
-TILE = knobs.get("ROOFTOOL_CUTLASS_TILE")
-TILES = [t.strip() for t in TILE.split(",") if t.strip()]
+TILE = knobs.get("ROOFTOOL_CUTLASS_TILE")  # "": the sweep's picks, else sweep_picks.CUTLASS_DEFAULT
 RASTER = knobs.get("ROOFTOOL_CUTLASS_RASTER")
 _RASTER_ORDER = {"heuristic": 0, "m": 1, "n": 2}  # cutlass::gemm::kernel::detail::RasterOrderOptions
 
@@ -233,6 +237,26 @@ def _made_tile(listed, shape, cluster, sched):
                                      "epilogue_schedule": getattr(EpilogueScheduleType, es), "stages": None})
 
 
+_GPU = None
+
+
+def gpu():
+    """The picks file's key of this process's CUDA device (sweep_picks.gpu_key)."""
+    global _GPU
+    if _GPU is None:
+        _GPU = sweep_picks.gpu_key(torch.cuda.get_device_name())
+    return _GPU
+
+
+def tiles_for(name, M, N, K, knob=None, gpu_key=None):
+    """The tiles GEMM name at (M, N, K) may run (sweep_picks.cutlass_tiles), noted in the
+    cell's picks with their source."""
+    tiles, source = sweep_picks.cutlass_tiles(name, M, N, K, gpu() if gpu_key is None else gpu_key,
+                                              TILE if knob is None else knob)
+    picks.note(f"cutlass-evt-tile/{sweep_picks.gemm_key(name, M, N, K)}", f"{','.join(tiles)} ({source})")
+    return tiles
+
+
 def run_cached(cache, p, A, B, C, D, **kw):
     """plan.run once per (plan, buffers, stream), keeping the GemmArguments it returns in
     cache; later calls relaunch those with operation.run (one cuLaunchKernel): plan.run
@@ -269,14 +293,16 @@ class CutlassEVT(Impl):
         return self.plans[(name, tile)]
 
     def _gemm(self, name, fn, examples, A, B, C, D, **kw):
-        """One EVT GEMM: with several tiles in ROOFTOOL_CUTLASS_TILE (comma-separated), the
+        """One EVT GEMM with the tile tiles_for gives; with several (the knob lists them), the
         fastest for this GEMM's shape, timed once on its own operands and recorded in the
         run's picks (tk_pick), so every pass runs the tile the first one chose."""
         run = lambda t: run_cached(self.args, self._plan(name, t, fn, examples), A, B, C, D, **kw)
-        if len(TILES) == 1:
-            return run(TILES[0])
-        key = ("cutlass-evt", name, A.shape[0], B.shape[1], A.shape[1], str(self.dtype))
-        run(_pick(key, run, TILES))
+        M, N, K = A.shape[0], B.shape[1], A.shape[1]
+        tiles = tiles_for(name, M, N, K)
+        if len(tiles) == 1:
+            return run(tiles[0])
+        key = ("cutlass-evt", name, M, N, K, str(self.dtype))
+        run(_pick(key, run, tiles))
 
     def alloc(self, st):
         BT, d, HD, nH = self.dims(self.v)
@@ -318,7 +344,7 @@ def gemm_alone(dtype, M, N, K, kind, tile=None):
            "residual": (_epi_residual, {"accum": f32, "res": d, "D": d})}
     if kind in fns:
         p.epilogue_visitor = cutlass.epilogue.trace(*fns[kind])
-    pick_tile(p, tile or TILES[0], name=f"alone-{kind}-{dtype}")
+    pick_tile(p, tile or sweep_picks.CUTLASS_DEFAULT, name=f"alone-{kind}-{dtype}")
 
     cache = {}
 
