@@ -64,7 +64,7 @@ func (f DRAMFloor) Describe() string {
 	if f.Replays == 1 {
 		replays = "1 replay"
 	}
-	return fmt.Sprintf("range %.4g GB (%s, spread %.3g GB) against a floor of %.4g GB: kernel pass %.4g GB + copies and memsets %.4g GB (%d) - L2 reuse %.3g GB (%d x %.4g MB)",
+	return fmt.Sprintf("range %.4g GB (%s, spread %.3g GB) against a floor of %.4g GB: kernel pass %.4g GB + copies and memsets %.3f GB (%d) - L2 reuse %.3g GB (%d x %.4g MB)",
 		f.RangeDRAMBytes/1e9, replays, f.SpreadBytes/1e9, f.FloorBytes/1e9, f.KernelDRAMBytes/1e9, f.CopyDRAMBytes/1e9, f.Copies,
 		f.ReuseBytes/1e9, f.Kernels+f.Copies+1, f.L2Bytes/1e6)
 }
