@@ -59,6 +59,7 @@ func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps
 	s.addKernelFacts(kfacts, mask)
 	s.addKernelRows(t, byKernel, mask)
 	s.addTimings(t, mask, spreads, devSpreads)
+	s.addLaunchErrors(t)
 	s.addMissing(exps)
 
 	out := make([]CellFact, 0, len(s.cells))
@@ -109,6 +110,7 @@ func (s *cellRows) fill(c *CellFact, key cellkey.Key, opts Options, l2 int64, sp
 	checkRange(c, replays, func(replay int) string { return rangeMethod(opts.Manifest, key, replay) })
 	rangeMedians(c, replays)
 	checkKernelNames(c, kf, s.timeline[key])
+	c.LaunchError = s.launchErr[key]
 	checkHostBound(c, opts)
 	checkDeviceAboveWall(c)
 	checkBimodal(c, c.WallSamplesMs, "wall-time", opts)
