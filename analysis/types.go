@@ -128,14 +128,14 @@ type CellFact struct {
 	// model would launch it so), else "eager"; LaunchError says why no
 	// graph could be timed (the capture's exception, timing JSON
 	// device_error), where none was.
-	LaunchMethod string `json:"launch_method,omitempty"`
-	LaunchError  string `json:"launch_error,omitempty"`
-	FLOPs              float64        `json:"flops"`
-	Class              string         `json:"class"` // class of the cell's heaviest kernel
-	TheoryDRAMBytes    float64        `json:"theory_dram_bytes,omitempty"`
-	TheoryFLOPs        float64        `json:"theory_flops,omitempty"`
-	Status             string         `json:"status"` // ok | failed | missing
-	Warnings           []Warning      `json:"warnings,omitempty"`
+	LaunchMethod    string    `json:"launch_method,omitempty"`
+	LaunchError     string    `json:"launch_error,omitempty"`
+	FLOPs           float64   `json:"flops"`
+	Class           string    `json:"class"` // class of the cell's heaviest kernel
+	TheoryDRAMBytes float64   `json:"theory_dram_bytes,omitempty"`
+	TheoryFLOPs     float64   `json:"theory_flops,omitempty"`
+	Status          string    `json:"status"` // ok | failed | missing
+	Warnings        []Warning `json:"warnings,omitempty"`
 
 	// DRAMBytesRangeReplays are the DRAM bytes (read+write) of each replay
 	// of the range pass, in replay order (one in runs that replayed once).
