@@ -30,6 +30,7 @@ type Input struct {
 func Build(in Input) *Report {
 	x := newIndex(in.Run, in.Manifest, in.Checks)
 	x.clocks, x.deviceClocks = in.CellSMClocks, in.CellDeviceSMClocks
+	x.paired = in.Paired
 	r := &Report{Version: 4, Run: runInfo(in), Time: timeOf(in.Manifest)}
 	if in.Run != nil {
 		r.Warnings = append(r.Warnings, in.Run.Warnings...)

@@ -76,6 +76,12 @@ type Decision struct {
 	Verdict    string   `json:"verdict"`
 	Reason     string   `json:"reason"`
 	Note       string   `json:"note,omitempty"`
+	// Launch is how a speedup's two cells were launched where it was
+	// judged ("eager" | "graph": host-bound cells launched as a CUDA
+	// graph); Timing how they were timed ("paired": alternating in one
+	// process; "separate": each cell's own timing loop).
+	Launch string `json:"launch,omitempty"`
+	Timing string `json:"timing,omitempty"`
 	// BoundFraction is the candidate's roofline floor under its model over
 	// its measured device time (1: at the roof).
 	BoundFraction *float64 `json:"bound_fraction,omitempty"`
