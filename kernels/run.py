@@ -113,6 +113,10 @@ def _pair_plan(a):
         for v in (b, c):
             if e.variant(v) is None:
                 raise UsageError(f"--pair {arg!r}: experiment {e.name} has no variant {v!r}")
+        try:
+            specmod.parse_shape(s)
+        except ValueError as err:
+            raise UsageError(f"--pair {arg!r}: shape: {err}") from None
         out.append((b, c, s))
     return [(e, out)]
 
