@@ -93,3 +93,67 @@ def test_launch_fields():
     assert records.launch_fields([0.1], [0.1], True) == {"launch_method": "graph"}
     assert records.launch_fields([0.2], None, False, "capture or replay failed: RuntimeError: x") == {
         "launch_method": "eager", "launch_error": "capture or replay failed: RuntimeError: x"}
+
+
+class _FakeEvent:
+    clock = [0.0]
+
+    def __init__(self, enable_timing=True):
+        self.t = None
+
+    def record(self):
+        self.t = _FakeEvent.clock[0]
+
+    def synchronize(self):
+        pass
+
+    def elapsed_time(self, end):
+        return end.t - self.t
+
+
+def _fake_torch():
+    import types
+    cuda = types.SimpleNamespace(Event=_FakeEvent, synchronize=lambda: None, empty_cache=lambda: None)
+    return types.SimpleNamespace(cuda=cuda)
+
+
+def test_time_pairs_schedule(monkeypatch):
+    """time_pairs with a fake clock: the baseline's call takes 2 ms, the candidate's 1 ms, the
+    SM clock reads 1650 MHz: every scored pair is (2.0, 1.0) in ABBA order, the first pairs
+    are discarded, blocks hold ceil(1 ms / call) calls."""
+    import sys
+    import types
+    monkeypatch.setitem(sys.modules, "torch", _fake_torch())
+    calls = []
+
+    def call(arm, ms):
+        def f():
+            calls.append(arm)
+            _FakeEvent.clock[0] += ms
+        return f
+
+    class Impl:
+        graph_ok = True
+
+    class Cell:
+        def __init__(self, arm, ms):
+            self.arm, self.ms, self.impl = arm, ms, Impl()
+            self.variant = types.SimpleNamespace(graph=False)
+
+    cells = {"baseline": Cell("b", 2.0), "candidate": Cell("c", 0.25)}
+    runner = types.SimpleNamespace(
+        l2_bytes=lambda: 1,
+        _rotation_sets=lambda cell, impl, n: [(cell, None)],
+        capture=lambda impl, sets: [types.SimpleNamespace(replay=call(s[0].arm, s[0].ms)) for s in sets],
+        clocks=lambda: {"sm_mhz": 1650.0})
+    monkeypatch.setattr(paired, "_arm_fns",
+                        lambda r, cell, launch: ([call(cell.arm, cell.ms)], None))
+    pairs, blk = paired.time_pairs(runner, cells, "eager", n_pairs=10, discard=2, warmup_s=0)
+    assert blk == {"baseline": 1, "candidate": 4}  # ceil(1/2) = 1, ceil(1/0.25) = 4
+    assert len(pairs) == 10
+    assert [p["order"] for p in pairs[:4]] == ["BC", "CB", "BC", "CB"]  # pairs 2..5 of 0..11
+    for p in pairs:
+        assert p["baseline_ms"] == pytest.approx(2.0) and p["candidate_ms"] == pytest.approx(0.25)
+        assert p["baseline_sm_mhz"] == 1650.0 == p["candidate_sm_mhz"]
+    s = paired.summarize([(p["baseline_ms"], p["candidate_ms"]) for p in pairs])
+    assert s["speedup"] == pytest.approx(8.0) and s["lo"] == pytest.approx(8.0) and s["hi"] == pytest.approx(8.0)
