@@ -258,6 +258,9 @@ func (x *index) row(e *spec.Experiment, v spec.Variant, shape string) (CellRow, 
 		hr := c.HostRatio
 		row.HostRatio = &hr
 	}
+	if c.Wall.N > 0 {
+		row.LaunchMethod, row.LaunchError = c.LaunchMethod, c.LaunchError
+	}
 	row.RangeCoverage = c.RangeCoverage
 	row.BoundFraction = x.boundFraction(e, v.Name, shape)
 	row.DRAMBytes, row.DRAMBytesKernels, row.L2Bytes, row.FLOPs, row.Class = c.DRAMBytesRange, c.DRAMBytesKernels, c.L2Bytes, c.FLOPs, c.Class
