@@ -59,6 +59,7 @@ func cellFacts(t *ingest.Tables, byKernel metricIndex, kfacts []KernelFact, exps
 	s.addKernelFacts(kfacts, mask)
 	s.addKernelRows(t, byKernel, mask)
 	s.addTimings(t, mask, spreads, devSpreads)
+	s.addLaunchErrors(t)
 	s.addMissing(exps)
 	s.copies = ingest.CellCopies(t)
 
@@ -112,6 +113,7 @@ func (s *cellRows) fill(c *CellFact, key cellkey.Key, opts Options, l2 int64, sp
 	c.RangeProcess = rangeProcess(opts.Manifest, key)
 	checkRangeFloor(c, kf, s.copies[key], l2)
 	checkKernelNames(c, kf, s.timeline[key])
+	c.LaunchError = s.launchErr[key]
 	checkHostBound(c, opts)
 	checkDeviceAboveWall(c)
 	checkBimodal(c, c.WallSamplesMs, "wall-time", opts)

@@ -20,6 +20,7 @@ type cellRows struct {
 	replays             map[cellkey.Key][]rangeReplay     // ncu range-pass rows
 	samples, devSamples map[cellkey.Key][]float64         // wall and device times, ms
 	copies              map[cellkey.Key]ingest.CopyTotals // nsys memory copies and memsets in each cell's range
+	launchErr           map[cellkey.Key]string            // why no CUDA-graph launch was timed (timing meta)
 }
 
 // newCellRows is an empty cellRows for the experiments exps.
@@ -107,8 +108,8 @@ func (s *cellRows) addKernelRows(t *ingest.Tables, byKernel metricIndex, mask Pa
 // timing pass only names its cell and drops the cell's clock spreads.
 func (s *cellRows) addTimings(t *ingest.Tables, mask PassMask, spreads, devSpreads map[cellkey.Key]ClockSpread) {
 	for _, tm := range t.Timings() {
-		if !inCell(tm.Experiment, tm.Variant, tm.Shape) {
-			continue
+		if !inCell(tm.Experiment, tm.Variant, tm.Shape) || ingest.IsPairedTiming(tm.Method) {
+			continue // a paired record's arms are no cell's own samples (PairedSpeedups)
 		}
 		key := tm.Key()
 		s.cell(key)
@@ -122,6 +123,23 @@ func (s *cellRows) addTimings(t *ingest.Tables, mask PassMask, spreads, devSprea
 			continue
 		}
 		s.samples[key] = append(s.samples[key], tm.Ms)
+	}
+}
+
+// addLaunchErrors files each cell's reason for having no CUDA-graph
+// launch: the timing JSON's launch_error, else its device_error.
+func (s *cellRows) addLaunchErrors(t *ingest.Tables) {
+	s.launchErr = map[cellkey.Key]string{}
+	cellOf := TimingFileCells(t.Timings())
+	for _, m := range t.Metas() {
+		if m.Source != ingest.SourceTiming || (m.Key != "launch_error" && m.Key != "device_error") {
+			continue
+		}
+		k, _, ok := cellOf(m.File)
+		if !ok || (m.Key == "device_error" && s.launchErr[k] != "") {
+			continue
+		}
+		s.launchErr[k] = m.Value
 	}
 }
 

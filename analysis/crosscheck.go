@@ -202,7 +202,14 @@ func NormalizeKernelName(n string) string {
 // checkHostBound compares wall time with device time: the CUDA-graph
 // replay of the call where the timing pass measured it, else the sum of the
 // cell's kernels on the nsys timeline.
+//
+// A host-bound cell whose call was timed captured in a CUDA graph gets
+// LaunchMethod "graph": its speedups are judged on the graph launch, as a
+// model would launch it, and the warning says so (reports do not let it
+// void a speedup judged that way). Where no graph could be timed, the
+// warning says why (LaunchError, the capture's exception).
 func checkHostBound(c *CellFact, opts Options) {
+	c.LaunchMethod = LaunchEager
 	dev, how := c.DeviceTimeMs()
 	if dev <= 0 || c.Wall.N == 0 || c.Wall.Center <= 0 {
 		return
@@ -211,10 +218,26 @@ func checkHostBound(c *CellFact, opts Options) {
 	if c.HostRatio <= opts.HostBoundFactor {
 		return
 	}
-	c.Warnings = append(c.Warnings, Warning{Code: WarnHostBound, Metric: "speedup",
-		Msg: fmt.Sprintf("%s: wall time %.1f us is %.2fx the device time %.1f us (%s): the GPU idles %.0f%% of the call, so the timing pass measured host overhead",
-			c.Variant, c.Wall.Center*1e3, c.HostRatio, dev*1e3, how, 100*(1-1/c.HostRatio))})
+	msg := fmt.Sprintf("%s: wall time %.1f us is %.2fx the device time %.1f us (%s): the GPU idles %.0f%% of the call, so the timing pass measured host overhead",
+		c.Variant, c.Wall.Center*1e3, c.HostRatio, dev*1e3, how, 100*(1-1/c.HostRatio))
+	if c.Device.N > 0 {
+		c.LaunchMethod = LaunchGraph
+		msg += "; its speedups are judged on the call launched as a CUDA graph"
+	} else {
+		why := c.LaunchError
+		if why == "" {
+			why = "the timing pass recorded no CUDA-graph replay of the call"
+		}
+		msg += "; no CUDA-graph launch could be timed: " + why
+	}
+	c.Warnings = append(c.Warnings, Warning{Code: WarnHostBound, Metric: "speedup", Msg: msg})
 }
+
+// Launch methods of a cell (CellFact.LaunchMethod) and of a paired record.
+const (
+	LaunchEager = "eager"
+	LaunchGraph = "graph"
+)
 
 // DeviceTimeMs is the cell's GPU time per call free of host overhead, in
 // ms, and how it was measured: the median of the timing pass's CUDA-graph

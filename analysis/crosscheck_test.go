@@ -105,7 +105,7 @@ func TestCrossChecksOnCommittedRun(t *testing.T) {
 	c = cell("compiled", mve)
 	near("compiled mve wall", c.Wall.Center, 0.36372800171375275)
 	near("compiled mve host ratio", c.HostRatio, 0.36372800171375275/0.105091)
-	if warning(c, WarnHostBound) == nil {
+	if hostBoundWarning(c) == nil {
 		t.Errorf("compiled mve: want host-bound, got %+v", c.Warnings)
 	}
 	// eager at the MVE shape is not host-bound (162.7 us of wall, 120.9 us of kernels).
@@ -161,4 +161,38 @@ func repeat(v float64, n int) []float64 {
 		out[i] = v
 	}
 	return out
+}
+
+// A host-bound cell judged on its CUDA-graph launch, and one whose graph
+// capture failed: the figures of the d=768 quack cell (wall 162.5 us,
+// device 95.8 us: 1.70x > 1.5).
+func TestHostBoundLaunchMethod(t *testing.T) {
+	opts := Options{}.withDefaults()
+	c := &CellFact{Variant: "quack-epilogue", Wall: Interval{Center: 0.1625, N: 50}, Device: Interval{Center: 0.0958, N: 50}}
+	checkHostBound(c, opts)
+	w := hostBoundWarning(c)
+	if c.LaunchMethod != LaunchGraph || w == nil || !strings.Contains(w.Msg, "judged on the call launched as a CUDA graph") {
+		t.Errorf("graph-timed host-bound cell: launch %q, warning %v", c.LaunchMethod, w)
+	}
+	c = &CellFact{Variant: "quack-epilogue", Wall: Interval{Center: 0.1625, N: 50}, GPUTimeNs: 95800,
+		LaunchError: "capture or replay failed: RuntimeError: operation not permitted when stream is capturing"}
+	checkHostBound(c, opts)
+	w = hostBoundWarning(c)
+	if c.LaunchMethod != LaunchEager || w == nil || !strings.Contains(w.Msg, "no CUDA-graph launch could be timed: capture or replay failed: RuntimeError: operation not permitted") {
+		t.Errorf("capture failed: launch %q, warning %v", c.LaunchMethod, w)
+	}
+	c = &CellFact{Variant: "eager", Wall: Interval{Center: 0.12, N: 50}, Device: Interval{Center: 0.1, N: 50}}
+	checkHostBound(c, opts)
+	if c.LaunchMethod != LaunchEager || hostBoundWarning(c) != nil {
+		t.Errorf("1.2x: launch %q, warnings %v", c.LaunchMethod, c.Warnings)
+	}
+}
+
+func hostBoundWarning(c *CellFact) *Warning {
+	for i := range c.Warnings {
+		if c.Warnings[i].Code == WarnHostBound {
+			return &c.Warnings[i]
+		}
+	}
+	return nil
 }

@@ -124,12 +124,19 @@ type CellFact struct {
 	Device             Interval       `json:"device_ms"`                     // timing pass, CUDA-graph replay of the call: median and 95% CI, ms (N=0: not measured)
 	DeviceSamplesMs    []float64      `json:"-"`
 	HostRatio          float64        `json:"host_ratio,omitempty"` // wall / device time (DeviceTimeMs)
-	FLOPs              float64        `json:"flops"`
-	Class              string         `json:"class"` // class of the cell's heaviest kernel
-	TheoryDRAMBytes    float64        `json:"theory_dram_bytes,omitempty"`
-	TheoryFLOPs        float64        `json:"theory_flops,omitempty"`
-	Status             string         `json:"status"` // ok | failed | missing
-	Warnings           []Warning      `json:"warnings,omitempty"`
+	// LaunchMethod is how the cell's speedups are judged: "graph" where it
+	// is host-bound and its call was timed captured in a CUDA graph (a
+	// model would launch it so), else "eager"; LaunchError says why no
+	// graph could be timed (the capture's exception, timing JSON
+	// device_error), where none was.
+	LaunchMethod    string    `json:"launch_method,omitempty"`
+	LaunchError     string    `json:"launch_error,omitempty"`
+	FLOPs           float64   `json:"flops"`
+	Class           string    `json:"class"` // class of the cell's heaviest kernel
+	TheoryDRAMBytes float64   `json:"theory_dram_bytes,omitempty"`
+	TheoryFLOPs     float64   `json:"theory_flops,omitempty"`
+	Status          string    `json:"status"` // ok | failed | missing
+	Warnings        []Warning `json:"warnings,omitempty"`
 
 	// DRAMBytesRangeReplays are the DRAM bytes (read+write) of each replay
 	// of the range pass, in replay order (one in runs that replayed once).

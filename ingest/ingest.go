@@ -204,7 +204,7 @@ func sniff(path string, head []byte) (string, error) {
 		return "", badInput(path, 0, "", "file holds only white space, expected an export")
 	}
 	if t[0] == '{' || t[0] == '[' {
-		if bytes.Contains(head, []byte(`"samples_ms"`)) || bytes.Contains(head, []byte(`"rooftool_timing"`)) {
+		if bytes.Contains(head, []byte(`"samples_ms"`)) || bytes.Contains(head, []byte(`"rooftool_timing"`)) || bytes.Contains(head, []byte(`"rooftool_paired"`)) {
 			return FormatTiming, nil
 		}
 		return FormatKineto, nil

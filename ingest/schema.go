@@ -248,7 +248,7 @@ var metaDoc = TableDoc{Name: TableMeta,
 	Columns: []Column{
 		dict("source", "ncu | nsys | kineto | timing", ""),
 		dict("file", "base name of the export; for a timing JSON experiment/variant/<shape>.json, since every experiment names its files by shape (tables written by earlier versions of ingest hold the base name alone)", ""),
-		dict("key", "metadata key", "timing: clock.<name> (read after the timed loop), clock_sample.<rep>.sm_mhz (during the wall-time loop), device_clock_sample.<rep>.sm_mhz (during the device-time loop), gpu_uuid (the GPU the clocks were read from), device_error; ncu: range_replay (the export's replay of its cell's range pass, 1-based; file is experiment/variant/<export>)"),
+		dict("key", "metadata key", "timing: clock.<name> (read after the timed loop), clock_sample.<rep>.sm_mhz (during the wall-time loop), device_clock_sample.<rep>.sm_mhz (during the device-time loop), gpu_uuid (the GPU the clocks were read from), device_error, launch_method, launch_error; paired.<launch>.<rep>.sm_mhz (a paired record's arm, file experiment/variant/<record>: the clock at the end of its block of pair rep), paired.<launch>.role, paired.<launch>.error; ncu: range_replay (the export's replay of its cell's range pass, 1-based; file is experiment/variant/<export>)"),
 		str("value", "metadata value as printed", ""),
 	}}
 
@@ -260,7 +260,7 @@ var timingsDoc = TableDoc{Name: TableTimings,
 		dict("shape", "shape of the cell", ""),
 		dict("file", "base name of the timing JSON", ""),
 		dict("device", "device name the timing ran on", ""),
-		dict("method", "cuda-events | cuda-graph", ""),
+		dict("method", "cuda-events | cuda-graph (wall loop); device:cuda-graph (device-time loop); paired:eager | paired:graph (one arm of a paired record, kernels/run.py pair: rep is the pair, variant the arm, file the record)", ""),
 		i32("rep", "", "repetition index, 0-based", ""),
 		f64("ms", "ms", "wall time of one repetition (the one non-base unit, kept because every timing tool prints ms)", ""),
 	}}

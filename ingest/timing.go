@@ -44,6 +44,12 @@ type TimingFile struct {
 	// GPUUUID names the GPU the cell ran on ("GPU-<uuid>", the CUDA
 	// device's UUID), the device every clock above was read from.
 	GPUUUID string `json:"gpu_uuid,omitempty"`
+	// LaunchMethod is how a model would launch the cell: "graph" where
+	// the variant is a graph or its wall median exceeds 1.5x its device
+	// (CUDA-graph replay) median, else "eager"; LaunchError says why no
+	// graph could be timed (absent in files written before these keys).
+	LaunchMethod string `json:"launch_method,omitempty"`
+	LaunchError  string `json:"launch_error,omitempty"`
 	// Code is what the cell ran (knobs, picks, launch path); kept in the
 	// manifest by the runner, not ingested.
 	Code json.RawMessage `json:"code,omitempty"`
@@ -82,6 +88,9 @@ func parseTimingFile(b *Builder, in Input) error {
 	}
 	var tf TimingFile
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a UTF-8 byte-order mark, as Detect skips it
+	if isPaired(data) {
+		return parsePairedFile(b, in, data)
+	}
 	if err := json.Unmarshal(data, &tf); err != nil {
 		return badInput(in.Path, 0, "", "timing JSON: %v", err)
 	}
@@ -136,7 +145,23 @@ func parseTimingFile(b *Builder, in Input) error {
 	if tf.DeviceError != "" {
 		b.AddMeta(Meta{Source: SourceTiming, File: cell, Key: "device_error", Value: tf.DeviceError})
 	}
+	if tf.LaunchMethod != "" {
+		b.AddMeta(Meta{Source: SourceTiming, File: cell, Key: "launch_method", Value: tf.LaunchMethod})
+	}
+	if tf.LaunchError != "" {
+		b.AddMeta(Meta{Source: SourceTiming, File: cell, Key: "launch_error", Value: tf.LaunchError})
+	}
 	return nil
+}
+
+// isPaired reports whether a timing-format JSON is a paired record
+// (kernels/run.py pair): its first 4 KiB name "rooftool_paired".
+func isPaired(data []byte) bool {
+	head := data
+	if len(head) > 4096 {
+		head = head[:4096]
+	}
+	return bytes.Contains(head, []byte(`"rooftool_paired"`))
 }
 
 func or(a, b string) string {

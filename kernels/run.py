@@ -5,7 +5,9 @@
                            [--reps N] [--warmup N] [--seed S] [--experiments-dir DIR]...
 
 Modes: env, check, time, profile (the contract), plus list (cells as JSON, no torch
-needed) and bench (efficiency figures against measured cuBLAS and copy ceilings).
+needed), bench (efficiency figures against measured cuBLAS and copy ceilings) and pair
+(`--pair BASELINE/CANDIDATE/SHAPE`, repeatable: the two variants timed paired and
+interleaved in this process, common/paired.py; records under DIR/paired/).
 `--all` runs every experiment (check and bench); output then goes to DIR/<experiment>/.
 `--experiments-dir DIR` (repeatable; also $ROOFTOOL_EXPERIMENT_DIRS) adds experiment folders
 kept outside kernels/: DIR is one experiment folder (it holds spec.yaml) or a folder of them.
@@ -25,7 +27,7 @@ from common import records  # noqa: E402  (no torch)
 from common import spec as specmod  # noqa: E402  (needs only PyYAML)
 from common.spec import UsageError  # noqa: E402
 
-MODES = ("env", "check", "time", "profile", "bench", "list")
+MODES = ("env", "check", "time", "profile", "bench", "list", "pair")
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
 
@@ -44,6 +46,9 @@ def build_parser():
     p.add_argument("--reps", type=int, default=50, help="timed repetitions (>= 30)")
     p.add_argument("--warmup", type=int, default=10, help="warm-up iterations")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--pair", action="append", default=[], metavar="BASELINE/CANDIDATE/SHAPE",
+                   help="pair mode: two variants of --experiment timed paired at SHAPE (repeatable)")
+    p.add_argument("--pairs", type=int, default=60, help="pair mode: scored pairs per launch method (>= 10)")
     p.add_argument("--default-grid", action="store_true", help="only the spec's shapes:, not its sweeps")
     p.add_argument("--experiments-dir", action="append", default=[], metavar="DIR",
                    help="experiment folder outside kernels/, or a folder of them (repeatable)")
@@ -71,6 +76,10 @@ def parse_args(argv):
         raise UsageError("missing --experiment (or --all)")
     if a.cell and len(names) != 1:
         raise UsageError("--cell needs exactly one --experiment")
+    if a.mode == "pair":
+        return a, _pair_plan(a)
+    if a.pair:
+        raise UsageError("--pair is for mode pair")
     if a.mode in ("check", "time", "profile") and not a.out:
         raise UsageError(f"mode {a.mode} needs --out DIR")
     plan = []
@@ -81,6 +90,63 @@ def parse_args(argv):
             cs = [(v, s) for v, s in cs if s in e.shapes]
         plan.append((e, cs))
     return a, plan
+
+
+def _pair_plan(a):
+    """Mode pair: [(experiment, [(baseline, candidate, shape)])], every name checked."""
+    from common import paired
+    if len(a.experiment) != 1 or a.all:
+        raise UsageError("mode pair needs exactly one --experiment")
+    if not a.pair:
+        raise UsageError("mode pair needs at least one --pair BASELINE/CANDIDATE/SHAPE")
+    if not a.out:
+        raise UsageError("mode pair needs --out DIR")
+    if a.pairs < 10:
+        raise UsageError(f"--pairs {a.pairs}: want at least 10")
+    e = specmod.load(a.experiment[0])
+    out = []
+    for arg in a.pair:
+        try:
+            b, c, s = paired.parse_pair(arg)
+        except ValueError as err:
+            raise UsageError(str(err)) from None
+        for v in (b, c):
+            if e.variant(v) is None:
+                raise UsageError(f"--pair {arg!r}: experiment {e.name} has no variant {v!r}")
+        try:
+            specmod.parse_shape(s)
+        except ValueError as err:
+            raise UsageError(f"--pair {arg!r}: shape: {err}") from None
+        out.append((b, c, s))
+    return [(e, out)]
+
+
+def pair_main(a, plan):
+    """Mode pair: one paired record per --pair; exit 1 when any could not be timed."""
+    import torch
+    from common import paired, runner
+    failed = 0
+    for e, pairs in plan:
+        for b, c, s in pairs:
+            path = os.path.join(a.out, "paired", paired.file_name(b, c, s))
+            t0 = time.time()
+            try:
+                rec = paired.run_pair(runner, e, s, b, c, a.seed, n_pairs=a.pairs)
+            except Exception as err:  # noqa: BLE001
+                failed += 1
+                print(f"{e.name} pair {b} vs {c} at {s}: FAILED: {type(err).__name__}: {err}", file=sys.stderr, flush=True)
+                continue
+            rec["seconds"] = round(time.time() - t0, 3)
+            runner.write_json(path, rec)
+            for L in rec["launches"]:
+                if L.get("error"):
+                    print(f"{e.name} pair {b} vs {c} at {s} [{L['launch']}]: not timed: {L['error']}", file=sys.stderr, flush=True)
+                    continue
+                sm = paired.summarize([(p["baseline_ms"], p["candidate_ms"]) for p in L["pairs"]])
+                print(f"{e.name} pair {b} vs {c} at {s} [{L['launch']}]: speedup {sm['speedup']:.3f}x "
+                      f"[{sm['lo']:.3f}, {sm['hi']:.3f}] over {sm['n']} pairs", file=sys.stderr, flush=True)
+            torch.cuda.empty_cache()
+    return EXIT_FAIL if failed else EXIT_OK
 
 
 def out_dir(a, e):
@@ -132,6 +198,8 @@ def main(argv=None):
     if a.mode == "bench":
         from common import bench
         return bench.main(a, plan)
+    if a.mode == "pair":
+        return pair_main(a, plan)
 
     failed = 0
     from common import refcache

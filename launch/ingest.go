@@ -84,6 +84,12 @@ func Inputs(dir string, m *rundir.Manifest) []ingest.Input {
 			}
 		}
 	}
+	// Paired timing records (kernels/run.py pair) name their cells themselves.
+	for _, p := range pairedInputs(dir) {
+		if r, err := filepath.Rel(dir, p); err == nil {
+			add(filepath.ToSlash(r), ingest.Options{})
+		}
+	}
 	return out
 }
 

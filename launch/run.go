@@ -450,6 +450,9 @@ func (r *Runner) sweep(ctx context.Context, cells []PlannedCell) error {
 				r.write()
 				return err
 			}
+			if pass == rundir.PassTiming {
+				r.pairedTiming(ctx, exp) // the claims' baselines and candidates, paired (paired.go)
+			}
 			unlock()
 		}
 		// The range's DRAM floor needs the nsys pass: rangefloor.go.

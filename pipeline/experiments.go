@@ -67,6 +67,13 @@ func fillEpilogues(exps, builtin []*spec.Experiment) {
 					th.EpilogueBytes, th.Epilogue = bt.EpilogueBytes, bt.Epilogue+"; from the claims built into rooftool, the run's snapshot states none"
 					e.Theory[v] = th
 				}
+				// The library GEMM of the same products (kernel quality's
+				// DRAM reference), where the snapshot names none and the run
+				// has that variant.
+				if bt, ok := b.Theory[v]; ok && th.Library == "" && bt.Library != "" && e.Variant(bt.Library) != nil {
+					th.Library = bt.Library
+					e.Theory[v] = th
+				}
 			}
 		}
 	}

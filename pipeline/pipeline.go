@@ -49,8 +49,11 @@ type Result struct {
 	// CellDeviceSMClocks: cell -> SM MHz of its device-time loop (median of
 	// its device clock samples), for timing files that have them.
 	CellDeviceSMClocks map[cellkey.Key]float64
-	GPUs               []ingest.GPU       // rows of the gpus table: the devices the run's exports name
-	Warnings           []analysis.Warning // run-level warnings of loading (manifest, claims, tables, ceilings)
+	// Paired: the paired records' speedups (kernels/run.py pair), by
+	// claim pair, shape and launch method.
+	Paired   map[analysis.PairKey]*analysis.Paired
+	GPUs     []ingest.GPU       // rows of the gpus table: the devices the run's exports name
+	Warnings []analysis.Warning // run-level warnings of loading (manifest, claims, tables, ceilings)
 }
 
 // Options adjust Load for a caller that names the roofs itself (rooftool
@@ -255,6 +258,7 @@ func LoadWith(ctx context.Context, run *rundir.Run, opts Options) (*Result, erro
 	mask := analysis.MaskOf(run.Manifest)
 	res.TimingDevices, res.TimingMethods = timingEnv(tables.Timings(), mask)
 	res.TimingClocks = timingClocks(tables.Metas(), tables.Timings(), exps, mask)
+	res.Paired = analysis.PairedSpeedups(tables, mask, analysis.DefaultStats().Confidence)
 	if res.CellSMClocks, res.CellDeviceSMClocks, err = cellSMClocks(run, tables); err != nil {
 		return nil, err
 	}

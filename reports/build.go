@@ -30,6 +30,7 @@ type Input struct {
 func Build(in Input) *Report {
 	x := newIndex(in.Run, in.Manifest, in.Checks)
 	x.clocks, x.deviceClocks = in.CellSMClocks, in.CellDeviceSMClocks
+	x.paired = in.Paired
 	r := &Report{Version: 4, Run: runInfo(in), Time: timeOf(in.Manifest)}
 	if in.Run != nil {
 		r.Warnings = append(r.Warnings, in.Run.Warnings...)
@@ -315,6 +316,9 @@ func (x *index) row(e *spec.Experiment, v spec.Variant, shape string) (CellRow, 
 	if c.HostRatio > 0 {
 		hr := c.HostRatio
 		row.HostRatio = &hr
+	}
+	if c.Wall.N > 0 {
+		row.LaunchMethod, row.LaunchError = c.LaunchMethod, c.LaunchError
 	}
 	row.RangeCoverage = c.RangeCoverage
 	row.RangeProcess = analysis.RangeProcessWord(c.RangeProcess)

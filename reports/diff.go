@@ -349,7 +349,7 @@ func sortDiffRows(rows []DiffRow) {
 func wallTimings(t *ingest.Tables, mask analysis.PassMask) []ingest.Timing {
 	var ts []ingest.Timing
 	for _, x := range t.Timings() {
-		if !ingest.IsDeviceTiming(x.Method) && !mask.Masked(x.Key(), rundir.PassTiming) {
+		if !ingest.IsDeviceTiming(x.Method) && !ingest.IsPairedTiming(x.Method) && !mask.Masked(x.Key(), rundir.PassTiming) {
 			ts = append(ts, x)
 		}
 	}

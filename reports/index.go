@@ -28,6 +28,8 @@ type index struct {
 	deviceClocks map[cellkey.Key]float64     // SM MHz of each cell's device-time loop, where sampled
 	extra        []analysis.Warning          // warnings of the decision being made
 	loops        map[compKey]mainLoopsResult // main-loop comparisons made so far (mainLoops)
+	paired       map[analysis.PairKey]*analysis.Paired
+	judged       judged // how the speedup of the decision being made was timed
 }
 
 // compKey identifies a comparison: candidate against baseline at one shape

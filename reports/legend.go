@@ -160,6 +160,9 @@ var qualityLegend = []legendRow{
 		"the library's DRAM bytes is below library quality.",
 		math.Floor(100/(1+analysis.DefaultMainLoopMargin)), 1+analysis.DefaultMainLoopMargin))},
 	{in: legendBoth, text: same("SOL: ncu's own speed-of-light percentages of\nthe slowest kernel.")},
+	{in: legendMarkdown, text: same("Epilogue operands: what the fused epilogues must read and write by\n" +
+		"their dataflow (claims.yaml epilogue_bytes). DRAM beyond epilogue, of library: the GEMMs' DRAM bytes\n" +
+		"less those, over the library GEMMs' of the same products (the variant named, kernel pass).")},
 }
 
 // limitsLegend explains the table of what limits the slowest kernel.

@@ -79,6 +79,12 @@ type Decision struct {
 	Verdict    string   `json:"verdict"`
 	Reason     string   `json:"reason"`
 	Note       string   `json:"note,omitempty"`
+	// Launch is how a speedup's two cells were launched where it was
+	// judged ("eager" | "graph": host-bound cells launched as a CUDA
+	// graph); Timing how they were timed ("paired": alternating in one
+	// process; "separate": each cell's own timing loop).
+	Launch string `json:"launch,omitempty"`
+	Timing string `json:"timing,omitempty"`
 	// BoundFraction is the candidate's roofline floor under its model over
 	// its measured device time (1: at the roof).
 	BoundFraction *float64 `json:"bound_fraction,omitempty"`
@@ -167,8 +173,13 @@ type CellRow struct {
 	WallMs             *Value   `json:"wall_ms,omitempty"`
 	// DeviceMs is the device time of the call (CUDA-graph replay in the
 	// timing pass); HostRatio is wall over device time (DeviceTimeMs).
-	DeviceMs         *Value                  `json:"device_ms,omitempty"`
-	HostRatio        *float64                `json:"host_ratio,omitempty"`
+	DeviceMs  *Value   `json:"device_ms,omitempty"`
+	HostRatio *float64 `json:"host_ratio,omitempty"`
+	// LaunchMethod: how the cell's speedups are judged, "graph" (host-bound,
+	// timed captured in a CUDA graph) or "eager" (cells with wall time);
+	// LaunchError why no graph could be timed.
+	LaunchMethod     string                  `json:"launch_method,omitempty"`
+	LaunchError      string                  `json:"launch_error,omitempty"`
 	RangeCoverage    *analysis.RangeCoverage `json:"range_coverage,omitempty"` // range over kernel pass
 	BoundFraction    *float64                `json:"bound_fraction,omitempty"` // roofline floor of the model / device time
 	TimingSMMHz      float64                 `json:"timing_sm_mhz,omitempty"`  // SM clock of the timed loop (median of its NVML readings)

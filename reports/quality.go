@@ -26,6 +26,17 @@ type QualityRow struct {
 	GEMMSpeed float64 `json:"gemm_speed_of_library,omitempty"`
 	// GEMMDRAM is the candidate's GEMM DRAM bytes over the baseline's.
 	GEMMDRAM float64 `json:"gemm_dram_of_library,omitempty"`
+	// EpilogueOperandBytes is what the candidate's fused epilogues must
+	// read and write by its dataflow (claims.yaml epilogue_bytes: the
+	// auxiliary operands read, the extra outputs written), at the shape;
+	// nil where claims.yaml states none. DRAMBeyondEpilogue is the
+	// candidate's GEMM DRAM bytes less those, over the DRAM bytes of the
+	// library GEMMs of the same products (LibraryVariant's, kernel pass):
+	// 1 where the fused GEMMs move what the library's do plus their
+	// epilogues' own operands.
+	EpilogueOperandBytes *float64 `json:"epilogue_operand_bytes,omitempty"`
+	DRAMBeyondEpilogue   float64  `json:"dram_beyond_epilogue_of_library,omitempty"`
+	LibraryVariant       string   `json:"library_variant,omitempty"`
 	// Slowest names the candidate's longest kernel and ncu's own
 	// speed-of-light figures for it: what limits it.
 	Slowest      string  `json:"slowest_kernel,omitempty"`
@@ -66,6 +77,7 @@ func (x *index) quality(e *spec.Experiment) []QualityRow {
 					row.Verdict = "below library quality"
 				}
 			}
+			x.dramBeyondEpilogue(e, &row, base)
 			var total float64
 			var slow *analysis.KernelFact
 			for _, k := range ck {
@@ -91,6 +103,28 @@ func (x *index) quality(e *spec.Experiment) []QualityRow {
 		}
 	}
 	return out
+}
+
+// dramBeyondEpilogue fills row's epilogue operand bytes and the DRAM its
+// GEMMs move beyond them, over the library GEMMs of the same products: the
+// variant claims.yaml names as the candidate's library (theory library:,
+// e.g. one cuBLAS GEMM over the same wide product), else the baseline.
+func (x *index) dramBeyondEpilogue(e *spec.Experiment, row *QualityRow, base string) {
+	lib := base
+	if th, ok := e.Theory[row.Variant]; ok && th.Library != "" {
+		lib = th.Library
+	}
+	ml, ok := x.mainLoops(e.Name, row.Variant, lib, row.Shape)
+	if th, has := e.Theory[row.Variant]; has && th.EpilogueBytes != "" {
+		if b, err := analysis.EvalFormula(th.EpilogueBytes, row.Shape); err == nil {
+			row.EpilogueOperandBytes = &b
+		}
+	}
+	if !ok || ml.BaseDRAM <= 0 || row.EpilogueOperandBytes == nil {
+		return
+	}
+	row.LibraryVariant = lib
+	row.DRAMBeyondEpilogue = (ml.CandDRAM - *row.EpilogueOperandBytes) / ml.BaseDRAM
 }
 
 // FusionBestRow is the best implementation of one fusion (claims.yaml
@@ -218,8 +252,8 @@ func writeQuality(p func(string, ...any), rows []QualityRow) {
 		return
 	}
 	p("\n### Kernel quality\n\n")
-	t := Table{Header: []string{"Variant", "Shape", "GEMM speed of library", "GEMM DRAM of library", "Slowest kernel (share)", "Compute / memory / DRAM SOL", "Elementwise % of DRAM roof", "Quality"},
-		Align: []Align{Left, Left, Right, Right, Left, Right, Right, Left}}
+	t := Table{Header: []string{"Variant", "Shape", "GEMM speed of library", "GEMM DRAM of library", "Epilogue operands", "DRAM beyond epilogue, of library", "Slowest kernel (share)", "Compute / memory / DRAM SOL", "Elementwise % of DRAM roof", "Quality"},
+		Align: []Align{Left, Left, Right, Right, Right, Right, Left, Right, Right, Left}}
 	sorted := byVariant(rows)
 	for _, r := range sorted {
 		q := r.text()
@@ -227,7 +261,20 @@ func writeQuality(p func(string, ...any), rows []QualityRow) {
 		if q.Kernel != "" {
 			slow = fmt.Sprintf("`%s` (%s)", q.Kernel, q.Share)
 		}
-		t.Rows = append(t.Rows, []string{r.Variant, "`" + r.Shape + "`", q.GEMMSpeed, q.GEMMDRAM, slow, q.SOL, q.Elementwise, r.Verdict})
+		epi, beyond := "—", "—"
+		if r.EpilogueOperandBytes != nil {
+			epi = "0 B"
+			if *r.EpilogueOperandBytes > 0 {
+				epi = Bytes(*r.EpilogueOperandBytes)
+			}
+		}
+		if r.DRAMBeyondEpilogue > 0 {
+			beyond = Ratio(r.DRAMBeyondEpilogue)
+			if r.LibraryVariant != "" {
+				beyond += " (" + r.LibraryVariant + ")"
+			}
+		}
+		t.Rows = append(t.Rows, []string{r.Variant, "`" + r.Shape + "`", q.GEMMSpeed, q.GEMMDRAM, epi, beyond, slow, q.SOL, q.Elementwise, r.Verdict})
 	}
 	pTable(p, t)
 	p("\n%s\n", legendMarkdown.render(qualityLegend))

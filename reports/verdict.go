@@ -137,7 +137,8 @@ func (x *index) decideOne(e *spec.Experiment, c spec.Claim, shape string) Decisi
 	d := Decision{Experiment: e.Name, Claim: c.ID, Seed: c.Seed, Source: c.Source, Line: c.Line, Quote: c.Quote, Metric: c.Metric,
 		Candidate: c.Candidate, Baseline: base, Op: c.Op, Threshold: c.Threshold, Shape: shape, Note: c.Note}
 	x.extra = x.extra[:0] // warnings of this decision only
-	defer func() { x.extra = x.extra[:0] }()
+	x.judged = judged{}
+	defer func() { x.extra, x.judged = x.extra[:0], judged{} }()
 	if r, ok := metricOf(c.Metric); ok {
 		d.Quantity = r.quantity
 	}
@@ -177,6 +178,14 @@ func (x *index) decideOne(e *spec.Experiment, c spec.Claim, shape string) Decisi
 		}
 	}
 	if c.Metric == MetricSpeedup || c.Metric == MetricGPUSpeedup {
+		d.Launch, d.Timing = x.judged.launch, "separate"
+		if x.judged.paired != nil {
+			d.Timing = "paired"
+		}
+	}
+	// Paired timing: both halves of each pair kept ran at the same clock
+	// (pairs whose halves differ were left out): no cross-loop clock check.
+	if (c.Metric == MetricSpeedup || c.Metric == MetricGPUSpeedup) && x.judged.paired == nil {
 		w, note := x.clockCheck(c.Metric, e.Name, shape, d.Baseline, c.Candidate, m, c.Op, c.Threshold, d.Verdict)
 		if w != nil {
 			x.extra = append(x.extra, *w)
@@ -190,6 +199,9 @@ func (x *index) decideOne(e *spec.Experiment, c spec.Claim, shape string) Decisi
 	}
 	var vw []analysis.Warning
 	for _, w := range append(x.warningsFor(e.Name, shape, c.Candidate, d.Baseline), x.extra...) {
+		if w.Code == analysis.WarnHostBound && x.judged.launch == analysis.LaunchGraph {
+			continue // host overhead of an eager call: this metric was judged on the graph launch
+		}
 		if voids(w, c.Metric) {
 			vw = append(vw, w)
 		}
@@ -292,7 +304,7 @@ func summarizeWarnings(ws []analysis.Warning) []string {
 // device-time (graph-replay) loops, where both cells sampled them.
 func (x *index) clockCheck(metric, exp, shape, base, cand string, m Value, op string, thr float64, verdict string) (*analysis.Warning, string) {
 	clocks, loop := x.clocks, "timed loop"
-	if metric == MetricGPUSpeedup {
+	if metric == MetricGPUSpeedup || x.judged.launch == analysis.LaunchGraph {
 		clocks, loop = x.deviceClocks, "device-time loop"
 	}
 	fb, fc := clocks[cellkey.New(exp, base, shape)], clocks[cellkey.New(exp, cand, shape)]

@@ -112,6 +112,11 @@ type Theory struct {
 	// stated. Epilogue names those operands.
 	EpilogueBytes string `yaml:"epilogue_bytes"`
 	Epilogue      string `yaml:"epilogue"`
+	// Library names the variant whose library GEMMs compute the same
+	// products as this variant's fused GEMMs, grouped alike (one cuBLAS
+	// GEMM over the same wide product): the kernel quality table sets this
+	// variant's GEMM DRAM against it. Empty: the baseline.
+	Library string `yaml:"library"`
 }
 
 type claimsFile struct {
@@ -250,9 +255,12 @@ func (e *Experiment) Validate() error {
 			return fmt.Errorf("claim %s names variant %q, which the spec does not have", c.ID, c.Baseline)
 		}
 	}
-	for v := range e.Theory {
+	for v, th := range e.Theory {
 		if !seen[v] && !member[v] {
 			return fmt.Errorf("theory for variant %q, which the spec does not have (nor a fusion of claims.yaml lists)", v)
+		}
+		if th.Library != "" && !seen[th.Library] {
+			return fmt.Errorf("theory of %s: library %q, which the spec does not have", v, th.Library)
 		}
 	}
 	return nil

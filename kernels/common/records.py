@@ -11,6 +11,7 @@ VS_BASELINE_METRIC = ("norm-wise relative error ||out-base||/||base|| per output
                       "baseline variant's output on the same inputs")
 LAUNCH_MODES = ("plan", "triton-dispatch")
 CLOCK_BLOCK = 10  # timing: one clock sample per this many reps
+HOST_BOUND_FACTOR = 1.5  # wall / device time above this is host-bound (analysis.DefaultHostBoundFactor)
 
 
 def _finite(x):
@@ -119,6 +120,27 @@ def device_fields(device_ms, reps, error="", clock_samples=None):
             return rec
         error = "device samples: " + bad
     rec["device_error"] = one_line(error or "not measured")
+    return rec
+
+
+def _median(v):
+    s = sorted(v)
+    n = len(s)
+    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+
+
+def launch_fields(samples_ms, device_ms, graph, device_error="", factor=HOST_BOUND_FACTOR):
+    """The timing JSON's launch keys: {"launch_method": "graph" where the variant is a graph
+    (spec graph: true) or its wall median exceeds factor x its device (CUDA-graph replay)
+    median, so that a model would launch it captured; else "eager"}; plus "launch_error"
+    (why no graph could be timed) where the device loop failed."""
+    rec = {"launch_method": "eager"}
+    if graph:
+        rec["launch_method"] = "graph"
+    elif device_ms and samples_ms and _median(samples_ms) > factor * _median(device_ms):
+        rec["launch_method"] = "graph"
+    if not device_ms and device_error:
+        rec["launch_error"] = one_line(device_error)
     return rec
 
 

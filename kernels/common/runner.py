@@ -429,6 +429,7 @@ def run_time(cell, reps, warmup):
     del fns
     # Device time: after the wall-time reps, same buffer sets, same warm-up rules.
     dev = _device_time(impl, sets, graph, samples, clock_samples, reps, warmup)
+    dev.update(records.launch_fields(samples, dev.get("device_ms"), graph, dev.get("device_error", "")))
     set_bytes = nbytes(sets[0][0]) + nbytes(sets[0][1])
     n_sets = len(sets)
     del sets

@@ -332,6 +332,38 @@ class WideGemmEpilogueSaveFwdBwd(WideGemmEpilogueFwdBwd):
         tk.act_bwd_saved(zs, st["dK"], st["dg"], out["dZ"][:, s_norm:s_sig], dk)
 
 
+class QuackEpilogueFwdBwd(WideGemmEpilogueFwdBwd):
+    """wide-gemm-epilogue-fwdbwd with the forward's wide GEMM from quack: one quack (CuTe
+    DSL) GEMM applying each segment's activation in its epilogue (quack-epilogue's). The
+    backward is wide-gemm-epilogue-fwdbwd's: the Triton GEMM recomputing the K and g
+    pre-activations with their activation gradients in its epilogue (the per-head L2 norm's
+    gradient needs each head's <y, dy>, which quack's epilogue has no reduction for), dQ/dV
+    copies, alpha's sigmoid backward, cuBLAS dX and dW GEMMs."""
+
+    def prepare(self, inp):
+        from common import qk
+        st = super().prepare(inp)
+        W = _wide_weight(inp)
+        N = W.shape[1]
+        s_norm, s_silu, s_sig = _seg_bounds(self.v)
+        st["Wq"] = qk.nk(W)
+        st["ident"] = qk.seg_vector(N, [(0, s_norm)])
+        st["knorm"] = qk.seg_vector(N, [(s_norm, s_silu)]) * self.v["dk"] ** -0.5
+        st["silu"] = qk.seg_vector(N, [(s_silu, s_sig)])
+        st["sig"] = qk.seg_vector(N, [(s_sig, N)])
+        return st
+
+    def _forward_kg(self, st, out, seg):
+        from common import qk
+        x, W = st["x"], st["W"]
+        s_norm, s_silu, s_sig = seg
+        dk = self.v["dk"]
+        qk.run(qk.gla_epi, x, st["Wq"], {"D": out["y"]}, "gla-wide", qk=dk, ident=st["ident"],
+               knorm=st["knorm"], silu=st["silu"], sig=st["sig"])  # forward
+        tk.mm_epi(x, W[:, s_norm:s_sig], out["dZ"][:, s_norm:s_sig], epi=tk.EPI_ACT_BWD, aux=st["dK"], c2=st["dg"],
+                  seg=(0, s_silu - s_norm, s_sig - s_norm), head=dk)
+
+
 class CompiledFwdBwd(_FwdBwd):
     """torch.compile of the five-GEMM forward; AOTAutograd compiles its backward."""
 
@@ -356,6 +388,7 @@ VARIANTS = {
     "compiled-fwdbwd": CompiledFwdBwd,
     "wide-gemm-epilogue-fwdbwd": WideGemmEpilogueFwdBwd,
     "wide-gemm-epilogue-save-fwdbwd": WideGemmEpilogueSaveFwdBwd,
+    "quack-epilogue-fwdbwd": QuackEpilogueFwdBwd,
 }
 
 

@@ -1,7 +1,8 @@
 """Tile sweep of the quack (CuTe DSL) fused-epilogue GEMMs of kernels/common/qk.py, beside
 cuBLAS computing the same products in the same process.
 
-    python3 kernels/sweeps/quack_sweep.py PRODUCT [--out DIR] [--budget S]
+    python3 kernels/sweeps/quack_sweep.py PRODUCT [--out DIR] [--budget S] [--configs C,...]
+                                          [--raster auto|m|n] [--epi-tile MxN]
 
 PRODUCT is one of PRODUCTS below (gssm-in-mve, gssm-gate-d2048, gla-wide, ...). Each config of
 the product's candidate list is compiled (quack caches the kernel under $QUACK_CACHE_DIR),
@@ -202,6 +203,33 @@ class Lock:
             fcntl.flock(self.f, fcntl.LOCK_UN)
 
 
+def levers(raster, epi_tile):
+    """Patch quack's raster order and epilogue tile (process-wide) and give this process a
+    compile cache of its own; returns the row keys naming them. A lever quack cannot take
+    fails at compile, which the config's row records."""
+    out = {"raster": raster, "epi_tile": epi_tile or "auto"}
+    if raster == "auto" and not epi_tile:
+        return out
+    base = os.environ.get("QUACK_CACHE_DIR", "/tmp/quack_cache")
+    os.environ["QUACK_CACHE_DIR"] = os.path.join(base, f"r{raster}-e{epi_tile or 'auto'}")
+    if raster != "auto":
+        from quack import tile_scheduler as ts
+        order = ts.RasterOrder.AlongM if raster == "m" else ts.RasterOrder.AlongN
+
+        def forced(raster_order_option, problem_shape_ncluster_mn, group_size):
+            return order  # a constant at trace time: the scheduler's comparisons fold
+        ts.get_raster_order_from_option = forced
+    if epi_tile:
+        em, en = (int(v) for v in epi_tile.split("x"))
+        from quack import gemm_sm90
+        orig = gemm_sm90.GemmSm90._compute_tile_shape_or_override
+
+        def epi(cta, atom, element_type=None, epi_tile_override=None):
+            return orig(cta, atom, element_type, epi_tile_override or (em, en))
+        gemm_sm90.GemmSm90._compute_tile_shape_or_override = staticmethod(epi)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("product", choices=sorted(PRODUCTS))
@@ -209,8 +237,14 @@ def main():
     ap.add_argument("--budget", type=float, default=300, help="seconds after which no new config is started")
     ap.add_argument("--lock", default="", help="file locked while timing")
     ap.add_argument("--configs", default="", help="comma-separated configs instead of the product's list")
+    ap.add_argument("--raster", choices=("auto", "m", "n"), default="auto",
+                    help="tile scheduler raster order: quack's heuristic, or forced along M / N (patched in)")
+    ap.add_argument("--epi-tile", default="", metavar="MxN", help="epilogue subtile instead of quack's own (patched in)")
     a = ap.parse_args()
     t0 = time.time()
+    # Levers quack 0.6.5 does not expose: patched in before anything compiles, with a compile
+    # cache of their own (quack's cache keys do not see them), one setting per process.
+    lever = levers(a.raster, a.epi_tile)
     from common import qk
     prod = a.product.replace("-mve", "").replace("-d2048", "")
     make, configs = PRODUCTS[a.product]
@@ -225,7 +259,7 @@ def main():
     outf = open(os.path.join(a.out, f"{a.product}.jsonl"), "a")
 
     def emit(row):
-        row.update(product=a.product, M=M, N=N, K=K, t=round(time.time() - t0, 1))
+        row.update(product=a.product, M=M, N=N, K=K, t=round(time.time() - t0, 1), **lever)
         outf.write(json.dumps(row) + "\n")
         outf.flush()
         print(json.dumps(row), flush=True)

@@ -24,6 +24,15 @@ from conftest import KERNELS
     ["check", "--all", "--cell", "dual-acc/M=512,N=4096,K=7168", "--out", "x"],
     ["check", "-e", "swiglu", "-e", "gla_proj", "--cell", "dual-acc/M=512,N=4096,K=7168", "--out", "x"],
     ["check", "-e", "swiglu", "--warmup", "-1", "--out", "x"],
+    ["pair", "-e", "swiglu", "--out", "x"],                                          # no --pair
+    ["pair", "-e", "swiglu", "--pair", "unfused/dual-acc", "--out", "x"],            # no shape
+    ["pair", "-e", "swiglu", "--pair", "unfused/dual-acc/M=512,N", "--out", "x"],    # bad shape
+    ["pair", "-e", "swiglu", "--pair", "unfused/nope/M=512,N=4096,K=7168", "--out", "x"],
+    ["pair", "-e", "swiglu", "--pair", "unfused/unfused/M=512,N=4096,K=7168", "--out", "x"],
+    ["pair", "-e", "swiglu", "--pair", "unfused/dual-acc/M=512,N=4096,K=7168"],      # no --out
+    ["pair", "-e", "swiglu", "-e", "gla_proj", "--pair", "unfused/dual-acc/M=512,N=4096,K=7168", "--out", "x"],
+    ["pair", "-e", "swiglu", "--pairs", "5", "--pair", "unfused/dual-acc/M=512,N=4096,K=7168", "--out", "x"],
+    ["time", "-e", "swiglu", "--pair", "unfused/dual-acc/M=512,N=4096,K=7168", "--out", "x"],
 ])
 def test_usage_errors_exit_2(argv, capsys):
     assert run.main(argv) == 2
@@ -41,6 +50,13 @@ def test_parse_args_plan():
     for e, cells in plan:
         assert {s for _, s in cells} == set(e.shapes)
         assert run.out_dir(a, e) == os.path.join("d", e.name)
+
+
+def test_parse_args_pair():
+    a, plan = run.parse_args(["pair", "-e", "swiglu", "--pair", "unfused/dual-acc/M=512,N=4096,K=7168", "--out", "d"])
+    (e, pairs), = plan
+    assert a.mode == "pair" and a.pairs == 60 and e.name == "swiglu"
+    assert pairs == [("unfused", "dual-acc", "M=512,N=4096,K=7168")]
 
 
 def test_list_mode_subprocess():

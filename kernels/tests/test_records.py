@@ -22,22 +22,24 @@ CODE = records.code_record({"ROOFTOOL_MM_IMPL": "auto"}, {"('mm', 512)": "tma-st
 
 def _timing(device_ms=(0.09, 0.1, 0.08), error=""):
     clk = {"sm_mhz": 1980, "mem_mhz": 3201}
+    dev = records.device_fields(list(device_ms) if device_ms else None, 3, error,
+                                clock_samples=[records.clock_sample(r, {"sm_mhz": 1755}) for r in records.clock_sample_reps(3)])
+    dev.update(records.launch_fields([0.1, 0.11, 0.09], dev["device_ms"], False, dev.get("device_error", "")))
     return records.timing_record("swiglu", "dual-acc", "M=512,N=4096,K=7168", "NVIDIA H200", False, 10, 3, 2,
                                  clk, [0.1, 0.11, 0.09], set_bytes=1,
                                  clock_samples=[records.clock_sample(r, clk) for r in records.clock_sample_reps(3)],
                                  gpu_uuid="GPU-bbbbbbbb-1111-1111-1111-111111111111",
-                                 **records.device_fields(list(device_ms) if device_ms else None, 3, error,
-                                                         clock_samples=[records.clock_sample(r, {"sm_mhz": 1755})
-                                                                        for r in records.clock_sample_reps(3)]),
-                                 code=CODE)
+                                 **dev, code=CODE)
 
 
 def test_timing_record_matches_ingest():
     rec = _timing()
     want = _go_json_fields("ingest/timing.go", "TimingFile")
-    assert want - {"device_error"} <= set(rec), want - set(rec)  # device_error: only where device_ms is null
+    # device_error, launch_error: only where device_ms is null
+    assert want - {"device_error", "launch_error"} <= set(rec), want - set(rec)
     bad = _timing(None, "capture failed: RuntimeError: operation not permitted when stream is capturing")
     assert want - {"device_clock_samples"} <= set(bad), want - set(bad)  # device loop clocks: only with its samples
+    assert rec["launch_method"] == "eager" and bad["launch_error"] == bad["device_error"]
     assert "device_clock_samples" not in bad
     assert bad["device_ms"] is None and bad["device_method"] is None and bad["device_error"].startswith("capture")
     assert rec["device_ms"] == [0.09, 0.1, 0.08] and "device_error" not in rec
