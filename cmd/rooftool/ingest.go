@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -91,11 +92,18 @@ func runIngest(ctx context.Context, opts *IngestOptions) (err error) {
 	// overwriting this one's tables. A DIR made here only for the lock is
 	// removed again when nothing was written into it.
 	created := false
-	if _, serr := os.Stat(opts.OutDir); errors.Is(serr, fs.ErrNotExist) {
+	if st, serr := os.Stat(opts.OutDir); errors.Is(serr, fs.ErrNotExist) {
 		if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
+			if errors.Is(err, syscall.ENOTDIR) || errors.Is(err, fs.ErrExist) {
+				return usageErrorf("ingest: -o %s: a part of the path is a file, not a directory: give a directory to write the tables to", opts.OutDir)
+			}
 			return fmt.Errorf("ingest: %w", err)
 		}
 		created = true
+	} else if serr == nil && !st.IsDir() {
+		return usageErrorf("ingest: -o %s is a %s, not a directory: give a directory to write the tables to", opts.OutDir, fileKind(st.Mode()))
+	} else if errors.Is(serr, syscall.ENOTDIR) {
+		return usageErrorf("ingest: -o %s: a part of the path is a file, not a directory: give a directory to write the tables to", opts.OutDir)
 	}
 	unlock, err := ingest.LockDir(opts.OutDir)
 	if err != nil {
@@ -153,6 +161,23 @@ func runIngest(ctx context.Context, opts *IngestOptions) (err error) {
 		return fmt.Errorf("ingest: skipped %d of %d file(s)", len(skipped), len(inputs))
 	}
 	return nil
+}
+
+// fileKind names what a non-directory path is, in words.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "regular file"
+	case m&fs.ModeCharDevice != 0:
+		return "character device"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	}
+	return "file of mode " + m.String()
 }
 
 // enclosingRun returns the run directory dir is in or is: the nearest of
