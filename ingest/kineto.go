@@ -101,6 +101,7 @@ type kinetoReader struct {
 	file      string
 	dec       *json.Decoder
 	space     *spaceReader // the decoder's input: offset maps its positions back to the file's
+	limit     *valueLimit  // between space and the decoder: bounds one value
 	kernels   []kKernel
 	calls     map[int64]kSpan // correlation -> runtime call
 	cpuAnn    []kSpan         // user_annotation
@@ -109,6 +110,7 @@ type kinetoReader struct {
 	gpus      []GPU
 	sawEvents bool
 	seq       int
+	raw       json.RawMessage // the event being read, reused
 	// profRanges counts cuda_profiler_range events: CUPTI range-profiler
 	// counters per kernel, which carry no kernel timeline.
 	profRanges int
@@ -125,9 +127,10 @@ func parseKineto(b *Builder, in Input, r io.Reader) error {
 		br.Discard(3)
 	}
 	sr := newSpaceReader(br)
-	dec := json.NewDecoder(sr)
+	lr := &valueLimit{r: sr}
+	dec := json.NewDecoder(lr)
 	dec.UseNumber()
-	k := &kinetoReader{in: in, file: filepath.Base(in.Path), dec: dec, space: sr, calls: map[int64]kSpan{}}
+	k := &kinetoReader{in: in, file: filepath.Base(in.Path), dec: dec, space: sr, limit: lr, calls: map[int64]kSpan{}}
 	t, err := dec.Token()
 	if err != nil {
 		if err == io.EOF {
@@ -154,6 +157,9 @@ func parseKineto(b *Builder, in Input, r io.Reader) error {
 	if !k.sawEvents {
 		return kinetoError(in, "traceEvents", "missing: not a Kineto / Chrome trace (top-level keys: %s)", metaKeys(k.metas))
 	}
+	if len(k.kernels) == 0 && k.profRanges == 0 {
+		return noKernels(in.Path, "traceEvents", "holds no kernel events (cat \"kernel\"): rooftool reads kernels from the Kineto kernel timeline; profile with ProfilerActivity.CUDA")
+	}
 	if len(k.kernels) == 0 && k.profRanges > 0 {
 		// A trace of the CUPTI range profiler (Kineto's CUDA_PROFILER_RANGE
 		// activity): per-kernel counters with no kernel timeline. Refused
@@ -165,6 +171,10 @@ func parseKineto(b *Builder, in Input, r io.Reader) error {
 }
 
 func (k *kinetoReader) syntax(err error) error {
+	if errors.Is(err, errValueTooLong) {
+		return kinetoError(k.in, "", "a JSON value (one event, or one top-level member) at byte %d is longer than the limit of %s: not a trace rooftool reads",
+			k.space.Offset(k.limit.mark), sizeMiB(MaxLineBytes))
+	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		return kinetoError(k.in, "", "truncated JSON at byte %d: the trace ends before its closing brackets", k.offset())
 	}
@@ -178,12 +188,20 @@ func (k *kinetoReader) syntax(err error) error {
 // object reads the members of the top-level object (its '{' consumed).
 func (k *kinetoReader) object() error {
 	dec := k.dec
+	seen := map[string]bool{}
 	for dec.More() {
 		kt, err := dec.Token()
 		if err != nil {
 			return k.syntax(err)
 		}
 		key, _ := kt.(string)
+		if seen[key] {
+			// encoding/json would keep the last, and traceEvents twice
+			// would merge two traces: which one is meant is not said.
+			return kinetoError(k.in, key, "the top-level object holds this key twice (the second at byte %d): which one is the trace's is ambiguous", k.offset())
+		}
+		seen[key] = true
+		k.limit.mark = dec.InputOffset()
 		switch key {
 		case "traceEvents":
 			if err := k.events(false); err != nil {
@@ -235,7 +253,11 @@ func (k *kinetoReader) events(opened bool) error {
 	}
 	for dec.More() {
 		var ev kEvent
-		if err := dec.Decode(&ev); err != nil {
+		k.limit.mark = dec.InputOffset()
+		if err := dec.Decode(&k.raw); err != nil {
+			return k.syntax(err)
+		}
+		if err := json.Unmarshal(k.raw, &ev); err != nil {
 			var te *json.UnmarshalTypeError
 			if errors.As(err, &te) {
 				return kinetoError(k.in, "traceEvents", "event %d: field %q is a JSON %s, expected %s", k.seq, te.Field, te.Value, te.Type)
@@ -244,6 +266,9 @@ func (k *kinetoReader) events(opened bool) error {
 		}
 		i := k.seq
 		k.seq++
+		if key, dup := repeatedKey(k.raw, eventKeys); dup {
+			return kinetoError(k.in, "traceEvents", "event %d (%s %q) gives %q twice: which one the trace means is ambiguous", i, ev.Cat, ev.Name, key)
+		}
 		if ev.Ph != "X" {
 			continue
 		}
@@ -257,6 +282,14 @@ func (k *kinetoReader) events(opened bool) error {
 		isAnn := cat == "user_annotation" || cat == "gpu_user_annotation"
 		if !isKernel && !isCall && !isAnn {
 			continue
+		}
+		if len(ev.Name) > MaxFieldBytes {
+			return kinetoError(k.in, "traceEvents", "event %d (%s) has a name of %d bytes, longer than the limit of %s", i, cat, len(ev.Name), sizeMiB(MaxFieldBytes))
+		}
+		if len(ev.Args) > 0 && ev.Args[0] == '{' {
+			if key, dup := repeatedKey(ev.Args, argKeys); dup {
+				return kinetoError(k.in, "traceEvents", "event %d (%s %q): args gives %q twice: which one the trace means is ambiguous", i, cat, ev.Name, key)
+			}
 		}
 		if isKernel && ev.Dur == "" {
 			// A kernel's duration is what rooftool reads of it; 0 would be a
@@ -349,8 +382,11 @@ func (k *kinetoReader) emit(b *Builder) error {
 	for i, s := range all {
 		s.id = base + int64(i)
 	}
-	nestSpans(cpuAnn)
-	nestSpans(gpuAnn)
+	for _, sp := range [][]kSpan{cpuAnn, gpuAnn} {
+		if err := nestSpans(sp); err != nil {
+			return kinetoError(in, "traceEvents", "%v", err)
+		}
+	}
 	for _, s := range all {
 		r := Range{Source: SourceKineto, File: file, Kind: RangeAnnotation, Domain: s.cat, Text: s.name,
 			Path: strings.Join(s.comps, "/"), Depth: s.depth, StartNs: s.start, EndNs: s.end}

@@ -116,8 +116,9 @@ func optInt(n *json.Number) (int64, bool, error) {
 }
 
 // nestSpans sets parent, depth and path components of spans nested per
-// (pid, tid). spans keep their order; parent is an index into spans.
-func nestSpans(spans []kSpan) {
+// (pid, tid). spans keep their order; parent is an index into spans. A
+// span nested deeper than MaxNestDepth is an error.
+func nestSpans(spans []kSpan) error {
 	idx := make([]int, len(spans))
 	for i := range idx {
 		idx[i] = i
@@ -136,6 +137,10 @@ func nestSpans(spans []kSpan) {
 			st = st[:len(st)-1]
 		}
 		s.parent = -1
+		if len(st) >= MaxNestDepth {
+			return fmt.Errorf("%s %q at ts %d ns is nested %d deep, past the limit of %d levels: not an annotation nesting rooftool reads",
+				s.cat, s.name, s.start, len(st)+1, MaxNestDepth)
+		}
 		if len(st) > 0 {
 			par := &spans[st[len(st)-1]]
 			s.parent = st[len(st)-1]
@@ -146,6 +151,7 @@ func nestSpans(spans []kSpan) {
 		}
 		stacks[k] = append(st, i)
 	}
+	return nil
 }
 
 func sortSpanIdx(spans []kSpan, idx []int) {
