@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -95,5 +96,23 @@ func TestIngestMemoryLimit(t *testing.T) {
 	code := cmd.ProcessState.ExitCode()
 	if code != 1 || !strings.Contains(string(out), "memory limit of 48 MiB (GOMEMLIMIT") {
 		t.Fatalf("exit %d (%v), output %q; want exit 1 naming the 48 MiB limit", code, err, out)
+	}
+}
+
+// A Kineto trace without kernel events is refused by ingest and stats
+// alike: exit 2, saying it holds no kernel events.
+func TestKinetoNoKernelsAgree(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "annotations.json")
+	if err := os.WriteFile(p, []byte(`{"traceEvents":[{"ph":"X","cat":"user_annotation","name":"a","pid":1,"tid":1,"ts":1,"dur":2}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stderr := runIngestCmd("-o", filepath.Join(t.TempDir(), "out"), p)
+	if code != 2 || !strings.Contains(stderr, "holds no kernel events") {
+		t.Errorf("ingest: exit %d, stderr %q; want 2 saying the trace holds no kernel events", code, stderr)
+	}
+	var o, e strings.Builder
+	code = run(context.Background(), []string{"stats", p}, &IO{Out: &o, Err: &e})
+	if code != 2 || !strings.Contains(e.String(), "no kernel") {
+		t.Errorf("stats: exit %d, stderr %q; want 2 saying there are no kernels", code, e.String())
 	}
 }
