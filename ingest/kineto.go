@@ -365,6 +365,10 @@ func (k *kinetoReader) events(opened bool) error {
 		if err := dec.Decode(&k.raw); err != nil {
 			return k.syntax(err)
 		}
+		if !k.mayNeed(k.raw) {
+			k.seq++
+			continue
+		}
 		if err := json.Unmarshal(k.raw, &ev); err != nil {
 			var te *json.UnmarshalTypeError
 			if errors.As(err, &te) {
@@ -454,6 +458,36 @@ func (k *kinetoReader) events(opened bool) error {
 		return k.syntax(err)
 	}
 	return nil
+}
+
+// mayNeed reports whether the event raw (checked in the first pass) may
+// be one the current pass reads: every event in the first pass; after it,
+// one that names a call or a kernel category (an event with an escape is
+// decoded whatever it holds, its text not being plain).
+func (k *kinetoReader) mayNeed(raw []byte) bool {
+	switch {
+	case k.pass == passCheck || bytes.IndexByte(raw, '\\') >= 0:
+		return true
+	case k.pass == passCalls:
+		return bytes.Contains(raw, []byte(`untime"`)) || bytes.Contains(raw, []byte(`river"`))
+	}
+	return containsFold(raw, "kernel")
+}
+
+// containsFold reports whether b holds word (lower case ASCII) in any case.
+func containsFold(b []byte, word string) bool {
+	for i := 0; i+len(word) <= len(b); i++ {
+		j := 0
+		for ; j < len(word); j++ {
+			if b[i+j]|0x20 != word[j] {
+				break
+			}
+		}
+		if j == len(word) {
+			return true
+		}
+	}
+	return false
 }
 
 // kernel checks a kernel event (the first pass) or queues it to be
