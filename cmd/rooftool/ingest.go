@@ -42,7 +42,11 @@ meta and timings to DIR as Parquet (or Arrow IPC with --table-format arrow).
 Either every table is written or none is, and one unreadable file stops
 the ingest. Parquet rows are written as they are read, so memory stays
 bounded whatever the size of the exports (--table-format arrow and --keep-going
-build the tables in memory first); past about a million CUDA runtime
+build the tables in memory first; a Kineto trace is read three times,
+no kernel held); a string past 1 MiB, an ncu CSV line or a Kineto event
+past 64 MiB and ranges nested past 1000 levels are refused (exit 2), and
+past the memory limit (GOMEMLIMIT, else 3/4 of the machine's) ingest
+stops with exit 1; past about a million CUDA runtime
 calls, an nsys export's calls are indexed in a file in the temporary
 directory ($TMPDIR), 36 bytes a call, removed when the ingest ends. With --keep-going the readable files are ingested, each
 unreadable one is listed on stderr with the reason, and the exit status is
