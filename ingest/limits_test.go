@@ -363,3 +363,8 @@ func TestKinetoValueLimit(t *testing.T) {
 		t.Errorf("refusing the event allocated %d MiB, want under 400 MiB", alloc>>20)
 	}
 }
+
+// A meta value past 1 MiB is refused naming the table, without being read.
+func TestNsysMetaLimit(t *testing.T) {
+	nsysRefusal(t, `UPDATE META_DATA_EXPORT SET value = replace(hex(zeroblob(524289)), '0', 'x')`, "META_DATA_EXPORT", []string{"row id 1", "1048578 bytes", "limit of 1 MiB"})
+}

@@ -307,15 +307,24 @@ func (p *nsysParser) meta() error {
 		if !cols["name"] || !cols["value"] {
 			continue
 		}
-		rows, err := p.db.db.Query(`SELECT name, COALESCE(value, '') FROM "` + t + `"`)
+		// Lengths first (octet_length reads none of the text): a value past
+		// MaxFieldBytes is refused, not read.
+		lim := strconv.Itoa(MaxFieldBytes)
+		rows, err := p.db.db.Query(`SELECT CASE WHEN octet_length(name) > ` + lim + ` THEN '' ELSE name END, CASE WHEN octet_length(value) > ` + lim +
+			` THEN '' ELSE COALESCE(value, '') END, max(COALESCE(octet_length(name), 0), COALESCE(octet_length(value), 0)), rowid FROM "` + t + `"`)
 		if err != nil {
 			return p.db.wrap(t, err)
 		}
 		for rows.Next() {
 			var k, v string
-			if err := rows.Scan(&k, &v); err != nil {
+			var n, rowid int64
+			if err := rows.Scan(&k, &v, &n, &rowid); err != nil {
 				rows.Close()
 				return p.db.wrap(t, err)
+			}
+			if n > MaxFieldBytes {
+				rows.Close()
+				return badInput(p.in.Path, 0, t, "row id %d: a name or value of %d bytes, longer than the limit of %s", rowid, n, sizeMiB(MaxFieldBytes))
 			}
 			p.b.AddMeta(Meta{Source: SourceNsys, File: p.file, Key: k, Value: v})
 		}
