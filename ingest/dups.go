@@ -49,20 +49,63 @@ func (r *rowHashes) repeats() int {
 // where some are found is the table hashed row by row (rowHashes, a second
 // scan), so a sound export costs one small map.
 type streamOrder struct {
-	last map[[3]int64]int64
-	n    int // rows not after their stream's previous row
+	// streams holds the first streamsInline streams met, each with its
+	// latest start, searched from the one last hit: an export has a few
+	// streams, and a row of the same stream as the one before it (most
+	// rows) costs one comparison instead of a map lookup. Streams past
+	// those go to more.
+	streams [streamsInline]streamLatest
+	nst     int
+	hit     int
+	more    map[[3]int64]int64
+	n       int // rows not after their stream's previous row
+}
+
+const streamsInline = 16
+
+type streamLatest struct {
+	key   [3]int64
+	start int64
 }
 
 func (s *streamOrder) add(dev, ctx, stream, start int64) {
-	if s.last == nil {
-		s.last = map[[3]int64]int64{}
-	}
 	k := [3]int64{dev, ctx, stream}
-	if prev, ok := s.last[k]; ok && start <= prev {
+	if h := &s.streams[s.hit]; s.nst > 0 && h.key == k {
+		s.after(&h.start, start)
+		return
+	}
+	for i := 0; i < s.nst; i++ {
+		if h := &s.streams[i]; h.key == k {
+			s.hit = i
+			s.after(&h.start, start)
+			return
+		}
+	}
+	if s.nst < streamsInline {
+		s.streams[s.nst] = streamLatest{k, start}
+		s.hit = s.nst
+		s.nst++
+		return
+	}
+	if s.more == nil {
+		s.more = map[[3]int64]int64{}
+	}
+	prev, ok := s.more[k]
+	if !ok {
+		s.more[k] = start
+		return
+	}
+	s.after(&prev, start)
+	s.more[k] = prev
+}
+
+// after counts start when it is not after *latest, else makes it the latest.
+func (s *streamOrder) after(latest *int64, start int64) {
+	if start <= *latest {
 		s.n++
 		return
 	}
-	s.last[k] = start
+	*latest = start
 }
 
 // suspect reports whether a row did not start after its stream's previous.

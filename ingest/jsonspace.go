@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"encoding/json"
+	"errors"
 	"io"
 	"sort"
 )
@@ -94,4 +96,85 @@ func (s *spaceReader) Offset(off int64) int64 {
 		return off
 	}
 	return off + s.dropped[i-1]
+}
+
+// errValueTooLong stops a JSON value longer than MaxLineBytes.
+var errValueTooLong = errors.New("JSON value too long")
+
+// valueLimit passes JSON to a json.Decoder and fails once the decoder has
+// read more than MaxLineBytes past mark (the start of the value being
+// decoded, set before each Decode): the decoder holds a whole value in
+// memory, so one value of a gigabyte would cost a gigabyte.
+type valueLimit struct {
+	r    io.Reader
+	n    int64 // bytes passed on
+	mark int64 // decoder offset where the current value starts
+}
+
+func (l *valueLimit) Read(p []byte) (int, error) {
+	if l.n-l.mark > MaxLineBytes {
+		return 0, errValueTooLong
+	}
+	n, err := l.r.Read(p)
+	l.n += int64(n)
+	return n, err
+}
+
+// eventKeys are the keys of a trace event rooftool reads; argKeys those
+// of its args.
+var (
+	eventKeys = []string{"ph", "cat", "name", "pid", "tid", "ts", "dur", "args"}
+	argKeys   = []string{"device", "context", "stream", "correlation", "grid", "block", "registers per thread", "shared memory"}
+)
+
+// repeatedKey reports the first of keys that the JSON object obj (valid
+// JSON) gives more than once at its top level.
+func repeatedKey(obj []byte, keys []string) (string, bool) {
+	var seen uint32 // bit i: keys[i] seen
+	depth := 0
+	for i := 0; i < len(obj); i++ {
+		switch c := obj[i]; c {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		case '"':
+			j := i + 1
+			esc := false
+			for ; j < len(obj) && obj[j] != '"'; j++ {
+				if obj[j] == '\\' {
+					esc = true
+					j++
+				}
+			}
+			str := obj[i : j+1]
+			i = j
+			if depth != 1 {
+				continue
+			}
+			// A key is a string followed by ':'.
+			k := i + 1
+			for k < len(obj) && (obj[k] == ' ' || obj[k] == '\t' || obj[k] == '\n' || obj[k] == '\r') {
+				k++
+			}
+			if k >= len(obj) || obj[k] != ':' {
+				continue
+			}
+			name := string(str[1 : len(str)-1])
+			if esc {
+				if json.Unmarshal(str, &name) != nil {
+					continue
+				}
+			}
+			for b, key := range keys {
+				if name == key {
+					if seen&(1<<b) != 0 {
+						return key, true
+					}
+					seen |= 1 << b
+				}
+			}
+		}
+	}
+	return "", false
 }

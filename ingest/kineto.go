@@ -1,9 +1,12 @@
 package ingest
 
 // Kineto / PyTorch-profiler Chrome traces (.json, .json.gz). The file is
-// streamed with encoding/json tokens: traceEvents is decoded one event at a
-// time and only kernels, CUDA runtime/driver calls and user annotations are
-// kept.
+// streamed with encoding/json tokens, traceEvents decoded one event at a
+// time, three times (kinetoPass): the first checks every event and keeps
+// the user annotations, the second indexes the CUDA runtime/driver calls
+// by correlation id (in a temporary file past a million, as an nsys
+// export's are), the third attributes each kernel and adds it. No kernel
+// is held past a batch, so memory does not grow with the kernels.
 //
 // Kernel attribution: the CUDA runtime call with the kernel's correlation id,
 // inside the innermost user_annotation on the same thread; failing that, the
@@ -27,22 +30,23 @@ import (
 )
 
 func parseKinetoFile(b *Builder, in Input) error {
-	f, err := os.Open(in.Path)
-	if err != nil {
-		return &InputError{File: in.Path, Err: err}
-	}
-	defer f.Close()
-	br := bufio.NewReaderSize(f, 1<<16)
-	var r io.Reader = br
-	if head, _ := br.Peek(2); len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
+	open := func() (io.Reader, func(), error) {
+		f, err := os.Open(in.Path)
 		if err != nil {
-			return badInput(in.Path, 0, "", "gzip: %v", err)
+			return nil, nil, &InputError{File: in.Path, Err: err}
 		}
-		defer zr.Close()
-		r = zr
+		br := bufio.NewReaderSize(f, 1<<16)
+		if head, _ := br.Peek(2); len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
+			zr, err := gzip.NewReader(br)
+			if err != nil {
+				f.Close()
+				return nil, nil, badInput(in.Path, 0, "", "gzip: %v", err)
+			}
+			return zr, func() { zr.Close(); f.Close() }, nil
+		}
+		return br, func() { f.Close() }, nil
 	}
-	return parseKineto(b, in, r)
+	return parseKinetoPasses(b, in, open)
 }
 
 // kEvent is one traceEvents entry; only the fields rooftool reads.
@@ -101,33 +105,153 @@ type kinetoReader struct {
 	file      string
 	dec       *json.Decoder
 	space     *spaceReader // the decoder's input: offset maps its positions back to the file's
-	kernels   []kKernel
-	calls     map[int64]kSpan // correlation -> runtime call
-	cpuAnn    []kSpan         // user_annotation
-	gpuAnn    []kSpan         // gpu_user_annotation
+	limit     *valueLimit  // between space and the decoder: bounds one value
+	pass      kinetoPass
+	cpuAnn    []kSpan // user_annotation
+	gpuAnn    []kSpan // gpu_user_annotation
 	metas     []Meta
 	gpus      []GPU
 	sawEvents bool
 	seq       int
+	raw       json.RawMessage // the event being read, reused
 	// profRanges counts cuda_profiler_range events: CUPTI range-profiler
 	// counters per kernel, which carry no kernel timeline.
 	profRanges int
+
+	nKernels int          // kernel events (the first pass)
+	rep      repeatFinder // kernel events that repeat another
+	threads  map[[2]string]int64
+	thread   [][2]string // pid, tid of the calls' threads, by index
+	calls    *callIndexBuilder
+	callQ    []kSpan // calls read, not yet attributed (the second pass)
+	callR    []callRec
+	cpuIdx   *spanIndex
+	gpuIdx   *spanIndex
+	ix       *callIndex
+	b        *Builder
+	kernQ    []kSpan // kernels read, not yet attributed and added (the third pass)
+	rowQ     []Kernel
+	corrQ    []int64
+	hasCrQ   []bool
 }
+
+// kinetoPass is which of the three reads of a trace is under way: the
+// first checks every event and keeps the annotations, the second indexes
+// the runtime calls (in a file past a million, as nsys's are), the third
+// attributes each kernel and adds it. No pass holds the kernels, so a
+// trace of any number of kernels is ingested in bounded memory.
+type kinetoPass int
+
+const (
+	passCheck kinetoPass = iota
+	passCalls
+	passKernels
+)
+
+// kinetoQueue is how many calls or kernels are attributed at a time.
+const kinetoQueue = 1 << 14
 
 // offset is the decoder's position as a byte of the file.
 func (k *kinetoReader) offset() int64 { return k.space.Offset(k.dec.InputOffset()) }
 
+// parseKineto reads a trace held by r; r is read again for each pass
+// where it can seek (a file, a bytes.Reader), else the trace is refused
+// after its first pass.
 func parseKineto(b *Builder, in Input, r io.Reader) error {
+	first := true
+	open := func() (io.Reader, func(), error) {
+		if !first {
+			sk, ok := r.(io.Seeker)
+			if !ok {
+				return nil, nil, fmt.Errorf("ingest: a Kineto trace is read three times; %T cannot seek", r)
+			}
+			if _, err := sk.Seek(0, io.SeekStart); err != nil {
+				return nil, nil, err
+			}
+		}
+		first = false
+		return r, func() {}, nil
+	}
+	return parseKinetoPasses(b, in, open)
+}
+
+// parseKinetoPasses reads the trace open gives three times (kinetoPass).
+func parseKinetoPasses(b *Builder, in Input, open func() (io.Reader, func(), error)) error {
+	k := &kinetoReader{in: in, file: filepath.Base(in.Path), b: b, threads: map[[2]string]int64{}}
+	defer func() {
+		if k.calls != nil {
+			k.calls.close()
+		}
+		k.ix.close()
+	}()
+	for _, pass := range []kinetoPass{passCheck, passCalls, passKernels} {
+		r, done, err := open()
+		if err != nil {
+			return err
+		}
+		k.pass = pass
+		err = k.read(r)
+		done()
+		if err != nil {
+			return err
+		}
+		switch pass {
+		case passCheck:
+			if !k.sawEvents {
+				return kinetoError(in, "traceEvents", "missing: not a Kineto / Chrome trace (top-level keys: %s)", metaKeys(k.metas))
+			}
+			if k.nKernels == 0 && k.profRanges > 0 {
+				// A trace of the CUPTI range profiler (Kineto's CUDA_PROFILER_RANGE
+				// activity): per-kernel counters with no kernel timeline. Refused
+				// rather than ingested as zero kernels.
+				return noKernels(in.Path, "traceEvents", "holds %d cuda_profiler_range events (CUPTI range-profiler counters) and no kernel events: "+
+					"rooftool reads kernels from the Kineto kernel timeline; profile again with ProfilerActivity.CUDA and without the CUPTI range profiler", k.profRanges)
+			}
+			if k.nKernels == 0 {
+				return noKernels(in.Path, "traceEvents", "holds no kernel events (cat \"kernel\"): rooftool reads kernels from the Kineto kernel timeline; profile with ProfilerActivity.CUDA")
+			}
+			if err := k.emitRanges(b); err != nil {
+				return err
+			}
+			k.calls = &callIndexBuilder{}
+		case passCalls:
+			if err := k.flushCalls(); err != nil {
+				return err
+			}
+			c := k.calls
+			k.calls = nil
+			if k.ix, err = c.finish(); err != nil {
+				return &InputError{File: in.Path, Table: "traceEvents", Err: err}
+			}
+			k.rep.restart()
+		case passKernels:
+			if err := k.flushKernels(); err != nil {
+				return err
+			}
+			if k.rep.n > 0 {
+				b.AddMeta(Meta{Source: SourceKineto, File: k.file, Key: "warning", Value: fmt.Sprintf(
+					"%d kernel events repeat another exactly (name, start, duration, device, stream, correlation id, launch sizes; the first: %s): each counted once", k.rep.n, k.rep.first)})
+			}
+		}
+	}
+	return nil
+}
+
+// read reads the whole trace once, in the current pass.
+func (k *kinetoReader) read(r io.Reader) error {
 	// A UTF-8 byte-order mark before the JSON is skipped (byte offsets in
 	// errors count from after it).
-	br := bufio.NewReader(r)
+	br := bufio.NewReaderSize(r, 1<<16)
 	if head, _ := br.Peek(3); bytes.Equal(head, []byte("\xef\xbb\xbf")) {
 		br.Discard(3)
 	}
-	sr := newSpaceReader(br)
-	dec := json.NewDecoder(sr)
-	dec.UseNumber()
-	k := &kinetoReader{in: in, file: filepath.Base(in.Path), dec: dec, space: sr, calls: map[int64]kSpan{}}
+	k.space = newSpaceReader(br)
+	k.limit = &valueLimit{r: k.space}
+	k.dec = json.NewDecoder(k.limit)
+	k.dec.UseNumber()
+	k.seq, k.sawEvents = 0, false
+	k.metas, k.gpus = k.metas[:0], k.gpus[:0]
+	dec, in := k.dec, k.in
 	t, err := dec.Token()
 	if err != nil {
 		if err == io.EOF {
@@ -151,20 +275,14 @@ func parseKineto(b *Builder, in Input, r io.Reader) error {
 	if _, err := dec.Token(); err != io.EOF {
 		return kinetoError(in, "", "data after the trace at byte %d, expected the end of the file", k.offset())
 	}
-	if !k.sawEvents {
-		return kinetoError(in, "traceEvents", "missing: not a Kineto / Chrome trace (top-level keys: %s)", metaKeys(k.metas))
-	}
-	if len(k.kernels) == 0 && k.profRanges > 0 {
-		// A trace of the CUPTI range profiler (Kineto's CUDA_PROFILER_RANGE
-		// activity): per-kernel counters with no kernel timeline. Refused
-		// rather than ingested as zero kernels.
-		return noKernels(in.Path, "traceEvents", "holds %d cuda_profiler_range events (CUPTI range-profiler counters) and no kernel events: "+
-			"rooftool reads kernels from the Kineto kernel timeline; profile again with ProfilerActivity.CUDA and without the CUPTI range profiler", k.profRanges)
-	}
-	return k.emit(b)
+	return nil
 }
 
 func (k *kinetoReader) syntax(err error) error {
+	if errors.Is(err, errValueTooLong) {
+		return kinetoError(k.in, "", "a JSON value (one event, or one top-level member) at byte %d is longer than the limit of %s: not a trace rooftool reads",
+			k.space.Offset(k.limit.mark), sizeMiB(MaxLineBytes))
+	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		return kinetoError(k.in, "", "truncated JSON at byte %d: the trace ends before its closing brackets", k.offset())
 	}
@@ -178,12 +296,20 @@ func (k *kinetoReader) syntax(err error) error {
 // object reads the members of the top-level object (its '{' consumed).
 func (k *kinetoReader) object() error {
 	dec := k.dec
+	seen := map[string]bool{}
 	for dec.More() {
 		kt, err := dec.Token()
 		if err != nil {
 			return k.syntax(err)
 		}
 		key, _ := kt.(string)
+		if seen[key] {
+			// encoding/json would keep the last, and traceEvents twice
+			// would merge two traces: which one is meant is not said.
+			return kinetoError(k.in, key, "the top-level object holds this key twice (the second at byte %d): which one is the trace's is ambiguous", k.offset())
+		}
+		seen[key] = true
+		k.limit.mark = dec.InputOffset()
 		switch key {
 		case "traceEvents":
 			if err := k.events(false); err != nil {
@@ -235,7 +361,15 @@ func (k *kinetoReader) events(opened bool) error {
 	}
 	for dec.More() {
 		var ev kEvent
-		if err := dec.Decode(&ev); err != nil {
+		k.limit.mark = dec.InputOffset()
+		if err := dec.Decode(&k.raw); err != nil {
+			return k.syntax(err)
+		}
+		if !k.mayNeed(k.raw) {
+			k.seq++
+			continue
+		}
+		if err := json.Unmarshal(k.raw, &ev); err != nil {
 			var te *json.UnmarshalTypeError
 			if errors.As(err, &te) {
 				return kinetoError(k.in, "traceEvents", "event %d: field %q is a JSON %s, expected %s", k.seq, te.Field, te.Value, te.Type)
@@ -244,6 +378,9 @@ func (k *kinetoReader) events(opened bool) error {
 		}
 		i := k.seq
 		k.seq++
+		if key, dup := repeatedKey(k.raw, eventKeys); dup {
+			return kinetoError(k.in, "traceEvents", "event %d (%s %q) gives %q twice: which one the trace means is ambiguous", i, ev.Cat, ev.Name, key)
+		}
 		if ev.Ph != "X" {
 			continue
 		}
@@ -255,8 +392,16 @@ func (k *kinetoReader) events(opened bool) error {
 		isKernel := strings.EqualFold(cat, "kernel")
 		isCall := cat == "cuda_runtime" || cat == "cuda_driver" || cat == "Runtime" || cat == "Driver"
 		isAnn := cat == "user_annotation" || cat == "gpu_user_annotation"
-		if !isKernel && !isCall && !isAnn {
+		if !isKernel && !isCall && !isAnn || k.pass == passCalls && !isCall || k.pass == passKernels && !isKernel {
 			continue
+		}
+		if len(ev.Name) > MaxFieldBytes {
+			return kinetoError(k.in, "traceEvents", "event %d (%s) has a name of %d bytes, longer than the limit of %s", i, cat, len(ev.Name), sizeMiB(MaxFieldBytes))
+		}
+		if len(ev.Args) > 0 && ev.Args[0] == '{' {
+			if key, dup := repeatedKey(ev.Args, argKeys); dup {
+				return kinetoError(k.in, "traceEvents", "event %d (%s %q): args gives %q twice: which one the trace means is ambiguous", i, cat, ev.Name, key)
+			}
 		}
 		if isKernel && ev.Dur == "" {
 			// A kernel's duration is what rooftool reads of it; 0 would be a
@@ -268,6 +413,7 @@ func (k *kinetoReader) events(opened bool) error {
 			return err
 		}
 		switch {
+		case isAnn && k.pass != passCheck:
 		case cat == "user_annotation":
 			k.cpuAnn = append(k.cpuAnn, s)
 		case isAnn:
@@ -298,10 +444,12 @@ func (k *kinetoReader) events(opened bool) error {
 				return kinetoError(k.in, "traceEvents", "event %d (%s %q): args.correlation: %v", i, cat, ev.Name, err)
 			}
 			if isKernel {
-				k.kernels = append(k.kernels, kKernel{ev: s, args: a, corr: corr, hasCr: hasCr})
-			} else if hasCr {
-				if _, dup := k.calls[corr]; !dup {
-					k.calls[corr] = s
+				if err := k.kernel(&kKernel{ev: s, args: a, corr: corr, hasCr: hasCr}); err != nil {
+					return err
+				}
+			} else if hasCr && k.pass == passCalls {
+				if err := k.addCall(corr, s); err != nil {
+					return err
 				}
 			}
 		}
@@ -312,21 +460,135 @@ func (k *kinetoReader) events(opened bool) error {
 	return nil
 }
 
-// emit nests the annotations, attributes the kernels and appends all rows.
-func (k *kinetoReader) emit(b *Builder) error {
-	in, file := k.in, k.file
-	cpuAnn, gpuAnn, kernels := k.cpuAnn, k.gpuAnn, k.kernels
-	// Validate kernels before appending anything.
-	rows := make([]Kernel, len(kernels))
-	for i := range kernels {
-		row, err := kinetoKernel(file, &kernels[i])
-		if err != nil {
-			return kinetoError(in, "traceEvents", "%v", err)
-		}
-		rows[i] = row
+// mayNeed reports whether the event raw (checked in the first pass) may
+// be one the current pass reads: every event in the first pass; after it,
+// one that names a call or a kernel category (an event with an escape is
+// decoded whatever it holds, its text not being plain).
+func (k *kinetoReader) mayNeed(raw []byte) bool {
+	switch {
+	case k.pass == passCheck || bytes.IndexByte(raw, '\\') >= 0:
+		return true
+	case k.pass == passCalls:
+		return bytes.Contains(raw, []byte(`untime"`)) || bytes.Contains(raw, []byte(`river"`))
 	}
-	rows, kernels = k.dropRepeats(b, rows, kernels)
+	return containsFold(raw, "kernel")
+}
 
+// containsFold reports whether b holds word (lower case ASCII) in any case.
+func containsFold(b []byte, word string) bool {
+	for i := 0; i+len(word) <= len(b); i++ {
+		j := 0
+		for ; j < len(word); j++ {
+			if b[i+j]|0x20 != word[j] {
+				break
+			}
+		}
+		if j == len(word) {
+			return true
+		}
+	}
+	return false
+}
+
+// kernel checks a kernel event (the first pass) or queues it to be
+// attributed and added (the third), a repeat of another left out.
+func (k *kinetoReader) kernel(kk *kKernel) error {
+	row, err := kinetoKernel(k.file, kk)
+	if err != nil {
+		return kinetoError(k.in, "traceEvents", "%v", err)
+	}
+	dup := k.rep.seen(&row)
+	if k.pass == passCheck {
+		k.nKernels++
+		return nil
+	}
+	if dup {
+		return nil
+	}
+	k.kernQ = append(k.kernQ, kk.ev)
+	k.rowQ = append(k.rowQ, row)
+	k.corrQ = append(k.corrQ, kk.corr)
+	k.hasCrQ = append(k.hasCrQ, kk.hasCr)
+	if len(k.kernQ) >= kinetoQueue {
+		return k.flushKernels()
+	}
+	return nil
+}
+
+// addCall queues a runtime call to be attributed and indexed.
+func (k *kinetoReader) addCall(corr int64, s kSpan) error {
+	key := [2]string{s.pid, s.tid}
+	t, ok := k.threads[key]
+	if !ok {
+		t = int64(len(k.thread))
+		k.threads[key] = t
+		k.thread = append(k.thread, key)
+	}
+	k.callQ = append(k.callQ, s)
+	k.callR = append(k.callR, callRec{corr: corr, gtid: t, row: int64(s.seq), node: -1})
+	if len(k.callQ) >= kinetoQueue {
+		return k.flushCalls()
+	}
+	return nil
+}
+
+// flushCalls attributes the queued calls to the innermost user_annotation
+// on their thread and adds them to the index.
+func (k *kinetoReader) flushCalls() error {
+	hits := k.cpuIdx.query(k.callQ)
+	for i := range k.callR {
+		k.callR[i].rng = int32(hits[i])
+		if err := k.calls.add(k.callR[i]); err != nil {
+			return err
+		}
+	}
+	k.callQ, k.callR = k.callQ[:0], k.callR[:0]
+	return nil
+}
+
+// flushKernels attributes the queued kernels, CPU side through the
+// launching call (the first in the file with the kernel's correlation id),
+// else GPU side, and adds them.
+func (k *kinetoReader) flushKernels() error {
+	gpuHit := k.gpuIdx.query(k.kernQ)
+	for i := range k.rowQ {
+		row := &k.rowQ[i]
+		var comps []string
+		if k.hasCrQ[i] {
+			c, ok, err := k.ix.find(0, k.corrQ[i])
+			if err != nil {
+				return &InputError{File: k.in.Path, Table: "traceEvents", Err: err}
+			}
+			if ok {
+				th := k.thread[c.gtid]
+				row.Null &^= NullPID | NullTID
+				row.PID, row.TID = numOr(th[0], &row.Null, NullPID), numOr(th[1], &row.Null, NullTID)
+				if c.rng >= 0 {
+					comps = k.cpuAnn[c.rng].comps
+				}
+			}
+		}
+		if comps == nil {
+			if h := gpuHit[i]; h >= 0 {
+				comps = k.gpuAnn[h].comps
+			}
+		}
+		if len(comps) > 0 {
+			row.Range = comps[len(comps)-1]
+			row.RangePath = strings.Join(comps, "/")
+		}
+		row.Experiment, row.Variant, row.Shape = cellFromPath(comps, k.in.Options)
+		k.b.AddKernel(*row)
+	}
+	k.kernQ, k.rowQ, k.corrQ, k.hasCrQ = k.kernQ[:0], k.rowQ[:0], k.corrQ[:0], k.hasCrQ[:0]
+	return nil
+}
+
+// emitRanges nests the annotations and appends them, with the meta and
+// gpus rows, after the first pass.
+func (k *kinetoReader) emitRanges(b *Builder) error {
+	in, file := k.in, k.file
+	cpuAnn, gpuAnn := k.cpuAnn, k.gpuAnn
 	// Range ids in time order; nesting per thread (CPU) and device stream (GPU).
 	base := b.NextRangeID()
 	all := make([]*kSpan, 0, len(cpuAnn)+len(gpuAnn))
@@ -349,8 +611,11 @@ func (k *kinetoReader) emit(b *Builder) error {
 	for i, s := range all {
 		s.id = base + int64(i)
 	}
-	nestSpans(cpuAnn)
-	nestSpans(gpuAnn)
+	for _, sp := range [][]kSpan{cpuAnn, gpuAnn} {
+		if err := nestSpans(sp); err != nil {
+			return kinetoError(in, "traceEvents", "%v", err)
+		}
+	}
 	for _, s := range all {
 		r := Range{Source: SourceKineto, File: file, Kind: RangeAnnotation, Domain: s.cat, Text: s.name,
 			Path: strings.Join(s.comps, "/"), Depth: s.depth, StartNs: s.start, EndNs: s.end}
@@ -366,87 +631,90 @@ func (k *kinetoReader) emit(b *Builder) error {
 		}
 		b.AddRange(r)
 	}
-
-	// Attribution: CPU side through the launching call, else GPU side.
-	kq := make([]kSpan, len(kernels))
-	cq := make([]kSpan, len(kernels))
-	hasCall := make([]bool, len(kernels))
-	for i := range kernels {
-		kk := &kernels[i]
-		kq[i] = kk.ev
-		if kk.hasCr {
-			if c, ok := k.calls[kk.corr]; ok {
-				cq[i], hasCall[i] = c, true
-			}
-		}
-		if !hasCall[i] {
-			cq[i] = kSpan{pid: "\x00none", tid: "\x00none"}
-		}
-	}
-	cpuHit := innermostSpans(cpuAnn, cq)
-	gpuHit := innermostSpans(gpuAnn, kq)
 	for _, m := range k.metas {
 		b.AddMeta(m)
 	}
 	for _, g := range k.gpus {
 		b.AddGPU(g)
 	}
-	for i := range rows {
-		row := &rows[i]
-		var comps []string
-		if hasCall[i] {
-			c := cq[i]
-			row.Null &^= NullPID | NullTID
-			row.PID, row.TID = numOr(c.pid, &row.Null, NullPID), numOr(c.tid, &row.Null, NullTID)
-			if h := cpuHit[i]; h >= 0 {
-				comps = cpuAnn[h].comps
-			}
-		}
-		if comps == nil {
-			if h := gpuHit[i]; h >= 0 {
-				comps = gpuAnn[h].comps
-			}
-		}
-		if len(comps) > 0 {
-			row.Range = comps[len(comps)-1]
-			row.RangePath = strings.Join(comps, "/")
-		}
-		row.Experiment, row.Variant, row.Shape = cellFromPath(comps, in.Options)
-		b.AddKernel(*row)
-	}
+	k.cpuIdx, k.gpuIdx = newSpanIndex(cpuAnn), newSpanIndex(gpuAnn)
 	return nil
 }
 
-// dropRepeats keeps one of kernel events that repeat another exactly (name,
+// repeatKey is what makes two kernel events one launch written twice.
+type repeatKey struct {
+	name                        string
+	start, dur, corr, stream    int64
+	dev, gx, gy, gz, bx, by, bz int32
+}
+
+// repeatFinder finds kernel events that repeat another exactly (name,
 // start, duration, device, stream, correlation id and launch sizes: one
-// launch written twice, as a concatenated or re-saved trace has them),
-// with a warning meta row that counts them.
-func (k *kinetoReader) dropRepeats(b *Builder, rows []Kernel, kernels []kKernel) ([]Kernel, []kKernel) {
-	type key struct {
-		name                        string
-		start, dur, corr, stream    int64
-		dev, gx, gy, gz, bx, by, bz int32
+// launch written twice, as a concatenated or re-saved trace has them).
+// A stream runs one kernel at a time and Kineto writes a stream's kernels
+// in start order, so a repeat starts when its stream's latest kernel did:
+// only the kernels of that start are kept per stream. A trace that has
+// a stream out of start order (found in the first pass) is read again
+// with every kernel's key kept.
+type repeatFinder struct {
+	last      map[[2]int64]*streamLast
+	all       map[repeatKey]bool // every key, for a trace out of order
+	unordered bool               // a stream is out of start order
+	n         int
+	first     string
+}
+
+type streamLast struct {
+	start int64
+	keys  []repeatKey
+}
+
+// restart readies the finder for a second read of the same kernels.
+func (f *repeatFinder) restart() {
+	f.last, f.n, f.first = nil, 0, ""
+	if f.unordered {
+		f.all = map[repeatKey]bool{}
 	}
-	seen := make(map[key]bool, len(rows))
-	keptR, keptK := rows[:0], kernels[:0]
-	n, first := 0, ""
-	for i, r := range rows {
-		kk := key{r.Name, r.StartNs, r.DurationNs, r.CorrelationID, r.Stream, r.Device, r.GridX, r.GridY, r.GridZ, r.BlockX, r.BlockY, r.BlockZ}
-		if seen[kk] {
-			if n == 0 {
-				first = fmt.Sprintf("%q at %d ns", r.Name, r.StartNs)
-			}
-			n++
-			continue
+}
+
+// seen reports whether r repeats a kernel seen before it, and counts it.
+func (f *repeatFinder) seen(r *Kernel) bool {
+	key := repeatKey{r.Name, r.StartNs, r.DurationNs, r.CorrelationID, r.Stream, r.Device, r.GridX, r.GridY, r.GridZ, r.BlockX, r.BlockY, r.BlockZ}
+	dup := false
+	if f.all != nil {
+		dup = f.all[key]
+		f.all[key] = true
+	} else {
+		if f.last == nil {
+			f.last = map[[2]int64]*streamLast{}
 		}
-		seen[kk] = true
-		keptR, keptK = append(keptR, r), append(keptK, kernels[i])
+		sk := [2]int64{int64(r.Device), r.Stream}
+		st := f.last[sk]
+		switch {
+		case st == nil:
+			f.last[sk] = &streamLast{start: r.StartNs, keys: []repeatKey{key}}
+		case r.StartNs > st.start:
+			st.start, st.keys = r.StartNs, append(st.keys[:0], key)
+		case r.StartNs == st.start:
+			for i := range st.keys {
+				if st.keys[i] == key {
+					dup = true
+				}
+			}
+			if !dup {
+				st.keys = append(st.keys, key)
+			}
+		default:
+			f.unordered = true
+		}
 	}
-	if n > 0 {
-		b.AddMeta(Meta{Source: SourceKineto, File: k.file, Key: "warning", Value: fmt.Sprintf(
-			"%d kernel events repeat another exactly (name, start, duration, device, stream, correlation id, launch sizes; the first: %s): each counted once", n, first)})
+	if dup {
+		if f.n == 0 {
+			f.first = fmt.Sprintf("%q at %d ns", r.Name, r.StartNs)
+		}
+		f.n++
 	}
-	return keptR, keptK
+	return dup
 }
 
 // kinetoKernel converts a kernel event's own fields.

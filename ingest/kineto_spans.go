@@ -116,8 +116,9 @@ func optInt(n *json.Number) (int64, bool, error) {
 }
 
 // nestSpans sets parent, depth and path components of spans nested per
-// (pid, tid). spans keep their order; parent is an index into spans.
-func nestSpans(spans []kSpan) {
+// (pid, tid). spans keep their order; parent is an index into spans. A
+// span nested deeper than MaxNestDepth is an error.
+func nestSpans(spans []kSpan) error {
 	idx := make([]int, len(spans))
 	for i := range idx {
 		idx[i] = i
@@ -136,6 +137,10 @@ func nestSpans(spans []kSpan) {
 			st = st[:len(st)-1]
 		}
 		s.parent = -1
+		if len(st) >= MaxNestDepth {
+			return fmt.Errorf("%s %q at ts %d ns is nested %d deep, past the limit of %d levels: not an annotation nesting rooftool reads",
+				s.cat, s.name, s.start, len(st)+1, MaxNestDepth)
+		}
 		if len(st) > 0 {
 			par := &spans[st[len(st)-1]]
 			s.parent = st[len(st)-1]
@@ -146,6 +151,7 @@ func nestSpans(spans []kSpan) {
 		}
 		stacks[k] = append(st, i)
 	}
+	return nil
 }
 
 func sortSpanIdx(spans []kSpan, idx []int) {
@@ -161,31 +167,48 @@ func sortSpanIdx(spans []kSpan, idx []int) {
 	})
 }
 
+// spanIndex answers, for intervals, the innermost span on the same (pid,
+// tid) that contains the whole interval. spans must be nested (nestSpans).
+type spanIndex struct {
+	spans    []kSpan
+	byThread map[[2]string][]int // span indexes of each thread, in sweep order
+}
+
+func newSpanIndex(spans []kSpan) *spanIndex {
+	x := &spanIndex{spans: spans, byThread: map[[2]string][]int{}}
+	for i := range spans {
+		k := [2]string{spans[i].pid, spans[i].tid}
+		x.byThread[k] = append(x.byThread[k], i)
+	}
+	for _, si := range x.byThread {
+		sortSpanIdx(spans, si)
+	}
+	return x
+}
+
 // innermostSpans returns, for each query, the index in spans of the
 // innermost span on the same (pid, tid) that contains the query's whole
-// interval, or -1. spans must be nested (nestSpans). One sweep per thread:
-// O((S + Q) log(S + Q)).
-func innermostSpans(spans []kSpan, qs []kSpan) []int {
+// interval, or -1. spans must be nested (nestSpans).
+func innermostSpans(spans []kSpan, qs []kSpan) []int { return newSpanIndex(spans).query(qs) }
+
+// query answers innermostSpans for qs. One sweep per thread:
+// O(S + Q log Q) for S spans and Q queries.
+func (x *spanIndex) query(qs []kSpan) []int {
+	spans := x.spans
 	out := make([]int, len(qs))
 	for i := range out {
 		out[i] = -1
 	}
 	type key = [2]string
-	byThread := map[key][]int{}
-	for i := range spans {
-		k := key{spans[i].pid, spans[i].tid}
-		byThread[k] = append(byThread[k], i)
-	}
 	qByThread := map[key][]int{}
 	for i := range qs {
 		k := key{qs[i].pid, qs[i].tid}
-		if _, ok := byThread[k]; ok {
+		if _, ok := x.byThread[k]; ok {
 			qByThread[k] = append(qByThread[k], i)
 		}
 	}
 	for k, qi := range qByThread {
-		si := byThread[k]
-		sortSpanIdx(spans, si)
+		si := x.byThread[k]
 		sort.SliceStable(qi, func(a, b int) bool { return qs[qi[a]].start < qs[qi[b]].start })
 		var stack []int
 		next := 0

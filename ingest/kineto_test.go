@@ -251,6 +251,9 @@ func FuzzKineto(f *testing.F) {
 	f.Add([]byte(`[{"ph":"X","cat":"kernel","name":"k","ts":1.5,"dur":2,"args":{"grid":[1,2,3]}}]`))
 	f.Add([]byte(`{"traceEvents":[{"ph":"X","cat":"user_annotation","name":"a","ts":0,"dur":9},{"ph":"X","cat":"cuda_runtime","ts":1,"dur":1,"args":{"correlation":1}},{"ph":"X","cat":"kernel","ts":3,"args":{"correlation":1}}]}`))
 	f.Add([]byte(`{"traceEvents":[`))
+	f.Add([]byte(`{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","ts":1,"dur":2,"dur":3}]}`))
+	f.Add([]byte(`{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","ts":1,"dur":2}],"traceEvents":[]}`))
+	f.Add([]byte(`{"traceEvents":[{"ph":"X","cat":"user_annotation","name":"a","ts":1,"dur":2}]}`))
 	f.Add([]byte(`{"deviceProperties":[{"id":"x","name":3}],"traceEvents":[]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())

@@ -210,6 +210,10 @@ func (p *ncuParser) csvErr(err error) error {
 	if errors.As(err, &pe) {
 		return p.errf(pe.Line, "malformed CSV: %v", pe.Err)
 	}
+	var tl *tooLongError
+	if errors.As(err, &tl) {
+		return p.errf(tl.Line, "%v", tl)
+	}
 	return &InputError{File: p.path, Err: fmt.Errorf("read ncu CSV: %w", err)}
 }
 

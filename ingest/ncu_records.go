@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 )
@@ -58,7 +59,16 @@ func (r *ncuRecords) readLine() []byte {
 	if errors.Is(err, bufio.ErrBufferFull) {
 		r.long = append(r.long[:0], l...)
 		for errors.Is(err, bufio.ErrBufferFull) {
+			if len(r.long) > MaxLineBytes {
+				r.err = &tooLongError{Line: r.line + 1, What: "line", Limit: MaxLineBytes}
+				return nil
+			}
 			l, err = r.r.ReadSlice('\n')
+			if n := len(r.long) + len(l); n > cap(r.long) {
+				// Double (append grows a large slice by a quarter, which
+				// costs several times the line in copies).
+				r.long = append(make([]byte, 0, max(n, min(2*cap(r.long), MaxLineBytes+len(l)+1))), r.long...)
+			}
 			r.long = append(r.long, l...)
 		}
 		l = r.long
@@ -106,10 +116,39 @@ func (r *ncuRecords) Read() ([]string, error) {
 		r.started = true
 		r.recLine = r.line
 		if rec, ok := r.splitQuoted(body); ok {
-			return rec, nil
+			return rec, r.checkFields(rec, len(body))
 		}
-		return r.slow(l)
+		rec, err := r.slow(l)
+		if err == nil {
+			err = r.checkFields(rec, MaxFieldBytes+1)
+		}
+		return rec, err
 	}
+}
+
+// tooLongError is a line, record or field past its size limit.
+type tooLongError struct {
+	Line  int    // 1-based line where it starts
+	What  string // "line", "record", "field N"
+	Limit int    // bytes
+}
+
+func (e *tooLongError) Error() string {
+	return fmt.Sprintf("%s longer than the limit of %s: not an export rooftool reads", e.What, sizeMiB(e.Limit))
+}
+
+// checkFields refuses a record with a field longer than MaxFieldBytes;
+// n bounds the record's length (no field is longer when n is not).
+func (r *ncuRecords) checkFields(rec []string, n int) error {
+	if n <= MaxFieldBytes {
+		return nil
+	}
+	for i, f := range rec {
+		if len(f) > MaxFieldBytes {
+			return &tooLongError{Line: r.recLine, What: fmt.Sprintf("field %d", i+1), Limit: MaxFieldBytes}
+		}
+	}
+	return nil
 }
 
 func trimEOL(l []byte) []byte {
@@ -198,7 +237,13 @@ func (r *ncuRecords) slow(l []byte) ([]string, error) {
 	for bytes.Count(chunk, []byte{'"'})%2 == 1 {
 		more := r.readLine()
 		if more == nil {
+			if r.err != nil && !errors.Is(r.err, io.EOF) {
+				return nil, r.err
+			}
 			break
+		}
+		if len(chunk)+len(more) > MaxLineBytes {
+			return nil, &tooLongError{Line: r.recLine, What: "record (a quoted field spanning lines)", Limit: MaxLineBytes}
 		}
 		chunk = append(chunk, more...)
 	}

@@ -19,6 +19,7 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -101,6 +102,10 @@ type nsysParser struct {
 // a name), and returns the kernel table's columns.
 func kernelTable(db *sqliteDB, path string) (map[string]bool, error) {
 	if !db.has(tabKernel) {
+		if dl := dlprofTables(db); len(dl) > 0 {
+			return nil, badInput(path, 0, "", "a DLProf database (tables %s), not an Nsight Systems export: DLProf writes its own summary of an nsys profile; "+
+				"ingest the nsys export it profiled (the .nsys-rep, or nsys export --type sqlite of it) instead", strings.Join(dl, ", "))
+		}
 		if db.has(tabStrings) || db.has(tabGPU) || db.has("META_DATA_EXPORT") || db.has("EXPORT_META_DATA") {
 			return nil, noKernels(path, tabKernel, "missing: the report has no CUDA kernel activity (profile with nsys --trace=cuda and check that the program launched kernels)")
 		}
@@ -122,6 +127,23 @@ func kernelTable(db *sqliteDB, path string) (map[string]bool, error) {
 		return nil, badInput(path, 0, tabKernel, "no demangledName or shortName column: not an Nsight Systems kernel table")
 	}
 	return c, nil
+}
+
+// dlprofTables are the tables of db that DLProf's own database holds
+// (read_only_kernels, read_only_ops, ...: the read_only_ prefix), sorted;
+// an nsys export has none.
+func dlprofTables(db *sqliteDB) []string {
+	var out []string
+	for t := range db.tables {
+		if strings.HasPrefix(strings.ToLower(t), "read_only_") || strings.HasPrefix(strings.ToLower(t), "dlprof") {
+			out = append(out, t)
+		}
+	}
+	sort.Strings(out)
+	if len(out) > 6 {
+		out = append(out[:6], fmt.Sprintf("... (%d tables)", len(out)))
+	}
+	return out
 }
 
 // kernelSpanErr is the error for a kernel row (its row id, start and end
@@ -153,7 +175,10 @@ func (p *nsysParser) run() error {
 		return err
 	}
 	p.byPID = kcols["globalPid"] && rcols["globalTid"]
-	p.strStmt, err = db.db.Prepare(`SELECT value FROM StringIds WHERE id = ?`)
+	if err := checkStringIds(db, p.in.Path); err != nil {
+		return err
+	}
+	p.strStmt, err = db.db.Prepare(strQuery)
 	if err != nil {
 		return db.wrap(tabStrings, err)
 	}
@@ -179,18 +204,49 @@ func (p *nsysParser) run() error {
 	return p.copies()
 }
 
+// strQuery reads one StringIds value and its length in bytes; a value
+// longer than MaxFieldBytes is not read (octet_length does not read it).
+var strQuery = `SELECT CASE WHEN octet_length(value) > ` + strconv.Itoa(MaxFieldBytes) + ` THEN '' ELSE value END, COALESCE(octet_length(value), 0) FROM StringIds WHERE id = ?`
+
+// checkStringIds refuses a StringIds table that gives an id twice: a name
+// looked up by that id would be one of them, silently.
+func checkStringIds(db *sqliteDB, path string) error {
+	var id, n int64
+	err := db.db.QueryRow(`SELECT id, COUNT(*) FROM StringIds GROUP BY id HAVING COUNT(*) > 1 LIMIT 1`).Scan(&id, &n)
+	switch {
+	case err == sql.ErrNoRows:
+		return nil
+	case err != nil:
+		return db.wrap(tabStrings, err)
+	}
+	return badInput(path, 0, tabStrings, "id %d is given %d times: the names of the kernels and ranges that name it would be ambiguous", id, n)
+}
+
+// queryString reads StringIds id: false where the table lacks it.
+func (p *nsysParser) queryString(id int64) (string, bool, error) {
+	var s string
+	var n int64
+	err := p.strStmt.QueryRow(id).Scan(&s, &n)
+	if err == sql.ErrNoRows {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, p.db.wrap(tabStrings, err)
+	}
+	if n > MaxFieldBytes {
+		return "", false, badInput(p.in.Path, 0, tabStrings, "id %d: the value holds %d bytes, longer than the limit of %s", id, n, sizeMiB(MaxFieldBytes))
+	}
+	return s, true, nil
+}
+
 // lookup resolves a StringIds id; unknown ids give "".
 func (p *nsysParser) lookup(id int64) (string, error) {
 	if s, ok := p.str[id]; ok {
 		return s, nil
 	}
-	var s string
-	err := p.strStmt.QueryRow(id).Scan(&s)
-	if err == sql.ErrNoRows {
-		err = nil
-	}
+	s, _, err := p.queryString(id)
 	if err != nil {
-		return "", p.db.wrap(tabStrings, err)
+		return "", err
 	}
 	p.str[id] = s
 	return s, nil
@@ -221,18 +277,17 @@ func (p *nsysParser) kernelString(id int64, col string, rowid int64) (string, er
 	if s, ok := p.str[id]; ok {
 		return s, nil
 	}
-	var s string
-	err := p.strStmt.QueryRow(id).Scan(&s)
-	if err == sql.ErrNoRows {
+	s, found, err := p.queryString(id)
+	if err != nil {
+		return "", err
+	}
+	if !found {
 		if p.missing == nil {
 			p.missing = map[int64]*strMiss{}
 		}
 		p.missing[id] = &strMiss{col: col, firstRow: rowid, n: 1}
 		p.missingList = append(p.missingList, id)
 		return unknownName(id), nil
-	}
-	if err != nil {
-		return "", p.db.wrap(tabStrings, err)
 	}
 	p.str[id] = s
 	return s, nil
@@ -261,15 +316,24 @@ func (p *nsysParser) meta() error {
 		if !cols["name"] || !cols["value"] {
 			continue
 		}
-		rows, err := p.db.db.Query(`SELECT name, COALESCE(value, '') FROM "` + t + `"`)
+		// Lengths first (octet_length reads none of the text): a value past
+		// MaxFieldBytes is refused, not read.
+		lim := strconv.Itoa(MaxFieldBytes)
+		rows, err := p.db.db.Query(`SELECT CASE WHEN octet_length(name) > ` + lim + ` THEN '' ELSE name END, CASE WHEN octet_length(value) > ` + lim +
+			` THEN '' ELSE COALESCE(value, '') END, max(COALESCE(octet_length(name), 0), COALESCE(octet_length(value), 0)), rowid FROM "` + t + `"`)
 		if err != nil {
 			return p.db.wrap(t, err)
 		}
 		for rows.Next() {
 			var k, v string
-			if err := rows.Scan(&k, &v); err != nil {
+			var n, rowid int64
+			if err := rows.Scan(&k, &v, &n, &rowid); err != nil {
 				rows.Close()
 				return p.db.wrap(t, err)
+			}
+			if n > MaxFieldBytes {
+				rows.Close()
+				return badInput(p.in.Path, 0, t, "row id %d: a name or value of %d bytes, longer than the limit of %s", rowid, n, sizeMiB(MaxFieldBytes))
 			}
 			p.b.AddMeta(Meta{Source: SourceNsys, File: p.file, Key: k, Value: v})
 		}

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -99,18 +100,19 @@ func abs(i int) int {
 func FuzzNsysSQLite(f *testing.F) {
 	src := nsysRealdata + "DLProf/nsys_profile.sqlite"
 	for _, m := range []nsysMutation{
-		{table: 0, column: 0, kind: 0},                   // kernel start NULL
-		{table: 0, column: 1, kind: 1, ival: -5},         // kernel end before its start
-		{table: 0, column: 5, kind: 1, ival: 1 << 40},    // correlation ids no call has
-		{table: 0, column: 7, kind: 1, ival: 99999},      // a name id StringIds lacks
-		{table: 0, column: 13, kind: 2, sval: "wide"},    // text in gridX
-		{table: 1, column: 0, mod: 2, kind: 3},           // half the runtime calls gone
-		{table: 2, column: 0, kind: 4},                   // no NVTX_EVENTS table
-		{table: 2, column: 2, kind: 0},                   // NVTX text NULL
-		{table: 3, column: 1, kind: 2, sval: "\x00\xff"}, // odd bytes in names
-		{table: 4, column: 0, kind: 4},                   // no TARGET_INFO_GPU
-		{kind: 5, ival: 200000, sval: "garbage!"},        // a damaged page
-		{kind: 5, ival: 0, sval: "not sqlite"},           // a damaged header
+		{table: 0, column: 0, kind: 0},                      // kernel start NULL
+		{table: 0, column: 1, kind: 1, ival: -5},            // kernel end before its start
+		{table: 0, column: 5, kind: 1, ival: 1 << 40},       // correlation ids no call has
+		{table: 0, column: 7, kind: 1, ival: 99999},         // a name id StringIds lacks
+		{table: 0, column: 13, kind: 2, sval: "wide"},       // text in gridX
+		{table: 1, column: 0, mod: 2, kind: 3},              // half the runtime calls gone
+		{table: 2, column: 0, kind: 4},                      // no NVTX_EVENTS table
+		{table: 2, column: 2, kind: 0},                      // NVTX text NULL
+		{table: 3, column: 1, kind: 2, sval: "\x00\xff"},    // odd bytes in names
+		{table: 4, column: 0, kind: 4},                      // no TARGET_INFO_GPU
+		{kind: 5, ival: 200000, sval: "garbage!"},           // a damaged page
+		{kind: 5, ival: 0, sval: "not sqlite"},              // a damaged header
+		{table: 0, column: 0, kind: 1, ival: math.MinInt64}, // kernel start -2^63, not NULL
 	} {
 		f.Add(m.table, m.column, m.mod, m.rest, m.kind, m.ival, m.sval)
 	}

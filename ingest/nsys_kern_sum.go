@@ -7,6 +7,7 @@ package ingest
 
 import (
 	"database/sql"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -143,6 +144,9 @@ func nsysStrings(db *sqliteDB, path string, groups [][3]int64) (map[int64]string
 			}
 		}
 	}
+	if err := checkStringIds(db, path); err != nil {
+		return nil, err
+	}
 	names := make(map[int64]string, len(want))
 	for len(want) > 0 {
 		n := min(len(want), 500)
@@ -152,11 +156,22 @@ func nsysStrings(db *sqliteDB, path string, groups [][3]int64) (map[int64]string
 			args[i] = id
 		}
 		want = want[n:]
-		if err := scanStrings(db, `SELECT id, value FROM StringIds WHERE id IN (`+ph+`)`, args, names); err != nil {
+		if err := scanStrings(db, `SELECT id, CASE WHEN octet_length(value) > `+strconv.Itoa(MaxFieldBytes)+` THEN NULL ELSE value END, COALESCE(octet_length(value), 0) FROM StringIds WHERE id IN (`+ph+`)`, args, names); err != nil {
+			var tl *tooLongString
+			if errors.As(err, &tl) {
+				return nil, badInput(path, 0, tabStrings, "id %d: the value holds %d bytes, longer than the limit of %s", tl.id, tl.n, sizeMiB(MaxFieldBytes))
+			}
 			return nil, err
 		}
 	}
 	return names, nil
+}
+
+// tooLongString is a StringIds value past MaxFieldBytes.
+type tooLongString struct{ id, n int64 }
+
+func (e *tooLongString) Error() string {
+	return fmt.Sprintf("StringIds id %d holds %d bytes", e.id, e.n)
 }
 
 func scanStrings(db *sqliteDB, q string, args []any, names map[int64]string) error {
@@ -166,10 +181,13 @@ func scanStrings(db *sqliteDB, q string, args []any, names map[int64]string) err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var id int64
+		var id, n int64
 		var v sql.NullString
-		if err := rows.Scan(&id, &v); err != nil {
+		if err := rows.Scan(&id, &v, &n); err != nil {
 			return db.wrap(tabStrings, err)
+		}
+		if n > MaxFieldBytes {
+			return &tooLongString{id, n}
 		}
 		names[id] = v.String
 	}

@@ -118,14 +118,20 @@ func (p *nsysParser) nvtxPrepare() (*nvtxPlan, error) {
 	if c["domainId"] && c["text"] {
 		domText = "CASE WHEN eventType = " + strconv.Itoa(nvtxDomainCreate) + " THEN text END"
 	}
-	q := `SELECT start, ` + colOr(c, "", "end", "NULL") + `, ` + colOr(c, "", "globalTid", "NULL") + `, rowid, eventType, ` + colOr(c, "", "domainId", "NULL") + `, ` + domText +
+	// The texts' lengths, read without reading the texts (octet_length),
+	// are checked here, before the sweep reads them.
+	textLen := "0"
+	if c["text"] {
+		textLen = "octet_length(text)"
+	}
+	q := `SELECT start, ` + colOr(c, "", "end", "NULL") + `, ` + colOr(c, "", "globalTid", "NULL") + `, rowid, eventType, ` + colOr(c, "", "domainId", "NULL") + `, ` + textLen + `, ` + domText +
 		` FROM NVTX_EVENTS WHERE eventType IN (` + strconv.Itoa(nvtxPushPopRange) + `,` + strconv.Itoa(nvtxStartEndRange) + `,` +
 		strconv.Itoa(nvtxDomainCreate) + `) ORDER BY rowid`
 	plan.sorted = true
 	var prev [3]int64 // start, end (sqlNull: open), thread
 	first := true
 	below, atEnd := int64(math.MinInt64), int64(math.MaxInt64)
-	rs := p.db.streamRows(tabNVTX, q, 6, sqlNull)
+	rs := p.db.streamRows(tabNVTX, q, 7, sqlNull)
 	defer rs.close()
 	for {
 		v, txt, _, ok, err := rs.next()
@@ -136,6 +142,9 @@ func (p *nsysParser) nvtxPrepare() (*nvtxPlan, error) {
 			break
 		}
 		start, e, g, rowid, et := v[0], v[1], v[2], v[3], v[4]
+		if v[6] > MaxFieldBytes {
+			return nil, badInput(p.in.Path, 0, tabNVTX, "row id %d: column \"text\" holds %d bytes, longer than the limit of %s", rowid, v[6], sizeMiB(MaxFieldBytes))
+		}
 		if g == sqlNull {
 			g = 0
 		}
@@ -363,6 +372,10 @@ func (s *rangeSweep) push(r *nvtxRow) error {
 				break
 			}
 			st = st[:len(st)-1]
+		}
+		if len(st) >= MaxNestDepth {
+			return badInput(p.in.Path, 0, tabNVTX, "range %q at start %d ns (thread %d) is nested %d deep, past the limit of %d levels: not a nesting rooftool reads",
+				text, r.start, gtidTID(r.gtid), len(st)+1, MaxNestDepth)
 		}
 		pn := int32(-1)
 		if len(st) > 0 {

@@ -16,6 +16,7 @@ import (
 	"net/url"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -289,7 +290,7 @@ func (s *sqliteDB) readInts(table, query string, ncol int, null int64, send func
 			for i, v := range dest {
 				x, ok := sqlInt(v, null)
 				if !ok {
-					return &InputError{File: s.path, Table: table, Err: fmt.Errorf("column %s holds %T %v, expected an integer", rows.Columns()[i], v, v)}
+					return &InputError{File: s.path, Table: table, Err: &errBadValue{col: rows.Columns()[i], value: badValueText(v)}}
 				}
 				buf = append(buf, x)
 			}
@@ -349,14 +350,51 @@ type errTextSize struct{ n int }
 
 func (e *errTextSize) Error() string { return fmt.Sprintf("a text of %d bytes", e.n) }
 
+// badIntText and badFloatText describe an integer column's value that is
+// refused: an integer equal to the value standing for NULL (math.MinInt64,
+// which no time or id of an export is), a float that is not an integer
+// int64 holds.
+func badIntText(v int64) string {
+	return fmt.Sprintf("the integer %d (-2^63, which no time or id of an export is)", v)
+}
+
+func badFloatText(f float64) string {
+	switch {
+	case math.IsNaN(f) || math.IsInf(f, 0) || f < -(1<<63) || f >= 1<<63:
+		return fmt.Sprintf("the REAL %g, out of the range of a 64-bit integer", f)
+	case f != math.Trunc(f):
+		return fmt.Sprintf("the REAL %s, not a whole number", strconv.FormatFloat(f, 'f', -1, 64))
+	}
+	return fmt.Sprintf("the REAL %g (-2^63, which no time or id of an export is)", f)
+}
+
+// badValueText describes a value sqlInt refuses.
+func badValueText(v any) string {
+	switch v := v.(type) {
+	case int64:
+		return badIntText(v)
+	case float64:
+		return badFloatText(v)
+	case string:
+		return strconv.Quote(v)
+	case []byte:
+		return "a blob"
+	}
+	return fmt.Sprintf("%T %v", v, v)
+}
+
 // sqlInt is an integer column's value as database/sql scanned it into an
-// any: int64, float64 (truncated), bool (0 or 1), NULL (null); false for any
-// other type.
+// any: int64, float64 that is an integer, bool (0 or 1), NULL (null); false
+// for any other type or value (a fraction; an integer equal to null where
+// null is sqlNull).
 func sqlInt(v any, null int64) (int64, bool) {
 	switch v := v.(type) {
 	case int64:
-		return v, true
+		return v, v != null || null != sqlNull
 	case float64:
+		if !(v >= -(1<<63) && v < 1<<63) || v != math.Trunc(v) || int64(v) == null && null == sqlNull {
+			return 0, false
+		}
 		return int64(v), true
 	case bool:
 		if v {

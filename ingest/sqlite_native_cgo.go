@@ -37,7 +37,8 @@ enum { rtRow = 100, rtDone = 101, rtInteger = 1, rtFloat = 2, rtText = 3, rtBlob
 
 // rt_fill steps stmt for up to max rows. Columns before textCol (all of
 // them when textCol < 0) are integers: a row's go to out, a NULL as null, a
-// float truncated. Column textCol, when there is one, is a text: its bytes
+// float that is an integer as that integer (any other float, or an integer
+// equal to null, stops the fill as a bad value). Column textCol, when there is one, is a text: its bytes
 // go to arena (cap bytes; a row that does not fit is left for the next
 // call), its end offset to ends (-1 less the offset for a NULL). It returns the rows filled;
 // *rc is the last step's result (rtRow: more rows may follow; rtDone: no
@@ -85,13 +86,29 @@ static int rt_fill(sqlite3_stmt *stmt, int ncol, int textCol, int64_t null, int6
 			switch (sqlite3_column_type(stmt, i)) {
 			case rtInteger:
 				row[i] = sqlite3_column_int64(stmt, i);
+				if (row[i] == null && null == INT64_MIN) { // the value that stands for NULL
+					*bad = i;
+					*pending = 1;
+					*used = off;
+					return n;
+				}
 				break;
 			case rtNull:
 				row[i] = null;
 				break;
-			case rtFloat:
-				row[i] = (int64_t)sqlite3_column_double(stmt, i);
+			case rtFloat: {
+				// A float is read only where it is an integer that int64
+				// holds (and not the value that stands for NULL).
+				double d = sqlite3_column_double(stmt, i);
+				if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0) || d != (double)(int64_t)d || ((int64_t)d == null && null == INT64_MIN)) {
+					*bad = i;
+					*pending = 1;
+					*used = off;
+					return n;
+				}
+				row[i] = (int64_t)d;
 				break;
+			}
 			default:
 				*bad = i;
 				*pending = 1;
@@ -225,8 +242,17 @@ func (r *nativeRows) fill(out []int64, null int64, arena []byte, ends []int64) (
 	case bad >= 0:
 		i := C.int(bad)
 		v := "a blob"
-		if C.sqlite3_column_type(r.stmt, i) == 3 {
-			v = strconv.Quote(C.GoStringN((*C.char)(unsafe.Pointer(C.sqlite3_column_text(r.stmt, i))), C.sqlite3_column_bytes(r.stmt, i)))
+		switch C.sqlite3_column_type(r.stmt, i) {
+		case 1:
+			v = badIntText(int64(C.sqlite3_column_int64(r.stmt, i)))
+		case 2:
+			v = badFloatText(float64(C.sqlite3_column_double(r.stmt, i)))
+		case 3:
+			n := C.sqlite3_column_bytes(r.stmt, i)
+			v = strconv.Quote(C.GoStringN((*C.char)(unsafe.Pointer(C.sqlite3_column_text(r.stmt, i))), min(n, 64)))
+			if n > 64 {
+				v += fmt.Sprintf(" (%d bytes)", n)
+			}
 		}
 		return n, int(used), &errBadValue{col: r.colName(int(bad)), value: v}
 	case bad < -1:

@@ -133,6 +133,9 @@ func (s *sqliteDB) readRows(table, query string, nint int, null int64, r *rowStr
 			n, used, err := nr.fill(c.ints[:scanChunk*nint], null, c.arena[:cap(c.arena)], c.ends[:scanChunk])
 			var big *errTextSize
 			if errors.As(err, &big) {
+				if big.n > MaxFieldBytes {
+					return &InputError{File: s.path, Table: table, Err: fmt.Errorf("a text of %d bytes, longer than the limit of %s", big.n, sizeMiB(MaxFieldBytes))}
+				}
 				c.arena = make([]byte, 0, big.n)
 				n, used, err = nr.fill(c.ints[:scanChunk*nint], null, c.arena[:cap(c.arena)], c.ends[:scanChunk])
 			}
@@ -186,7 +189,7 @@ func (s *sqliteDB) readRows(table, query string, nint int, null int64, r *rowStr
 			for i, v := range dest[:nint] {
 				x, ok := sqlInt(v, null)
 				if !ok {
-					return &InputError{File: s.path, Table: table, Err: fmt.Errorf("column %s holds %T %v, expected an integer", rows.Columns()[i], v, v)}
+					return &InputError{File: s.path, Table: table, Err: &errBadValue{col: rows.Columns()[i], value: badValueText(v)}}
 				}
 				c.ints = append(c.ints, x)
 			}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -41,7 +42,11 @@ meta and timings to DIR as Parquet (or Arrow IPC with --table-format arrow).
 Either every table is written or none is, and one unreadable file stops
 the ingest. Parquet rows are written as they are read, so memory stays
 bounded whatever the size of the exports (--table-format arrow and --keep-going
-build the tables in memory first); past about a million CUDA runtime
+build the tables in memory first; a Kineto trace is read three times,
+no kernel held); a string past 1 MiB, an ncu CSV line or a Kineto event
+past 64 MiB and ranges nested past 1000 levels are refused (exit 2), and
+past the memory limit (GOMEMLIMIT, else 3/4 of the machine's) ingest
+stops with exit 1; past about a million CUDA runtime
 calls, an nsys export's calls are indexed in a file in the temporary
 directory ($TMPDIR), 36 bytes a call, removed when the ingest ends. With --keep-going the readable files are ingested, each
 unreadable one is listed on stderr with the reason, and the exit status is
@@ -91,11 +96,18 @@ func runIngest(ctx context.Context, opts *IngestOptions) (err error) {
 	// overwriting this one's tables. A DIR made here only for the lock is
 	// removed again when nothing was written into it.
 	created := false
-	if _, serr := os.Stat(opts.OutDir); errors.Is(serr, fs.ErrNotExist) {
+	if st, serr := os.Stat(opts.OutDir); errors.Is(serr, fs.ErrNotExist) {
 		if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
+			if errors.Is(err, syscall.ENOTDIR) || errors.Is(err, fs.ErrExist) {
+				return usageErrorf("ingest: -o %s: a part of the path is a file, not a directory: give a directory to write the tables to", opts.OutDir)
+			}
 			return fmt.Errorf("ingest: %w", err)
 		}
 		created = true
+	} else if serr == nil && !st.IsDir() {
+		return usageErrorf("ingest: -o %s is a %s, not a directory: give a directory to write the tables to", opts.OutDir, fileKind(st.Mode()))
+	} else if errors.Is(serr, syscall.ENOTDIR) {
+		return usageErrorf("ingest: -o %s: a part of the path is a file, not a directory: give a directory to write the tables to", opts.OutDir)
 	}
 	unlock, err := ingest.LockDir(opts.OutDir)
 	if err != nil {
@@ -153,6 +165,23 @@ func runIngest(ctx context.Context, opts *IngestOptions) (err error) {
 		return fmt.Errorf("ingest: skipped %d of %d file(s)", len(skipped), len(inputs))
 	}
 	return nil
+}
+
+// fileKind names what a non-directory path is, in words.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "regular file"
+	case m&fs.ModeCharDevice != 0:
+		return "character device"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	}
+	return "file of mode " + m.String()
 }
 
 // enclosingRun returns the run directory dir is in or is: the nearest of

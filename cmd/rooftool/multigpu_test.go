@@ -20,6 +20,7 @@ const asMainEnv = "RT_TEST_AS_ROOFTOOL"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(asMainEnv) == "1" {
+		guardMemory(os.Stderr)
 		os.Exit(run(context.Background(), os.Args[1:], &IO{Out: os.Stdout, Err: os.Stderr}))
 	}
 	os.Exit(m.Run())

@@ -155,6 +155,7 @@ var commands = []func(*IO) *cobra.Command{
 
 // Main runs rooftool with os.Args and returns the exit code.
 func Main() int {
+	guardMemory(os.Stderr)
 	return run(context.Background(), os.Args[1:], stdIO())
 }
 

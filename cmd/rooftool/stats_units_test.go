@@ -101,7 +101,7 @@ func TestStatsNothingToSummarise(t *testing.T) {
 		want string
 	}{
 		{[]string{empty}, "no kernels: the inputs hold no kernel launches"},
-		{[]string{kineto}, "no kernels: the inputs hold no kernel launches"},
+		{[]string{kineto}, "nokernels.json: table traceEvents: holds no kernel events"},
 		{[]string{"--range", "nomatch", statsRealdata + "gpu4/report.sqlite"}, `no kernels with --range "nomatch"`},
 	} {
 		var o, e bytes.Buffer
