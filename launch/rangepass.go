@@ -21,12 +21,12 @@ import (
 // writes its own CSV (<shape>.range.csv, then <shape>.range.r2.csv, ...), so
 // that a cell's DRAM bytes come with their spread. With several cells in
 // one process, ncu 2025.3.1 range replay returned a later cell's range
-// partial without an error (DEVICE.md), so rooftool's own experiments get
-// one ncu process per cell and replay by default (RangeProcessPerCell);
-// with RangeProcessPerExperiment, the default of a --cmd program (whose
-// every process is a whole run of it), a round's cells of one replay
-// method share one process (rangeBatches, attemptShared), and a cell that
-// comes back partial or failed from it is replayed alone. Each cell's
+// partial without an error, and could drop a later range's memory copies
+// (METHOD.md); with RangeProcessPerExperiment, the default, a round's cells
+// of one replay method share one process (rangeBatches, attemptShared), and
+// a cell that comes back partial or failed from it, or below its DRAM floor,
+// is replayed alone; RangeProcessPerCell gives every cell and replay a
+// process of its own. Each cell's
 // status says which process measured it (rundir.PassStatus.Process).
 // Each replay is checked against the same cell's kernel pass
 // (Coverage): a replay that fails or covers less than
@@ -74,17 +74,16 @@ var rangeProcessWords = map[string]string{
 	RangeProcessPerExperiment: "per-experiment: one ncu process per experiment, replay round and replay method over the cells the round needs; a partial or failed cell replayed alone",
 }
 
-// rangeProcess is Config.RangeProcess; "" is per-experiment for a --cmd
-// program (each of its processes is a whole run of it) and per-cell for
-// rooftool's experiments.
+// rangeProcess is Config.RangeProcess; "" is per-experiment, for a --cmd
+// program (each of its processes is a whole run of it) and rooftool's
+// experiments alike: every range is checked against its kernel pass
+// (coverage) and, once the nsys pass ran, against its DRAM floor, and one
+// that falls short in a shared process is replayed alone.
 func (r *Runner) rangeProcess() string {
-	switch {
-	case r.cfg.RangeProcess != "":
+	if r.cfg.RangeProcess != "" {
 		return r.cfg.RangeProcess
-	case r.cfg.Cmd != nil:
-		return RangeProcessPerExperiment
 	}
-	return RangeProcessPerCell
+	return RangeProcessPerExperiment
 }
 
 // Metrics the coverage compares, and the DRAM bytes the replay rule reads.

@@ -50,7 +50,7 @@ func TestRangeProcess(t *testing.T) {
 		warn     string // a warning that must be there ("": no range-partial warning)
 	}{
 		{
-			name: "per-cell (the default): one process per cell", process: "",
+			name: "per-cell: one process per cell", process: RangeProcessPerCell,
 			modes:    []string{"", "range", "range", "app-range", "range", "range", "app-range"},
 			includes: [][]string{{g1 + "/"}, {a1 + "/"}, {y1 + "/"}, {g2 + "/"}, {a2 + "/"}, {y2 + "/"}},
 			option:   "per-cell",

@@ -38,7 +38,7 @@ type Config struct {
 	Reps            int           // timing repetitions; 0 : the runner's default
 	RangeReplays    int           // the most range-pass replays of a cell; 0 : DefaultRangeReplays
 	RangeReplaysFor string        // ReplaysForDecisions ("" too: replayed again while a claim is near its threshold) or ReplaysForAll (every cell RangeReplays times)
-	RangeProcess    string        // RangeProcessPerCell or RangeProcessPerExperiment; "" : per-cell for rooftool's experiments, per-experiment for a --cmd program
+	RangeProcess    string        // RangeProcessPerCell or RangeProcessPerExperiment; "": per-experiment
 	NCU, Nsys       string        // overrides
 	NsysLibs        string        // folder prepended to LD_LIBRARY_PATH for nsys ("" : $ROOFTOOL_NSYS_LIBS or ./.nsysdeps)
 	SMI             string        // nvidia-smi override (tests)

@@ -71,8 +71,9 @@ func newProfileCmd(io *IO) *cobra.Command {
 kernels/run.py: a correctness check, a timing pass (CUDA events, no profiler),
 an ncu kernel pass (per-kernel counters), an ncu range pass (DRAM bytes of the
 whole NVTX range of a cell, L2 reuse included) and an nsys pass (timeline).
-The range pass runs one ncu process per cell (--range-process per-experiment:
-one per experiment and replay round), replays CUDA-graph variants with
+The range pass runs one ncu process per experiment and replay round
+(--range-process per-cell: one per cell), replays a range alone where the
+shared process gave it partial or below its DRAM floor, replays CUDA-graph variants with
 app-range, and checks each range against the cell's kernel pass (L2 bytes and
 time): a range replay that fails or covers less than 0.9 of it is replayed
 once more with app-range; a cell no method covers is warned about.
@@ -174,7 +175,7 @@ of your own").`,
 	f.IntVar(&opts.Reps, "reps", 0, "timed repetitions per cell (default: the runner's, >= 30)")
 	f.IntVar(&opts.RangeReplays, "range-replays", launch.DefaultRangeReplays, "the most ncu range-pass replays of a cell: the DRAM bytes' spread")
 	f.StringVar(&opts.ReplaysFor, "range-replays-for", launch.ReplaysForDecisions, "which cells get more than one range replay: decisions (a DRAM claim's cells while its value lies within max(5%, 3 x spread) of its threshold, up to --range-replays; METHOD.md) or all (every cell --range-replays times)")
-	f.StringVar(&opts.RangeProcess, "range-process", "", "how the range pass groups cells into ncu processes: per-cell (the default for the experiments: one process per cell and replay) or per-experiment (one process per experiment, replay round and replay method; a partial or failed cell replayed alone; the default for --cmd); every range is checked against its kernel pass either way")
+	f.StringVar(&opts.RangeProcess, "range-process", "", "how the range pass groups cells into ncu processes: per-experiment (the default: one process per experiment, replay round and replay method; a cell partial, failed or below its DRAM floor there is replayed alone) or per-cell (one process per cell and replay); every range is checked against its kernel pass either way")
 	f.BoolVar(&opts.DefaultOnly, "default-only", false, "run the default grid only, no sweep shapes")
 	f.BoolVar(&opts.Sweeps, "sweeps", false, "profile sweep shapes under every pass, not only check and timing")
 	f.BoolVar(&opts.NoIngest, "no-ingest", false, "leave RUNDIR/tables unwritten")

@@ -36,9 +36,17 @@ for spec in "gssm-in-d2048 gssm-in 32768 6400 2048" "gssm-gate-d2048 gssm-gate 3
     echo "$p --budget $B --configs $cfg $lv" >> $jobs_file
   done
 done
+# With a second GPU the paired demo runs there beside the sweep (which keeps to the first).
+NG=$(nvidia-smi -L | wc -l)
+DEMO=""
+if [ "$NG" -gt 1 ]; then
+  echo "== paired demo on GPU 1, beside the sweep"
+  (CUDA_VISIBLE_DEVICES=1 timeout -k 5 240 python3 kernels/sweeps/paired_demo.py --out "$OUT" > $R/paired_demo.log 2>&1 || echo "paired demo: exit $?") &
+  DEMO=$!
+fi
 echo "== sweep ($(wc -l < $jobs_file) processes, hard timeout ${SB}s)"
 # One process per line, 8 at a time; timing under one lock so no two time at once.
-timeout -k 5 "$SB" bash -c "cat $jobs_file | xargs -P 8 -L 1 bash -c 'n=\$(echo \"\$*\" | tr \" /\" \"__\"); python3 kernels/sweeps/quack_sweep.py \"\$@\" --out $R/sweep --lock /tmp/levers-lock > $R/\$n.log 2>&1' _"
+CUDA_VISIBLE_DEVICES=0 timeout -k 5 "$SB" bash -c "cat $jobs_file | xargs -P 8 -L 1 bash -c 'n=\$(echo \"\$*\" | tr \" /\" \"__\"); python3 kernels/sweeps/quack_sweep.py \"\$@\" --out $R/sweep --lock /tmp/levers-lock > $R/\$n.log 2>&1' _"
 rc=$?
 echo "== sweep ended $(($(date +%s) - t0))s (rc $rc; 124: the hard timeout stopped it)"
 python3 - "$R/sweep" > "$OUT/levers.md" <<'PY'
@@ -58,7 +66,12 @@ for r in rows:
         print(f"| {r['product']} | {r['config']} | {r.get('raster')} | {r.get('epi_tile')} | | | | | skipped: {r.get('reason')} |")
 PY
 cat "$OUT/levers.md"
-echo "== paired demo $(($(date +%s) - t0))s"
-timeout -k 5 240 python3 kernels/sweeps/paired_demo.py --out "$OUT" || echo "paired demo: exit $?"
+if [ -n "$DEMO" ]; then
+  wait $DEMO; cat $R/paired_demo.log
+else
+  echo "== paired demo $(($(date +%s) - t0))s"
+  timeout -k 5 240 python3 kernels/sweeps/paired_demo.py --out "$OUT" || echo "paired demo: exit $?"
+fi
+echo "== paired demo done $(($(date +%s) - t0))s"
 tar czf "$OUT/levers.tgz" -C $R . 2>/dev/null
 ls -la "$OUT"
