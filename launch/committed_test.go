@@ -54,8 +54,13 @@ func reingestCommitted(t *testing.T, src string) {
 	}
 	want := maps.Clone(m.TableDigests)
 	missing := 0
+	lost := lostExports[filepath.Base(src)]
 	for _, in := range Inputs(src, m) {
 		if _, err := os.Stat(in.Path); err != nil {
+			rel, _ := filepath.Rel(src, in.Path)
+			if _, ok := lost[filepath.ToSlash(rel)]; ok {
+				continue
+			}
 			missing++
 			t.Errorf("%s: the manifest lists it for ingest (%s/%s/%s), neither it nor %s.gz is here",
 				in.Path, in.Experiment, in.Variant, in.Shape, filepath.Base(in.Path))
@@ -74,7 +79,9 @@ func reingestCommitted(t *testing.T, src string) {
 	}
 	warns, err := Ingest(dir, m)
 	for _, w := range warns {
-		t.Errorf("ingest: %s", w)
+		if !namesLost(w, lost) {
+			t.Errorf("ingest: %s", w)
+		}
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -95,6 +102,43 @@ func reingestCommitted(t *testing.T, src string) {
 			t.Error(err)
 		}
 	})
+}
+
+// lostExports are raw files a committed run's manifest names that the run
+// never wrote, each with why; the test holds them to being absent too, so
+// the list cannot hide a file that is there. The run's report warns about
+// each ("ingest left out ...") and its range DRAM is not measured.
+var lostExports = map[string]map[string]string{
+	"2026-11-28-h200x4-084633": {
+		"raw/ncu-range/gla_proj/unfused-fwdbwd/B=8,T=4096,d=2048,dk=128,dv=128,H=16,n=16.range.csv": "the first invocation " +
+			"was interrupted while the cell's range, partial in the shared process (coverage: time 0.81, L2 bytes 0.59), " +
+			"was being replayed alone; its status had been recorded ok with this file, which was never split out of " +
+			"part-1.csv, and --resume kept that status",
+	},
+}
+
+// namesLost reports whether the ingest warning w is about one of lost.
+func namesLost(w string, lost map[string]string) bool {
+	for f := range lost {
+		if strings.Contains(w, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestLostExportsAbsent: every file lostExports names is absent from its run.
+func TestLostExportsAbsent(t *testing.T) {
+	for run, files := range lostExports {
+		for f := range files {
+			p := filepath.Join(committedRuns, run, filepath.FromSlash(f))
+			for _, q := range []string{p, p + ".gz"} {
+				if _, err := os.Stat(q); err == nil {
+					t.Errorf("%s is listed as lost but is there: remove it from lostExports", q)
+				}
+			}
+		}
+	}
 }
 
 // uncheckedMerges are the committed merged runs made before merges

@@ -82,12 +82,22 @@ func contentHash(p string) (string, error) {
 // shards nothing can check it.
 var ErrMergeUnrecorded = errors.New("the merge recorded none of its parts' files (merged_from[].files): without the shards it cannot be checked")
 
+// profilerReport reports whether f is a profiler's own report (.ncu-rep,
+// .nsys-rep): ingest never reads one (it reads the CSV or SQLite export
+// made from it), and committed runs and the device calls' tarballs leave
+// them out, so a merge check lets one be absent (one that is there must
+// still hold what its part gave).
+func profilerReport(f string) bool {
+	return strings.HasSuffix(f, ".ncu-rep") || strings.HasSuffix(f, ".nsys-rep")
+}
+
 // CheckMerged checks the merged run in dir against what its merge
 // recorded of each part (MergedPart.Files), so that the shards can go once
 // it passes: every file a part gave the merge is in the run with the same
 // content (plain or gzipped), no path was given by two parts, no cell names
 // a file no part gave, and each cell names files of one part only (the
-// shard that measured it). A run that is no merge passes. The error lists
+// shard that measured it). A run that is no merge passes. A profiler's own
+// report may be absent (profilerReport). The error lists
 // every fault, the file and the part named.
 func CheckMerged(dir string) error {
 	m, err := rundir.ReadManifest(dir)
@@ -110,6 +120,9 @@ func CheckMerged(dir string) error {
 			}
 			owner[f] = i
 			q, ok := existing(dir, f)
+			if !ok && profilerReport(f) {
+				continue // ingest reads the CSV or SQLite export beside it
+			}
 			if !ok {
 				errs = append(errs, fmt.Errorf("%s (part %s): not in the run", f, p.Run))
 				continue
