@@ -2,7 +2,7 @@ package ingest
 
 // The spans of a Kineto trace: an event's time fields as exact nanoseconds
 // (kinetoSpan, usToNs), pid/tid keys, and the nesting of annotation spans
-// per thread that attribution walks (nestSpans, innermostSpans). kineto.go
+// per thread that attribution walks (nestSpans, spanIndex.query). kineto.go
 // reads the events and calls these.
 
 import (
@@ -186,12 +186,9 @@ func newSpanIndex(spans []kSpan) *spanIndex {
 	return x
 }
 
-// innermostSpans returns, for each query, the index in spans of the
+// query returns, for each of qs, the index in the indexed spans of the
 // innermost span on the same (pid, tid) that contains the query's whole
-// interval, or -1. spans must be nested (nestSpans).
-func innermostSpans(spans []kSpan, qs []kSpan) []int { return newSpanIndex(spans).query(qs) }
-
-// query answers innermostSpans for qs. One sweep per thread:
+// interval, or -1; the spans must be nested (nestSpans). One sweep per thread:
 // O(S + Q log Q) for S spans and Q queries.
 func (x *spanIndex) query(qs []kSpan) []int {
 	spans := x.spans

@@ -136,6 +136,7 @@ func TestRunAllPasses(t *testing.T) {
 	cfg, logf := fakeEnv(t)
 	t.Setenv("ROOFTOOL_MM_IMPL", "tma")
 	cfg.Variants = []string{"good", "wrong", "needs"}
+	cfg.RangeProcess = RangeProcessPerCell // the files and launches below are those of one process per range
 	var lines strings.Builder
 	cfg.Progress = NewProgress(&lines, false)
 	m, err := Run(context.Background(), cfg)

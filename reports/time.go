@@ -264,7 +264,8 @@ func timeNotes(t *TimeReport) []string {
 		n = append(n, "Compiles during the passes: the entries each pass's launches added to the run's compile caches (none: every kernel the pass ran was found in the cache).")
 	}
 	n = append(n, "A cell's seconds: its share of the launch that ran it, that launch's wall time divided evenly over its cells "+
-		"(check, timing, ncu and nsys launch one process per experiment; range one per cell, its replays in turn). "+
+		"(check, timing, ncu and nsys launch one process per experiment; range as the run's ncu.range_process option says, "+
+		"one process per experiment and replay round or one per cell and replay, and a range replayed alone a process of its own). "+
 		"Where the runner clocked the cell inside the shared process, that figure follows in parentheses; "+
 		"the rest of the process (start, imports, a profiler's export) is in the shares only.")
 	return n

@@ -81,8 +81,13 @@ func mustRun(t *testing.T, want int, args ...string) (string, string) {
 	return o.String(), e.String()
 }
 
+// profileArgs runs the fake sweep with one range process per cell: the fake
+// ncu gives a shared process's later ranges partial, as the real one can, so
+// with per-experiment processes a cell's range_process (shared, or retried
+// alone) depends on which cells shared its process, which differs between a
+// whole run and its shards; per-cell keeps the runs comparable line by line.
 func profileArgs(sel []string, out string, extra ...string) []string {
-	args := append([]string{"profile", "--gpu", "h100", "--ncu", "../../launch/testdata/bin/ncu", "--nsys", "../../launch/testdata/bin/nsys", "-o", out}, sel...)
+	args := append([]string{"profile", "--gpu", "h100", "--ncu", "../../launch/testdata/bin/ncu", "--nsys", "../../launch/testdata/bin/nsys", "--range-process", "per-cell", "-o", out}, sel...)
 	return append(args, extra...)
 }
 

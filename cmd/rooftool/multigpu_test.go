@@ -45,7 +45,9 @@ func TestProfileGPUs(t *testing.T) {
 	args := func(out string, extra ...string) []string {
 		// --range-replays-for all: the claim's two cells may then run on
 		// different GPUs, whose clocks the report must name.
-		a := append([]string{"profile", "--gpu", "h100", "--ncu", ncu, "--nsys", nsys, "--range-replays-for", "all", "-o", out}, sel...)
+		// --range-process per-cell: the same process per range in both runs
+		// (profileArgs says why).
+		a := append([]string{"profile", "--gpu", "h100", "--ncu", ncu, "--nsys", nsys, "--range-replays-for", "all", "--range-process", "per-cell", "-o", out}, sel...)
 		return append(a, extra...)
 	}
 	tmp := t.TempDir()
