@@ -113,7 +113,7 @@ var lostExports = map[string]map[string]string{
 		"raw/ncu-range/gla_proj/unfused-fwdbwd/B=8,T=4096,d=2048,dk=128,dv=128,H=16,n=16.range.csv": "the first invocation " +
 			"was interrupted while the cell's range, partial in the shared process (coverage: time 0.81, L2 bytes 0.59), " +
 			"was being replayed alone; its status had been recorded ok with this file, which was never split out of " +
-			"part-1.csv, and --resume kept that status",
+			"part-1.csv, and --resume kept that status (fixed since: TestRangeInterruptedAlone)",
 	},
 }
 

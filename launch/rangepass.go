@@ -365,7 +365,7 @@ func (r *Runner) attemptShared(ctx context.Context, exp *spec.Experiment, cells 
 	if a.res.Canceled {
 		return a
 	}
-	for _, c := range cells {
+	for i, c := range cells {
 		st, got := a.got[c]
 		if !a.ran[c] || (got && st.Status != rundir.StatusOK && st.Method == "") {
 			continue // the program did not reach the cell, or failed it: runPass says why
@@ -390,6 +390,13 @@ func (r *Runner) attemptShared(ctx context.Context, exp *spec.Experiment, cells 
 		a.warn = append(a.warn, b.warn...)
 		a.cellRetries[c] = 1 + b.retries
 		if b.res.Canceled {
+			// Interrupted while this cell was replayed alone: neither it (its
+			// CSV of this replay already removed) nor the cells after it
+			// (not yet checked against their kernel pass) has a result to
+			// record, so a --resume measures them again.
+			for _, rest := range cells[i:] {
+				delete(a.got, rest)
+			}
 			a.res = b.res
 			return a
 		}

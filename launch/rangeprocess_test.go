@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
 )
@@ -223,5 +224,66 @@ func TestCmdRangePerCell(t *testing.T) {
 	}
 	if opt := m.Options[rundir.OptionRangeProcess]; !strings.HasPrefix(opt, "per-cell:") {
 		t.Errorf("manifest option %s = %q", rundir.OptionRangeProcess, opt)
+	}
+}
+
+// TestRangeInterruptedAlone: a run interrupted while a cell that came back
+// partial from the shared range process is replayed alone records neither
+// that cell nor the batch's cells not yet checked as measured, so that
+// --resume measures them again. Before, the cell kept the shared process's
+// ok status naming its range CSV, which the replay alone had removed and
+// never wrote: a resumed run ingested without it.
+func TestRangeInterruptedAlone(t *testing.T) {
+	cfg, _ := fakeEnv(t)
+	mark := filepath.Join(t.TempDir(), "hang")
+	for k, v := range map[string]string{"FAKE_RANGE_SHARED_OK": "1", "FAKE_RANGE_NVTX": "1",
+		"FAKE_RANGE_PARTIAL": "after/n=1", "FAKE_RANGE_ALONE_HANG": "after/n=1", "FAKE_HANG_MARK": mark} {
+		t.Setenv(k, v)
+	}
+	cfg.Variants, cfg.Shapes = []string{"good", "after"}, []string{"n=1", "n=2"}
+	cfg.Passes = []string{rundir.PassNCU, rundir.PassRange}
+	cfg.RangeProcess = RangeProcessPerExperiment
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			if _, err := os.Stat(mark); err == nil {
+				cancel()
+				return
+			}
+		}
+	}()
+	if _, err := Run(ctx, cfg); err == nil {
+		t.Fatal("the run was not interrupted (the fake ncu never hung)")
+	}
+	m, err := rundir.ReadManifest(cfg.RunDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range cfg.Variants {
+		for _, s := range cfg.Shapes {
+			st, ok := m.Pass("fake", v, s, rundir.PassRange)
+			if !ok || st.Status != rundir.StatusOK {
+				continue
+			}
+			if v+"/"+s == "after/n=1" {
+				t.Errorf("after/n=1: range recorded ok (%+v) though its replay alone was interrupted", st)
+			}
+			for _, f := range st.Files {
+				if strings.HasSuffix(f, ".ncu-rep") {
+					continue
+				}
+				if _, err := os.Stat(filepath.Join(cfg.RunDir, filepath.FromSlash(f))); err != nil {
+					t.Errorf("%s/%s: range ok names %s: %v", v, s, f, err)
+				}
+			}
+		}
 	}
 }
