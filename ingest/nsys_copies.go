@@ -87,27 +87,8 @@ func (p *nsysParser) copies() error {
 				r.Kind, r.Text = RangeMemcpy, fmt.Sprintf("memcpy %s %d B", name, v[4])
 			}
 			r.Path = r.Text
-			if v[3] == 0 {
-				r.Null |= NullPID
-			}
-			pid := int64(0)
-			if p.byPID {
-				pid = gtidPID(v[3])
-			}
-			call, ok, err := p.findCall(pid, v[2])
-			if err != nil {
+			if err := p.underCall(&r, v[3], v[2]); err != nil {
 				return err
-			}
-			if ok && v[2] >= 0 {
-				r.PID, r.TID = gtidPID(call.gtid), gtidTID(call.gtid)
-				r.Null = 0
-				if call.rng >= 0 {
-					par := &p.nodes[call.node]
-					id := p.rangeBase + int64(call.rng)
-					r.ParentID = &id
-					r.Depth = par.depth + 1
-					r.Path = par.path + "/" + r.Text
-				}
 			}
 			p.b.AddRange(r)
 			return nil

@@ -560,29 +560,41 @@ func (p *nsysParser) graphs() error {
 		text := "CUDA graph " + strconv.FormatInt(v[4], 10)
 		r := Range{Source: SourceNsys, File: p.file, Kind: RangeCUDAGraph, Text: text, Path: text,
 			PID: gtidPID(v[3]), StartNs: v[0], EndNs: v[1], Null: NullTID}
-		if v[3] == 0 {
-			r.Null |= NullPID
-		}
-		pid := int64(0)
-		if p.byPID {
-			pid = gtidPID(v[3])
-		}
-		call, ok, err := p.findCall(pid, v[2])
-		if err != nil {
+		if err := p.underCall(&r, v[3], v[2]); err != nil {
 			return err
-		}
-		if ok && v[2] >= 0 {
-			r.PID, r.TID = gtidPID(call.gtid), gtidTID(call.gtid)
-			r.Null = 0
-			if call.rng >= 0 {
-				par := &p.nodes[call.node]
-				id := p.rangeBase + int64(call.rng)
-				r.ParentID = &id
-				r.Depth = par.depth + 1
-				r.Path = par.path + "/" + text
-			}
 		}
 		p.b.AddRange(r)
 		return nil
 	})
+}
+
+// underCall places r, a row an nsys activity table gives with its
+// process (gtid, a globalPid) and the correlation id of the CUDA call that
+// launched it (corr; -1 when the table has none), as kernels are placed:
+// on the launching call's thread and, where that call ran inside an NVTX
+// range, under that range (parent, depth and path below it). r.Text and
+// r.Path must be set; a row with no process is marked NullPID, one whose
+// call is not found keeps NullTID.
+func (p *nsysParser) underCall(r *Range, gtid, corr int64) error {
+	if gtid == 0 {
+		r.Null |= NullPID
+	}
+	pid := int64(0)
+	if p.byPID {
+		pid = gtidPID(gtid)
+	}
+	call, ok, err := p.findCall(pid, corr)
+	if err != nil || !ok || corr < 0 {
+		return err
+	}
+	r.PID, r.TID = gtidPID(call.gtid), gtidTID(call.gtid)
+	r.Null = 0
+	if call.rng >= 0 {
+		par := &p.nodes[call.node]
+		id := p.rangeBase + int64(call.rng)
+		r.ParentID = &id
+		r.Depth = par.depth + 1
+		r.Path = par.path + "/" + r.Text
+	}
+	return nil
 }
