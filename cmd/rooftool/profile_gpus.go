@@ -1,0 +1,276 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch"
+)
+
+// profile --gpus: one shard per GPU of the host, after one warm compile stage
+// and with one shared compile cache, merged into one run (profile.go runs one).
+
+// profileExe is the rooftool binary that --gpus runs once per GPU.
+var profileExe = os.Executable
+
+// multiGPUOnly are the flags of profile that a --gpus shard does not get:
+// the parent's own and those it sets per shard.
+var multiGPUOnly = map[string]bool{"gpus": true, "serial-timing": true, "remove-shards": true, "output": true, "shard": true,
+	"costs-from": true, "compile-cache": true, "compile-cache-dir": true, "no-warm": true}
+
+// shardFlags lists the flags given on the command line, as each --gpus
+// shard gets them.
+func shardFlags(c *cobra.Command) []string {
+	var out []string
+	c.Flags().Visit(func(f *pflag.Flag) {
+		if multiGPUOnly[f.Name] {
+			return
+		}
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			for _, v := range sv.GetSlice() {
+				out = append(out, "--"+f.Name+"="+v)
+			}
+			return
+		}
+		out = append(out, "--"+f.Name+"="+f.Value.String())
+	})
+	return out
+}
+
+// runProfileGPUs is rooftool profile --gpus: one shard per GPU at once,
+// then merged into -o with the report.
+func runProfileGPUs(ctx context.Context, opts *ProfileOptions) error {
+	switch {
+	case opts.OutDir == "":
+		return usageErrorf("profile: --gpus needs -o RUNDIR (the shards run into RUNDIR.gpu-<id>)")
+	case opts.Shard != "":
+		return usageErrorf("profile: --gpus and --shard exclude each other")
+	case opts.IngestOnly:
+		return usageErrorf("profile: --gpus and --ingest-only exclude each other")
+	case len(opts.GPUs) < 2:
+		return usageErrorf("profile: --gpus %s: name at least two GPUs (for one, set CUDA_VISIBLE_DEVICES)", opts.GPUs[0])
+	}
+	if opts.Reps != 0 && opts.Reps < 30 {
+		return usageErrorf("profile: --reps %d: want at least 30", opts.Reps)
+	}
+	if opts.RangeReplays < 1 {
+		return usageErrorf("profile: --range-replays %d: want at least 1", opts.RangeReplays)
+	}
+	out := opts.OutDir
+	if m, err := rundir.ReadManifest(out); err == nil {
+		if !opts.Resume || len(m.MergedFrom) == 0 {
+			return usageErrorf("profile: -o %s: the directory holds a run already: pass --resume to continue its shards, or another -o", out)
+		}
+	}
+	exe, err := profileExe()
+	if err != nil {
+		return fmt.Errorf("profile --gpus: %w", err)
+	}
+	start := time.Now()
+	args, pred, warm, err := prepareShards(ctx, opts)
+	if err != nil {
+		return err
+	}
+	shards, err := launch.RunMultiGPU(ctx, launch.MultiGPUConfig{
+		Exe:          exe,
+		GPUs:         opts.GPUs,
+		Out:          out,
+		Args:         args,
+		SerialTiming: opts.SerialTime,
+		Log:          opts.IO.Err,
+	})
+	var ce *launch.ConfigError
+	if errors.As(err, &ce) {
+		return usageErrorf("profile: %v", ce.Err)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("profile: interrupted; the shards' finished cells are kept: rerun with --resume to continue")
+		}
+		return fmt.Errorf("profile: %w (the shards are kept: rerun with --resume to continue)", err)
+	}
+	dirs := make([]string, len(shards))
+	for i, s := range shards {
+		dirs[i] = s.Dir
+	}
+	if opts.Resume {
+		// A resumed --gpus run merges its shards again.
+		if m, err := rundir.ReadManifest(out); err == nil && len(m.MergedFrom) > 0 {
+			if err := os.RemoveAll(out); err != nil {
+				return fmt.Errorf("profile: %w", err)
+			}
+		}
+	}
+	m, warns, err := launch.Merge(out, dirs, launch.MergeOptions{Command: opts.Args, Version: version})
+	for _, w := range warns {
+		fmt.Fprintln(opts.IO.Err, "warning:", w)
+	}
+	if err != nil {
+		return fmt.Errorf("profile: merge of %v: %w (the shards are kept)", dirs, err)
+	}
+	if err := recordHostRun(out, m, shards, start, pred, warm); err != nil {
+		return fmt.Errorf("profile: %w", err)
+	}
+	writeProfileSummary(opts, m)
+	if err := nothingMeasured(m); err != nil {
+		return fmt.Errorf("profile: %w (the shards are kept)", err)
+	}
+	// The shards go (--remove-shards) only once the merged run holds what
+	// each gave it, each cell naming its own shard's exports.
+	if err := launch.CheckMerged(out); err != nil {
+		return fmt.Errorf("profile: %w (the shards are kept)", err)
+	}
+	if !opts.NoIngest && !opts.NoReport {
+		if err := writeProfileReport(ctx, opts, out); err != nil {
+			return err
+		}
+	}
+	if opts.RemoveParts {
+		for _, s := range shards {
+			if err := errors.Join(os.RemoveAll(s.Dir), os.Remove(s.Log)); err != nil {
+				fmt.Fprintf(opts.IO.Err, "warning: %v\n", err)
+			}
+		}
+	} else {
+		fmt.Fprintf(opts.IO.Out, "shards: %s.gpu-{%s}\n", filepath.Clean(out), strings.Join(opts.GPUs, ","))
+	}
+	return nil
+}
+
+// SharedCacheSuffix names the compile-cache folder of a --gpus run beside
+// its run directory (RUNDIR.cache): every shard's runner processes use it.
+const SharedCacheSuffix = ".cache"
+
+// prepareShards readies a --gpus run before its shards start: it resolves
+// --costs-from (the shards get it explicitly, so all plan alike), predicts
+// each shard's seconds, makes the shared compile-cache folder RUNDIR.cache
+// (seeded from --compile-cache) and runs the warm stage once for the host
+// into it. It returns the shards' flags, the predicted seconds per shard
+// and the warm stage's record (nil where none ran).
+func prepareShards(ctx context.Context, opts *ProfileOptions) ([]string, []float64, *rundir.Warm, error) {
+	n := len(opts.GPUs)
+	costs, note := costsFrom(opts.CostsFrom, opts.costsGiven, opts.GPU)
+	args := append([]string{}, opts.shardFlags...)
+	if len(costs) == 0 {
+		args = append(args, "--costs-from="+costsNone)
+	}
+	for _, d := range costs {
+		args = append(args, "--costs-from="+d)
+	}
+	fmt.Fprintf(opts.IO.Err, "shard costs: %s (%s)\n", strings.Join(costs, ", "), note)
+	cfg := launch.Config{KernelsDir: opts.Kernels, Experiments: opts.Experiments, ExperimentDirs: opts.ExpDirs,
+		Variants: opts.Variants, Shapes: opts.Shapes, Passes: opts.Passes, Sweeps: sweepsMode(opts.DefaultOnly, opts.Sweeps),
+		CostsFrom: costs, Shard: launch.Shard{Index: 1, Count: n}, RangeReplaysFor: opts.ReplaysFor}
+	pred := make([]float64, n)
+	var cells []launch.PlannedCell
+	if opts.Cmd == "" {
+		var parts []int
+		var err error
+		cells, parts, _, _, err = launch.PlanFor(cfg)
+		var ce *launch.ConfigError
+		if errors.As(err, &ce) {
+			return nil, nil, nil, usageErrorf("profile: %v", ce.Err)
+		}
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("profile: %w", err)
+		}
+		prior, err := launch.PriorCosts(costs)
+		if err != nil {
+			return nil, nil, nil, usageErrorf("profile: %v", err)
+		}
+		for i, ps := range launch.PredictSeconds(cells, prior) {
+			for _, p := range cells[i].Passes {
+				pred[parts[i]-1] += ps[p].Seconds
+			}
+		}
+		for i := range pred {
+			pred[i] = round2(pred[i])
+		}
+	}
+	if opts.NoCache {
+		return args, pred, nil, nil
+	}
+	root, err := filepath.Abs(strings.TrimRight(opts.OutDir, string(filepath.Separator)) + SharedCacheSuffix)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := launch.SetupSharedCache(root, opts.CompileCache, "compiled_cache.db"); err != nil {
+		var ce *launch.ConfigError
+		if errors.As(err, &ce) {
+			return nil, nil, nil, usageErrorf("profile: %v", ce.Err)
+		}
+		return nil, nil, nil, fmt.Errorf("profile: %w", err)
+	}
+	args = append(args, "--compile-cache-dir="+root, "--no-warm")
+	if opts.NoWarm || len(launch.WarmShapes(cells)) == 0 {
+		return args, pred, nil, nil
+	}
+	py := opts.Python
+	if py == "" {
+		py = launch.DefaultPython()
+	}
+	fmt.Fprintf(opts.IO.Err, "warm: compiling for %d shapes into %s\n", len(launch.WarmShapes(cells)), root)
+	w := launch.RunWarm(ctx, launch.WarmConfig{Python: py, KernelsDir: opts.Kernels, CacheRoot: root, Shapes: launch.WarmShapes(cells),
+		Log: strings.TrimRight(opts.OutDir, string(filepath.Separator)) + ".warm.log", Timeout: opts.Timeout})
+	fmt.Fprintf(opts.IO.Err, "warm: %s\n", warmLine(w))
+	return args, pred, w, nil
+}
+
+// warmLine is one line on a warm stage's outcome.
+func warmLine(w *rundir.Warm) string {
+	switch {
+	case w == nil:
+		return "nothing to compile"
+	case w.Skipped != "":
+		return fmt.Sprintf("nothing compiled ahead (%s), %.1f s", w.Skipped, w.Seconds)
+	}
+	s := fmt.Sprintf("%d kernels (%d new) in %d processes, %.1f s", w.Kernels, w.Compiled, w.Processes, w.Seconds)
+	if len(w.Failed) > 0 {
+		s += "; failed: " + strings.Join(w.Failed, "; ")
+	}
+	return s
+}
+
+// recordHostRun completes a --gpus run's merged manifest in out: created
+// when the parent began (so created to finished spans the warm stage, the
+// shards and the merge; a resumed run's from its first invocation), the
+// warm stage, and per shard the seconds the plan
+// predicted beside its launches' measured seconds.
+func recordHostRun(out string, m *rundir.Manifest, shards []launch.GPUShard, start time.Time, pred []float64, warm *rundir.Warm) error {
+	m.Created = start.UTC()
+	for _, p := range m.MergedFrom { // a --resume: the run began with its first invocation
+		if !p.Created.IsZero() && p.Created.Before(m.Created) {
+			m.Created = p.Created
+		}
+	}
+	if warm != nil || m.Warm == nil {
+		m.Warm = warm
+	}
+	for i := range m.MergedFrom {
+		if i < len(pred) {
+			m.MergedFrom[i].PredictedSeconds = pred[i]
+		}
+		if i < len(shards) {
+			if sm, err := rundir.ReadManifest(shards[i].Dir); err == nil {
+				var s float64
+				for _, l := range sm.Launches {
+					s += l.Seconds
+				}
+				m.MergedFrom[i].Seconds = round2(s)
+			}
+		}
+	}
+	if now := time.Now().UTC(); now.After(m.Finished) {
+		m.Finished = now
+	}
+	return m.Write(out)
+}
