@@ -199,7 +199,11 @@ func prepareShards(ctx context.Context, opts *ProfileOptions) ([]string, []float
 	if opts.NoCache {
 		return args, pred, nil, nil
 	}
-	root, err := filepath.Abs(strings.TrimRight(opts.OutDir, string(filepath.Separator)) + SharedCacheSuffix)
+	// The shards run in this working directory and make the folder absolute
+	// themselves: their commands, recorded in the manifests, name it as the
+	// user named the run, not by this machine's path.
+	shared := strings.TrimRight(opts.OutDir, string(filepath.Separator)) + SharedCacheSuffix
+	root, err := filepath.Abs(shared)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -210,7 +214,7 @@ func prepareShards(ctx context.Context, opts *ProfileOptions) ([]string, []float
 		}
 		return nil, nil, nil, fmt.Errorf("profile: %w", err)
 	}
-	args = append(args, "--compile-cache-dir="+root, "--no-warm")
+	args = append(args, "--compile-cache-dir="+shared, "--no-warm")
 	if opts.NoWarm || len(launch.WarmShapes(cells)) == 0 {
 		return args, pred, nil, nil
 	}
