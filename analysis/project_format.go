@@ -51,8 +51,8 @@ var ProjectRecord = struct {
 	MedianAbs, Worst     float64
 	WorstCell            string
 	NaiveMedianAbs       float64
-}{"2026-11-23-h100-161238", "2026-11-26-h200x4-085514", "h100-sxm", "h200", 31, 0.0249, 0.3278,
-	"gated_ssm/cutlass-evt/B=16,T=2048,d=2048,H=16,dk=128,n=16", 0.0302}
+}{"2026-11-23-h100-161238", "2026-11-28-h200x4-084633", "h100-sxm", "h200", 32, 0.0270, 0.3478,
+	"gated_ssm/cutlass-evt/B=16,T=2048,d=2048,H=16,dk=128,n=16", 0.0354}
 
 // fmtUs writes ms as us; "—" for 0 (not measured, not projected).
 func fmtUs(ms float64) string {

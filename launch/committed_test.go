@@ -148,10 +148,6 @@ func TestLostExportsAbsent(t *testing.T) {
 var uncheckedMerges = map[string]string{
 	"2026-11-23-h100-161238": "merged (--allow-mixed) from two run directories of three device calls, " +
 		"which were not kept, before merges recorded their parts' files",
-	"2026-11-26-h200x4-085514": "its four shards were not kept, and the merge made on the GPU machine " +
-		"named in 21 cells the first shard's nsys export where theirs had been renamed (runs/README.md); " +
-		"the committed run is a later merge of the shards made off the machine, which recorded none of their files: " +
-		"no export of it can be traced to the shard that measured it (a new multi-GPU run replaces it)",
 }
 
 // TestReingestCellOrder: the tables ingest writes do not depend on the
