@@ -1,6 +1,10 @@
 package analysis
 
-import "strings"
+import (
+	"math"
+	"slices"
+	"strings"
+)
 
 // PredictInductor applies InductorModel to a baseline's launch sequence,
 // every kernel with its dataflow step; outputs are the call's outputs,
@@ -23,10 +27,12 @@ func PredictInductor(seq []SuggestKernel, outputs []string, backward bool, l2, r
 	if p.DRAMRate == 0 {
 		p.DRAMRate = rate
 	}
-	folded := fl.foldAddmms(&p)                               // rule (1)
-	for _, m := range fl.mergeSets(folded, p.GradientStart) { // rule (2)
+	folded := fl.foldAddmms(&p) // rule (1)
+	sets := fl.mergeSets(folded, p.GradientStart)
+	for _, m := range sets { // rule (2)
 		fl.merge(&p, m)
 	}
+	fl.inPlace(&p, folded, sets) // rule (3)
 	p.Kernels += p.Folds
 	return p, true
 }
@@ -121,7 +127,8 @@ func (fl *inductorFlow) foldAddmms(p *ModelPrediction) map[int]bool {
 		t := seq[g].Step.Out[0]
 		p.DRAMFlushed += seq[g].DRAMWriteBytes + size[t]
 		p.DRAMWarm += size[t] + fl.warmRead(t, g, i) - addmmCopy(size[t], seq[g], fl.l2)
-		p.TimeNs += k.DurationNs - atRate(p, size[addend])
+		p.TimeNs += k.DurationNs - epilogueNs(seq[g], size[addend], p.DRAMRate)
+		p.CopyNs += atRate(p, 2*size[addend])
 		p.Desc = append(p.Desc, seq[g].Step.Op+"->add")
 	}
 	return folded
@@ -215,4 +222,83 @@ func (fl *inductorFlow) merge(p *ModelPrediction, m []int) {
 	saved := timeNs - p.LaunchNs - atRate(p, moved)
 	p.TimeNs += saved
 	p.Merged = append(p.Merged, MergeSet{Kernels: m, Ops: ops, DRAMFlushed: flushed, DRAMWarm: warm, TimeNs: saved, KernelsNs: timeNs})
+}
+
+// epilogueNs is what reading b more bytes in its epilogue adds to kernel
+// k's time: k's time taken as the soft maximum (exponent
+// DefaultProjectExponent, the projection model's) of its DRAM term, its
+// kernel-pass bytes at rate bytes per ns, and the rest (compute and
+// latency, which the read leaves alone), the DRAM term grown by b / rate.
+// A compute-bound GEMM hides most of the read; a memory-bound kernel pays
+// nearly all of it. 0 where rate is unknown.
+func epilogueNs(k SuggestKernel, b, rate float64) float64 {
+	if rate <= 0 || b <= 0 {
+		return 0
+	}
+	n := float64(DefaultProjectExponent)
+	d := (k.DRAMReadBytes + k.DRAMWriteBytes) / rate
+	t := math.Max(k.DurationNs, d)
+	rest := math.Pow(math.Pow(t, n)-math.Pow(d, n), 1/n)
+	return math.Pow(math.Pow(d+b/rate, n)+math.Pow(rest, n), 1/n) - t
+}
+
+// inPlace applies rule (3): each kernel Inductor generates (a merged set
+// of sets, or one kernel that is neither a GEMM, a folded add nor a library
+// call) writes an output over an intermediate it reads that no kernel
+// outside it reads later and the call does not return, of the output's size (its
+// in-place buffer reuse), one intermediate per output. Where the
+// intermediate is still in L2 when the kernel reads it (warmRead: size +
+// reuse distance within the L2), the overwrite lands on its dirty lines
+// and its write-back is saved: p's warm figure gains its size. The kernel
+// pass, which counts each kernel's own writes, sees no change.
+func (fl *inductorFlow) inPlace(p *ModelPrediction, folded map[int]bool, sets [][]int) {
+	seq := fl.seq
+	kernels := append([][]int(nil), sets...)
+	merged := map[int]bool{}
+	for _, m := range sets {
+		for _, j := range m {
+			merged[j] = true
+		}
+	}
+	for i := range seq {
+		if !merged[i] && !seq[i].GEMM && !folded[i] && !inductorExtern(seq[i]) {
+			kernels = append(kernels, []int{i})
+		}
+	}
+	slices.SortStableFunc(kernels, func(a, b []int) int { return a[0] - b[0] })
+	for _, m := range kernels {
+		in := map[int]bool{}
+		for _, j := range m {
+			in[j] = true
+		}
+		var outs []string // written by the set and read after it or returned
+		for _, j := range m {
+			for _, o := range seq[j].Step.Out {
+				if fl.output[o] || slices.ContainsFunc(fl.readers[o], func(r int) bool { return !in[r] }) {
+					outs = append(outs, o)
+				}
+			}
+		}
+		used := map[string]bool{}
+		for _, j := range m {
+			for _, t := range seq[j].Step.In {
+				pi, ok := fl.producer[t]
+				if !ok || in[pi] || fl.output[t] || used[t] || slices.ContainsFunc(fl.readers[t], func(r int) bool { return !in[r] && r > j }) {
+					continue // a call input, written inside the set, returned, taken, or read later
+				}
+				k := slices.IndexFunc(outs, func(o string) bool { return fl.size[o] == fl.size[t] })
+				if k < 0 {
+					continue
+				}
+				used[t], outs = true, slices.Delete(outs, k, k+1)
+				if fl.warmRead(t, pi, j) == 0 {
+					p.DRAMWarm += fl.size[t]
+					p.InPlace = append(p.InPlace, t)
+				}
+			}
+		}
+	}
+	if len(p.InPlace) > 0 {
+		p.Desc = append(p.Desc, "in place("+strings.Join(p.InPlace, ",")+")")
+	}
 }

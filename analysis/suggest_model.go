@@ -24,7 +24,12 @@ kernel, never around a kernel outside the merged set (a GEMM between them
 on the dataflow), and never across the forward/backward boundary of a
 variant with a backward (AOTAutograd compiles two graphs: the backward
 starts at the first kernel reading dY, the gradient of an output Y, a
-tensor named d<Y> that no kernel writes).
+tensor named d<Y> that no kernel writes). (3) in place: a kernel Inductor
+generates (a merged set, or one kernel that is neither a GEMM, a folded
+add nor a library call) writes an output over an intermediate it reads
+that no kernel outside it reads later and the call does not return, of
+the output's size (Inductor's in-place buffer reuse; the eager baseline
+writes every tensor to a buffer of its own).
   kernels saved  = adds folded + over each merged set, its kernels - 1.
   DRAM (kernel pass, L2 flushed before each kernel): an intermediate no
                    longer written (not returned, every reader merged) saves
@@ -42,16 +47,27 @@ tensor named d<Y> that no kernel writes).
                    copy: the copy's write-back and the GEMM's read of it
                    (2 x the addend's size) where the addend and the GEMM's
                    own bytes do not fit the L2 (the copy replaces the
-                   add's read of the addend).
-  time saved     = an add folded: its time less its addend's read (the
-                   GEMM's C) at the baseline's DRAM rate (the copy is no
-                   kernel: not in kernel time sums); a merged set: its
-                   kernels' time less the merged kernel's, t0 + bytes /
-                   rate, its bytes the set's kernel-pass bytes less the
-                   flushed saving. t0 and rate are a least-squares fit of
-                   t = t0 + bytes / rate over the baseline's kernels
-                   without tensor work (a streaming kernel's fixed time and
-                   DRAM rate). A prediction, not a bound.
+                   add's read of the addend). An intermediate written over
+                   in place (rule 3) saves its write-back where it is still
+                   in L2 when its overwriter reads it (the read's rule):
+                   the overwrite lands on its dirty lines.
+  kernel time    = an add folded: its time less what the GEMM's epilogue
+                   read of the addend (C) adds to the GEMM: the GEMM's time
+                   taken as the soft maximum (t^2 = dram^2 + rest^2, the
+                   projection model's exponent) of its DRAM term (its
+                   kernel-pass bytes at the DRAM rate) and the rest
+                   (compute, latency), the DRAM term grown by the addend's
+                   bytes; a merged set: its kernels' time less the merged
+                   kernel's, t0 + bytes / rate, its bytes the set's
+                   kernel-pass bytes less the flushed saving. t0 and rate
+                   are a least-squares fit of t = t0 + bytes / rate over
+                   the baseline's kernels without tensor work (a streaming
+                   kernel's fixed time and DRAM rate). What kernel sums
+                   (nsys, the kernel pass) see.
+  call time      = the kernel time less the addend copies' time (each
+                   copy moves 2 x the addend's size at the DRAM rate, on
+                   the GPU between kernels, in no kernel sum): what the
+                   timing pass sees. Predictions, not bounds.
 Tensor sizes come from the kernel pass: a unary pointwise kernel's read is
 its input's size, a pointwise output is as large as its largest input, a
 pointwise kernel's read less its other inputs' sizes is the last one's;
@@ -59,20 +75,28 @@ else the reader's read split over its inputs, else the writer's write
 split over its outputs.`
 
 // ModelPrediction is what PredictInductor predicts a compiled variant
-// saves over its baseline.
+// saves over its baseline. The call's GPU time saved, copies included, is
+// CallNs.
 type ModelPrediction struct {
 	Kernels       int        // kernels saved
 	Folds         int        // adds folded into a GEMM's epilogue
 	Merged        []MergeSet // the kernels merged, two or more each
 	DRAMFlushed   float64    // bytes saved, kernel-pass basis
 	DRAMWarm      float64    // bytes saved, warm L2
-	TimeNs        float64    // time saved
+	TimeNs        float64    // kernel time saved (what kernel sums see)
+	CopyNs        float64    // time of the addend copies the folds add (no kernel: in no kernel sum)
+	InPlace       []string   // intermediates written over in place while in L2 (rule 3)
 	DRAMRate      float64    // bytes per ns the time figure uses
 	LaunchNs      float64    // a kernel's fixed time beside its bytes (streamFit)
 	Desc          []string   // what is merged or folded, by op
 	L2Bytes       float64
 	GradientStart int // first backward kernel (len(seq): none)
 }
+
+// CallNs is the GPU time the call saves: the kernel time saved less the
+// addend copies' time (a device-to-device copy runs on the GPU between
+// kernels).
+func (p ModelPrediction) CallNs() float64 { return p.TimeNs - p.CopyNs }
 
 // MergeSet is one set of kernels InductorModel merges into one.
 type MergeSet struct {
