@@ -34,7 +34,7 @@ type SuggestCheck struct {
 	PredFoldedNs   float64 `json:"predicted_folded_time_ns"`
 	PredTimeNs     float64 `json:"predicted_time_saved_ns"` // the chains' time saved (Chain.TimeSavedNs)
 	PredTimeKnown  bool    `json:"predicted_time_saved_known"`
-	ErrPredTimePct float64 `json:"predicted_time_error_pct,omitempty"` // against the nsys saving
+	ErrPredTimePct float64 `json:"predicted_time_error_pct,omitempty"` // against the time reference (MeasRefTimeNs)
 	FusedKnown     bool    `json:"fused_known"`
 	FusedKernels   int     `json:"fused_kernels_saved"`
 	FusedDRAMBytes float64 `json:"fused_dram_saved_bytes"`
@@ -50,8 +50,19 @@ type SuggestCheck struct {
 	ErrDRAMPct          float64 `json:"dram_error_pct,omitempty"`         // (predicted - measured) / |measured|, %
 	ErrDRAMKernelPct    float64 `json:"dram_kernel_error_pct,omitempty"`  // against the kernel-pass difference
 
-	MeasTimeNs       float64 `json:"measured_gpu_time_saved_ns"`      // nsys timeline sums
-	ErrTimePct       float64 `json:"gpu_time_error_pct"`              // folded time (fused where known) against the measured saving
+	// The time saved by the check's reference (SavedTime): the timing
+	// pass's medians, baseline minus candidate, with the difference's 95%
+	// interval, else one profiled call, TimeRefNote saying why. The time
+	// errors are against it.
+	TimeRef       string  `json:"time_reference"`
+	TimeRefNote   string  `json:"time_reference_note,omitempty"`
+	MeasRefTimeNs float64 `json:"measured_time_saved_ns"`
+	MeasRefLoNs   float64 `json:"measured_time_saved_lo_ns"`
+	MeasRefHiNs   float64 `json:"measured_time_saved_hi_ns"`
+	MeasRefN      int     `json:"measured_time_samples"` // samples in the smaller loop (0: one call)
+
+	MeasTimeNs       float64 `json:"measured_gpu_time_saved_ns"`      // nsys timeline kernel sums, one call
+	ErrTimePct       float64 `json:"gpu_time_error_pct"`              // folded time (fused where known) against the time reference
 	MeasKernelTimeNs float64 `json:"measured_kernel_time_saved_ns"`   // ncu kernel pass sums
 	ErrKernelTimePct float64 `json:"kernel_time_error_pct,omitempty"` // against the kernel-pass difference
 
@@ -61,13 +72,19 @@ type SuggestCheck struct {
 	// models (ModelKnown): kernels, DRAM bytes with L2 flushed before each
 	// kernel and with a warm L2, and time saved; errors against the
 	// measured savings (kernels: difference; bytes against the kernel pass
-	// and the range pass; time against the nsys timeline, in %).
+	// and the range pass; time against the time reference, in %).
+	// ModelTimeNs is on the reference's basis: the call's GPU time
+	// (ModelKernelTimeNs less ModelCopyNs, the addend copies' time) against
+	// the timing pass, the kernel time against one profiled call's kernel
+	// sums.
 	ModelKnown            bool    `json:"model_known"`
-	ModelFused            string  `json:"model_fused,omitempty"` // folds and merges, by op
+	ModelFused            string  `json:"model_fused,omitempty"` // folds, merges and in-place writes, by op and tensor
 	ModelKernels          int     `json:"model_kernels_saved"`
 	ModelDRAMFlushedBytes float64 `json:"model_dram_saved_flushed_bytes"`
 	ModelDRAMWarmBytes    float64 `json:"model_dram_saved_warm_bytes"`
 	ModelTimeNs           float64 `json:"model_time_saved_ns"`
+	ModelKernelTimeNs     float64 `json:"model_kernel_time_saved_ns"`
+	ModelCopyNs           float64 `json:"model_copy_time_ns"`
 	ErrModelKernels       int     `json:"model_kernels_error"`
 	ErrModelFlushedPct    float64 `json:"model_dram_flushed_error_pct,omitempty"`
 	ErrModelWarmPct       float64 `json:"model_dram_warm_error_pct,omitempty"`
@@ -79,6 +96,11 @@ func (s SuggestCheck) BaselineKey() cellkey.Key {
 	return cellkey.New(s.Experiment, s.Baseline, s.Shape)
 }
 
+// TimedRef says whether the check's time reference is the timing pass
+// (a whole call's GPU time, copies included) rather than one profiled
+// call's kernel sums.
+func (s SuggestCheck) TimedRef() bool { return s.TimeRef == TimeRefDevice || s.TimeRef == TimeRefWall }
+
 // CandidateKey is the cell of the check's candidate.
 func (s SuggestCheck) CandidateKey() cellkey.Key {
 	return cellkey.New(s.Experiment, s.Candidate, s.Shape)
@@ -87,7 +109,8 @@ func (s SuggestCheck) CandidateKey() cellkey.Key {
 // CheckSuggestions predicts the savings of every baseline cell of r that
 // has chains and sets them against each candidate it is compared with
 // (r.Comparisons: the spec's pairing, so forward+backward candidates meet
-// the forward+backward baseline) whose kernel sequence was measured. flows
+// the forward+backward baseline) whose kernel sequence was measured; the
+// time saved against SavedTime's reference. flows
 // are the variants' dataflows, sms the GPU's SM count (0: unknown).
 func CheckSuggestions(r *Run, flows Flows, sms int) []SuggestCheck {
 	return CheckSuggestionsWith(r, flows, Models{}, sms)
@@ -132,9 +155,11 @@ func CheckSuggestionsWith(r *Run, flows Flows, models Models, sms int) []Suggest
 			predK, predD, predT = fk, fd, ft
 		}
 		s.ErrKernels = predK - s.MeasKernels
-		s.ErrTimePct = errPct(predT, s.MeasTimeNs)
+		mt := SavedTime(b, c, DefaultStats().Confidence)
+		s.TimeRef, s.TimeRefNote, s.MeasRefTimeNs, s.MeasRefLoNs, s.MeasRefHiNs, s.MeasRefN = mt.Ref, mt.Note, mt.Saved, mt.Lo, mt.Hi, mt.N
+		s.ErrTimePct = errPct(predT, s.MeasRefTimeNs)
 		if s.PredTimeKnown {
-			s.ErrPredTimePct = errPct(s.PredTimeNs, s.MeasTimeNs)
+			s.ErrPredTimePct = errPct(s.PredTimeNs, s.MeasRefTimeNs)
 		} else {
 			s.PredTimeNs = 0
 		}
@@ -183,9 +208,13 @@ func setModel(s *SuggestCheck, b CellFact, r *Run, flow *spec.Dataflow, backward
 	if !ok {
 		return
 	}
-	s.ModelKnown, s.ModelFused, s.ModelKernels, s.ModelTimeNs = true, strings.Join(p.Desc, ", "), p.Kernels, p.TimeNs
+	s.ModelKnown, s.ModelFused, s.ModelKernels = true, strings.Join(p.Desc, ", "), p.Kernels
+	s.ModelKernelTimeNs, s.ModelCopyNs, s.ModelTimeNs = p.TimeNs, p.CopyNs, p.TimeNs
+	if s.TimedRef() {
+		s.ModelTimeNs = p.CallNs()
+	}
 	s.ErrModelKernels = p.Kernels - s.MeasKernels
-	s.ErrModelTimePct = errPct(p.TimeNs, s.MeasTimeNs)
+	s.ErrModelTimePct = errPct(s.ModelTimeNs, s.MeasRefTimeNs)
 	if s.DRAMKnown {
 		s.ModelDRAMFlushedBytes, s.ModelDRAMWarmBytes = p.DRAMFlushed, p.DRAMWarm
 		s.ErrModelWarmPct = errPct(p.DRAMWarm, s.MeasDRAMBytes)

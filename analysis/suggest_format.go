@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,7 +16,7 @@ import (
 // table of the chains or of the checks against a run.
 
 // SuggestJSONVersion is the "rooftool_suggest" field of the JSON output.
-const SuggestJSONVersion = 2
+const SuggestJSONVersion = 3
 
 // Suggestions are what rooftool suggest found: chains (Chain) with the
 // kernels not offered as folds (NotOffered), or with AgainstRun the
@@ -59,7 +60,11 @@ func (s *Suggestions) CSV() tableout.Table {
 // mean.
 func (s *Suggestions) WriteText(w io.Writer) error {
 	if s.AgainstRun {
-		return checkRows(s.Checks, true).WriteText(w, tableout.Columns)
+		if err := checkRows(s.Checks, true).WriteText(w, tableout.Columns); err != nil {
+			return err
+		}
+		_, err := fmt.Fprintln(w, "\nTIME MEAS is baseline minus candidate by TIME REFERENCE: the timing pass's medians (device loops, else wall loops where neither cell is host-bound) with the difference's 95% interval, else one profiled call's kernel sums (the note says why); every time ERR is against it. MODEL TIME is on the reference's basis: against the timing pass the call's GPU time (MODEL KERNEL TIME less MODEL COPIES, the addend copies addmm adds), against a profiled call the kernel time. NSYS is the nsys timeline's kernel-sum difference of one call.")
+		return err
 	}
 	if len(s.Chains) == 0 {
 		fmt.Fprintln(w, "no chain: no GEMM followed on its stream by kernels without tensor work that an epilogue could hold")
@@ -142,17 +147,21 @@ func checkRows(cs []SuggestCheck, human bool) tableout.Table {
 		"predicted_kernels_saved", "fused_kernels_saved", "measured_kernels_saved", "kernels_error",
 		"predicted_dram_saved_bytes", "fused_dram_saved_bytes", "measured_dram_saved_bytes", "dram_error_pct",
 		"measured_dram_saved_kernel_bytes", "dram_kernel_error_pct", "predicted_dram_saved_warm_bytes", "dram_warm_error_pct",
-		"predicted_folded_time_ns", "fused_folded_time_ns", "measured_gpu_time_saved_ns", "gpu_time_error_pct",
-		"predicted_time_saved_ns", "predicted_time_error_pct",
+		"time_reference", "measured_time_saved_ns", "measured_time_saved_lo_ns", "measured_time_saved_hi_ns", "measured_time_samples",
+		"predicted_folded_time_ns", "fused_folded_time_ns", "gpu_time_error_pct",
+		"predicted_time_saved_ns", "predicted_time_error_pct", "measured_gpu_time_saved_ns",
 		"measured_kernel_time_saved_ns", "kernel_time_error_pct", "fused",
 		"model_kernels_saved", "model_kernels_error", "model_dram_saved_flushed_bytes", "model_dram_flushed_error_pct",
-		"model_dram_saved_warm_bytes", "model_dram_warm_error_pct", "model_time_saved_ns", "model_time_error_pct", "model_fused", "note"}}
+		"model_dram_saved_warm_bytes", "model_dram_warm_error_pct", "model_time_saved_ns", "model_time_error_pct",
+		"model_kernel_time_saved_ns", "model_copy_time_ns", "model_fused", "time_reference_note", "note"}}
 	if human {
 		t.Header = []string{"EXPERIMENT", "SHAPE", "BASELINE", "CANDIDATE", "BASIS", "CHAINS",
 			"KERNELS PRED", "FUSED", "MEAS", "ERR",
 			"DRAM PRED (MB)", "FUSED (MB)", "MEAS (MB)", "ERR (%)", "MEAS KERNEL PASS (MB)", "ERR (%)", "DRAM WARM PRED (MB)", "ERR (%)",
-			"FOLDED TIME (us)", "FUSED (us)", "GPU MEAS (us)", "ERR (%)", "TIME SAVED (us)", "ERR (%)", "MEAS KERNEL PASS (us)", "ERR (%)", "FUSED EDGES",
-			"MODEL KERNELS", "ERR", "MODEL DRAM FLUSHED (MB)", "ERR (%)", "MODEL DRAM WARM (MB)", "ERR (%)", "MODEL TIME (us)", "ERR (%)", "MODEL FUSES", "NOTE"}
+			"TIME REFERENCE", "TIME MEAS (us)", "95% LO (us)", "95% HI (us)", "SAMPLES",
+			"FOLDED TIME (us)", "FUSED (us)", "ERR (%)", "TIME SAVED (us)", "ERR (%)", "NSYS (us)", "MEAS KERNEL PASS (us)", "ERR (%)", "FUSED EDGES",
+			"MODEL KERNELS", "ERR", "MODEL DRAM FLUSHED (MB)", "ERR (%)", "MODEL DRAM WARM (MB)", "ERR (%)", "MODEL TIME (us)", "ERR (%)",
+			"MODEL KERNEL TIME (us)", "MODEL COPIES (us)", "MODEL FUSES", "TIME REFERENCE NOTE", "NOTE"}
 	}
 	f := func(v float64, scale float64, prec int) string {
 		if human {
@@ -190,11 +199,12 @@ func checkRows(cs []SuggestCheck, human bool) tableout.Table {
 				fd = f(c.FusedDRAMBytes, 1e6, 2)
 			}
 		}
-		m := make([]string, 9)
+		m := make([]string, 11)
 		if c.ModelKnown {
-			m[0], m[1], m[6], m[7], m[8] = strconv.Itoa(c.ModelKernels), strconv.Itoa(c.ErrModelKernels), f(c.ModelTimeNs, 1e3, 1), f(c.ErrModelTimePct, 1, 0), c.ModelFused
+			m[0], m[1], m[6], m[7] = strconv.Itoa(c.ModelKernels), strconv.Itoa(c.ErrModelKernels), f(c.ModelTimeNs, 1e3, 1), f(c.ErrModelTimePct, 1, 0)
+			m[8], m[9], m[10] = f(c.ModelKernelTimeNs, 1e3, 1), f(c.ModelCopyNs, 1e3, 1), c.ModelFused
 			if human {
-				m[8] = suggestTrim(m[8], 60)
+				m[10] = suggestTrim(m[10], 60)
 			}
 			if c.DRAMKnown {
 				m[4], m[5] = f(c.ModelDRAMWarmBytes, 1e6, 2), f(c.ErrModelWarmPct, 1, 0)
@@ -206,11 +216,18 @@ func checkRows(cs []SuggestCheck, human bool) tableout.Table {
 		for i := range m {
 			m[i] = dash(m[i])
 		}
+		bound := func(v float64) string {
+			if math.Abs(v) == Unbounded {
+				return dash("")
+			}
+			return f(v, 1e3, 1)
+		}
 		row := []string{c.Experiment, c.Shape, c.Baseline, c.Candidate, c.Basis, strconv.Itoa(c.Chains),
 			strconv.Itoa(c.PredKernels), dash(fk), strconv.Itoa(c.MeasKernels), strconv.Itoa(c.ErrKernels),
 			dash(pd), dash(fd), dash(md), dash(ed), dash(mk), dash(ek), dash(pw), dash(ew),
-			f(c.PredFoldedNs, 1e3, 1), dash(ft), f(c.MeasTimeNs, 1e3, 1), f(c.ErrTimePct, 1, 0), pt, pte, kt, kte, dash(c.Fused)}
-		t.Rows = append(t.Rows, append(append(row, m...), dash(c.Note)))
+			c.TimeRef, f(c.MeasRefTimeNs, 1e3, 1), bound(c.MeasRefLoNs), bound(c.MeasRefHiNs), strconv.Itoa(c.MeasRefN),
+			f(c.PredFoldedNs, 1e3, 1), dash(ft), f(c.ErrTimePct, 1, 0), pt, pte, f(c.MeasTimeNs, 1e3, 1), kt, kte, dash(c.Fused)}
+		t.Rows = append(t.Rows, append(append(row, m...), dash(c.TimeRefNote), dash(c.Note)))
 	}
 	return t
 }

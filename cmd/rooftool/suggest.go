@@ -49,9 +49,15 @@ below the chains with the reason.
 
 --against-run (a run only) sets the savings predicted for each baseline
 cell against what each candidate compared with it measured in the same run,
-baseline minus candidate: kernels per iteration, DRAM bytes (range pass,
-else kernel pass; the kernel-pass difference beside it) and GPU time (nsys
-timeline). PRED is every chain of the baseline; FUSED the edges of them the
+baseline minus candidate: kernels per iteration (nsys), DRAM bytes (range
+pass, else kernel pass; the kernel-pass difference beside it) and time.
+The time reference is the timing pass: the two cells' device-loop medians
+(CUDA-graph replay), else their wall-loop medians where neither cell is
+host-bound, with the difference's 95% interval (each median's
+order-statistic interval at 97.5%); where the timing pass gives no fit
+pair, one profiled call's kernel sums (nsys, else the ncu kernel pass),
+and the row says why. The nsys and kernel-pass differences stand beside
+it. PRED is every chain of the baseline; FUSED the edges of them the
 candidate's kernel names show it fused (Inductor's triton_*_fused_<ops>
 kernels, cuBLAS's epilogue variants such as nvjet ..._badd_), where they
 tell; the errors (predicted - measured; for bytes and time in % of
@@ -59,13 +65,15 @@ measured) are of FUSED where known, else of PRED. For torch.compile's
 default mode (a candidate whose description names torch.compile and not
 max-autotune) the MODEL columns predict, from the baseline's dataflow
 alone, the kernels, DRAM bytes (L2 flushed: against the kernel pass; warm
-L2: against the range pass) and time it saves, with their errors:
+L2: against the range pass) and time it saves (against the timing pass:
+the call's GPU time, its addend copies included; against a profiled call:
+kernel time), with their errors:
 
 ` + analysis.InductorModel + `
 
 
 
---format table (default), csv or json (one object with "rooftool_suggest": 2).
+--format table (default), csv or json (one object with "rooftool_suggest": 3).
 Exit status: 0 done, 2 bad usage or input, 1 anything else.`,
 		Example: `  rooftool suggest testdata/realdata/gpu4/report.sqlite
   rooftool suggest 2026-11-23-h100-140505

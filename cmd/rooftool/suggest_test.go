@@ -86,7 +86,7 @@ func TestSuggestRealdata(t *testing.T) {
 						Saved    int    `json:"kernels_saved"`
 					} `json:"chains"`
 				}
-				if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Version != 2 || doc.Chains == nil {
+				if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Version != 3 || doc.Chains == nil {
 					t.Errorf("%s json: %v %.200s", f, err, out)
 				}
 				// The Kineto trace of a convolution benchmark: cuDNN's
@@ -139,10 +139,29 @@ func TestSuggestHelpAndJSON(t *testing.T) {
 			Meas       float64 `json:"measured_dram_saved_bytes"`
 			PredNs     float64 `json:"predicted_folded_time_ns"`
 			MeasNs     float64 `json:"measured_gpu_time_saved_ns"`
+			Ref        string  `json:"time_reference"`
+			RefNs      float64 `json:"measured_time_saved_ns"`
+			Shape      string  `json:"shape"`
 		} `json:"checks"`
 	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Version != 2 || len(doc.Checks) != 15 {
-		t.Fatalf("json: %v, version %d, %d checks, want 2 and 15", err, doc.Version, len(doc.Checks))
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Version != 3 || len(doc.Checks) != 15 {
+		t.Fatalf("json: %v, version %d, %d checks, want 3 and 15", err, doc.Version, len(doc.Checks))
+	}
+	// Every check names its time reference; gated_ssm's compiled variant at
+	// T=2048 is set against the timing pass's wall loops (no CUDA-graph
+	// replay of a compiled call), at T=512 against nsys (its wall loop is
+	// host-bound).
+	for _, c := range doc.Checks {
+		want := ""
+		switch {
+		case c.Experiment == "gated_ssm" && c.Candidate == "compiled" && strings.Contains(c.Shape, "T=2048"):
+			want = "timing pass, wall loop"
+		case c.Experiment == "gated_ssm" && c.Candidate == "compiled":
+			want = "nsys, one call"
+		}
+		if c.Ref == "" || (want != "" && c.Ref != want) {
+			t.Errorf("%s/%s %s: time reference %q, want %q", c.Experiment, c.Candidate, c.Shape, c.Ref, want)
+		}
 	}
 	// METHOD.md, "Predictions": the folded time is not a bound. In this
 	// run swiglu_fp8's dual-acc and dual-acc-graph saved more GPU time (nsys
