@@ -62,11 +62,15 @@ func DifferenceInterval(base, cand []float64, confidence float64) (Interval, []W
 // its GPU time (wall median above DefaultHostBoundFactor x its device time:
 // graph replay, else the nsys kernel sum), or "".
 func hostBound(c *CellFact) string {
-	dev, how := c.DeviceTimeMs()
+	dev, _ := c.DeviceTimeMs()
 	if dev <= 0 || c.Wall.Center <= DefaultHostBoundFactor*dev {
 		return ""
 	}
-	return fmt.Sprintf("%s's wall loop is host-bound (%.1f us, %.2fx its device time, %s)", c.Variant, c.Wall.Center*1e3, c.Wall.Center/dev, how)
+	how := "its kernels in one profiled call"
+	if c.Device.N > 0 {
+		how = "its graph replay"
+	}
+	return fmt.Sprintf("%s's wall loop is host-bound (%.1f us, %.2fx %s)", c.Variant, c.Wall.Center*1e3, c.Wall.Center/dev, how)
 }
 
 // SavedTime is the time candidate c saved over baseline b: the timing
