@@ -224,3 +224,44 @@ func TestSuggestMergesGLAProj(t *testing.T) {
 	}
 	t.Fatal("no gla_proj unfused-fwdbwd cell")
 }
+
+// Rule 3, in place: sigmoid writes its output over the GEMM's output it
+// alone reads (S = 10e6 B each, right after its write on a 50 MB L2): a's
+// write-back, 10e6 B warm, nothing on the kernel pass, no kernel saved. Not
+// where a later kernel (a GEMM) also reads a, nor where the output is
+// smaller (a row sum), nor where a no longer fits (a 5 MB L2).
+func TestPredictInductorInPlace(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		seq  []analysis.SuggestKernel
+		l2   float64
+		warm float64
+	}{
+		{"sigmoid over a", []analysis.SuggestKernel{
+			step(t, "a = mm(x, W)", true, 20e6, 10e6, 1e5),
+			step(t, "b = sigmoid(a)", false, 10e6, 10e6, 7000),
+		}, 50e6, 10e6},
+		{"a read later", []analysis.SuggestKernel{
+			step(t, "a = mm(x, W)", true, 20e6, 10e6, 1e5),
+			step(t, "b = sigmoid(a)", false, 10e6, 10e6, 7000),
+			step(t, "c = mm(a, W2)", true, 20e6, 10e6, 1e5),
+		}, 50e6, 0},
+		{"a smaller output", []analysis.SuggestKernel{
+			step(t, "a = mm(x, W)", true, 20e6, 10e6, 1e5),
+			step(t, "b = sum(a)", false, 10e6, 1e4, 7000),
+		}, 50e6, 0},
+		{"a out of L2", []analysis.SuggestKernel{
+			step(t, "a = mm(x, W)", true, 20e6, 10e6, 1e5),
+			step(t, "b = sigmoid(a)", false, 10e6, 10e6, 7000),
+		}, 5e6, 0},
+	} {
+		outs := []string{"b"}
+		if tc.name == "a read later" {
+			outs = []string{"b", "c"}
+		}
+		p, _ := analysis.PredictInductor(tc.seq, outs, false, tc.l2, 0)
+		if p.Kernels != 0 || p.DRAMFlushed != 0 || !near(p.DRAMWarm, tc.warm) || (len(p.InPlace) > 0) != (tc.warm > 0) {
+			t.Errorf("%s: %+v; want warm %g", tc.name, p, tc.warm)
+		}
+	}
+}
