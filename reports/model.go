@@ -79,6 +79,14 @@ type Decision struct {
 	Verdict    string   `json:"verdict"`
 	Reason     string   `json:"reason"`
 	Note       string   `json:"note,omitempty"`
+	// VoidedBy are the warning codes that void the metric (an INCONCLUSIVE
+	// that would otherwise be GO or NO-GO, or one the interval already
+	// made INCONCLUSIVE); range-replays-cut where the replays the rule
+	// asked for and the cells lack could turn the verdict. PassNotRun says
+	// which cells lack the pass the metric is decided by, where that made
+	// a GO or NO-GO INCONCLUSIVE.
+	VoidedBy   []string `json:"voided_by,omitempty"`
+	PassNotRun string   `json:"pass_not_run,omitempty"`
 	// Launch is how a speedup's two cells were launched where it was
 	// judged ("eager" | "graph": host-bound cells launched as a CUDA
 	// graph); Timing how they were timed ("paired": alternating in one
