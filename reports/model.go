@@ -17,8 +17,11 @@ const (
 // Report is everything report.md states; report.json is its JSON encoding
 // (keys sorted, floats as Go formats them).
 type Report struct {
-	Version     int                `json:"rooftool_report"` // format version, 4 (counterfactuals over both clocks and from one pass; speedup intervals at 95%)
-	Run         RunInfo            `json:"run"`
+	Version int     `json:"rooftool_report"` // format version, 5 (the answer table; voided_by and pass_not_run in decisions)
+	Run     RunInfo `json:"run"`
+	// Answer is the table the report opens with: each claim judged on its
+	// best implementation, derived from Decisions (answers).
+	Answer      []Answer           `json:"answer"`
 	Decisions   []Decision         `json:"decisions"`
 	Experiments []ExperimentReport `json:"experiments"`
 	Warnings    []analysis.Warning `json:"warnings,omitempty"` // run-level
