@@ -18,7 +18,8 @@ import (
 )
 
 // WriteHTML writes report.html: one self-contained page (inline CSS, no
-// script, no external or relative link) with the facts of report.md as HTML
+// script, nothing fetched: the one relative link is each plot's to its own
+// full-size file beside the report) with the facts of report.md as HTML
 // tables: first the run line and the answer table (each claim on its best
 // implementation, above the fold of a 1280 x 800 window), then the
 // decisions, their verdicts coloured, in a table laid out to the window's
@@ -28,7 +29,8 @@ import (
 // experiment its environment, per-shape tables, kernel quality, plots,
 // crossovers and warnings, each finding listed once with every subject it
 // was raised for. Plots are embedded as data: URIs read from files at each
-// Plot.Path (relative to the report, "plots/x.png"); a nil files, or a plot it cannot
+// Plot.Path (relative to the report, "plots/x.png") and link to that file
+// (a phone shrinks them to its width); a nil files, or a plot it cannot
 // read, leaves a note in the plot's place. Output is deterministic.
 func WriteHTML(w io.Writer, r *Report, files fs.FS) error {
 	return htmlPage.Execute(w, buildHTMLView(r, files))

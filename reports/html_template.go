@@ -218,7 +218,7 @@ table.answer td.why:empty{display:none}
 {{- range .Plots}}
 <figure>
 {{- if .Src}}
-<img src="{{.Src}}" alt="{{.Title}}">
+<a href="{{.Path}}" title="full size: {{.Path}}"><img src="{{.Src}}" alt="{{.Title}}"></a>
 {{- else}}
 <div class="missing">{{.Title}}: {{.Missing}}</div>
 {{- end}}
