@@ -8,9 +8,12 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/gpu"
+	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/pipeline"
 	"github.com/rooftool/rooftool/testdata"
@@ -275,4 +278,69 @@ func TestRooflineLabelsApart(t *testing.T) {
 			checkLabelsApart(t, l, layer)
 		})
 	}
+}
+
+// TestRooflineAxesFitData: the axes span the data with a margin and the
+// roofs with their ridge points, no more: on the ESMM export (kernels at
+// 60-4300 FLOP/byte and 0.2-15 TFLOP/s, an RTX A4500's 640 GB/s and
+// 23.7 TFLOP/s fp32 roofs, ridge at 37 FLOP/byte).
+func TestRooflineAxesFitData(t *testing.T) {
+	run := esmmRun(t)
+	p, layer, _, err := rooflinePlot(run, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	minX, maxX, minY, maxY := math.Inf(1), 0.0, math.Inf(1), 0.0
+	for _, q := range layer.points {
+		minX, maxX, minY, maxY = math.Min(minX, q.x), math.Max(maxX, q.x), math.Min(minY, q.y), math.Max(maxY, q.y)
+	}
+	if len(layer.points) == 0 {
+		t.Fatal("no kernel point")
+	}
+	fp32, dram := 0.0, 0.0
+	for _, r := range layer.roofs {
+		switch r.names[0] {
+		case "fp32":
+			fp32 = r.value
+		case "DRAM":
+			dram = r.value
+		}
+	}
+	if fp32 == 0 || dram == 0 {
+		t.Fatalf("roofs %+v: want fp32 and DRAM", layer.roofs)
+	}
+	ridge := fp32 / dram
+	checkRange := func(axis string, a *plot.Axis, lo, hi float64) {
+		t.Helper()
+		if math.Abs(a.Min/lo-1) > 1e-9 || math.Abs(a.Max/hi-1) > 1e-9 {
+			t.Errorf("%s axis %.4g..%.4g, want %.4g..%.4g", axis, a.Min, a.Max, lo, hi)
+		}
+	}
+	checkRange("x", &p.X, math.Min(minX/marginX, ridge/roofShown), math.Max(maxX*marginX, ridge*roofShown))
+	checkRange("y", &p.Y, minY/marginBot, math.Max(maxY, fp32)*marginTop)
+	// What that is on this export: within a decade of the data and the roof,
+	// the ridge inside.
+	if p.X.Min > ridge || p.X.Max/maxX > 10 || minX/p.X.Min > 10 || p.Y.Max < fp32 || minY/p.Y.Min > 10 {
+		t.Errorf("axes %.3g..%.3g FLOP/B, %.3g..%.3g FLOP/s for data %.3g..%.3g, %.3g..%.3g and ridge %.3g",
+			p.X.Min, p.X.Max, p.Y.Min, p.Y.Max, minX, maxX, minY, maxY, ridge)
+	}
+}
+
+// esmmRun is the ESMM export of testdata/realdata analysed as `rooftool
+// roofline --gpu rtx-a4500` analyses it (the export names no device).
+func esmmRun(t *testing.T) *analysis.Run {
+	t.Helper()
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	defer mem.AssertSize(t, 0)
+	tb, err := ingest.Files([]ingest.Input{{Path: "../testdata/realdata/ESMM-Research/metrics.csv"}}, mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Release()
+	c := gpu.CeilingsFor(analysis.DeviceCeilings(tb), "rtx-a4500", nil)
+	run, err := analysis.Analyze(tb, nil, analysis.Options{Ceilings: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
 }
