@@ -58,19 +58,28 @@ func notInSpec(v string) string {
 	return v + " is not a variant of this run's spec (claims.yaml's fusions name it): the run has no cells of it"
 }
 
-// bestMember is the member with the best value for a test with op (the
-// highest for > and >=, the lowest for < and <=); nil when none has one.
-// Ties go to the first listed.
+// bestMember is the member with the best value for a test with op
+// (bestIndex); nil when none has one.
 func bestMember(ms []FusionMember, op string) *FusionMember {
-	var best *FusionMember
+	if i := bestIndex(len(ms), func(i int) *float64 { return ms[i].Value }, op); i >= 0 {
+		return &ms[i]
+	}
+	return nil
+}
+
+// bestIndex is the index of the best of n values for a test with op (the
+// highest for > and >=, the lowest for < and <=), value(i) nil where the
+// i-th has none; -1 when none has one. Ties go to the first listed.
+func bestIndex(n int, value func(i int) *float64, op string) int {
+	best := -1
 	lower := op == "<" || op == "<="
-	for i := range ms {
-		m := &ms[i]
-		if m.Value == nil {
+	for i := range n {
+		v := value(i)
+		if v == nil {
 			continue
 		}
-		if best == nil || (lower && *m.Value < *best.Value) || (!lower && *m.Value > *best.Value) {
-			best = m
+		if best < 0 || (lower && *v < *value(best)) || (!lower && *v > *value(best)) {
+			best = i
 		}
 	}
 	return best

@@ -25,13 +25,14 @@ type Input struct {
 
 // Build derives the report: the verdict of every claim of every experiment
 // at each of its shapes (claims are never dropped: one without a
-// measurement is NOT MEASURED with the reason), and each experiment's
-// per-shape tables. It is deterministic.
+// measurement is NOT MEASURED with the reason), each experiment's
+// per-shape tables, and from the verdicts the answer table. It is
+// deterministic.
 func Build(in Input) *Report {
 	x := newIndex(in.Run, in.Manifest, in.Checks)
 	x.clocks, x.deviceClocks = in.CellSMClocks, in.CellDeviceSMClocks
 	x.paired = in.Paired
-	r := &Report{Version: 4, Run: runInfo(in), Time: timeOf(in.Manifest)}
+	r := &Report{Version: 5, Run: runInfo(in), Time: timeOf(in.Manifest)}
 	if in.Run != nil {
 		r.Warnings = append(r.Warnings, in.Run.Warnings...)
 	}
@@ -47,6 +48,7 @@ func Build(in Input) *Report {
 		}
 		r.Experiments = append(r.Experiments, x.experiment(e, in))
 	}
+	r.Answer = answers(r.Decisions, r.Experiments)
 	return r
 }
 

@@ -203,6 +203,7 @@ func (x *index) replaysCut(d *Decision, m Value) {
 	if dist <= spec.NearFloor && (d.Verdict == VerdictGo || d.Verdict == VerdictNoGo) {
 		d.Reason = fmt.Sprintf("would be %s (%s), but %s: %s", d.Verdict, d.Reason, w.Code, w.Msg)
 		d.Verdict = VerdictInconclusive
+		d.VoidedBy = append(d.VoidedBy, w.Code)
 		return
 	}
 	d.Reason += "; " + w.Code + ": " + w.Msg

@@ -18,17 +18,20 @@ import (
 )
 
 // WriteHTML writes report.html: one self-contained page (inline CSS, no
-// script, no external or relative link) with the facts of report.md as
-// HTML tables: first the decisions, their verdicts coloured, in a table
-// laid out to the window's width (1280 px and up without sideways
-// scrolling), each one's reason, deciding quantity and claim quote folded
-// under it in a <details> (the quote's TeX math as Unicode text, see
-// mathText); then the run, and per experiment its environment, per-shape
-// tables, kernel quality, plots, crossovers and warnings, each finding
-// listed once with every subject it was raised for. Plots are embedded as data: URIs read from
-// files at each Plot.Path (relative to the report, "plots/x.png"); a nil
-// files, or a plot it cannot read, leaves a note in the plot's place.
-// Output is deterministic.
+// script, nothing fetched: the one relative link is each plot's to its own
+// full-size file beside the report) with the facts of report.md as HTML
+// tables: first the run line and the answer table (each claim on its best
+// implementation, above the fold of a 1280 x 800 window), then the
+// decisions, their verdicts coloured, in a table laid out to the window's
+// width (1280 px and up without sideways scrolling), each one's reason,
+// deciding quantity and claim quote folded under it in a <details> (the
+// quote's TeX math as Unicode text, see mathText); then the run, and per
+// experiment its environment, per-shape tables, kernel quality, plots,
+// crossovers and warnings, each finding listed once with every subject it
+// was raised for. Plots are embedded as data: URIs read from files at each
+// Plot.Path (relative to the report, "plots/x.png") and link to that file
+// (a phone shrinks them to its width); a nil files, or a plot it cannot
+// read, leaves a note in the plot's place. Output is deterministic.
 func WriteHTML(w io.Writer, r *Report, files fs.FS) error {
 	return htmlPage.Execute(w, buildHTMLView(r, files))
 }
@@ -47,6 +50,8 @@ type htmlView struct {
 	Total                      int
 	Absent                     string
 	ExpCounts                  []htmlExpCount
+	Answers                    []htmlAnswer
+	AnswersLeftOut             string // unrunNote
 	Decisions                  []htmlDecision
 	Warnings                   []htmlWarning
 	Notes                      []string
@@ -178,6 +183,7 @@ func buildHTMLView(r *Report, files fs.FS) htmlView {
 			v.ExpCounts = append(v.ExpCounts, htmlExpCount{Name: e.Name, Counts: countsOf(decisions, e.Name)})
 		}
 	}
+	v.Answers, v.AnswersLeftOut = htmlAnswers(r)
 	for i, d := range decisions {
 		v.Decisions = append(v.Decisions, htmlDecisionOf(i+1, d))
 	}

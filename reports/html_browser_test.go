@@ -330,3 +330,112 @@ func TestHTMLFitsWindow(t *testing.T) {
 		t.Run(fmt.Sprintf("committed/%d", w), func(t *testing.T) { checkFits(t, bin, string(committed), w, run.Name) })
 	}
 }
+
+// foldScript, appended to a copy of a report, writes where the answer table
+// is laid out (its top and bottom in CSS pixels from the top of the page,
+// its rows and the first one's id) into the DOM as JSON in <pre id="fold">.
+const foldScript = `<script>
+(function () {
+  var t = document.querySelector("table.answer");
+  var r = {top: -1, bottom: -1, rows: 0, firstRow: ""};
+  if (t) {
+    var b = t.getBoundingClientRect();
+    r.top = b.top + window.scrollY;
+    r.bottom = b.bottom + window.scrollY;
+    r.rows = t.querySelectorAll("tbody tr").length;
+    var first = t.querySelector("tbody tr");
+    if (first) r.firstRow = first.id;
+  }
+  var p = document.createElement("pre");
+  p.id = "fold";
+  p.textContent = JSON.stringify(r);
+  document.body.appendChild(p);
+})();
+</script>`
+
+var foldPre = regexp.MustCompile(`<pre id="fold">([^<]*)</pre>`)
+
+// checkAboveFold lays page out in a 1280 x 800 window and checks that the
+// answer table, with a row per answer the report shows, ends above the
+// window's bottom edge: what a reader sees before scrolling. A screenshot
+// goes to $ROOFTOOL_SCREENSHOTS as name-fold.png where that is set.
+func checkAboveFold(t *testing.T, bin string, r *Report, page, name string) {
+	t.Helper()
+	const w, h = 1280, 800
+	dir := t.TempDir()
+	file := filepath.Join(dir, "report.html")
+	if err := os.WriteFile(file, []byte(strings.Replace(page, "</body>", foldScript+"\n</body>", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	size := "--window-size=" + strconv.Itoa(w) + "," + strconv.Itoa(h)
+	dom := string(runBrowser(t, bin, file, size, "--dump-dom"))
+	m := foldPre.FindStringSubmatch(dom)
+	if m == nil {
+		t.Fatalf("the measuring script left no result in the DOM (%d bytes)", len(dom))
+	}
+	var fold struct {
+		Window      int
+		Top, Bottom float64
+		Rows        int
+		FirstRow    string
+	}
+	if err := json.Unmarshal([]byte(html.UnescapeString(m[1])), &fold); err != nil {
+		t.Fatalf("%v: %s", err, m[1])
+	}
+	// The page's layout does not depend on the window's height (its CSS has
+	// no vh units), and --dump-dom lays it out in a shorter viewport than
+	// the window; the fold is the bottom of the screenshot, which is the
+	// window's size (checked below).
+	rows, _ := answerRows(r)
+	if fold.Top < 0 || fold.Rows != len(rows) || len(rows) == 0 {
+		t.Fatalf("the answer table: top %.0f px, %d rows; want it with the report's %d answers", fold.Top, fold.Rows, len(rows))
+	}
+	if want := "a" + strconv.Itoa(rows[0].N); fold.FirstRow != want {
+		t.Errorf("the answer table's first row is %q, want %q", fold.FirstRow, want)
+	}
+	if fold.Bottom >= h {
+		t.Errorf("the answer table ends at %.0f px, below the fold of a %d px high window", fold.Bottom, h)
+	}
+	shot := filepath.Join(dir, "shot.png")
+	runBrowser(t, bin, file, size, "--screenshot="+shot)
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatalf("no screenshot: %v", err)
+	}
+	defer f.Close()
+	cfg, err := png.DecodeConfig(f)
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	if cfg.Width != w || cfg.Height != h {
+		t.Errorf("the screenshot is %dx%d, want the window's %dx%d", cfg.Width, cfg.Height, w, h)
+	}
+	keepShot(t, shot, name+"-fold.png")
+}
+
+// TestHTMLAnswerAboveFold: report.html of the synthetic report and of the
+// committed default run, in a 1280 x 800 window, shows the whole answer
+// table before any scrolling.
+func TestHTMLAnswerAboveFold(t *testing.T) {
+	bin := browser(t)
+	r := syntheticReport(t)
+	t.Run("synthetic", func(t *testing.T) { checkAboveFold(t, bin, r, renderHTML(t, r, plotFiles(r)), "synthetic") })
+	run := openCommitted(t, "")
+	out := filepath.Join(t.TempDir(), "out")
+	if err := writeRunMem(context.Background(), run, out, []string{FormatHTML, FormatJSON}, nil); err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(filepath.Join(out, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var committed Report
+	if err := json.Unmarshal(data, &committed); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("committed", func(t *testing.T) { checkAboveFold(t, bin, &committed, string(page), run.Name) })
+}

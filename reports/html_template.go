@@ -14,8 +14,8 @@ const htmlTemplate = `<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}}</title>
 <style>
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:2em auto;max-width:110em;padding:0 1.5em;color:#1b1f24;line-height:1.45;overflow-wrap:break-word}
-h1{font-size:1.6em;margin-bottom:.3em}
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:1.2em auto 2em;max-width:110em;padding:0 1.5em;color:#1b1f24;line-height:1.45;overflow-wrap:break-word}
+h1{font-size:1.45em;margin:.2em 0}
 h2{font-size:1.3em;margin-top:2.2em;border-bottom:1px solid #d0d7de;padding-bottom:.2em}
 h3{font-size:1.05em;margin-top:1.6em}
 code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.92em}
@@ -56,6 +56,16 @@ table.decisions{width:100%;table-layout:fixed}
 table.decisions th,table.decisions td{overflow-wrap:break-word}
 table.decisions td.n,table.decisions td.nw{white-space:normal}
 table.decisions td.shape{min-width:0;max-width:none}
+.runline{color:#57606a;font-size:.9em;margin:.2em 0 .5em}
+h2#answer{font-size:1.15em;margin:.3em 0 .2em;padding-bottom:.1em}
+table.answer{width:100%;font-size:.82em;line-height:1.25;margin-top:.3em}
+table.answer th,table.answer td{padding:.1em .4em}
+table.answer td.nw,table.answer td.n{white-space:nowrap}
+table.answer th.fit{width:1%;white-space:nowrap}
+table.answer td.exp{background:#fafbfc;width:9em;max-width:9em}
+table.answer .shape{color:#57606a;font-size:.88em}
+table.answer td a{color:inherit;text-decoration:none}
+table.answer .src{color:#57606a;font-size:.88em}
 details>summary{cursor:pointer;color:#57606a}
 details[open]>summary{margin-bottom:.3em}
 tr.why details p{margin:.2em 0}
@@ -73,13 +83,41 @@ table.decisions td[data-label]::before{content:attr(data-label);color:#57606a;fo
 table.decisions td[data-label]>.sub{grid-column:2}
 table.decisions td.num{background:#f3f5f7;font-weight:600;border-top:0}
 table.decisions td.num::before{content:"Decision "}
+table.answer,table.answer tbody,table.answer tr,table.answer td{display:block;width:auto;max-width:none}
+table.answer{border:0}
+table.answer thead{display:none}
+table.answer tr{border-bottom:1px solid #d0d7de;padding:.15em 0}
+table.answer td{border:0;padding:.05em .4em;white-space:normal;text-align:left}
+table.answer td.exp{border-top:2px solid #afb8c1;margin-top:.5em;padding:.2em .4em;width:auto;max-width:none}
+table.answer td.nw:not(.claim),table.answer td.n{display:inline-block;margin-right:.4em}
+table.answer td.why:empty{display:none}
 }
 </style>
 </head>
 <body>
 <h1>{{.Title}}</h1>
+<p class="runline">{{.RunLine}}</p>
 {{- if .Incomplete}}
 <p class="incomplete"><strong>Incomplete run</strong>: {{.Incomplete}}.</p>
+{{- end}}
+{{- if .Answers}}
+<h2 id="answer">Answer</h2>
+<div class="wrap">
+<table class="answer">
+<thead><tr><th>Experiment</th><th class="fit">Claim (source)</th><th class="fit">Best implementation</th><th class="n fit">Measured ({{$.CI}})</th><th class="fit">Verdict</th><th>Why</th></tr></thead>
+<tbody>
+{{- range .Answers}}
+<tr id="a{{.N}}">{{if .Span}}<td class="exp" rowspan="{{.Span}}"><a href="#exp-{{.Experiment}}">{{.Experiment}}</a><div class="shape">{{range .ShapeParts}}{{.}}<wbr>{{end}}</div></td>{{end}}<td class="nw claim" title="{{.Source}}: {{.Quote}}">{{.Test}} <span class="src">{{.SourceShort}}</span></td><td class="nw"{{if .Compared}} title="best of {{.Compared}}"{{end}}>{{.Judged}}{{if .Of}} <span class="src">of {{.Of}}</span>{{end}}</td><td class="n">{{.Measured}}</td><td class="nw {{.Class}}"><a href="#d{{.N}}">{{.Verdict}}</a></td><td class="why"{{if .Why}} title="{{.Why}}"{{end}}>{{.Why}}</td></tr>
+{{- end}}
+</tbody>
+</table>
+</div>
+{{- if .AnswersLeftOut}}
+<p class="legend">{{.AnswersLeftOut}}</p>
+{{- end}}
+<details class="legend"><summary>How to read the answer</summary>
+<p>{{.Legends.Answer}}</p>
+</details>
 {{- end}}
 <p>Verdicts over {{.Total}} claim-shape pairs{{.IncompleteNote}}: {{range .Counts}}<span class="badge {{.Class}}">{{.N}} {{.Verdict}}</span>{{end}}</p>
 {{- if .Absent}}
@@ -180,7 +218,7 @@ table.decisions td.num::before{content:"Decision "}
 {{- range .Plots}}
 <figure>
 {{- if .Src}}
-<img src="{{.Src}}" alt="{{.Title}}">
+<a href="{{.Path}}" title="full size: {{.Path}}"><img src="{{.Src}}" alt="{{.Title}}"></a>
 {{- else}}
 <div class="missing">{{.Title}}: {{.Missing}}</div>
 {{- end}}

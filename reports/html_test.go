@@ -36,10 +36,11 @@ func renderHTML(t *testing.T, r *Report, files fstest.MapFS) string {
 }
 
 // selfContained fails on anything the page would fetch: a relative or
-// external src or href, a stylesheet link, a script.
+// external src, an href other than an anchor of the page or a plot's link
+// to its own file (plots/), a stylesheet link, a script.
 func selfContained(t *testing.T, page string) {
 	t.Helper()
-	for _, re := range []string{`src="(?:[^d]|d[^a])`, `href="[^#]`, `<link`, `<script`, `url\(`, `@import`} {
+	for _, re := range []string{`src="(?:[^d]|d[^a])`, `href="(?:[^#p]|p[^l]|pl[^o]|plo[^t]|plot[^s]|plots[^/])`, `<link`, `<script`, `url\(`, `@import`} {
 		if m := regexp.MustCompile(re).FindString(page); m != "" {
 			t.Errorf("report.html is not self-contained: %q matches %s", m, re)
 		}
@@ -55,7 +56,15 @@ func TestGoldenHTML(t *testing.T) {
 		t.Error("the plot is not embedded as a data: URI")
 	}
 	if strings.Contains(page, `src="plots/`) {
-		t.Error("report.html links a plot by path")
+		t.Error("report.html loads a plot by path")
+	}
+	// Each embedded plot links to its full-size file.
+	for _, e := range r.Experiments {
+		for _, p := range e.Plots {
+			if !strings.Contains(page, `<a href="`+p.Path+`" title="full size: `+p.Path+`"><img src="data:image/png;base64,`) {
+				t.Errorf("plot %s: no link to its file around the image", p.Path)
+			}
+		}
 	}
 	// Deterministic: a second build renders byte-identical output.
 	r2 := syntheticReport(t)

@@ -177,10 +177,10 @@ var limitsLegend = []legendRow{
 
 // htmlLegends are the legends as report.html's template inserts them.
 type htmlLegends struct {
-	Decisions, Shape, Quality, Limits template.HTML
+	Answer, Decisions, Shape, Quality, Limits template.HTML
 }
 
 func newHTMLLegends() htmlLegends {
-	return htmlLegends{Decisions: htmlLegend(decisionsLegend), Shape: htmlLegend(shapeLegend),
+	return htmlLegends{Answer: htmlLegend(answerLegend), Decisions: htmlLegend(decisionsLegend), Shape: htmlLegend(shapeLegend),
 		Quality: htmlLegend(qualityLegend), Limits: htmlLegend(limitsLegend)}
 }

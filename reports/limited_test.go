@@ -5,8 +5,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-
-	"github.com/rooftool/rooftool/analysis"
 )
 
 // gated_ssm hbm-traffic at d=2048 on run 2026-11-23-h100-140505. From the
@@ -163,15 +161,6 @@ func TestLimitedRuleRun065510(t *testing.T) {
 	if d := find("speedup-d2048-quack"); d.Verdict != VerdictNotMeasured || !strings.Contains(d.Reason, "not a variant of this run's spec") {
 		t.Errorf("speedup-d2048-quack: %s: %s", d.Verdict, d.Reason)
 	}
-}
-
-func hasWarning(ws []analysis.Warning, code string) bool {
-	for _, w := range ws {
-		if w.Code == code {
-			return true
-		}
-	}
-	return false
 }
 
 // TestBestMember: the highest value for > and >=, the lowest for < and <=,

@@ -86,7 +86,8 @@ func fmtTest(d Decision) string {
 	return fmt.Sprintf("%s(%s) %s %s", d.Metric, subject, d.Op, fmtMetric(d.Metric, d.Threshold))
 }
 
-// WriteMarkdown writes report.md: the decision table first, then per
+// WriteMarkdown writes report.md: the answer table first (each claim on
+// its best implementation), then the run, the decision table, and per
 // experiment its environment, per-shape tables, plots, crossovers and
 // warnings. Output is deterministic.
 func WriteMarkdown(w io.Writer, r *Report) error {
@@ -100,6 +101,9 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	p("%s\n\n", runLine(r.Run))
 	if len(r.Run.Incomplete) > 0 {
 		p("**Incomplete run**: %s.\n\n", strings.Join(r.Run.Incomplete, "; "))
+	}
+	if err := writeAnswerMarkdown(&b, r); err != nil {
+		return err
 	}
 	if len(r.Run.Command) > 0 {
 		p("Command: `%s`\n\n", shellquote.Join(r.Run.Command...))

@@ -17,8 +17,11 @@ const (
 // Report is everything report.md states; report.json is its JSON encoding
 // (keys sorted, floats as Go formats them).
 type Report struct {
-	Version     int                `json:"rooftool_report"` // format version, 4 (counterfactuals over both clocks and from one pass; speedup intervals at 95%)
-	Run         RunInfo            `json:"run"`
+	Version int     `json:"rooftool_report"` // format version, 5 (the answer table; voided_by and pass_not_run in decisions)
+	Run     RunInfo `json:"run"`
+	// Answer is the table the report opens with: each claim judged on its
+	// best implementation, derived from Decisions (answers).
+	Answer      []Answer           `json:"answer"`
 	Decisions   []Decision         `json:"decisions"`
 	Experiments []ExperimentReport `json:"experiments"`
 	Warnings    []analysis.Warning `json:"warnings,omitempty"` // run-level
@@ -79,6 +82,14 @@ type Decision struct {
 	Verdict    string   `json:"verdict"`
 	Reason     string   `json:"reason"`
 	Note       string   `json:"note,omitempty"`
+	// VoidedBy are the warning codes that void the metric (an INCONCLUSIVE
+	// that would otherwise be GO or NO-GO, or one the interval already
+	// made INCONCLUSIVE); range-replays-cut where the replays the rule
+	// asked for and the cells lack could turn the verdict. PassNotRun says
+	// which cells lack the pass the metric is decided by, where that made
+	// a GO or NO-GO INCONCLUSIVE.
+	VoidedBy   []string `json:"voided_by,omitempty"`
+	PassNotRun string   `json:"pass_not_run,omitempty"`
 	// Launch is how a speedup's two cells were launched where it was
 	// judged ("eager" | "graph": host-bound cells launched as a CUDA
 	// graph); Timing how they were timed ("paired": alternating in one

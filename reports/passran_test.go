@@ -103,6 +103,9 @@ func TestReplaysCutNearThreshold(t *testing.T) {
 		if d.Verdict != VerdictInconclusive || !strings.Contains(d.Reason, WarnReplaysCut) || !strings.Contains(d.Reason, "1.4% off") {
 			t.Errorf("no-intermediate: %s: %s; want INCONCLUSIVE, replays cut, 1.4%% off", d.Verdict, d.Reason)
 		}
+		if len(d.VoidedBy) != 1 || d.VoidedBy[0] != WarnReplaysCut {
+			t.Errorf("no-intermediate: voided_by %q, want [%s]", d.VoidedBy, WarnReplaysCut)
+		}
 		return
 	}
 	t.Fatal("no swiglu_fp8/no-intermediate decision")

@@ -96,7 +96,7 @@ func TestSituations(t *testing.T) {
 				if d.Experiment != "gated_ssm" || d.Shape != gs || !contains(tc.claims, d.Claim) {
 					continue
 				}
-				fmt.Fprintf(&b, "%s %s: %s\n  %s\n", d.Claim, d.Metric, d.Verdict, d.Reason)
+				fmt.Fprintf(&b, "%s %s: %s\n  %s\n  answer's why: %s\n", d.Claim, d.Metric, d.Verdict, d.Reason, dashIfEmpty(whyOf(d)))
 				if d.LimitedBy != "" {
 					fmt.Fprintf(&b, "  limited_by %s", d.LimitedBy)
 					if cf := d.Counterfactual; cf != nil {

@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/rooftool/rooftool/analysis"
@@ -219,6 +220,7 @@ func (x *index) decideOne(e *spec.Experiment, c spec.Claim, shape string) Decisi
 	x.limitedBy(e, &d)
 	x.l2AlreadySaves(e, &d)
 	if voiding := summarizeWarnings(vw); len(voiding) > 0 {
+		d.VoidedBy = appendCodes(d.VoidedBy, vw)
 		if d.Verdict == VerdictInconclusive {
 			d.Reason = fmt.Sprintf("%s; the metric is also voided by %s", d.Reason, strings.Join(voiding, "; "))
 		} else {
@@ -227,6 +229,7 @@ func (x *index) decideOne(e *spec.Experiment, c spec.Claim, shape string) Decisi
 		}
 	}
 	if why := x.passNotRun(e.Name, c.Metric, shape, c.Candidate, d.Baseline); why != "" && (d.Verdict == VerdictGo || d.Verdict == VerdictNoGo) {
+		d.PassNotRun = why
 		d.Reason = fmt.Sprintf("would be %s (%s), but %s: the figure was measured another way than the claim states", d.Verdict, d.Reason, why)
 		d.Verdict = VerdictInconclusive
 	}
@@ -261,6 +264,21 @@ func (x *index) passNotRun(exp, metric, shape string, variants ...string) string
 		}
 	}
 	return strings.Join(why, "; ")
+}
+
+// appendCodes adds to codes each warning code of ws it lacks, in order.
+func appendCodes(codes []string, ws []analysis.Warning) []string {
+	for _, w := range ws {
+		if !slices.Contains(codes, w.Code) {
+			codes = append(codes, w.Code)
+		}
+	}
+	return codes
+}
+
+// hasWarning reports whether ws has a warning of code.
+func hasWarning(ws []analysis.Warning, code string) bool {
+	return slices.ContainsFunc(ws, func(w analysis.Warning) bool { return w.Code == code })
 }
 
 // summarizeWarnings lists each warning code once, with its first message

@@ -66,7 +66,8 @@ func decadeLabel(e int) string {
 }
 
 // logTicks labels each decade with an SI prefix and the unit and marks
-// 2..9 as minor ticks.
+// 2..9 as minor ticks; where fewer than three decades fall inside the
+// axis, the 2s and 5s are labelled too.
 type logTicks struct{ unit string }
 
 func (t logTicks) Ticks(min, max float64) []plot.Tick {
@@ -74,20 +75,41 @@ func (t logTicks) Ticks(min, max float64) []plot.Tick {
 		return nil
 	}
 	lo, hi := int(math.Floor(math.Log10(min))), int(math.Ceil(math.Log10(max)))
+	inside := 0
+	for e := lo; e <= hi; e++ {
+		if v := math.Pow10(e); v >= min && v <= max {
+			inside++
+		}
+	}
 	var ticks []plot.Tick
 	for e := lo; e <= hi; e++ {
 		v := math.Pow10(e)
 		ticks = append(ticks, plot.Tick{Value: v, Label: decadeLabel(e) + t.unit})
 		for i := 2; i < 10 && e < hi; i++ {
-			ticks = append(ticks, plot.Tick{Value: v * float64(i)})
+			tk := plot.Tick{Value: v * float64(i)}
+			if inside < 3 && (i == 2 || i == 5) {
+				tk.Label = siLabel(i, e) + t.unit
+			}
+			ticks = append(ticks, tk)
 		}
 	}
 	return ticks
 }
 
-// floorDecade and ceilDecade round to whole decades.
-func floorDecade(v float64) float64 { return math.Pow10(int(math.Floor(math.Log10(v)))) }
-func ceilDecade(v float64) float64  { return math.Pow10(int(math.Ceil(math.Log10(v)))) }
+// siLabel prints m x 10^e (m a digit) as decadeLabel does: "20", "5k",
+// "0.2".
+func siLabel(m, e int) string {
+	if e < 0 {
+		return strconv.FormatFloat(float64(m)*math.Pow10(e), 'f', -e, 64)
+	}
+	d := decadeLabel(e)
+	i := 0
+	for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+		i++
+	}
+	n, _ := strconv.Atoi(d[:i])
+	return strconv.Itoa(n*m) + d[i:]
+}
 
 // Plot sizes.
 var (

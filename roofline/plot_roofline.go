@@ -139,21 +139,30 @@ func KernelPoints(run *analysis.Run, experiment, shape string) (placed int, why 
 // labelled with value and source (measured ceilings dashed); one point per
 // kernel per memory level (marker = level, colour = variant), the heaviest
 // kernels named (once per spot); each variant's aggregate (a diamond) and
-// arrows from the baseline's aggregate to each candidate's. Aggregates that
-// would cover one another are drawn apart around the spot they share (a
-// cross), each joined to it and named, and a note names the aggregates that
-// lie outside their own kernels' DRAM points; every mark is in the legend.
+// arrows from the baseline's aggregate to each candidate's. Every marker is
+// drawn at its value; names are placed clear of markers and of one another,
+// with a leader line where they had to move away from their marker, and a
+// note names the aggregates that lie outside their own kernels' DRAM
+// points; every mark is in the legend. The axes span the points, totals,
+// roofs and ridge points with a margin (axisBounds).
 // experiment "" and shape ""
 // select the kernels of an export without rooftool's NVTX ranges; their
 // colours then go by kernel name. Points with zero FLOPs or bytes cannot sit
 // on log axes: they are left off and counted in a WarnZeroOnLog warning.
 func RooflinePlot(run *analysis.Run, experiment, shape string) (*plot.Plot, []analysis.Warning, error) {
+	p, _, ws, err := rooflinePlot(run, experiment, shape)
+	return p, ws, err
+}
+
+// rooflinePlot is RooflinePlot, also returning the layer that draws roofs
+// and labels (whose drawn field records a drawing's layout).
+func rooflinePlot(run *analysis.Run, experiment, shape string) (*plot.Plot, *rooflineLayer, []analysis.Warning, error) {
 	if run == nil {
-		return nil, nil, fmt.Errorf("roofline: no run")
+		return nil, nil, nil, fmt.Errorf("roofline: no run")
 	}
 	kfs, cells := selectFacts(run, experiment, shape)
 	if len(kfs) == 0 && len(cells) == 0 {
-		return nil, nil, fmt.Errorf("roofline %s %s: %w", orAll(experiment), orAll(shape), ErrNoData)
+		return nil, nil, nil, fmt.Errorf("roofline %s %s: %w", orAll(experiment), orAll(shape), ErrNoData)
 	}
 	// Series: variants in cell (spec) order, else kernel names by total time.
 	seriesNames, seriesOf := seriesFor(kfs, cells, experiment)
@@ -162,7 +171,7 @@ func RooflinePlot(run *analysis.Run, experiment, shape string) (*plot.Plot, []an
 	aggs, aggByVariant, aggNote, aggWarnings := variantTotals(cells, seriesOf)
 	warnings = append(warnings, aggWarnings...)
 	if len(kfs) == 0 && len(aggs) == 0 {
-		return nil, nil, fmt.Errorf("roofline %s %s: no ncu kernel pass and no cell with FLOPs and bytes (timing only?): %w", orAll(experiment), orAll(shape), ErrNoData)
+		return nil, nil, nil, fmt.Errorf("roofline %s %s: no ncu kernel pass and no cell with FLOPs and bytes (timing only?): %w", orAll(experiment), orAll(shape), ErrNoData)
 	}
 	arrows := comparisonArrows(run.Comparisons, experiment, shape, aggByVariant)
 	roofs := pickRoofs(run.Ceilings, usedCeilings(kfs))
@@ -172,14 +181,14 @@ func RooflinePlot(run *analysis.Run, experiment, shape string) (*plot.Plot, []an
 	layer := &rooflineLayer{roofs: roofs, labels: labels, arrows: arrows, top: top}
 	p.Add(layer)
 	if err := addKernelScatters(p, pts, len(seriesNames)); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	placeTotals(p, layer, aggs, pts)
-	addRooflineLegend(p, layer, seriesNames, aggNote)
+	arrowsDrawn := placeTotals(p, layer, aggs, pts)
+	addRooflineLegend(p, layer, seriesNames, aggNote, arrowsDrawn)
 	if len(pts) == 0 && len(aggs) == 0 {
 		layer.note = "no kernel has both FLOP and byte counters: roofs only"
 	}
-	return p, warnings, nil
+	return p, layer, warnings, nil
 }
 
 // samePoint reports whether two points of the log axes lie within 5% of

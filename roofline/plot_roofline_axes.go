@@ -53,26 +53,10 @@ func addKernelScatters(p *plot.Plot, pts []kpoint, nSeries int) error {
 	return nil
 }
 
-// placeTotals puts the totals on top of the kernel markers; those that would
-// cover one another (at this plot's size) are grouped, to be drawn apart
-// around their spot, and the totals outside their kernels' points noted.
-func placeTotals(p *plot.Plot, layer *rooflineLayer, aggs []aggregate, pts []kpoint) {
-	p.Add(aggLayer{layer})
-	layer.aggs = aggs
-	layer.points = pts
-	trX, trY := dataTransforms(p, rooflineW, rooflineH)
-	var aggAt []vg.Point
-	for _, a := range aggs {
-		aggAt = append(aggAt, vg.Point{X: trX(a.x), Y: trY(a.y)})
-	}
-	layer.groups = clusterAggs(aggAt)
-	layer.outside = outsideNote(aggs, pts)
-}
-
 // addRooflineLegend writes the legend: the colours of the series shown, the
 // marker of each level used, the totals' diamond (aggNote), and the arrow
-// and shared-spot marks where the plot has them.
-func addRooflineLegend(p *plot.Plot, layer *rooflineLayer, seriesNames []string, aggNote string) {
+// where the plot draws one (arrows).
+func addRooflineLegend(p *plot.Plot, layer *rooflineLayer, seriesNames []string, aggNote string, arrows bool) {
 	pts, aggs := layer.points, layer.aggs
 	p.Legend.Top, p.Legend.Left = false, false
 	p.Legend.TextStyle = textStyle(vg.Points(9), color.Black)
@@ -103,21 +87,7 @@ func addRooflineLegend(p *plot.Plot, layer *rooflineLayer, seriesNames []string,
 	if len(aggs) > 0 {
 		p.Legend.Add(aggNote, glyphThumb{draw.GlyphStyle{Color: color.RGBA{150, 150, 150, 255}, Radius: vg.Points(6), Shape: diamondGlyph{}}})
 	}
-	groupOf := map[int]int{}
-	shared := false
-	for g, members := range layer.groups {
-		for _, i := range members {
-			groupOf[i] = g
-		}
-		shared = shared || len(members) > 1
-	}
-	for _, ar := range layer.arrows {
-		if groupOf[ar[0]] != groupOf[ar[1]] {
-			p.Legend.Add("from the baseline's total to a candidate's", arrowThumb{})
-			break
-		}
-	}
-	if shared {
-		p.Legend.Add("totals at one spot, drawn around it and named", spotThumb{})
+	if arrows {
+		p.Legend.Add("from the baseline's total to a candidate's", arrowThumb{})
 	}
 }

@@ -1,11 +1,13 @@
 package roofline
 
-// Drawing of the hierarchical roofline: roof lines and their labels, kernel
-// names placed clear of markers and other text, baseline-to-candidate arrows.
+// Drawing of the hierarchical roofline: roof lines and their labels, the
+// names of totals and kernels placed clear of markers and other text (with
+// leader lines where they had to move away), baseline-to-candidate arrows.
 
 import (
 	"image/color"
 	"math"
+	"sort"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/text"
@@ -28,8 +30,8 @@ func (diamondGlyph) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) 
 	c.StrokeLines(draw.LineStyle{Color: color.Black, Width: vg.Points(1.2)}, append(poly, poly[0]))
 }
 
-// rooflineLayer draws the roofs and their labels, the names of the heaviest
-// kernels and the baseline-to-candidate arrows.
+// rooflineLayer draws the roofs and their labels, the arrows between
+// totals, the totals' names and the names of the heaviest kernels.
 type rooflineLayer struct {
 	roofs  []roof
 	labels []klabel
@@ -38,121 +40,76 @@ type rooflineLayer struct {
 	top    float64
 	note   string
 	points []kpoint // kernel markers: labels keep off them
-	// groups are the totals (indices into aggs) that would cover one
-	// another, drawn apart (clusterAggs); totals is where this drawing put
-	// them, for aggLayer; outside is outsideNote's note.
-	groups  [][]int
-	totals  totalsLayout
+	// outside is outsideNote's note.
 	outside string
+	// drawn, where set, records what the next drawing places (tests).
+	drawn *layout
 }
 
 func (l *rooflineLayer) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
-	d := &roofDraw{c: c, trX: trX, trY: trY}
+	d := &roofDraw{c: c, trX: trX, trY: trY, drawn: l.drawn}
+	if d.drawn != nil {
+		*d.drawn = layout{area: c.Rectangle, xr: [2]float64{p.X.Min, p.X.Max}, yr: [2]float64{p.Y.Min, p.Y.Max}, legend: legendRect(&p.Legend, c)}
+	}
 	l.markObstacles(d, &p.Legend)
 	l.drawFlatRoofs(d, p.X.Min, p.X.Max)
 	slopes := l.drawSlopes(d, p.X.Min, p.X.Max, p.Y.Min)
-	l.drawArrows(c)
-	l.nameMovedTotals(d)
+	l.nameTotals(d)
 	l.nameKernels(d)
 	l.writeNotes(d, slopes)
 }
 
 // roofDraw is one drawing of the roofline layer: the canvas, its data
-// transforms, and the rectangles already taken by marks, lines and text.
+// transforms, the rectangles already taken by marks, lines and text, and
+// the layout it records (nil: none).
 type roofDraw struct {
 	c        draw.Canvas
 	trX, trY func(float64) vg.Length
 	taken    placed
+	texts    []vg.Rectangle // the boxes of the texts written so far
+	drawn    *layout
 }
 
 // pt is the canvas point of data point (x, y).
 func (d *roofDraw) pt(x, y float64) vg.Point { return vg.Point{X: d.trX(x), Y: d.trY(y)} }
 
-// markObstacles lays out the totals and takes the space of what notes and
-// labels must keep off: the legend (drawn over the data area last), the
-// kernel markers and the totals with their spots.
+// markObstacles takes the space of what notes and labels must keep off:
+// the legend (drawn over the data area last), the kernel markers and the
+// totals' diamonds.
 func (l *rooflineLayer) markObstacles(d *roofDraw, legend *plot.Legend) {
 	d.taken = append(d.taken, legendRect(legend, d.c))
+	square := func(at vg.Point, r vg.Length) vg.Rectangle {
+		return vg.Rectangle{Min: vg.Point{X: at.X - r, Y: at.Y - r}, Max: vg.Point{X: at.X + r, Y: at.Y + r}}
+	}
 	for _, q := range l.points {
-		at := d.pt(q.x, q.y)
-		r := vg.Points(5)
-		d.taken = append(d.taken, vg.Rectangle{Min: vg.Point{X: at.X - r, Y: at.Y - r}, Max: vg.Point{X: at.X + r, Y: at.Y + r}})
+		d.taken = append(d.taken, square(d.pt(q.x, q.y), vg.Points(5)))
 	}
-	l.totals = layoutTotals(l.aggs, l.groups, d.pt)
-	for _, at := range append(append([]vg.Point{}, l.totals.at...), l.totals.spots...) {
-		r := aggRadius + vg.Points(1)
-		d.taken = append(d.taken, vg.Rectangle{Min: vg.Point{X: at.X - r, Y: at.Y - r}, Max: vg.Point{X: at.X + r, Y: at.Y + r}})
+	for _, a := range l.aggs {
+		d.taken = append(d.taken, square(d.pt(a.x, a.y), aggRadius+vg.Points(1)))
 	}
 }
 
-// drawArrows draws an arrow from the baseline's total to each candidate's,
-// where they lie apart (within a group the direction would be the layout's).
-func (l *rooflineLayer) drawArrows(c draw.Canvas) {
-	for _, ar := range l.arrows {
-		if l.totals.group[ar[0]] != l.totals.group[ar[1]] {
-			drawArrow(c, l.totals.at[ar[0]], l.totals.at[ar[1]], aggRadius+vg.Points(1))
-		}
-	}
-}
-
-// nameMovedTotals joins the totals drawn apart to their own spot (aggLayer
-// marks it with a cross over the kernel markers) and names them outward
-// from it.
-func (l *rooflineLayer) nameMovedTotals(d *roofDraw) {
-	for _, j := range l.totals.joined {
-		d.c.StrokeLine2(joinStyle, j[0].X, j[0].Y, j[1].X, j[1].Y)
-	}
-	tsty := textStyle(vg.Points(8), color.RGBA{20, 20, 20, 255})
-	for i, a := range l.aggs {
-		if l.totals.moved[i] {
-			d.taken = append(d.taken, placeOutward(d.c, d.taken, tsty, l.totals.at[i], l.totals.angle[i], aggRadius+vg.Points(3), a.name))
-		}
-	}
-}
-
-// nameKernels writes the kernel names next to their points, avoiding other
-// text and the edges; further away, with a leader line back to the point,
-// where the near places are taken.
+// nameKernels writes the names of the heaviest kernels beside their
+// points (placeLabel), near them or not at all: in a crowd of markers a
+// kernel's name is left out rather than drawn far off.
 func (l *rooflineLayer) nameKernels(d *roofDraw) {
-	c := d.c
 	ksty := textStyle(vg.Points(8), color.RGBA{40, 40, 40, 255})
 	for _, kl := range l.labels {
-		at := d.pt(kl.x, kl.y)
-		w, h := ksty.Width(kl.text), ksty.Height(kl.text)
-		cands := []vg.Point{
-			{X: at.X + vg.Points(6), Y: at.Y + vg.Points(3)},
-			{X: at.X + vg.Points(6), Y: at.Y - h - vg.Points(3)},
-			{X: at.X - w - vg.Points(6), Y: at.Y + vg.Points(3)},
-			{X: at.X - w - vg.Points(6), Y: at.Y - h - vg.Points(3)},
-			{X: at.X + vg.Points(6), Y: at.Y + h + vg.Points(6)},
-			{X: at.X + vg.Points(6), Y: at.Y - 2*h - vg.Points(6)},
-			{X: at.X - w/2, Y: at.Y + h + vg.Points(10)},
-			{X: at.X - w/2, Y: at.Y - 2*h - vg.Points(10)},
-		}
-		// Further away, with a leader line back to the point.
-		for k := 2; k <= 6; k++ {
-			dy := vg.Length(k) * (h + vg.Points(4))
-			cands = append(cands,
-				vg.Point{X: at.X + vg.Points(14), Y: at.Y + dy}, vg.Point{X: at.X + vg.Points(14), Y: at.Y - dy - h},
-				vg.Point{X: at.X - w - vg.Points(14), Y: at.Y + dy}, vg.Point{X: at.X - w - vg.Points(14), Y: at.Y - dy - h})
-		}
-		for i, cand := range cands {
-			if !d.taken.free(textRect(ksty, cand, kl.text), c) {
-				continue
-			}
-			if i >= 8 {
-				end := vg.Point{X: cand.X, Y: cand.Y + h/2}
-				if cand.X < at.X {
-					end.X = cand.X + w
-				}
-				c.StrokeLine2(draw.LineStyle{Color: color.RGBA{120, 120, 120, 255}, Width: vg.Points(0.6)}, at.X, at.Y, end.X, end.Y)
-			}
-			d.taken = append(d.taken, fillTextBG(c, ksty, cand, kl.text))
-			break
-		}
+		d.placeLabel(ksty, d.pt(kl.x, kl.y), vg.Points(4), kl.text, nearRings)
 	}
 }
+
+// How far placeLabel looks for a free place, in rings around the marker
+// (labelRing apart); allRings goes on over the whole canvas.
+const (
+	nearRings = 3
+	farRings  = 6
+	allRings  = -1
+)
+
+// labelRing is the distance between placeLabel's rings.
+var labelRing = vg.Points(9)
 
 // writeNotes writes the layer's note at the top left, and below it the note
 // of totals outside their kernels' points at the lowest, then leftmost,
@@ -164,7 +121,9 @@ func (l *rooflineLayer) writeNotes(d *roofDraw, slopes [][2]vg.Point) {
 	if l.note != "" {
 		nsty := textStyle(vg.Points(11), color.RGBA{150, 40, 40, 255})
 		y -= nsty.Height(l.note)
-		d.taken = append(d.taken, fillTextBG(c, nsty, vg.Point{X: c.Min.X + vg.Points(12), Y: y}, l.note))
+		r := fillTextBG(c, nsty, vg.Point{X: c.Min.X + vg.Points(12), Y: y}, l.note)
+		d.taken = append(d.taken, r)
+		d.record(drawnLabel{text: l.note, boxes: []vg.Rectangle{r}})
 		y -= vg.Points(6)
 	}
 	if l.outside == "" {
@@ -188,49 +147,143 @@ func (l *rooflineLayer) writeNotes(d *roofDraw, slopes [][2]vg.Point) {
 			break
 		}
 	}
-	fillTextBG(c, osty, at, l.outside)
+	r := fillTextBG(c, osty, at, l.outside)
+	d.taken = append(d.taken, r)
+	d.record(drawnLabel{text: l.outside, boxes: []vg.Rectangle{r}})
 }
 
-// placeOutward writes txt beside a marker at at, on the side the angle
-// out (radians) points to, gap from its centre: there where nothing taken
-// is under it, else turned up to 90 degrees either way, else further out
-// with a leader line back to the marker; where every place is taken, at
-// the first. It returns the text's box.
-func placeOutward(c draw.Canvas, taken placed, sty text.Style, at vg.Point, out float64, gap vg.Length, txt string) vg.Rectangle {
+// labelGap is the room between a marker's edge and its label.
+var labelGap = vg.Points(2)
+
+// placeLabel writes txt beside a marker of radius r centred at at, where
+// nothing taken is under it and its leader line crosses no text: first
+// against the marker, to its right, left, above, below, then at its
+// corners; then on up to rings rings further out (farRings for allRings),
+// with a leader line back to the marker; with allRings then at the free
+// place of the canvas nearest to it (its leader line crossing a text only
+// where every line out would). It takes the space of the text and of its
+// leader line, and records them. It reports false, leaving the text
+// out, where none of those places is free.
+func (d *roofDraw) placeLabel(sty text.Style, at vg.Point, r vg.Length, txt string, rings int) bool {
+	c := d.c
 	w, h := sty.Width(txt), sty.Height(txt)
-	box := func(ang float64, d vg.Length) vg.Point {
-		p := vg.Point{X: at.X + d*vg.Length(math.Cos(ang)), Y: at.Y + d*vg.Length(math.Sin(ang))}
+	// box is the text's bottom-left corner for a label gap away from at,
+	// on the side the angle ang points to.
+	box := func(ang float64, gap vg.Length) vg.Point {
+		p := vg.Point{X: at.X + gap*vg.Length(math.Cos(ang)), Y: at.Y + gap*vg.Length(math.Sin(ang))}
 		switch cos, sin := math.Cos(ang), math.Sin(ang); {
 		case cos > 0.35:
-			return vg.Point{X: p.X, Y: p.Y - h/2}
+			return vg.Point{X: p.X, Y: p.Y - h/2 + vg.Length(sin)*h/2}
 		case cos < -0.35:
-			return vg.Point{X: p.X - w, Y: p.Y - h/2}
+			return vg.Point{X: p.X - w, Y: p.Y - h/2 + vg.Length(sin)*h/2}
 		case sin > 0:
 			return vg.Point{X: p.X - w/2, Y: p.Y}
 		default:
 			return vg.Point{X: p.X - w/2, Y: p.Y - h}
 		}
 	}
-	var first vg.Point
-	for k, d := range []vg.Length{gap, gap + vg.Points(10), gap + vg.Points(22), gap + vg.Points(36)} {
-		for j, turn := range []float64{0, 0.5, -0.5, 1, -1, 1.57, -1.57} {
-			cand := box(out+turn, d)
-			if k == 0 && j == 0 {
-				first = cand
+	near := []float64{0, math.Pi, math.Pi / 2, -math.Pi / 2, math.Pi / 4, 3 * math.Pi / 4, -math.Pi / 4, -3 * math.Pi / 4}
+	var ring []float64
+	for k := range 16 {
+		ring = append(ring, float64(k)*math.Pi/8)
+	}
+	crossOK := false // whether a leader line may cross a text (the last resort)
+	try := func(cand vg.Point, leader bool) bool {
+		rect := textRect(sty, cand, txt)
+		if !d.taken.free(rect, c) {
+			return false
+		}
+		var line [2]vg.Point // a leader line, from the marker's edge to the nearest point of the box
+		if leader {
+			end := vg.Point{X: max(rect.Min.X, min(rect.Max.X, at.X)), Y: max(rect.Min.Y, min(rect.Max.Y, at.Y))}
+			dx, dy := float64(end.X-at.X), float64(end.Y-at.Y)
+			n := math.Hypot(dx, dy)
+			leader = n > float64(r)
+			if leader {
+				line = [2]vg.Point{{X: at.X + r*vg.Length(dx/n), Y: at.Y + r*vg.Length(dy/n)}, end}
+				for _, t := range d.texts {
+					if !crossOK && crossesAny(t, [][2]vg.Point{line}) {
+						return false // it would cross a text written before
+					}
+				}
 			}
-			if !taken.free(textRect(sty, cand, txt), c) {
-				continue
-			}
-			if k > 0 {
-				// To the nearest point of the text's box.
-				end := vg.Point{X: max(cand.X, min(cand.X+w, at.X)), Y: max(cand.Y, min(cand.Y+h, at.Y))}
-				c.StrokeLine2(joinStyle, at.X, at.Y, end.X, end.Y)
-			}
-			return fillTextBG(c, sty, cand, txt)
+		}
+		if leader {
+			c.StrokeLine2(joinStyle, line[0].X, line[0].Y, line[1].X, line[1].Y)
+			d.taken = append(d.taken, segmentBoxes(line[0], line[1], vg.Points(1.5))...)
+		}
+		drawn := fillTextBG(c, sty, cand, txt)
+		d.taken = append(d.taken, drawn)
+		a := at
+		d.record(drawnLabel{text: txt, boxes: []vg.Rectangle{drawn}, anchor: &a, leader: leader})
+		return true
+	}
+	for _, ang := range near {
+		if try(box(ang, r+labelGap), false) {
+			return true
 		}
 	}
-	return fillTextBG(c, sty, first, txt)
+	n := rings
+	if rings == allRings {
+		n = farRings
+	}
+	for k := 1; k <= n; k++ {
+		for _, ang := range ring {
+			if try(box(ang, r+labelGap+vg.Length(k)*labelRing), true) {
+				return true
+			}
+		}
+	}
+	if rings != allRings {
+		return false
+	}
+	// Anywhere on the canvas, nearest first.
+	type spot struct {
+		p    vg.Point
+		dist float64
+	}
+	var spots []spot
+	step := vg.Points(4)
+	for y := c.Min.Y; y+h <= c.Max.Y; y += step {
+		for x := c.Min.X; x+w <= c.Max.X; x += step {
+			dx := float64(max(x-at.X, 0, at.X-(x+w)))
+			dy := float64(max(y-at.Y, 0, at.Y-(y+h)))
+			spots = append(spots, spot{vg.Point{X: x, Y: y}, math.Hypot(dx, dy)})
+		}
+	}
+	sort.SliceStable(spots, func(i, j int) bool { return spots[i].dist < spots[j].dist })
+	for _, s := range spots {
+		if try(s.p, true) {
+			return true
+		}
+	}
+	// Labels all around the marker: the leader line crosses one.
+	crossOK = true
+	for _, s := range spots {
+		if try(s.p, true) {
+			return true
+		}
+	}
+	return false
 }
+
+// segmentBoxes covers the segment from a to b with squares of side 2*half,
+// so that later labels keep off a leader line.
+func segmentBoxes(a, b vg.Point, half vg.Length) []vg.Rectangle {
+	dx, dy := float64(b.X-a.X), float64(b.Y-a.Y)
+	n := math.Hypot(dx, dy)
+	steps := int(n/float64(half)) + 1
+	var out []vg.Rectangle
+	for i := 0; i <= steps; i++ {
+		t := float64(i) / float64(steps)
+		p := vg.Point{X: a.X + vg.Length(t*dx), Y: a.Y + vg.Length(t*dy)}
+		out = append(out, vg.Rectangle{Min: vg.Point{X: p.X - half, Y: p.Y - half}, Max: vg.Point{X: p.X + half, Y: p.Y + half}})
+	}
+	return out
+}
+
+// joinStyle is a leader line from a marker to its label.
+var joinStyle = draw.LineStyle{Color: color.RGBA{90, 90, 90, 255}, Width: vg.Points(0.8)}
 
 // legendRect is where l is drawn over the data canvas c: the size of
 // l.Rectangle, on the side of c that l.Top and l.Left name, moved by its
@@ -280,14 +333,20 @@ func crossesAny(r vg.Rectangle, segs [][2]vg.Point) bool {
 	return false
 }
 
+// arrowDrawn reports whether drawArrow draws an arrow from a to b with
+// gap: they lie far enough apart for its line and head.
+func arrowDrawn(a, b vg.Point, gap vg.Length) bool {
+	return math.Hypot(float64(b.X-a.X), float64(b.Y-a.Y)) > 2*float64(gap)+9
+}
+
 // drawArrow draws a line from a to b that stops short of both ends by gap
-// and ends in a filled head.
+// and ends in a filled head, where they lie far enough apart (arrowDrawn).
 func drawArrow(c draw.Canvas, a, b vg.Point, gap vg.Length) {
-	dx, dy := float64(b.X-a.X), float64(b.Y-a.Y)
-	n := math.Hypot(dx, dy)
-	if n <= 2*float64(gap)+1 {
+	if !arrowDrawn(a, b, gap) {
 		return
 	}
+	dx, dy := float64(b.X-a.X), float64(b.Y-a.Y)
+	n := math.Hypot(dx, dy)
 	ux, uy := dx/n, dy/n
 	s := vg.Point{X: a.X + gap*vg.Length(ux), Y: a.Y + gap*vg.Length(uy)}
 	e := vg.Point{X: b.X - gap*vg.Length(ux), Y: b.Y - gap*vg.Length(uy)}

@@ -53,10 +53,11 @@ func (l *rooflineLayer) drawFlatRoofs(d *roofDraw, xmin, xmax float64) {
 }
 
 // labelFlatRoof writes the label of compute roof r, whose line starts at
-// start: at the right end above or below the line, then further left, never
-// left of where the line starts. Where all those places are taken (roofs a
-// few % apart) it is stacked above the others at the right end with a
-// leader line down to its own roof.
+// start: at the right end above or below the line, then further left along
+// it; then stacked above the line at the right end with a leader line down
+// to it (roofs a few % apart, markers on the line); then, where the line
+// is shorter than the label, above it reaching left of where it starts;
+// else at the free place nearest the line's right end (placeLabel).
 func (d *roofDraw) labelFlatRoof(r roof, start vg.Length) {
 	c := d.c
 	tsty := textStyle(vg.Points(9), roofGrey)
@@ -67,30 +68,38 @@ func (d *roofDraw) labelFlatRoof(r roof, start vg.Length) {
 	w, h := tsty.Width(txt), tsty.Height(txt)
 	y := d.trY(r.value)
 	right := c.Max.X - vg.Points(4) - w
-	var cands []vg.Point
+	type cand struct {
+		at     vg.Point
+		leader bool
+	}
+	var along, stacked, beyond []cand
 	for k := 0; k <= 6; k++ {
 		x := right - vg.Length(k)*(w/2+vg.Points(6))
 		if x < start {
-			break
+			beyond = append(beyond, cand{at: vg.Point{X: x, Y: y + vg.Points(2)}})
+			continue
 		}
-		cands = append(cands, vg.Point{X: x, Y: y + vg.Points(2)}, vg.Point{X: x, Y: y - h - vg.Points(2)})
+		along = append(along, cand{at: vg.Point{X: x, Y: y + vg.Points(2)}}, cand{at: vg.Point{X: x, Y: y - h - vg.Points(2)}})
 	}
-	for _, cand := range cands {
-		if d.taken.free(textRect(tsty, cand, txt), c) {
-			d.taken = append(d.taken, fillTextBG(c, tsty, cand, txt))
-			return
+	if right >= start {
+		for k := 1; k <= 12; k++ {
+			stacked = append(stacked, cand{vg.Point{X: right, Y: y + vg.Points(2) + vg.Length(k)*(h+vg.Points(2))}, true})
 		}
 	}
-	if len(cands) == 0 {
+	for _, cd := range append(append(along, stacked...), beyond...) {
+		if !d.taken.free(textRect(tsty, cd.at, txt), c) {
+			continue
+		}
+		if cd.leader {
+			lx := cd.at.X - vg.Points(3)
+			c.StrokeLine2(draw.LineStyle{Color: roofLight, Width: vg.Points(0.6)}, lx, cd.at.Y+h/2, lx-vg.Points(8), y)
+		}
+		box := fillTextBG(c, tsty, cd.at, txt)
+		d.taken = append(d.taken, box)
+		d.record(drawnLabel{text: txt, boxes: []vg.Rectangle{box}, leader: cd.leader})
 		return
 	}
-	cand := cands[0]
-	for k := 0; k < 12 && !d.taken.free(textRect(tsty, cand, txt), c); k++ {
-		cand.Y += h + vg.Points(2)
-	}
-	lx := cand.X - vg.Points(3)
-	c.StrokeLine2(draw.LineStyle{Color: roofLight, Width: vg.Points(0.6)}, lx, cand.Y+h/2, lx-vg.Points(8), y)
-	d.taken = append(d.taken, fillTextBG(c, tsty, cand, txt))
+	d.placeLabel(tsty, vg.Point{X: c.Max.X, Y: y}, 0, txt, allRings)
 }
 
 // drawSlopes draws the bandwidth roofs: slopes from the left edge (or where
@@ -157,4 +166,5 @@ func (d *roofDraw) labelSlope(r roof, a, b vg.Point) {
 	}
 	d.c.FillText(tsty, start, txt)
 	d.taken = append(d.taken, boxes...)
+	d.record(drawnLabel{text: txt, boxes: boxes})
 }

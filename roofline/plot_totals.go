@@ -1,9 +1,11 @@
 package roofline
 
-// The variant totals of a roofline (diamonds): totals that would hide one
-// another are drawn apart around the spot they share, each joined to it and
-// named; arrows run from a baseline's total to each candidate's; a note says
-// where totals lie outside their own kernels' points, and why they may.
+// The variant totals of a roofline (diamonds): each drawn at its own
+// value, however near another total it lies, and named by a label placed
+// clear of every mark and text (placeLabel), with a leader line where the
+// label had to move away; arrows run from a baseline's total to each
+// candidate's; a note says where totals lie outside their own kernels'
+// points, and why they may.
 
 import (
 	"fmt"
@@ -18,11 +20,11 @@ import (
 )
 
 // aggRadius is the radius of a total's diamond.
-var aggRadius = vg.Points(8)
+var aggRadius = vg.Points(7)
 
-// coincident is how near two totals' diamonds may come before they are
-// drawn apart: nearer than this they cover most of each other.
-var coincident = aggRadius * 3 / 2
+// aggFill is how opaque a diamond's fill is: totals at one spot show
+// through one another.
+const aggFill = 200
 
 // dataTransforms are the data-to-canvas transforms p will draw with at
 // size w x h (its plotters added, its axes' ranges set).
@@ -31,181 +33,54 @@ func dataTransforms(p *plot.Plot, w, h vg.Length) (x, y func(float64) vg.Length)
 	return p.Transforms(&dc)
 }
 
-// clusterAggs groups the totals whose diamonds, at the canvas positions
-// pos, come within coincident of one another (a chain of such pairs is one
-// group), and then, while a diamond drawn apart around its group's spot
-// (spread) would touch a diamond of another group, those two groups as
-// one; groups and their members keep the order of aggs.
-func clusterAggs(pos []vg.Point) [][]int {
-	group := make([]int, len(pos))
-	for i := range group {
-		group[i] = i
-	}
-	var find func(int) int
-	find = func(i int) int {
-		if group[i] != i {
-			group[i] = find(group[i])
-		}
-		return group[i]
-	}
-	join := func(i, j int) bool {
-		a, b := find(i), find(j)
-		if a == b {
-			return false
-		}
-		group[max(a, b)] = min(a, b)
-		return true
-	}
-	near := func(p, q vg.Point, d vg.Length) bool {
-		return math.Hypot(float64(p.X-q.X), float64(p.Y-q.Y)) < float64(d)
-	}
-	for i := range pos {
-		for j := i + 1; j < len(pos); j++ {
-			if near(pos[i], pos[j], coincident) {
-				join(i, j)
-			}
+// placeTotals puts the totals on top of the kernel markers, each at its
+// value, and notes the totals outside their kernels' points; it reports
+// whether an arrow between two totals is long enough to be drawn at the
+// plot's size (the legend shows the arrow only then).
+func placeTotals(p *plot.Plot, layer *rooflineLayer, aggs []aggregate, pts []kpoint) (arrows bool) {
+	p.Add(aggLayer{layer})
+	layer.aggs = aggs
+	layer.points = pts
+	layer.outside = outsideNote(aggs, pts)
+	trX, trY := dataTransforms(p, rooflineW, rooflineH)
+	for _, ar := range layer.arrows {
+		a, b := aggs[ar[0]], aggs[ar[1]]
+		if arrowDrawn(vg.Point{X: trX(a.x), Y: trY(a.y)}, vg.Point{X: trX(b.x), Y: trY(b.y)}, aggRadius+vg.Points(1)) {
+			arrows = true
 		}
 	}
-	groups := func() [][]int {
-		var out [][]int
-		at := map[int]int{}
-		for i := range pos {
-			r := find(i)
-			k, ok := at[r]
-			if !ok {
-				k = len(out)
-				at[r] = k
-				out = append(out, nil)
-			}
-			out[k] = append(out[k], i)
-		}
-		return out
+	return arrows
+}
+
+// nameTotals draws the arrows from the baseline's total to each
+// candidate's, then writes each total's name beside its diamond
+// (placeLabel); the diamonds themselves are aggLayer's, drawn over
+// everything at their values.
+func (l *rooflineLayer) nameTotals(d *roofDraw) {
+	for _, ar := range l.arrows {
+		a, b := l.aggs[ar[0]], l.aggs[ar[1]]
+		drawArrow(d.c, d.pt(a.x, a.y), d.pt(b.x, b.y), aggRadius+vg.Points(1))
 	}
-	for {
-		drawn := spreadAll(pos, groups())
-		merged := false
-		for i := range drawn {
-			for j := i + 1; j < len(drawn); j++ {
-				if find(i) != find(j) && near(drawn[i], drawn[j], 2*aggRadius+vg.Points(2)) {
-					merged = join(i, j) || merged
-				}
-			}
-		}
-		if !merged {
-			return groups()
-		}
+	tsty := textStyle(vg.Points(8), color.RGBA{20, 20, 20, 255})
+	for _, a := range l.aggs {
+		d.placeLabel(tsty, d.pt(a.x, a.y), aggRadius, a.name, allRings)
 	}
 }
 
-// spreadAll is where the totals at pos are drawn, grouped as groups: a
-// total alone at its own spot, the members of a group spread around the
-// group's spot (the mean of theirs).
-func spreadAll(pos []vg.Point, groups [][]int) []vg.Point {
-	out := append([]vg.Point{}, pos...)
-	for _, members := range groups {
-		if len(members) < 2 {
-			continue
-		}
-		at, _ := spread(groupSpot(pos, members), len(members))
-		for j, i := range members {
-			out[i] = at[j]
-		}
-	}
-	return out
-}
-
-// groupSpot is the spot the members of a group share: the mean of their
-// positions.
-func groupSpot(pos []vg.Point, members []int) vg.Point {
-	var c vg.Point
-	for _, i := range members {
-		c.X += pos[i].X / vg.Length(len(members))
-		c.Y += pos[i].Y / vg.Length(len(members))
-	}
-	return c
-}
-
-// spread places the n members of a group around their shared spot c: on a
-// circle wide enough that neighbouring diamonds do not touch, the first at
-// the top, the others clockwise. It returns the positions and the angle of
-// each from c.
-func spread(c vg.Point, n int) ([]vg.Point, []float64) {
-	r := float64(aggRadius) * 2.5
-	if n > 2 {
-		r = math.Max(r, (float64(aggRadius)+3)/math.Sin(math.Pi/float64(n)))
-	}
-	pts := make([]vg.Point, n)
-	angs := make([]float64, n)
-	for j := range pts {
-		a := math.Pi/2 - 2*math.Pi*float64(j)/float64(n)
-		pts[j] = vg.Point{X: c.X + vg.Length(r*math.Cos(a)), Y: c.Y + vg.Length(r*math.Sin(a))}
-		angs[j] = a
-	}
-	return pts, angs
-}
-
-// totalsLayout is where the totals are drawn on a canvas: each total's
-// diamond (its own spot, or moved out of a group), each group's shared
-// spot, and the outward angle of each moved diamond.
-type totalsLayout struct {
-	at     []vg.Point
-	moved  []bool
-	angle  []float64
-	spots  []vg.Point    // shared spot of each group of several
-	joined [][2]vg.Point // from a total's own spot to its moved diamond
-	group  []int         // group of each total
-}
-
-// layoutTotals places the totals aggs, grouped as groups, with the
-// transforms of the canvas.
-func layoutTotals(aggs []aggregate, groups [][]int, pt func(x, y float64) vg.Point) totalsLayout {
-	l := totalsLayout{at: make([]vg.Point, len(aggs)), moved: make([]bool, len(aggs)), angle: make([]float64, len(aggs)), group: make([]int, len(aggs))}
-	for g, members := range groups {
-		for _, i := range members {
-			l.at[i] = pt(aggs[i].x, aggs[i].y)
-			l.group[i] = g
-		}
-		if len(members) < 2 {
-			continue
-		}
-		c := groupSpot(l.at, members)
-		pos, angs := spread(c, len(members))
-		for j, i := range members {
-			l.joined = append(l.joined, [2]vg.Point{l.at[i], pos[j]})
-			l.at[i], l.moved[i], l.angle[i] = pos[j], true, angs[j]
-		}
-		l.spots = append(l.spots, c)
-	}
-	return l
-}
-
-// spotMark draws the shared spot of a group: a small black cross.
-func spotMark(c *draw.Canvas, at vg.Point) {
-	r := vg.Points(3.5)
-	sty := draw.LineStyle{Color: color.Black, Width: vg.Points(1.4)}
-	c.StrokeLine2(sty, at.X-r, at.Y-r, at.X+r, at.Y+r)
-	c.StrokeLine2(sty, at.X-r, at.Y+r, at.X+r, at.Y-r)
-}
-
-// joinStyle is the line from a total's own spot to its moved diamond.
-var joinStyle = draw.LineStyle{Color: color.RGBA{90, 90, 90, 255}, Width: vg.Points(0.8)}
-
-// aggLayer draws the totals' diamonds and the crosses of the spots they
-// share, on top of the kernel markers, where the roofline layer placed them
-// in the same drawing.
+// aggLayer draws the totals' diamonds on top of the kernel markers, each at
+// its value, and records where it drew them.
 type aggLayer struct{ l *rooflineLayer }
 
 func (a aggLayer) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
-	for _, s := range a.l.totals.spots {
-		spotMark(&c, s)
-	}
-	for i, g := range a.l.aggs {
+	for _, g := range a.l.aggs {
 		at := vg.Point{X: trX(g.x), Y: trY(g.y)}
-		if i < len(a.l.totals.at) {
-			at = a.l.totals.at[i]
+		s := seriesColor(g.series)
+		clr := color.NRGBA{R: s.R, G: s.G, B: s.B, A: aggFill}
+		diamondGlyph{}.DrawGlyph(&c, draw.GlyphStyle{Color: clr, Radius: aggRadius}, at)
+		if a.l.drawn != nil {
+			a.l.drawn.totals = append(a.l.drawn.totals, drawnMark{name: g.name, x: g.x, y: g.y, at: at})
 		}
-		diamondGlyph{}.DrawGlyph(&c, draw.GlyphStyle{Color: seriesColor(g.series), Radius: aggRadius}, at)
 	}
 }
 
@@ -228,11 +103,6 @@ func (arrowThumb) Thumbnail(c *draw.Canvas) {
 	c.StrokeLine2(draw.LineStyle{Color: clr, Width: vg.Points(1.4)}, c.Min.X, y, c.Max.X-vg.Points(5), y)
 	c.FillPolygon(clr, []vg.Point{{X: c.Max.X, Y: y}, {X: c.Max.X - vg.Points(7), Y: y + vg.Points(3.5)}, {X: c.Max.X - vg.Points(7), Y: y - vg.Points(3.5)}})
 }
-
-// spotThumb is the legend thumbnail of a group's shared spot.
-type spotThumb struct{}
-
-func (spotThumb) Thumbnail(c *draw.Canvas) { spotMark(c, c.Center()) }
 
 // outsideNote says which variants' totals lie outside their own kernels'
 // points at DRAM (beyond a factor of outsideSlack along either axis), and

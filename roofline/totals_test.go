@@ -2,12 +2,9 @@ package roofline
 
 import (
 	"bytes"
-	"math"
 	"os"
 	"strings"
 	"testing"
-
-	"gonum.org/v1/plot/vg"
 
 	"github.com/rooftool/rooftool/analysis"
 )
@@ -46,11 +43,9 @@ func coincidentRun() *analysis.Run {
 	return run
 }
 
-// TestRooflineCoincidentTotalsGolden: totals on one spot are drawn apart
-// around it, each joined to it and named, the spot marked with a cross,
-// and both marks are in the legend; no arrow is drawn between them, and
-// the legend has none. The note names the totals outside their kernels'
-// points.
+// TestRooflineCoincidentTotalsGolden: totals on one spot are each drawn
+// there, each named, no arrow is drawn between them and the legend has
+// none. The note names the totals outside their kernels' points.
 func TestRooflineCoincidentTotalsGolden(t *testing.T) {
 	run := coincidentRun()
 	shape := swigluSweep.Shapes[2]
@@ -67,8 +62,7 @@ func TestRooflineCoincidentTotalsGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"unfused", "gemm2-epilogue", "dual-acc", "unfused-graph", "dual-acc-persistent",
-		"totals at one spot, drawn around it and named", "Totals outside their kernels"} {
+	for _, want := range []string{"unfused", "gemm2-epilogue", "dual-acc", "unfused-graph", "dual-acc-persistent", "Totals outside their kernels"} {
 		if !bytes.Contains(svg, []byte(">"+want)) {
 			t.Errorf("the plot has no text %q", want)
 		}
@@ -76,7 +70,7 @@ func TestRooflineCoincidentTotalsGolden(t *testing.T) {
 	if bytes.Contains(svg, []byte("from the baseline")) {
 		t.Error("the legend has the arrow, but every arrow would join totals of one spot")
 	}
-	// The other golden's totals lie apart: arrows and their legend entry, no cross.
+	// The other golden's totals lie apart: arrows and their legend entry.
 	p, _, err = RooflinePlot(synthRun(), "swiglu", shape)
 	if err != nil {
 		t.Fatal(err)
@@ -86,34 +80,8 @@ func TestRooflineCoincidentTotalsGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	svg, _ = os.ReadFile(files[1])
-	if !bytes.Contains(svg, []byte("from the baseline&#39;s total to a candidate&#39;s")) || bytes.Contains(svg, []byte("totals at one spot")) {
-		t.Error("totals apart: want the arrow in the legend and no spot")
-	}
-}
-
-// TestClusterAggs: totals nearer than coincident form one group; a group
-// spread around its spot takes in a total its diamonds would touch; the
-// spread diamonds of a group do not touch one another.
-func TestClusterAggs(t *testing.T) {
-	pt := func(x, y float64) vg.Point { return vg.Point{X: vg.Points(x), Y: vg.Points(y)} }
-	groups := clusterAggs([]vg.Point{pt(100, 100), pt(104, 101), pt(300, 300), pt(102, 99)})
-	if len(groups) != 2 || len(groups[0]) != 3 || groups[0][2] != 3 || len(groups[1]) != 1 {
-		t.Errorf("groups %v, want [[0 1 3] [2]]", groups)
-	}
-	// 30 points from the pair: apart at first, but their spread diamonds reach it.
-	groups = clusterAggs([]vg.Point{pt(100, 100), pt(101, 100), pt(100, 125)})
-	if len(groups) != 1 {
-		t.Errorf("groups %v, want one: the pair spread around its spot touches the third", groups)
-	}
-	for n := 2; n <= 12; n++ {
-		at, _ := spread(pt(0, 0), n)
-		for i := range at {
-			for j := i + 1; j < n; j++ {
-				if d := math.Hypot(float64(at[i].X-at[j].X), float64(at[i].Y-at[j].Y)); d < 2*float64(aggRadius) {
-					t.Errorf("%d spread: diamonds %d and %d %.1f apart, they touch", n, i, j, d)
-				}
-			}
-		}
+	if !bytes.Contains(svg, []byte("from the baseline&#39;s total to a candidate&#39;s")) {
+		t.Error("totals apart: want the arrow in the legend")
 	}
 }
 
