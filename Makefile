@@ -11,9 +11,14 @@ FUZZTIME ?= 30s
 .PHONY: build install test test-go test-py vet bench fuzz demo gpu-check slurm-test clean release-bin wheel wheel-test dist
 
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+# The commit (-dirty where tracked files differ from it) and the build
+# date that `rooftool version` prints.
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)$(shell git status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo -dirty)
+BUILD_DATE ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+export LDFLAGS_X := -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(BUILD_DATE)
 
 build:
-	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/rooftool
+	$(GO) build -ldflags "$(LDFLAGS_X)" -o $(BIN) ./cmd/rooftool
 
 # bin/rooftool into $(PREFIX)/bin (a user directory by default: no root),
 # with the line to add to PATH where that directory is not on it; and the
@@ -43,7 +48,7 @@ install: build
 HOSTARCH = $(shell $(GO) env GOARCH)
 RELEASE_BIN = build/release/linux-$(HOSTARCH)/rooftool
 release-bin:
-	$(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o $(RELEASE_BIN) ./cmd/rooftool
+	$(GO) build -trimpath -ldflags "-s -w $(LDFLAGS_X)" -o $(RELEASE_BIN) ./cmd/rooftool
 
 # dist/rooftool-<version>-py3-none-manylinux_X_Y_<arch>.whl: pip install it
 # into any virtual environment; rooftool lands on its PATH and

@@ -8,7 +8,8 @@
 # architecture with gcc, the other with its cross compiler
 # (x86_64-linux-gnu-gcc, aarch64-linux-gnu-gcc); an architecture without
 # one is skipped with a message. SHA256SUMS covers every archive and wheel
-# of DISTDIR.
+# of DISTDIR. LDFLAGS_X (the Makefile's) sets the version, commit and
+# build date the binary reports; without it only the version is set.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${1:?usage: scripts/dist.sh GO VERSION DISTDIR}
@@ -33,7 +34,7 @@ for arch in amd64 arm64; do
   name=rooftool-$VERSION-linux-$arch
   out=build/release/$name
   rm -rf "$out" && mkdir -p "$out/completions"
-  CGO_ENABLED=1 CC=$cc GOOS=linux GOARCH=$arch "$GO" build -trimpath -ldflags "-s -w -X main.version=$VERSION" -o "$out/rooftool" ./cmd/rooftool
+  CGO_ENABLED=1 CC=$cc GOOS=linux GOARCH=$arch "$GO" build -trimpath -ldflags "-s -w ${LDFLAGS_X:--X main.version=$VERSION}" -o "$out/rooftool" ./cmd/rooftool
   built+=("$arch")
   cp README.md "$out/"
 done
