@@ -170,7 +170,7 @@ of your own").`,
 	f.StringVar(&opts.Nsys, "nsys", "", "nsys binary (default: PATH, Nsight Systems, or the copy inside Nsight Compute)")
 	f.StringVar(&opts.NsysLibs, "nsys-libs", "", "folder added to nsys' LD_LIBRARY_PATH (default $ROOFTOOL_NSYS_LIBS or .nsysdeps/root/usr/lib/x86_64-linux-gnu)")
 	f.StringVar(&opts.Python, "python", "", "Python interpreter for kernels/run.py (default: "+launch.VenvPython+" where scripts/setup.sh made it, else python3)")
-	f.StringVar(&opts.Kernels, "kernels", "kernels", "folder with run.py and the experiment specs")
+	f.StringVar(&opts.Kernels, "kernels", "", kernelsFlagHelp)
 	f.IntVar(&opts.Reps, "reps", 0, "timed repetitions per cell (default: the runner's, >= 30)")
 	f.IntVar(&opts.RangeReplays, "range-replays", launch.DefaultRangeReplays, "the most ncu range-pass replays of a cell: the DRAM bytes' spread")
 	f.StringVar(&opts.ReplaysFor, "range-replays-for", launch.ReplaysForDecisions, "which cells get more than one range replay: decisions (a DRAM claim's cells while its value lies within max(5%, 3 x spread) of its threshold, up to --range-replays; METHOD.md) or all (every cell --range-replays times)")
@@ -272,6 +272,7 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 		NoCompileCache:  opts.NoCache,
 		Command:         opts.Args,
 		Version:         version,
+		Commit:          buildInfo().Commit,
 		Progress:        launch.NewProgress(opts.IO.Err, opts.IO.IsTTY),
 		Log:             opts.IO.Err,
 	}

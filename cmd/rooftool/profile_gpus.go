@@ -223,7 +223,7 @@ func prepareShards(ctx context.Context, opts *ProfileOptions) ([]string, []float
 		py = launch.DefaultPython()
 	}
 	fmt.Fprintf(opts.IO.Err, "warm: compiling for %d shapes into %s\n", len(launch.WarmShapes(cells)), root)
-	w := launch.RunWarm(ctx, launch.WarmConfig{Python: py, KernelsDir: opts.Kernels, CacheRoot: root, Shapes: launch.WarmShapes(cells),
+	w := launch.RunWarm(ctx, launch.WarmConfig{Python: py, KernelsDir: launch.FindKernels(opts.Kernels).Dir, CacheRoot: root, Shapes: launch.WarmShapes(cells),
 		Log: strings.TrimRight(opts.OutDir, string(filepath.Separator)) + ".warm.log", Timeout: opts.Timeout})
 	fmt.Fprintf(opts.IO.Err, "warm: %s\n", warmLine(w))
 	return args, pred, w, nil
