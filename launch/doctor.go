@@ -306,6 +306,11 @@ for key, mod, dist in ` + optionalTuples() + `:
             out[key] = importlib.metadata.version(dist)
         except Exception:
             out[key] = "present"
+# The rooftool wheel: its extras install those packages where it is installed.
+try:
+    out["rooftool_wheel"] = importlib.metadata.version("rooftool")
+except Exception:
+    pass
 try:
     import torch
     out["torch_cuda"] = torch.version.cuda or ""
@@ -387,7 +392,7 @@ func optionalFindings(cfg DoctorConfig, env RunnerEnv) []Finding {
 		}
 		out = append(out, Finding{Check: p.Key, Level: LevelInfo,
 			Detail: fmt.Sprintf("%s not installed (optional): %s skipped", p.Dist, vs),
-			Fix:    p.installHint(cfg.Python, cfg.kernels) + " (runs them)"})
+			Fix:    p.installHint(cfg.Python, env.String("rooftool_wheel") != "") + " (runs them)"})
 	}
 	return out
 }

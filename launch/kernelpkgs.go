@@ -51,11 +51,11 @@ func NeedsPackage(exps []*spec.Experiment, key string) []string {
 	return out
 }
 
-// installHint is the command that installs the package key into python:
-// the wheel's extra where rooftool runs from an install (k.From), else its
-// pinned distributions.
-func (p KernelPackage) installHint(python string, k Kernels) string {
-	if k.From == KernelsFromInstalled {
+// installHint is the command that installs the package into python: the
+// wheel's extra where that Python has the rooftool wheel installed
+// (wheel), else its pinned distributions.
+func (p KernelPackage) installHint(python string, wheel bool) string {
+	if wheel {
 		return python + " -m pip install 'rooftool[" + p.Key + "]'"
 	}
 	return python + " -m pip install " + strings.Join(p.Pins, " ")

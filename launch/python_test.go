@@ -123,10 +123,14 @@ func TestGPURequirements(t *testing.T) {
 
 // TestDoctorOptionalPackages: each optional package is reported in the
 // runner's Python with the variants it runs; a missing one says they are
-// skipped and how to install it: the wheel's extra where rooftool runs
-// from an install, its pinned distributions in a checkout.
+// skipped and how to install it: the wheel's extra where the runner's
+// Python has the rooftool wheel, else its pinned distributions.
 func TestDoctorOptionalPackages(t *testing.T) {
-	env, err := ParseRunnerEnv([]byte(`{"python": "3.12.3", "quack": "0.6.5"}`))
+	env, err := ParseRunnerEnv([]byte(`{"python": "3.12.3", "quack": "0.6.5", "rooftool_wheel": "0.1.0"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	noWheel, err := ParseRunnerEnv([]byte(`{"python": "3.12.3", "quack": "0.6.5"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,17 +142,15 @@ func TestDoctorOptionalPackages(t *testing.T) {
 		return m
 	}
 	cfg := DoctorConfig{Python: "/env/bin/python3", KernelsDir: filepath.Join("..", "kernels")}.withDefaults()
-	cfg.kernels.From = KernelsFromInstalled
 	fs := byCheck(optionalFindings(cfg, env))
 	if f := fs["quack"]; f.Level != LevelOK || !strings.Contains(f.Detail, "quack-kernels 0.6.5") || !strings.Contains(f.Detail, "swiglu/quack-gated") {
 		t.Errorf("quack present: %+v", f)
 	}
 	if f := fs["cutlass"]; f.Level != LevelInfo || !strings.Contains(f.Detail, "gated_ssm/cutlass-evt skipped") || !strings.HasPrefix(f.Fix, "/env/bin/python3 -m pip install 'rooftool[cutlass]'") {
-		t.Errorf("cutlass missing, installed rooftool: %+v", f)
+		t.Errorf("cutlass missing, the rooftool wheel installed: %+v", f)
 	}
-	cfg.kernels.From = KernelsFromCheckout
-	if f := byCheck(optionalFindings(cfg, env))["fla"]; !strings.Contains(f.Detail, "scan_gate/fla-hgrn") || !strings.HasPrefix(f.Fix, "/env/bin/python3 -m pip install flash-linear-attention") {
-		t.Errorf("fla missing, in a checkout: %+v", f)
+	if f := byCheck(optionalFindings(cfg, noWheel))["fla"]; !strings.Contains(f.Detail, "scan_gate/fla-hgrn") || !strings.HasPrefix(f.Fix, "/env/bin/python3 -m pip install flash-linear-attention") {
+		t.Errorf("fla missing, no rooftool wheel in that Python: %+v", f)
 	}
 	if f := kernelsFinding(cfg.kernels); f.Level != LevelOK || !strings.Contains(f.Detail, "swiglu") {
 		t.Errorf("kernels finding %+v", f)
