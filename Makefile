@@ -21,7 +21,9 @@ build:
 	$(GO) build -ldflags "$(LDFLAGS_X)" -o $(BIN) ./cmd/rooftool
 
 # bin/rooftool into $(PREFIX)/bin (a user directory by default: no root),
-# with the line to add to PATH where that directory is not on it; and the
+# with the line to add to PATH where that directory is not on it; the
+# kernels folder profile runs into $(PREFIX)/share/rooftool/kernels, where
+# the binary finds it outside a clone (scripts/kernels-stage.sh); and the
 # completion scripts into the user's own folders: bash-completion's user
 # folder (loaded on demand), a zsh site-functions folder (for fpath), fish's.
 PREFIX ?= $(HOME)/.local
@@ -32,6 +34,7 @@ FISH_COMPLETION_DIR ?= $(or $(XDG_CONFIG_HOME),$(HOME)/.config)/fish/completions
 install: build
 	@mkdir -p "$(PREFIX)/bin"
 	install -m 0755 $(BIN) "$(PREFIX)/bin/rooftool"
+	scripts/kernels-stage.sh "$(PREFIX)/share/rooftool/kernels"
 	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) \
 	  echo "install: $(PREFIX)/bin is not on PATH; to type rooftool, run (and add to ~/.bashrc or ~/.profile):"; \
 	  echo "    export PATH=\"$(PREFIX)/bin:\$$PATH\"";; esac
@@ -51,12 +54,16 @@ release-bin:
 	$(GO) build -trimpath -ldflags "-s -w $(LDFLAGS_X)" -o $(RELEASE_BIN) ./cmd/rooftool
 
 # dist/rooftool-<version>-py3-none-manylinux_X_Y_<arch>.whl: pip install it
-# into any virtual environment; rooftool lands on its PATH and
-# rooftool_marks on its sys.path (packaging/wheel, scripts/wheel.sh).
+# into any virtual environment; rooftool lands on its PATH, the kernels
+# folder it profiles with in its share/rooftool/kernels and rooftool_marks
+# on its sys.path (packaging/wheel, scripts/wheel.sh).
 wheel: release-bin
 	scripts/wheel.sh $(RELEASE_BIN) dist
 
-# The wheel installed into a fresh venv with pip --no-index, run with no Go on PATH.
+# The wheel alone installed into a fresh venv (pip --no-index --no-deps) and
+# run from outside the repository with no Go on PATH: its kernels found,
+# plan listing the built-in experiments, doctor naming the installed
+# kernels folder (scripts/wheel-test.sh).
 wheel-test: wheel
 	scripts/wheel-test.sh dist
 

@@ -2,8 +2,11 @@
 # Release archives: dist/rooftool-VERSION-linux-ARCH.tar.gz and SHA256SUMS.
 #   scripts/dist.sh GO VERSION DISTDIR
 # Each archive holds rooftool-VERSION-linux-ARCH/ with the stripped binary
-# (-trimpath -ldflags "-s -w"), README.md and the completion scripts
-# (completions/rooftool.bash, _rooftool for zsh, rooftool.fish). amd64 and
+# (-trimpath -ldflags "-s -w"), the kernels folder it profiles with,
+# kernels/ beside it, where the binary looks (scripts/kernels-stage.sh: the
+# runner, the built-in experiments, the sweep picks), README.md and the
+# completion scripts (completions/rooftool.bash, _rooftool for zsh,
+# rooftool.fish). amd64 and
 # arm64 are built where cgo (go-sqlite3) can build them: the host's own
 # architecture with gcc, the other with its cross compiler
 # (x86_64-linux-gnu-gcc, aarch64-linux-gnu-gcc); an architecture without
@@ -37,6 +40,7 @@ for arch in amd64 arm64; do
   CGO_ENABLED=1 CC=$cc GOOS=linux GOARCH=$arch "$GO" build -trimpath -ldflags "-s -w ${LDFLAGS_X:--X main.version=$VERSION}" -o "$out/rooftool" ./cmd/rooftool
   built+=("$arch")
   cp README.md "$out/"
+  scripts/kernels-stage.sh "$out/kernels" >/dev/null
 done
 [ ${#built[@]} -gt 0 ] || { say "no architecture could be built"; exit 1; }
 # Completion scripts from a binary this machine runs (the same for every architecture).
