@@ -108,9 +108,16 @@ func Default() string {
 type NotFoundError struct {
 	Name   string
 	Looked string // the testdata/runs folder searched, or the folders tried for rooftool's go.mod
+	// Outside: no rooftool clone holds the working directory, so the
+	// embedded run is the only committed run there is.
+	Outside bool
 }
 
 func (e *NotFoundError) Error() string {
+	if e.Outside {
+		return fmt.Sprintf("%s: not a committed run: outside a rooftool clone the only committed run is the one embedded in rooftool, %s (%s); name a run directory instead (the -o of rooftool profile, e.g. runs/%s)",
+			e.Name, embeddedRun, e.Looked, e.Name)
+	}
 	return fmt.Sprintf("%s: not a committed run: this binary embeds only %s, and %s", e.Name, embeddedRun, e.Looked)
 }
 
@@ -130,7 +137,8 @@ func Run(name string) (string, fs.FS, error) {
 	}
 	dir, tried := RepoDir()
 	if dir == "" {
-		return "", nil, &NotFoundError{Name: name, Looked: fmt.Sprintf("no rooftool repository (go.mod of %s with testdata/runs) holds the working directory (looked in %s)", checkout.ModulePath, strings.Join(tried, ", "))}
+		return "", nil, &NotFoundError{Name: name, Outside: true,
+			Looked: fmt.Sprintf("no rooftool clone (go.mod of %s with testdata/runs) holds the working directory: looked in %s", checkout.ModulePath, strings.Join(tried, ", "))}
 	}
 	if !fs.ValidPath(name) || strings.ContainsAny(name, `/\`) {
 		return "", nil, &NotFoundError{Name: name, Looked: "a run is named by one folder name of " + dir}
