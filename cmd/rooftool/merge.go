@@ -77,10 +77,7 @@ func runMerge(ctx context.Context, opts *MergeOptions) error {
 		Command:    os.Args,
 		Version:    version,
 	})
-	s := mergeSummary{Version: mergeJSONVersion, Run: opts.Output, From: append([]string{}, opts.Runs...), Warnings: []string{}}
-	for _, w := range warns {
-		s.Warnings = append(s.Warnings, w)
-	}
+	s := mergeSummary{Version: mergeJSONVersion, Run: opts.Output, From: append([]string{}, opts.Runs...), Warnings: append([]string{}, warns...)}
 	if opts.Format != tableout.FormatJSON || err != nil {
 		// As text, and where the merge fails, the warnings go to stderr.
 		for _, w := range s.Warnings {
