@@ -271,8 +271,8 @@ func pipFixes(py, dir string) map[string]string {
 		gpu = pip + "-r " + req + " (torch, Triton, PyYAML, numpy; the file says how to pick torch's CUDA build for the driver)"
 	}
 	return map[string]string{
-		"torch":  gpu + "; the runner needs torch on the GPU machine, the tests do not",
-		"triton": gpu,
+		"torch":  gpu + "; every variant runs on torch: the runner needs it on the GPU machine, the tests do not",
+		"triton": gpu + "; the torch.compile variants and the Triton kernels (the tk GEMMs and epilogues) need it",
 		"yaml":   pip + "pyyaml (the runner reads the specs with it)",
 		"numpy":  pip + "numpy",
 	}
