@@ -62,13 +62,6 @@ func fmtUs(ms float64) string {
 	return strconv.FormatFloat(ms*1e3, 'f', 1, 64)
 }
 
-func fmtMs(v float64) string {
-	if v <= 0 {
-		return "—"
-	}
-	return strconv.FormatFloat(v, 'f', 4, 64)
-}
-
 func fmtPct(v float64) string { return fmt.Sprintf("%+.1f%%", 100*v) }
 
 func fmtErr(v *float64) string {
@@ -146,11 +139,12 @@ func WriteProjectionTable(w io.Writer, p *Projection, a, b, srcKey, dstKey strin
 		fmt.Fprintf(w, "\nHow far to trust it: the model's error has been measured for %s -> %s only (median |error| %.1f%% of the kernel sums); for %s -> %s it is unknown.\n",
 			r.SourceGPU, r.TargetGPU, 100*r.MedianAbs, a, b)
 	}
-	trust := projectionTrust(p, srcKey, dstKey)
+	// The trust goes above the table: its "|error|" in a header cell would
+	// end the cell. Every time of the table is in us.
 	against := p.AgainstRun != ""
-	fmt.Fprintln(w)
+	fmt.Fprintf(w, "\nPROJECTED kernel sums on %s: %s.\n\n", b, projectionTrust(p, srcKey, dstKey))
 	cells := tableout.Table{Header: []string{"experiment", "variant", "shape", "classes",
-		"kernel sum on " + a + " (measured) us", "on " + b + " (PROJECTED; " + trust + ") us", "at " + b + " boost clock us"}}
+		"kernel sum on " + a + " (measured) us", "on " + b + " (PROJECTED) us", "at " + b + " boost clock us"}}
 	if against {
 		cells.Header = append(cells.Header, "measured on "+b+" us", "error", "naive error")
 	}
@@ -158,9 +152,9 @@ func WriteProjectionTable(w io.Writer, p *Projection, a, b, srcKey, dstKey strin
 	if against {
 		cells.Header = append(cells.Header, "measured on "+b+" us", "error")
 	}
-	cells.Header = append(cells.Header, "wall on "+a+" (measured) ms", "wall on "+b+" (PROJECTED) ms")
+	cells.Header = append(cells.Header, "wall on "+a+" (measured) us", "wall on "+b+" (PROJECTED) us")
 	if against {
-		cells.Header = append(cells.Header, "measured on "+b+" ms", "error", "note")
+		cells.Header = append(cells.Header, "measured on "+b+" us", "error", "note")
 	}
 	var notes []string
 	for _, c := range p.Cells {
@@ -173,13 +167,13 @@ func WriteProjectionTable(w io.Writer, p *Projection, a, b, srcKey, dstKey strin
 		if against {
 			row = append(row, fmtUs(c.MeasuredGPUMs), fmtErr(c.GPUError))
 		}
-		wall := fmtMs(c.ProjectedWallMs)
+		wall := fmtUs(c.ProjectedWallMs)
 		if c.ProjectedWallMs <= 0 && strings.HasPrefix(c.WallNote, "host-bound") {
 			wall = "host-bound: not projected"
 		}
-		row = append(row, fmtMs(c.SourceWallMs), wall)
+		row = append(row, fmtUs(c.SourceWallMs), wall)
 		if against {
-			row = append(row, fmtMs(c.MeasuredWallMs), fmtErr(c.WallError), orDash(c.TargetNote))
+			row = append(row, fmtUs(c.MeasuredWallMs), fmtErr(c.WallError), orDash(c.TargetNote))
 		}
 		cells.Rows = append(cells.Rows, row)
 		if c.WallNote != "" {
@@ -227,7 +221,7 @@ func orDash(s string) string {
 // measure, per kernel class, and the clock check.
 func writeProjectionErrors(w io.Writer, p *Projection, a, b string) error {
 	fmt.Fprintf(w, "\nError against run %s (projected / measured on %s - 1), beside the naive projection (%s time = %s time) and the projection with every kernel at %s's boost clock:\n\n", p.AgainstRun, b, b, a, b)
-	t := tableout.Table{Header: []string{"measure", "cells", "median |error|", "median", "worst", "worst cell", "naive median |error|", "naive worst", "at boost clock median |error|"}}
+	t := tableout.Table{Header: mdCells("measure", "cells", "median |error|", "median", "worst", "worst cell", "naive median |error|", "naive worst", "at boost clock median |error|")}
 	for _, e := range p.Errors {
 		worst := e.WorstCell
 		if e.WorstNote != "" {
@@ -241,7 +235,7 @@ func writeProjectionErrors(w io.Writer, p *Projection, a, b string) error {
 	}
 	if len(p.KernelErrors) > 0 {
 		fmt.Fprintf(w, "\nSingle kernels (those %s ran under the same name at the same place of the cell), by the class the model gave each:\n\n", b)
-		k := tableout.Table{Header: []string{"class", "kernels", "median |error|", "worst", "worst kernel", "naive median |error|", "naive worst", "at boost clock median |error|"}}
+		k := tableout.Table{Header: mdCells("class", "kernels", "median |error|", "worst", "worst kernel", "naive median |error|", "naive worst", "at boost clock median |error|")}
 		for _, e := range p.KernelErrors {
 			k.Rows = append(k.Rows, []string{e.Measure, strconv.Itoa(e.N), fmt.Sprintf("%.1f%%", 100*e.MedianAbs), fmtPct(e.Worst), e.WorstCell,
 				fmt.Sprintf("%.1f%%", 100*e.NaiveMedianAbs), fmtPct(e.NaiveWorst), fmt.Sprintf("%.1f%%", 100*e.BoostMedianAbs)})
@@ -254,6 +248,15 @@ func writeProjectionErrors(w io.Writer, p *Projection, a, b string) error {
 		fmt.Fprintf(w, "\nClock check: the SM clock of those %d kernels on %s over their clock on %s (ncu): median %.3f, %.3f to %.3f; assumed %.3f.\n", c.N, b, a, c.Median, c.Min, c.Max, c.Assumed)
 	}
 	return nil
+}
+
+// mdCells are cells of a Markdown table with each "|" escaped, which
+// would otherwise end its cell.
+func mdCells(cells ...string) []string {
+	for i, c := range cells {
+		cells[i] = strings.ReplaceAll(c, "|", `\|`)
+	}
+	return cells
 }
 
 func ProjectionCSV(p *Projection) tableout.Table {

@@ -21,7 +21,8 @@ import (
 // Config is one `rooftool profile` run.
 type Config struct {
 	RunDir      string   // "" : runs/<date>-<gpu>-<time>, <gpu> the device's gpu.ShortName
-	KernelsDir  string   // folder with run.py and <experiment>/spec.yaml; "" : "kernels"
+	KernelsDir  string   // folder with run.py and <experiment>/spec.yaml; "" : FindKernels' (KernelsFrom says how it was found)
+	KernelsFrom string   // how KernelsDir was found (Kernels.From); "" : named by the caller
 	Python      string   // "" : DefaultPython()
 	GPU         string   // the --gpu flag, e.g. "h100"
 	Experiments []string // "" : all (all of ExperimentDirs' when there are any)
@@ -61,11 +62,15 @@ type Config struct {
 	// CostsFrom are earlier run directories whose pass seconds estimate
 	// each cell's cost for the shard split (none: the shape size).
 	CostsFrom []string
-	Command   []string  // recorded in the manifest
-	Version   string    // rooftool's version
-	Progress  Progress  // nil : none
-	Log       io.Writer // warnings as plain lines; nil : discarded
-	Now       func() time.Time
+	Command   []string // recorded in the manifest
+	Version   string   // rooftool's version
+	// Commit is the commit rooftool was built from: the run's git commit
+	// where its kernels are those installed with rooftool (no checkout
+	// to ask).
+	Commit   string
+	Progress Progress  // nil : none
+	Log      io.Writer // warnings as plain lines; nil : discarded
+	Now      func() time.Time
 }
 
 // Runner drives one run.
@@ -130,15 +135,18 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 		}
 	}
 	r.runPy = filepath.Join(cfg.KernelsDir, "run.py")
-	if _, err := os.Stat(r.runPy); err != nil {
+	if _, err := os.Stat(r.runPy); cfg.KernelsDir == "" || err != nil {
 		var builtin []string
 		for _, e := range orderedExps(cells) {
 			if _, ok := extDirs[e.Name]; !ok {
 				builtin = append(builtin, e.Name)
 			}
 		}
-		if len(builtin) > 0 {
-			return nil, configErrorf("runner %s: %w (run rooftool from the repository root or pass --kernels; experiments %v live there)", r.runPy, err, builtin)
+		switch {
+		case len(builtin) > 0 && cfg.KernelsDir == "":
+			return nil, configErrorf("experiments %v: %s", builtin, FindKernels("").NotFound())
+		case len(builtin) > 0:
+			return nil, configErrorf("runner %s: %w (experiments %v live there: pass the kernels folder that holds them, or leave --kernels out to use the checkout's or the installed ones)", r.runPy, err, builtin)
 		}
 		// Only external experiments: the runner built into rooftool runs them.
 		tmp, err := os.MkdirTemp("", "rooftool-runner-")
@@ -329,6 +337,10 @@ func (r *Runner) recordOptions(dir string, ext []*spec.Experiment, extDirs map[s
 			opts["kernels"] = "(built into rooftool " + cfg.Version + ")"
 		}
 	}
+	if cfg.KernelsFrom == KernelsFromInstalled {
+		// Its path is this machine's; what it holds is rooftool's own.
+		opts["kernels"] = "(installed with rooftool " + cfg.Version + ")"
+	}
 	if m.Options == nil {
 		m.Options = map[string]string{}
 	}
@@ -362,9 +374,7 @@ func (r *Runner) recordOptions(dir string, ext []*spec.Experiment, extDirs map[s
 // interpreter, the passes, sweeps, timeout and clock), or the error of a
 // bad value.
 func withDefaults(cfg Config) (Config, error) {
-	if cfg.KernelsDir == "" {
-		cfg.KernelsDir = "kernels"
-	}
+	cfg = withKernels(cfg)
 	if cfg.Python == "" {
 		cfg.Python = DefaultPython()
 	}
@@ -390,6 +400,16 @@ func withDefaults(cfg Config) (Config, error) {
 		return cfg, configErrorf("--range-process %q: want %s or %s", cfg.RangeProcess, RangeProcessPerCell, RangeProcessPerExperiment)
 	}
 	return cfg, nil
+}
+
+// withKernels is cfg with its kernels folder found (FindKernels) where
+// the caller named none; KernelsDir stays "" where none is found.
+func withKernels(cfg Config) Config {
+	if cfg.KernelsDir == "" {
+		k := FindKernels("")
+		cfg.KernelsDir, cfg.KernelsFrom = k.Dir, k.From
+	}
+	return cfg
 }
 
 // sweep runs every pass of every experiment over its cells not finished
@@ -474,9 +494,7 @@ func (r *Runner) sweep(ctx context.Context, cells []PlannedCell) error {
 // cell's shard (1 when cfg.Shard is zero), its estimated cost and the plan
 // hash; it runs nothing.
 func PlanFor(cfg Config) (cells []PlannedCell, parts []int, costs []float64, hash string, err error) {
-	if cfg.KernelsDir == "" {
-		cfg.KernelsDir = "kernels"
-	}
+	cfg = withKernels(cfg)
 	if cfg.Passes == nil {
 		cfg.Passes = rundir.AllPasses
 	}

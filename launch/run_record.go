@@ -44,8 +44,17 @@ func (r *Runner) recordRun(ctx context.Context, resumed bool, planHash string, e
 	for _, w := range gwarn {
 		r.warn("%s", w)
 	}
-	if c := gitCommit(ctx, r.cfg.KernelsDir); r.cfg.KernelsDir != "" && c != "" {
-		m.GitCommit = c
+	switch {
+	case r.cfg.KernelsFrom == KernelsFromInstalled:
+		// Kernels installed with rooftool: built from its commit, and
+		// whatever git repository holds the install is not theirs.
+		if r.cfg.Commit != "" {
+			m.GitCommit = r.cfg.Commit
+		}
+	case r.cfg.KernelsDir != "":
+		if c := gitCommit(ctx, r.cfg.KernelsDir); c != "" {
+			m.GitCommit = c
+		}
 	}
 }
 

@@ -31,6 +31,11 @@ func TestDefaultCostsFrom(t *testing.T) {
 	if d, note := costsFrom([]string{"none"}, true, "h100"); d != nil || note != "--costs-from none" {
 		t.Errorf("--costs-from none: %v %q", d, note)
 	}
+	// Outside a clone: none, saying why and how to name one.
+	t.Chdir(t.TempDir())
+	if d, note := defaultCostsFrom("h100"); d != "" || !strings.Contains(note, "outside a rooftool clone") || !strings.Contains(note, "--costs-from RUN") {
+		t.Errorf("outside a clone: %q (%s)", d, note)
+	}
 }
 
 // TestPlanSecondsByDefault: `plan --default-only --shard-count 4 --gpu h100`

@@ -77,7 +77,7 @@ manifest records.`,
 	f.StringArrayVar(&opts.Variants, "variant", nil, "variant to plan (repeatable; default all)")
 	f.StringArrayVar(&opts.Shapes, "shape", nil, "canonical shape to plan (repeatable; default all)")
 	f.StringSliceVar(&opts.Passes, "passes", rundir.AllPasses, "passes: "+strings.Join(rundir.AllPasses, ","))
-	f.StringVar(&opts.Kernels, "kernels", "kernels", "folder with run.py and the experiment specs")
+	f.StringVar(&opts.Kernels, "kernels", "", kernelsFlagHelp)
 	f.BoolVar(&opts.DefaultOnly, "default-only", false, "the default grid only, no sweep shapes")
 	f.BoolVar(&opts.Sweeps, "sweeps", false, "sweep shapes under every pass, not only check and timing")
 	f.IntVar(&opts.ShardCount, "shard-count", 0, "split the cells into N parts (as rooftool profile --shard I/N does)")

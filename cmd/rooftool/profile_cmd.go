@@ -1,13 +1,10 @@
 package main
 
 import (
-	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/launch"
 )
 
@@ -52,16 +49,4 @@ func cmdConfig(opts *ProfileOptions, cfg *launch.Config) error {
 		cfg.Passes = nil
 	}
 	return nil
-}
-
-// writeCmdSummary counts the cells a --cmd program marked and says where
-// the helper it imported lies, for a plain run of the program outside
-// rooftool.
-func writeCmdSummary(opts *ProfileOptions, m *rundir.Manifest) {
-	if opts.Cmd == "" || m.Options[launch.OptionCmdHelper] == "" {
-		return
-	}
-	fmt.Fprintf(opts.IO.Out, "cells: %d marked by --cmd (%s)\n", len(m.Cells), m.Options[launch.OptionCmdCells])
-	dir := filepath.Join(runDirOf(opts, m), launch.MarksHelperDir)
-	fmt.Fprintf(opts.IO.Out, "helper: %s (rooftool_marks; PYTHONPATH=%s for a plain run of the program)\n", dir, dir)
 }

@@ -25,7 +25,7 @@ var profileExe = os.Executable
 // multiGPUOnly are the flags of profile that a --gpus shard does not get:
 // the parent's own and those it sets per shard.
 var multiGPUOnly = map[string]bool{"gpus": true, "serial-timing": true, "remove-shards": true, "output": true, "shard": true,
-	"costs-from": true, "compile-cache": true, "compile-cache-dir": true, "no-warm": true}
+	"costs-from": true, "compile-cache": true, "compile-cache-dir": true, "no-warm": true, "format": true}
 
 // shardFlags lists the flags given on the command line, as each --gpus
 // shard gets them.
@@ -49,6 +49,9 @@ func shardFlags(c *cobra.Command) []string {
 // runProfileGPUs is rooftool profile --gpus: one shard per GPU at once,
 // then merged into -o with the report.
 func runProfileGPUs(ctx context.Context, opts *ProfileOptions) error {
+	if err := checkSummaryFormat("profile", opts.Format); err != nil {
+		return err
+	}
 	switch {
 	case opts.OutDir == "":
 		return usageErrorf("profile: --gpus needs -o RUNDIR (the shards run into RUNDIR.gpu-<id>)")
@@ -120,8 +123,11 @@ func runProfileGPUs(ctx context.Context, opts *ProfileOptions) error {
 	if err := recordHostRun(out, m, shards, start, pred, warm); err != nil {
 		return fmt.Errorf("profile: %w", err)
 	}
-	writeProfileSummary(opts, m)
+	s := newProfileSummary(out, m)
+	text := summaryText(opts.IO, opts.Format)
+	writeProfileSummaryText(text, s)
 	if err := nothingMeasured(m); err != nil {
+		writeJSONSummary(opts.IO, opts.Format, s)
 		return fmt.Errorf("profile: %w (the shards are kept)", err)
 	}
 	// The shards go (--remove-shards) only once the merged run holds what
@@ -130,20 +136,28 @@ func runProfileGPUs(ctx context.Context, opts *ProfileOptions) error {
 		return fmt.Errorf("profile: %w (the shards are kept)", err)
 	}
 	if !opts.NoIngest && !opts.NoReport {
-		if err := writeProfileReport(ctx, opts, out); err != nil {
-			return err
+		path, err := writeRunReport(ctx, opts.IO, out)
+		if err != nil {
+			writeJSONSummary(opts.IO, opts.Format, s)
+			return fmt.Errorf("profile: %w", err)
+		}
+		if s.Report = path; path != "" {
+			fmt.Fprintf(text, "report: %s\n", path)
 		}
 	}
 	if opts.RemoveParts {
-		for _, s := range shards {
-			if err := errors.Join(os.RemoveAll(s.Dir), os.Remove(s.Log)); err != nil {
+		for _, sh := range shards {
+			if err := errors.Join(os.RemoveAll(sh.Dir), os.Remove(sh.Log)); err != nil {
 				fmt.Fprintf(opts.IO.Err, "warning: %v\n", err)
 			}
 		}
 	} else {
-		fmt.Fprintf(opts.IO.Out, "shards: %s.gpu-{%s}\n", filepath.Clean(out), strings.Join(opts.GPUs, ","))
+		for _, sh := range shards {
+			s.Shards = append(s.Shards, sh.Dir)
+		}
+		fmt.Fprintf(text, "shards: %s.gpu-{%s}\n", filepath.Clean(out), strings.Join(opts.GPUs, ","))
 	}
-	return nil
+	return writeJSONSummary(opts.IO, opts.Format, s)
 }
 
 // SharedCacheSuffix names the compile-cache folder of a --gpus run beside
@@ -223,7 +237,7 @@ func prepareShards(ctx context.Context, opts *ProfileOptions) ([]string, []float
 		py = launch.DefaultPython()
 	}
 	fmt.Fprintf(opts.IO.Err, "warm: compiling for %d shapes into %s\n", len(launch.WarmShapes(cells)), root)
-	w := launch.RunWarm(ctx, launch.WarmConfig{Python: py, KernelsDir: opts.Kernels, CacheRoot: root, Shapes: launch.WarmShapes(cells),
+	w := launch.RunWarm(ctx, launch.WarmConfig{Python: py, KernelsDir: launch.FindKernels(opts.Kernels).Dir, CacheRoot: root, Shapes: launch.WarmShapes(cells),
 		Log: strings.TrimRight(opts.OutDir, string(filepath.Separator)) + ".warm.log", Timeout: opts.Timeout})
 	fmt.Fprintf(opts.IO.Err, "warm: %s\n", warmLine(w))
 	return args, pred, w, nil

@@ -5,6 +5,7 @@ import (
 	"context"
 	"math"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -183,6 +184,50 @@ func TestProjectCommand(t *testing.T) {
 		}
 		if tc.err != "" && !strings.Contains(e.String(), tc.err) {
 			t.Errorf("%v: stderr %q lacks %q", tc.args, e.String(), tc.err)
+		}
+	}
+}
+
+// cellSep matches a "|" that separates Markdown cells (not one escaped
+// inside a cell, "\|").
+var cellSep = regexp.MustCompile(`(^|[^\\])\|`)
+
+// TestProjectMarkdownTables: every Markdown table project prints has as
+// many cells in each row as in its header (no "|" inside a cell ends it),
+// and one time unit: its headers do not mix us and ms.
+func TestProjectMarkdownTables(t *testing.T) {
+	for _, args := range [][]string{
+		{"project", "2026-11-23-h100-140505", "--gpu", "h200"},
+		{"project", "2026-11-23-h100-140505", "--gpu", "a100-sxm-80"},
+		{"project", "2026-11-22-h100-003504", "--gpu", "h200", "--against", "2026-11-22-h200-004838"},
+	} {
+		var o, e bytes.Buffer
+		if code := run(context.Background(), args, &IO{Out: &o, Err: &e}); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, e.String())
+		}
+		tables := 0
+		var header string
+		want := -1
+		for _, l := range strings.Split(o.String(), "\n") {
+			if !strings.HasPrefix(l, "|") {
+				want = -1
+				continue
+			}
+			n := len(cellSep.FindAllString(l, -1))
+			if want < 0 {
+				tables++
+				want, header = n, l
+				if strings.Contains(header, " us |") && strings.Contains(header, " ms |") {
+					t.Errorf("%v: a table mixes us and ms: %s", args, header)
+				}
+				continue
+			}
+			if n != want {
+				t.Errorf("%v: a row has %d cell separators, its header %d:\nheader %s\nrow    %s", args, n, want, header, l)
+			}
+		}
+		if tables < 2 {
+			t.Errorf("%v: %d Markdown tables, want at least 2", args, tables)
 		}
 	}
 }

@@ -95,8 +95,14 @@ func runSuggest(ctx context.Context, opts *SuggestOptions) error {
 		return err
 	}
 	for _, p := range opts.Inputs {
-		if _, err := os.Stat(p); err != nil && !(len(opts.Inputs) == 1 && pipeline.IsCommitted(p)) {
-			return usageErrorf("suggest: %s: no such file, directory or committed run", p)
+		if _, err := os.Stat(p); err == nil {
+			continue
+		}
+		if len(opts.Inputs) > 1 {
+			return usageErrorf("suggest: %s: no such file or directory (of several inputs each is an export; a run is given alone)", p)
+		}
+		if _, err := pipeline.Open(p); err != nil {
+			return err // where it looked, as report, diff and project say
 		}
 	}
 	if err := distinctInputs("suggest", opts.Inputs); err != nil {
