@@ -33,6 +33,14 @@ stamp "wheel $(basename "$whl") $(stat -c %s "$whl") bytes"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 venv=/tmp/wheel-venv
 rm -rf "$venv" && python3 -m venv --system-site-packages "$venv" || exit 1
+# Where the machine's torch lives in a virtual environment of its own (--system-site-packages
+# then reaches only /usr's), the fresh one sees that environment's packages through a .pth
+# file, as a user installing rooftool beside their torch would.
+torch_site=$(python3 -c 'import os, torch; print(os.path.dirname(os.path.dirname(torch.__file__)))' 2>/dev/null)
+if [ -n "$torch_site" ] && ! "$venv/bin/python" -c 'import torch' 2>/dev/null; then
+  echo "$torch_site" > "$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/machine-torch.pth"
+  echo "torch from $torch_site"
+fi
 "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-index --no-deps "$whl" || exit 1
 work=$(mktemp -d /tmp/wheel-cwd.XXXX)
 cd "$work" || exit 1
