@@ -71,7 +71,7 @@ type summaryJSONRow struct {
 
 func NewSummaryJSON(rows []SummaryRow, so SummaryOptions) SummaryJSON {
 	out := SummaryJSON{Version: SummaryJSONVersion, Report: SummaryReport, Names: so.Names, Rows: []summaryJSONRow{}}
-	r1 := RoundHalfUp
+	r1 := NsysRound1
 	for _, r := range rows {
 		jr := summaryJSONRow{TimePct: r1(r.TimePct), TotalNs: r.TotalNs, Instances: r.Instances,
 			AvgNs: roundStat(r.AvgNs), MedNs: roundStat(r.MedNs), MinNs: r.MinNs, MaxNs: r.MaxNs, StdDevNs: roundStat(r.StdDevNs), Name: r.Name}
@@ -91,20 +91,17 @@ func rangeLabel(path string) string {
 	return path
 }
 
-// fmt1 prints a percentage with one decimal: rounded half away from zero.
-func fmt1(v float64) string { return strconv.FormatFloat(RoundHalfUp(v), 'f', 1, 64) }
+// fmt1 prints a percentage with one decimal as nsys rounds it (FormatNsys1).
+func fmt1(v float64) string { return FormatNsys1(v) }
 
 // fmtStat prints an average, median or standard deviation with one
-// decimal as nsys prints the float64 it computes: the exact binary value
-// correctly rounded (strconv), so an average of 328,962 ns over 40, whose
-// nearest float64 lies just below 8224.05, prints 8224.0.
-func fmtStat(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+// decimal as nsys rounds it (FormatNsys1): an average of 328,962 ns over
+// 40, whose nearest float64 lies just below 8224.05, prints 8224.0; one
+// of 5 ns over 4, exactly 1.25, prints 1.3.
+func fmtStat(v float64) string { return FormatNsys1(v) }
 
 // roundStat is fmtStat's figure as a number, for JSON.
-func roundStat(v float64) float64 {
-	r, _ := strconv.ParseFloat(fmtStat(v), 64)
-	return r
-}
+func roundStat(v float64) float64 { return NsysRound1(v) }
 
 // summaryCells are the nsys columns of one row, unformatted for CSV.
 func summaryCells(r SummaryRow) []string {
