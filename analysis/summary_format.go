@@ -196,15 +196,29 @@ func writeSummaryBlock(b *strings.Builder, rows []SummaryRow, fit int) {
 			tableout.Thousands(fmtStat(r.AvgNs)), tableout.Thousands(fmtStat(r.MedNs)), tableout.Thousands(strconv.FormatInt(r.MinNs, 10)), tableout.Thousands(strconv.FormatInt(r.MaxNs, 10)),
 			tableout.Thousands(fmtStat(r.StdDevNs)), middleEllipsis(r.Name, tableTextMax)}
 	}
-	last := len(SummaryColumns) - 1
+	left := make([]bool, len(SummaryColumns))
+	left[len(left)-1] = true
+	writeBlock(b, SummaryColumns, left, cells, fit)
+}
+
+// writeBlock writes an nsys-style table: headers centred over dashes,
+// the left columns' cells (texts) left-aligned, the others (figures)
+// right-aligned, a line " " and the cells two spaces apart. Where fit is
+// above 0 the table fits that many columns: headers wrapped, texts
+// shortened in the middle, figures whole.
+func writeBlock(b *strings.Builder, header []string, left []bool, cells [][]string, fit int) {
 	// A line is " " and the cells two spaces apart.
-	width, _ := tableout.Table{Header: SummaryColumns, Rows: cells}.Widths(fit, 1+2*last)
+	width, _ := tableout.Table{Header: header, Rows: cells}.Widths(fit, 1+2*(len(header)-1))
 	for _, row := range cells {
-		row[last] = tableout.Shorten(row[last], width[last])
+		for i := range row {
+			if left[i] {
+				row[i] = tableout.Shorten(row[i], width[i])
+			}
+		}
 	}
-	heads := make([][]string, len(SummaryColumns))
+	heads := make([][]string, len(header))
 	lines := 0
-	for i, h := range SummaryColumns {
+	for i, h := range header {
 		heads[i] = tableout.WrapCell(h, width[i])
 		lines = max(lines, len(heads[i]))
 	}
@@ -233,7 +247,7 @@ func writeSummaryBlock(b *strings.Builder, rows []SummaryRow, fit int) {
 			return pad(c, extra/2) + strings.Repeat(" ", max(0, extra-extra/2))
 		})
 	}
-	dashes := make([]string, len(SummaryColumns))
+	dashes := make([]string, len(header))
 	for i := range dashes {
 		dashes[i] = strings.Repeat("-", width[i])
 	}
@@ -241,7 +255,7 @@ func writeSummaryBlock(b *strings.Builder, rows []SummaryRow, fit int) {
 	for _, row := range cells {
 		line(row, func(i int, c string) string {
 			n := width[i] - utf8.RuneCountInString(c)
-			if i == last {
+			if left[i] {
 				return c + strings.Repeat(" ", n)
 			}
 			return pad(c, n)
