@@ -20,7 +20,7 @@ import (
 type StatsOptions struct {
 	IO         *IO
 	Inputs     []string
-	Format     string   // table | csv | json; "" picks table on a terminal, csv otherwise
+	Format     string   // table | csv | json; "" is table
 	Source     string   // restrict to ncu | nsys | kineto
 	Base       bool     // group by base kernel names (nsys :base)
 	Mangled    bool     // group by mangled kernel names (nsys :mangled)
@@ -83,7 +83,7 @@ nothing is added.`,
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&opts.Format, "format", "", "output format: table, csv or json (default: table on a terminal, else csv)")
+	f.StringVar(&opts.Format, "format", tableout.FormatTable, "output format: table, csv or json")
 	f.StringVar(&opts.Source, "source", "", "count only kernels from this source: ncu, nsys or kineto")
 	f.BoolVar(&opts.Base, "base", false, "group by base kernel names (nsys :base)")
 	f.BoolVar(&opts.Mangled, "mangled", false, "group by mangled kernel names (nsys :mangled)")
@@ -196,10 +196,7 @@ func tablesDir(dir string) string {
 func runStats(ctx context.Context, opts *StatsOptions) error {
 	format := opts.Format
 	if format == "" {
-		format = "csv"
-		if opts.IO.IsTTY {
-			format = "table"
-		}
+		format = tableout.FormatTable
 	}
 	if err := checkDataFormat("stats", format); err != nil {
 		return err

@@ -338,3 +338,24 @@ func TestStatsReportNsysHeader(t *testing.T) {
 		t.Error("unknown report accepted")
 	}
 }
+
+// stats prints a table by default, into a pipe as on a terminal, as every
+// command does; CSV only with --format csv (the per-range summary and
+// --report alike).
+func TestStatsDefaultTable(t *testing.T) {
+	file := statsRealdata + "gpu4/report.sqlite"
+	for _, tty := range []bool{false, true} {
+		for _, args := range [][]string{{file}, {"--report", "cuda_gpu_kern_sum", file}} {
+			var o, e bytes.Buffer
+			if code := run(context.Background(), append([]string{"stats"}, args...), &IO{Out: &o, Err: &e, IsTTY: tty}); code != exitOK {
+				t.Fatalf("stats %v: exit %d: %s", args, code, e.String())
+			}
+			if lines := strings.Split(o.String(), "\n"); len(lines) < 4 || !strings.Contains(lines[2], "Time (%)  Total Time (ns)") || !strings.HasPrefix(lines[3], " --------") {
+				t.Errorf("stats %v (terminal: %v): not a table:\n%s", args, tty, o.String())
+			}
+		}
+	}
+	if got := runStatsCmd(t, "--format", "csv", file); !strings.HasPrefix(got, "Time (%),Total Time (ns),") {
+		t.Errorf("stats --format csv: %q", got)
+	}
+}
