@@ -93,6 +93,9 @@ vet:
 # the rooftool binary beside the sqlite3 CLI's join and DuckDB's GROUP BY;
 # ROOFTOOL_BENCH_100M=1 adds the 100M one (an export of about 80 GB made on
 # demand: the 1M replica is 0.8 GB, the 10M one 8.5 GB; README.md).
+# BenchmarkStatsReports1M (ingest) times each stats --report beside the
+# sqlite3 CLI running nsys's query of it, on the 1M replica
+# (ROOFTOOL_REPLICA_1M=FILE reuses one made before).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 3h ./...
 

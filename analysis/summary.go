@@ -445,10 +445,3 @@ func summaryLess(by string) func(a, b *SummaryRow) bool {
 		return a.Name < b.Name
 	}
 }
-
-// RoundHalfUp rounds v to one decimal, halves away from zero, as SQLite's
-// round(v, 1) does in nsys's report query (0.25 -> 0.3, where Go's
-// strconv rounds the exact binary value half to even and prints 0.2).
-func RoundHalfUp(v float64) float64 {
-	return math.Round(v*10) / 10
-}

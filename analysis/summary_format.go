@@ -71,7 +71,7 @@ type summaryJSONRow struct {
 
 func NewSummaryJSON(rows []SummaryRow, so SummaryOptions) SummaryJSON {
 	out := SummaryJSON{Version: SummaryJSONVersion, Report: SummaryReport, Names: so.Names, Rows: []summaryJSONRow{}}
-	r1 := RoundHalfUp
+	r1 := NsysRound1
 	for _, r := range rows {
 		jr := summaryJSONRow{TimePct: r1(r.TimePct), TotalNs: r.TotalNs, Instances: r.Instances,
 			AvgNs: roundStat(r.AvgNs), MedNs: roundStat(r.MedNs), MinNs: r.MinNs, MaxNs: r.MaxNs, StdDevNs: roundStat(r.StdDevNs), Name: r.Name}
@@ -91,20 +91,17 @@ func rangeLabel(path string) string {
 	return path
 }
 
-// fmt1 prints a percentage with one decimal: rounded half away from zero.
-func fmt1(v float64) string { return strconv.FormatFloat(RoundHalfUp(v), 'f', 1, 64) }
+// fmt1 prints a percentage with one decimal as nsys rounds it (FormatNsys1).
+func fmt1(v float64) string { return FormatNsys1(v) }
 
 // fmtStat prints an average, median or standard deviation with one
-// decimal as nsys prints the float64 it computes: the exact binary value
-// correctly rounded (strconv), so an average of 328,962 ns over 40, whose
-// nearest float64 lies just below 8224.05, prints 8224.0.
-func fmtStat(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+// decimal as nsys rounds it (FormatNsys1): an average of 328,962 ns over
+// 40, whose nearest float64 lies just below 8224.05, prints 8224.0; one
+// of 5 ns over 4, exactly 1.25, prints 1.3.
+func fmtStat(v float64) string { return FormatNsys1(v) }
 
 // roundStat is fmtStat's figure as a number, for JSON.
-func roundStat(v float64) float64 {
-	r, _ := strconv.ParseFloat(fmtStat(v), 64)
-	return r
-}
+func roundStat(v float64) float64 { return NsysRound1(v) }
 
 // summaryCells are the nsys columns of one row, unformatted for CSV.
 func summaryCells(r SummaryRow) []string {
@@ -199,15 +196,29 @@ func writeSummaryBlock(b *strings.Builder, rows []SummaryRow, fit int) {
 			tableout.Thousands(fmtStat(r.AvgNs)), tableout.Thousands(fmtStat(r.MedNs)), tableout.Thousands(strconv.FormatInt(r.MinNs, 10)), tableout.Thousands(strconv.FormatInt(r.MaxNs, 10)),
 			tableout.Thousands(fmtStat(r.StdDevNs)), middleEllipsis(r.Name, tableTextMax)}
 	}
-	last := len(SummaryColumns) - 1
+	left := make([]bool, len(SummaryColumns))
+	left[len(left)-1] = true
+	writeBlock(b, SummaryColumns, left, cells, fit)
+}
+
+// writeBlock writes an nsys-style table: headers centred over dashes,
+// the left columns' cells (texts) left-aligned, the others (figures)
+// right-aligned, a line " " and the cells two spaces apart. Where fit is
+// above 0 the table fits that many columns: headers wrapped, texts
+// shortened in the middle, figures whole.
+func writeBlock(b *strings.Builder, header []string, left []bool, cells [][]string, fit int) {
 	// A line is " " and the cells two spaces apart.
-	width, _ := tableout.Table{Header: SummaryColumns, Rows: cells}.Widths(fit, 1+2*last)
+	width, _ := tableout.Table{Header: header, Rows: cells}.Widths(fit, 1+2*(len(header)-1))
 	for _, row := range cells {
-		row[last] = tableout.Shorten(row[last], width[last])
+		for i := range row {
+			if left[i] {
+				row[i] = tableout.Shorten(row[i], width[i])
+			}
+		}
 	}
-	heads := make([][]string, len(SummaryColumns))
+	heads := make([][]string, len(header))
 	lines := 0
-	for i, h := range SummaryColumns {
+	for i, h := range header {
 		heads[i] = tableout.WrapCell(h, width[i])
 		lines = max(lines, len(heads[i]))
 	}
@@ -236,7 +247,7 @@ func writeSummaryBlock(b *strings.Builder, rows []SummaryRow, fit int) {
 			return pad(c, extra/2) + strings.Repeat(" ", max(0, extra-extra/2))
 		})
 	}
-	dashes := make([]string, len(SummaryColumns))
+	dashes := make([]string, len(header))
 	for i := range dashes {
 		dashes[i] = strings.Repeat("-", width[i])
 	}
@@ -244,7 +255,7 @@ func writeSummaryBlock(b *strings.Builder, rows []SummaryRow, fit int) {
 	for _, row := range cells {
 		line(row, func(i int, c string) string {
 			n := width[i] - utf8.RuneCountInString(c)
-			if i == last {
+			if left[i] {
 				return c + strings.Repeat(" ", n)
 			}
 			return pad(c, n)

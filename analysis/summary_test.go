@@ -120,10 +120,17 @@ func TestKernelSummaryOptions(t *testing.T) {
 	}
 }
 
-func TestRoundHalfUp(t *testing.T) {
-	for in, want := range map[float64]float64{0.25: 0.3, 0.75: 0.8, 29167.5: 29167.5, 2.04: 2.0, 7.45: 7.5, 1.0 / 3: 0.3} {
-		if got := RoundHalfUp(in); got != want {
-			t.Errorf("RoundHalfUp(%v) = %v, want %v", in, got, want)
+// NsysRound1 rounds as SQLite 3.43+ round(v, 1) does in nsys's queries:
+// the exact binary value, halves (x.25, x.75) away from zero. 0.15 and
+// 591.15 lie just below their halves (0.1499999999999999944...,
+// 591.1499999999999773...), 7.45 just above; 23646/40 is the DLProf
+// export's cudaStreamWaitEvent average, 591.1 in nsys's cuda_api_sum.
+func TestNsysRound1(t *testing.T) {
+	for in, want := range map[float64]string{0.25: "0.3", 0.75: "0.8", -0.25: "-0.3", 1.25: "1.3", 8437.25: "8437.3",
+		29167.5: "29167.5", 2.04: "2.0", 7.45: "7.5", 1.0 / 3: "0.3", 0.15: "0.1", 23646.0 / 40: "591.1",
+		328962.0 / 40: "8224.0", 0: "0.0"} {
+		if got := FormatNsys1(in); got != want {
+			t.Errorf("FormatNsys1(%v) = %s, want %s", in, got, want)
 		}
 	}
 }
