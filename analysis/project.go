@@ -231,19 +231,12 @@ type ProjectionError struct {
 // ProjectOptions tune Project; the zero value takes the defaults.
 type ProjectOptions struct {
 	// Exponent is n of the soft maximum, finite and at least 1
-	// (DefaultProjectExponent otherwise).
+	// (SoftMaxExponent otherwise).
 	Exponent float64
 	// DRAMAttainable overrides the attainable fraction of the datasheet
 	// DRAM bandwidth (0: derived from the run, see dramAttainable).
 	DRAMAttainable float64
 }
-
-// DefaultProjectExponent is n of the soft maximum: 1 adds the terms (no
-// overlap), a large n nears the largest (the roofline's corner). 2 gave the
-// smallest median |error| of the wall times of the committed H100 run
-// 2026-11-22-h100-003504 projected onto the H200 run 2026-11-22-h200-004838
-// (n = 1, 1.5, 2, 3, 4: 5.0, 4.1, 1.8, 3.3, 4.6%; METHOD.md).
-const DefaultProjectExponent = 2
 
 // projector projects kernels from one catalog GPU onto another.
 type projector struct {
@@ -403,7 +396,7 @@ func dramAttainable(run *Run, src gpu.Spec) (float64, string) {
 func Project(run *Run, src, dst gpu.Spec, opt ProjectOptions) *Projection {
 	m := projector{src: src, dst: dst, n: opt.Exponent}
 	if m.n < 1 || math.IsInf(m.n, 0) || math.IsNaN(m.n) {
-		m.n = DefaultProjectExponent
+		m.n = SoftMaxExponent
 	}
 	p := &Projection{SourceGPU: src.Name, TargetGPU: dst.Name}
 	p.Model = ProjectModel{Exponent: m.n, SourceBoostMHz: src.BoostMHz, TargetBoostMHz: dst.BoostMHz}
@@ -516,18 +509,4 @@ func projectWall(cp *CellProjection, c CellFact, ratio float64) {
 		return
 	}
 	cp.ProjectedWallMs = dev*ratio + cp.OverheadMs
-}
-
-// HasTimeline says whether a cell's kernel list, times and GPU time come
-// from a timeline (nsys, Kineto) rather than the ncu kernel pass.
-func HasTimeline(c CellFact) bool {
-	if c.GPUTimeNs <= 0 {
-		return false
-	}
-	for _, w := range c.Warnings {
-		if w.Code == WarnMissing && w.Metric == "gpu_time_ns" {
-			return false
-		}
-	}
-	return true
 }

@@ -132,7 +132,7 @@ func (p *Projection) Against(name string, measured *Run) {
 		}
 	}
 	if len(clocks) > 0 {
-		cc := &ClockCheck{N: len(clocks), Median: median(clocks), Min: slices.Min(clocks), Max: slices.Max(clocks), Assumed: 1}
+		cc := &ClockCheck{N: len(clocks), Median: Median(clocks), Min: slices.Min(clocks), Max: slices.Max(clocks), Assumed: 1}
 		if p.Model.SourceBoostMHz > 0 && p.Model.TargetBoostMHz > 0 {
 			cc.Assumed = p.Model.TargetBoostMHz / p.Model.SourceBoostMHz
 		}
@@ -167,7 +167,7 @@ func (a *errAcc) add(v, naive, boost float64, cell, note string) {
 
 func (a *errAcc) summary(measure string) ProjectionError {
 	e := ProjectionError{Measure: measure, N: len(a.errs)}
-	e.Median, e.MedianAbs = median(a.errs), medianAbs(a.errs)
+	e.Median, e.MedianAbs = Median(a.errs), medianAbs(a.errs)
 	i := worstIndex(a.errs)
 	e.Worst, e.WorstCell, e.WorstNote = a.errs[i], a.cells[i], a.notes[i]
 	e.NaiveMedianAbs = medianAbs(a.naive)
@@ -192,7 +192,7 @@ func medianAbs(xs []float64) float64 {
 	for i, v := range xs {
 		abs[i] = math.Abs(v)
 	}
-	return median(abs)
+	return Median(abs)
 }
 
 // worstIndex is the index of the value of largest magnitude (the first of

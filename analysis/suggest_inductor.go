@@ -226,7 +226,7 @@ func (fl *inductorFlow) merge(p *ModelPrediction, m []int) {
 
 // epilogueNs is what reading b more bytes in its epilogue adds to kernel
 // k's time: k's time taken as the soft maximum (exponent
-// DefaultProjectExponent, the projection model's) of its DRAM term, its
+// SoftMaxExponent, the projection model's) of its DRAM term, its
 // kernel-pass bytes at rate bytes per ns, and the rest (compute and
 // latency, which the read leaves alone), the DRAM term grown by b / rate.
 // A compute-bound GEMM hides most of the read; a memory-bound kernel pays
@@ -235,7 +235,7 @@ func epilogueNs(k SuggestKernel, b, rate float64) float64 {
 	if rate <= 0 || b <= 0 {
 		return 0
 	}
-	n := float64(DefaultProjectExponent)
+	n := float64(SoftMaxExponent)
 	d := (k.DRAMReadBytes + k.DRAMWriteBytes) / rate
 	t := math.Max(k.DurationNs, d)
 	rest := math.Pow(math.Pow(t, n)-math.Pow(d, n), 1/n)

@@ -99,7 +99,7 @@ func TestProjectH100OntoH200Error(t *testing.T) {
 	}
 }
 
-// DefaultProjectExponent: of n = 1, 1.5, 2, 3, 4, n = 2 gives the smallest
+// SoftMaxExponent: of n = 1, 1.5, 2, 3, 4, n = 2 gives the smallest
 // median |error| of wall time for the older pair of committed runs (the
 // H100 run 003504 projected onto the timing-only H200 run 004838).
 func TestProjectExponentCalibration(t *testing.T) {
@@ -125,8 +125,8 @@ func TestProjectExponentCalibration(t *testing.T) {
 			best, bestN = e.MedianAbs, n
 		}
 	}
-	if bestN != analysis.DefaultProjectExponent {
-		t.Errorf("n = %g fits the older pair best (median |error| %.4f), the default is %g", bestN, best, float64(analysis.DefaultProjectExponent))
+	if bestN != analysis.SoftMaxExponent {
+		t.Errorf("n = %g fits the older pair best (median |error| %.4f), the default is %g", bestN, best, float64(analysis.SoftMaxExponent))
 	}
 }
 
