@@ -19,6 +19,7 @@ import (
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/pipeline"
 	"github.com/rooftool/rooftool/reports"
+	"github.com/rooftool/rooftool/suggest"
 )
 
 const maskedShape = "M=512,N=4096,K=7168"
@@ -217,7 +218,7 @@ func TestMaskedPassSameFacts(t *testing.T) {
 				t.Fatalf("suggest: exit %d: %s", code, e.String())
 			}
 			var s struct {
-				Checks []analysis.SuggestCheck `json:"checks"`
+				Checks []suggest.SuggestCheck `json:"checks"`
 			}
 			if err := json.Unmarshal(o.Bytes(), &s); err != nil {
 				t.Fatal(err)

@@ -1,4 +1,4 @@
-package analysis
+package suggest
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/spec"
 )
@@ -497,8 +498,8 @@ func RankChains(cs []Chain) {
 // (exports state no dataflow). facts (may be nil) are the KernelFacts of
 // the same tables, for tensor work, DRAM bytes and grids; sms is the GPU's
 // SM count (0: unknown).
-func SuggestTables(t *ingest.Tables, facts []KernelFact, sms int, l2 float64) ([]Chain, []NotOffered) {
-	byID := map[int64]*KernelFact{}
+func SuggestTables(t *ingest.Tables, facts []analysis.KernelFact, sms int, l2 float64) ([]Chain, []NotOffered) {
+	byID := map[int64]*analysis.KernelFact{}
 	for i := range facts {
 		byID[facts[i].KernelID] = &facts[i]
 	}
@@ -578,9 +579,9 @@ func SuggestTables(t *ingest.Tables, facts []KernelFact, sms int, l2 float64) ([
 // apart and the counts agree, by position), and the steps of flow where it
 // has one per kernel (else none; the second value says why). kfacts may
 // hold other cells' facts: only the cell's own are used.
-func CellSequence(c CellFact, kfacts []KernelFact, flow *spec.Dataflow) ([]SuggestKernel, string) {
-	queue := map[string][]*KernelFact{}
-	var own []*KernelFact
+func CellSequence(c analysis.CellFact, kfacts []analysis.KernelFact, flow *spec.Dataflow) ([]SuggestKernel, string) {
+	queue := map[string][]*analysis.KernelFact{}
+	var own []*analysis.KernelFact
 	for i := range kfacts {
 		f := &kfacts[i]
 		if f.Key() != c.Key() {
@@ -589,8 +590,8 @@ func CellSequence(c CellFact, kfacts []KernelFact, flow *spec.Dataflow) ([]Sugge
 		queue[f.Name] = append(queue[f.Name], f)
 		own = append(own, f)
 	}
-	used := map[*KernelFact]bool{}
-	take := func(m map[string][]*KernelFact, name string) *KernelFact {
+	used := map[*analysis.KernelFact]bool{}
+	take := func(m map[string][]*analysis.KernelFact, name string) *analysis.KernelFact {
 		for _, f := range m[name] {
 			if !used[f] {
 				used[f] = true
@@ -670,7 +671,7 @@ func FlowsOf(exps []*spec.Experiment) Flows {
 // state for its variant where it matches the cell's kernels, else by launch
 // order; sms is the GPU's SM count (0: unknown), l2 its L2 size in bytes
 // (0: unknown).
-func SuggestCell(c CellFact, kfacts []KernelFact, flows Flows, sms int, l2 float64) ([]Chain, []NotOffered) {
+func SuggestCell(c analysis.CellFact, kfacts []analysis.KernelFact, flows Flows, sms int, l2 float64) ([]Chain, []NotOffered) {
 	flow := flows[[2]string{c.Experiment, c.Variant}]
 	seq, note := CellSequence(c, kfacts, flow)
 	opt := SuggestOptions{SMs: sms, L2Bytes: l2, Note: note}

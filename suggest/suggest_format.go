@@ -1,4 +1,4 @@
-package analysis
+package suggest
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/internal/tableout"
 )
 
@@ -217,7 +218,7 @@ func checkRows(cs []SuggestCheck, human bool) tableout.Table {
 			m[i] = dash(m[i])
 		}
 		bound := func(v float64) string {
-			if math.Abs(v) == Unbounded {
+			if math.Abs(v) == analysis.Unbounded {
 				return dash("")
 			}
 			return f(v, 1e3, 1)

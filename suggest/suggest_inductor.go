@@ -1,9 +1,11 @@
-package analysis
+package suggest
 
 import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/rooftool/rooftool/analysis"
 )
 
 // PredictInductor applies InductorModel to a baseline's launch sequence,
@@ -235,7 +237,7 @@ func epilogueNs(k SuggestKernel, b, rate float64) float64 {
 	if rate <= 0 || b <= 0 {
 		return 0
 	}
-	n := float64(SoftMaxExponent)
+	n := float64(analysis.SoftMaxExponent)
 	d := (k.DRAMReadBytes + k.DRAMWriteBytes) / rate
 	t := math.Max(k.DurationNs, d)
 	rest := math.Pow(math.Pow(t, n)-math.Pow(d, n), 1/n)

@@ -1,9 +1,10 @@
-package analysis
+package suggest
 
 import (
 	"slices"
 	"strings"
 
+	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/spec"
 )
 
@@ -361,7 +362,7 @@ func streamFit(seq []SuggestKernel) (rate, t0 float64) {
 // Basis BasisMerge, its first kernel as Producer and the others as
 // Folded; FoldedTimeNs the set's summed time, TimeSavedNs and
 // DRAMSavedBytes (kernel pass) what merging saves. l2 is the L2 size.
-func SuggestMerges(c CellFact, kfacts []KernelFact, flows Flows, models Models, l2 float64) []Chain {
+func SuggestMerges(c analysis.CellFact, kfacts []analysis.KernelFact, flows Flows, models Models, l2 float64) []Chain {
 	key := [2]string{c.Experiment, c.Variant}
 	flow := flows[key]
 	if flow == nil {

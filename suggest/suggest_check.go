@@ -1,10 +1,11 @@
-package analysis
+package suggest
 
 import (
 	"math"
 	"regexp"
 	"strings"
 
+	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/spec"
 )
@@ -112,14 +113,14 @@ func (s SuggestCheck) CandidateKey() cellkey.Key {
 // the forward+backward baseline) whose kernel sequence was measured; the
 // time saved against SavedTime's reference. flows
 // are the variants' dataflows, sms the GPU's SM count (0: unknown).
-func CheckSuggestions(r *Run, flows Flows, sms int) []SuggestCheck {
+func CheckSuggestions(r *analysis.Run, flows Flows, sms int) []SuggestCheck {
 	return CheckSuggestionsWith(r, flows, Models{}, sms)
 }
 
 // CheckSuggestionsWith is CheckSuggestions with the compiler model set
 // against the candidates models names (ModelsOf).
-func CheckSuggestionsWith(r *Run, flows Flows, models Models, sms int) []SuggestCheck {
-	cells := map[cellkey.Key]*CellFact{}
+func CheckSuggestionsWith(r *analysis.Run, flows Flows, models Models, sms int) []SuggestCheck {
+	cells := map[cellkey.Key]*analysis.CellFact{}
 	for i := range r.Cells {
 		c := &r.Cells[i]
 		cells[c.Key()] = c
@@ -155,7 +156,7 @@ func CheckSuggestionsWith(r *Run, flows Flows, models Models, sms int) []Suggest
 			predK, predD, predT = fk, fd, ft
 		}
 		s.ErrKernels = predK - s.MeasKernels
-		mt := SavedTime(b, c, DefaultStats().Confidence)
+		mt := SavedTime(b, c, analysis.DefaultStats().Confidence)
 		s.TimeRef, s.TimeRefNote, s.MeasRefTimeNs, s.MeasRefLoNs, s.MeasRefHiNs, s.MeasRefN = mt.Ref, mt.Note, mt.Saved, mt.Lo, mt.Hi, mt.N
 		s.ErrTimePct = errPct(predT, s.MeasRefTimeNs)
 		if s.PredTimeKnown {
@@ -196,7 +197,7 @@ func CheckSuggestionsWith(r *Run, flows Flows, models Models, sms int) []Suggest
 }
 
 // setModel fills the compiler model's figures of s from its baseline b.
-func setModel(s *SuggestCheck, b CellFact, r *Run, flow *spec.Dataflow, backward bool) {
+func setModel(s *SuggestCheck, b analysis.CellFact, r *analysis.Run, flow *spec.Dataflow, backward bool) {
 	if flow == nil {
 		return
 	}
