@@ -14,7 +14,7 @@ import (
 // (0: every read charged) and rate the fallback DRAM rate in bytes per ns
 // (where the baseline has no kernel without tensor work). ok is false
 // where seq has no dataflow.
-func PredictInductor(seq []SuggestKernel, outputs []string, backward bool, l2, rate float64) (ModelPrediction, bool) {
+func PredictInductor(seq []Kernel, outputs []string, backward bool, l2, rate float64) (ModelPrediction, bool) {
 	for _, k := range seq {
 		if k.Step == nil {
 			return ModelPrediction{}, false
@@ -43,7 +43,7 @@ func PredictInductor(seq []SuggestKernel, outputs []string, backward bool, l2, r
 // reads it: each tensor's size, producer (index into seq), readers, and
 // whether the call returns it.
 type inductorFlow struct {
-	seq      []SuggestKernel
+	seq      []Kernel
 	l2       float64
 	size     map[string]float64
 	producer map[string]int
@@ -53,7 +53,7 @@ type inductorFlow struct {
 
 // newInductorFlow reads the dataflow of seq, whose call returns outputs, on
 // a GPU with l2 bytes of L2 (0: every read charged).
-func newInductorFlow(seq []SuggestKernel, outputs []string, l2 float64) *inductorFlow {
+func newInductorFlow(seq []Kernel, outputs []string, l2 float64) *inductorFlow {
 	fl := &inductorFlow{seq: seq, l2: l2, size: TensorSizes(seq),
 		producer: map[string]int{}, readers: map[string][]int{}, output: map[string]bool{}}
 	for i, k := range seq {
@@ -233,7 +233,7 @@ func (fl *inductorFlow) merge(p *ModelPrediction, m []int) {
 // latency, which the read leaves alone), the DRAM term grown by b / rate.
 // A compute-bound GEMM hides most of the read; a memory-bound kernel pays
 // nearly all of it. 0 where rate is unknown.
-func epilogueNs(k SuggestKernel, b, rate float64) float64 {
+func epilogueNs(k Kernel, b, rate float64) float64 {
 	if rate <= 0 || b <= 0 {
 		return 0
 	}

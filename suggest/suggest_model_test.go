@@ -9,13 +9,13 @@ import (
 )
 
 // step builds one kernel of a dataflow sequence.
-func step(t *testing.T, s string, gemm bool, readB, writeB, ns float64) suggest.SuggestKernel {
+func step(t *testing.T, s string, gemm bool, readB, writeB, ns float64) suggest.Kernel {
 	t.Helper()
 	st, err := spec.ParseFlowStep(s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return suggest.SuggestKernel{Name: st.Op, GEMM: gemm, DRAMReadBytes: readB, DRAMWriteBytes: writeB, BytesKnown: true, DurationNs: ns, Step: &st}
+	return suggest.Kernel{Name: st.Op, GEMM: gemm, DRAMReadBytes: readB, DRAMWriteBytes: writeB, BytesKnown: true, DurationNs: ns, Step: &st}
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-6*math.Max(1, math.Abs(b)) }
@@ -39,7 +39,7 @@ func TestPredictInductorMergeL2(t *testing.T) {
 		{270e6, 2 * 270e6},  // 270 MB does not: b's write and read charged, a written back
 	} {
 		S := tc.S
-		seq := []suggest.SuggestKernel{
+		seq := []suggest.Kernel{
 			step(t, "a = mm(x, W)", true, 2*S, S, 1e6),
 			step(t, "b = silu(a)", false, S, S, 1000+2*S/3000),
 			step(t, "c = mul(b, o)", false, 2*S, S, 1000+3*S/3000),
@@ -72,7 +72,7 @@ func TestPredictInductorMergeL2(t *testing.T) {
 // 20000 - 1543.64 = 18456.36 ns. The copy moves 2 x 10e6 B: 13333.33 ns;
 // the call saves 5123.03 ns.
 func TestPredictInductorAddmm(t *testing.T) {
-	seq := []suggest.SuggestKernel{
+	seq := []suggest.Kernel{
 		step(t, "y0 = mm(go, W)", true, 20e6, 10e6, 1e5),
 		step(t, "y = add(y0, x)", false, 20e6, 10e6, 20000),
 	}
@@ -93,7 +93,7 @@ func TestPredictInductorAddmm(t *testing.T) {
 // (sigmoid in the forward, its backward reading dalpha, the gradient of
 // the output alpha), around a GEMM on the dataflow, and two reductions.
 func TestPredictInductorNoMerge(t *testing.T) {
-	fb := []suggest.SuggestKernel{
+	fb := []suggest.Kernel{
 		step(t, "alpha = sigmoid(a)", false, 1e6, 1e6, 5000),
 		step(t, "da = sigmoid_backward(dalpha, alpha)", false, 2e6, 1e6, 6000),
 	}
@@ -103,7 +103,7 @@ func TestPredictInductorNoMerge(t *testing.T) {
 	if p, _ := suggest.PredictInductor(fb, []string{"alpha"}, false, 50e6, 0); p.Kernels != 1 {
 		t.Errorf("one graph: %+v, want the two merged", p)
 	}
-	around := []suggest.SuggestKernel{
+	around := []suggest.Kernel{
 		step(t, "b = silu(a)", false, 1e6, 1e6, 5000),
 		step(t, "g = mm(b, W)", true, 2e6, 1e6, 9000),
 		step(t, "c = mul(b, g)", false, 2e6, 1e6, 6000),
@@ -111,7 +111,7 @@ func TestPredictInductorNoMerge(t *testing.T) {
 	if p, _ := suggest.PredictInductor(around, []string{"c"}, false, 50e6, 0); p.Kernels != 0 {
 		t.Errorf("around a GEMM: %+v", p)
 	}
-	two := []suggest.SuggestKernel{
+	two := []suggest.Kernel{
 		step(t, "s = sum(a)", false, 1e6, 1e3, 5000),
 		step(t, "n = clamp_min(s)", false, 1e3, 1e3, 2000),
 		step(t, "m = sum(n)", false, 1e3, 1e3, 2000),
@@ -179,11 +179,11 @@ func TestPredictInductorWarmByHand(t *testing.T) {
 // the kernel pass; warm, on a 50 MB L2 its read right after its write
 // hits, its write is still saved: 10e6 B; on a 5 MB L2, 20e6 B.
 func TestChainTimeSaved(t *testing.T) {
-	seq := []suggest.SuggestKernel{
+	seq := []suggest.Kernel{
 		step(t, "a = mm(x, W)", true, 30e6, 10e6, 50000),
 		step(t, "c = mul(a, o)", false, 20e6, 10e6, 10000),
 	}
-	cs, _ := suggest.FindChains("r", 0, seq, suggest.SuggestOptions{Outputs: []string{"c"}})
+	cs, _ := suggest.FindChains("r", 0, seq, suggest.Options{Outputs: []string{"c"}})
 	if len(cs) != 1 {
 		t.Fatalf("%d chains, want 1", len(cs))
 	}
@@ -192,7 +192,7 @@ func TestChainTimeSaved(t *testing.T) {
 		t.Errorf("%+v", c)
 	}
 	for _, tc := range []struct{ l2, warm float64 }{{50e6, 10e6}, {5e6, 20e6}} {
-		cs, _ := suggest.FindChains("r", 0, seq, suggest.SuggestOptions{Outputs: []string{"c"}, L2Bytes: tc.l2})
+		cs, _ := suggest.FindChains("r", 0, seq, suggest.Options{Outputs: []string{"c"}, L2Bytes: tc.l2})
 		if !near(cs[0].DRAMSavedBytes, 20e6) || !near(cs[0].DRAMSavedWarmBytes, tc.warm) {
 			t.Errorf("L2 %g: flushed %g, warm %g; want 20e6, %g", tc.l2, cs[0].DRAMSavedBytes, cs[0].DRAMSavedWarmBytes, tc.warm)
 		}
@@ -211,7 +211,7 @@ func TestSuggestMergesGLAProj(t *testing.T) {
 		if c.Experiment != "gla_proj" || c.Variant != "unfused-fwdbwd" || c.Status != "ok" {
 			continue
 		}
-		ms := suggest.SuggestMerges(c, res.Run.Kernels, suggest.FlowsOf(res.Experiments), suggest.ModelsOf(res.Experiments), float64(res.Run.Ceilings.L2Bytes))
+		ms := suggest.Merges(c, res.Run.Kernels, suggest.FlowsOf(res.Experiments), suggest.ModelsOf(res.Experiments), float64(res.Run.Ceilings.L2Bytes))
 		if len(ms) != 2 || ms[0].KernelsSaved != 2 || ms[1].KernelsSaved != 13 || ms[0].Basis != suggest.BasisMerge {
 			t.Fatalf("%+v", ms)
 		}
@@ -233,24 +233,24 @@ func TestSuggestMergesGLAProj(t *testing.T) {
 func TestPredictInductorInPlace(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		seq  []suggest.SuggestKernel
+		seq  []suggest.Kernel
 		l2   float64
 		warm float64
 	}{
-		{"sigmoid over a", []suggest.SuggestKernel{
+		{"sigmoid over a", []suggest.Kernel{
 			step(t, "a = mm(x, W)", true, 20e6, 10e6, 1e5),
 			step(t, "b = sigmoid(a)", false, 10e6, 10e6, 7000),
 		}, 50e6, 10e6},
-		{"a read later", []suggest.SuggestKernel{
+		{"a read later", []suggest.Kernel{
 			step(t, "a = mm(x, W)", true, 20e6, 10e6, 1e5),
 			step(t, "b = sigmoid(a)", false, 10e6, 10e6, 7000),
 			step(t, "c = mm(a, W2)", true, 20e6, 10e6, 1e5),
 		}, 50e6, 0},
-		{"a smaller output", []suggest.SuggestKernel{
+		{"a smaller output", []suggest.Kernel{
 			step(t, "a = mm(x, W)", true, 20e6, 10e6, 1e5),
 			step(t, "b = sum(a)", false, 10e6, 1e4, 7000),
 		}, 50e6, 0},
-		{"a out of L2", []suggest.SuggestKernel{
+		{"a out of L2", []suggest.Kernel{
 			step(t, "a = mm(x, W)", true, 20e6, 10e6, 1e5),
 			step(t, "b = sigmoid(a)", false, 10e6, 10e6, 7000),
 		}, 5e6, 0},

@@ -20,10 +20,10 @@ import (
 // reads it), plus e2's read of e1's output min(60, 50) = 50; e2's write
 // stays: 300.
 func TestFindChainsEdgeModel(t *testing.T) {
-	k := func(name string, gemm bool, ns, r, w float64) suggest.SuggestKernel {
-		return suggest.SuggestKernel{Name: name, GEMM: gemm, DurationNs: ns, DRAMReadBytes: r, DRAMWriteBytes: w, BytesKnown: true}
+	k := func(name string, gemm bool, ns, r, w float64) suggest.Kernel {
+		return suggest.Kernel{Name: name, GEMM: gemm, DurationNs: ns, DRAMReadBytes: r, DRAMWriteBytes: w, BytesKnown: true}
 	}
-	seq := []suggest.SuggestKernel{
+	seq := []suggest.Kernel{
 		k("fill", false, 5, 0, 10),
 		k("gemm", true, 1000, 400, 100),
 		k("e1", false, 20, 150, 50),
@@ -32,7 +32,7 @@ func TestFindChainsEdgeModel(t *testing.T) {
 		k("gemm3", true, 900, 300, 80),
 		{Name: "e3", DurationNs: 7}, // no ncu bytes
 	}
-	cs, no := suggest.FindChains("r", 7, seq, suggest.SuggestOptions{Note: "no dataflow"})
+	cs, no := suggest.FindChains("r", 7, seq, suggest.Options{Note: "no dataflow"})
 	if len(cs) != 2 || len(no) != 0 {
 		t.Fatalf("chains %+v, refused %+v; want 2 chains", cs, no)
 	}
@@ -45,7 +45,7 @@ func TestFindChainsEdgeModel(t *testing.T) {
 	}
 	// A scan after the GEMM ends its launch-order chain: the gate kernel
 	// after it is not folded.
-	cs, no = suggest.FindChains("r", 0, []suggest.SuggestKernel{k("gemm", true, 1000, 400, 100), k("_scan_gate_kernel", false, 30000, 10, 10), k("_gate_kernel", false, 5000, 20, 10)}, suggest.SuggestOptions{})
+	cs, no = suggest.FindChains("r", 0, []suggest.Kernel{k("gemm", true, 1000, 400, 100), k("_scan_gate_kernel", false, 30000, 10, 10), k("_gate_kernel", false, 5000, 20, 10)}, suggest.Options{})
 	if len(cs) != 0 || len(no) != 1 || no[0].Index != 1 || !strings.Contains(no[0].Reason, "scan") {
 		t.Errorf("GEMM, scan, gate: chains %+v, refused %+v; want none and the scan refused", cs, no)
 	}
@@ -68,10 +68,10 @@ func TestDataflowChains(t *testing.T) {
 		}
 		return &st
 	}
-	k := func(name string, gemm bool, ns, r, w float64, s string) suggest.SuggestKernel {
-		return suggest.SuggestKernel{Name: name, GEMM: gemm, DurationNs: ns, DRAMReadBytes: r, DRAMWriteBytes: w, BytesKnown: true, Step: step(s)}
+	k := func(name string, gemm bool, ns, r, w float64, s string) suggest.Kernel {
+		return suggest.Kernel{Name: name, GEMM: gemm, DurationNs: ns, DRAMReadBytes: r, DRAMWriteBytes: w, BytesKnown: true, Step: step(s)}
 	}
-	seq := []suggest.SuggestKernel{
+	seq := []suggest.Kernel{
 		k("gemm_qkv", true, 1000, 600, 300, "qkv = mm(x, W_qkv)"),
 		k("gemm_gate", true, 300, 160, 100, "g_raw = mm(x, W_g)"),
 		k("gemm_alpha", true, 60, 130, 8, "a_raw = mm(x, W_alpha)"),
@@ -81,7 +81,7 @@ func TestDataflowChains(t *testing.T) {
 		k("gemm_out", true, 300, 160, 90, "y0 = mm(go, W_O)"),
 		k("add", false, 120, 280, 95, "y = add(y0, x)"),
 	}
-	cs, no := suggest.FindChains("cell", 0, seq, suggest.SuggestOptions{Outputs: []string{"qkv", "gate", "alpha", "y"}})
+	cs, no := suggest.FindChains("cell", 0, seq, suggest.Options{Outputs: []string{"qkv", "gate", "alpha", "y"}})
 	if len(no) != 0 || len(cs) != 3 {
 		t.Fatalf("chains %+v, refused %+v; want 3 chains", cs, no)
 	}
@@ -104,12 +104,12 @@ func TestDataflowChains(t *testing.T) {
 	}
 	// scan_gate's three kernels: the gate kernel reads the GEMM's z and the
 	// scan's h, written after the GEMM by a kernel that cannot fold.
-	seq = []suggest.SuggestKernel{
+	seq = []suggest.Kernel{
 		k("gemm", true, 6000, 100, 50, "z = mm(x, W)"),
 		k("_scan_gate_kernel", false, 33000, 50, 50, "h = scan(z)"),
 		k("_gate_kernel", false, 5000, 100, 50, "y = gate(h, z)"),
 	}
-	cs, no = suggest.FindChains("cell", 0, seq, suggest.SuggestOptions{Outputs: []string{"y"}})
+	cs, no = suggest.FindChains("cell", 0, seq, suggest.Options{Outputs: []string{"y"}})
 	if len(cs) != 0 || len(no) != 2 || !strings.Contains(no[0].Reason, "scan") || !strings.Contains(no[1].Reason, "written after the GEMM") {
 		t.Errorf("scan_gate: chains %+v, refused %+v; want none, the scan and the gate refused", cs, no)
 	}
@@ -118,19 +118,19 @@ func TestDataflowChains(t *testing.T) {
 // What FoldBlock refuses, by name, dataflow op and grid.
 func TestFoldBlock(t *testing.T) {
 	for _, tc := range []struct {
-		k    suggest.SuggestKernel
+		k    suggest.Kernel
 		want string // a word of the reason; "" offered
 	}{
-		{suggest.SuggestKernel{Name: "_scan_gate_kernel"}, "scan"},
-		{suggest.SuggestKernel{Name: "fused_recurrent_hgrn_fwd_kernel"}, "recurrent"},
-		{suggest.SuggestKernel{Name: "_l2norm_heads_kernel"}, "norm"},
-		{suggest.SuggestKernel{Name: "void at::native::reduce_kernel<512, 1>"}, "reduce"},
-		{suggest.SuggestKernel{Name: "triton_per_fused_clamp_min_div_0"}, "Inductor reduction"},
-		{suggest.SuggestKernel{Name: "k", Step: &spec.FlowStep{Op: "sum"}}, "reduction (sum)"},
+		{suggest.Kernel{Name: "_scan_gate_kernel"}, "scan"},
+		{suggest.Kernel{Name: "fused_recurrent_hgrn_fwd_kernel"}, "recurrent"},
+		{suggest.Kernel{Name: "_l2norm_heads_kernel"}, "norm"},
+		{suggest.Kernel{Name: "void at::native::reduce_kernel<512, 1>"}, "reduce"},
+		{suggest.Kernel{Name: "triton_per_fused_clamp_min_div_0"}, "Inductor reduction"},
+		{suggest.Kernel{Name: "k", Step: &spec.FlowStep{Op: "sum"}}, "reduction (sum)"},
 		// 16 blocks on 132 SMs for 33 us: sequential; 128 blocks for 5 us: offered.
-		{suggest.SuggestKernel{Name: "k", GridBlocks: 16, DurationNs: 33e3}, "fewer than the 132 SMs"},
-		{suggest.SuggestKernel{Name: "_gate_kernel", GridBlocks: 128, DurationNs: 5e3}, ""},
-		{suggest.SuggestKernel{Name: "triton_poi_fused_mul_silu_1", GridBlocks: 12288, DurationNs: 15e3}, ""},
+		{suggest.Kernel{Name: "k", GridBlocks: 16, DurationNs: 33e3}, "fewer than the 132 SMs"},
+		{suggest.Kernel{Name: "_gate_kernel", GridBlocks: 128, DurationNs: 5e3}, ""},
+		{suggest.Kernel{Name: "triton_poi_fused_mul_silu_1", GridBlocks: 12288, DurationNs: 15e3}, ""},
 	} {
 		got := suggest.FoldBlock(tc.k, 132)
 		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
@@ -183,7 +183,7 @@ func loadCommittedResult(t *testing.T, name string) *pipeline.Result {
 func TestCheckSuggestionsCommittedRun(t *testing.T) {
 	res := loadCommittedResult(t, "2026-11-23-h100-140505")
 	r := res.Run
-	checks := map[[4]string]suggest.SuggestCheck{}
+	checks := map[[4]string]suggest.Check{}
 	for _, c := range suggest.CheckSuggestions(r, suggest.FlowsOf(res.Experiments), 132) {
 		checks[[4]string{c.Experiment, c.Shape, c.Baseline, c.Candidate}] = c
 	}
@@ -261,7 +261,7 @@ func TestCheckSuggestionsScanGate(t *testing.T) {
 		if c.Experiment != "scan_gate" || c.Variant != "three-kernel" || c.Kernels == 0 {
 			continue
 		}
-		cs, no := suggest.SuggestCell(c, res.Run.Kernels, suggest.FlowsOf(res.Experiments), 132, 50<<20)
+		cs, no := suggest.Cell(c, res.Run.Kernels, suggest.FlowsOf(res.Experiments), 132, 50<<20)
 		if len(cs) != 0 || len(no) != 2 {
 			t.Errorf("three-kernel: chains %+v, not offered %+v; want none, the scan and the gate kernel", cs, no)
 		}

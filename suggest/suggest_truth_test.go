@@ -155,16 +155,16 @@ func TestInductorModelAgainstH100Runs(t *testing.T) {
 func TestSuggestFiguresByHand(t *testing.T) {
 	for _, tc := range []struct {
 		run, shape string
-		check      func(c suggest.SuggestCheck) string
+		check      func(c suggest.Check) string
 	}{
-		{"2026-11-23-h100-161238", "T=2048", func(c suggest.SuggestCheck) string {
+		{"2026-11-23-h100-161238", "T=2048", func(c suggest.Check) string {
 			if c.TimeRef != suggest.TimeRefWall || c.MeasRefN != 50 || math.Abs(c.MeasRefTimeNs-78671.93) > 0.01 ||
 				math.Abs(c.MeasRefLoNs-72480.20) > 0.01 || math.Abs(c.MeasRefHiNs-100960.02) > 0.01 {
 				return fmt.Sprintf("%s %.2f [%.2f, %.2f] of %d", c.TimeRef, c.MeasRefTimeNs, c.MeasRefLoNs, c.MeasRefHiNs, c.MeasRefN)
 			}
 			return ""
 		}},
-		{"2026-11-23-h100-140505", "T=512", func(c suggest.SuggestCheck) string {
+		{"2026-11-23-h100-140505", "T=512", func(c suggest.Check) string {
 			if c.MeasDRAMBytes != 18203648 || c.ModelDRAMWarmBytes != 28342400 || math.Abs(c.ErrModelWarmPct-55.70) > 0.01 ||
 				c.ModelFused != "mm->add, merge(silu,mul), in place(g_raw,a_raw)" {
 				return fmt.Sprintf("warm %.0f B (%s) against %.0f B (%.2f%%)", c.ModelDRAMWarmBytes, c.ModelFused, c.MeasDRAMBytes, c.ErrModelWarmPct)

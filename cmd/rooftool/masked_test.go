@@ -218,7 +218,7 @@ func TestMaskedPassSameFacts(t *testing.T) {
 				t.Fatalf("suggest: exit %d: %s", code, e.String())
 			}
 			var s struct {
-				Checks []suggest.SuggestCheck `json:"checks"`
+				Checks []suggest.Check `json:"checks"`
 			}
 			if err := json.Unmarshal(o.Bytes(), &s); err != nil {
 				t.Fatal(err)

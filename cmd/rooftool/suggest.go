@@ -34,7 +34,7 @@ func newSuggestCmd(io *IO) *cobra.Command {
 epilogue could collapse, with what fusing each would save.
 
 Model:
-` + suggest.SuggestModel + `
+` + suggest.ChainModel + `
 
 Inputs are one run (a run directory, or a run committed under testdata/runs):
 chains per cell, each cell's kernels in launch order with the bytes of the
@@ -123,7 +123,7 @@ func runSuggest(ctx context.Context, opts *SuggestOptions) error {
 	case res != nil && opts.AgainstRun:
 		out.Checks = suggest.CheckSuggestionsWith(res.Run, suggest.FlowsOf(res.Experiments), suggest.ModelsOf(res.Experiments), gpuSMs(res.Run.GPU))
 		if out.Checks == nil {
-			out.Checks = []suggest.SuggestCheck{}
+			out.Checks = []suggest.Check{}
 		}
 	case opts.AgainstRun:
 		return usageErrorf("suggest: --against-run needs one run (a run directory or a committed run), not exports")
@@ -131,9 +131,9 @@ func runSuggest(ctx context.Context, opts *SuggestOptions) error {
 		flows, models, sms := suggest.FlowsOf(res.Experiments), suggest.ModelsOf(res.Experiments), gpuSMs(res.Run.GPU)
 		for _, c := range res.Run.Cells {
 			if c.Status == "ok" {
-				cs, no := suggest.SuggestCell(c, res.Run.Kernels, flows, sms, float64(res.Run.Ceilings.L2Bytes))
+				cs, no := suggest.Cell(c, res.Run.Kernels, flows, sms, float64(res.Run.Ceilings.L2Bytes))
 				out.Chains, out.NotOffered = append(out.Chains, cs...), append(out.NotOffered, no...)
-				out.Chains = append(out.Chains, suggest.SuggestMerges(c, res.Run.Kernels, flows, models, float64(res.Run.Ceilings.L2Bytes))...)
+				out.Chains = append(out.Chains, suggest.Merges(c, res.Run.Kernels, flows, models, float64(res.Run.Ceilings.L2Bytes))...)
 			}
 		}
 		suggest.RankChains(out.Chains)
@@ -187,7 +187,7 @@ func suggestExports(opts *SuggestOptions) ([]suggest.Chain, []suggest.NotOffered
 		if an, err := analysis.Analyze(t, nil, analysis.Options{}); err == nil {
 			facts, sms, l2 = an.Kernels, gpuSMs(an.GPU), gpuL2(an.GPU)
 		}
-		cs, no := suggest.SuggestTables(t, facts, sms, l2)
+		cs, no := suggest.Tables(t, facts, sms, l2)
 		return cs, no, nil
 	}
 	if len(opts.Inputs) == 1 {
