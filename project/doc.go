@@ -1,7 +1,7 @@
 // Package project sits beside analysis, after it: from one run's facts
 // (analysis.Run: its cells and ncu kernel facts) and two catalog GPUs
 // (gpu.Spec), it projects each kernel and cell onto the other GPU with a
-// per-kernel roofline model (Project), and sets a projection against a run
+// per-kernel roofline model (Run), and sets a projection against a run
 // measured on that GPU (Projection.Against) to give the model's error. It
 // owns its output: the model in words, the text table, CSV and JSON of
 // rooftool project. Everything it gives for the target GPU is a

@@ -14,7 +14,7 @@ import (
 // them onto another GPU. Nothing in it was measured on the target GPU but
 // the Measured* figures Against fills in.
 //
-// The model, kernel by kernel (ncu kernel pass; ProjectModelText states it
+// The model, kernel by kernel (ncu kernel pass; ModelText states it
 // for readers): a kernel's measured time t is taken as the soft maximum
 //
 //	t = (dram^n + compute^n + other^n)^(1/n)
@@ -32,7 +32,7 @@ type Projection struct {
 	SourceRun string             `json:"source_run"`
 	SourceGPU string             `json:"source_gpu"`
 	TargetGPU string             `json:"target_gpu"`
-	Model     ProjectModel       `json:"model"`
+	Model     Model              `json:"model"`
 	Cells     []CellProjection   `json:"cells"`
 	Speedups  []ProjectedSpeedup `json:"speedups"`
 	// AgainstRun names the run measured on the target GPU that Against
@@ -65,8 +65,8 @@ type ClockCheck struct {
 // ClassAll names the summary over every matched kernel in KernelErrors.
 const ClassAll = "all"
 
-// ProjectModel holds the figures the projection assumed.
-type ProjectModel struct {
+// Model holds the figures the projection assumed.
+type Model struct {
 	Exponent float64 `json:"exponent"` // n of the soft maximum
 	// DRAMAttainable is the fraction of each GPU's datasheet DRAM bandwidth
 	// a streaming kernel attains; DRAMAttainableFrom says where it came from.
@@ -106,7 +106,7 @@ type KernelProjection struct {
 	Waves        int64 `json:"waves,omitempty"`
 	TargetWaves  int64 `json:"target_waves,omitempty"`
 	UnderOneWave bool  `json:"under_one_wave,omitempty"`
-	// ProjectedNs is the projection at the assumed clock (ProjectModel.Clock);
+	// ProjectedNs is the projection at the assumed clock (Model.Clock);
 	// ProjectedBoostNs with every kernel at the target's boost clock.
 	ProjectedNs      float64 `json:"projected_ns"`
 	ProjectedBoostNs float64 `json:"projected_boost_ns"`
@@ -229,8 +229,8 @@ type ProjectionError struct {
 	BoostMedianAbs float64 `json:"boost_median_abs"`
 }
 
-// ProjectOptions tune Project; the zero value takes the defaults.
-type ProjectOptions struct {
+// Options tune Run; the zero value takes the defaults.
+type Options struct {
 	// Exponent is n of the soft maximum, finite and at least 1
 	// (SoftMaxExponent otherwise).
 	Exponent float64
@@ -392,15 +392,15 @@ func dramAttainable(run *analysis.Run, src gpu.Spec) (float64, string) {
 	return best, from
 }
 
-// Project projects every cell of run that has ncu kernels from GPU src
+// Run projects every cell of run that has ncu kernels from GPU src
 // (the run's) onto dst, both catalog entries. See Projection for the model.
-func Project(run *analysis.Run, src, dst gpu.Spec, opt ProjectOptions) *Projection {
+func Run(run *analysis.Run, src, dst gpu.Spec, opt Options) *Projection {
 	m := projector{src: src, dst: dst, n: opt.Exponent}
 	if m.n < 1 || math.IsInf(m.n, 0) || math.IsNaN(m.n) {
 		m.n = analysis.SoftMaxExponent
 	}
 	p := &Projection{SourceGPU: src.Name, TargetGPU: dst.Name}
-	p.Model = ProjectModel{Exponent: m.n, SourceBoostMHz: src.BoostMHz, TargetBoostMHz: dst.BoostMHz}
+	p.Model = Model{Exponent: m.n, SourceBoostMHz: src.BoostMHz, TargetBoostMHz: dst.BoostMHz}
 	if opt.DRAMAttainable > 0 {
 		m.attain, p.Model.DRAMAttainableFrom = opt.DRAMAttainable, "given"
 	} else {

@@ -148,7 +148,7 @@ func TestProjectCellsAndAgainst(t *testing.T) {
 		},
 		Comparisons: []analysis.Comparison{{Experiment: "e", Shape: "s", Baseline: "base", Candidate: "fused"}},
 	}
-	p := Project(run, src, dst, ProjectOptions{})
+	p := Run(run, src, dst, Options{})
 	if p.Model.DRAMAttainable != 1 || len(p.Cells) != 2 {
 		t.Fatalf("attainable %g, %d cells; want 1, 2", p.Model.DRAMAttainable, len(p.Cells))
 	}
@@ -210,7 +210,7 @@ func TestProjectCellsAndAgainst(t *testing.T) {
 	if !projNear(p.Speedups[0].Measured, 2.4, 1e-9) {
 		t.Errorf("measured speedup %g, want 3000/1250 = 2.4", p.Speedups[0].Measured)
 	}
-	p2 := Project(run, src, dst, ProjectOptions{})
+	p2 := Run(run, src, dst, Options{})
 	p2.Against("empty", &analysis.Run{})
 	if len(p2.Errors) != 0 || len(p2.Warnings) == 0 {
 		t.Errorf("against a run with no common cell: errors %+v, warnings %v", p2.Errors, p2.Warnings)

@@ -32,7 +32,7 @@ carried over. Everything it prints for the target GPU is a PROJECTION, not a
 measurement, unless a column says "measured".
 
 Model:
-` + project.ProjectModelText + `
+` + project.ModelText + `
 
 It ignores what the roofs do not hold: latency-bound kernels (they do not
 speed up with bandwidth), clocks, cache sizes, and host overhead that differs
@@ -92,7 +92,7 @@ func runProject(ctx context.Context, opts *ProjectOptions) error {
 	if !ok {
 		return usageErrorf("project: run %s ran on %q, which is not in the catalog: no roofs to project from", src.Name, src.Run.GPU)
 	}
-	p := project.Project(src.Run, srcSpec, target, project.ProjectOptions{})
+	p := project.Run(src.Run, srcSpec, target, project.Options{})
 	p.SourceRun = src.Name
 	if len(p.Cells) == 0 {
 		return usageErrorf("project: run %s has no cell with ncu kernels: nothing to project", src.Name)

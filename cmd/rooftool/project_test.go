@@ -60,7 +60,7 @@ func TestProjectH100OntoH200Error(t *testing.T) {
 	}
 	h100, _ := gpu.Lookup("h100-sxm")
 	h200, _ := gpu.Lookup("h200")
-	p := project.Project(src.Run, h100, h200, project.ProjectOptions{})
+	p := project.Run(src.Run, h100, h200, project.Options{})
 	p.Against(against.Name, against.Run)
 	e := p.Error(project.ErrKernels)
 	if e == nil {
@@ -69,10 +69,10 @@ func TestProjectH100OntoH200Error(t *testing.T) {
 	if e.N != 32 || math.Abs(e.NaiveMedianAbs-0.0354) > 5e-4 || e.MedianAbs > 0.10 {
 		t.Errorf("n=%d, naive median |error| %.4f, median |error| %.4f; want 32, 0.0354, at most 0.10", e.N, e.NaiveMedianAbs, e.MedianAbs)
 	}
-	r := project.ProjectRecord
+	r := project.Record
 	if r.Source != src.Name || r.Target != against.Name || e.N != r.N || math.Abs(e.MedianAbs-r.MedianAbs) > 5e-5 ||
 		math.Abs(e.Worst-r.Worst) > 5e-5 || e.WorstCell != r.WorstCell || math.Abs(e.NaiveMedianAbs-r.NaiveMedianAbs) > 5e-5 {
-		t.Errorf("project.ProjectRecord %+v; the projection gives n=%d median |error| %.4f worst %.4f (%s) naive %.4f", r, e.N, e.MedianAbs, e.Worst, e.WorstCell, e.NaiveMedianAbs)
+		t.Errorf("project.Record %+v; the projection gives n=%d median |error| %.4f worst %.4f (%s) naive %.4f", r, e.N, e.MedianAbs, e.Worst, e.WorstCell, e.NaiveMedianAbs)
 	}
 	for _, c := range p.Cells {
 		switch {
@@ -115,7 +115,7 @@ func TestProjectExponentCalibration(t *testing.T) {
 	h200, _ := gpu.Lookup("h200")
 	best, bestN := math.Inf(1), 0.0
 	for _, n := range []float64{1, 1.5, 2, 3, 4} {
-		p := project.Project(src.Run, h100, h200, project.ProjectOptions{Exponent: n})
+		p := project.Run(src.Run, h100, h200, project.Options{Exponent: n})
 		p.Against(against.Name, against.Run)
 		e := p.Error(project.ErrWall)
 		if e == nil {
