@@ -23,8 +23,10 @@ func underPkg(p, root string) bool { return p == root || strings.HasPrefix(p, ro
 // layerViolations checks the direction of the module's imports, given each
 // package's imports of the module's packages (paths relative to modulePath,
 // non-test imports): the pipeline flows gpu -> ingest -> analysis ->
-// pipeline -> roofline, reports -> cmd, with launch beside
-// analysis. It returns one line per import against that direction.
+// pipeline -> roofline, reports -> cmd, with launch beside analysis, and
+// suggest and project beside it, after it (they read analysis's facts;
+// analysis reads neither). It returns one line per import against that
+// direction.
 func layerViolations(imports map[string][]string) []string {
 	leaf := func(d string) bool { return slices.Contains(leafPackages, d) }
 	rules := []struct {
@@ -39,6 +41,11 @@ func layerViolations(imports map[string][]string) []string {
 		{func(p string) bool { return p == "analysis" }, func(d string) bool {
 			return !underPkg(d, "pipeline") && !underPkg(d, "reports") && !underPkg(d, "roofline") && !underPkg(d, "cmd") && !underPkg(d, "launch")
 		}, "analysis imports nothing of pipeline, reports, roofline, cmd or launch"},
+		{func(p string) bool { return p == "analysis" }, func(d string) bool { return !underPkg(d, "suggest") && !underPkg(d, "project") },
+			"analysis imports neither suggest nor project (they read its facts)"},
+		{func(p string) bool { return underPkg(p, "suggest") || underPkg(p, "project") }, func(d string) bool {
+			return leaf(d) || d == "gpu" || underPkg(d, "ingest") || d == "spec" || d == "analysis"
+		}, "suggest and project import only analysis, ingest, gpu, spec and leaf packages: nothing of pipeline, reports, roofline, cmd or launch, nor each other"},
 		{func(p string) bool { return p == "launch" }, func(d string) bool {
 			return !underPkg(d, "analysis") && !underPkg(d, "pipeline") && !underPkg(d, "reports") && !underPkg(d, "roofline") && !underPkg(d, "cmd")
 		}, "launch imports nothing of analysis, pipeline, reports, roofline or cmd"},
@@ -117,13 +124,13 @@ func moduleImports(t *testing.T) map[string][]string {
 // TestImportLayers: the module's imports flow one way (layerViolations).
 func TestImportLayers(t *testing.T) {
 	imports := moduleImports(t)
-	for _, p := range []string{"cellkey", "gpu", "ingest", "ingest/rundir", "analysis", "launch", "pipeline", "roofline", "reports", "cmd/rooftool"} {
+	for _, p := range []string{"cellkey", "gpu", "ingest", "ingest/rundir", "analysis", "suggest", "project", "launch", "pipeline", "roofline", "reports", "cmd/rooftool"} {
 		if _, ok := imports[p]; !ok {
 			t.Fatalf("go list does not list %s: %v", p, imports)
 		}
 	}
-	if !slices.Contains(imports["cmd/rooftool"], "testdata") || !slices.Contains(imports["reports"], "roofline") {
-		t.Fatalf("the imports read lack cmd/rooftool -> testdata or reports -> roofline: %v", imports)
+	if !slices.Contains(imports["cmd/rooftool"], "testdata") || !slices.Contains(imports["reports"], "roofline") || !slices.Contains(imports["suggest"], "analysis") {
+		t.Fatalf("the imports read lack cmd/rooftool -> testdata, reports -> roofline or suggest -> analysis: %v", imports)
 	}
 	for _, v := range layerViolations(imports) {
 		t.Error(v)
@@ -136,10 +143,12 @@ func TestLayerViolations(t *testing.T) {
 		"cellkey": {}, "internal/tableout": {}, "gpu": {"cellkey"}, "kernels": {},
 		"ingest": {"cellkey", "gpu"}, "ingest/rundir": {"cellkey", "ingest"},
 		"analysis": {"cellkey", "gpu", "ingest", "ingest/rundir", "spec"}, "spec": {"kernels"},
+		"suggest":  {"analysis", "cellkey", "ingest", "internal/tableout", "spec"},
+		"project":  {"analysis", "cellkey", "gpu", "internal/tableout"},
 		"launch":   {"cellkey", "gpu", "ingest", "ingest/rundir", "spec", "kernels"},
 		"pipeline": {"analysis", "ingest", "testdata"}, "roofline": {"analysis", "gpu"},
 		"reports":      {"pipeline", "roofline", "internal/tableout"},
-		"cmd/rooftool": {"reports", "roofline", "pipeline", "testdata", "launch"},
+		"cmd/rooftool": {"reports", "roofline", "pipeline", "testdata", "launch", "suggest", "project"},
 	}
 	if v := layerViolations(ok); len(v) != 0 {
 		t.Errorf("the module's layering reads as violations: %v", v)
@@ -149,6 +158,8 @@ func TestLayerViolations(t *testing.T) {
 		{"analysis", "pipeline"}, {"analysis", "roofline"}, {"analysis", "launch"}, {"launch", "analysis"},
 		{"pipeline", "reports"}, {"pipeline", "roofline"}, {"roofline", "cmd/rooftool"}, {"reports", "cmd/rooftool"},
 		{"launch", "roofline"}, {"analysis", "testdata"}, {"reports", "testdata"},
+		{"analysis", "suggest"}, {"analysis", "project"}, {"suggest", "project"}, {"project", "suggest"},
+		{"suggest", "pipeline"}, {"project", "reports"}, {"suggest", "roofline"}, {"project", "launch"}, {"suggest", "cmd/rooftool"},
 	} {
 		m := map[string][]string{bad[0]: {bad[1]}}
 		if v := layerViolations(m); len(v) == 0 {

@@ -1,4 +1,4 @@
-package analysis_test
+package suggest_test
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/suggest"
 	"github.com/rooftool/rooftool/testdata"
 )
 
@@ -71,7 +71,7 @@ func TestInductorModelAgainstH100Runs(t *testing.T) {
 			continue
 		}
 		runs++
-		for _, c := range analysis.CheckSuggestionsWith(res.Run, analysis.FlowsOf(res.Experiments), analysis.ModelsOf(res.Experiments), 132) {
+		for _, c := range suggest.CheckSuggestionsWith(res.Run, suggest.FlowsOf(res.Experiments), suggest.ModelsOf(res.Experiments), 132) {
 			if c.Candidate != "compiled" && c.Candidate != "compiled-fwdbwd" {
 				continue
 			}
@@ -80,11 +80,11 @@ func TestInductorModelAgainstH100Runs(t *testing.T) {
 				continue
 			}
 			shape := strings.Split(c.Shape, ",")[1]
-			wantRef := analysis.TimeRefWall
+			wantRef := suggest.TimeRefWall
 			if c.Experiment == "gated_ssm" && shape == "T=512" {
-				wantRef = analysis.TimeRefNsys
+				wantRef = suggest.TimeRefNsys
 			}
-			if c.TimeRef != wantRef || (wantRef == analysis.TimeRefNsys) != strings.Contains(c.TimeRefNote, "host-bound") {
+			if c.TimeRef != wantRef || (wantRef == suggest.TimeRefNsys) != strings.Contains(c.TimeRefNote, "host-bound") {
 				t.Errorf("%s %s %s %s: time reference %q (%s), want %q", name, c.Experiment, shape, c.Candidate, c.TimeRef, c.TimeRefNote, wantRef)
 			}
 			type quantity struct {
@@ -155,16 +155,16 @@ func TestInductorModelAgainstH100Runs(t *testing.T) {
 func TestSuggestFiguresByHand(t *testing.T) {
 	for _, tc := range []struct {
 		run, shape string
-		check      func(c analysis.SuggestCheck) string
+		check      func(c suggest.Check) string
 	}{
-		{"2026-11-23-h100-161238", "T=2048", func(c analysis.SuggestCheck) string {
-			if c.TimeRef != analysis.TimeRefWall || c.MeasRefN != 50 || math.Abs(c.MeasRefTimeNs-78671.93) > 0.01 ||
+		{"2026-11-23-h100-161238", "T=2048", func(c suggest.Check) string {
+			if c.TimeRef != suggest.TimeRefWall || c.MeasRefN != 50 || math.Abs(c.MeasRefTimeNs-78671.93) > 0.01 ||
 				math.Abs(c.MeasRefLoNs-72480.20) > 0.01 || math.Abs(c.MeasRefHiNs-100960.02) > 0.01 {
 				return fmt.Sprintf("%s %.2f [%.2f, %.2f] of %d", c.TimeRef, c.MeasRefTimeNs, c.MeasRefLoNs, c.MeasRefHiNs, c.MeasRefN)
 			}
 			return ""
 		}},
-		{"2026-11-23-h100-140505", "T=512", func(c analysis.SuggestCheck) string {
+		{"2026-11-23-h100-140505", "T=512", func(c suggest.Check) string {
 			if c.MeasDRAMBytes != 18203648 || c.ModelDRAMWarmBytes != 28342400 || math.Abs(c.ErrModelWarmPct-55.70) > 0.01 ||
 				c.ModelFused != "mm->add, merge(silu,mul), in place(g_raw,a_raw)" {
 				return fmt.Sprintf("warm %.0f B (%s) against %.0f B (%.2f%%)", c.ModelDRAMWarmBytes, c.ModelFused, c.MeasDRAMBytes, c.ErrModelWarmPct)
@@ -174,7 +174,7 @@ func TestSuggestFiguresByHand(t *testing.T) {
 	} {
 		res := loadCommittedResult(t, tc.run)
 		found := false
-		for _, c := range analysis.CheckSuggestionsWith(res.Run, analysis.FlowsOf(res.Experiments), analysis.ModelsOf(res.Experiments), 132) {
+		for _, c := range suggest.CheckSuggestionsWith(res.Run, suggest.FlowsOf(res.Experiments), suggest.ModelsOf(res.Experiments), 132) {
 			if c.Experiment == "gated_ssm" && c.Candidate == "compiled" && strings.Split(c.Shape, ",")[1] == tc.shape {
 				found = true
 				if msg := tc.check(c); msg != "" {

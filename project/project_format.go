@@ -1,4 +1,4 @@
-package analysis
+package project
 
 import (
 	"fmt"
@@ -12,13 +12,13 @@ import (
 )
 
 // The output of a projection (Projection) as rooftool project writes it:
-// the model in words (ProjectModelText), its error measured on committed runs
-// (ProjectRecord), a text table (WriteProjectionTable), CSV (ProjectionCSV)
+// the model in words (ModelText), its error measured on committed runs
+// (Record), a text table (WriteProjectionTable), CSV (ProjectionCSV)
 // and JSON (ProjectionJSON).
 
-// ProjectModelText states the model in one paragraph; the help, the table and
+// ModelText states the model in one paragraph; the help, the table and
 // the JSON carry it.
-const ProjectModelText = `Per ncu kernel of the run's GPU: its measured time t is taken as the soft
+const ModelText = `Per ncu kernel of the run's GPU: its measured time t is taken as the soft
 maximum (dram^n + compute^n + other^n)^(1/n), n = 2, of three terms: dram =
 its DRAM bytes at the bandwidth a streaming kernel attains (a fraction of the
 datasheet's: the run's measured DRAM ceiling or its best kernel's rate);
@@ -39,12 +39,12 @@ source's host overhead where that overhead is under a third of the wall,
 and not projected (host-bound) where it is more. Speedups are baseline /
 candidate kernel sums.`
 
-// ProjectRecord is the model's error as measured on committed runs: the
+// Record is the model's error as measured on committed runs: the
 // H100 default run projected onto the H200 and compared with the 4 x H200
 // run of the same grid (TestProjectRecord recomputes it). project states
 // it beside projections between the same two GPUs when no --against run is
 // given.
-var ProjectRecord = struct {
+var Record = struct {
 	Source, Target       string // committed runs
 	SourceGPU, TargetGPU string // catalog keys
 	N                    int
@@ -110,7 +110,7 @@ func projectionTrust(p *Projection, srcKey, dstKey string) string {
 	if e := p.Error(ErrKernels); e != nil {
 		return fmt.Sprintf("median |error| %.1f%%, worst %s", 100*e.MedianAbs, fmtPct(e.Worst))
 	}
-	r := ProjectRecord
+	r := Record
 	if srcKey == r.SourceGPU && dstKey == r.TargetGPU {
 		return fmt.Sprintf("error measured on committed runs: median |error| %.1f%%, worst %s", 100*r.MedianAbs, fmtPct(r.Worst))
 	}
@@ -122,11 +122,11 @@ func WriteProjectionTable(w io.Writer, p *Projection, a, b, srcKey, dstKey strin
 	if p.AgainstRun != "" {
 		fmt.Fprintf(w, "Checked against run %s, measured on %s.\n", p.AgainstRun, p.AgainstGPU)
 	}
-	fmt.Fprintf(w, "\nModel: %s\n", ProjectModelText)
+	fmt.Fprintf(w, "\nModel: %s\n", ModelText)
 	m := p.Model
 	fmt.Fprintf(w, "\nAssumed: n = %g; attainable DRAM bandwidth %.1f%% of each datasheet's, from %s; clock: %s.\n",
 		m.Exponent, 100*m.DRAMAttainable, m.DRAMAttainableFrom, m.Clock)
-	r := ProjectRecord
+	r := Record
 	switch {
 	case len(p.Errors) > 0:
 		if err := writeProjectionErrors(w, p, a, b); err != nil {
@@ -315,5 +315,5 @@ func ProjectionJSON(p *Projection, srcKey, dstKey string) any {
 		ModelText    string `json:"model_text"`
 		Trust        string `json:"trust"`
 		*Projection
-	}{ProjectionJSONVersion, true, "every projected_* figure is a what-if of the model, not a measurement", ProjectModelText, projectionTrust(p, srcKey, dstKey), p}
+	}{ProjectionJSONVersion, true, "every projected_* figure is a what-if of the model, not a measurement", ModelText, projectionTrust(p, srcKey, dstKey), p}
 }

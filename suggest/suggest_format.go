@@ -1,4 +1,4 @@
-package analysis
+package suggest
 
 import (
 	"fmt"
@@ -9,30 +9,31 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/internal/tableout"
 )
 
 // The output of rooftool suggest (Suggestions): JSON, CSV and the text
 // table of the chains or of the checks against a run.
 
-// SuggestJSONVersion is the "rooftool_suggest" field of the JSON output.
-const SuggestJSONVersion = 3
+// JSONVersion is the "rooftool_suggest" field of the JSON output.
+const JSONVersion = 3
 
 // Suggestions are what rooftool suggest found: chains (Chain) with the
 // kernels not offered as folds (NotOffered), or with AgainstRun the
-// predictions set against a run's measurements (SuggestCheck). JSON,
-// keys sorted: "rooftool_suggest" (SuggestJSONVersion), "model"
-// (SuggestModel), and "chains" with "not_offered", or "checks".
+// predictions set against a run's measurements (Check). JSON,
+// keys sorted: "rooftool_suggest" (JSONVersion), "model"
+// (ChainModel), and "chains" with "not_offered", or "checks".
 type Suggestions struct {
 	AgainstRun bool
 	Chains     []Chain
 	NotOffered []NotOffered
-	Checks     []SuggestCheck
+	Checks     []Check
 }
 
 // JSON is the document suggest --format json writes.
 func (s *Suggestions) JSON() any {
-	doc := map[string]any{"rooftool_suggest": SuggestJSONVersion, "model": SuggestModel}
+	doc := map[string]any{"rooftool_suggest": JSONVersion, "model": ChainModel}
 	if s.AgainstRun {
 		doc["checks"] = s.Checks
 		return doc
@@ -142,7 +143,7 @@ func chainRows(cs []Chain, human bool) tableout.Table {
 // checkRows are the checks as a table: for CSV in base units under the
 // JSON's names, for reading (human) scaled, each figure's unit in its
 // header.
-func checkRows(cs []SuggestCheck, human bool) tableout.Table {
+func checkRows(cs []Check, human bool) tableout.Table {
 	t := tableout.Table{Header: []string{"experiment", "shape", "baseline", "candidate", "basis", "chains",
 		"predicted_kernels_saved", "fused_kernels_saved", "measured_kernels_saved", "kernels_error",
 		"predicted_dram_saved_bytes", "fused_dram_saved_bytes", "measured_dram_saved_bytes", "dram_error_pct",
@@ -217,7 +218,7 @@ func checkRows(cs []SuggestCheck, human bool) tableout.Table {
 			m[i] = dash(m[i])
 		}
 		bound := func(v float64) string {
-			if math.Abs(v) == Unbounded {
+			if math.Abs(v) == analysis.Unbounded {
 				return dash("")
 			}
 			return f(v, 1e3, 1)

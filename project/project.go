@@ -1,10 +1,11 @@
-package analysis
+package project
 
 import (
 	"fmt"
 	"math"
 	"sort"
 
+	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/gpu"
 )
@@ -13,7 +14,7 @@ import (
 // them onto another GPU. Nothing in it was measured on the target GPU but
 // the Measured* figures Against fills in.
 //
-// The model, kernel by kernel (ncu kernel pass; ProjectModelText states it
+// The model, kernel by kernel (ncu kernel pass; ModelText states it
 // for readers): a kernel's measured time t is taken as the soft maximum
 //
 //	t = (dram^n + compute^n + other^n)^(1/n)
@@ -31,7 +32,7 @@ type Projection struct {
 	SourceRun string             `json:"source_run"`
 	SourceGPU string             `json:"source_gpu"`
 	TargetGPU string             `json:"target_gpu"`
-	Model     ProjectModel       `json:"model"`
+	Model     Model              `json:"model"`
 	Cells     []CellProjection   `json:"cells"`
 	Speedups  []ProjectedSpeedup `json:"speedups"`
 	// AgainstRun names the run measured on the target GPU that Against
@@ -46,8 +47,8 @@ type Projection struct {
 	KernelErrors []ProjectionError `json:"kernel_errors,omitempty"`
 	// TargetClock compares the SM clocks of those kernels: target (ncu) /
 	// source (ncu), beside the ratio the projection assumed.
-	TargetClock *ClockCheck `json:"target_clock,omitempty"`
-	Warnings    []Warning   `json:"warnings,omitempty"`
+	TargetClock *ClockCheck        `json:"target_clock,omitempty"`
+	Warnings    []analysis.Warning `json:"warnings,omitempty"`
 }
 
 // ClockCheck is how the SM clocks of the kernels the target ran compare with
@@ -64,8 +65,8 @@ type ClockCheck struct {
 // ClassAll names the summary over every matched kernel in KernelErrors.
 const ClassAll = "all"
 
-// ProjectModel holds the figures the projection assumed.
-type ProjectModel struct {
+// Model holds the figures the projection assumed.
+type Model struct {
 	Exponent float64 `json:"exponent"` // n of the soft maximum
 	// DRAMAttainable is the fraction of each GPU's datasheet DRAM bandwidth
 	// a streaming kernel attains; DRAMAttainableFrom says where it came from.
@@ -105,7 +106,7 @@ type KernelProjection struct {
 	Waves        int64 `json:"waves,omitempty"`
 	TargetWaves  int64 `json:"target_waves,omitempty"`
 	UnderOneWave bool  `json:"under_one_wave,omitempty"`
-	// ProjectedNs is the projection at the assumed clock (ProjectModel.Clock);
+	// ProjectedNs is the projection at the assumed clock (Model.Clock);
 	// ProjectedBoostNs with every kernel at the target's boost clock.
 	ProjectedNs      float64 `json:"projected_ns"`
 	ProjectedBoostNs float64 `json:"projected_boost_ns"`
@@ -228,22 +229,15 @@ type ProjectionError struct {
 	BoostMedianAbs float64 `json:"boost_median_abs"`
 }
 
-// ProjectOptions tune Project; the zero value takes the defaults.
-type ProjectOptions struct {
+// Options tune Run; the zero value takes the defaults.
+type Options struct {
 	// Exponent is n of the soft maximum, finite and at least 1
-	// (DefaultProjectExponent otherwise).
+	// (SoftMaxExponent otherwise).
 	Exponent float64
 	// DRAMAttainable overrides the attainable fraction of the datasheet
 	// DRAM bandwidth (0: derived from the run, see dramAttainable).
 	DRAMAttainable float64
 }
-
-// DefaultProjectExponent is n of the soft maximum: 1 adds the terms (no
-// overlap), a large n nears the largest (the roofline's corner). 2 gave the
-// smallest median |error| of the wall times of the committed H100 run
-// 2026-11-22-h100-003504 projected onto the H200 run 2026-11-22-h200-004838
-// (n = 1, 1.5, 2, 3, 4: 5.0, 4.1, 1.8, 3.3, 4.6%; METHOD.md).
-const DefaultProjectExponent = 2
 
 // projector projects kernels from one catalog GPU onto another.
 type projector struct {
@@ -263,7 +257,7 @@ func (m projector) clockRatio() float64 {
 // name and its time (ns) on src at clock cs and on dst at clock cd, each
 // roof scaled from its GPU's boost clock; noRoof lists the classes src
 // has a roof for and dst lacks.
-func (m projector) computeTerms(f KernelFact, cs, cd float64) (name string, ts, td float64, noRoof []string) {
+func (m projector) computeTerms(f analysis.KernelFact, cs, cd float64) (name string, ts, td float64, noRoof []string) {
 	classes := make([]string, 0, len(f.FLOPs))
 	for c := range f.FLOPs {
 		classes = append(classes, c)
@@ -303,15 +297,15 @@ func (m projector) softmax(xs ...float64) float64 {
 }
 
 // kernel projects one kernel (see Projection).
-func (m projector) kernel(f KernelFact) KernelProjection {
+func (m projector) kernel(f analysis.KernelFact) KernelProjection {
 	kp := KernelProjection{Name: f.ShortName, MeasuredNs: f.DurationNs, ProjectedNs: f.DurationNs, ProjectedBoostNs: f.DurationNs,
 		SMClockMHz: f.SMClockHz / 1e6, GridBlocks: f.Launch.GridBlocks, Class: ProjLatency}
 	if kp.Name == "" {
 		kp.Name = f.Name
 	}
-	kp.BlocksPerSM = BlocksPerSM(f.Launch, m.src.CC)
-	kp.Waves = Waves(f.Launch, m.src.CC, m.src.SMs)
-	kp.TargetWaves = Waves(f.Launch, m.dst.CC, m.dst.SMs)
+	kp.BlocksPerSM = analysis.BlocksPerSM(f.Launch, m.src.CC)
+	kp.Waves = analysis.Waves(f.Launch, m.src.CC, m.src.SMs)
+	kp.TargetWaves = analysis.Waves(f.Launch, m.dst.CC, m.dst.SMs)
 	kp.UnderOneWave = kp.BlocksPerSM > 0 && kp.GridBlocks > 0 && kp.GridBlocks < kp.BlocksPerSM*int64(m.src.SMs)
 	t := f.DurationNs
 	if t <= 0 {
@@ -368,7 +362,7 @@ func (m projector) kernel(f KernelFact) KernelProjection {
 // measured DRAM ceiling (rooftool ceilings, ceilings.json) and the best
 // DRAM rate any of its ncu kernels reached, at most 1. Below one half (no
 // kernel of the run streams DRAM) the datasheet's bandwidth stands.
-func dramAttainable(run *Run, src gpu.Spec) (float64, string) {
+func dramAttainable(run *analysis.Run, src gpu.Spec) (float64, string) {
 	if src.DRAMBW <= 0 {
 		return 1, "the source's DRAM bandwidth is not in the catalog"
 	}
@@ -398,15 +392,15 @@ func dramAttainable(run *Run, src gpu.Spec) (float64, string) {
 	return best, from
 }
 
-// Project projects every cell of run that has ncu kernels from GPU src
+// Run projects every cell of run that has ncu kernels from GPU src
 // (the run's) onto dst, both catalog entries. See Projection for the model.
-func Project(run *Run, src, dst gpu.Spec, opt ProjectOptions) *Projection {
+func Run(run *analysis.Run, src, dst gpu.Spec, opt Options) *Projection {
 	m := projector{src: src, dst: dst, n: opt.Exponent}
 	if m.n < 1 || math.IsInf(m.n, 0) || math.IsNaN(m.n) {
-		m.n = DefaultProjectExponent
+		m.n = analysis.SoftMaxExponent
 	}
 	p := &Projection{SourceGPU: src.Name, TargetGPU: dst.Name}
-	p.Model = ProjectModel{Exponent: m.n, SourceBoostMHz: src.BoostMHz, TargetBoostMHz: dst.BoostMHz}
+	p.Model = Model{Exponent: m.n, SourceBoostMHz: src.BoostMHz, TargetBoostMHz: dst.BoostMHz}
 	if opt.DRAMAttainable > 0 {
 		m.attain, p.Model.DRAMAttainableFrom = opt.DRAMAttainable, "given"
 	} else {
@@ -418,7 +412,7 @@ func Project(run *Run, src, dst gpu.Spec, opt ProjectOptions) *Projection {
 	} else {
 		p.Model.Clock = "each kernel at the SM clock it ran at on the source (ncu): a catalog boost clock is missing"
 	}
-	byCell := map[cellkey.Key][]KernelFact{}
+	byCell := map[cellkey.Key][]analysis.KernelFact{}
 	for _, k := range run.Kernels {
 		byCell[k.Key()] = append(byCell[k.Key()], k)
 	}
@@ -453,7 +447,7 @@ func Project(run *Run, src, dst gpu.Spec, opt ProjectOptions) *Projection {
 		}
 		ratio := proj / meas
 		cp.SourceKernelMs, cp.ProjectedKernelMs, cp.ProjectedKernelBoostMs = meas/1e6, proj/1e6, boost/1e6
-		if HasTimeline(c) {
+		if analysis.HasTimeline(c) {
 			cp.SourceGPUMs = c.GPUTimeNs / 1e6
 			cp.ProjectedGPUMs = cp.SourceGPUMs * ratio
 		}
@@ -465,7 +459,7 @@ func Project(run *Run, src, dst gpu.Spec, opt ProjectOptions) *Projection {
 		p.Cells = append(p.Cells, cp)
 	}
 	if noTerm > 0 {
-		p.Warnings = append(p.Warnings, Warning{Code: WarnMissing, Metric: "projection",
+		p.Warnings = append(p.Warnings, analysis.Warning{Code: analysis.WarnMissing, Metric: "projection",
 			Msg: plural(noTerm, "kernel") + " with no DRAM bytes or FLOPs against a roof both GPUs state: carried over as latency-bound (the clock's ratio only)"})
 	}
 	roofs := make([]string, 0, len(noRoof))
@@ -474,7 +468,7 @@ func Project(run *Run, src, dst gpu.Spec, opt ProjectOptions) *Projection {
 	}
 	sort.Strings(roofs)
 	for _, r := range roofs {
-		p.Warnings = append(p.Warnings, Warning{Code: WarnMissing, Metric: "projection",
+		p.Warnings = append(p.Warnings, analysis.Warning{Code: analysis.WarnMissing, Metric: "projection",
 			Msg: plural(noRoof[r], "kernel") + " with " + r + " FLOPs, a roof " + dst.Name + " lacks: left out of their terms (the target may not run them as they are)"})
 	}
 	idx := p.index()
@@ -496,7 +490,7 @@ func Project(run *Run, src, dst gpu.Spec, opt ProjectOptions) *Projection {
 // scales by ratio; the rest, host and launch overhead of the source
 // machine, is carried over where it is under a third of the wall and not
 // projected where it is more (a host-bound cell).
-func projectWall(cp *CellProjection, c CellFact, ratio float64) {
+func projectWall(cp *CellProjection, c analysis.CellFact, ratio float64) {
 	if c.Wall.N == 0 || c.Wall.Center <= 0 {
 		return
 	}
@@ -511,23 +505,9 @@ func projectWall(cp *CellProjection, c CellFact, ratio float64) {
 	}
 	dev = math.Min(dev, cp.SourceWallMs)
 	cp.OverheadMs = cp.SourceWallMs - dev
-	if cp.SourceWallMs > DefaultHostBoundFactor*dev {
+	if cp.SourceWallMs > analysis.DefaultHostBoundFactor*dev {
 		cp.WallNote = fmt.Sprintf("host-bound on the source (wall %.1f us, %.2fx its device time %.1f us): its wall is the source machine's host overhead, not projected", 1e3*cp.SourceWallMs, cp.SourceWallMs/dev, 1e3*dev)
 		return
 	}
 	cp.ProjectedWallMs = dev*ratio + cp.OverheadMs
-}
-
-// HasTimeline says whether a cell's kernel list, times and GPU time come
-// from a timeline (nsys, Kineto) rather than the ncu kernel pass.
-func HasTimeline(c CellFact) bool {
-	if c.GPUTimeNs <= 0 {
-		return false
-	}
-	for _, w := range c.Warnings {
-		if w.Code == WarnMissing && w.Metric == "gpu_time_ns" {
-			return false
-		}
-	}
-	return true
 }

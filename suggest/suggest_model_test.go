@@ -1,21 +1,21 @@
-package analysis_test
+package suggest_test
 
 import (
 	"math"
 	"testing"
 
-	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/spec"
+	"github.com/rooftool/rooftool/suggest"
 )
 
 // step builds one kernel of a dataflow sequence.
-func step(t *testing.T, s string, gemm bool, readB, writeB, ns float64) analysis.SuggestKernel {
+func step(t *testing.T, s string, gemm bool, readB, writeB, ns float64) suggest.Kernel {
 	t.Helper()
 	st, err := spec.ParseFlowStep(s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return analysis.SuggestKernel{Name: st.Op, GEMM: gemm, DRAMReadBytes: readB, DRAMWriteBytes: writeB, BytesKnown: true, DurationNs: ns, Step: &st}
+	return suggest.Kernel{Name: st.Op, GEMM: gemm, DRAMReadBytes: readB, DRAMWriteBytes: writeB, BytesKnown: true, DurationNs: ns, Step: &st}
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-6*math.Max(1, math.Abs(b)) }
@@ -39,12 +39,12 @@ func TestPredictInductorMergeL2(t *testing.T) {
 		{270e6, 2 * 270e6},  // 270 MB does not: b's write and read charged, a written back
 	} {
 		S := tc.S
-		seq := []analysis.SuggestKernel{
+		seq := []suggest.Kernel{
 			step(t, "a = mm(x, W)", true, 2*S, S, 1e6),
 			step(t, "b = silu(a)", false, S, S, 1000+2*S/3000),
 			step(t, "c = mul(b, o)", false, 2*S, S, 1000+3*S/3000),
 		}
-		p, ok := analysis.PredictInductor(seq, []string{"c"}, false, l2, 0)
+		p, ok := suggest.PredictInductor(seq, []string{"c"}, false, l2, 0)
 		if !ok {
 			t.Fatal("no prediction")
 		}
@@ -72,19 +72,19 @@ func TestPredictInductorMergeL2(t *testing.T) {
 // 20000 - 1543.64 = 18456.36 ns. The copy moves 2 x 10e6 B: 13333.33 ns;
 // the call saves 5123.03 ns.
 func TestPredictInductorAddmm(t *testing.T) {
-	seq := []analysis.SuggestKernel{
+	seq := []suggest.Kernel{
 		step(t, "y0 = mm(go, W)", true, 20e6, 10e6, 1e5),
 		step(t, "y = add(y0, x)", false, 20e6, 10e6, 20000),
 	}
 	for _, tc := range []struct{ l2, warm float64 }{{50e6, 10e6}, {35e6, -10e6}} {
-		p, _ := analysis.PredictInductor(seq, []string{"y"}, false, tc.l2, 0)
+		p, _ := suggest.PredictInductor(seq, []string{"y"}, false, tc.l2, 0)
 		if p.Kernels != 1 || p.Folds != 1 || !near(p.DRAMFlushed, 20e6) || !near(p.DRAMWarm, tc.warm) ||
 			math.Abs(p.TimeNs-18456.36) > 0.01 || math.Abs(p.CopyNs-13333.33) > 0.01 || math.Abs(p.CallNs()-5123.03) > 0.01 {
 			t.Errorf("L2 %g: %+v; want warm %g, kernel time 18456.36 ns, copy 13333.33 ns", tc.l2, p, tc.warm)
 		}
 	}
 	// y0 returned by the call: no fold.
-	if p, _ := analysis.PredictInductor(seq, []string{"y", "y0"}, false, 50e6, 0); p.Kernels != 0 {
+	if p, _ := suggest.PredictInductor(seq, []string{"y", "y0"}, false, 50e6, 0); p.Kernels != 0 {
 		t.Errorf("y0 an output: %+v", p)
 	}
 }
@@ -93,30 +93,30 @@ func TestPredictInductorAddmm(t *testing.T) {
 // (sigmoid in the forward, its backward reading dalpha, the gradient of
 // the output alpha), around a GEMM on the dataflow, and two reductions.
 func TestPredictInductorNoMerge(t *testing.T) {
-	fb := []analysis.SuggestKernel{
+	fb := []suggest.Kernel{
 		step(t, "alpha = sigmoid(a)", false, 1e6, 1e6, 5000),
 		step(t, "da = sigmoid_backward(dalpha, alpha)", false, 2e6, 1e6, 6000),
 	}
-	if p, _ := analysis.PredictInductor(fb, []string{"alpha"}, true, 50e6, 0); p.Kernels != 0 || p.GradientStart != 1 {
+	if p, _ := suggest.PredictInductor(fb, []string{"alpha"}, true, 50e6, 0); p.Kernels != 0 || p.GradientStart != 1 {
 		t.Errorf("across the backward boundary: %+v", p)
 	}
-	if p, _ := analysis.PredictInductor(fb, []string{"alpha"}, false, 50e6, 0); p.Kernels != 1 {
+	if p, _ := suggest.PredictInductor(fb, []string{"alpha"}, false, 50e6, 0); p.Kernels != 1 {
 		t.Errorf("one graph: %+v, want the two merged", p)
 	}
-	around := []analysis.SuggestKernel{
+	around := []suggest.Kernel{
 		step(t, "b = silu(a)", false, 1e6, 1e6, 5000),
 		step(t, "g = mm(b, W)", true, 2e6, 1e6, 9000),
 		step(t, "c = mul(b, g)", false, 2e6, 1e6, 6000),
 	}
-	if p, _ := analysis.PredictInductor(around, []string{"c"}, false, 50e6, 0); p.Kernels != 0 {
+	if p, _ := suggest.PredictInductor(around, []string{"c"}, false, 50e6, 0); p.Kernels != 0 {
 		t.Errorf("around a GEMM: %+v", p)
 	}
-	two := []analysis.SuggestKernel{
+	two := []suggest.Kernel{
 		step(t, "s = sum(a)", false, 1e6, 1e3, 5000),
 		step(t, "n = clamp_min(s)", false, 1e3, 1e3, 2000),
 		step(t, "m = sum(n)", false, 1e3, 1e3, 2000),
 	}
-	if p, _ := analysis.PredictInductor(two, []string{"m"}, false, 50e6, 0); p.Kernels != 1 {
+	if p, _ := suggest.PredictInductor(two, []string{"m"}, false, 50e6, 0); p.Kernels != 1 {
 		t.Errorf("two reductions: %+v, want clamp_min merged into one of them only", p)
 	}
 }
@@ -131,7 +131,7 @@ func TestPredictInductorCommittedRun(t *testing.T) {
 	res := loadCommittedResult(t, "2026-11-23-h100-161238")
 	want := map[[2]string]int{{"gated_ssm", "compiled"}: 2, {"gla_proj", "compiled"}: 0, {"gla_proj", "compiled-fwdbwd"}: 19}
 	seen := 0
-	for _, c := range analysis.CheckSuggestionsWith(res.Run, analysis.FlowsOf(res.Experiments), analysis.ModelsOf(res.Experiments), 132) {
+	for _, c := range suggest.CheckSuggestionsWith(res.Run, suggest.FlowsOf(res.Experiments), suggest.ModelsOf(res.Experiments), 132) {
 		w, ok := want[[2]string{c.Experiment, c.Candidate}]
 		if !ok {
 			continue
@@ -157,7 +157,7 @@ func TestPredictInductorCommittedRun(t *testing.T) {
 // the range pass's 173339648 B (-22.6%).
 func TestPredictInductorWarmByHand(t *testing.T) {
 	res := loadCommittedResult(t, "2026-11-23-h100-140505")
-	for _, c := range analysis.CheckSuggestionsWith(res.Run, analysis.FlowsOf(res.Experiments), analysis.ModelsOf(res.Experiments), 132) {
+	for _, c := range suggest.CheckSuggestionsWith(res.Run, suggest.FlowsOf(res.Experiments), suggest.ModelsOf(res.Experiments), 132) {
 		if c.Experiment != "gated_ssm" || c.Candidate != "compiled" || c.Shape != "B=16,T=2048,d=2048,H=16,dk=128,n=16" {
 			continue
 		}
@@ -179,11 +179,11 @@ func TestPredictInductorWarmByHand(t *testing.T) {
 // the kernel pass; warm, on a 50 MB L2 its read right after its write
 // hits, its write is still saved: 10e6 B; on a 5 MB L2, 20e6 B.
 func TestChainTimeSaved(t *testing.T) {
-	seq := []analysis.SuggestKernel{
+	seq := []suggest.Kernel{
 		step(t, "a = mm(x, W)", true, 30e6, 10e6, 50000),
 		step(t, "c = mul(a, o)", false, 20e6, 10e6, 10000),
 	}
-	cs, _ := analysis.FindChains("r", 0, seq, analysis.SuggestOptions{Outputs: []string{"c"}})
+	cs, _ := suggest.FindChains("r", 0, seq, suggest.Options{Outputs: []string{"c"}})
 	if len(cs) != 1 {
 		t.Fatalf("%d chains, want 1", len(cs))
 	}
@@ -192,7 +192,7 @@ func TestChainTimeSaved(t *testing.T) {
 		t.Errorf("%+v", c)
 	}
 	for _, tc := range []struct{ l2, warm float64 }{{50e6, 10e6}, {5e6, 20e6}} {
-		cs, _ := analysis.FindChains("r", 0, seq, analysis.SuggestOptions{Outputs: []string{"c"}, L2Bytes: tc.l2})
+		cs, _ := suggest.FindChains("r", 0, seq, suggest.Options{Outputs: []string{"c"}, L2Bytes: tc.l2})
 		if !near(cs[0].DRAMSavedBytes, 20e6) || !near(cs[0].DRAMSavedWarmBytes, tc.warm) {
 			t.Errorf("L2 %g: flushed %g, warm %g; want 20e6, %g", tc.l2, cs[0].DRAMSavedBytes, cs[0].DRAMSavedWarmBytes, tc.warm)
 		}
@@ -211,13 +211,13 @@ func TestSuggestMergesGLAProj(t *testing.T) {
 		if c.Experiment != "gla_proj" || c.Variant != "unfused-fwdbwd" || c.Status != "ok" {
 			continue
 		}
-		ms := analysis.SuggestMerges(c, res.Run.Kernels, analysis.FlowsOf(res.Experiments), analysis.ModelsOf(res.Experiments), float64(res.Run.Ceilings.L2Bytes))
-		if len(ms) != 2 || ms[0].KernelsSaved != 2 || ms[1].KernelsSaved != 13 || ms[0].Basis != analysis.BasisMerge {
+		ms := suggest.Merges(c, res.Run.Kernels, suggest.FlowsOf(res.Experiments), suggest.ModelsOf(res.Experiments), float64(res.Run.Ceilings.L2Bytes))
+		if len(ms) != 2 || ms[0].KernelsSaved != 2 || ms[1].KernelsSaved != 13 || ms[0].Basis != suggest.BasisMerge {
 			t.Fatalf("%+v", ms)
 		}
-		cs := append([]analysis.Chain{ms[0]}, analysis.Chain{Basis: analysis.BasisLaunchOrder}, analysis.Chain{Basis: analysis.BasisDataflow})
-		analysis.RankChains(cs)
-		if cs[0].Basis != analysis.BasisDataflow || cs[1].Basis != analysis.BasisMerge {
+		cs := append([]suggest.Chain{ms[0]}, suggest.Chain{Basis: suggest.BasisLaunchOrder}, suggest.Chain{Basis: suggest.BasisDataflow})
+		suggest.RankChains(cs)
+		if cs[0].Basis != suggest.BasisDataflow || cs[1].Basis != suggest.BasisMerge {
 			t.Errorf("ranked %s, %s, %s", cs[0].Basis, cs[1].Basis, cs[2].Basis)
 		}
 		return
@@ -233,24 +233,24 @@ func TestSuggestMergesGLAProj(t *testing.T) {
 func TestPredictInductorInPlace(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		seq  []analysis.SuggestKernel
+		seq  []suggest.Kernel
 		l2   float64
 		warm float64
 	}{
-		{"sigmoid over a", []analysis.SuggestKernel{
+		{"sigmoid over a", []suggest.Kernel{
 			step(t, "a = mm(x, W)", true, 20e6, 10e6, 1e5),
 			step(t, "b = sigmoid(a)", false, 10e6, 10e6, 7000),
 		}, 50e6, 10e6},
-		{"a read later", []analysis.SuggestKernel{
+		{"a read later", []suggest.Kernel{
 			step(t, "a = mm(x, W)", true, 20e6, 10e6, 1e5),
 			step(t, "b = sigmoid(a)", false, 10e6, 10e6, 7000),
 			step(t, "c = mm(a, W2)", true, 20e6, 10e6, 1e5),
 		}, 50e6, 0},
-		{"a smaller output", []analysis.SuggestKernel{
+		{"a smaller output", []suggest.Kernel{
 			step(t, "a = mm(x, W)", true, 20e6, 10e6, 1e5),
 			step(t, "b = sum(a)", false, 10e6, 1e4, 7000),
 		}, 50e6, 0},
-		{"a out of L2", []analysis.SuggestKernel{
+		{"a out of L2", []suggest.Kernel{
 			step(t, "a = mm(x, W)", true, 20e6, 10e6, 1e5),
 			step(t, "b = sigmoid(a)", false, 10e6, 10e6, 7000),
 		}, 5e6, 0},
@@ -259,7 +259,7 @@ func TestPredictInductorInPlace(t *testing.T) {
 		if tc.name == "a read later" {
 			outs = []string{"b", "c"}
 		}
-		p, _ := analysis.PredictInductor(tc.seq, outs, false, tc.l2, 0)
+		p, _ := suggest.PredictInductor(tc.seq, outs, false, tc.l2, 0)
 		if p.Kernels != 0 || p.DRAMFlushed != 0 || !near(p.DRAMWarm, tc.warm) || (len(p.InPlace) > 0) != (tc.warm > 0) {
 			t.Errorf("%s: %+v; want warm %g", tc.name, p, tc.warm)
 		}

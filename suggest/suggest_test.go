@@ -1,4 +1,4 @@
-package analysis_test
+package suggest_test
 
 import (
 	"context"
@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/pipeline"
 	"github.com/rooftool/rooftool/spec"
+	"github.com/rooftool/rooftool/suggest"
 	"github.com/rooftool/rooftool/testdata"
 )
 
@@ -20,10 +20,10 @@ import (
 // reads it), plus e2's read of e1's output min(60, 50) = 50; e2's write
 // stays: 300.
 func TestFindChainsEdgeModel(t *testing.T) {
-	k := func(name string, gemm bool, ns, r, w float64) analysis.SuggestKernel {
-		return analysis.SuggestKernel{Name: name, GEMM: gemm, DurationNs: ns, DRAMReadBytes: r, DRAMWriteBytes: w, BytesKnown: true}
+	k := func(name string, gemm bool, ns, r, w float64) suggest.Kernel {
+		return suggest.Kernel{Name: name, GEMM: gemm, DurationNs: ns, DRAMReadBytes: r, DRAMWriteBytes: w, BytesKnown: true}
 	}
-	seq := []analysis.SuggestKernel{
+	seq := []suggest.Kernel{
 		k("fill", false, 5, 0, 10),
 		k("gemm", true, 1000, 400, 100),
 		k("e1", false, 20, 150, 50),
@@ -32,12 +32,12 @@ func TestFindChainsEdgeModel(t *testing.T) {
 		k("gemm3", true, 900, 300, 80),
 		{Name: "e3", DurationNs: 7}, // no ncu bytes
 	}
-	cs, no := analysis.FindChains("r", 7, seq, analysis.SuggestOptions{Note: "no dataflow"})
+	cs, no := suggest.FindChains("r", 7, seq, suggest.Options{Note: "no dataflow"})
 	if len(cs) != 2 || len(no) != 0 {
 		t.Fatalf("chains %+v, refused %+v; want 2 chains", cs, no)
 	}
 	if c := cs[0]; c.Index != 1 || c.Producer != "gemm" || c.KernelsSaved != 2 || c.FoldedTimeNs != 50 || !c.DRAMKnown || c.DRAMSavedBytes != 300 ||
-		c.Basis != analysis.BasisLaunchOrder || c.Note != "no dataflow" {
+		c.Basis != suggest.BasisLaunchOrder || c.Note != "no dataflow" {
 		t.Errorf("first chain %+v, want at 1, 2 kernels, 50 ns, 300 B, launch order", c)
 	}
 	if c := cs[1]; c.Index != 5 || c.KernelsSaved != 1 || c.FoldedTimeNs != 7 || c.DRAMKnown || c.DRAMSavedBytes != 0 || c.Stream != 7 || c.Range != "r" {
@@ -45,7 +45,7 @@ func TestFindChainsEdgeModel(t *testing.T) {
 	}
 	// A scan after the GEMM ends its launch-order chain: the gate kernel
 	// after it is not folded.
-	cs, no = analysis.FindChains("r", 0, []analysis.SuggestKernel{k("gemm", true, 1000, 400, 100), k("_scan_gate_kernel", false, 30000, 10, 10), k("_gate_kernel", false, 5000, 20, 10)}, analysis.SuggestOptions{})
+	cs, no = suggest.FindChains("r", 0, []suggest.Kernel{k("gemm", true, 1000, 400, 100), k("_scan_gate_kernel", false, 30000, 10, 10), k("_gate_kernel", false, 5000, 20, 10)}, suggest.Options{})
 	if len(cs) != 0 || len(no) != 1 || no[0].Index != 1 || !strings.Contains(no[0].Reason, "scan") {
 		t.Errorf("GEMM, scan, gate: chains %+v, refused %+v; want none and the scan refused", cs, no)
 	}
@@ -68,10 +68,10 @@ func TestDataflowChains(t *testing.T) {
 		}
 		return &st
 	}
-	k := func(name string, gemm bool, ns, r, w float64, s string) analysis.SuggestKernel {
-		return analysis.SuggestKernel{Name: name, GEMM: gemm, DurationNs: ns, DRAMReadBytes: r, DRAMWriteBytes: w, BytesKnown: true, Step: step(s)}
+	k := func(name string, gemm bool, ns, r, w float64, s string) suggest.Kernel {
+		return suggest.Kernel{Name: name, GEMM: gemm, DurationNs: ns, DRAMReadBytes: r, DRAMWriteBytes: w, BytesKnown: true, Step: step(s)}
 	}
-	seq := []analysis.SuggestKernel{
+	seq := []suggest.Kernel{
 		k("gemm_qkv", true, 1000, 600, 300, "qkv = mm(x, W_qkv)"),
 		k("gemm_gate", true, 300, 160, 100, "g_raw = mm(x, W_g)"),
 		k("gemm_alpha", true, 60, 130, 8, "a_raw = mm(x, W_alpha)"),
@@ -81,7 +81,7 @@ func TestDataflowChains(t *testing.T) {
 		k("gemm_out", true, 300, 160, 90, "y0 = mm(go, W_O)"),
 		k("add", false, 120, 280, 95, "y = add(y0, x)"),
 	}
-	cs, no := analysis.FindChains("cell", 0, seq, analysis.SuggestOptions{Outputs: []string{"qkv", "gate", "alpha", "y"}})
+	cs, no := suggest.FindChains("cell", 0, seq, suggest.Options{Outputs: []string{"qkv", "gate", "alpha", "y"}})
 	if len(no) != 0 || len(cs) != 3 {
 		t.Fatalf("chains %+v, refused %+v; want 3 chains", cs, no)
 	}
@@ -98,18 +98,18 @@ func TestDataflowChains(t *testing.T) {
 	} {
 		c := cs[i]
 		if c.Producer != want.producer || !slices.Equal(c.Folded, want.folded) || !slices.Equal(c.Operands, want.operands) ||
-			c.DRAMSavedBytes != want.dram || c.FoldedTimeNs != want.ns || c.Basis != analysis.BasisDataflow || c.KernelsSaved != len(want.folded) {
+			c.DRAMSavedBytes != want.dram || c.FoldedTimeNs != want.ns || c.Basis != suggest.BasisDataflow || c.KernelsSaved != len(want.folded) {
 			t.Errorf("chain %d: %+v; want %s folding %v (operands %v), %g B, %g ns", i, c, want.producer, want.folded, want.operands, want.dram, want.ns)
 		}
 	}
 	// scan_gate's three kernels: the gate kernel reads the GEMM's z and the
 	// scan's h, written after the GEMM by a kernel that cannot fold.
-	seq = []analysis.SuggestKernel{
+	seq = []suggest.Kernel{
 		k("gemm", true, 6000, 100, 50, "z = mm(x, W)"),
 		k("_scan_gate_kernel", false, 33000, 50, 50, "h = scan(z)"),
 		k("_gate_kernel", false, 5000, 100, 50, "y = gate(h, z)"),
 	}
-	cs, no = analysis.FindChains("cell", 0, seq, analysis.SuggestOptions{Outputs: []string{"y"}})
+	cs, no = suggest.FindChains("cell", 0, seq, suggest.Options{Outputs: []string{"y"}})
 	if len(cs) != 0 || len(no) != 2 || !strings.Contains(no[0].Reason, "scan") || !strings.Contains(no[1].Reason, "written after the GEMM") {
 		t.Errorf("scan_gate: chains %+v, refused %+v; want none, the scan and the gate refused", cs, no)
 	}
@@ -118,21 +118,21 @@ func TestDataflowChains(t *testing.T) {
 // What FoldBlock refuses, by name, dataflow op and grid.
 func TestFoldBlock(t *testing.T) {
 	for _, tc := range []struct {
-		k    analysis.SuggestKernel
+		k    suggest.Kernel
 		want string // a word of the reason; "" offered
 	}{
-		{analysis.SuggestKernel{Name: "_scan_gate_kernel"}, "scan"},
-		{analysis.SuggestKernel{Name: "fused_recurrent_hgrn_fwd_kernel"}, "recurrent"},
-		{analysis.SuggestKernel{Name: "_l2norm_heads_kernel"}, "norm"},
-		{analysis.SuggestKernel{Name: "void at::native::reduce_kernel<512, 1>"}, "reduce"},
-		{analysis.SuggestKernel{Name: "triton_per_fused_clamp_min_div_0"}, "Inductor reduction"},
-		{analysis.SuggestKernel{Name: "k", Step: &spec.FlowStep{Op: "sum"}}, "reduction (sum)"},
+		{suggest.Kernel{Name: "_scan_gate_kernel"}, "scan"},
+		{suggest.Kernel{Name: "fused_recurrent_hgrn_fwd_kernel"}, "recurrent"},
+		{suggest.Kernel{Name: "_l2norm_heads_kernel"}, "norm"},
+		{suggest.Kernel{Name: "void at::native::reduce_kernel<512, 1>"}, "reduce"},
+		{suggest.Kernel{Name: "triton_per_fused_clamp_min_div_0"}, "Inductor reduction"},
+		{suggest.Kernel{Name: "k", Step: &spec.FlowStep{Op: "sum"}}, "reduction (sum)"},
 		// 16 blocks on 132 SMs for 33 us: sequential; 128 blocks for 5 us: offered.
-		{analysis.SuggestKernel{Name: "k", GridBlocks: 16, DurationNs: 33e3}, "fewer than the 132 SMs"},
-		{analysis.SuggestKernel{Name: "_gate_kernel", GridBlocks: 128, DurationNs: 5e3}, ""},
-		{analysis.SuggestKernel{Name: "triton_poi_fused_mul_silu_1", GridBlocks: 12288, DurationNs: 15e3}, ""},
+		{suggest.Kernel{Name: "k", GridBlocks: 16, DurationNs: 33e3}, "fewer than the 132 SMs"},
+		{suggest.Kernel{Name: "_gate_kernel", GridBlocks: 128, DurationNs: 5e3}, ""},
+		{suggest.Kernel{Name: "triton_poi_fused_mul_silu_1", GridBlocks: 12288, DurationNs: 15e3}, ""},
 	} {
-		got := analysis.FoldBlock(tc.k, 132)
+		got := suggest.FoldBlock(tc.k, 132)
 		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
 			t.Errorf("FoldBlock(%s) = %q, want %q", tc.k.Name, got, tc.want)
 		}
@@ -154,7 +154,7 @@ func TestIsGEMM(t *testing.T) {
 		{"_mm_epi_kernel", 1e9, true, true},        // tensor work, whatever the name
 		{"nvjet_sm90_tst_128x128", 0, true, false}, // counters say no tensor work
 	} {
-		if got := analysis.IsGEMM(tc.name, tc.flops, tc.known); got != tc.want {
+		if got := suggest.IsGEMM(tc.name, tc.flops, tc.known); got != tc.want {
 			t.Errorf("IsGEMM(%q, %g, %v) = %v, want %v", tc.name, tc.flops, tc.known, got, tc.want)
 		}
 	}
@@ -183,8 +183,8 @@ func loadCommittedResult(t *testing.T, name string) *pipeline.Result {
 func TestCheckSuggestionsCommittedRun(t *testing.T) {
 	res := loadCommittedResult(t, "2026-11-23-h100-140505")
 	r := res.Run
-	checks := map[[4]string]analysis.SuggestCheck{}
-	for _, c := range analysis.CheckSuggestions(r, analysis.FlowsOf(res.Experiments), 132) {
+	checks := map[[4]string]suggest.Check{}
+	for _, c := range suggest.CheckSuggestions(r, suggest.FlowsOf(res.Experiments), 132) {
 		checks[[4]string{c.Experiment, c.Shape, c.Baseline, c.Candidate}] = c
 	}
 	// swiglu unfused by its dataflow: GEMM2 (write 2558464) -> silu_mul
@@ -197,7 +197,7 @@ func TestCheckSuggestionsCommittedRun(t *testing.T) {
 	if !ok {
 		t.Fatal("no swiglu unfused vs gemm2-epilogue check")
 	}
-	if sw.Basis != analysis.BasisDataflow || sw.PredKernels != 1 || sw.PredFoldedNs != 4032 || sw.PredDRAMBytes != 6756608 ||
+	if sw.Basis != suggest.BasisDataflow || sw.PredKernels != 1 || sw.PredFoldedNs != 4032 || sw.PredDRAMBytes != 6756608 ||
 		sw.MeasKernels != 1 || sw.MeasTimeNs != -1278 || sw.MeasDRAMBytes != 9730048 || sw.ErrKernels != 0 || sw.FusedKnown {
 		t.Errorf("swiglu %+v", sw)
 	}
@@ -232,7 +232,7 @@ func TestFoldedTimeIsNoBound(t *testing.T) {
 	above := 0
 	for _, name := range testdata.Runs() {
 		res := loadCommittedResult(t, name)
-		for _, c := range analysis.CheckSuggestions(res.Run, analysis.FlowsOf(res.Experiments), 132) {
+		for _, c := range suggest.CheckSuggestions(res.Run, suggest.FlowsOf(res.Experiments), 132) {
 			if c.MeasTimeNs > c.PredFoldedNs {
 				above++
 				if name == "2026-11-23-h100-161238" && c.Candidate == "dual-acc" && c.Experiment == "swiglu_fp8" &&
@@ -252,7 +252,7 @@ func TestFoldedTimeIsNoBound(t *testing.T) {
 // the gate kernel reads the scan's output: no chain, so no check.
 func TestCheckSuggestionsScanGate(t *testing.T) {
 	res := loadCommittedResult(t, "2026-11-22-h100-003504")
-	for _, c := range analysis.CheckSuggestions(res.Run, analysis.FlowsOf(res.Experiments), 132) {
+	for _, c := range suggest.CheckSuggestions(res.Run, suggest.FlowsOf(res.Experiments), 132) {
 		if c.Experiment == "scan_gate" {
 			t.Errorf("scan_gate check %+v: its chain would fold a scan", c)
 		}
@@ -261,7 +261,7 @@ func TestCheckSuggestionsScanGate(t *testing.T) {
 		if c.Experiment != "scan_gate" || c.Variant != "three-kernel" || c.Kernels == 0 {
 			continue
 		}
-		cs, no := analysis.SuggestCell(c, res.Run.Kernels, analysis.FlowsOf(res.Experiments), 132, 50<<20)
+		cs, no := suggest.Cell(c, res.Run.Kernels, suggest.FlowsOf(res.Experiments), 132, 50<<20)
 		if len(cs) != 0 || len(no) != 2 {
 			t.Errorf("three-kernel: chains %+v, not offered %+v; want none, the scan and the gate kernel", cs, no)
 		}
@@ -289,7 +289,7 @@ func TestGLAProjFwdBwdDataflow(t *testing.T) {
 	runs := 0
 	for _, name := range testdata.Runs() {
 		res := loadCommittedResult(t, name)
-		flow := analysis.FlowsOf(res.Experiments)[[2]string{"gla_proj", "unfused-fwdbwd"}]
+		flow := suggest.FlowsOf(res.Experiments)[[2]string{"gla_proj", "unfused-fwdbwd"}]
 		for _, c := range res.Run.Cells {
 			if c.Experiment != "gla_proj" || c.Variant != "unfused-fwdbwd" || c.Status != "ok" || len(c.KernelNames) == 0 {
 				continue
@@ -298,7 +298,7 @@ func TestGLAProjFwdBwdDataflow(t *testing.T) {
 				t.Fatalf("%s: no dataflow for gla_proj/unfused-fwdbwd", name)
 			}
 			runs++
-			seq, note := analysis.CellSequence(c, res.Run.Kernels, flow)
+			seq, note := suggest.CellSequence(c, res.Run.Kernels, flow)
 			if note != "" || len(seq) != 41 {
 				t.Errorf("%s %s: %d kernels: %s", name, c.Shape, len(seq), note)
 				continue
@@ -318,9 +318,9 @@ func TestGLAProjFwdBwdDataflow(t *testing.T) {
 				}
 			}
 		}
-		for _, ck := range analysis.CheckSuggestions(res.Run, analysis.FlowsOf(res.Experiments), 132) {
+		for _, ck := range suggest.CheckSuggestions(res.Run, suggest.FlowsOf(res.Experiments), 132) {
 			if ck.Experiment == "gla_proj" && ck.Candidate == "compiled-fwdbwd" &&
-				(ck.Basis != analysis.BasisDataflow || !ck.FusedKnown || ck.Fused != "mm->add, mm->add, mm->add, mm->add" || ck.FusedKernels != 4 || ck.MeasKernels != 19) {
+				(ck.Basis != suggest.BasisDataflow || !ck.FusedKnown || ck.Fused != "mm->add, mm->add, mm->add, mm->add" || ck.FusedKernels != 4 || ck.MeasKernels != 19) {
 				t.Errorf("%s compiled-fwdbwd: %+v", name, ck)
 			}
 		}

@@ -1,10 +1,11 @@
-package analysis
+package suggest
 
 import (
 	"math"
 	"regexp"
 	"strings"
 
+	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/spec"
 )
@@ -13,13 +14,13 @@ import (
 // edges a candidate fused, read from its kernel names, and the savings
 // predicted for them beside the measured ones.
 
-// SuggestCheck sets the savings predicted for a baseline cell's chains
+// Check sets the savings predicted for a baseline cell's chains
 // against what a fused candidate of the same run measured at the same
 // shape (baseline minus candidate). Predicted: all its chains; Fused: the
 // edges of them the candidate's kernel names show it fused (Inductor's
 // triton_*_fused_<ops> kernels, cuBLAS's epilogue variants), where its
 // names tell (FusedKnown).
-type SuggestCheck struct {
+type Check struct {
 	Experiment string `json:"experiment"`
 	Shape      string `json:"shape"`
 	Baseline   string `json:"baseline"`
@@ -92,17 +93,17 @@ type SuggestCheck struct {
 }
 
 // BaselineKey is the cell of the check's baseline.
-func (s SuggestCheck) BaselineKey() cellkey.Key {
+func (s Check) BaselineKey() cellkey.Key {
 	return cellkey.New(s.Experiment, s.Baseline, s.Shape)
 }
 
 // TimedRef says whether the check's time reference is the timing pass
 // (a whole call's GPU time, copies included) rather than one profiled
 // call's kernel sums.
-func (s SuggestCheck) TimedRef() bool { return s.TimeRef == TimeRefDevice || s.TimeRef == TimeRefWall }
+func (s Check) TimedRef() bool { return s.TimeRef == TimeRefDevice || s.TimeRef == TimeRefWall }
 
 // CandidateKey is the cell of the check's candidate.
-func (s SuggestCheck) CandidateKey() cellkey.Key {
+func (s Check) CandidateKey() cellkey.Key {
 	return cellkey.New(s.Experiment, s.Candidate, s.Shape)
 }
 
@@ -112,29 +113,29 @@ func (s SuggestCheck) CandidateKey() cellkey.Key {
 // the forward+backward baseline) whose kernel sequence was measured; the
 // time saved against SavedTime's reference. flows
 // are the variants' dataflows, sms the GPU's SM count (0: unknown).
-func CheckSuggestions(r *Run, flows Flows, sms int) []SuggestCheck {
+func CheckSuggestions(r *analysis.Run, flows Flows, sms int) []Check {
 	return CheckSuggestionsWith(r, flows, Models{}, sms)
 }
 
 // CheckSuggestionsWith is CheckSuggestions with the compiler model set
 // against the candidates models names (ModelsOf).
-func CheckSuggestionsWith(r *Run, flows Flows, models Models, sms int) []SuggestCheck {
-	cells := map[cellkey.Key]*CellFact{}
+func CheckSuggestionsWith(r *analysis.Run, flows Flows, models Models, sms int) []Check {
+	cells := map[cellkey.Key]*analysis.CellFact{}
 	for i := range r.Cells {
 		c := &r.Cells[i]
 		cells[c.Key()] = c
 	}
-	var out []SuggestCheck
+	var out []Check
 	for _, cmp := range r.Comparisons {
 		b, c := cells[cmp.BaselineKey()], cells[cmp.CandidateKey()]
 		if b == nil || c == nil || b.Status != "ok" || c.Status != "ok" || b.Kernels == 0 || c.Kernels == 0 {
 			continue
 		}
-		chains, _ := SuggestCell(*b, r.Kernels, flows, sms, float64(r.Ceilings.L2Bytes))
+		chains, _ := Cell(*b, r.Kernels, flows, sms, float64(r.Ceilings.L2Bytes))
 		if len(chains) == 0 {
 			continue
 		}
-		s := SuggestCheck{Experiment: b.Experiment, Shape: b.Shape, Baseline: b.Variant, Candidate: c.Variant,
+		s := Check{Experiment: b.Experiment, Shape: b.Shape, Baseline: b.Variant, Candidate: c.Variant,
 			Chains: len(chains), Basis: chains[0].Basis, MeasKernels: b.Kernels - c.Kernels, MeasTimeNs: b.GPUTimeNs - c.GPUTimeNs}
 		known := true
 		s.PredTimeKnown = true
@@ -155,7 +156,7 @@ func CheckSuggestionsWith(r *Run, flows Flows, models Models, sms int) []Suggest
 			predK, predD, predT = fk, fd, ft
 		}
 		s.ErrKernels = predK - s.MeasKernels
-		mt := SavedTime(b, c, DefaultStats().Confidence)
+		mt := SavedTime(b, c, analysis.DefaultStats().Confidence)
 		s.TimeRef, s.TimeRefNote, s.MeasRefTimeNs, s.MeasRefLoNs, s.MeasRefHiNs, s.MeasRefN = mt.Ref, mt.Note, mt.Saved, mt.Lo, mt.Hi, mt.N
 		s.ErrTimePct = errPct(predT, s.MeasRefTimeNs)
 		if s.PredTimeKnown {
@@ -196,7 +197,7 @@ func CheckSuggestionsWith(r *Run, flows Flows, models Models, sms int) []Suggest
 }
 
 // setModel fills the compiler model's figures of s from its baseline b.
-func setModel(s *SuggestCheck, b CellFact, r *Run, flow *spec.Dataflow, backward bool) {
+func setModel(s *Check, b analysis.CellFact, r *analysis.Run, flow *spec.Dataflow, backward bool) {
 	if flow == nil {
 		return
 	}
@@ -294,7 +295,7 @@ func splitOps(toks []string, vocab map[string]bool) []string {
 // saving (the fused edges') and their time: a kernel folded into a GEMM
 // saves its duration, two kernels merged the intermediate's bytes at the
 // two kernels' DRAM rate (bytes over time).
-func fusedEdges(chains []Chain, seq []SuggestKernel, cand []string) (desc string, kernels int, dram, timeNs float64, known bool) {
+func fusedEdges(chains []Chain, seq []Kernel, cand []string) (desc string, kernels int, dram, timeNs float64, known bool) {
 	type set map[string]bool
 	vocab := set{}
 	for _, c := range chains {

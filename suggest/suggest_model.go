@@ -1,9 +1,10 @@
-package analysis
+package suggest
 
 import (
 	"slices"
 	"strings"
 
+	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/spec"
 )
 
@@ -114,7 +115,7 @@ type MergeSet struct {
 // overwrites them (s and the GEMM's own DRAM bytes fit the L2), else the
 // copy's write-back and the epilogue's read of it, 2s. (The copy's read of
 // the addend replaces the add's read of it.)
-func addmmCopy(s float64, g SuggestKernel, l2 float64) float64 {
+func addmmCopy(s float64, g Kernel, l2 float64) float64 {
 	if l2 > 0 && s+g.DRAMReadBytes+g.DRAMWriteBytes <= l2 {
 		return 0
 	}
@@ -123,7 +124,7 @@ func addmmCopy(s float64, g SuggestKernel, l2 float64) float64 {
 
 // mergeSavings is what merging the kernels m (in: the same as a set)
 // saves: DRAM bytes flushed and warm, and the kernels' summed time.
-func mergeSavings(seq []SuggestKernel, m []int, in map[int]bool, size map[string]float64, producer map[string]int, readers map[string][]int, output map[string]bool, warmRead func(string, int, int) float64) (flushed, warm, timeNs float64) {
+func mergeSavings(seq []Kernel, m []int, in map[int]bool, size map[string]float64, producer map[string]int, readers map[string][]int, output map[string]bool, warmRead func(string, int, int) float64) (flushed, warm, timeNs float64) {
 	lastRead := map[string]int{} // tensor -> the last merged kernel that read it
 	for _, j := range m {
 		k := seq[j]
@@ -160,7 +161,7 @@ func mergeSavings(seq []SuggestKernel, m []int, in map[int]bool, size map[string
 
 // inductorExtern says whether Inductor runs a kernel as a library call or
 // cannot merge it: scans and recurrences, and cuBLAS's split-K reduction.
-func inductorExtern(k SuggestKernel) bool {
+func inductorExtern(k Kernel) bool {
 	op := strings.ToLower(k.Step.Op)
 	if strings.Contains(op, "splitk") {
 		return true
@@ -187,7 +188,7 @@ func isReductionOp(op string) bool {
 	return false
 }
 
-func countReductions(seq []SuggestKernel, set []int) int {
+func countReductions(seq []Kernel, set []int) int {
 	n := 0
 	for _, j := range set {
 		if isReductionOp(seq[j].Step.Op) {
@@ -200,7 +201,7 @@ func countReductions(seq []SuggestKernel, set []int) int {
 // detours says whether a kernel outside set both reads what set writes
 // (through any chain of kernels) and writes what set reads: merging set
 // into one kernel would have to run before and after it.
-func detours(seq []SuggestKernel, set []int, producer map[string]int) bool {
+func detours(seq []Kernel, set []int, producer map[string]int) bool {
 	in := map[int]bool{}
 	for _, j := range set {
 		in[j] = true
@@ -229,7 +230,7 @@ func detours(seq []SuggestKernel, set []int, producer map[string]int) bool {
 
 // gradientStart is the first kernel reading d<Y> for an output Y that no
 // kernel writes (len(seq): none).
-func gradientStart(seq []SuggestKernel, outputs []string, producer map[string]int) int {
+func gradientStart(seq []Kernel, outputs []string, producer map[string]int) int {
 	grad := map[string]bool{}
 	for _, o := range outputs {
 		if _, ok := producer["d"+o]; !ok {
@@ -248,9 +249,9 @@ func gradientStart(seq []SuggestKernel, outputs []string, producer map[string]in
 
 // TensorSizes estimates the bytes of every tensor of a dataflow sequence
 // from the kernel pass (see InductorModel).
-func TensorSizes(seq []SuggestKernel) map[string]float64 {
+func TensorSizes(seq []Kernel) map[string]float64 {
 	size := map[string]float64{}
-	pointwise := func(k SuggestKernel) bool {
+	pointwise := func(k Kernel) bool {
 		return !k.GEMM && !isReductionOp(k.Step.Op) && !inductorExtern(k)
 	}
 	for changed := true; changed; {
@@ -329,7 +330,7 @@ func ModelsOf(exps []*spec.Experiment) Models {
 // time (launch, ramp, tail) and the DRAM rate it streams at. Where the fit
 // has no positive slope or fewer than two kernels, rate is the fastest
 // kernel's (read+write)/duration and t0 is 0.
-func streamFit(seq []SuggestKernel) (rate, t0 float64) {
+func streamFit(seq []Kernel) (rate, t0 float64) {
 	var xs, ys []float64
 	for _, k := range seq {
 		if b := k.DRAMReadBytes + k.DRAMWriteBytes; !k.GEMM && b > 0 && k.DurationNs > 0 {
@@ -356,12 +357,12 @@ func streamFit(seq []SuggestKernel) (rate, t0 float64) {
 	return 1 / slope, max(0, (sy-slope*sx)/n)
 }
 
-// SuggestMerges lists the merges InductorModel makes in a cell whose
+// Merges lists the merges InductorModel makes in a cell whose
 // variant states its dataflow (none otherwise): one Chain per merged set,
 // Basis BasisMerge, its first kernel as Producer and the others as
 // Folded; FoldedTimeNs the set's summed time, TimeSavedNs and
 // DRAMSavedBytes (kernel pass) what merging saves. l2 is the L2 size.
-func SuggestMerges(c CellFact, kfacts []KernelFact, flows Flows, models Models, l2 float64) []Chain {
+func Merges(c analysis.CellFact, kfacts []analysis.KernelFact, flows Flows, models Models, l2 float64) []Chain {
 	key := [2]string{c.Experiment, c.Variant}
 	flow := flows[key]
 	if flow == nil {

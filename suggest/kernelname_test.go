@@ -1,4 +1,4 @@
-package analysis
+package suggest
 
 import (
 	"compress/gzip"
@@ -46,11 +46,11 @@ func TestKernelNamesOfRealExports(t *testing.T) {
 		}
 	}
 	fft := "void fft2d_r2c_32x32<float, (bool)0, (unsigned int)1, (bool)0>(float2 *, const T1 *, int, int, int, int, int, int, int, int, int, cudnn::reduced_divisor, bool, int2, int, int)"
-	if r := FoldBlock(SuggestKernel{Name: fft}, 0); strings.Contains(r, "reduction") || !strings.Contains(r, "fft") {
+	if r := FoldBlock(Kernel{Name: fft}, 0); strings.Contains(r, "reduction") || !strings.Contains(r, "fft") {
 		t.Errorf("FoldBlock(fft2d_r2c) = %q: an FFT (not a reduction: a parameter type is not what the kernel does)", r)
 	}
 	// cuDNN's convolution kernel is no epilogue work of the GEMM before it.
-	if r := FoldBlock(SuggestKernel{Name: "volta_scudnn_128x64_relu_interior_nn_v1"}, 0); !strings.Contains(r, "convolution") {
+	if r := FoldBlock(Kernel{Name: "volta_scudnn_128x64_relu_interior_nn_v1"}, 0); !strings.Contains(r, "convolution") {
 		t.Errorf("FoldBlock(volta_scudnn) = %q, want a convolution", r)
 	}
 

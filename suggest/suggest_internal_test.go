@@ -1,4 +1,4 @@
-package analysis
+package suggest
 
 import (
 	"slices"
@@ -40,7 +40,7 @@ func TestFusedEdgesMultiWordOp(t *testing.T) {
 		{From: 0, To: 1, FromOp: "mm", ToOp: "sigmoid", ReadSavedBytes: 10, WriteSavedBytes: 10},
 		{From: 1, To: 2, FromOp: "sigmoid", ToOp: "sigmoid_backward", ReadSavedBytes: 5},
 	}}}
-	seq := []SuggestKernel{{Name: "gemm", GEMM: true}, {Name: "sigmoid", DurationNs: 10}, {Name: "sigmoid_backward", DurationNs: 15}}
+	seq := []Kernel{{Name: "gemm", GEMM: true}, {Name: "sigmoid", DurationNs: 10}, {Name: "sigmoid_backward", DurationNs: 15}}
 	for _, tc := range []struct {
 		cand []string
 		want string

@@ -1,8 +1,10 @@
-package analysis
+package suggest
 
 import (
 	"fmt"
 	"math"
+
+	"github.com/rooftool/rooftool/analysis"
 )
 
 // The measured time a fusion saved, as suggest --against-run sets its
@@ -47,12 +49,12 @@ type MeasuredTime struct {
 // 1-(1-confidence)/2, from base.Lo - cand.Hi to base.Hi - cand.Lo, so the
 // two miss together at most 1-confidence of the time (Bonferroni). A side
 // too few samples cannot bound is -Unbounded or Unbounded.
-func DifferenceInterval(base, cand []float64, confidence float64) (Interval, []Warning) {
+func DifferenceInterval(base, cand []float64, confidence float64) (analysis.Interval, []analysis.Warning) {
 	each := 1 - (1-confidence)/2
-	b, wb := SummarizeMs(base, each)
-	c, wc := SummarizeMs(cand, each)
-	iv := Interval{Center: b.Center - c.Center, Lo: -Unbounded, Hi: Unbounded, N: min(b.N, c.N)}
-	if b.Hi != Unbounded && c.Hi != Unbounded {
+	b, wb := analysis.SummarizeMs(base, each)
+	c, wc := analysis.SummarizeMs(cand, each)
+	iv := analysis.Interval{Center: b.Center - c.Center, Lo: -analysis.Unbounded, Hi: analysis.Unbounded, N: min(b.N, c.N)}
+	if b.Hi != analysis.Unbounded && c.Hi != analysis.Unbounded {
 		iv.Lo, iv.Hi = b.Lo-c.Hi, b.Hi-c.Lo
 	}
 	return iv, append(wb, wc...)
@@ -61,9 +63,9 @@ func DifferenceInterval(base, cand []float64, confidence float64) (Interval, []W
 // hostBound says why cell c's wall loop measures host overhead rather than
 // its GPU time (wall median above DefaultHostBoundFactor x its device time:
 // graph replay, else the nsys kernel sum), or "".
-func hostBound(c *CellFact) string {
+func hostBound(c *analysis.CellFact) string {
 	dev, _ := c.DeviceTimeMs()
-	if dev <= 0 || c.Wall.Center <= DefaultHostBoundFactor*dev {
+	if dev <= 0 || c.Wall.Center <= analysis.DefaultHostBoundFactor*dev {
 		return ""
 	}
 	how := "its kernels in one profiled call"
@@ -77,12 +79,12 @@ func hostBound(c *CellFact) string {
 // pass's device loops where both cells have one, else its wall loops where
 // both have one and neither is host-bound, else one profiled call (nsys
 // timeline, else ncu kernel pass), with the reason in Note.
-func SavedTime(b, c *CellFact, confidence float64) MeasuredTime {
+func SavedTime(b, c *analysis.CellFact, confidence float64) MeasuredTime {
 	timed := func(xs, ys []float64, ref string) MeasuredTime {
 		iv, _ := DifferenceInterval(xs, ys, confidence)
 		m := MeasuredTime{Ref: ref, Saved: iv.Center * 1e6, Lo: iv.Lo, Hi: iv.Hi, N: iv.N}
 		for _, p := range []*float64{&m.Lo, &m.Hi} {
-			if math.Abs(*p) != Unbounded {
+			if math.Abs(*p) != analysis.Unbounded {
 				*p *= 1e6
 			}
 		}
@@ -106,7 +108,7 @@ func SavedTime(b, c *CellFact, confidence float64) MeasuredTime {
 		return timed(b.WallSamplesMs, c.WallSamplesMs, TimeRefWall)
 	}
 	ref := TimeRefNsys
-	if !HasTimeline(*b) || !HasTimeline(*c) {
+	if !analysis.HasTimeline(*b) || !analysis.HasTimeline(*c) {
 		ref = TimeRefKernelPass
 	}
 	s := b.GPUTimeNs - c.GPUTimeNs

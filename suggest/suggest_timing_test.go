@@ -1,9 +1,11 @@
-package analysis
+package suggest
 
 import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/rooftool/rooftool/analysis"
 )
 
 // The difference's interval by hand: base samples 1..20 ms against a
@@ -21,7 +23,7 @@ func TestDifferenceInterval(t *testing.T) {
 		t.Errorf("DifferenceInterval = %+v %v, want 9.5 [4, 15]", iv, ws)
 	}
 	// Three samples bound no 97.5% median interval: both sides unbounded.
-	if iv, _ := DifferenceInterval([]float64{1, 2, 3}, []float64{1, 1, 1}, 0.95); iv.Lo != -Unbounded || iv.Hi != Unbounded {
+	if iv, _ := DifferenceInterval([]float64{1, 2, 3}, []float64{1, 1, 1}, 0.95); iv.Lo != -analysis.Unbounded || iv.Hi != analysis.Unbounded {
 		t.Errorf("three samples: %+v, want an unbounded interval", iv)
 	}
 }
@@ -36,21 +38,21 @@ func TestSavedTimeReference(t *testing.T) {
 		}
 		return s
 	}
-	cell := func(variant string, wall, dev, gpuNs float64) *CellFact {
-		c := &CellFact{Variant: variant, GPUTimeNs: gpuNs}
+	cell := func(variant string, wall, dev, gpuNs float64) *analysis.CellFact {
+		c := &analysis.CellFact{Variant: variant, GPUTimeNs: gpuNs}
 		if wall > 0 {
 			c.WallSamplesMs = ms(wall)
-			c.Wall, _ = SummarizeMs(c.WallSamplesMs, 0.95)
+			c.Wall, _ = analysis.SummarizeMs(c.WallSamplesMs, 0.95)
 		}
 		if dev > 0 {
 			c.DeviceSamplesMs = ms(dev)
-			c.Device, _ = SummarizeMs(c.DeviceSamplesMs, 0.95)
+			c.Device, _ = analysis.SummarizeMs(c.DeviceSamplesMs, 0.95)
 		}
 		return c
 	}
 	for _, tc := range []struct {
 		name  string
-		b, c  *CellFact
+		b, c  *analysis.CellFact
 		ref   string
 		saved float64 // ns
 		note  string

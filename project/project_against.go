@@ -1,4 +1,4 @@
-package analysis
+package project
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/cellkey"
 )
 
@@ -35,13 +36,13 @@ func plural(n int, what string) string {
 // Measured, and p.Errors sum up each measure; p.KernelErrors and
 // p.TargetClock compare the kernels the target ran under the same names.
 // name names the measured run.
-func (p *Projection) Against(name string, measured *Run) {
+func (p *Projection) Against(name string, measured *analysis.Run) {
 	p.AgainstRun, p.AgainstGPU = name, measured.GPU
-	cells := map[cellkey.Key]CellFact{}
+	cells := map[cellkey.Key]analysis.CellFact{}
 	for _, c := range measured.Cells {
 		cells[c.Key()] = c
 	}
-	kernels := map[cellkey.Key][]KernelFact{}
+	kernels := map[cellkey.Key][]analysis.KernelFact{}
 	for _, k := range measured.Kernels {
 		kernels[k.Key()] = append(kernels[k.Key()], k)
 	}
@@ -98,7 +99,7 @@ func (p *Projection) Against(name string, measured *Run) {
 		}
 		c.MeasuredKernelMs = mc.KernelPassTimeNs / 1e6
 		add(ErrKernels, cell, c.TargetNote, c.ProjectedKernelMs, c.ProjectedKernelBoostMs, c.SourceKernelMs, c.MeasuredKernelMs, &c.KernelError, &c.NaiveErrors.Kernel)
-		if HasTimeline(mc) {
+		if analysis.HasTimeline(mc) {
 			c.MeasuredGPUMs = mc.GPUTimeNs / 1e6
 			add(ErrGPU, cell, c.TargetNote, c.ProjectedGPUMs, c.ProjectedGPUMs*boost, c.SourceGPUMs, c.MeasuredGPUMs, &c.GPUError, &c.NaiveErrors.GPU)
 		}
@@ -132,14 +133,14 @@ func (p *Projection) Against(name string, measured *Run) {
 		}
 	}
 	if len(clocks) > 0 {
-		cc := &ClockCheck{N: len(clocks), Median: median(clocks), Min: slices.Min(clocks), Max: slices.Max(clocks), Assumed: 1}
+		cc := &ClockCheck{N: len(clocks), Median: analysis.Median(clocks), Min: slices.Min(clocks), Max: slices.Max(clocks), Assumed: 1}
 		if p.Model.SourceBoostMHz > 0 && p.Model.TargetBoostMHz > 0 {
 			cc.Assumed = p.Model.TargetBoostMHz / p.Model.SourceBoostMHz
 		}
 		p.TargetClock = cc
 	}
 	if len(p.Errors) == 0 {
-		p.Warnings = append(p.Warnings, Warning{Code: WarnMissing, Metric: "error",
+		p.Warnings = append(p.Warnings, analysis.Warning{Code: analysis.WarnMissing, Metric: "error",
 			Msg: "run " + name + " measured no projected cell: no error to state"})
 	}
 }
@@ -167,7 +168,7 @@ func (a *errAcc) add(v, naive, boost float64, cell, note string) {
 
 func (a *errAcc) summary(measure string) ProjectionError {
 	e := ProjectionError{Measure: measure, N: len(a.errs)}
-	e.Median, e.MedianAbs = median(a.errs), medianAbs(a.errs)
+	e.Median, e.MedianAbs = analysis.Median(a.errs), medianAbs(a.errs)
 	i := worstIndex(a.errs)
 	e.Worst, e.WorstCell, e.WorstNote = a.errs[i], a.cells[i], a.notes[i]
 	e.NaiveMedianAbs = medianAbs(a.naive)
@@ -192,7 +193,7 @@ func medianAbs(xs []float64) float64 {
 	for i, v := range xs {
 		abs[i] = math.Abs(v)
 	}
-	return median(abs)
+	return analysis.Median(abs)
 }
 
 // worstIndex is the index of the value of largest magnitude (the first of

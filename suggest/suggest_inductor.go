@@ -1,9 +1,11 @@
-package analysis
+package suggest
 
 import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/rooftool/rooftool/analysis"
 )
 
 // PredictInductor applies InductorModel to a baseline's launch sequence,
@@ -12,7 +14,7 @@ import (
 // (0: every read charged) and rate the fallback DRAM rate in bytes per ns
 // (where the baseline has no kernel without tensor work). ok is false
 // where seq has no dataflow.
-func PredictInductor(seq []SuggestKernel, outputs []string, backward bool, l2, rate float64) (ModelPrediction, bool) {
+func PredictInductor(seq []Kernel, outputs []string, backward bool, l2, rate float64) (ModelPrediction, bool) {
 	for _, k := range seq {
 		if k.Step == nil {
 			return ModelPrediction{}, false
@@ -41,7 +43,7 @@ func PredictInductor(seq []SuggestKernel, outputs []string, backward bool, l2, r
 // reads it: each tensor's size, producer (index into seq), readers, and
 // whether the call returns it.
 type inductorFlow struct {
-	seq      []SuggestKernel
+	seq      []Kernel
 	l2       float64
 	size     map[string]float64
 	producer map[string]int
@@ -51,7 +53,7 @@ type inductorFlow struct {
 
 // newInductorFlow reads the dataflow of seq, whose call returns outputs, on
 // a GPU with l2 bytes of L2 (0: every read charged).
-func newInductorFlow(seq []SuggestKernel, outputs []string, l2 float64) *inductorFlow {
+func newInductorFlow(seq []Kernel, outputs []string, l2 float64) *inductorFlow {
 	fl := &inductorFlow{seq: seq, l2: l2, size: TensorSizes(seq),
 		producer: map[string]int{}, readers: map[string][]int{}, output: map[string]bool{}}
 	for i, k := range seq {
@@ -226,16 +228,16 @@ func (fl *inductorFlow) merge(p *ModelPrediction, m []int) {
 
 // epilogueNs is what reading b more bytes in its epilogue adds to kernel
 // k's time: k's time taken as the soft maximum (exponent
-// DefaultProjectExponent, the projection model's) of its DRAM term, its
+// SoftMaxExponent, the projection model's) of its DRAM term, its
 // kernel-pass bytes at rate bytes per ns, and the rest (compute and
 // latency, which the read leaves alone), the DRAM term grown by b / rate.
 // A compute-bound GEMM hides most of the read; a memory-bound kernel pays
 // nearly all of it. 0 where rate is unknown.
-func epilogueNs(k SuggestKernel, b, rate float64) float64 {
+func epilogueNs(k Kernel, b, rate float64) float64 {
 	if rate <= 0 || b <= 0 {
 		return 0
 	}
-	n := float64(DefaultProjectExponent)
+	n := float64(analysis.SoftMaxExponent)
 	d := (k.DRAMReadBytes + k.DRAMWriteBytes) / rate
 	t := math.Max(k.DurationNs, d)
 	rest := math.Pow(math.Pow(t, n)-math.Pow(d, n), 1/n)

@@ -1,4 +1,4 @@
-package analysis
+package suggest
 
 import (
 	"fmt"
@@ -7,13 +7,14 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/spec"
 )
 
-// SuggestModel states how FindChains builds chains and predicts what
+// ChainModel states how FindChains builds chains and predicts what
 // fusing them saves.
-const SuggestModel = `A chain is a GEMM (a kernel with tensor work; without FLOP counters, one
+const ChainModel = `A chain is a GEMM (a kernel with tensor work; without FLOP counters, one
 whose name holds nvjet, cutlass, gemm, xmma or cublas) and the kernels
 without tensor work that a fusion could fold into its epilogue. Where the
 variant's spec states its dataflow (which kernel reads which one's output)
@@ -71,11 +72,11 @@ chain its DRAM saving is unknown.`
 const (
 	BasisDataflow    = "dataflow"
 	BasisLaunchOrder = "launch order"
-	BasisMerge       = "merge" // kernels merged into one, no GEMM (SuggestMerges)
+	BasisMerge       = "merge" // kernels merged into one, no GEMM (Merges)
 )
 
-// SuggestKernel is one kernel of a launch sequence FindChains walks.
-type SuggestKernel struct {
+// Kernel is one kernel of a launch sequence FindChains walks.
+type Kernel struct {
 	Name           string
 	DurationNs     float64
 	GEMM           bool    // the kernel does tensor work (or its name says GEMM)
@@ -106,7 +107,7 @@ type Chain struct {
 	DRAMSavedBytes float64 `json:"dram_saved_bytes"`
 	DRAMKnown      bool    `json:"dram_known"`
 	// DRAMSavedWarmBytes is the DRAM saved with a warm L2 (the sequence as
-	// a program runs it): see SuggestModel.
+	// a program runs it): see ChainModel.
 	DRAMSavedWarmBytes float64     `json:"dram_saved_warm_bytes"`
 	Basis              string      `json:"basis"`              // dataflow | launch order
 	Operands           []string    `json:"operands,omitempty"` // dataflow: tensors from outside the chain the epilogue reads
@@ -165,8 +166,8 @@ func IsGEMM(name string, tensorFLOPs float64, flopsKnown bool) bool {
 // only prepare one: their address or offset tables.
 var gemmHelperWords = []string{"pointers", "offsets"}
 
-// SuggestOptions tune FindChains.
-type SuggestOptions struct {
+// Options tune FindChains.
+type Options struct {
 	// SMs is the GPU's SM count for the grid rule of FoldBlock (0: the rule
 	// is not applied).
 	SMs int
@@ -190,8 +191,8 @@ var (
 )
 
 // FoldBlock says why kernel k cannot be folded into a GEMM's epilogue, or
-// "" (see SuggestModel).
-func FoldBlock(k SuggestKernel, sms int) string {
+// "" (see ChainModel).
+func FoldBlock(k Kernel, sms int) string {
 	n := nameWords(k.Name)
 	op := ""
 	if k.Step != nil {
@@ -227,7 +228,7 @@ func FoldBlock(k SuggestKernel, sms int) string {
 // FindChains finds the chains of one launch sequence (one stream, one
 // range, in launch order): by dataflow where every kernel of seq has its
 // Step, else by launch order; with the kernels it refused.
-func FindChains(rangePath string, stream int64, seq []SuggestKernel, opt SuggestOptions) ([]Chain, []NotOffered) {
+func FindChains(rangePath string, stream int64, seq []Kernel, opt Options) ([]Chain, []NotOffered) {
 	flow := len(seq) > 0
 	for _, k := range seq {
 		flow = flow && k.Step != nil
@@ -256,7 +257,7 @@ func FindChains(rangePath string, stream int64, seq []SuggestKernel, opt Suggest
 
 // launchOrderChains: each GEMM and the kernels after it up to the next
 // GEMM or the first refused kernel.
-func launchOrderChains(seq []SuggestKernel, opt SuggestOptions) ([]Chain, []NotOffered) {
+func launchOrderChains(seq []Kernel, opt Options) ([]Chain, []NotOffered) {
 	var out []Chain
 	var no []NotOffered
 	for i := 0; i < len(seq); i++ {
@@ -294,7 +295,7 @@ func launchOrderChains(seq []SuggestKernel, opt SuggestOptions) ([]Chain, []NotO
 // dataflowChains: for each GEMM in launch order, the kernels after it that
 // read its output or a member's and nothing written after the GEMM by a
 // kernel outside the chain.
-func dataflowChains(seq []SuggestKernel, opt SuggestOptions) ([]Chain, []NotOffered) {
+func dataflowChains(seq []Kernel, opt Options) ([]Chain, []NotOffered) {
 	producer := map[string]int{}
 	consumers := map[string][]int{}
 	for i, k := range seq {
@@ -408,7 +409,7 @@ func dataflowChains(seq []SuggestKernel, opt SuggestOptions) ([]Chain, []NotOffe
 				c.Edges = append(c.Edges, e)
 			}
 		}
-		chainSeq := []SuggestKernel{gk}
+		chainSeq := []Kernel{gk}
 		for _, m := range members {
 			chainSeq = append(chainSeq, seq[m])
 		}
@@ -427,7 +428,7 @@ func dataflowChains(seq []SuggestKernel, opt SuggestOptions) ([]Chain, []NotOffe
 // timeSaved sets c's time saved: its folded time less what the epilogue
 // reads beside the intermediates, each folded kernel's DRAM read less its
 // edges' reads, at rate bytes per ns.
-func timeSaved(c *Chain, seq []SuggestKernel, rate float64) {
+func timeSaved(c *Chain, seq []Kernel, rate float64) {
 	if !c.DRAMKnown || rate <= 0 {
 		return
 	}
@@ -448,7 +449,7 @@ func timeSaved(c *Chain, seq []SuggestKernel, rate float64) {
 // is saved (WriteSaved; a write-back L2 evicts it to DRAM later), and its read where
 // it does not fit: size + the DRAM bytes of the kernels launched between
 // producer and reader > l2.
-func warmSaved(c *Chain, seq []SuggestKernel, l2 float64) {
+func warmSaved(c *Chain, seq []Kernel, l2 float64) {
 	if !c.DRAMKnown {
 		return
 	}
@@ -469,7 +470,7 @@ func warmSaved(c *Chain, seq []SuggestKernel, l2 float64) {
 
 // finish sums a chain's edges into its DRAM saving, unknown where a kernel
 // of the chain lacks ncu bytes.
-func finish(c *Chain, ks []SuggestKernel) {
+func finish(c *Chain, ks []Kernel) {
 	for _, e := range c.Edges {
 		c.DRAMSavedBytes += e.ReadSavedBytes + e.WriteSavedBytes
 	}
@@ -491,14 +492,14 @@ func RankChains(cs []Chain) {
 	sort.SliceStable(cs, func(i, j int) bool { return rank[cs[i].Basis] < rank[cs[j].Basis] })
 }
 
-// SuggestTables finds the chains of ingested exports: kernels of the
+// Tables finds the chains of ingested exports: kernels of the
 // timeline (nsys, Kineto) where there is one, else of the ncu kernel pass,
 // grouped by file, device, stream and NVTX range path, in launch order
 // (exports state no dataflow). facts (may be nil) are the KernelFacts of
 // the same tables, for tensor work, DRAM bytes and grids; sms is the GPU's
 // SM count (0: unknown).
-func SuggestTables(t *ingest.Tables, facts []KernelFact, sms int, l2 float64) ([]Chain, []NotOffered) {
-	byID := map[int64]*KernelFact{}
+func Tables(t *ingest.Tables, facts []analysis.KernelFact, sms int, l2 float64) ([]Chain, []NotOffered) {
+	byID := map[int64]*analysis.KernelFact{}
 	for i := range facts {
 		byID[facts[i].KernelID] = &facts[i]
 	}
@@ -545,13 +546,13 @@ func SuggestTables(t *ingest.Tables, facts []KernelFact, sms int, l2 float64) ([
 	})
 	var out []Chain
 	var no []NotOffered
-	opt := SuggestOptions{SMs: sms, L2Bytes: l2, Note: "an export states no dataflow: the chain follows launch order, and a folded kernel may not read the GEMM's output"}
+	opt := Options{SMs: sms, L2Bytes: l2, Note: "an export states no dataflow: the chain follows launch order, and a folded kernel may not read the GEMM's output"}
 	for _, g := range keys {
 		list := groups[g]
 		sort.SliceStable(list, func(i, j int) bool { return list[i].StartNs < list[j].StartNs })
-		seq := make([]SuggestKernel, len(list))
+		seq := make([]Kernel, len(list))
 		for i, k := range list {
-			sk := SuggestKernel{Name: k.Name, DurationNs: float64(k.DurationNs)}
+			sk := Kernel{Name: k.Name, DurationNs: float64(k.DurationNs)}
 			if f := byID[k.ID]; f != nil {
 				sk.GEMM = IsGEMM(k.Name, f.TensorFLOPs, f.FLOPsKnown)
 				sk.DRAMReadBytes, sk.DRAMWriteBytes = f.DRAMReadBytes, f.DRAMWriteBytes
@@ -578,9 +579,9 @@ func SuggestTables(t *ingest.Tables, facts []KernelFact, sms int, l2 float64) ([
 // apart and the counts agree, by position), and the steps of flow where it
 // has one per kernel (else none; the second value says why). kfacts may
 // hold other cells' facts: only the cell's own are used.
-func CellSequence(c CellFact, kfacts []KernelFact, flow *spec.Dataflow) ([]SuggestKernel, string) {
-	queue := map[string][]*KernelFact{}
-	var own []*KernelFact
+func CellSequence(c analysis.CellFact, kfacts []analysis.KernelFact, flow *spec.Dataflow) ([]Kernel, string) {
+	queue := map[string][]*analysis.KernelFact{}
+	var own []*analysis.KernelFact
 	for i := range kfacts {
 		f := &kfacts[i]
 		if f.Key() != c.Key() {
@@ -589,8 +590,8 @@ func CellSequence(c CellFact, kfacts []KernelFact, flow *spec.Dataflow) ([]Sugge
 		queue[f.Name] = append(queue[f.Name], f)
 		own = append(own, f)
 	}
-	used := map[*KernelFact]bool{}
-	take := func(m map[string][]*KernelFact, name string) *KernelFact {
+	used := map[*analysis.KernelFact]bool{}
+	take := func(m map[string][]*analysis.KernelFact, name string) *analysis.KernelFact {
 		for _, f := range m[name] {
 			if !used[f] {
 				used[f] = true
@@ -599,9 +600,9 @@ func CellSequence(c CellFact, kfacts []KernelFact, flow *spec.Dataflow) ([]Sugge
 		}
 		return nil
 	}
-	seq := make([]SuggestKernel, len(c.KernelNames))
+	seq := make([]Kernel, len(c.KernelNames))
 	for i, name := range c.KernelNames {
-		sk := SuggestKernel{Name: name}
+		sk := Kernel{Name: name}
 		if i < len(c.KernelTimesNs) {
 			sk.DurationNs = c.KernelTimesNs[i]
 		}
@@ -666,14 +667,14 @@ func FlowsOf(exps []*spec.Experiment) Flows {
 	return out
 }
 
-// SuggestCell finds the chains of one cell of a run, by the dataflow flows
+// Cell finds the chains of one cell of a run, by the dataflow flows
 // state for its variant where it matches the cell's kernels, else by launch
 // order; sms is the GPU's SM count (0: unknown), l2 its L2 size in bytes
 // (0: unknown).
-func SuggestCell(c CellFact, kfacts []KernelFact, flows Flows, sms int, l2 float64) ([]Chain, []NotOffered) {
+func Cell(c analysis.CellFact, kfacts []analysis.KernelFact, flows Flows, sms int, l2 float64) ([]Chain, []NotOffered) {
 	flow := flows[[2]string{c.Experiment, c.Variant}]
 	seq, note := CellSequence(c, kfacts, flow)
-	opt := SuggestOptions{SMs: sms, L2Bytes: l2, Note: note}
+	opt := Options{SMs: sms, L2Bytes: l2, Note: note}
 	if flow != nil && note == "" {
 		opt.Outputs = flow.Outputs
 		if flow.From != "" {
