@@ -211,8 +211,9 @@ func exitCode(err error) int {
 	var ie *ingest.InputError
 	var ue usageError
 	var re *pipeline.RunInputError
+	var be *pipeline.BadInputError
 	switch {
-	case errors.As(err, &ie), errors.As(err, &ue), errors.As(err, &re):
+	case errors.As(err, &ie), errors.As(err, &ue), errors.As(err, &re), errors.As(err, &be):
 		return exitBadArgs
 	}
 	return exitFailure
