@@ -2,7 +2,11 @@
 // draws the hierarchical roofline and sweep charts of an analysed run as PNG
 // and SVG, against the roofs the run was analysed with (gpu.CeilingsFor:
 // the device's own, the catalog's, the measured ones). It draws only: the
-// GPU catalog and the ceilings live in package gpu, the facts in analysis.
+// GPU catalog and the ceilings live in package gpu, the facts in analysis,
+// and what a command names is opened and analysed by package pipeline;
+// Draw writes the charts of such an input (pipeline.Facts) with the
+// summary the roofline command prints, and names the ncu counters an
+// export lacks for a kernel point.
 //
 // This file is the API the reports stage codes against.
 package roofline

@@ -12,6 +12,7 @@ import (
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/pipeline"
 	"github.com/rooftool/rooftool/spec"
 )
 
@@ -105,12 +106,17 @@ func TestRooflineFactsChild(t *testing.T) {
 		ceil := gpu.CeilingsFor(analysis.DeviceCeilings(tb), "h100-sxm", nil)
 		run, err = analysis.Analyze(tb, []*spec.Experiment{}, analysis.Options{Ceilings: ceil})
 	} else {
-		in, oerr := openRooflineInput([]string{dir}, 0)
+		in, oerr := pipeline.OpenInput([]string{dir}, pipeline.InputOptions{})
 		if oerr != nil {
 			t.Fatal(oerr)
 		}
-		ceil := gpu.CeilingsFor(analysis.DeviceCeilingsIndexed(in.t, in.metrics), "h100-sxm", nil)
-		run, err = analysis.AnalyzeIndexed(in.t, in.metrics, []*spec.Experiment{}, analysis.Options{Ceilings: ceil})
+		x, oerr := in.ReadIndexed(0)
+		if oerr != nil {
+			t.Fatal(oerr)
+		}
+		defer x.Close()
+		ceil := gpu.CeilingsFor(analysis.DeviceCeilingsIndexed(x.Tables, x.Metrics), "h100-sxm", nil)
+		run, err = analysis.AnalyzeIndexed(x.Tables, x.Metrics, []*spec.Experiment{}, analysis.Options{Ceilings: ceil})
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,13 +15,16 @@ import (
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch"
+	"github.com/rooftool/rooftool/pipeline"
+	"github.com/rooftool/rooftool/roofline"
 	"github.com/rooftool/rooftool/spec"
 )
 
 // TestRooflineStreamMatchesInMemory builds roofline's facts both ways, from
 // the tables read whole (ingest.Files or the run's tables, CeilingsFor,
 // Analyze) and from the metrics table scanned in small batches
-// (openRooflineInput), and wants the same roofs, the same Run and the same
+// (pipeline.Input.ReadIndexed), and wants the same roofs, the same Run and the same
 // charts, byte for byte. The inputs are the real exports the roofline
 // tests draw and the committed runs. metricRows and ncuKernels, where
 // given, are the metrics table's rows and its ncu kernel-pass rows (not
@@ -79,19 +83,23 @@ func TestRooflineStreamMatchesInMemory(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			in, err := openRooflineInput([]string{c.input}, c.batch)
+			in, err := pipeline.OpenInput([]string{c.input}, pipeline.InputOptions{GPU: c.gpu})
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer in.Close()
-			if in.runDir != runDir {
-				t.Errorf("run dir %q, want %q", in.runDir, runDir)
+			x, err := in.ReadIndexed(c.batch)
+			if err != nil {
+				t.Fatal(err)
 			}
-			if n := in.t.NumRows(ingest.TableMetrics); n != 0 {
+			defer x.Close()
+			if runDir != "" && x.Dir != runDir+"/"+rundir.TablesDir {
+				t.Errorf("tables read from %q, want the run's %q", x.Dir, runDir+"/"+rundir.TablesDir)
+			}
+			if n := x.Tables.NumRows(ingest.TableMetrics); n != 0 {
 				t.Errorf("streamed tables hold %d metric rows, want none", n)
 			}
-			ceil := gpu.CeilingsFor(analysis.DeviceCeilingsIndexed(in.t, in.metrics), c.gpu, measured)
-			run, err := analysis.AnalyzeIndexed(in.t, in.metrics, exps, analysis.Options{Ceilings: ceil})
+			ceil := gpu.CeilingsFor(analysis.DeviceCeilingsIndexed(x.Tables, x.Metrics), c.gpu, measured)
+			run, err := analysis.AnalyzeIndexed(x.Tables, x.Metrics, exps, analysis.Options{Ceilings: ceil})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,7 +112,7 @@ func TestRooflineStreamMatchesInMemory(t *testing.T) {
 
 			// The scan went through several batches where the table has rows.
 			batches, rows := 0, 0
-			if err := ingest.ScanMetrics(in.dir, []string{"kernel_id"}, c.batch, func(b *ingest.MetricBatch) error {
+			if err := ingest.ScanMetrics(x.Dir, []string{"kernel_id"}, c.batch, func(b *ingest.MetricBatch) error {
 				batches++
 				rows += b.Rows
 				return nil
@@ -134,7 +142,15 @@ func TestRooflineStreamMatchesInMemory(t *testing.T) {
 			draw := func(tb *ingest.Tables, ceil gpu.Ceilings, run *analysis.Run) drawn {
 				var o, e bytes.Buffer
 				dir := t.TempDir()
-				err := drawRoofline(&RooflineOptions{IO: &IO{Out: &o, Err: &e}, OutDir: dir, GPU: c.gpu, Inputs: []string{c.input}}, in.dir, tb.GPUs(), exps, ceil, run)
+				f := &pipeline.Facts{Input: in, Run: run, Experiments: exps, Ceilings: ceil, GPUs: tb.GPUs(), TablesDir: x.Dir}
+				s, err := roofline.Draw(f, roofline.Options{OutDir: dir, KernelPass: launch.NCUMetrics})
+				if err == nil {
+					err = s.WriteText(&o, &e)
+				} else {
+					for _, w := range s.Warnings {
+						fmt.Fprintf(&e, "warning: %s\n", w)
+					}
+				}
 				d := drawn{out: strings.ReplaceAll(o.String(), dir, "OUT"), err: e.String(), files: map[string][]byte{}}
 				if err != nil {
 					d.failed = err.Error()
@@ -149,7 +165,7 @@ func TestRooflineStreamMatchesInMemory(t *testing.T) {
 				}
 				return d
 			}
-			mem, str := draw(whole, ceilMem, runMem), draw(in.t, ceil, run)
+			mem, str := draw(whole, ceilMem, runMem), draw(x.Tables, ceil, run)
 			if mem.out != str.out || mem.err != str.err || mem.failed != str.failed {
 				t.Errorf("in memory: out %q err %q failed %q\nstreamed: out %q err %q failed %q", mem.out, mem.err, mem.failed, str.out, str.err, str.failed)
 			}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/roofline"
 )
 
 const realdata = "../../testdata/realdata/"
@@ -258,7 +259,7 @@ func TestRooflineJSON(t *testing.T) {
 	if err := json.Unmarshal(o.Bytes(), &s); err != nil {
 		t.Fatalf("%v\n%s", err, o.String())
 	}
-	if s.Version != rooflineJSONVersion || len(s.Files) == 0 || len(s.Files) != len(strings.Fields(to.String())) {
+	if s.Version != roofline.JSONVersion || len(s.Files) == 0 || len(s.Files) != len(strings.Fields(to.String())) {
 		t.Errorf("summary %+v; the text listed %q", s, to.String())
 	}
 	for _, f := range s.Files {
