@@ -11,6 +11,14 @@
 // passes the run's manifest marks failed or skipped are masked in the
 // analysis itself, before any fact is derived.
 //
+// OpenInput is the one opener of what a command's user named: a run
+// directory or a committed run's name, a directory of ingested tables, or
+// export files become a typed Input (its kind, the run or tables, and the
+// GPU --gpu and --ceilings name, resolved once), and what is none of these
+// is bad input naming the path and what was expected. Input.Facts
+// analyses it for the roofline command, Input.Suggest finds the fusion
+// chains of package suggest in it.
+//
 // Place in the pipeline: ingest -> analysis -> pipeline -> roofline,
 // reports -> cmd. Nothing above this package reads a run's files.
 package pipeline

@@ -117,11 +117,11 @@ func TestMaskedPassSameFacts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			arg, _, err := suggestRunArg([]string{dir})
-			if err != nil || arg != dir {
-				t.Fatalf("suggestRunArg: %q, %v", arg, err)
+			in, err := pipeline.OpenInput([]string{dir}, pipeline.InputOptions{Committed: true})
+			if err != nil || in.Kind != pipeline.KindRun {
+				t.Fatalf("pipeline.OpenInput: %+v, %v", in, err)
 			}
-			_, sugRes, err := loadRun(ctx, arg, pipeline.Options{})
+			sugRes, err := in.Load(ctx, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
