@@ -30,37 +30,7 @@ func newDoctorCmd(io *IO) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check this machine for profiling: GPU, driver, CUDA, ncu, nsys, counters, Python",
-		Long: `Doctor reports the GPU and driver, the CUDA toolkit, ncu and nsys with their
-versions, whether nsys' importer loads its libraries (libdw.so.1 is often
-missing), whether performance counters are permitted, the Python the
-runner will use and its torch, Triton and PyYAML, the optional packages of
-some variants, and where the kernels folder (run.py and the experiments)
-was found. The Python is that of --python, by default the project's
-.venv/bin/python where scripts/setup.sh made it, else the python3 beside
-rooftool where rooftool is installed into a Python environment (pip
-install rooftool), else python3 from PATH. Each problem comes with what to
-do: for a missing torch, the pip command that installs
-kernels/requirements-gpu.txt into that interpreter.
-
-Required (a problem where missing or broken): a GPU with its driver, ncu,
-nsys and its importer's libraries, permission to read performance
-counters, the runner's Python, the kernels folder, and on a machine with a
-GPU torch (a CUDA build), Triton and PyYAML (warnings without a GPU).
-Optional (never a problem): nvcc, numpy, and the packages some variants need, each
-named with the variants it runs and how to install it: quack
-(quack-kernels with nvidia-cutlass-dsl), cutlass (nvidia-cutlass) and fla
-(flash-linear-attention), the wheel's extras rooftool[quack],
-rooftool[cutlass] and rooftool[fla] (rooftool[all]: all three, torch and
-Triton).
-
-Exit status: 0 when nothing required is missing, 1 when a problem was found
-(and with --strict when a warning was), 2 bad usage. Doctor runs on
-machines without a GPU too and says so (exit 1 there: nothing can profile).
-
---format table (default) prints one line per finding; csv has the columns
-check, level (ok, info, warn, problem), detail and fix; json is
-{"rooftool_doctor": 1, "problems": N, "findings": [...]} with the same keys
-(JSON.md). --json is the old spelling of --format json.`,
+		Long:  helpText("doctor"),
 		Example: `  rooftool doctor
   rooftool doctor --probe=false --format json | jq '.findings[] | select(.level == "problem")'`,
 		Args: cobra.NoArgs,

@@ -25,33 +25,7 @@ func newProjectCmd(io *IO) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "project RUN --gpu GPU",
 		Short: "Project a run onto another catalog GPU with the roofline model (a what-if, not a measurement)",
-		Long: `Project is a what-if: it projects each cell of RUN (wall time, GPU time, and
-each candidate's speedup over its baseline) onto another GPU of the catalog
-(rooftool gpus), with the efficiency each kernel reached on the run's GPU
-carried over. Everything it prints for the target GPU is a PROJECTION, not a
-measurement, unless a column says "measured".
-
-Model:
-` + project.ModelText + `
-
-It ignores what the roofs do not hold: latency-bound kernels (they do not
-speed up with bandwidth), clocks, cache sizes, and host overhead that differs
-between machines.
-
---against RUN2 compares the projection with a run measured on the target GPU
-(the same experiments and shapes; a timing-only run will do): a "measured on"
-column, the error projected / measured - 1 of each cell's wall time, and its
-median and worst.
-
---format table (default) is Markdown-compatible; csv is one long table whose
-"row" column says what a row holds (cell, speedup, error_median, error_worst)
-and whose "projected_onto" column names the target GPU; json is one object
-with "rooftool_project": 1 and "projection": true.
-
-A run may also be named by a run committed under testdata/runs (the default
-run is embedded in the binary; the others are read from the repository that
-holds the working directory). Exit status: 0 done, 2 bad usage, an unknown GPU or a run with
-nothing to project, 1 anything else.`,
+		Long:  helpText("project", "{{project.ModelText}}", project.ModelText),
 		Example: `  rooftool project 2026-11-23-h100-140505 --gpu h200
   rooftool project 2026-11-22-h100-003504 --gpu h200 --against 2026-11-22-h200-004838
   rooftool project runs/my-run --gpu a100-sxm-80 --format json`,
