@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/internal/memlimit"
 	"github.com/rooftool/rooftool/internal/tableout"
 	"github.com/rooftool/rooftool/pipeline"
 )
@@ -158,6 +159,16 @@ var commands = []func(*IO) *cobra.Command{
 func Main() int {
 	guardMemory(os.Stderr)
 	return run(context.Background(), os.Args[1:], stdIO())
+}
+
+// guardMemory keeps rooftool under its memory limit (memlimit.Guard):
+// past it, exit 1 with the message on stderr, not the runtime's
+// out-of-memory death (exit 2, the code of a clean refusal).
+func guardMemory(stderr io.Writer) {
+	memlimit.Guard(func(msg string) {
+		fmt.Fprintln(stderr, "rooftool:", msg)
+		os.Exit(exitFailure)
+	})
 }
 
 func run(ctx context.Context, args []string, io *IO) int {

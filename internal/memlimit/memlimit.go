@@ -1,4 +1,4 @@
-package main
+package memlimit
 
 import (
 	"bufio"
@@ -14,16 +14,11 @@ import (
 	"time"
 )
 
-// Memory: rooftool sets the Go runtime's memory limit and watches the heap
-// against it, so that an input too large for the machine ends in exit 1
-// with a message, not in the runtime's "fatal error: out of memory" (exit
-// 2, the code of a clean refusal) or a kill by the kernel.
-
-// memoryLimit is the limit rooftool keeps to, in bytes, and what set it:
+// Limit is the limit rooftool keeps to, in bytes, and what set it:
 // GOMEMLIMIT where it is set; else 3/4 of the least of the machine's
 // memory, the cgroup's memory limit and the address-space limit (ulimit
 // -v); 0 where none can be read.
-func memoryLimit() (int64, string) {
+func Limit() (int64, string) {
 	if v := os.Getenv("GOMEMLIMIT"); v != "" && v != "off" {
 		if l := debug.SetMemoryLimit(-1); l > 0 && l < math.MaxInt64 {
 			return l, "GOMEMLIMIT"
@@ -109,11 +104,12 @@ func (w *memWatch) overLimit() string {
 		w.limit>>20, w.source, live>>20, held>>20)
 }
 
-// guardMemory sets the runtime's memory limit and starts the watch, which
-// ends the process with exitFailure and a message on stderr when the heap
-// goes past it.
-func guardMemory(stderr io.Writer) {
-	limit, source := memoryLimit()
+// Guard sets the runtime's memory limit (Limit) and starts the watch,
+// which calls over with a message saying so when the heap goes past it
+// (the live heap at the limit, or the memory held from the system past
+// 5/4 of it); over is to end the process. Without a limit it does nothing.
+func Guard(over func(msg string)) {
+	limit, source := Limit()
 	if limit <= 0 {
 		return
 	}
@@ -126,8 +122,7 @@ func guardMemory(stderr io.Writer) {
 	go func() {
 		for range time.Tick(20 * time.Millisecond) {
 			if msg := w.overLimit(); msg != "" {
-				fmt.Fprintln(stderr, "rooftool:", msg)
-				os.Exit(exitFailure)
+				over(msg)
 			}
 		}
 	}()
