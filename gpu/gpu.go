@@ -8,9 +8,12 @@
 // precedence, the empirical ceilings `rooftool ceilings` measures
 // (RUNDIR/ceilings.json), and CeilingsFor, which merges the roofs an export
 // states (analysis.DeviceCeilings) with the catalog's and the measured ones.
+// It writes the catalog as `rooftool gpus` shows it (Row, WriteTable,
+// WriteDetail).
 //
-// It imports no other package of rooftool: ingest, analysis, the profile
-// runner (launch), roofline, reports and cmd import it.
+// It imports only leaf packages of rooftool (internal/tableout): ingest,
+// analysis, the profile runner (launch), roofline, reports and cmd import
+// it.
 package gpu
 
 // Spec is one catalog entry: datasheet figures of a GPU and where each
