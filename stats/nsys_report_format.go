@@ -1,4 +1,4 @@
-package analysis
+package stats
 
 // A report's output (ReportTable) as rooftool stats --report writes it:
 // CSV as nsys prints it, byte for byte; a text table under the report's

@@ -1,4 +1,4 @@
-package analysis
+package stats
 
 // StreamSummary reads the kernels table of a directory a batch at a time
 // (ingest.ScanKernels), only the columns it needs, and groups kernels by

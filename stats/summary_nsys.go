@@ -1,4 +1,4 @@
-package analysis
+package stats
 
 import "github.com/rooftool/rooftool/ingest"
 

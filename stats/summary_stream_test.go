@@ -1,4 +1,4 @@
-package analysis
+package stats
 
 import (
 	"fmt"
@@ -13,6 +13,9 @@ import (
 
 	"github.com/rooftool/rooftool/ingest"
 )
+
+// realdata holds the real exports the summaries are checked on.
+const realdata = "../testdata/realdata/"
 
 // StreamSummary over a directory of tables, read batch by batch, gives the
 // summary that KernelSummary computes over the same tables read whole: on

@@ -1,4 +1,4 @@
-package analysis
+package stats
 
 // The output of a kernel summary (Summary) as rooftool stats writes it:
 // nsys's cuda_gpu_kern_sum columns as CSV (SummaryCSV), JSON

@@ -1,4 +1,4 @@
-package analysis
+package stats
 
 // The rows of each report (NsysReports): the groups ingest reads, summed as
 // the report's SQL sums them, in the order its ORDER BY leaves them (SQLite

@@ -1,4 +1,4 @@
-package analysis
+package stats
 
 // The reports of nsys stats that rooftool stats --report reproduces, one
 // definition each (NsysReports): name, title, the tables read, nsys's
