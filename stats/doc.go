@@ -6,7 +6,7 @@
 // grouped, as NsysSummaryGroups groups an nsys SQLite export's kernel
 // table), and it reproduces nsys's reports cuda_gpu_kern_sum,
 // nvtx_kern_sum, cuda_api_sum, cuda_gpu_mem_time_sum and
-// cuda_gpu_mem_size_sum byte for byte (NsysReports, RunNsysReport), their
+// cuda_gpu_mem_size_sum byte for byte (Reports, RunReport), their
 // figures rounded as nsys rounds them (NsysRound1). It owns its output:
 // the text tables, CSV and JSON of rooftool stats.
 //

@@ -182,7 +182,7 @@ func jsonString(s string) ([]byte, error) {
 
 // JSON is t as ReportJSON.
 func (t ReportTable) JSON() ReportJSON {
-	out := ReportJSON{Version: SummaryJSONVersion, Report: t.Report.Name, Skipped: t.Skipped, Rows: []ReportRow{}}
+	out := ReportJSON{Version: JSONVersion, Report: t.Report.Name, Skipped: t.Skipped, Rows: []ReportRow{}}
 	if t.Report.Names {
 		out.Names = t.Names
 		if out.Names == "" {

@@ -1,6 +1,6 @@
 package stats
 
-// The rows of each report (NsysReports): the groups ingest reads, summed as
+// The rows of each report (Reports): the groups ingest reads, summed as
 // the report's SQL sums them, in the order its ORDER BY leaves them (SQLite
 // sorts stably, so rows of equal keys keep the order of its GROUP BY).
 
@@ -21,14 +21,14 @@ var null = Cell{Null: true}
 
 // durationCells are the eight figures of a duration report's row: Time
 // (%), total, count, then Avg, Med, Min, Max and StdDev.
-func durationCells(r SummaryRow) []Cell {
+func durationCells(r Row) []Cell {
 	return []Cell{text(fmt1(r.TimePct)), intCell(r.TotalNs), intCell(int64(r.Instances)), text(fmtStat(r.AvgNs)),
 		text(fmtStat(r.MedNs)), intCell(r.MinNs), intCell(r.MaxNs), text(fmtStat(r.StdDevNs))}
 }
 
 // setShares sets each row's share of the rows' total time, as nsys's
 // round(total * 100.0 / sum(total), 1) has it.
-func setShares(rows []SummaryRow) {
+func setShares(rows []Row) {
 	var total int64
 	for _, r := range rows {
 		total += r.TotalNs
@@ -46,7 +46,7 @@ func byTotal[T any](rows []T, total func(T) int64) {
 }
 
 // KernelSummaryRows are the rows of cuda_gpu_kern_sum from a flat kernel
-// summary (SummaryOptions.Flat), in its order.
+// summary (Options.Flat), in its order.
 func KernelSummaryRows(s Summary) [][]Cell {
 	out := make([][]Cell, len(s.Rows))
 	for i, r := range s.Rows {
@@ -66,11 +66,11 @@ func apiSumRows(path, _ string) ([][]Cell, error) {
 		return nil, err
 	}
 	type row struct {
-		SummaryRow
+		Row
 		null bool
 	}
 	rows := make([]row, len(groups))
-	sums := make([]SummaryRow, len(groups))
+	sums := make([]Row, len(groups))
 	for i, g := range groups {
 		sums[i] = summarise("", apiName(g.Name), g.Durations)
 	}
@@ -85,7 +85,7 @@ func apiSumRows(path, _ string) ([][]Cell, error) {
 		if r.null {
 			name = null
 		}
-		out[i] = append(durationCells(r.SummaryRow), name)
+		out[i] = append(durationCells(r.Row), name)
 	}
 	return out, nil
 }
@@ -112,12 +112,12 @@ func memTimeSumRows(path, _ string) ([][]Cell, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows := make([]SummaryRow, len(groups))
+	rows := make([]Row, len(groups))
 	for i, g := range groups {
 		rows[i] = summarise("", g.Name, g.Values)
 	}
 	setShares(rows)
-	byTotal(rows, func(r SummaryRow) int64 { return r.TotalNs })
+	byTotal(rows, func(r Row) int64 { return r.TotalNs })
 	out := make([][]Cell, len(rows))
 	for i, r := range rows {
 		out[i] = append(durationCells(r), text(r.Name))
@@ -133,11 +133,11 @@ func memSizeSumRows(path, _ string) ([][]Cell, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows := make([]SummaryRow, len(groups))
+	rows := make([]Row, len(groups))
 	for i, g := range groups {
 		rows[i] = summarise("", g.Name, g.Values)
 	}
-	byTotal(rows, func(r SummaryRow) int64 { return r.TotalNs })
+	byTotal(rows, func(r Row) int64 { return r.TotalNs })
 	mb := func(v float64) Cell { return text(strconv.FormatFloat(v/1e6, 'f', 3, 64)) }
 	out := make([][]Cell, len(rows))
 	for i, r := range rows {
@@ -157,7 +157,7 @@ func nvtxKernSumRows(path, names string) ([][]Cell, error) {
 	}
 	type row struct {
 		g   *ingest.NsysRangeKernGroup
-		sum SummaryRow
+		sum Row
 	}
 	rows := make([]row, len(groups))
 	for i := range groups {

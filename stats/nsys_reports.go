@@ -1,7 +1,7 @@
 package stats
 
 // The reports of nsys stats that rooftool stats --report reproduces, one
-// definition each (NsysReports): name, title, the tables read, nsys's
+// definition each (Reports): name, title, the tables read, nsys's
 // columns, the checks that make nsys skip a report, and how the rows are
 // made. The rows are nsys's byte for byte: its report scripts' SQL
 // (nsys 2025.3.1), their figures rounded as SQLite rounds them
@@ -37,8 +37,8 @@ type TableCheck struct {
 	Table, Message string
 }
 
-// NsysReport is one report of nsys stats.
-type NsysReport struct {
+// Report is one report of nsys stats.
+type Report struct {
 	Name   string   // nsys's report name, as --report takes it
 	Title  string   // nsys's display name, the header of the report's table
 	Tables []string // the export's tables the report reads; no other is read
@@ -48,7 +48,7 @@ type NsysReport struct {
 	// apply (nsys's :base and :mangled).
 	Names bool
 	// FromSummary: the rows are the kernel summary's (KernelSummary with
-	// SummaryOptions.Flat), made from any input rooftool reads; the other
+	// Options.Flat), made from any input rooftool reads; the other
 	// reports read one nsys SQLite export through rows.
 	FromSummary bool
 	// skip returns nsys's message for an export that lacks a table the
@@ -56,7 +56,7 @@ type NsysReport struct {
 	// them all; has says whether the export has a table.
 	skip func(has func(table string) bool) string
 	// rows reads the export at path and returns the report's rows in
-	// nsys's order, names as SummaryOptions.Names.
+	// nsys's order, names as Options.Names.
 	rows func(path, names string) ([][]Cell, error)
 }
 
@@ -79,9 +79,9 @@ const (
 	skipKernels = "{FILE} does not contain CUDA kernel data."
 )
 
-// NsysReports are the reports --report reproduces, in the order the help
+// Reports are the reports --report reproduces, in the order the help
 // lists them.
-var NsysReports = []NsysReport{
+var Reports = []Report{
 	{
 		Name:        SummaryReport,
 		Title:       "CUDA GPU Kernel Summary",
@@ -158,29 +158,29 @@ func skipMemory(has func(string) bool) string {
 	return ""
 }
 
-// NsysReportNames are the names --report takes, in NsysReports order.
-func NsysReportNames() []string {
-	out := make([]string, len(NsysReports))
-	for i, r := range NsysReports {
+// ReportNames are the names --report takes, in Reports order.
+func ReportNames() []string {
+	out := make([]string, len(Reports))
+	for i, r := range Reports {
 		out[i] = r.Name
 	}
 	return out
 }
 
-// LookupNsysReport returns the report named name, or an error naming
+// LookupReport returns the report named name, or an error naming
 // the reports there are.
-func LookupNsysReport(name string) (*NsysReport, error) {
-	for i := range NsysReports {
-		if NsysReports[i].Name == name {
-			return &NsysReports[i], nil
+func LookupReport(name string) (*Report, error) {
+	for i := range Reports {
+		if Reports[i].Name == name {
+			return &Reports[i], nil
 		}
 	}
-	return nil, fmt.Errorf("unknown report %q: want %s", name, strings.Join(NsysReportNames(), ", "))
+	return nil, fmt.Errorf("unknown report %q: want %s", name, strings.Join(ReportNames(), ", "))
 }
 
 // Skipped returns nsys's SKIPPED message for the report over the export
 // named file, whose tables are has: "" where the report runs.
-func (r *NsysReport) Skipped(file string, has func(table string) bool) string {
+func (r *Report) Skipped(file string, has func(table string) bool) string {
 	if r.skip == nil {
 		return ""
 	}
@@ -189,7 +189,7 @@ func (r *NsysReport) Skipped(file string, has func(table string) bool) string {
 
 // ReportTable is a report run over one export.
 type ReportTable struct {
-	Report *NsysReport
+	Report *Report
 	Names  string // the kernel names the rows group by, for reports that take Names
 	// Skipped is nsys's message where it skips the report (the export
 	// lacks a table it reads), "" where it ran.
@@ -197,10 +197,10 @@ type ReportTable struct {
 	Rows    [][]Cell
 }
 
-// RunNsysReport runs r (not FromSummary) over the nsys SQLite export at
+// RunReport runs r (not FromSummary) over the nsys SQLite export at
 // path: skipped as nsys skips it where the export lacks a table it needs,
 // file naming the export in the message as the command line named it.
-func RunNsysReport(r *NsysReport, path, file, names string) (ReportTable, error) {
+func RunReport(r *Report, path, file, names string) (ReportTable, error) {
 	t := ReportTable{Report: r, Names: names}
 	if r.rows == nil {
 		return t, fmt.Errorf("report %s: made from the kernel summary, not run over one export", r.Name)

@@ -31,7 +31,7 @@ func TestAPIName(t *testing.T) {
 // Go's encoding/csv would quote it); NULL an empty field; an empty line
 // after the rows, or after a SKIPPED line.
 func TestReportCSV(t *testing.T) {
-	r := &NsysReport{Name: "x", Columns: []ReportColumn{{"A (ns)", ColFigure}, {"Name", ColText}}}
+	r := &Report{Name: "x", Columns: []ReportColumn{{"A (ns)", ColFigure}, {"Name", ColText}}}
 	var b bytes.Buffer
 	tab := ReportTable{Report: r, Rows: [][]Cell{{{Text: "1.0"}, {Text: " lead"}}, {{Text: "2"}, {Text: `a "b", c`}}, {{Null: true}, {Text: "x\ny"}}}}
 	if err := tab.WriteCSV(&b); err != nil {
@@ -62,7 +62,7 @@ func TestReportCSV(t *testing.T) {
 // names are unique; --report's lookup names them all when it fails.
 func TestNsysReportsTable(t *testing.T) {
 	seen := map[string]bool{}
-	for _, r := range NsysReports {
+	for _, r := range Reports {
 		if r.Name == "" || r.Title == "" || len(r.Columns) == 0 || len(r.Tables) == 0 || r.skip == nil || (r.rows == nil) != r.FromSummary {
 			t.Errorf("report %+v incomplete", r.Name)
 		}
@@ -70,8 +70,8 @@ func TestNsysReportsTable(t *testing.T) {
 			t.Errorf("report %s twice", r.Name)
 		}
 		seen[r.Name] = true
-		if got, err := LookupNsysReport(r.Name); err != nil || got.Name != r.Name {
-			t.Errorf("LookupNsysReport(%s) = %v, %v", r.Name, got, err)
+		if got, err := LookupReport(r.Name); err != nil || got.Name != r.Name {
+			t.Errorf("LookupReport(%s) = %v, %v", r.Name, got, err)
 		}
 		// An export with none of the tables skips every report.
 		if r.Skipped("f", func(string) bool { return false }) == "" {
@@ -81,8 +81,8 @@ func TestNsysReportsTable(t *testing.T) {
 			t.Errorf("%s skipped over an export with every table: %s", r.Name, msg)
 		}
 	}
-	_, err := LookupNsysReport("nvtx_sum")
-	if err == nil || !strings.Contains(err.Error(), strings.Join(NsysReportNames(), ", ")) {
+	_, err := LookupReport("nvtx_sum")
+	if err == nil || !strings.Contains(err.Error(), strings.Join(ReportNames(), ", ")) {
 		t.Errorf("unknown report: %v", err)
 	}
 }

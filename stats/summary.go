@@ -13,12 +13,12 @@ import (
 	"github.com/rooftool/rooftool/ingest"
 )
 
-// SummaryRow is one line of a kernel summary as `nsys stats -r
+// Row is one line of a kernel summary as `nsys stats -r
 // cuda_gpu_kern_sum` computes it, for one kernel name within one NVTX range.
 // Durations are end - start of each launch, in ns.
-type SummaryRow struct {
+type Row struct {
 	Range     string  // NVTX range path (outer/inner, e.g. experiment/variant/shape), "" outside every range
-	Name      string  // kernel name as SummaryOptions.Names picks it
+	Name      string  // kernel name as Options.Names picks it
 	TimePct   float64 // TotalNs as a percentage of the total of every kernel of Range (nsys "Time (%)")
 	Instances int
 	TotalNs   int64
@@ -43,9 +43,9 @@ const (
 	SortName      = "name"      // name ascending
 )
 
-// SummaryOptions shape a kernel summary. The zero value is nsys's report
+// Options shape a kernel summary. The zero value is nsys's report
 // split by NVTX range.
-type SummaryOptions struct {
+type Options struct {
 	Names string // NamesDemangled (""), NamesBase or NamesMangled
 	// Range keeps the ranges whose path matches: a glob ('*' any run of
 	// characters, '/' included; '?' one character; [...] a class) that
@@ -61,7 +61,7 @@ type SummaryOptions struct {
 }
 
 // Validate reports an option out of its set.
-func (o SummaryOptions) Validate() error {
+func (o Options) Validate() error {
 	switch o.Names {
 	case "", NamesDemangled, NamesBase, NamesMangled:
 	default:
@@ -84,7 +84,7 @@ func (o SummaryOptions) Validate() error {
 // UnrangedLabel is how a summary names the kernels outside every NVTX range.
 const UnrangedLabel = "-"
 
-// RangeMatcher returns the predicate of SummaryOptions.Range over range
+// RangeMatcher returns the predicate of Options.Range over range
 // paths ("" for kernels outside every range, matched as UnrangedLabel).
 func RangeMatcher(pattern string) (func(path string) bool, error) {
 	label := func(p string) string {
@@ -207,19 +207,19 @@ func summaryName(k *ingest.Kernel, names string) string {
 }
 
 // Summary is a kernel summary: its rows, and per range path how many
-// rows SummaryOptions.Top left out.
+// rows Options.Top left out.
 type Summary struct {
-	Rows    []SummaryRow
+	Rows    []Row
 	LeftOut map[string]int
 	// NameFallbacks counts the kernels grouped by another name than
-	// SummaryOptions.Names asks for, because the export has none of that
+	// Options.Names asks for, because the export has none of that
 	// kind for them (NameFallback): with NamesMangled, kernels without a
 	// mangled name listed by their demangled one.
 	NameFallbacks int
 }
 
 // NameFallback reports whether k lacks the name opts.Names asks for, so
-// that SummaryKey groups it by the next name it has.
+// that GroupKey groups it by the next name it has.
 func NameFallback(k *ingest.Kernel, names string) bool {
 	cand := [3]string{k.Name, k.ShortName, k.Mangled}
 	return cand[summaryNameOrder(names)[0]] == ""
@@ -236,7 +236,7 @@ func NameFallback(k *ingest.Kernel, names string) bool {
 //
 // Ranges come in path order, the kernels outside every range last; the
 // kernels of a range in opts.Sort order, cut to opts.Top.
-func KernelSummary(kernels []ingest.Kernel, opts SummaryOptions) (Summary, error) {
+func KernelSummary(kernels []ingest.Kernel, opts Options) (Summary, error) {
 	if err := opts.Validate(); err != nil {
 		return Summary{}, err
 	}
@@ -245,7 +245,7 @@ func KernelSummary(kernels []ingest.Kernel, opts SummaryOptions) (Summary, error
 	groups := map[key][]int64{}
 	fallbacks := map[key]int{}
 	for i := range kernels {
-		rng, name, ok := SummaryKey(&kernels[i], opts, match)
+		rng, name, ok := GroupKey(&kernels[i], opts, match)
 		if !ok {
 			continue
 		}
@@ -255,18 +255,18 @@ func KernelSummary(kernels []ingest.Kernel, opts SummaryOptions) (Summary, error
 			fallbacks[kk]++
 		}
 	}
-	gs := make([]SummaryGroup, 0, len(groups))
+	gs := make([]Group, 0, len(groups))
 	for kk, d := range groups {
-		gs = append(gs, SummaryGroup{Range: kk.rng, Name: kk.name, Durations: d, Fallbacks: fallbacks[kk]})
+		gs = append(gs, Group{Range: kk.rng, Name: kk.name, Durations: d, Fallbacks: fallbacks[kk]})
 	}
 	return SummariseGroups(gs, opts)
 }
 
-// SummaryKey returns the (range path, name) group that KernelSummary puts
+// GroupKey returns the (range path, name) group that KernelSummary puts
 // k in, and false when opts leave k out; match is RangeMatcher(opts.Range).
 // A caller that streams kernel rows groups them with it and hands the
 // groups to SummariseGroups.
-func SummaryKey(k *ingest.Kernel, opts SummaryOptions, match func(string) bool) (rng, name string, ok bool) {
+func GroupKey(k *ingest.Kernel, opts Options, match func(string) bool) (rng, name string, ok bool) {
 	rng = k.RangePath
 	if rng == "" {
 		rng = k.Range
@@ -280,21 +280,21 @@ func SummaryKey(k *ingest.Kernel, opts SummaryOptions, match func(string) bool) 
 	return rng, summaryName(k, opts.Names), true
 }
 
-// SummaryGroup is the durations of the kernels of one (range path, name)
+// Group is the durations of the kernels of one (range path, name)
 // group; SummariseGroups sorts Durations in place.
-type SummaryGroup struct {
+type Group struct {
 	Range, Name string
 	Durations   []int64
 	Fallbacks   int // of its kernels, those without the name asked for (NameFallback)
 }
 
 // SummariseGroups is KernelSummary over kernels already grouped by
-// SummaryKey, one group per key.
-func SummariseGroups(groups []SummaryGroup, opts SummaryOptions) (Summary, error) {
+// GroupKey, one group per key.
+func SummariseGroups(groups []Group, opts Options) (Summary, error) {
 	if err := opts.Validate(); err != nil {
 		return Summary{}, err
 	}
-	rows := make([]SummaryRow, 0, len(groups))
+	rows := make([]Row, 0, len(groups))
 	fb := 0
 	for _, g := range groups {
 		rows = append(rows, summarise(g.Range, g.Name, g.Durations))
@@ -308,8 +308,8 @@ func SummariseGroups(groups []SummaryGroup, opts SummaryOptions) (Summary, error
 // arrangeRows sets each row's share of its range's time and orders the
 // rows: ranges by path, the kernels outside every range last; the rows of
 // a range in opts.Sort order, cut to opts.Top.
-func arrangeRows(all []SummaryRow, opts SummaryOptions) Summary {
-	byRange := map[string][]SummaryRow{}
+func arrangeRows(all []Row, opts Options) Summary {
+	byRange := map[string][]Row{}
 	for _, r := range all {
 		byRange[r.Range] = append(byRange[r.Range], r)
 	}
@@ -325,7 +325,7 @@ func arrangeRows(all []SummaryRow, opts SummaryOptions) Summary {
 		return a < b
 	})
 	less := summaryLess(opts.Sort)
-	s := Summary{Rows: []SummaryRow{}, LeftOut: map[string]int{}}
+	s := Summary{Rows: []Row{}, LeftOut: map[string]int{}}
 	for _, r := range ranges {
 		rows := byRange[r]
 		var total int64
@@ -348,7 +348,7 @@ func arrangeRows(all []SummaryRow, opts SummaryOptions) Summary {
 }
 
 // summarise computes one row from the durations of its launches.
-func summarise(rng, name string, d []int64) SummaryRow {
+func summarise(rng, name string, d []int64) Row {
 	slices.Sort(d)
 	var st durStats
 	for _, v := range d {
@@ -392,7 +392,7 @@ func (s *durStats) add(v int64) {
 // standard deviation is computed exactly, sqrt((n*sum(v^2) - sum(v)^2) /
 // (n*(n-1))), the quotient rounded once to float64: it depends on the
 // durations alone, not on the order they are summed in.
-func (s *durStats) row(rng, name string, m1, m2 int64) SummaryRow {
+func (s *durStats) row(rng, name string, m1, m2 int64) Row {
 	n := s.n
 	med := float64(m2)
 	if n%2 == 0 {
@@ -410,15 +410,15 @@ func (s *durStats) row(rng, name string, m1, m2 int64) SummaryRow {
 		v, _ := new(big.Rat).SetFrac(sq, den).Float64()
 		sd = math.Sqrt(v)
 	}
-	return SummaryRow{Range: rng, Name: name, Instances: n, TotalNs: s.total,
+	return Row{Range: rng, Name: name, Instances: n, TotalNs: s.total,
 		AvgNs: float64(s.total) / float64(n), MedNs: med, MinNs: s.min, MaxNs: s.max, StdDevNs: sd}
 }
 
 // summaryLess orders the rows of one range.
-func summaryLess(by string) func(a, b *SummaryRow) bool {
+func summaryLess(by string) func(a, b *Row) bool {
 	switch by {
 	case SortInstances:
-		return func(a, b *SummaryRow) bool {
+		return func(a, b *Row) bool {
 			if a.Instances != b.Instances {
 				return a.Instances > b.Instances
 			}
@@ -428,14 +428,14 @@ func summaryLess(by string) func(a, b *SummaryRow) bool {
 			return a.Name < b.Name
 		}
 	case SortName:
-		return func(a, b *SummaryRow) bool {
+		return func(a, b *Row) bool {
 			if a.Name != b.Name {
 				return a.Name < b.Name
 			}
 			return a.TotalNs > b.TotalNs
 		}
 	}
-	return func(a, b *SummaryRow) bool {
+	return func(a, b *Row) bool {
 		if a.TotalNs != b.TotalNs {
 			return a.TotalNs > b.TotalNs
 		}

@@ -15,16 +15,16 @@ import (
 	"github.com/rooftool/rooftool/internal/tableout"
 )
 
-// SummaryColumns are the columns of nsys stats -r cuda_gpu_kern_sum as its
+// Columns are the columns of nsys stats -r cuda_gpu_kern_sum as its
 // CSV spells them; rooftool's CSV adds summaryRangeColumn after them.
-var SummaryColumns = []string{"Time (%)", "Total Time (ns)", "Instances", "Avg (ns)", "Med (ns)", "Min (ns)", "Max (ns)", "StdDev (ns)", "Name"}
+var Columns = []string{"Time (%)", "Total Time (ns)", "Instances", "Avg (ns)", "Med (ns)", "Min (ns)", "Max (ns)", "StdDev (ns)", "Name"}
 
 const summaryRangeColumn = "Range"
 
-// SummaryJSONVersion is the "rooftool_stats" field of the JSON output; it
+// JSONVersion is the "rooftool_stats" field of the JSON output; it
 // changes when the shape does (2: --report cuda_gpu_kern_sum rows have no
 // Range key).
-const SummaryJSONVersion = 2
+const JSONVersion = 2
 
 // SummaryJSON is the JSON output of `rooftool stats --format json` (SummaryJSON):
 //
@@ -69,8 +69,8 @@ type summaryJSONRow struct {
 	Range     string  `json:"Range,omitempty"` // "" only with --report (so.Flat): rangeLabel is never ""
 }
 
-func NewSummaryJSON(rows []SummaryRow, so SummaryOptions) SummaryJSON {
-	out := SummaryJSON{Version: SummaryJSONVersion, Report: SummaryReport, Names: so.Names, Rows: []summaryJSONRow{}}
+func NewSummaryJSON(rows []Row, so Options) SummaryJSON {
+	out := SummaryJSON{Version: JSONVersion, Report: SummaryReport, Names: so.Names, Rows: []summaryJSONRow{}}
 	r1 := NsysRound1
 	for _, r := range rows {
 		jr := summaryJSONRow{TimePct: r1(r.TimePct), TotalNs: r.TotalNs, Instances: r.Instances,
@@ -104,7 +104,7 @@ func fmtStat(v float64) string { return FormatNsys1(v) }
 func roundStat(v float64) float64 { return NsysRound1(v) }
 
 // summaryCells are the nsys columns of one row, unformatted for CSV.
-func summaryCells(r SummaryRow) []string {
+func summaryCells(r Row) []string {
 	return []string{fmt1(r.TimePct), strconv.FormatInt(r.TotalNs, 10), strconv.Itoa(r.Instances),
 		fmtStat(r.AvgNs), fmtStat(r.MedNs), strconv.FormatInt(r.MinNs, 10), strconv.FormatInt(r.MaxNs, 10), fmtStat(r.StdDevNs), r.Name}
 }
@@ -112,15 +112,15 @@ func summaryCells(r SummaryRow) []string {
 // SummaryCSV is the CSV of the rows: nsys's columns, then Range; flat
 // (--report) as nsys stats --format csv writes cuda_gpu_kern_sum, its
 // header exactly and no Range column.
-func SummaryCSV(rows []SummaryRow, flat bool) tableout.Table {
+func SummaryCSV(rows []Row, flat bool) tableout.Table {
 	if flat {
-		t := tableout.Table{Header: SummaryColumns}
+		t := tableout.Table{Header: Columns}
 		for _, r := range rows {
 			t.Rows = append(t.Rows, summaryCells(r))
 		}
 		return t
 	}
-	t := tableout.Table{Header: append(append([]string{}, SummaryColumns...), summaryRangeColumn)}
+	t := tableout.Table{Header: append(append([]string{}, Columns...), summaryRangeColumn)}
 	for _, r := range rows {
 		t.Rows = append(t.Rows, append(summaryCells(r), rangeLabel(r.Range)))
 	}
@@ -189,16 +189,16 @@ func WriteSummaryTable(w io.Writer, s Summary, top int) error {
 	return err
 }
 
-func writeSummaryBlock(b *strings.Builder, rows []SummaryRow, fit int) {
+func writeSummaryBlock(b *strings.Builder, rows []Row, fit int) {
 	cells := make([][]string, len(rows))
 	for i, r := range rows {
 		cells[i] = []string{fmt1(r.TimePct), tableout.Thousands(strconv.FormatInt(r.TotalNs, 10)), tableout.Thousands(strconv.Itoa(r.Instances)),
 			tableout.Thousands(fmtStat(r.AvgNs)), tableout.Thousands(fmtStat(r.MedNs)), tableout.Thousands(strconv.FormatInt(r.MinNs, 10)), tableout.Thousands(strconv.FormatInt(r.MaxNs, 10)),
 			tableout.Thousands(fmtStat(r.StdDevNs)), middleEllipsis(r.Name, tableTextMax)}
 	}
-	left := make([]bool, len(SummaryColumns))
+	left := make([]bool, len(Columns))
 	left[len(left)-1] = true
-	writeBlock(b, SummaryColumns, left, cells, fit)
+	writeBlock(b, Columns, left, cells, fit)
 }
 
 // writeBlock writes an nsys-style table: headers centred over dashes,

@@ -4,19 +4,19 @@ import "github.com/rooftool/rooftool/ingest"
 
 // NsysSummaryGroups groups the kernels of nsys SQLite exports as
 // ingest.NsysKernelGroups reads them (kernel table and StringIds alone)
-// for SummariseGroups, as SummaryKey groups them: every kernel is outside
+// for SummariseGroups, as GroupKey groups them: every kernel is outside
 // every NVTX range, so it serves exports without ranges, or any export
 // with opts.Flat and no opts.Range or opts.RangedOnly. reading, when not
 // nil, is called before each export is read. It returns the warnings of
 // the reads.
-func NsysSummaryGroups(paths []string, opts SummaryOptions, reading func(path string)) ([]SummaryGroup, []ingest.Meta, error) {
+func NsysSummaryGroups(paths []string, opts Options, reading func(path string)) ([]Group, []ingest.Meta, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, nil, err
 	}
 	match, _ := RangeMatcher(opts.Range)
 	type key struct{ rng, name string }
 	index := map[key]int{}
-	var groups []SummaryGroup
+	var groups []Group
 	var warn []ingest.Meta
 	for _, p := range paths {
 		if reading != nil {
@@ -29,7 +29,7 @@ func NsysSummaryGroups(paths []string, opts SummaryOptions, reading func(path st
 		warn = append(warn, w...)
 		for _, g := range gs {
 			k := ingest.Kernel{Name: g.Name, ShortName: g.ShortName, Mangled: g.Mangled}
-			rng, name, ok := SummaryKey(&k, opts, match)
+			rng, name, ok := GroupKey(&k, opts, match)
 			if !ok {
 				continue
 			}
@@ -37,7 +37,7 @@ func NsysSummaryGroups(paths []string, opts SummaryOptions, reading func(path st
 			if !seen {
 				i = len(groups)
 				index[key{rng, name}] = i
-				groups = append(groups, SummaryGroup{Range: rng, Name: name})
+				groups = append(groups, Group{Range: rng, Name: name})
 			}
 			groups[i].Durations = append(groups[i].Durations, g.Durations...)
 			if NameFallback(&k, opts.Names) {

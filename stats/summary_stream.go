@@ -5,7 +5,7 @@ package stats
 // the integer ids of their dictionary values; its memory goes with the
 // number of (range, name) groups, not with the number of kernels. Its
 // groups and figures are those of KernelSummary over SummarySource: the
-// same summaryKeeps picks the rows, the same SummaryKey each kernel's
+// same summaryKeeps picks the rows, the same GroupKey each kernel's
 // group, durStats computes the figures. Exact medians take a second pass:
 // the first counts each group's durations by bucket (durBucket: 1/16 of an
 // octave) and writes each kept kernel's group and duration to a temporary
@@ -25,11 +25,11 @@ import (
 	"github.com/rooftool/rooftool/ingest"
 )
 
-// SummaryTimeError says the kernels' times cannot be summarised: some have
+// TimeError says the kernels' times cannot be summarised: some have
 // none, or their sum does not fit int64 nanoseconds.
-type SummaryTimeError struct{ Msg string }
+type TimeError struct{ Msg string }
 
-func (e *SummaryTimeError) Error() string { return e.Msg }
+func (e *TimeError) Error() string { return e.Msg }
 
 // errFound stops a scan early.
 var errFound = errors.New("found")
@@ -72,8 +72,8 @@ func sameDict(a, b []string) bool {
 
 // StreamSummary is KernelSummary(SummarySource(kernels, source), opts) over
 // the kernels table under dir, read batch by batch. Kernels without a time,
-// or times whose sum overflows int64 nanoseconds, are a *SummaryTimeError.
-func StreamSummary(dir, source string, opts SummaryOptions) (Summary, error) {
+// or times whose sum overflows int64 nanoseconds, are a *TimeError.
+func StreamSummary(dir, source string, opts Options) (Summary, error) {
 	if err := opts.Validate(); err != nil {
 		return Summary{}, err
 	}
@@ -98,7 +98,7 @@ func StreamSummary(dir, source string, opts SummaryOptions) (Summary, error) {
 		return Summary{}, err
 	}
 	if sc.noTime > 0 {
-		return Summary{}, &SummaryTimeError{Msg: fmt.Sprintf("%d kernel(s) have no time (%q first): their export states neither gpu__time_duration.sum nor sm__cycles_elapsed.avg with sm__cycles_elapsed.avg.per_second, so there is nothing to sum", sc.noTime, sc.first)}
+		return Summary{}, &TimeError{Msg: fmt.Sprintf("%d kernel(s) have no time (%q first): their export states neither gpu__time_duration.sum nor sm__cycles_elapsed.avg with sm__cycles_elapsed.avg.per_second, so there is nothing to sum", sc.noTime, sc.first)}
 	}
 	second := false
 	for i := range sc.groups {
@@ -109,7 +109,7 @@ func StreamSummary(dir, source string, opts SummaryOptions) (Summary, error) {
 			return Summary{}, err
 		}
 	}
-	rows := make([]SummaryRow, len(sc.groups))
+	rows := make([]Row, len(sc.groups))
 	for i := range sc.groups {
 		g := &sc.groups[i]
 		m1, m2, err := g.middle()
@@ -129,7 +129,7 @@ type gkey struct{ rng, name string }
 type summaryScan struct {
 	source   string
 	timeline bool
-	opts     SummaryOptions
+	opts     Options
 	match    func(string) bool
 	order    [3]int
 	index    map[gkey]int32
@@ -179,7 +179,7 @@ func (sc *summaryScan) batch(b *ingest.KernelBatch) error {
 		}
 		// Range key: 0 none, 1.. range_path values, then range values.
 		// Name key: 0 none, then name, short_name, mangled values. Each
-		// is the value SummaryKey reads: the first non-empty one.
+		// is the value GroupKey reads: the first non-empty one.
 		var rk, nk int32
 		fb := true // the name asked for, sc.order[0], is missing
 		if j := b.RangePath.Idx[i]; j >= 0 && d[0][j] != "" {
@@ -205,7 +205,7 @@ func (sc *summaryScan) batch(b *ingest.KernelBatch) error {
 			k := ingest.Kernel{RangePath: str(b.RangePath, b.RangePath.Idx[i]), Range: str(b.Range, b.Range.Idx[i]),
 				Name: str(b.Name, b.Name.Idx[i]), ShortName: str(b.ShortName, b.ShortName.Idx[i]), Mangled: str(b.Mangled, b.Mangled.Idx[i])}
 			g = -1
-			if rng, name, ok := SummaryKey(&k, sc.opts, sc.match); ok {
+			if rng, name, ok := GroupKey(&k, sc.opts, sc.match); ok {
 				x, seen := sc.index[gkey{rng, name}]
 				if !seen {
 					x = int32(len(sc.groups))
@@ -236,7 +236,7 @@ func (sc *summaryScan) batch(b *ingest.KernelBatch) error {
 		}
 		v := b.DurationNs[i]
 		if v < 0 || sc.total > math.MaxInt64-v {
-			return &SummaryTimeError{Msg: fmt.Sprintf("kernel times sum past %d ns (int64): kernel %q adds %d ns to %d ns", int64(math.MaxInt64), grp.name, v, sc.total)}
+			return &TimeError{Msg: fmt.Sprintf("kernel times sum past %d ns (int64): kernel %q adds %d ns to %d ns", int64(math.MaxInt64), grp.name, v, sc.total)}
 		}
 		sc.total += v
 		grp.add(v)

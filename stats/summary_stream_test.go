@@ -42,7 +42,7 @@ func TestStreamSummaryMatchesKernelSummary(t *testing.T) {
 	for _, in := range all {
 		sets = append(sets, []ingest.Input{in})
 	}
-	opts := []SummaryOptions{
+	opts := []Options{
 		{},
 		{Names: NamesBase},
 		{Names: NamesMangled, Sort: SortName},
@@ -140,7 +140,7 @@ func TestStreamSummaryExactMedian(t *testing.T) {
 		t.Fatal(err)
 	}
 	tb.Release()
-	want, err := KernelSummary(ks, SummaryOptions{})
+	want, err := KernelSummary(ks, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestStreamSummaryExactMedian(t *testing.T) {
 	}
 	for _, th := range [][2]int{{kv, hs}, {4, 3}, {1, 1}} {
 		keepVals, histSparse = th[0], th[1]
-		got, err := StreamSummary(dir, "", SummaryOptions{})
+		got, err := StreamSummary(dir, "", Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -21,12 +21,12 @@ func TestKernelSummary(t *testing.T) {
 		{Source: "ncu", Pass: ingest.PassKernel, Range: "r1", ShortName: "gemm", DurationNs: 99},
 		{Source: "ncu", Pass: ingest.PassRange, Range: "r1", ShortName: "range", DurationNs: 999},
 	}
-	got, err := KernelSummary(SummarySource(ks, ""), SummaryOptions{})
+	got, err := KernelSummary(SummarySource(ks, ""), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The unranged kernels come last; Time (%) is a share of the range's total.
-	want := []SummaryRow{
+	want := []Row{
 		{Range: "r1", Name: "gemm", TimePct: 100 * 60.0 / 65, Instances: 3, TotalNs: 60, AvgNs: 20, MedNs: 20, MinNs: 10, MaxNs: 30, StdDevNs: 10},
 		{Range: "r1", Name: "silu", TimePct: 100 * 5.0 / 65, Instances: 1, TotalNs: 5, AvgNs: 5, MedNs: 5, MinNs: 5, MaxNs: 5},
 		{Range: "", Name: "void k<1>()", TimePct: 100, Instances: 2, TotalNs: 15, AvgNs: 7.5, MedNs: 7.5, MinNs: 7, MaxNs: 8, StdDevNs: math.Sqrt(0.5)},
@@ -34,7 +34,7 @@ func TestKernelSummary(t *testing.T) {
 	if d := cmp.Diff(want, got.Rows, cmpopts.EquateApprox(0, 1e-12)); d != "" {
 		t.Errorf("summary (-want +got):\n%s", d)
 	}
-	ncu, _ := KernelSummary(SummarySource(ks, "ncu"), SummaryOptions{})
+	ncu, _ := KernelSummary(SummarySource(ks, "ncu"), Options{})
 	if len(ncu.Rows) != 1 || ncu.Rows[0].TotalNs != 99 {
 		t.Errorf("ncu summary = %+v, want the one kernel-pass row (range pass left out)", ncu)
 	}
@@ -48,7 +48,7 @@ func TestKernelSummaryRangePath(t *testing.T) {
 		{Source: "nsys", Pass: ingest.PassTimeline, Range: s, RangePath: "gla/unfused/" + s, ShortName: "gemm", DurationNs: 10},
 		{Source: "nsys", Pass: ingest.PassTimeline, Range: s, RangePath: "gla/fused/" + s, ShortName: "gemm", DurationNs: 30},
 	}
-	got, _ := KernelSummary(ks, SummaryOptions{})
+	got, _ := KernelSummary(ks, Options{})
 	if len(got.Rows) != 2 || got.Rows[0].Range != "gla/fused/"+s || got.Rows[1].Range != "gla/unfused/"+s {
 		t.Errorf("summary = %+v, want one row per range path", got)
 	}
@@ -69,7 +69,7 @@ func TestKernelSummaryOptions(t *testing.T) {
 	type row struct {
 		Range, Name string
 	}
-	rowsOf := func(o SummaryOptions) []row {
+	rowsOf := func(o Options) []row {
 		t.Helper()
 		s, err := KernelSummary(ks, o)
 		if err != nil {
@@ -83,29 +83,29 @@ func TestKernelSummaryOptions(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		opts SummaryOptions
+		opts Options
 		want []row
 	}{
-		{"substring", SummaryOptions{Range: "unfused", Names: NamesBase},
+		{"substring", Options{Range: "unfused", Names: NamesBase},
 			[]row{{"gla/unfused/B=8", "add"}, {"gla/unfused/B=8", "gemm"}, {"gla/unfused/B=8", "silu"}}},
-		{"glob crosses slashes", SummaryOptions{Range: "gla/*", Names: NamesBase, Top: 1},
+		{"glob crosses slashes", Options{Range: "gla/*", Names: NamesBase, Top: 1},
 			[]row{{"gla/fused/B=8", "fused"}, {"gla/unfused/B=8", "add"}}},
-		{"glob is anchored", SummaryOptions{Range: "fused*", Names: NamesBase}, nil},
-		{"glob class", SummaryOptions{Range: "[gs]*/fused/*", Names: NamesMangled},
+		{"glob is anchored", Options{Range: "fused*", Names: NamesBase}, nil},
+		{"glob class", Options{Range: "[gs]*/fused/*", Names: NamesMangled},
 			[]row{{"gla/fused/B=8", "_Zfused"}, {"swiglu/fused/M=512", "_Zfused"}}},
-		{"unranged as -", SummaryOptions{Range: "-"}, []row{{"", "void warmup<1>(int)"}}},
-		{"ranged only", SummaryOptions{Range: "*", RangedOnly: true, Names: NamesBase, Top: 1},
+		{"unranged as -", Options{Range: "-"}, []row{{"", "void warmup<1>(int)"}}},
+		{"ranged only", Options{Range: "*", RangedOnly: true, Names: NamesBase, Top: 1},
 			[]row{{"gla/fused/B=8", "fused"}, {"gla/unfused/B=8", "add"}, {"swiglu/fused/M=512", "fused"}}},
-		{"by instances", SummaryOptions{Range: "unfused", Sort: SortInstances, Names: NamesBase},
+		{"by instances", Options{Range: "unfused", Sort: SortInstances, Names: NamesBase},
 			[]row{{"gla/unfused/B=8", "silu"}, {"gla/unfused/B=8", "gemm"}, {"gla/unfused/B=8", "add"}}},
-		{"by name", SummaryOptions{Range: "unfused", Sort: SortName},
+		{"by name", Options{Range: "unfused", Sort: SortName},
 			[]row{{"gla/unfused/B=8", "void add<1>(int)"}, {"gla/unfused/B=8", "void gemm<1>(int)"}, {"gla/unfused/B=8", "void silu<1>(int)"}}},
 	} {
 		if d := cmp.Diff(tc.want, rowsOf(tc.opts)); d != "" {
 			t.Errorf("%s: rows (-want +got):\n%s", tc.name, d)
 		}
 	}
-	s, _ := KernelSummary(ks, SummaryOptions{Top: 2})
+	s, _ := KernelSummary(ks, Options{Top: 2})
 	if d := cmp.Diff(map[string]int{"gla/unfused/B=8": 1}, s.LeftOut); d != "" {
 		t.Errorf("left out (-want +got):\n%s", d)
 	}
@@ -113,7 +113,7 @@ func TestKernelSummaryOptions(t *testing.T) {
 	if last.Range != "" {
 		t.Errorf("last row %+v, want the unranged one", last)
 	}
-	for _, bad := range []SummaryOptions{{Sort: "speed"}, {Names: "short"}, {Top: -1}, {Range: "gla/[fused"}} {
+	for _, bad := range []Options{{Sort: "speed"}, {Names: "short"}, {Top: -1}, {Range: "gla/[fused"}} {
 		if _, err := KernelSummary(ks, bad); err == nil {
 			t.Errorf("%+v: no error", bad)
 		}

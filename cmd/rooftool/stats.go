@@ -28,7 +28,7 @@ type StatsOptions struct {
 	RangedOnly bool     // leave out the kernels outside every NVTX range
 	Sort       string   // time | instances | name
 	Top        int      // keep the first N kernels of each range; 0 keeps all
-	Reports    []string // nsys stats reports to print exactly as nsys does (stats.NsysReports), in order
+	Reports    []string // nsys stats reports to print exactly as nsys does (stats.Reports), in order
 }
 
 func newStatsCmd(io *IO) *cobra.Command {
@@ -91,8 +91,8 @@ nothing is added.`,
 	f.BoolVar(&opts.RangedOnly, "ranged-only", false, "leave out the kernels outside every NVTX range")
 	f.StringVar(&opts.Sort, "sort", stats.SortTime, "order of the kernels of a range: time, instances or name")
 	f.IntVar(&opts.Top, "top", 0, "keep the first N kernels of each range (0: all)")
-	f.StringSliceVar(&opts.Reports, "report", nil, "nsys stats report(s) to print exactly as nsys prints them: "+strings.Join(stats.NsysReportNames(), ", ")+" (several: a,b or --report again)")
-	mustRegisterCompletion(c, "report", completeOneOf(stats.NsysReportNames()...))
+	f.StringSliceVar(&opts.Reports, "report", nil, "nsys stats report(s) to print exactly as nsys prints them: "+strings.Join(stats.ReportNames(), ", ")+" (several: a,b or --report again)")
+	mustRegisterCompletion(c, "report", completeOneOf(stats.ReportNames()...))
 	mustRegisterCompletion(c, "format", completeOneOf(dataFormats...))
 	mustRegisterCompletion(c, "source", completeOneOf(ingest.SourceNCU, ingest.SourceNsys, ingest.SourceKineto))
 	mustRegisterCompletion(c, "sort", completeOneOf(stats.SortTime, stats.SortInstances, stats.SortName))
@@ -124,7 +124,7 @@ func loadTables(inputs []string) (*ingest.Tables, error) {
 // Where stderr is a terminal, progress shows the kernels read and then
 // that the summary is being made; it is wiped before anything else is
 // printed.
-func statsSummary(inputs []string, source string, so stats.SummaryOptions, io *IO) (stats.Summary, error) {
+func statsSummary(inputs []string, source string, so stats.Options, io *IO) (stats.Summary, error) {
 	progress := newWorkProgress(io)
 	defer progress.stop()
 	if len(inputs) == 1 {
@@ -206,7 +206,7 @@ func runStats(ctx context.Context, opts *StatsOptions) error {
 	default:
 		return usageErrorf("stats: --source %q: want ncu, nsys or kineto", opts.Source)
 	}
-	so := stats.SummaryOptions{Names: stats.NamesDemangled, Range: opts.Range,
+	so := stats.Options{Names: stats.NamesDemangled, Range: opts.Range,
 		RangedOnly: opts.RangedOnly, Sort: opts.Sort, Top: opts.Top, Flat: len(opts.Reports) > 0}
 	switch {
 	case opts.Base && opts.Mangled:
@@ -223,7 +223,7 @@ func runStats(ctx context.Context, opts *StatsOptions) error {
 		return runStatsReports(opts, format, so)
 	}
 	s, err := statsSummary(opts.Inputs, opts.Source, so, opts.IO)
-	var te *stats.SummaryTimeError
+	var te *stats.TimeError
 	if errors.As(err, &te) {
 		return &ingest.InputError{File: strings.Join(opts.Inputs, " "), Err: err}
 	}

@@ -11,7 +11,7 @@ import (
 // --source, and either the flat report without range options or exports
 // without NVTX ranges. Anything it cannot tell leaves the answer to the
 // full ingest, which reports it.
-func statsKernelsOnly(inputs []string, source string, so stats.SummaryOptions) bool {
+func statsKernelsOnly(inputs []string, source string, so stats.Options) bool {
 	if source != "" && source != ingest.SourceNsys {
 		return false
 	}

@@ -93,7 +93,7 @@ func TestNsysKernelSummaryMatchesIngest(t *testing.T) {
 	}
 	for _, f := range files {
 		for _, names := range []string{stats.NamesDemangled, stats.NamesBase, stats.NamesMangled} {
-			so := stats.SummaryOptions{Names: names, Flat: true}
+			so := stats.Options{Names: names, Flat: true}
 			groups, _, err := stats.NsysSummaryGroups([]string{f}, so, nil)
 			if err != nil {
 				t.Fatalf("%s: %v", f, err)

@@ -26,11 +26,11 @@ type statsReport struct {
 // whatever stats reads. Options that shape the per-range summary (--range,
 // --ranged-only, --sort, --top, --source) apply to cuda_gpu_kern_sum
 // alone; --base and --mangled to the reports that group kernels by name.
-func runStatsReports(opts *StatsOptions, format string, so stats.SummaryOptions) error {
-	var reps []*stats.NsysReport
+func runStatsReports(opts *StatsOptions, format string, so stats.Options) error {
+	var reps []*stats.Report
 	names, summary := false, false
 	for _, n := range opts.Reports {
-		r, err := stats.LookupNsysReport(n)
+		r, err := stats.LookupReport(n)
 		if err != nil {
 			return usageErrorf("stats: --report: %v", err)
 		}
@@ -69,7 +69,7 @@ func runStatsReports(opts *StatsOptions, format string, so stats.SummaryOptions)
 			return err
 		}
 		progress.start(r.Name + " " + filepath.Base(path))
-		t, err := stats.RunNsysReport(r, path, path, so.Names)
+		t, err := stats.RunReport(r, path, path, so.Names)
 		progress.stop()
 		if err != nil {
 			return err
@@ -81,7 +81,7 @@ func runStatsReports(opts *StatsOptions, format string, so stats.SummaryOptions)
 
 // oneNsysExport is the one nsys SQLite export r reads, or why the inputs
 // are not that (bad input).
-func oneNsysExport(r *stats.NsysReport, inputs []string) (string, error) {
+func oneNsysExport(r *stats.Report, inputs []string) (string, error) {
 	if len(inputs) != 1 {
 		return "", &ingest.InputError{File: strings.Join(inputs, " "), Err: fmt.Errorf("--report %s reads one nsys SQLite export, not %d inputs", r.Name, len(inputs))}
 	}
@@ -98,7 +98,7 @@ func oneNsysExport(r *stats.NsysReport, inputs []string) (string, error) {
 // statsKernSum runs cuda_gpu_kern_sum: skipped as nsys skips it where the
 // one input is an nsys SQLite export without the tables it reads, else
 // the flat kernel summary of the inputs.
-func statsKernSum(opts *StatsOptions, r *stats.NsysReport, so stats.SummaryOptions) (statsReport, error) {
+func statsKernSum(opts *StatsOptions, r *stats.Report, so stats.Options) (statsReport, error) {
 	t := stats.ReportTable{Report: r, Names: so.Names}
 	if len(opts.Inputs) == 1 && (opts.Source == "" || opts.Source == ingest.SourceNsys) {
 		if f, err := ingest.Detect(opts.Inputs[0]); err == nil && f == ingest.FormatNsysDB {
@@ -112,7 +112,7 @@ func statsKernSum(opts *StatsOptions, r *stats.NsysReport, so stats.SummaryOptio
 		}
 	}
 	s, err := statsSummary(opts.Inputs, opts.Source, so, opts.IO)
-	var te *stats.SummaryTimeError
+	var te *stats.TimeError
 	if errors.As(err, &te) {
 		return statsReport{}, &ingest.InputError{File: strings.Join(opts.Inputs, " "), Err: err}
 	}
@@ -154,7 +154,7 @@ func writeStatsReports(opts *StatsOptions, format string, reps []statsReport) er
 		for _, r := range reps {
 			var doc any = r.table.JSON()
 			if r.summary != nil {
-				doc = stats.NewSummaryJSON(r.summary.Rows, stats.SummaryOptions{Names: r.table.Names, Flat: true})
+				doc = stats.NewSummaryJSON(r.summary.Rows, stats.Options{Names: r.table.Names, Flat: true})
 			}
 			if err := tableout.WriteJSON(w, doc); err != nil {
 				return err

@@ -67,7 +67,7 @@ func TestStatsReportsMatchNsys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := stats.NsysReportNames()
+	names := stats.ReportNames()
 	goldens := map[string]map[string]string{}
 	for _, e := range []string{"rmsnorm-h200", "dlprof"} {
 		goldens[e] = map[string]string{}
@@ -110,7 +110,7 @@ func TestStatsReportsReplica(t *testing.T) {
 		t.Skip("set ROOFTOOL_REPLICA_1M to the 1M-kernel replica of the DLProf export (README of testdata/nsys-goldens)")
 	}
 	want := map[string]string{}
-	for _, r := range stats.NsysReportNames() {
+	for _, r := range stats.ReportNames() {
 		if r == "nvtx_kern_sum" {
 			b, err := os.ReadFile("testdata/stats/dlprof-replica-1m_nvtx_kern_sum.csv")
 			if err != nil {
@@ -171,7 +171,7 @@ func poisonExportExcept(t *testing.T, src string, keep []string) string {
 // prints what it prints over the capture itself.
 func TestStatsReportsReadOnlyTheirTables(t *testing.T) {
 	src := nsysGoldens + "rmsnorm-h200.sqlite"
-	for _, r := range stats.NsysReports {
+	for _, r := range stats.Reports {
 		bad := poisonExportExcept(t, src, r.Tables)
 		want := runStatsCmd(t, "--report", r.Name, "--format", "csv", src)
 		if got := runStatsCmd(t, "--report", r.Name, "--format", "csv", bad); got != want {
