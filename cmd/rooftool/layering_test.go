@@ -24,9 +24,9 @@ func underPkg(p, root string) bool { return p == root || strings.HasPrefix(p, ro
 // package's imports of the module's packages (paths relative to modulePath,
 // non-test imports): the pipeline flows gpu -> ingest -> analysis ->
 // pipeline -> roofline, reports -> cmd, with launch beside analysis, and
-// suggest and project beside it, after it (they read analysis's facts;
-// analysis reads neither). It returns one line per import against that
-// direction.
+// suggest, project and stats beside it, after it (suggest and project read
+// analysis's facts, stats ingest's kernels; analysis reads none of them).
+// It returns one line per import against that direction.
 func layerViolations(imports map[string][]string) []string {
 	leaf := func(d string) bool { return slices.Contains(leafPackages, d) }
 	rules := []struct {
@@ -41,11 +41,12 @@ func layerViolations(imports map[string][]string) []string {
 		{func(p string) bool { return p == "analysis" }, func(d string) bool {
 			return !underPkg(d, "pipeline") && !underPkg(d, "reports") && !underPkg(d, "roofline") && !underPkg(d, "cmd") && !underPkg(d, "launch")
 		}, "analysis imports nothing of pipeline, reports, roofline, cmd or launch"},
-		{func(p string) bool { return p == "analysis" }, func(d string) bool { return !underPkg(d, "suggest") && !underPkg(d, "project") },
-			"analysis imports neither suggest nor project (they read its facts)"},
-		{func(p string) bool { return underPkg(p, "suggest") || underPkg(p, "project") }, func(d string) bool {
+		{func(p string) bool { return p == "analysis" }, func(d string) bool {
+			return !underPkg(d, "suggest") && !underPkg(d, "project") && !underPkg(d, "stats")
+		}, "analysis imports none of suggest, project and stats (they sit after it)"},
+		{func(p string) bool { return underPkg(p, "suggest") || underPkg(p, "project") || underPkg(p, "stats") }, func(d string) bool {
 			return leaf(d) || d == "gpu" || underPkg(d, "ingest") || d == "spec" || d == "analysis"
-		}, "suggest and project import only analysis, ingest, gpu, spec and leaf packages: nothing of pipeline, reports, roofline, cmd or launch, nor each other"},
+		}, "suggest, project and stats import only analysis, ingest, gpu, spec and leaf packages: nothing of pipeline, reports, roofline, cmd or launch, nor each other"},
 		{func(p string) bool { return p == "launch" }, func(d string) bool {
 			return !underPkg(d, "analysis") && !underPkg(d, "pipeline") && !underPkg(d, "reports") && !underPkg(d, "roofline") && !underPkg(d, "cmd")
 		}, "launch imports nothing of analysis, pipeline, reports, roofline or cmd"},
@@ -124,7 +125,7 @@ func moduleImports(t *testing.T) map[string][]string {
 // TestImportLayers: the module's imports flow one way (layerViolations).
 func TestImportLayers(t *testing.T) {
 	imports := moduleImports(t)
-	for _, p := range []string{"cellkey", "gpu", "ingest", "ingest/rundir", "analysis", "suggest", "project", "launch", "pipeline", "roofline", "reports", "cmd/rooftool"} {
+	for _, p := range []string{"cellkey", "gpu", "ingest", "ingest/rundir", "analysis", "suggest", "project", "stats", "launch", "pipeline", "roofline", "reports", "cmd/rooftool"} {
 		if _, ok := imports[p]; !ok {
 			t.Fatalf("go list does not list %s: %v", p, imports)
 		}
@@ -145,10 +146,11 @@ func TestLayerViolations(t *testing.T) {
 		"analysis": {"cellkey", "gpu", "ingest", "ingest/rundir", "spec"}, "spec": {"kernels"},
 		"suggest":  {"analysis", "cellkey", "ingest", "internal/tableout", "spec"},
 		"project":  {"analysis", "cellkey", "gpu", "internal/tableout"},
+		"stats":    {"ingest", "internal/tableout"},
 		"launch":   {"cellkey", "gpu", "ingest", "ingest/rundir", "spec", "kernels"},
 		"pipeline": {"analysis", "ingest", "testdata"}, "roofline": {"analysis", "gpu"},
 		"reports":      {"pipeline", "roofline", "internal/tableout"},
-		"cmd/rooftool": {"reports", "roofline", "pipeline", "testdata", "launch", "suggest", "project"},
+		"cmd/rooftool": {"reports", "roofline", "pipeline", "testdata", "launch", "suggest", "project", "stats"},
 	}
 	if v := layerViolations(ok); len(v) != 0 {
 		t.Errorf("the module's layering reads as violations: %v", v)
@@ -160,6 +162,7 @@ func TestLayerViolations(t *testing.T) {
 		{"launch", "roofline"}, {"analysis", "testdata"}, {"reports", "testdata"},
 		{"analysis", "suggest"}, {"analysis", "project"}, {"suggest", "project"}, {"project", "suggest"},
 		{"suggest", "pipeline"}, {"project", "reports"}, {"suggest", "roofline"}, {"project", "launch"}, {"suggest", "cmd/rooftool"},
+		{"analysis", "stats"}, {"stats", "suggest"}, {"project", "stats"}, {"stats", "pipeline"}, {"stats", "reports"}, {"stats", "launch"}, {"stats", "cmd/rooftool"},
 	} {
 		m := map[string][]string{bad[0]: {bad[1]}}
 		if v := layerViolations(m); len(v) == 0 {
