@@ -15,6 +15,7 @@ import (
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/launch/plan"
 	"github.com/rooftool/rooftool/spec"
 )
 
@@ -165,7 +166,7 @@ func readJSONLines(t *testing.T, p string) []any {
 func TestCmdBadPrograms(t *testing.T) {
 	for _, tc := range []struct {
 		name, line string
-		config     bool // a ConfigError (exit 2); else a failure (exit 1)
+		config     bool // a plan.ConfigError (exit 2); else a failure (exit 1)
 		want       []string
 	}{
 		{"marks nothing", fakeProgram + " --none", true, []string{`--cmd "` + fakeProgram + ` --none" marked no range`, "raw/marks/run.log"}},
@@ -186,7 +187,7 @@ func TestCmdBadPrograms(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = Run(context.Background(), cfg)
-			var ce *ConfigError
+			var ce *plan.ConfigError
 			if err == nil || errors.As(err, &ce) != tc.config {
 				t.Fatalf("err = %v (%T), want config error %v", err, err, tc.config)
 			}
@@ -265,7 +266,7 @@ claims:
 			p := write(strings.ReplaceAll(tc.name, " ", "-")+".yaml", tc.body)
 			cfg, _, _ := cmdEnv(t, "", p)
 			_, err := Run(context.Background(), cfg)
-			var ce *ConfigError
+			var ce *plan.ConfigError
 			if !errors.As(err, &ce) {
 				t.Fatalf("err = %v, want a config error", err)
 			}
@@ -291,7 +292,7 @@ func TestCmdResume(t *testing.T) {
 	if cfg.Cmd, err = NewTarget("PYTHONPATH=elsewhere "+fakeProgram, ""); err != nil {
 		t.Fatal(err)
 	}
-	var ce *ConfigError
+	var ce *plan.ConfigError
 	if _, err := Run(context.Background(), cfg); !errors.As(err, &ce) || !strings.Contains(err.Error(), "give it another -o") {
 		t.Fatalf("resume with another command: %v", err)
 	}
@@ -340,7 +341,7 @@ func TestNewTarget(t *testing.T) {
 	} {
 		tg, err := NewTarget(tc.line, "")
 		if tc.err != "" {
-			var ce *ConfigError
+			var ce *plan.ConfigError
 			if !errors.As(err, &ce) || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("%q: err %v, want a config error with %q", tc.line, err, tc.err)
 			}

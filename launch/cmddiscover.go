@@ -16,6 +16,7 @@ import (
 
 	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch/plan"
 	"github.com/rooftool/rooftool/spec"
 )
 
@@ -33,9 +34,9 @@ const (
 // shapes as marked; roles from the claims) and the claims go into the run's
 // specs/ snapshot, which the report judges the run by. It returns the cells
 // and their plan hash. A program that cannot start, marks nothing or marks
-// a malformed or repeated range is a ConfigError; one that fails otherwise
+// a malformed or repeated range is a plan.ConfigError; one that fails otherwise
 // is an error naming its log.
-func (r *Runner) discover(ctx context.Context) ([]PlannedCell, string, error) {
+func (r *Runner) discover(ctx context.Context) ([]plan.Cell, string, error) {
 	t := r.cfg.Cmd
 	switch {
 	case r.cfg.Shard.Count > 0:
@@ -85,9 +86,9 @@ func (r *Runner) discover(ctx context.Context) ([]PlannedCell, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	var cells []PlannedCell
+	var cells []plan.Cell
 	for _, k := range keys {
-		cells = append(cells, PlannedCell{Exp: exps[k.Experiment], Variant: k.Variant, Shape: k.Shape, Passes: r.cfg.Passes})
+		cells = append(cells, plan.Cell{Exp: exps[k.Experiment], Variant: k.Variant, Shape: k.Shape, Passes: r.cfg.Passes})
 	}
 	_, _, hash, err := ShardPlan(cells, nil, 0, false)
 	if err != nil {

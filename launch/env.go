@@ -15,6 +15,7 @@ import (
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch/plan"
 	"github.com/rooftool/rooftool/spec"
 )
 
@@ -130,7 +131,7 @@ func gitCommit(ctx context.Context, dir string) string {
 	return c
 }
 
-func (r *Runner) setupTools(ctx context.Context, cells []PlannedCell) {
+func (r *Runner) setupTools(ctx context.Context, cells []plan.Cell) {
 	need := map[string]bool{}
 	for _, c := range cells {
 		for _, p := range c.Passes {

@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch/plan"
 )
 
 // gated_ssm's speedup and latency claims give its (baseline, candidate,
 // shape) pairs: each best-of claim through every member of fusion
 // epilogues, no pair where a cell's timing did not finish, no DRAM claim.
 func TestClaimPairs(t *testing.T) {
-	exps, err := LoadSpecs("../kernels")
+	exps, err := plan.LoadSpecs("../kernels")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch/plan"
 )
 
 // rangeCell is what the range pass must record for one cell.
@@ -191,9 +192,9 @@ func TestRangeProcessBadValue(t *testing.T) {
 	cfg, _ := fakeEnv(t)
 	cfg.RangeProcess = "per-shape"
 	_, err := Run(context.Background(), cfg)
-	var ce *ConfigError
+	var ce *plan.ConfigError
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), `--range-process "per-shape"`) {
-		t.Fatalf("err = %v, want a ConfigError naming --range-process", err)
+		t.Fatalf("err = %v, want a plan.ConfigError naming --range-process", err)
 	}
 }
 

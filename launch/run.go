@@ -15,6 +15,7 @@ import (
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/launch/plan"
 	"github.com/rooftool/rooftool/spec"
 )
 
@@ -34,7 +35,7 @@ type Config struct {
 	Variants        []string
 	Shapes          []string
 	Passes          []string      // nil : rundir.AllPasses
-	Sweeps          string        // SweepsTiming (default), SweepsNone, SweepsAll
+	Sweeps          string        // plan.SweepsTiming (default), plan.SweepsNone, plan.SweepsAll
 	Timeout         time.Duration // per cell; a runner process over n cells gets n times this; 0 : 10m
 	Reps            int           // timing repetitions; 0 : the runner's default
 	RangeReplays    int           // the most range-pass replays of a cell; 0 : DefaultRangeReplays
@@ -128,7 +129,7 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	var cells []PlannedCell
+	var cells []plan.Cell
 	for i, c := range all {
 		if cfg.Shard.Count == 0 || parts[i] == cfg.Shard.Index {
 			cells = append(cells, c)
@@ -385,7 +386,7 @@ func withDefaults(cfg Config) (Config, error) {
 		}
 	}
 	if cfg.Sweeps == "" {
-		cfg.Sweeps = SweepsTiming
+		cfg.Sweeps = plan.SweepsTiming
 	}
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 10 * time.Minute
@@ -415,7 +416,7 @@ func withKernels(cfg Config) Config {
 // sweep runs every pass of every experiment over its cells not finished
 // yet, in plan order; a cell whose check did not pass is marked skipped
 // in its later passes. The manifest is written where a pass fails.
-func (r *Runner) sweep(ctx context.Context, cells []PlannedCell) error {
+func (r *Runner) sweep(ctx context.Context, cells []plan.Cell) error {
 	m := r.m
 	for _, exp := range orderedExps(cells) {
 		for _, pass := range rundir.AllPasses {
@@ -493,13 +494,13 @@ func (r *Runner) sweep(ctx context.Context, cells []PlannedCell) error {
 // PlanFor lists the cells a run of cfg would plan (all shards), with each
 // cell's shard (1 when cfg.Shard is zero), its estimated cost and the plan
 // hash; it runs nothing.
-func PlanFor(cfg Config) (cells []PlannedCell, parts []int, costs []float64, hash string, err error) {
+func PlanFor(cfg Config) (cells []plan.Cell, parts []int, costs []float64, hash string, err error) {
 	cfg = withKernels(cfg)
 	if cfg.Passes == nil {
 		cfg.Passes = rundir.AllPasses
 	}
 	if cfg.Sweeps == "" {
-		cfg.Sweeps = SweepsTiming
+		cfg.Sweeps = plan.SweepsTiming
 	}
 	cells, _, _, err = planAll(cfg)
 	if err != nil {
@@ -515,11 +516,11 @@ func PlanFor(cfg Config) (cells []PlannedCell, parts []int, costs []float64, has
 
 // planAll loads the specs (built-in and external) and plans every cell of
 // the selection, before any sharding.
-func planAll(cfg Config) ([]PlannedCell, []*spec.Experiment, map[string]string, error) {
+func planAll(cfg Config) ([]plan.Cell, []*spec.Experiment, map[string]string, error) {
 	if cfg.Cmd != nil {
 		return nil, nil, nil, nil // Run discovers a --cmd program's cells
 	}
-	exps, err := LoadSpecs(cfg.KernelsDir)
+	exps, err := plan.LoadSpecs(cfg.KernelsDir)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -539,7 +540,7 @@ func planAll(cfg Config) ([]PlannedCell, []*spec.Experiment, map[string]string, 
 		}
 	}
 	exps = append(exps, ext...)
-	cells, err := Plan(exps, selected, cfg.Variants, cfg.Shapes, cfg.Passes, cfg.Sweeps)
+	cells, err := plan.Cells(exps, selected, cfg.Variants, cfg.Shapes, cfg.Passes, cfg.Sweeps)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -572,7 +573,7 @@ func finished(st rundir.PassStatus) bool {
 	return st.Status == rundir.StatusOK || st.Status == rundir.StatusSkipped
 }
 
-func orderedExps(cells []PlannedCell) []*spec.Experiment {
+func orderedExps(cells []plan.Cell) []*spec.Experiment {
 	var out []*spec.Experiment
 	for _, c := range cells {
 		if !slices.Contains(out, c.Exp) {
@@ -599,3 +600,6 @@ func (r *Runner) warn(format string, args ...any) {
 	}
 	fmt.Fprintln(r.log, "warning:", w)
 }
+
+// configErrorf is plan.ConfigErrorf: a bad flag or name (commands exit 2).
+func configErrorf(format string, args ...any) error { return plan.ConfigErrorf(format, args...) }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch/plan"
 )
 
 // fakeEnv copies the fake tools into a folder whose name has a space (a
@@ -376,8 +377,8 @@ func TestRunCancelAndResume(t *testing.T) {
 
 	// Without --resume the directory is refused.
 	cfg.Progress = nil
-	if _, err := Run(context.Background(), cfg); !errors.As(err, new(*ConfigError)) {
-		t.Fatalf("rerun without resume: err = %v, want a ConfigError", err)
+	if _, err := Run(context.Background(), cfg); !errors.As(err, new(*plan.ConfigError)) {
+		t.Fatalf("rerun without resume: err = %v, want a plan.ConfigError", err)
 	}
 
 	// --resume runs only what is not finished.
@@ -505,9 +506,9 @@ func TestRunBadSelection(t *testing.T) {
 			c := cfg
 			tc.mod(&c)
 			_, err := Run(context.Background(), c)
-			var ce *ConfigError
+			var ce *plan.ConfigError
 			if !errors.As(err, &ce) || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("err = %v, want a ConfigError containing %q", err, tc.want)
+				t.Fatalf("err = %v, want a plan.ConfigError containing %q", err, tc.want)
 			}
 		})
 	}

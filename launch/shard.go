@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch/plan"
 	"github.com/rooftool/rooftool/spec"
 )
 
@@ -103,7 +104,7 @@ type PassPrediction struct {
 // what it took; a pass they measured for other cells takes that pass's
 // seconds per unit of shape size over those cells times the cell's shape
 // size; a pass they never measured takes DefaultPassSeconds.
-func PredictSeconds(cells []PlannedCell, prior map[string]map[string]float64) []map[string]PassPrediction {
+func PredictSeconds(cells []plan.Cell, prior map[string]map[string]float64) []map[string]PassPrediction {
 	perSize := map[string][2]float64{} // pass : seconds, sizes
 	for _, c := range cells {
 		for _, p := range c.Passes {
@@ -137,7 +138,7 @@ func PredictSeconds(cells []PlannedCell, prior map[string]map[string]float64) []
 // a committed run of other experiments) it is the shape size times the
 // number of passes. Else it is the cell's predicted seconds
 // (PredictSeconds).
-func CellCosts(cells []PlannedCell, prior map[string]map[string]float64) []float64 {
+func CellCosts(cells []plan.Cell, prior map[string]map[string]float64) []float64 {
 	out := make([]float64, len(cells))
 	if CostUnit(cells, prior) != CostSeconds {
 		for i, c := range cells {
@@ -161,7 +162,7 @@ const (
 
 // CostUnit is the unit of CellCosts(cells, prior): seconds where prior
 // measured a pass of one of the cells, else shape size times passes.
-func CostUnit(cells []PlannedCell, prior map[string]map[string]float64) string {
+func CostUnit(cells []plan.Cell, prior map[string]map[string]float64) string {
 	for _, c := range cells {
 		for _, p := range c.Passes {
 			if _, ok := prior[c.Key().String()][p]; ok {
@@ -178,7 +179,7 @@ func CostUnit(cells []PlannedCell, prior map[string]map[string]float64) string {
 // the part with the least cost so far (ties to the lowest part). It returns
 // each cell's part, 1-based. The same cells, costs and groups always give
 // the same split.
-func AssignShards(cells []PlannedCell, costs []float64, groups []int, n int) []int {
+func AssignShards(cells []plan.Cell, costs []float64, groups []int, n int) []int {
 	if groups == nil {
 		groups = make([]int, len(cells))
 		for i := range groups {
@@ -232,7 +233,7 @@ func AssignShards(cells []PlannedCell, costs []float64, groups []int, n int) []i
 // claim at a shape share a number, transitively: the replay rule
 // (replayRound) judges a claim from both cells' replays, so a sharded sweep
 // keeps them in one part. Only cells with the range pass are linked.
-func RangeGroups(cells []PlannedCell) []int {
+func RangeGroups(cells []plan.Cell) []int {
 	parent := make([]int, len(cells))
 	index := map[string]int{}
 	for i, c := range cells {
@@ -282,7 +283,7 @@ func RangeGroups(cells []PlannedCell) []int {
 
 // PlanHash identifies a full plan: its cells, their passes and, for a
 // sharded sweep, the part each cell is in. Shards of one sweep share it.
-func PlanHash(cells []PlannedCell, shards []int, count int) string {
+func PlanHash(cells []plan.Cell, shards []int, count int) string {
 	lines := make([]string, len(cells))
 	for i, c := range cells {
 		l := c.Key().String() + " " + strings.Join(c.Passes, ",")
@@ -300,7 +301,7 @@ func PlanHash(cells []PlannedCell, shards []int, count int) string {
 // sharding recorded) and returns each cell's part, its cost and the plan
 // hash. With keepRange (the range pass's replay rule, ReplaysForDecisions)
 // the cells of a range-decided claim stay in one part (RangeGroups).
-func ShardPlan(cells []PlannedCell, prior map[string]map[string]float64, count int, keepRange bool) (parts []int, costs []float64, hash string, err error) {
+func ShardPlan(cells []plan.Cell, prior map[string]map[string]float64, count int, keepRange bool) (parts []int, costs []float64, hash string, err error) {
 	costs = CellCosts(cells, prior)
 	if count == 0 {
 		parts = make([]int, len(cells))

@@ -5,15 +5,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rooftool/rooftool/launch/plan"
 	"github.com/rooftool/rooftool/spec"
 )
 
 func TestShardSplit(t *testing.T) {
 	e := &spec.Experiment{Name: "e"}
-	var cells []PlannedCell
+	var cells []plan.Cell
 	for _, v := range []string{"a", "b", "c"} {
 		for _, s := range []string{"n=1", "n=2", "n=4", "n=8"} {
-			cells = append(cells, PlannedCell{Exp: e, Variant: v, Shape: s, Passes: []string{"check", "timing"}})
+			cells = append(cells, plan.Cell{Exp: e, Variant: v, Shape: s, Passes: []string{"check", "timing"}})
 		}
 	}
 	if got := ShapeSize("M=512,N=4096,K=2"); got != 512*4096*2 {
@@ -73,10 +74,10 @@ func TestShardKeepsRangeClaims(t *testing.T) {
 		{ID: "d", Metric: "dram_ratio", Candidate: "fused", Baseline: "eager", Op: "<", Threshold: 0.5},
 		{ID: "s", Metric: "speedup", Candidate: "other", Baseline: "eager", Op: ">", Threshold: 1.1},
 	}}
-	var cells []PlannedCell
+	var cells []plan.Cell
 	for _, v := range []string{"eager", "fused", "other"} {
 		for _, s := range []string{"n=1", "n=2", "n=4"} {
-			cells = append(cells, PlannedCell{Exp: e, Variant: v, Shape: s, Passes: []string{"check", "range"}})
+			cells = append(cells, plan.Cell{Exp: e, Variant: v, Shape: s, Passes: []string{"check", "range"}})
 		}
 	}
 	parts, _, _, err := ShardPlan(cells, nil, 3, true)

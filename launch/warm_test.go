@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch/plan"
 	"github.com/rooftool/rooftool/spec"
 )
 
@@ -16,7 +17,7 @@ import (
 // only, each shape once, in plan order.
 func TestWarmShapes(t *testing.T) {
 	g, o := &spec.Experiment{Name: "gated_ssm"}, &spec.Experiment{Name: "swiglu"}
-	cells := []PlannedCell{
+	cells := []plan.Cell{
 		{Exp: g, Variant: "eager", Shape: "s1"}, {Exp: g, Variant: "cutlass-evt", Shape: "s2"},
 		{Exp: g, Variant: "cutlass-evt", Shape: "s1"}, {Exp: o, Variant: "cutlass-evt", Shape: "s3"},
 		{Exp: g, Variant: "cutlass-evt", Shape: "s2"},

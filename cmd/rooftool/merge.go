@@ -10,6 +10,7 @@ import (
 
 	"github.com/rooftool/rooftool/internal/tableout"
 	"github.com/rooftool/rooftool/launch"
+	"github.com/rooftool/rooftool/launch/plan"
 )
 
 // MergeOptions are the flags of `rooftool merge`.
@@ -84,7 +85,7 @@ func runMerge(ctx context.Context, opts *MergeOptions) error {
 			fmt.Fprintln(opts.IO.Err, "warning:", w)
 		}
 	}
-	var ce *launch.ConfigError
+	var ce *plan.ConfigError
 	if errors.As(err, &ce) {
 		return usageErrorf("%v", ce.Err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/internal/tableout"
 	"github.com/rooftool/rooftool/launch"
+	"github.com/rooftool/rooftool/launch/plan"
 )
 
 // PlanOptions are the flags of `rooftool plan`.
@@ -161,7 +162,7 @@ func runPlan(ctx context.Context, opts *PlanOptions) error {
 		cfg.Shard = launch.Shard{Index: 1, Count: opts.ShardCount}
 	}
 	cells, parts, costs, hash, err := launch.PlanFor(cfg)
-	var ce *launch.ConfigError
+	var ce *plan.ConfigError
 	if errors.As(err, &ce) {
 		return usageErrorf("plan: %v", ce.Err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/launch"
+	"github.com/rooftool/rooftool/launch/plan"
 )
 
 // ProfileOptions are the flags of `rooftool profile`.
@@ -302,7 +303,7 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 		return err
 	}
 	m, err := launch.Run(ctx, cfg)
-	var ce *launch.ConfigError
+	var ce *plan.ConfigError
 	if errors.As(err, &ce) {
 		return usageErrorf("profile: %v", ce.Err)
 	}
@@ -373,11 +374,11 @@ func nothingMeasured(m *rundir.Manifest) error {
 func sweepsMode(defaultOnly, sweeps bool) string {
 	switch {
 	case defaultOnly:
-		return launch.SweepsNone
+		return plan.SweepsNone
 	case sweeps:
-		return launch.SweepsAll
+		return plan.SweepsAll
 	}
-	return launch.SweepsTiming
+	return plan.SweepsTiming
 }
 
 func runDirOf(opts *ProfileOptions, m *rundir.Manifest) string {

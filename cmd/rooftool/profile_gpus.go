@@ -14,6 +14,7 @@ import (
 
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/launch"
+	"github.com/rooftool/rooftool/launch/plan"
 )
 
 // profile --gpus: one shard per GPU of the host, after one warm compile stage
@@ -91,7 +92,7 @@ func runProfileGPUs(ctx context.Context, opts *ProfileOptions) error {
 		SerialTiming: opts.SerialTime,
 		Log:          opts.IO.Err,
 	})
-	var ce *launch.ConfigError
+	var ce *plan.ConfigError
 	if errors.As(err, &ce) {
 		return usageErrorf("profile: %v", ce.Err)
 	}
@@ -185,12 +186,12 @@ func prepareShards(ctx context.Context, opts *ProfileOptions) ([]string, []float
 		Variants: opts.Variants, Shapes: opts.Shapes, Passes: opts.Passes, Sweeps: sweepsMode(opts.DefaultOnly, opts.Sweeps),
 		CostsFrom: costs, Shard: launch.Shard{Index: 1, Count: n}, RangeReplaysFor: opts.ReplaysFor}
 	pred := make([]float64, n)
-	var cells []launch.PlannedCell
+	var cells []plan.Cell
 	if opts.Cmd == "" {
 		var parts []int
 		var err error
 		cells, parts, _, _, err = launch.PlanFor(cfg)
-		var ce *launch.ConfigError
+		var ce *plan.ConfigError
 		if errors.As(err, &ce) {
 			return nil, nil, nil, usageErrorf("profile: %v", ce.Err)
 		}
@@ -222,7 +223,7 @@ func prepareShards(ctx context.Context, opts *ProfileOptions) ([]string, []float
 		return nil, nil, nil, err
 	}
 	if err := launch.SetupSharedCache(root, opts.CompileCache, "compiled_cache.db"); err != nil {
-		var ce *launch.ConfigError
+		var ce *plan.ConfigError
 		if errors.As(err, &ce) {
 			return nil, nil, nil, usageErrorf("profile: %v", ce.Err)
 		}
