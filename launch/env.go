@@ -15,6 +15,7 @@ import (
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch/ncu"
 	"github.com/rooftool/rooftool/launch/plan"
 	"github.com/rooftool/rooftool/spec"
 )
@@ -148,14 +149,14 @@ func (r *Runner) setupTools(ctx context.Context, cells []plan.Cell) {
 				r.m.Versions["ncu"] = v
 			}
 			var avail []string
-			if names, err := QueryMetrics(ctx, r.ncu); err == nil {
+			if names, err := ncu.QueryMetrics(ctx, r.ncu); err == nil {
 				avail = names
 			} else {
 				r.warn("ncu --query-metrics: %v: metric names are not checked", err)
 			}
 			var dropped, rdropped []string
-			r.metrics, dropped = ExpandMetrics(NCUMetrics, avail)
-			r.rmetrics, rdropped = ExpandMetrics(RangeMetrics, avail)
+			r.metrics, dropped = ncu.ExpandMetrics(ncu.KernelMetrics, avail)
+			r.rmetrics, rdropped = ncu.ExpandMetrics(ncu.RangeMetrics, avail)
 			if d := append(dropped, rdropped...); len(d) > 0 {
 				r.warn("ncu on this device lacks %s: not collected", strings.Join(d, ", "))
 			}

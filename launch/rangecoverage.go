@@ -11,10 +11,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch/ncu"
 )
 
 // partialWarning names a cell whose range no method measured completely.
@@ -65,7 +65,7 @@ func (r *Runner) kernelTotals(exp, cell string) (ncuTotals, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := SumNCUMetrics(data, metricTime, metricL2)
+	t, _, err := ncu.SumMetrics(data, metricTime, metricL2)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f, err)
 	}
@@ -82,7 +82,7 @@ func (r *Runner) cover(st *rundir.PassStatus, kernel ncuTotals, exp, cell string
 	if err != nil {
 		return []string{fmt.Sprintf("range pass of %s/%s: %v: coverage not checked", exp, cell, err)}
 	}
-	rng, err := SumNCUMetrics(data, metricTime, metricL2)
+	rng, _, err := ncu.SumMetrics(data, metricTime, metricL2)
 	if err != nil {
 		return []string{fmt.Sprintf("range pass of %s/%s: %s: %v: coverage not checked", exp, cell, st.Files[0], err)}
 	}
@@ -107,105 +107,4 @@ func coverage(kernel, rng ncuTotals) *rundir.Coverage {
 	c.Time = ratio(metricTime)
 	c.L2Bytes = ratio(metricL2)
 	return c
-}
-
-// SumNCUMetrics sums the named metrics over the result rows of an ncu
-// --csv --page raw export, in base units (ns, byte) whatever units its
-// units row names. A metric with no column or no number is left out.
-func SumNCUMetrics(data []byte, names ...string) (map[string]float64, error) {
-	out, _, err := sumNCU(data, names)
-	return out, err
-}
-
-// sumNCU is SumNCUMetrics that also counts the result rows.
-func sumNCU(data []byte, names []string) (map[string]float64, int, error) {
-	rows := 0
-	lines := strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
-	var cols map[string]int
-	scale := map[string]float64{}
-	out := map[string]float64{}
-	for _, line := range lines {
-		t := strings.TrimSpace(line)
-		if t == "" || strings.HasPrefix(t, "==") {
-			continue
-		}
-		rec, err := parseCSVLine([]byte(line))
-		if err != nil || len(rec) == 0 {
-			continue
-		}
-		if cols == nil {
-			if strings.TrimSpace(rec[0]) != "ID" {
-				continue
-			}
-			cols = map[string]int{}
-			for i, h := range rec {
-				for _, n := range names {
-					if h == n {
-						cols[n] = i
-						scale[n] = 1
-					}
-				}
-			}
-			continue
-		}
-		if strings.TrimSpace(rec[0]) == "" { // the units row
-			for n, i := range cols {
-				if i < len(rec) {
-					f, err := unitScale(rec[i])
-					if err != nil {
-						return nil, 0, fmt.Errorf("%s: %w", n, err)
-					}
-					scale[n] = f
-				}
-			}
-			continue
-		}
-		if _, err := strconv.Atoi(strings.TrimSpace(rec[0])); err != nil {
-			continue
-		}
-		rows++
-		for n, i := range cols {
-			if i >= len(rec) {
-				continue
-			}
-			v, err := strconv.ParseFloat(strings.ReplaceAll(strings.TrimSpace(rec[i]), ",", ""), 64)
-			if err != nil {
-				continue // n/a: not collected for this row
-			}
-			out[n] += v * scale[n]
-		}
-	}
-	if cols == nil {
-		return nil, 0, errNoHeader
-	}
-	return out, rows, nil
-}
-
-// unitScale converts ncu's time and byte units to ns and bytes.
-func unitScale(u string) (float64, error) {
-	switch strings.TrimSpace(u) {
-	case "", "ns", "nsecond", "byte":
-		return 1, nil
-	case "us", "usecond":
-		return 1e3, nil
-	case "ms", "msecond":
-		return 1e6, nil
-	case "s", "second":
-		return 1e9, nil
-	case "Kbyte", "KB":
-		return 1e3, nil
-	case "Mbyte", "MB":
-		return 1e6, nil
-	case "Gbyte", "GB":
-		return 1e9, nil
-	case "Tbyte", "TB":
-		return 1e12, nil
-	case "KiB":
-		return 1 << 10, nil
-	case "MiB":
-		return 1 << 20, nil
-	case "GiB":
-		return 1 << 30, nil
-	}
-	return 0, fmt.Errorf("unit %q: not a time or byte unit", u)
 }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch/ncu"
 	"github.com/rooftool/rooftool/spec"
 )
 
@@ -175,7 +176,7 @@ func (r *Runner) kernelCSV(rel string) (ncuTotals, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	t, rows, err := sumNCU(data, []string{metricDRAMRead, metricDRAMWrite, metricDRAM, metricL2Size})
+	t, rows, err := ncu.SumMetrics(data, metricDRAMRead, metricDRAMWrite, metricDRAM, metricL2Size)
 	return t, rows, err
 }
 

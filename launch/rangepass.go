@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch/ncu"
 	"github.com/rooftool/rooftool/spec"
 )
 
@@ -268,7 +269,7 @@ func (r *Runner) rangeBytes(exp, cell string) ([]float64, []string) {
 		data, err := os.ReadFile(filepath.Join(r.dir, filepath.FromSlash(fs[0])))
 		if err == nil {
 			var t map[string]float64
-			if t, err = SumNCUMetrics(data, metricDRAMRead, metricDRAMWrite, metricDRAM); err == nil {
+			if t, _, err = ncu.SumMetrics(data, metricDRAMRead, metricDRAMWrite, metricDRAM); err == nil {
 				rd, okR := t[metricDRAMRead]
 				wr, okW := t[metricDRAMWrite]
 				switch tot, okT := t[metricDRAM]; {

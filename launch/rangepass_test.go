@@ -17,6 +17,7 @@ import (
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch/ncu"
 )
 
 // ncuModes reads the fake ncu's log: the --replay-mode of each profiling
@@ -134,57 +135,6 @@ func TestKernelPassBeforeRange(t *testing.T) {
 	}
 }
 
-func TestSumNCUMetrics(t *testing.T) {
-	const head = `==PROF== Connected to process 1
-"ID","Kernel Name","gpu__time_duration.sum","lts__t_bytes.sum"
-`
-	for _, tc := range []struct {
-		name, csv string
-		want      map[string]float64
-		err       string
-	}{
-		{"base units", head + `"","","ns","byte"
-"0","a","1,000","2,000,000"
-"1","b","500","1,048,576"
-`, map[string]float64{metricTime: 1500, metricL2: 3048576}, ""},
-		{"scaled units", head + `"","","usecond","Mbyte"
-"0","range","2.5","13.18"
-`, map[string]float64{metricTime: 2500, metricL2: 13.18e6}, ""},
-		{"no units row", head + `"0","a","7","9"
-`, map[string]float64{metricTime: 7, metricL2: 9}, ""},
-		{"n/a left out", head + `"","","ns","byte"
-"0","a","n/a","5"
-`, map[string]float64{metricL2: 5}, ""},
-		{"missing column", `"ID","Kernel Name","gpu__time_duration.sum"
-"0","a","3"
-`, map[string]float64{metricTime: 3}, ""},
-		{"no header", "==ERROR== nothing\n", nil, "no CSV header"},
-		{"unknown unit", head + `"","","cycle","byte"
-`, nil, `gpu__time_duration.sum: unit "cycle"`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := SumNCUMetrics([]byte(tc.csv), metricTime, metricL2)
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("err = %v, want %q", err, tc.err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(got) != len(tc.want) {
-				t.Fatalf("got %v, want %v", got, tc.want)
-			}
-			for k, v := range tc.want {
-				if math.Abs(got[k]-v) > 1e-6*v {
-					t.Errorf("%s = %g, want %g", k, got[k], v)
-				}
-			}
-		})
-	}
-}
-
 // The committed H100 run of 2026-11-22 range-replayed every gla_proj cell in
 // one ncu process: some ranges came back partial. Coverage tells them apart
 // on real exports.
@@ -215,7 +165,7 @@ func TestCoverageOfCommittedRun(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				s, err := SumNCUMetrics(data, metricTime, metricL2)
+				s, _, err := ncu.SumMetrics(data, metricTime, metricL2)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -230,16 +180,16 @@ func TestCoverageOfCommittedRun(t *testing.T) {
 }
 
 func TestAttributeRangeRows(t *testing.T) {
-	rows := func(cells ...string) *NCUSplit {
-		s := &NCUSplit{}
+	rows := func(cells ...string) *ncu.Split {
+		s := &ncu.Split{}
 		for i, c := range cells {
-			s.Rows = append(s.Rows, NCURow{ID: i, Name: "range", Cell: c})
+			s.Rows = append(s.Rows, ncu.Row{ID: i, Name: "range", Cell: c})
 		}
 		return s
 	}
 	for _, tc := range []struct {
 		name  string
-		split *NCUSplit
+		split *ncu.Split
 		cells []string
 		ok    []string
 		want  []string

@@ -18,6 +18,7 @@ import (
 
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch/ncu"
 	"github.com/rooftool/rooftool/launch/plan"
 )
 
@@ -455,9 +456,9 @@ func TestRunDropsRejectedMetric(t *testing.T) {
 	cfg.Variants = []string{"good"}
 	cfg.Shapes = []string{"n=1"}
 	cfg.Passes = []string{rundir.PassNCU}
-	old := NCUMetrics
-	NCUMetrics = append(slices.Clip(old), "bogus__thing.sum")
-	defer func() { NCUMetrics = old }()
+	old := ncu.KernelMetrics
+	ncu.KernelMetrics = append(slices.Clip(old), "bogus__thing.sum")
+	defer func() { ncu.KernelMetrics = old }()
 	m, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
