@@ -16,6 +16,7 @@ import (
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
 	"github.com/rooftool/rooftool/launch/plan"
+	"github.com/rooftool/rooftool/launch/rangerule"
 	"github.com/rooftool/rooftool/spec"
 )
 
@@ -448,7 +449,7 @@ claims:
 			}
 		}
 	}
-	if m.Options[rundir.OptionRangeReplaysFor] != ReplaysForDecisions || !strings.HasPrefix(m.Options[rundir.OptionRangeProcess], "per-experiment:") {
+	if m.Options[rundir.OptionRangeReplaysFor] != rangerule.ReplaysForDecisions || !strings.HasPrefix(m.Options[rundir.OptionRangeProcess], "per-experiment:") {
 		t.Errorf("options: %s %q, %s %q", rundir.OptionRangeReplaysFor, m.Options[rundir.OptionRangeReplaysFor], rundir.OptionRangeProcess, m.Options[rundir.OptionRangeProcess])
 	}
 }

@@ -1,10 +1,8 @@
 package launch
 
 import (
-	"compress/gzip"
 	"context"
 	"encoding/json"
-	"io"
 	"math"
 	"os"
 	"path"
@@ -18,6 +16,7 @@ import (
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/launch/ncu"
+	"github.com/rooftool/rooftool/launch/rangerule"
 )
 
 // ncuModes reads the fake ncu's log: the --replay-mode of each profiling
@@ -135,50 +134,6 @@ func TestKernelPassBeforeRange(t *testing.T) {
 	}
 }
 
-// The committed H100 run of 2026-11-22 range-replayed every gla_proj cell in
-// one ncu process: some ranges came back partial. Coverage tells them apart
-// on real exports.
-func TestCoverageOfCommittedRun(t *testing.T) {
-	run := filepath.Join("..", "testdata", "runs", "2026-11-22-h100-034455", "raw")
-	const shape = "B=8,T=4096,d=2048,dk=128,dv=128,H=16,n=16.csv"
-	for _, tc := range []struct {
-		variant  string
-		complete bool
-		l2       float64
-	}{
-		{"unfused", true, 1.0033},
-		{"compiled", false, 0.4097},
-	} {
-		t.Run(tc.variant, func(t *testing.T) {
-			sum := func(pass string) ncuTotals {
-				// The committed run keeps its CSVs gzipped.
-				f, err := os.Open(filepath.Join(run, pass, "gla_proj", tc.variant, shape+".gz"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer f.Close()
-				zr, err := gzip.NewReader(f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				data, err := io.ReadAll(zr)
-				if err != nil {
-					t.Fatal(err)
-				}
-				s, _, err := ncu.SumMetrics(data, metricTime, metricL2)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return s
-			}
-			c := coverage(sum("ncu"), sum("ncu-range"))
-			if c.L2Bytes == nil || math.Abs(*c.L2Bytes-tc.l2) > 1e-3 || c.Complete(rundir.MethodRange) != tc.complete {
-				t.Errorf("coverage %s: complete %v, want l2 %.4f, complete %v", jsonOf(c), c.Complete(rundir.MethodRange), tc.l2, tc.complete)
-			}
-		})
-	}
-}
-
 func TestAttributeRangeRows(t *testing.T) {
 	rows := func(cells ...string) *ncu.Split {
 		s := &ncu.Split{}
@@ -230,7 +185,7 @@ func TestRangeReplays(t *testing.T) {
 	t.Setenv("FAKE_NCU_LOG", ncuLog)
 	t.Setenv("FAKE_RANGE_DRAM", "1000000,1100000,1050000")
 	t.Setenv("FAKE_RANGE_DRAM_COUNTER", filepath.Join(t.TempDir(), "count"))
-	cfg.RangeReplays, cfg.RangeReplaysFor = 3, ReplaysForAll
+	cfg.RangeReplays, cfg.RangeReplaysFor = 3, rangerule.ReplaysForAll
 	cfg.Variants, cfg.Shapes = []string{"good"}, []string{"n=1"}
 	cfg.Passes = []string{rundir.PassNCU, rundir.PassRange}
 	m, err := Run(context.Background(), cfg)
@@ -300,7 +255,7 @@ func TestRangeReplaysForDecisions(t *testing.T) {
 	cfg, _ := fakeEnv(t)
 	ncuLog := filepath.Join(t.TempDir(), "ncu.jsonl")
 	t.Setenv("FAKE_NCU_LOG", ncuLog)
-	cfg.RangeReplays, cfg.RangeReplaysFor = 3, ReplaysForDecisions
+	cfg.RangeReplays, cfg.RangeReplaysFor = 3, rangerule.ReplaysForDecisions
 	cfg.Variants, cfg.Shapes = []string{"good"}, []string{"n=1"}
 	cfg.Passes = []string{rundir.PassNCU, rundir.PassRange}
 	m, err := Run(context.Background(), cfg)
@@ -310,8 +265,8 @@ func TestRangeReplaysForDecisions(t *testing.T) {
 	if got, want := ncuModes(t, ncuLog), []string{"", "range"}; !slices.Equal(got, want) {
 		t.Errorf("ncu replay modes = %q, want %q", got, want)
 	}
-	if got := m.Options[rundir.OptionRangeReplaysFor]; got != ReplaysForDecisions {
-		t.Errorf("manifest option %s = %q, want %q", rundir.OptionRangeReplaysFor, got, ReplaysForDecisions)
+	if got := m.Options[rundir.OptionRangeReplaysFor]; got != rangerule.ReplaysForDecisions {
+		t.Errorf("manifest option %s = %q, want %q", rundir.OptionRangeReplaysFor, got, rangerule.ReplaysForDecisions)
 	}
 	if st := mustPass(t, m, "fake/good/n=1", rundir.PassRange, rundir.StatusOK, ""); len(st.Replays) != 1 || st.ReplayReason != "one replay: no range-decided claim rests on the cell" {
 		t.Errorf("replays %s, reason %q; want one, no claim", jsonOf(st.Replays), st.ReplayReason)

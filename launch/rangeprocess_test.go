@@ -13,6 +13,7 @@ import (
 
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/launch/plan"
+	"github.com/rooftool/rooftool/launch/rangerule"
 )
 
 // rangeCell is what the range pass must record for one cell.
@@ -42,7 +43,7 @@ func TestRangeProcess(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		process  string // Config.RangeProcess
-		replays  int    // with ReplaysForAll; 0: one round
+		replays  int    // with rangerule.ReplaysForAll; 0: one round
 		env      map[string]string
 		modes    []string   // ncu invocations' replay modes, the kernel pass first
 		includes [][]string // the --nvtx-include of each range invocation
@@ -133,7 +134,7 @@ func TestRangeProcess(t *testing.T) {
 			cfg.Passes = []string{rundir.PassNCU, rundir.PassRange}
 			cfg.RangeProcess = tc.process
 			if tc.replays > 0 {
-				cfg.RangeReplays, cfg.RangeReplaysFor = tc.replays, ReplaysForAll
+				cfg.RangeReplays, cfg.RangeReplaysFor = tc.replays, rangerule.ReplaysForAll
 			}
 			m, err := Run(context.Background(), cfg)
 			if err != nil {

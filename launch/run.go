@@ -16,6 +16,7 @@ import (
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
 	"github.com/rooftool/rooftool/launch/plan"
+	"github.com/rooftool/rooftool/launch/rangerule"
 	"github.com/rooftool/rooftool/spec"
 )
 
@@ -39,7 +40,7 @@ type Config struct {
 	Timeout         time.Duration // per cell; a runner process over n cells gets n times this; 0 : 10m
 	Reps            int           // timing repetitions; 0 : the runner's default
 	RangeReplays    int           // the most range-pass replays of a cell; 0 : DefaultRangeReplays
-	RangeReplaysFor string        // ReplaysForDecisions ("" too: replayed again while a claim is near its threshold) or ReplaysForAll (every cell RangeReplays times)
+	RangeReplaysFor string        // rangerule.ReplaysForDecisions ("" too: replayed again while a claim is near its threshold) or rangerule.ReplaysForAll (every cell RangeReplays times)
 	RangeProcess    string        // RangeProcessPerCell or RangeProcessPerExperiment; "": per-experiment
 	NCU, Nsys       string        // overrides
 	NsysLibs        string        // folder prepended to LD_LIBRARY_PATH for nsys ("" : $ROOFTOOL_NSYS_LIBS or ./.nsysdeps)
@@ -125,7 +126,7 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	parts, _, planHash, err := ShardPlan(all, prior, cfg.Shard.Count, cfg.RangeReplaysFor != ReplaysForAll)
+	parts, _, planHash, err := ShardPlan(all, prior, cfg.Shard.Count, cfg.RangeReplaysFor != rangerule.ReplaysForAll)
 	if err != nil {
 		return nil, err
 	}
@@ -510,7 +511,7 @@ func PlanFor(cfg Config) (cells []plan.Cell, parts []int, costs []float64, hash 
 	if err != nil {
 		return nil, nil, nil, "", err
 	}
-	parts, costs, hash, err = ShardPlan(cells, prior, cfg.Shard.Count, cfg.RangeReplaysFor != ReplaysForAll)
+	parts, costs, hash, err = ShardPlan(cells, prior, cfg.Shard.Count, cfg.RangeReplaysFor != rangerule.ReplaysForAll)
 	return cells, parts, costs, hash, err
 }
 

@@ -231,7 +231,7 @@ func AssignShards(cells []plan.Cell, costs []float64, groups []int, n int) []int
 
 // RangeGroups numbers the cells so that the two cells of each range-decided
 // claim at a shape share a number, transitively: the replay rule
-// (replayRound) judges a claim from both cells' replays, so a sharded sweep
+// (rangerule.ReplayRound) judges a claim from both cells' replays, so a sharded sweep
 // keeps them in one part. Only cells with the range pass are linked.
 func RangeGroups(cells []plan.Cell) []int {
 	parent := make([]int, len(cells))
@@ -299,7 +299,7 @@ func PlanHash(cells []plan.Cell, shards []int, count int) string {
 
 // ShardPlan assigns the cells to count parts (count 0: one part, no
 // sharding recorded) and returns each cell's part, its cost and the plan
-// hash. With keepRange (the range pass's replay rule, ReplaysForDecisions)
+// hash. With keepRange (the range pass's replay rule, rangerule.ReplaysForDecisions)
 // the cells of a range-decided claim stay in one part (RangeGroups).
 func ShardPlan(cells []plan.Cell, prior map[string]map[string]float64, count int, keepRange bool) (parts []int, costs []float64, hash string, err error) {
 	costs = CellCosts(cells, prior)

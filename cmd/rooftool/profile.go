@@ -16,6 +16,7 @@ import (
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/launch"
 	"github.com/rooftool/rooftool/launch/plan"
+	"github.com/rooftool/rooftool/launch/rangerule"
 )
 
 // ProfileOptions are the flags of `rooftool profile`.
@@ -179,7 +180,7 @@ to stdout as text, or with --format json as one object,
 	f.StringVar(&opts.Kernels, "kernels", "", kernelsFlagHelp)
 	f.IntVar(&opts.Reps, "reps", 0, "timed repetitions per cell (default: the runner's, >= 30)")
 	f.IntVar(&opts.RangeReplays, "range-replays", launch.DefaultRangeReplays, "the most ncu range-pass replays of a cell: the DRAM bytes' spread")
-	f.StringVar(&opts.ReplaysFor, "range-replays-for", launch.ReplaysForDecisions, "which cells get more than one range replay: decisions (a DRAM claim's cells while its value lies within max(5%, 3 x spread) of its threshold, up to --range-replays; METHOD.md) or all (every cell --range-replays times)")
+	f.StringVar(&opts.ReplaysFor, "range-replays-for", rangerule.ReplaysForDecisions, "which cells get more than one range replay: decisions (a DRAM claim's cells while its value lies within max(5%, 3 x spread) of its threshold, up to --range-replays; METHOD.md) or all (every cell --range-replays times)")
 	f.StringVar(&opts.RangeProcess, "range-process", "", "how the range pass groups cells into ncu processes: per-experiment (the default: one process per experiment, replay round and replay method; a cell partial, failed or below its DRAM floor there is replayed alone) or per-cell (one process per cell and replay); every range is checked against its kernel pass either way")
 	f.BoolVar(&opts.DefaultOnly, "default-only", false, "run the default grid only, no sweep shapes")
 	f.BoolVar(&opts.Sweeps, "sweeps", false, "profile sweep shapes under every pass, not only check and timing")
@@ -218,8 +219,8 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 	if opts.RangeReplays < 1 {
 		return usageErrorf("profile: --range-replays %d: want at least 1", opts.RangeReplays)
 	}
-	if opts.ReplaysFor != launch.ReplaysForAll && opts.ReplaysFor != launch.ReplaysForDecisions {
-		return usageErrorf("profile: --range-replays-for %q: want %s or %s", opts.ReplaysFor, launch.ReplaysForAll, launch.ReplaysForDecisions)
+	if opts.ReplaysFor != rangerule.ReplaysForAll && opts.ReplaysFor != rangerule.ReplaysForDecisions {
+		return usageErrorf("profile: --range-replays-for %q: want %s or %s", opts.ReplaysFor, rangerule.ReplaysForAll, rangerule.ReplaysForDecisions)
 	}
 	if opts.Timeout <= 0 {
 		return usageErrorf("profile: --timeout %s: want a positive duration", opts.Timeout)
