@@ -15,6 +15,7 @@ import (
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch/compilecache"
 	"github.com/rooftool/rooftool/launch/ncu"
 	"github.com/rooftool/rooftool/launch/plan"
 	"github.com/rooftool/rooftool/spec"
@@ -189,7 +190,7 @@ func (r *Runner) setupTools(ctx context.Context, cells []plan.Cell) {
 // measures the same code. Timing the choice under ncu would distort it.
 const PicksFile = "raw/picks.json"
 
-// runnerEnvVars adds the compile-cache variables (cache.go), ROOFTOOL_PICKS
+// runnerEnvVars adds the compile-cache variables (package compilecache), ROOFTOOL_PICKS
 // (and ROOFTOOL_EXPERIMENT_DIRS where the run has external experiments) to
 // extra for a runner process.
 func (r *Runner) runnerEnvVars(extra []string) []string {
@@ -211,7 +212,7 @@ const EnvOptionPrefix = "env."
 func (r *Runner) rooftoolEnv() map[string]string {
 	env := map[string]string{}
 	for _, kv := range mergeEnv(os.Environ(), r.runnerEnvVars(nil)) {
-		if k, v, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "ROOFTOOL_") && !isCacheVar(k) {
+		if k, v, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "ROOFTOOL_") && !compilecache.IsVar(k) {
 			env[k] = r.recordedPath(v)
 		}
 	}

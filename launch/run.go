@@ -15,6 +15,7 @@ import (
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/launch/compilecache"
 	"github.com/rooftool/rooftool/launch/plan"
 	"github.com/rooftool/rooftool/launch/rangerule"
 	"github.com/rooftool/rooftool/spec"
@@ -48,7 +49,7 @@ type Config struct {
 	Resume          bool
 	NoIngest        bool
 	// NoCompileCache leaves each runner process its own compile caches
-	// instead of the run's shared CacheDir.
+	// instead of the run's shared compilecache.Dir.
 	NoCompileCache bool
 	// CacheRoot is the folder of the run's compile caches ("": RUNDIR/cache);
 	// the shards of a --gpus run share their parent's (SharedCacheDir).
@@ -92,7 +93,7 @@ type Runner struct {
 	metrics  []string
 	rmetrics []string
 	// cacheEnv are the compile-cache variables of every runner process
-	// (setupCompileCache); cacheRoot their folder ("" with the caches off).
+	// (compilecache.Setup); cacheRoot their folder ("" with the caches off).
 	cacheEnv  []string
 	cacheRoot string
 	// passGPU is the UUID of this invocation's device where a resumed run
@@ -355,12 +356,12 @@ func (r *Runner) recordOptions(dir string, ext []*spec.Experiment, extDirs map[s
 	var err error
 	root := cfg.CacheRoot
 	if root == "" {
-		root = filepath.Join(r.dir, CacheDir)
+		root = filepath.Join(r.dir, compilecache.Dir)
 	}
 	if root, err = filepath.Abs(root); err != nil {
 		return err
 	}
-	if r.cacheEnv, err = setupCompileCache(root, r.recordedPath(root), cfg.CompileCache, "compiled_cache.db", cfg.NoCompileCache, m.Options); err != nil {
+	if r.cacheEnv, err = compilecache.Setup(root, r.recordedPath(root), cfg.CompileCache, "compiled_cache.db", cfg.NoCompileCache, m.Options); err != nil {
 		return err
 	}
 	if !cfg.NoCompileCache {

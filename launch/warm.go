@@ -50,7 +50,7 @@ func WarmShapes(cells []plan.Cell) []string {
 type WarmConfig struct {
 	Python     string
 	KernelsDir string
-	CacheRoot  string   // the run's compile caches (setupCompileCache's root)
+	CacheRoot  string   // the run's compile caches (compilecache.Setup's root)
 	Shapes     []string // WarmShapes of the planned cells
 	Env        []string // extra variables of the process
 	Log        string   // file for its output ("": discarded)

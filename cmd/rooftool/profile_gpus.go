@@ -14,6 +14,7 @@ import (
 
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/launch"
+	"github.com/rooftool/rooftool/launch/compilecache"
 	"github.com/rooftool/rooftool/launch/plan"
 )
 
@@ -222,7 +223,7 @@ func prepareShards(ctx context.Context, opts *ProfileOptions) ([]string, []float
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if err := launch.SetupSharedCache(root, opts.CompileCache, "compiled_cache.db"); err != nil {
+	if err := compilecache.SetupShared(root, opts.CompileCache, "compiled_cache.db"); err != nil {
 		var ce *plan.ConfigError
 		if errors.As(err, &ce) {
 			return nil, nil, nil, usageErrorf("profile: %v", ce.Err)
