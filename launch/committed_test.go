@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch/runtables"
 )
 
 // committedRuns is the folder of the runs committed with rooftool.
@@ -55,7 +56,7 @@ func reingestCommitted(t *testing.T, src string) {
 	want := maps.Clone(m.TableDigests)
 	missing := 0
 	lost := lostExports[filepath.Base(src)]
-	for _, in := range Inputs(src, m) {
+	for _, in := range runtables.Inputs(src, m) {
 		if _, err := os.Stat(in.Path); err != nil {
 			rel, _ := filepath.Rel(src, in.Path)
 			if _, ok := lost[filepath.ToSlash(rel)]; ok {
@@ -77,7 +78,7 @@ func reingestCommitted(t *testing.T, src string) {
 	if err := os.Symlink(raw, filepath.Join(dir, rundir.RawDir)); err != nil {
 		t.Fatal(err)
 	}
-	warns, err := Ingest(dir, m)
+	warns, err := runtables.Ingest(dir, m)
 	for _, w := range warns {
 		if !namesLost(w, lost) {
 			t.Errorf("ingest: %s", w)
@@ -170,12 +171,12 @@ func TestReingestCellOrder(t *testing.T) {
 		t.Fatalf("%d cells, want 4", len(m.Cells))
 	}
 	slices.Reverse(m.Cells)
-	a, err := Ingest(cfg.RunDir, m)
+	a, err := runtables.Ingest(cfg.RunDir, m)
 	if err != nil || len(a) > 0 {
 		t.Fatalf("ingest: %v %q", err, a)
 	}
 	reversed := maps.Clone(m.TableDigests)
-	if _, _, err := Reingest(cfg.RunDir); err != nil { // reads the manifest Run wrote, cells sorted
+	if _, _, err := runtables.Reingest(cfg.RunDir); err != nil { // reads the manifest Run wrote, cells sorted
 		t.Fatal(err)
 	}
 	sorted, err := rundir.ReadManifest(cfg.RunDir)

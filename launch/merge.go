@@ -18,6 +18,7 @@ import (
 
 	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch/runtables"
 )
 
 // MergeOptions tune Merge.
@@ -130,7 +131,7 @@ func Merge(out string, dirs []string, opt MergeOptions) (*rundir.Manifest, []str
 	if err := merged.Write(tmp); err != nil {
 		return nil, nil, err
 	}
-	m, iwarns, err := Reingest(tmp)
+	m, iwarns, err := runtables.Reingest(tmp)
 	warns = append(warns, iwarns...)
 	if err != nil {
 		return nil, warns, err

@@ -17,6 +17,7 @@ import (
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/launch/ncu"
 	"github.com/rooftool/rooftool/launch/rangerule"
+	"github.com/rooftool/rooftool/launch/runtables"
 )
 
 // ncuModes reads the fake ncu's log: the --replay-mode of each profiling
@@ -221,7 +222,7 @@ func TestRangeReplays(t *testing.T) {
 	if path.Base(st.Files[0]) != "n=1.range.csv" {
 		t.Errorf("files = %q, want the first replay's CSV first", st.Files)
 	}
-	if _, err := Ingest(cfg.RunDir, m); err != nil {
+	if _, err := runtables.Ingest(cfg.RunDir, m); err != nil {
 		t.Fatal(err)
 	}
 	tb, err := ingest.ReadDir(filepath.Join(cfg.RunDir, rundir.TablesDir), nil)

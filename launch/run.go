@@ -18,6 +18,7 @@ import (
 	"github.com/rooftool/rooftool/launch/compilecache"
 	"github.com/rooftool/rooftool/launch/plan"
 	"github.com/rooftool/rooftool/launch/rangerule"
+	"github.com/rooftool/rooftool/launch/runtables"
 	"github.com/rooftool/rooftool/spec"
 )
 
@@ -605,3 +606,18 @@ func (r *Runner) warn(format string, args ...any) {
 
 // configErrorf is plan.ConfigErrorf: a bad flag or name (commands exit 2).
 func configErrorf(format string, args ...any) error { return plan.ConfigErrorf(format, args...) }
+
+// ingest writes the run's tables from its raw exports (runtables.Ingest)
+// and records in the manifest whether they were written; it returns the
+// warnings.
+func (r *Runner) ingest() []string {
+	warns, err := runtables.Ingest(r.dir, r.m)
+	if err != nil {
+		warns = append(warns, err.Error())
+	}
+	r.m.Options["tables"] = rundir.TablesDir
+	if err != nil {
+		r.m.Options["tables"] = "not written"
+	}
+	return slices.Clip(warns)
+}

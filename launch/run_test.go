@@ -20,6 +20,7 @@ import (
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/launch/ncu"
 	"github.com/rooftool/rooftool/launch/plan"
+	"github.com/rooftool/rooftool/launch/runtables"
 )
 
 // fakeEnv copies the fake tools into a folder whose name has a space (a
@@ -574,7 +575,7 @@ func TestReingest(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(cfg.RunDir, rundir.TablesDir)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("--no-ingest wrote tables (stat: %v)", err)
 	}
-	m, warns, err := Reingest(cfg.RunDir)
+	m, warns, err := runtables.Reingest(cfg.RunDir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/rooftool/rooftool/launch"
 	"github.com/rooftool/rooftool/launch/plan"
 	"github.com/rooftool/rooftool/launch/rangerule"
+	"github.com/rooftool/rooftool/launch/runtables"
 )
 
 // ProfileOptions are the flags of `rooftool profile`.
@@ -229,7 +230,7 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 		if opts.OutDir == "" {
 			return usageErrorf("profile: --ingest-only needs -o RUNDIR")
 		}
-		_, warns, err := launch.Reingest(opts.OutDir)
+		_, warns, err := runtables.Reingest(opts.OutDir)
 		for _, w := range warns {
 			fmt.Fprintln(opts.IO.Err, "warning:", w)
 		}
