@@ -17,6 +17,7 @@ import (
 	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/launch/plan"
+	"github.com/rooftool/rooftool/launch/shard"
 	"github.com/rooftool/rooftool/spec"
 )
 
@@ -90,7 +91,7 @@ func (r *Runner) discover(ctx context.Context) ([]plan.Cell, string, error) {
 	for _, k := range keys {
 		cells = append(cells, plan.Cell{Exp: exps[k.Experiment], Variant: k.Variant, Shape: k.Shape, Passes: r.cfg.Passes})
 	}
-	_, _, hash, err := ShardPlan(cells, nil, 0, false)
+	_, _, hash, err := shard.Split(cells, nil, 0, false)
 	if err != nil {
 		return nil, "", err
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/rooftool/rooftool/launch/plan"
 	"github.com/rooftool/rooftool/launch/rangerule"
 	"github.com/rooftool/rooftool/launch/runtables"
+	"github.com/rooftool/rooftool/launch/shard"
 	"github.com/rooftool/rooftool/spec"
 )
 
@@ -62,7 +63,7 @@ type Config struct {
 	// run's shards skip it, their parent ran it once for the host.
 	NoWarm bool
 	// Shard picks one part of the planned cells (zero: all of them).
-	Shard Shard
+	Shard shard.Part
 	// CostsFrom are earlier run directories whose pass seconds estimate
 	// each cell's cost for the shard split (none: the shape size).
 	CostsFrom []string
@@ -124,11 +125,11 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 		return nil, err
 	}
 	r.extDirs = extDirs
-	prior, err := PriorCosts(cfg.CostsFrom)
+	prior, err := shard.PriorCosts(cfg.CostsFrom)
 	if err != nil {
 		return nil, err
 	}
-	parts, _, planHash, err := ShardPlan(all, prior, cfg.Shard.Count, cfg.RangeReplaysFor != rangerule.ReplaysForAll)
+	parts, _, planHash, err := shard.Split(all, prior, cfg.Shard.Count, cfg.RangeReplaysFor != rangerule.ReplaysForAll)
 	if err != nil {
 		return nil, err
 	}
@@ -509,11 +510,11 @@ func PlanFor(cfg Config) (cells []plan.Cell, parts []int, costs []float64, hash 
 	if err != nil {
 		return nil, nil, nil, "", err
 	}
-	prior, err := PriorCosts(cfg.CostsFrom)
+	prior, err := shard.PriorCosts(cfg.CostsFrom)
 	if err != nil {
 		return nil, nil, nil, "", err
 	}
-	parts, costs, hash, err = ShardPlan(cells, prior, cfg.Shard.Count, cfg.RangeReplaysFor != rangerule.ReplaysForAll)
+	parts, costs, hash, err = shard.Split(cells, prior, cfg.Shard.Count, cfg.RangeReplaysFor != rangerule.ReplaysForAll)
 	return cells, parts, costs, hash, err
 }
 

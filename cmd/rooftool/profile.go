@@ -18,6 +18,7 @@ import (
 	"github.com/rooftool/rooftool/launch/plan"
 	"github.com/rooftool/rooftool/launch/rangerule"
 	"github.com/rooftool/rooftool/launch/runtables"
+	"github.com/rooftool/rooftool/launch/shard"
 )
 
 // ProfileOptions are the flags of `rooftool profile`.
@@ -255,21 +256,21 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 		}
 		return writeJSONSummary(opts.IO, opts.Format, s)
 	}
-	var shard launch.Shard
+	var part shard.Part
 	if opts.Shard != "" {
 		var err error
-		if shard, err = launch.ParseShard(opts.Shard); err != nil {
+		if part, err = shard.Parse(opts.Shard); err != nil {
 			return usageErrorf("profile: %v", err)
 		}
 	}
 	costs := opts.CostsFrom
-	if shard.Count > 0 {
+	if part.Count > 0 {
 		var note string
 		costs, note = costsFrom(opts.CostsFrom, opts.costsGiven, opts.GPU)
 		fmt.Fprintf(opts.IO.Err, "shard costs: %s (%s)\n", strings.Join(append([]string{}, costs...), ", "), note)
 	}
 	cfg := launch.Config{
-		Shard:           shard,
+		Shard:           part,
 		CostsFrom:       costs,
 		CacheRoot:       opts.CacheRoot,
 		CompileCache:    opts.CompileCache,

@@ -1,4 +1,4 @@
-package launch
+package shard
 
 import (
 	"crypto/sha256"
@@ -14,27 +14,27 @@ import (
 	"github.com/rooftool/rooftool/spec"
 )
 
-// Shard is one of Count disjoint parts of a planned sweep (Index 1-based);
-// the zero Shard is the whole sweep.
-type Shard struct{ Index, Count int }
+// Part is one of Count disjoint parts of a planned sweep (Index 1-based);
+// the zero Part is the whole sweep.
+type Part struct{ Index, Count int }
 
 // String is "I/N", "" for the whole sweep.
-func (s Shard) String() string {
-	if s.Count == 0 {
+func (p Part) String() string {
+	if p.Count == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d/%d", s.Index, s.Count)
+	return fmt.Sprintf("%d/%d", p.Index, p.Count)
 }
 
-// ParseShard reads "I/N" with 1 <= I <= N.
-func ParseShard(s string) (Shard, error) {
+// Parse reads "I/N" with 1 <= I <= N.
+func Parse(s string) (Part, error) {
 	a, b, ok := strings.Cut(s, "/")
 	i, err1 := strconv.Atoi(strings.TrimSpace(a))
 	n, err2 := strconv.Atoi(strings.TrimSpace(b))
 	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
-		return Shard{}, configErrorf("--shard %q: want I/N with 1 <= I <= N, e.g. 1/4", s)
+		return Part{}, plan.ConfigErrorf("--shard %q: want I/N with 1 <= I <= N, e.g. 1/4", s)
 	}
-	return Shard{Index: i, Count: n}, nil
+	return Part{Index: i, Count: n}, nil
 }
 
 // PriorCosts reads the pass seconds that earlier runs recorded, per cell key
@@ -44,7 +44,7 @@ func PriorCosts(dirs []string) (map[string]map[string]float64, error) {
 	for _, d := range dirs {
 		m, err := rundir.ReadManifest(d)
 		if err != nil {
-			return nil, configErrorf("--costs-from %s: %v", d, err)
+			return nil, plan.ConfigErrorf("--costs-from %s: %v", d, err)
 		}
 		for _, c := range m.Cells {
 			for p, st := range c.Passes {
@@ -173,13 +173,13 @@ func CostUnit(cells []plan.Cell, prior map[string]map[string]float64) string {
 	return CostShapeUnits
 }
 
-// AssignShards splits the cells into n parts of about equal cost. Cells
-// with the same group number go to one part together (groups nil: each
+// Assign splits the cells into n parts of about equal cost (longest
+// processing time first). Cells with the same group number go to one part together (groups nil: each
 // cell alone). The costliest group first (ties by its least key) goes to
 // the part with the least cost so far (ties to the lowest part). It returns
 // each cell's part, 1-based. The same cells, costs and groups always give
 // the same split.
-func AssignShards(cells []plan.Cell, costs []float64, groups []int, n int) []int {
+func Assign(cells []plan.Cell, costs []float64, groups []int, n int) []int {
 	if groups == nil {
 		groups = make([]int, len(cells))
 		for i := range groups {
@@ -231,8 +231,9 @@ func AssignShards(cells []plan.Cell, costs []float64, groups []int, n int) []int
 
 // RangeGroups numbers the cells so that the two cells of each range-decided
 // claim at a shape share a number, transitively: the replay rule
-// (rangerule.ReplayRound) judges a claim from both cells' replays, so a sharded sweep
-// keeps them in one part. Only cells with the range pass are linked.
+// (rangerule.ReplayRound) judges a claim from both cells' replays, so a
+// sharded sweep keeps them in one part. Only cells with the range pass are
+// linked.
 func RangeGroups(cells []plan.Cell) []int {
 	parent := make([]int, len(cells))
 	index := map[string]int{}
@@ -297,11 +298,11 @@ func PlanHash(cells []plan.Cell, shards []int, count int) string {
 	return hex.EncodeToString(h[:])[:16]
 }
 
-// ShardPlan assigns the cells to count parts (count 0: one part, no
-// sharding recorded) and returns each cell's part, its cost and the plan
-// hash. With keepRange (the range pass's replay rule, rangerule.ReplaysForDecisions)
+// Split assigns the cells to count parts (count 0: one part, no sharding
+// recorded) and returns each cell's part, its cost and the plan hash. With
+// keepRange (the range pass's replay rule, rangerule.ReplaysForDecisions)
 // the cells of a range-decided claim stay in one part (RangeGroups).
-func ShardPlan(cells []plan.Cell, prior map[string]map[string]float64, count int, keepRange bool) (parts []int, costs []float64, hash string, err error) {
+func Split(cells []plan.Cell, prior map[string]map[string]float64, count int, keepRange bool) (parts []int, costs []float64, hash string, err error) {
 	costs = CellCosts(cells, prior)
 	if count == 0 {
 		parts = make([]int, len(cells))
@@ -311,16 +312,16 @@ func ShardPlan(cells []plan.Cell, prior map[string]map[string]float64, count int
 		return parts, costs, PlanHash(cells, nil, 0), nil
 	}
 	if count > len(cells) {
-		return nil, nil, "", configErrorf("--shard .../%d: the plan has only %d cells", count, len(cells))
+		return nil, nil, "", plan.ConfigErrorf("--shard .../%d: the plan has only %d cells", count, len(cells))
 	}
 	var groups []int
 	if keepRange {
 		groups = RangeGroups(cells)
 		if n := len(distinct(groups)); count > n {
-			return nil, nil, "", configErrorf("--shard .../%d: the plan's %d cells make only %d groups that must run together (the two cells of each range-decided claim; --range-replays-for all lifts it)", count, len(cells), n)
+			return nil, nil, "", plan.ConfigErrorf("--shard .../%d: the plan's %d cells make only %d groups that must run together (the two cells of each range-decided claim; --range-replays-for all lifts it)", count, len(cells), n)
 		}
 	}
-	parts = AssignShards(cells, costs, groups, count)
+	parts = Assign(cells, costs, groups, count)
 	return parts, costs, PlanHash(cells, parts, count), nil
 }
 
