@@ -287,7 +287,7 @@ func (r *Runner) recordEnv(resumed bool) {
 // came from those built into rooftool, which has no copy to snapshot.
 func (r *Runner) snapshotSpecs(exps []*spec.Experiment, resumed bool) error {
 	if r.cfg.Cmd != nil {
-		return nil // a --cmd run's specs come from its program (cmddiscover.go)
+		return nil // a --cmd run's specs come from its program (program.go)
 	}
 	for _, e := range exps {
 		for _, f := range rundir.SnapshotFiles {

@@ -15,6 +15,7 @@ import (
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/launch/cmdprog"
 	"github.com/rooftool/rooftool/launch/compilecache"
 	"github.com/rooftool/rooftool/launch/plan"
 	"github.com/rooftool/rooftool/launch/rangerule"
@@ -35,7 +36,7 @@ type Config struct {
 	// each an experiment folder or a folder of them. Where KernelsDir has no
 	// run.py they run with the runner built into rooftool (kernels.ExtractRunner).
 	ExperimentDirs  []string
-	Cmd             *Target // a program of the user's own, profiled in place of experiments (--cmd): its cells are those it marks
+	Cmd             *cmdprog.Target // a program of the user's own, profiled in place of experiments (--cmd): its cells are those it marks
 	Variants        []string
 	Shapes          []string
 	Passes          []string      // nil : rundir.AllPasses
@@ -191,7 +192,7 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 		return nil, err
 	}
 	if cfg.Cmd != nil {
-		// The program's cells are known once it has run (cmddiscover.go).
+		// The program's cells are known once it has run (program.go).
 		if cells, planHash, err = r.discover(ctx); err != nil {
 			return nil, err
 		}
@@ -386,7 +387,7 @@ func withDefaults(cfg Config) (Config, error) {
 	if cfg.Passes == nil {
 		cfg.Passes = rundir.AllPasses
 		if cfg.Cmd != nil {
-			cfg.Passes = CmdPasses
+			cfg.Passes = cmdprog.Passes
 		}
 	}
 	if cfg.Sweeps == "" {

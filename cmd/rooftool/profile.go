@@ -57,7 +57,7 @@ type ProfileOptions struct {
 	RemoveParts  bool     // --remove-shards
 	Cmd          string   // --cmd: a program of the user's own, profiled in place of the experiments
 	Claims       string   // --claims: claims.yaml judging the --cmd program's cells
-	passesGiven  bool     // --passes given (a --cmd run otherwise takes launch.CmdPasses)
+	passesGiven  bool     // --passes given (a --cmd run otherwise takes cmdprog.Passes)
 	costsGiven   bool     // --costs-from given (else the newest committed run on the --gpu kind)
 	shardFlags   []string // the flags each --gpus shard gets
 	Args         []string // the command line, for the manifest
