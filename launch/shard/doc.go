@@ -4,12 +4,13 @@
 // equal cost (longest first, the two cells of a range-decided claim
 // together) with the plan hash every part records, merges the parts' run
 // directories into one run (raw exports, specs snapshot, manifest, tables
-// made again by runtables), and checks a merged run against what its
-// merge recorded of each part (CheckMerged).
+// made again by runtables), checks a merged run against what its merge
+// recorded of each part (CheckMerged), and writes (and submits) the Slurm
+// job array that profiles the parts and the job that merges them.
 //
 // It reads the plan (package plan) and run directories (ingest/rundir);
 // the profile runner (launch: Run, PlanFor) imports it for the split, and
-// cmd/rooftool for plan, merge and profile --gpus. It imports plan
+// cmd/rooftool for plan, merge, slurm and profile --gpus. It imports plan
 // and runtables and no other package under launch; none of them imports
 // it back.
 package shard
