@@ -1,4 +1,4 @@
-package launch
+package compilecache
 
 import (
 	"database/sql"
@@ -9,9 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	_ "github.com/mattn/go-sqlite3" // registers "sqlite3": cutlass_cppgen's cache is a SQLite database
+
+	"github.com/rooftool/rooftool/launch/plan"
 )
 
-// CacheDir is the run directory's folder of compile caches: every runner
+// Dir is the run directory's folder of compile caches: every runner
 // process of the run (check, timing, ncu, range, nsys, and a --resume of
 // it) compiles into and looks up the same folders, so a kernel Inductor,
 // Triton, the CuTe DSL or cutlass_cppgen built in one pass is loaded, not
@@ -19,29 +23,29 @@ import (
 // code: the manifest records them as options (compile_cache.*), not knobs.
 // Ingest and reports read only the files the manifest lists, never this
 // folder; the device scripts leave it out of the run's tarball.
-const CacheDir = "cache"
+const Dir = "cache"
 
-// compileCache is one cache variable a runner process is given: a folder
-// (or, for cutlass_cppgen, a file) under CacheDir.
-type compileCache struct {
+// cache is one cache variable a runner process is given: a folder
+// (or, for cutlass_cppgen, a file) under Dir.
+type cache struct {
 	env  string
-	path string // under CacheDir, slash-separated
+	path string // under Dir, slash-separated
 	file bool   // a file, whose folder is made; else the folder itself
 }
 
 // name is the cache's name in the manifest's counts: its folder under
-// CacheDir (inductor, triton, cute, quack, cutlass).
-func (c compileCache) name() string {
+// Dir (inductor, triton, cute, quack, cutlass).
+func (c cache) name() string {
 	n, _, _ := strings.Cut(c.path, "/")
 	return n
 }
 
-// compileCaches are the caches of a run. cutlass_cppgen keeps its
+// caches are the caches of a run. cutlass_cppgen keeps its
 // compiled kernels in compiled_cache.db of the working directory; the
 // runner's cutlass variant points it at ROOFTOOL_CUTLASS_CACHE_DB
 // (kernels/gated_ssm/cutlass_evt.py), which the launcher seeds from the
 // working directory's compiled_cache.db where the run has none yet.
-var compileCaches = []compileCache{
+var caches = []cache{
 	{env: "TORCHINDUCTOR_CACHE_DIR", path: "inductor"},
 	{env: "TRITON_CACHE_DIR", path: "triton"},
 	{env: "CUTE_DSL_CACHE_DIR", path: "cute"},
@@ -49,23 +53,23 @@ var compileCaches = []compileCache{
 	{env: "ROOFTOOL_CUTLASS_CACHE_DB", path: "cutlass/compiled_cache.db", file: true},
 }
 
-// compileCacheSwitches keep Inductor's on-disk caches on (FX graphs,
+// switches keep Inductor's on-disk caches on (FX graphs,
 // autotuning results) whatever the launcher's environment says.
-var compileCacheSwitches = []string{"TORCHINDUCTOR_FX_GRAPH_CACHE=1", "TORCHINDUCTOR_AUTOTUNE_LOCAL_CACHE=1"}
+var switches = []string{"TORCHINDUCTOR_FX_GRAPH_CACHE=1", "TORCHINDUCTOR_AUTOTUNE_LOCAL_CACHE=1"}
 
-// OptionCompileCache is the manifest option that says whether the run's
-// processes shared CacheDir ("cache/") or compiled on their own ("off").
-const OptionCompileCache = "compile_cache"
+// Option is the manifest option that says whether the run's
+// processes shared Dir ("cache/") or compiled on their own ("off").
+const Option = "compile_cache"
 
-// isCacheVar reports whether k is a variable the launcher sets for the
+// IsVar reports whether k is a variable the launcher sets for the
 // compile caches (not a knob of the measured code).
-func isCacheVar(k string) bool {
-	for _, c := range compileCaches {
+func IsVar(k string) bool {
+	for _, c := range caches {
 		if c.env == k {
 			return true
 		}
 	}
-	for _, kv := range compileCacheSwitches {
+	for _, kv := range switches {
 		if strings.HasPrefix(kv, k+"=") {
 			return true
 		}
@@ -73,34 +77,34 @@ func isCacheVar(k string) bool {
 	return false
 }
 
-// setupCompileCache makes the run's cache folders under root (a resumed
+// Setup makes the run's cache folders under root (a resumed
 // run finds them made), seeds them from seed (an earlier run's cache
 // folder, --compile-cache) and cutlass_cppgen's database from seedDB where
 // the run has none, and returns the variables every runner process gets;
 // it records them in opts, with root as shown (its recorded path). off: no
 // caches, opts says so.
-func setupCompileCache(root, shown, seed, seedDB string, off bool, opts map[string]string) ([]string, error) {
+func Setup(root, shown, seed, seedDB string, off bool, opts map[string]string) ([]string, error) {
 	for k := range opts {
-		if strings.HasPrefix(k, OptionCompileCache+".") {
+		if strings.HasPrefix(k, Option+".") {
 			delete(opts, k)
 		}
 	}
 	if off {
-		opts[OptionCompileCache] = "off"
+		opts[Option] = "off"
 		return nil, nil
 	}
 	shown = strings.TrimSuffix(filepath.ToSlash(shown), "/")
-	opts[OptionCompileCache] = shown + "/"
+	opts[Option] = shown + "/"
 	// Each launch records the entries it added to each cache (Launch.CacheAdded).
-	opts[OptionCompileCache+".counts"] = "per launch"
+	opts[Option+".counts"] = "per launch"
 	if seed != "" {
-		if err := SeedCompileCache(seed, root); err != nil {
-			return nil, configErrorf("--compile-cache %s: %v", seed, err)
+		if err := Seed(seed, root); err != nil {
+			return nil, plan.ConfigErrorf("--compile-cache %s: %v", seed, err)
 		}
-		opts[OptionCompileCache+".seeded_from"] = seed
+		opts[Option+".seeded_from"] = seed
 	}
 	var env []string
-	for _, c := range compileCaches {
+	for _, c := range caches {
 		p := filepath.Join(root, filepath.FromSlash(c.path))
 		folder := p
 		if c.file {
@@ -115,27 +119,27 @@ func setupCompileCache(root, shown, seed, seedDB string, off bool, opts map[stri
 			}
 		}
 		env = append(env, c.env+"="+p)
-		opts[OptionCompileCache+"."+c.env] = shown + "/" + c.path
+		opts[Option+"."+c.env] = shown + "/" + c.path
 	}
-	for _, kv := range compileCacheSwitches {
+	for _, kv := range switches {
 		k, v, _ := strings.Cut(kv, "=")
 		env = append(env, kv)
-		opts[OptionCompileCache+"."+k] = v
+		opts[Option+"."+k] = v
 	}
 	return env, nil
 }
 
-// SeedCompileCache copies an earlier run's compile caches into root: from
-// is that run's directory (its CacheDir is used) or a cache folder itself
+// Seed copies an earlier run's compile caches into root: from
+// is that run's directory (its Dir is used) or a cache folder itself
 // (RUNDIR/cache, or a --gpus run's RUNDIR.cache). A file root has already is
 // kept; cutlass_cppgen's database, where both have one, gets the rows it
 // lacks. From must hold at least one of the caches' folders.
-func SeedCompileCache(from, root string) error {
-	if st, err := os.Stat(filepath.Join(from, CacheDir)); err == nil && st.IsDir() {
-		from = filepath.Join(from, CacheDir)
+func Seed(from, root string) error {
+	if st, err := os.Stat(filepath.Join(from, Dir)); err == nil && st.IsDir() {
+		from = filepath.Join(from, Dir)
 	}
 	found := false
-	for _, c := range compileCaches {
+	for _, c := range caches {
 		src := filepath.Join(from, filepath.FromSlash(c.path))
 		dst := filepath.Join(root, filepath.FromSlash(c.path))
 		if _, err := os.Stat(src); err != nil {
@@ -163,10 +167,10 @@ func SeedCompileCache(from, root string) error {
 	}
 	if !found {
 		var names []string
-		for _, c := range compileCaches {
+		for _, c := range caches {
 			names = append(names, c.path)
 		}
-		return fmt.Errorf("holds none of the compile caches (%s), neither under %s/", strings.Join(names, ", "), CacheDir)
+		return fmt.Errorf("holds none of the compile caches (%s), neither under %s/", strings.Join(names, ", "), Dir)
 	}
 	return nil
 }
@@ -218,13 +222,13 @@ func mergeCutlassDB(dst, src string) error {
 	return nil
 }
 
-// CacheCounts are the entries of each compile cache under root, by cache
+// Counts are the entries of each compile cache under root, by cache
 // name: files in a cache folder, compiled kernels in cutlass_cppgen's
 // database. A cache that is missing counts 0; one that cannot be read is
 // left out.
-func CacheCounts(root string) map[string]int {
+func Counts(root string) map[string]int {
 	out := map[string]int{}
-	for _, c := range compileCaches {
+	for _, c := range caches {
 		p := filepath.Join(root, filepath.FromSlash(c.path))
 		if c.file {
 			n, err := cutlassRows(p)
@@ -269,9 +273,9 @@ func cutlassRows(p string) (int, error) {
 	return n, err
 }
 
-// cacheAdded is after minus before per cache, the caches that gained
+// Added is after minus before per cache, the caches that gained
 // none left out; nil where none gained.
-func cacheAdded(before, after map[string]int) map[string]int {
+func Added(before, after map[string]int) map[string]int {
 	var out map[string]int
 	for k, a := range after {
 		if d := a - before[k]; d != 0 {
@@ -312,11 +316,11 @@ func seedFile(src, dst string) error {
 	return out.Close()
 }
 
-// SetupSharedCache makes the compile-cache folder root that the shards of a
+// SetupShared makes the compile-cache folder root that the shards of a
 // --gpus run share, before they start: its caches' folders, seeded from
 // seed (--compile-cache, "" for none) and cutlass_cppgen's database from
 // seedDB where root has none, so that no two shards seed it at once.
-func SetupSharedCache(root, seed, seedDB string) error {
-	_, err := setupCompileCache(root, root, seed, seedDB, false, map[string]string{})
+func SetupShared(root, seed, seedDB string) error {
+	_, err := Setup(root, root, seed, seedDB, false, map[string]string{})
 	return err
 }

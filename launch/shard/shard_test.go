@@ -1,25 +1,26 @@
-package launch
+package shard
 
 import (
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/rooftool/rooftool/launch/plan"
 	"github.com/rooftool/rooftool/spec"
 )
 
 func TestShardSplit(t *testing.T) {
 	e := &spec.Experiment{Name: "e"}
-	var cells []PlannedCell
+	var cells []plan.Cell
 	for _, v := range []string{"a", "b", "c"} {
 		for _, s := range []string{"n=1", "n=2", "n=4", "n=8"} {
-			cells = append(cells, PlannedCell{Exp: e, Variant: v, Shape: s, Passes: []string{"check", "timing"}})
+			cells = append(cells, plan.Cell{Exp: e, Variant: v, Shape: s, Passes: []string{"check", "timing"}})
 		}
 	}
 	if got := ShapeSize("M=512,N=4096,K=2"); got != 512*4096*2 {
 		t.Errorf("ShapeSize = %v", got)
 	}
-	parts, costs, hash, err := ShardPlan(cells, nil, 3, true)
+	parts, costs, hash, err := Split(cells, nil, 3, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +34,7 @@ func TestShardSplit(t *testing.T) {
 	// The same cells in another order split the same way.
 	rev := slices.Clone(cells)
 	slices.Reverse(rev)
-	parts2, _, hash2, _ := ShardPlan(rev, nil, 3, true)
+	parts2, _, hash2, _ := Split(rev, nil, 3, true)
 	for i := range cells {
 		if parts[i] != parts2[len(cells)-1-i] {
 			t.Fatalf("cell %s: part %d, then %d", cells[i].Key(), parts[i], parts2[len(cells)-1-i])
@@ -42,7 +43,7 @@ func TestShardSplit(t *testing.T) {
 	if hash != hash2 {
 		t.Errorf("plan hash depends on cell order: %s, %s", hash, hash2)
 	}
-	if _, _, h4, _ := ShardPlan(cells, nil, 4, true); h4 == hash {
+	if _, _, h4, _ := Split(cells, nil, 4, true); h4 == hash {
 		t.Errorf("plan hash is the same for 3 and 4 parts")
 	}
 	// Prior seconds replace the size; unmeasured passes are estimated.
@@ -55,12 +56,12 @@ func TestShardSplit(t *testing.T) {
 	if c[4] != 32 {
 		t.Errorf("half-measured cell costs %v, want 32", c[4])
 	}
-	if _, _, _, err := ShardPlan(cells, nil, 13, true); err == nil {
+	if _, _, _, err := Split(cells, nil, 13, true); err == nil {
 		t.Errorf("13 parts of 12 cells: no error")
 	}
 	for _, s := range []string{"0/2", "3/2", "1/0", "a/b", "1"} {
-		if _, err := ParseShard(s); err == nil {
-			t.Errorf("ParseShard(%q): no error", s)
+		if _, err := Parse(s); err == nil {
+			t.Errorf("Parse(%q): no error", s)
 		}
 	}
 }
@@ -73,13 +74,13 @@ func TestShardKeepsRangeClaims(t *testing.T) {
 		{ID: "d", Metric: "dram_ratio", Candidate: "fused", Baseline: "eager", Op: "<", Threshold: 0.5},
 		{ID: "s", Metric: "speedup", Candidate: "other", Baseline: "eager", Op: ">", Threshold: 1.1},
 	}}
-	var cells []PlannedCell
+	var cells []plan.Cell
 	for _, v := range []string{"eager", "fused", "other"} {
 		for _, s := range []string{"n=1", "n=2", "n=4"} {
-			cells = append(cells, PlannedCell{Exp: e, Variant: v, Shape: s, Passes: []string{"check", "range"}})
+			cells = append(cells, plan.Cell{Exp: e, Variant: v, Shape: s, Passes: []string{"check", "range"}})
 		}
 	}
-	parts, _, _, err := ShardPlan(cells, nil, 3, true)
+	parts, _, _, err := Split(cells, nil, 3, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,10 +94,10 @@ func TestShardKeepsRangeClaims(t *testing.T) {
 		}
 	}
 	// 3 linked pairs and 3 lone cells make 6 groups: 7 parts cannot keep them.
-	if _, _, _, err := ShardPlan(cells, nil, 7, true); err == nil || !strings.Contains(err.Error(), "only 6 groups") {
+	if _, _, _, err := Split(cells, nil, 7, true); err == nil || !strings.Contains(err.Error(), "only 6 groups") {
 		t.Errorf("7 parts of 6 groups: %v", err)
 	}
-	if _, _, _, err := ShardPlan(cells, nil, 7, false); err != nil {
+	if _, _, _, err := Split(cells, nil, 7, false); err != nil {
 		t.Errorf("7 parts without the range rule: %v", err)
 	}
 	// Without the range pass nothing is linked.

@@ -1,4 +1,4 @@
-package launch
+package rangerule
 
 import (
 	"fmt"
@@ -92,13 +92,13 @@ func (n nearness) describe() string {
 	return fmt.Sprintf("claim %s %s %.4g vs %s %.4g, %.1f%% off, %s %s", c.ID, c.Metric, n.value.Center, c.Op, c.Threshold, n.dist*100, where, m)
 }
 
-// replayRound applies the rule after a round: which of todo
+// ReplayRound applies the rule after a round: which of todo
 // ("variant/shape") get another replay, and why each has the replays it
 // has (replays: how many each has had, at most n). A cell no decision rests
 // on, or whose decisions have no value, stops; otherwise the nearest of its
 // decisions (least distance over margin) decides: near and fewer than n
 // replays, again; else stop.
-func replayRound(decs []spec.RangeDecision, bytes map[string][]float64, replays map[string]int, todo []string, n int) (again []string, reasons map[string]string) {
+func ReplayRound(decs []spec.RangeDecision, bytes map[string][]float64, replays map[string]int, todo []string, n int) (again []string, reasons map[string]string) {
 	reasons = map[string]string{}
 	for _, c := range todo {
 		var best *nearness
@@ -136,3 +136,10 @@ func times(k int) string {
 	}
 	return fmt.Sprintf("%d replays", k)
 }
+
+// Which cells the range pass replays again after the first round
+// (launch.Config.RangeReplaysFor, --range-replays-for).
+const (
+	ReplaysForAll       = "all"       // every cell, up to --range-replays times
+	ReplaysForDecisions = "decisions" // the cells of a range-decided claim near its threshold (ReplayRound)
+)

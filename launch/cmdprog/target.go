@@ -1,17 +1,16 @@
-package launch
+package cmdprog
 
 import (
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
-	"github.com/rooftool/rooftool/spec"
+	"github.com/rooftool/rooftool/launch/plan"
 )
 
 // A Target is a program of the user's own that rooftool profile --cmd runs
@@ -30,11 +29,10 @@ type Target struct {
 
 // The helper's settings (kernels/common/marks.py ENV_*).
 const (
-	marksMode   = "ROOFTOOL_MARKS_MODE"
-	marksOut    = "ROOFTOOL_MARKS_OUT"
-	marksCells  = "ROOFTOOL_MARKS_CELLS"
-	marksReps   = "ROOFTOOL_MARKS_REPS"
-	marksListed = "marks.jsonl" // marks.py MARKS_FILE: the cells a list run met, in order
+	marksMode  = "ROOFTOOL_MARKS_MODE"
+	marksOut   = "ROOFTOOL_MARKS_OUT"
+	marksCells = "ROOFTOOL_MARKS_CELLS"
+	marksReps  = "ROOFTOOL_MARKS_REPS"
 )
 
 // Where a --cmd run keeps its own files, relative to the run directory.
@@ -45,11 +43,14 @@ const (
 	MarksHelperDir = "marks"
 	// MarksRawDir holds the discovery run's cell list and log.
 	MarksRawDir = "raw/marks"
+	// MarksListed is the cell list in MarksRawDir (marks.py MARKS_FILE):
+	// the cells the list run met, in order.
+	MarksListed = "marks.jsonl"
 )
 
-// CmdPasses are the passes a --cmd program gets by default: every pass but
+// Passes are the passes a --cmd program gets by default: every pass but
 // the check (the program's own assertions are its check).
-var CmdPasses = []string{rundir.PassTiming, rundir.PassNCU, rundir.PassRange, rundir.PassNsys}
+var Passes = []string{rundir.PassTiming, rundir.PassNCU, rundir.PassRange, rundir.PassNsys}
 
 // shellSyntax are the characters a shell would act on outside quotes; no
 // shell runs the command, so they are refused rather than passed on.
@@ -62,7 +63,7 @@ const shellSyntax = "|&;<>()$`*?[]{}~"
 func NewTarget(line, claims string) (*Target, error) {
 	words, err := splitWords(line)
 	if err != nil {
-		return nil, configErrorf("--cmd %q: %w", line, err)
+		return nil, plan.ConfigErrorf("--cmd %q: %w", line, err)
 	}
 	t := &Target{Line: line, Claims: claims}
 	for len(words) > 0 && isAssignment(words[0]) {
@@ -70,7 +71,7 @@ func NewTarget(line, claims string) (*Target, error) {
 		words = words[1:]
 	}
 	if len(words) == 0 {
-		return nil, configErrorf("--cmd %q: no program to run", line)
+		return nil, plan.ConfigErrorf("--cmd %q: no program to run", line)
 	}
 	t.Argv = words
 	return t, nil
@@ -142,20 +143,20 @@ func splitWords(s string) ([]string, error) {
 	return words, nil
 }
 
-// marksEnv is the environment of one run of a --cmd program beyond the
-// runner's (runnerEnvVars): the helper's mode, its output folder (records
-// go to out/<experiment>/<variant>/<shape>...), the cells to mark (nil:
-// every one), the repetitions, the helper first on PYTHONPATH (before the
+// MarksEnv is the environment of one run of the program beyond the runner's
+// (the launcher's runnerEnvVars): the helper's mode, its output folder
+// (records go to out/<experiment>/<variant>/<shape>...), the cells to mark
+// (nil: every one), the repetitions (reps 0: the helper's default), the
+// helper of the run directory runDir first on PYTHONPATH (before the
 // command line's PYTHONPATH= where it gives one), and the command line's
 // other NAME=value words, which come last and so win.
-func (r *Runner) marksEnv(mode, out string, cells []string) []string {
-	t := r.cfg.Cmd
+func (t *Target) MarksEnv(mode, out, runDir string, cells []string, reps int) []string {
 	env := []string{marksMode + "=" + mode, marksOut + "=" + out}
 	if cells != nil {
 		env = append(env, marksCells+"="+strings.Join(cells, "\n"))
 	}
-	if r.cfg.Reps > 0 {
-		env = append(env, marksReps+"="+strconv.Itoa(r.cfg.Reps))
+	if reps > 0 {
+		env = append(env, marksReps+"="+strconv.Itoa(reps))
 	}
 	// The helper goes first on PYTHONPATH, also where the command line sets one.
 	old := os.Getenv("PYTHONPATH")
@@ -167,7 +168,7 @@ func (r *Runner) marksEnv(mode, out string, cells []string) []string {
 			own = append(own, kv)
 		}
 	}
-	pp := filepath.Join(r.dir, MarksHelperDir)
+	pp := filepath.Join(runDir, MarksHelperDir)
 	if old != "" {
 		pp += string(os.PathListSeparator) + old
 	}
@@ -175,51 +176,18 @@ func (r *Runner) marksEnv(mode, out string, cells []string) []string {
 	return append(env, own...)
 }
 
-// targetEnv is the environment of the process a pass runs over cells
-// ("variant/shape") of exp, writing into dir (raw/<pass>/<exp>): the
-// runner's with extra, and for a --cmd program its marks settings.
-func (r *Runner) targetEnv(mode string, exp *spec.Experiment, cells []string, dir string, extra []string) []string {
-	env := r.runnerEnvVars(extra)
-	if r.cfg.Cmd == nil {
-		return env
-	}
-	keys := make([]string, len(cells))
-	for i, c := range cells {
-		keys[i] = exp.Name + "/" + c
-	}
-	return append(env, r.marksEnv(mode, filepath.Dir(dir), keys)...)
-}
-
-// timingWhat names the timing process in a failed cell's reason.
-func (r *Runner) timingWhat() string {
-	if r.cfg.Cmd != nil {
-		return "--cmd (timing run)"
-	}
-	return "runner time"
-}
-
-// cmdExitWarning is the warning about a --cmd program that exited non-zero
-// after writing the records of every cell it was asked for ("" otherwise):
-// its cells count, but the program reported a failure of its own.
-func (r *Runner) cmdExitWarning(pass string, a attemptResult, cells []string, log string) string {
-	if r.cfg.Cmd == nil || a.res.ExitCode <= 0 || slices.ContainsFunc(cells, func(c string) bool { return !a.ran[c] }) {
-		return ""
-	}
-	return fmt.Sprintf("%s pass: --cmd %q exited with status %d after writing every record (log %s): %s", pass, r.cfg.Cmd.Line, a.res.ExitCode, r.rel(log), a.res.Tail)
-}
-
-// writeHelper writes the package rooftool_marks into the run directory:
-// marks.py as its __init__.py and records.py and gpuid.py beside it, from the kernels
-// folder where it has them (a checkout), else from the runner built into
-// rooftool.
-func (r *Runner) writeHelper() error {
+// WriteHelper writes the package rooftool_marks into the run directory
+// runDir: marks.py as its __init__.py and records.py and gpuid.py beside
+// it, from the kernels folder kernelsDir where it has them (a checkout),
+// else from the runner built into rooftool.
+func WriteHelper(runDir, kernelsDir string) error {
 	var src fs.FS = kernels.RunnerFS()
-	if d := r.cfg.KernelsDir; d != "" {
+	if d := kernelsDir; d != "" {
 		if _, err := os.Stat(filepath.Join(d, "common", "marks.py")); err == nil {
 			src = os.DirFS(d)
 		}
 	}
-	pkg := filepath.Join(r.dir, MarksHelperDir, "rooftool_marks")
+	pkg := filepath.Join(runDir, MarksHelperDir, "rooftool_marks")
 	for from, to := range map[string]string{"common/marks.py": "__init__.py", "common/records.py": "records.py", "common/gpuid.py": "gpuid.py"} {
 		data, err := fs.ReadFile(src, from)
 		if err != nil {

@@ -1,4 +1,4 @@
-package launch
+package rangerule
 
 import (
 	"maps"
@@ -9,7 +9,7 @@ import (
 )
 
 // simulate runs the replay rule as rangePass does: every cell of seq once,
-// then the cells replayRound picks, each replay taking the cell's next DRAM
+// then the cells ReplayRound picks, each replay taking the cell's next DRAM
 // bytes from seq. It returns each cell's replays and last reason.
 func simulate(t *testing.T, decs []spec.RangeDecision, seq map[string][]float64, n int) (map[string]int, map[string]string) {
 	t.Helper()
@@ -23,7 +23,7 @@ func simulate(t *testing.T, decs []spec.RangeDecision, seq map[string][]float64,
 			bytes[c] = append(bytes[c], seq[c][replays[c]])
 			replays[c]++
 		}
-		again, rs := replayRound(decs, bytes, replays, need, n)
+		again, rs := ReplayRound(decs, bytes, replays, need, n)
 		maps.Copy(reasons, rs)
 		need = again
 	}
@@ -128,7 +128,7 @@ func TestReplayRuleBestOf(t *testing.T) {
 	e := &spec.Experiment{Name: "x", Fusions: map[string][]string{"f": {"quack"}},
 		Claims: []spec.Claim{{ID: "best", Metric: "dram_ratio", Candidate: spec.BestOfPrefix + "f", Baseline: "eager", Op: "<", Threshold: 0.7}}}
 	decs := e.RangeDecisions([]string{"s"})
-	again, reasons := replayRound(decs, map[string][]float64{"quack/s": {69}, "eager/s": {100}},
+	again, reasons := ReplayRound(decs, map[string][]float64{"quack/s": {69}, "eager/s": {100}},
 		map[string]int{"quack/s": 1, "eager/s": 1}, []string{"quack/s", "eager/s"}, 3)
 	if !slices.Equal(again, []string{"quack/s", "eager/s"}) {
 		t.Errorf("replayed again %v, want both cells (%v)", again, reasons)

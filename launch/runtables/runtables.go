@@ -1,4 +1,4 @@
-package launch
+package runtables
 
 import (
 	"errors"
@@ -138,18 +138,6 @@ func rel(dir, p string) string {
 	return p
 }
 
-func (r *Runner) ingest() []string {
-	warns, err := Ingest(r.dir, r.m)
-	if err != nil {
-		warns = append(warns, err.Error())
-	}
-	r.m.Options["tables"] = rundir.TablesDir
-	if err != nil {
-		r.m.Options["tables"] = "not written"
-	}
-	return slices.Clip(warns)
-}
-
 // Reingest rebuilds dir/tables from the raw exports a run's manifest lists
 // (after a parser fix, or after a run resumed with --no-ingest) and records
 // the outcome in the manifest.
@@ -177,4 +165,15 @@ func Reingest(dir string) (*rundir.Manifest, []string, error) {
 		return m, warns, werr
 	}
 	return m, warns, err
+}
+
+// PairedDir is the folder of an experiment's paired timing records,
+// raw/timing/<experiment>/paired/ (kernels/run.py pair).
+const PairedDir = "paired"
+
+// pairedInputs lists the paired records under a run's raw/timing/, sorted.
+func pairedInputs(dir string) []string {
+	ms, _ := filepath.Glob(filepath.Join(dir, "raw", "timing", "*", PairedDir, "*.json"))
+	slices.Sort(ms)
+	return ms
 }

@@ -1,8 +1,9 @@
-package launch
+package shard
 
 import (
 	"testing"
 
+	"github.com/rooftool/rooftool/launch/plan"
 	"github.com/rooftool/rooftool/spec"
 )
 
@@ -12,7 +13,7 @@ import (
 // never measured, 2.2 s each (the default).
 func TestPredictSeconds(t *testing.T) {
 	e := &spec.Experiment{Name: "e"}
-	cells := []PlannedCell{
+	cells := []plan.Cell{
 		{Exp: e, Variant: "a", Shape: "n=2", Passes: []string{"check", "timing"}},
 		{Exp: e, Variant: "b", Shape: "n=4", Passes: []string{"check", "timing"}},
 	}
@@ -41,7 +42,7 @@ func TestPredictSeconds(t *testing.T) {
 // with 2 passes 8, not the default seconds that would make them equal.
 func TestCellCostsWithoutOverlap(t *testing.T) {
 	e := &spec.Experiment{Name: "e"}
-	cells := []PlannedCell{
+	cells := []plan.Cell{
 		{Exp: e, Variant: "a", Shape: "n=2", Passes: []string{"check", "timing"}},
 		{Exp: e, Variant: "b", Shape: "n=4", Passes: []string{"check", "timing"}},
 	}

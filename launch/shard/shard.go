@@ -1,4 +1,4 @@
-package launch
+package shard
 
 import (
 	"crypto/sha256"
@@ -10,30 +10,31 @@ import (
 	"strings"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch/plan"
 	"github.com/rooftool/rooftool/spec"
 )
 
-// Shard is one of Count disjoint parts of a planned sweep (Index 1-based);
-// the zero Shard is the whole sweep.
-type Shard struct{ Index, Count int }
+// Part is one of Count disjoint parts of a planned sweep (Index 1-based);
+// the zero Part is the whole sweep.
+type Part struct{ Index, Count int }
 
 // String is "I/N", "" for the whole sweep.
-func (s Shard) String() string {
-	if s.Count == 0 {
+func (p Part) String() string {
+	if p.Count == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d/%d", s.Index, s.Count)
+	return fmt.Sprintf("%d/%d", p.Index, p.Count)
 }
 
-// ParseShard reads "I/N" with 1 <= I <= N.
-func ParseShard(s string) (Shard, error) {
+// Parse reads "I/N" with 1 <= I <= N.
+func Parse(s string) (Part, error) {
 	a, b, ok := strings.Cut(s, "/")
 	i, err1 := strconv.Atoi(strings.TrimSpace(a))
 	n, err2 := strconv.Atoi(strings.TrimSpace(b))
 	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
-		return Shard{}, configErrorf("--shard %q: want I/N with 1 <= I <= N, e.g. 1/4", s)
+		return Part{}, plan.ConfigErrorf("--shard %q: want I/N with 1 <= I <= N, e.g. 1/4", s)
 	}
-	return Shard{Index: i, Count: n}, nil
+	return Part{Index: i, Count: n}, nil
 }
 
 // PriorCosts reads the pass seconds that earlier runs recorded, per cell key
@@ -43,7 +44,7 @@ func PriorCosts(dirs []string) (map[string]map[string]float64, error) {
 	for _, d := range dirs {
 		m, err := rundir.ReadManifest(d)
 		if err != nil {
-			return nil, configErrorf("--costs-from %s: %v", d, err)
+			return nil, plan.ConfigErrorf("--costs-from %s: %v", d, err)
 		}
 		for _, c := range m.Cells {
 			for p, st := range c.Passes {
@@ -103,7 +104,7 @@ type PassPrediction struct {
 // what it took; a pass they measured for other cells takes that pass's
 // seconds per unit of shape size over those cells times the cell's shape
 // size; a pass they never measured takes DefaultPassSeconds.
-func PredictSeconds(cells []PlannedCell, prior map[string]map[string]float64) []map[string]PassPrediction {
+func PredictSeconds(cells []plan.Cell, prior map[string]map[string]float64) []map[string]PassPrediction {
 	perSize := map[string][2]float64{} // pass : seconds, sizes
 	for _, c := range cells {
 		for _, p := range c.Passes {
@@ -137,7 +138,7 @@ func PredictSeconds(cells []PlannedCell, prior map[string]map[string]float64) []
 // a committed run of other experiments) it is the shape size times the
 // number of passes. Else it is the cell's predicted seconds
 // (PredictSeconds).
-func CellCosts(cells []PlannedCell, prior map[string]map[string]float64) []float64 {
+func CellCosts(cells []plan.Cell, prior map[string]map[string]float64) []float64 {
 	out := make([]float64, len(cells))
 	if CostUnit(cells, prior) != CostSeconds {
 		for i, c := range cells {
@@ -161,7 +162,7 @@ const (
 
 // CostUnit is the unit of CellCosts(cells, prior): seconds where prior
 // measured a pass of one of the cells, else shape size times passes.
-func CostUnit(cells []PlannedCell, prior map[string]map[string]float64) string {
+func CostUnit(cells []plan.Cell, prior map[string]map[string]float64) string {
 	for _, c := range cells {
 		for _, p := range c.Passes {
 			if _, ok := prior[c.Key().String()][p]; ok {
@@ -172,13 +173,13 @@ func CostUnit(cells []PlannedCell, prior map[string]map[string]float64) string {
 	return CostShapeUnits
 }
 
-// AssignShards splits the cells into n parts of about equal cost. Cells
-// with the same group number go to one part together (groups nil: each
+// Assign splits the cells into n parts of about equal cost (longest
+// processing time first). Cells with the same group number go to one part together (groups nil: each
 // cell alone). The costliest group first (ties by its least key) goes to
 // the part with the least cost so far (ties to the lowest part). It returns
 // each cell's part, 1-based. The same cells, costs and groups always give
 // the same split.
-func AssignShards(cells []PlannedCell, costs []float64, groups []int, n int) []int {
+func Assign(cells []plan.Cell, costs []float64, groups []int, n int) []int {
 	if groups == nil {
 		groups = make([]int, len(cells))
 		for i := range groups {
@@ -230,9 +231,10 @@ func AssignShards(cells []PlannedCell, costs []float64, groups []int, n int) []i
 
 // RangeGroups numbers the cells so that the two cells of each range-decided
 // claim at a shape share a number, transitively: the replay rule
-// (replayRound) judges a claim from both cells' replays, so a sharded sweep
-// keeps them in one part. Only cells with the range pass are linked.
-func RangeGroups(cells []PlannedCell) []int {
+// (rangerule.ReplayRound) judges a claim from both cells' replays, so a
+// sharded sweep keeps them in one part. Only cells with the range pass are
+// linked.
+func RangeGroups(cells []plan.Cell) []int {
 	parent := make([]int, len(cells))
 	index := map[string]int{}
 	for i, c := range cells {
@@ -282,7 +284,7 @@ func RangeGroups(cells []PlannedCell) []int {
 
 // PlanHash identifies a full plan: its cells, their passes and, for a
 // sharded sweep, the part each cell is in. Shards of one sweep share it.
-func PlanHash(cells []PlannedCell, shards []int, count int) string {
+func PlanHash(cells []plan.Cell, shards []int, count int) string {
 	lines := make([]string, len(cells))
 	for i, c := range cells {
 		l := c.Key().String() + " " + strings.Join(c.Passes, ",")
@@ -296,11 +298,11 @@ func PlanHash(cells []PlannedCell, shards []int, count int) string {
 	return hex.EncodeToString(h[:])[:16]
 }
 
-// ShardPlan assigns the cells to count parts (count 0: one part, no
-// sharding recorded) and returns each cell's part, its cost and the plan
-// hash. With keepRange (the range pass's replay rule, ReplaysForDecisions)
+// Split assigns the cells to count parts (count 0: one part, no sharding
+// recorded) and returns each cell's part, its cost and the plan hash. With
+// keepRange (the range pass's replay rule, rangerule.ReplaysForDecisions)
 // the cells of a range-decided claim stay in one part (RangeGroups).
-func ShardPlan(cells []PlannedCell, prior map[string]map[string]float64, count int, keepRange bool) (parts []int, costs []float64, hash string, err error) {
+func Split(cells []plan.Cell, prior map[string]map[string]float64, count int, keepRange bool) (parts []int, costs []float64, hash string, err error) {
 	costs = CellCosts(cells, prior)
 	if count == 0 {
 		parts = make([]int, len(cells))
@@ -310,16 +312,16 @@ func ShardPlan(cells []PlannedCell, prior map[string]map[string]float64, count i
 		return parts, costs, PlanHash(cells, nil, 0), nil
 	}
 	if count > len(cells) {
-		return nil, nil, "", configErrorf("--shard .../%d: the plan has only %d cells", count, len(cells))
+		return nil, nil, "", plan.ConfigErrorf("--shard .../%d: the plan has only %d cells", count, len(cells))
 	}
 	var groups []int
 	if keepRange {
 		groups = RangeGroups(cells)
 		if n := len(distinct(groups)); count > n {
-			return nil, nil, "", configErrorf("--shard .../%d: the plan's %d cells make only %d groups that must run together (the two cells of each range-decided claim; --range-replays-for all lifts it)", count, len(cells), n)
+			return nil, nil, "", plan.ConfigErrorf("--shard .../%d: the plan's %d cells make only %d groups that must run together (the two cells of each range-decided claim; --range-replays-for all lifts it)", count, len(cells), n)
 		}
 	}
-	parts = AssignShards(cells, costs, groups, count)
+	parts = Assign(cells, costs, groups, count)
 	return parts, costs, PlanHash(cells, parts, count), nil
 }
 

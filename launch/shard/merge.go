@@ -1,4 +1,4 @@
-package launch
+package shard
 
 import (
 	"bytes"
@@ -18,6 +18,8 @@ import (
 
 	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch/plan"
+	"github.com/rooftool/rooftool/launch/runtables"
 )
 
 // MergeOptions tune Merge.
@@ -46,16 +48,16 @@ func Merge(out string, dirs []string, opt MergeOptions) (*rundir.Manifest, []str
 		opt.Now = time.Now
 	}
 	if len(dirs) < 2 {
-		return nil, nil, configErrorf("merge: want at least two runs, got %d", len(dirs))
+		return nil, nil, plan.ConfigErrorf("merge: want at least two runs, got %d", len(dirs))
 	}
 	outAbs, err := filepath.Abs(out)
 	if err != nil {
 		return nil, nil, err
 	}
 	if ents, err := os.ReadDir(outAbs); err == nil && len(ents) > 0 {
-		return nil, nil, configErrorf("-o %s: exists and is not empty: merge writes a new run", out)
+		return nil, nil, plan.ConfigErrorf("-o %s: exists and is not empty: merge writes a new run", out)
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, configErrorf("-o %s: %v", out, err)
+		return nil, nil, plan.ConfigErrorf("-o %s: %v", out, err)
 	}
 	ms, specs, err := readParts(out, outAbs, dirs)
 	if err != nil {
@@ -130,7 +132,7 @@ func Merge(out string, dirs []string, opt MergeOptions) (*rundir.Manifest, []str
 	if err := merged.Write(tmp); err != nil {
 		return nil, nil, err
 	}
-	m, iwarns, err := Reingest(tmp)
+	m, iwarns, err := runtables.Reingest(tmp)
 	warns = append(warns, iwarns...)
 	if err != nil {
 		return nil, warns, err
@@ -185,7 +187,7 @@ func checkParts(dirs []string, ms []*rundir.Manifest, specs []map[string]string,
 			}
 			msg := fmt.Sprintf("%s differ: %s has %q, %s has %q", what, dirs[0], get(0), dirs[i], get(i))
 			if !allowMixed {
-				return configErrorf("merge: %s (--allow-mixed merges them anyway)", msg)
+				return plan.ConfigErrorf("merge: %s (--allow-mixed merges them anyway)", msg)
 			}
 			warns = append(warns, "merged runs' "+msg)
 		}
@@ -206,7 +208,7 @@ func checkParts(dirs []string, ms []*rundir.Manifest, specs []map[string]string,
 			}
 			msg := fmt.Sprintf("specs snapshots differ: %s/%s is not the same in %s and %s", rundir.SpecsDir, f, dirs[j], dirs[i])
 			if !allowMixed {
-				return nil, configErrorf("merge: %s (--allow-mixed merges them anyway, keeping the first)", msg)
+				return nil, plan.ConfigErrorf("merge: %s (--allow-mixed merges them anyway, keeping the first)", msg)
 			}
 			warns = append(warns, "merged runs' "+msg)
 		}
@@ -218,16 +220,16 @@ func checkParts(dirs []string, ms []*rundir.Manifest, specs []map[string]string,
 		if m.Shard == "" {
 			continue
 		}
-		s, err := ParseShard(m.Shard)
+		s, err := Parse(m.Shard)
 		if err != nil {
-			return nil, configErrorf("merge: %s: shard %q: %v", dirs[i], m.Shard, err)
+			return nil, plan.ConfigErrorf("merge: %s: shard %q: %v", dirs[i], m.Shard, err)
 		}
 		if count != 0 && s.Count != count && !allowMixed {
-			return nil, configErrorf("merge: %s is shard %s, another run is of %d parts", dirs[i], m.Shard, count)
+			return nil, plan.ConfigErrorf("merge: %s is shard %s, another run is of %d parts", dirs[i], m.Shard, count)
 		}
 		count = s.Count
 		if d, ok := seen[m.Shard]; ok {
-			return nil, configErrorf("merge: %s and %s are both shard %s", d, dirs[i], m.Shard)
+			return nil, plan.ConfigErrorf("merge: %s and %s are both shard %s", d, dirs[i], m.Shard)
 		}
 		seen[m.Shard] = dirs[i]
 	}
@@ -240,7 +242,7 @@ func checkParts(dirs []string, ms []*rundir.Manifest, specs []map[string]string,
 	for i, m := range ms {
 		for _, c := range m.Cells {
 			if d, ok := cellOf[c.Key()]; ok {
-				return nil, configErrorf("merge: cell %s is in both %s and %s", c.Key(), d, dirs[i])
+				return nil, plan.ConfigErrorf("merge: cell %s is in both %s and %s", c.Key(), d, dirs[i])
 			}
 			cellOf[c.Key()] = dirs[i]
 		}
@@ -331,7 +333,7 @@ func renamedRaw(ren map[string]string, f string) string {
 // them.
 func copyRaw(dir, dst string, pos int, shard string, listed, claimed map[string]bool) (map[string]string, error) {
 	tag := fmt.Sprint(pos + 1)
-	if s, err := ParseShard(shard); err == nil {
+	if s, err := Parse(shard); err == nil {
 		tag = fmt.Sprint(s.Index)
 	}
 	rename := func(rel string) string { return path.Join(path.Dir(rel), "shard"+tag+"-"+path.Base(rel)) }

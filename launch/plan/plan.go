@@ -1,4 +1,4 @@
-package launch
+package plan
 
 import (
 	"fmt"
@@ -25,7 +25,9 @@ type ConfigError struct{ Err error }
 func (e *ConfigError) Error() string { return e.Err.Error() }
 func (e *ConfigError) Unwrap() error { return e.Err }
 
-func configErrorf(format string, args ...any) error {
+// ConfigErrorf is a ConfigError with a message formatted as fmt.Errorf
+// formats it (%w wraps).
+func ConfigErrorf(format string, args ...any) error {
 	return &ConfigError{fmt.Errorf(format, args...)}
 }
 
@@ -40,8 +42,8 @@ func LoadSpecs(dir string) ([]*spec.Experiment, error) {
 	return spec.Load()
 }
 
-// PlannedCell is one cell of the sweep and the passes it gets.
-type PlannedCell struct {
+// Cell is one cell of the sweep and the passes it gets.
+type Cell struct {
 	Exp     *spec.Experiment
 	Variant string
 	Shape   string
@@ -49,23 +51,23 @@ type PlannedCell struct {
 }
 
 // Key is the cell's key; Key().String() is "experiment/variant/shape".
-func (c PlannedCell) Key() cellkey.Key {
+func (c Cell) Key() cellkey.Key {
 	return cellkey.New(c.Exp.Name, c.Variant, c.Shape)
 }
 
-// Plan lists the cells of the selected experiments, variants and shapes, in
+// Cells lists the cells of the selected experiments, variants and shapes, in
 // run order: experiments by name, variants in spec order, shapes in spec
 // order (default grid, then sweeps).
-func Plan(exps []*spec.Experiment, experiments, variants, shapes, passes []string, sweeps string) ([]PlannedCell, error) {
+func Cells(exps []*spec.Experiment, experiments, variants, shapes, passes []string, sweeps string) ([]Cell, error) {
 	for _, p := range passes {
 		if !slices.Contains(rundir.AllPasses, p) {
-			return nil, configErrorf("--passes: unknown pass %q (want %s)", p, strings.Join(rundir.AllPasses, ","))
+			return nil, ConfigErrorf("--passes: unknown pass %q (want %s)", p, strings.Join(rundir.AllPasses, ","))
 		}
 	}
 	switch sweeps {
 	case SweepsTiming, SweepsNone, SweepsAll:
 	default:
-		return nil, configErrorf("sweeps mode %q: want timing, none or all", sweeps)
+		return nil, ConfigErrorf("sweeps mode %q: want timing, none or all", sweeps)
 	}
 	byName := map[string]*spec.Experiment{}
 	var names []string
@@ -79,7 +81,7 @@ func Plan(exps []*spec.Experiment, experiments, variants, shapes, passes []strin
 		for _, n := range experiments {
 			e, ok := byName[n]
 			if !ok {
-				return nil, configErrorf("--experiment %q: unknown experiment (have %s)", n, strings.Join(names, ", "))
+				return nil, ConfigErrorf("--experiment %q: unknown experiment (have %s)", n, strings.Join(names, ", "))
 			}
 			if !slices.Contains(sel, e) {
 				sel = append(sel, e)
@@ -88,7 +90,7 @@ func Plan(exps []*spec.Experiment, experiments, variants, shapes, passes []strin
 		slices.SortFunc(sel, func(a, b *spec.Experiment) int { return strings.Compare(a.Name, b.Name) })
 	}
 	usedV, usedS := map[string]bool{}, map[string]bool{}
-	var out []PlannedCell
+	var out []Cell
 	for _, e := range sel {
 		var ps []string
 		for _, p := range rundir.AllPasses {
@@ -132,22 +134,22 @@ func Plan(exps []*spec.Experiment, experiments, variants, shapes, passes []strin
 				if len(cp) == 0 {
 					continue
 				}
-				out = append(out, PlannedCell{Exp: e, Variant: v.Name, Shape: s, Passes: cp})
+				out = append(out, Cell{Exp: e, Variant: v.Name, Shape: s, Passes: cp})
 			}
 		}
 	}
 	for _, v := range variants {
 		if !usedV[v] {
-			return nil, configErrorf("--variant %q: no selected experiment has it", v)
+			return nil, ConfigErrorf("--variant %q: no selected experiment has it", v)
 		}
 	}
 	for _, s := range shapes {
 		if !usedS[s] {
-			return nil, configErrorf("--shape %q: no selected experiment has it (shapes are canonical, e.g. %q)", s, firstShape(sel))
+			return nil, ConfigErrorf("--shape %q: no selected experiment has it (shapes are canonical, e.g. %q)", s, firstShape(sel))
 		}
 	}
 	if len(out) == 0 {
-		return nil, configErrorf("nothing to run: no cell matches the selection")
+		return nil, ConfigErrorf("nothing to run: no cell matches the selection")
 	}
 	return out, nil
 }

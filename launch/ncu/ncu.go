@@ -1,10 +1,11 @@
-package launch
+package ncu
 
 import (
 	"bufio"
 	"bytes"
 	"context"
 	"encoding/csv"
+	"fmt"
 	"os/exec"
 	"regexp"
 	"sort"
@@ -13,11 +14,11 @@ import (
 	"time"
 )
 
-// NCUMetrics is the kernel pass metric list (METHOD.md "How each number is
+// KernelMetrics is the kernel pass metric list (METHOD.md "How each number is
 // measured"), chosen for few replay passes. An entry with '*' is expanded
 // against `ncu --query-metrics`; names that the device does not know are
 // dropped with a warning rather than failing the pass.
-var NCUMetrics = []string{
+var KernelMetrics = []string{
 	// time, cycles, clocks
 	"gpu__time_duration.sum",
 	"sm__cycles_elapsed.avg",
@@ -203,8 +204,8 @@ func ReplayPasses(log string) map[int]int {
 	return out
 }
 
-// ncuErrorLines returns ncu's ==ERROR== lines (e.g. ERR_NVGPUCTRPERM).
-func ncuErrorLines(log string) string {
+// ErrorLines returns ncu's ==ERROR== lines (e.g. ERR_NVGPUCTRPERM).
+func ErrorLines(log string) string {
 	var ls []string
 	for _, l := range strings.Split(log, "\n") {
 		l = strings.TrimSpace(l)
@@ -218,24 +219,24 @@ func ncuErrorLines(log string) string {
 	return strings.Join(ls, " | ")
 }
 
-// NCURow is one result row of an ncu raw CSV.
-type NCURow struct {
+// Row is one result row of an ncu raw CSV.
+type Row struct {
 	ID   int
 	Name string
 	Cell string // cell key "variant/shape", "" if not attributed
 	Line []byte // the line as ncu wrote it
 }
 
-// NCUSplit is an ncu raw CSV split by cell.
-type NCUSplit struct {
+// Split is an ncu raw CSV split by cell.
+type Split struct {
 	Header  [][]byte // header line(s): column names and, if present, units
-	Rows    []NCURow
+	Rows    []Row
 	HasNVTX bool // the CSV carries an NVTX push/pop column
 }
 
 // CellCSV returns the header plus the rows of one cell, byte for byte as
 // ncu wrote them.
-func (s *NCUSplit) CellCSV(cell string) []byte {
+func (s *Split) CellCSV(cell string) []byte {
 	var b bytes.Buffer
 	for _, h := range s.Header {
 		b.Write(h)
@@ -250,11 +251,11 @@ func (s *NCUSplit) CellCSV(cell string) []byte {
 	return b.Bytes()
 }
 
-// SplitNCU splits an ncu --csv --page raw export by the NVTX push/pop stack
+// SplitCSV splits an ncu --csv --page raw export by the NVTX push/pop stack
 // each row carries: a row belongs to the cell whose experiment, variant and
 // shape all occur in it as whole words. cells are "variant/shape" keys.
-func SplitNCU(data []byte, exp string, cells []string) (*NCUSplit, error) {
-	s := &NCUSplit{}
+func SplitCSV(data []byte, exp string, cells []string) (*Split, error) {
+	s := &Split{}
 	lines := bytes.Split(bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")), []byte("\n"))
 	var header []string
 	idCol, nameCol := -1, -1
@@ -296,7 +297,7 @@ func SplitNCU(data []byte, exp string, cells []string) (*NCUSplit, error) {
 			}
 			continue
 		}
-		r := NCURow{ID: id, Line: line}
+		r := Row{ID: id, Line: line}
 		if nameCol >= 0 && nameCol < len(rec) {
 			r.Name = rec[nameCol]
 		}
@@ -368,4 +369,100 @@ func containsWord(s, w string) bool {
 
 func nameChar(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("_-.=,", c) >= 0
+}
+
+// SumMetrics sums the named metrics over the result rows of an ncu
+// --csv --page raw export, in base units (ns, byte) whatever units its
+// units row names, and counts the rows. A metric with no column or no
+// number is left out.
+func SumMetrics(data []byte, names ...string) (map[string]float64, int, error) {
+	rows := 0
+	lines := strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
+	var cols map[string]int
+	scale := map[string]float64{}
+	out := map[string]float64{}
+	for _, line := range lines {
+		t := strings.TrimSpace(line)
+		if t == "" || strings.HasPrefix(t, "==") {
+			continue
+		}
+		rec, err := parseCSVLine([]byte(line))
+		if err != nil || len(rec) == 0 {
+			continue
+		}
+		if cols == nil {
+			if strings.TrimSpace(rec[0]) != "ID" {
+				continue
+			}
+			cols = map[string]int{}
+			for i, h := range rec {
+				for _, n := range names {
+					if h == n {
+						cols[n] = i
+						scale[n] = 1
+					}
+				}
+			}
+			continue
+		}
+		if strings.TrimSpace(rec[0]) == "" { // the units row
+			for n, i := range cols {
+				if i < len(rec) {
+					f, err := unitScale(rec[i])
+					if err != nil {
+						return nil, 0, fmt.Errorf("%s: %w", n, err)
+					}
+					scale[n] = f
+				}
+			}
+			continue
+		}
+		if _, err := strconv.Atoi(strings.TrimSpace(rec[0])); err != nil {
+			continue
+		}
+		rows++
+		for n, i := range cols {
+			if i >= len(rec) {
+				continue
+			}
+			v, err := strconv.ParseFloat(strings.ReplaceAll(strings.TrimSpace(rec[i]), ",", ""), 64)
+			if err != nil {
+				continue // n/a: not collected for this row
+			}
+			out[n] += v * scale[n]
+		}
+	}
+	if cols == nil {
+		return nil, 0, errNoHeader
+	}
+	return out, rows, nil
+}
+
+// unitScale converts ncu's time and byte units to ns and bytes.
+func unitScale(u string) (float64, error) {
+	switch strings.TrimSpace(u) {
+	case "", "ns", "nsecond", "byte":
+		return 1, nil
+	case "us", "usecond":
+		return 1e3, nil
+	case "ms", "msecond":
+		return 1e6, nil
+	case "s", "second":
+		return 1e9, nil
+	case "Kbyte", "KB":
+		return 1e3, nil
+	case "Mbyte", "MB":
+		return 1e6, nil
+	case "Gbyte", "GB":
+		return 1e9, nil
+	case "Tbyte", "TB":
+		return 1e12, nil
+	case "KiB":
+		return 1 << 10, nil
+	case "MiB":
+		return 1 << 20, nil
+	case "GiB":
+		return 1 << 30, nil
+	}
+	return 0, fmt.Errorf("unit %q: not a time or byte unit", u)
 }

@@ -1,20 +1,19 @@
-package launch
+package shard
 
 import (
-	"context"
 	"errors"
 	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch/runtables"
 )
 
 // committedRuns is the folder of the runs committed with rooftool.
-var committedRuns = filepath.Join("..", "testdata", "runs")
+var committedRuns = filepath.Join("..", "..", "testdata", "runs")
 
 // TestCommittedRunsReingest: every committed run holds every raw export its
 // manifest lists for ingest (plain or gzipped, <name>.gz), and ingesting
@@ -55,7 +54,7 @@ func reingestCommitted(t *testing.T, src string) {
 	want := maps.Clone(m.TableDigests)
 	missing := 0
 	lost := lostExports[filepath.Base(src)]
-	for _, in := range Inputs(src, m) {
+	for _, in := range runtables.Inputs(src, m) {
 		if _, err := os.Stat(in.Path); err != nil {
 			rel, _ := filepath.Rel(src, in.Path)
 			if _, ok := lost[filepath.ToSlash(rel)]; ok {
@@ -77,7 +76,7 @@ func reingestCommitted(t *testing.T, src string) {
 	if err := os.Symlink(raw, filepath.Join(dir, rundir.RawDir)); err != nil {
 		t.Fatal(err)
 	}
-	warns, err := Ingest(dir, m)
+	warns, err := runtables.Ingest(dir, m)
 	for _, w := range warns {
 		if !namesLost(w, lost) {
 			t.Errorf("ingest: %s", w)
@@ -148,41 +147,4 @@ func TestLostExportsAbsent(t *testing.T) {
 var uncheckedMerges = map[string]string{
 	"2026-11-23-h100-161238": "merged (--allow-mixed) from two run directories of three device calls, " +
 		"which were not kept, before merges recorded their parts' files",
-}
-
-// TestReingestCellOrder: the tables ingest writes do not depend on the
-// order a manifest lists its cells in (an older binary wrote them
-// unsorted; Manifest.Write sorts them): ingesting again after the manifest
-// was rewritten gives the same bytes. The run's four cells (two variants at
-// two shapes, timing pass) are listed reversed.
-func TestReingestCellOrder(t *testing.T) {
-	cfg, _ := fakeEnv(t)
-	cfg.Variants, cfg.Shapes = []string{"good", "after"}, []string{"n=1", "n=2"}
-	cfg.Passes = []string{rundir.PassTiming}
-	if _, err := Run(context.Background(), cfg); err != nil {
-		t.Fatal(err)
-	}
-	m, err := rundir.ReadManifest(cfg.RunDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(m.Cells) != 4 {
-		t.Fatalf("%d cells, want 4", len(m.Cells))
-	}
-	slices.Reverse(m.Cells)
-	a, err := Ingest(cfg.RunDir, m)
-	if err != nil || len(a) > 0 {
-		t.Fatalf("ingest: %v %q", err, a)
-	}
-	reversed := maps.Clone(m.TableDigests)
-	if _, _, err := Reingest(cfg.RunDir); err != nil { // reads the manifest Run wrote, cells sorted
-		t.Fatal(err)
-	}
-	sorted, err := rundir.ReadManifest(cfg.RunDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := rundir.DigestsDiffer(reversed, sorted.TableDigests); len(d) > 0 {
-		t.Errorf("cells listed reversed and sorted ingest to other tables: %s", strings.Join(d, ", "))
-	}
 }

@@ -1,4 +1,4 @@
-package launch
+package shard
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch/plan"
 )
 
 // readParts reads the manifest and the spec hashes of each run of dirs,
@@ -19,10 +20,10 @@ func readParts(out, outAbs string, dirs []string) ([]*rundir.Manifest, []map[str
 	specs := make([]map[string]string, len(dirs))
 	for i, d := range dirs {
 		if ms[i], err = rundir.ReadManifest(d); err != nil {
-			return nil, nil, configErrorf("merge: %s: not a run directory: %v", d, err)
+			return nil, nil, plan.ConfigErrorf("merge: %s: not a run directory: %v", d, err)
 		}
 		if a, _ := filepath.Abs(d); a == outAbs {
-			return nil, nil, configErrorf("merge: -o %s is one of the runs merged", out)
+			return nil, nil, plan.ConfigErrorf("merge: -o %s is one of the runs merged", out)
 		}
 		if specs[i], err = treeHashes(filepath.Join(d, rundir.SpecsDir)); err != nil {
 			return nil, nil, fmt.Errorf("merge: %s: %w", d, err)
