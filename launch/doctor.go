@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/launch/plan"
 )
 
 // Finding levels.
@@ -382,7 +383,7 @@ func optionalTuples() string {
 // variants it runs, or that those variants are skipped and the command
 // that installs it.
 func optionalFindings(cfg DoctorConfig, env RunnerEnv) []Finding {
-	exps, _ := LoadSpecs(cfg.KernelsDir)
+	exps, _ := plan.LoadSpecs(cfg.KernelsDir)
 	var out []Finding
 	for _, p := range KernelPackages {
 		vs := strings.Join(NeedsPackage(exps, p.Key), ", ")
@@ -409,7 +410,7 @@ func kernelsFinding(k Kernels) Finding {
 		return Finding{Check: "kernels", Level: LevelProblem, Detail: k.Describe() + ": no run.py there",
 			Fix: "name a kernels folder with run.py and the experiments, or leave --kernels and " + KernelsEnv + " out to use the checkout's or the installed ones"}
 	}
-	exps, err := LoadSpecs(k.Dir)
+	exps, err := plan.LoadSpecs(k.Dir)
 	if err != nil {
 		return Finding{Check: "kernels", Level: LevelProblem, Detail: fmt.Sprintf("%s: %v", k.Describe(), err), Fix: "fix or replace the experiment's spec.yaml"}
 	}

@@ -136,7 +136,7 @@ func TestRunInstalledKernels(t *testing.T) {
 		t.Fatal(err)
 	}
 	installed := filepath.Join(venv, "share", "rooftool", "kernels")
-	if err := copyTree(src, installed, true); err != nil {
+	if err := os.CopyFS(installed, os.DirFS(src)); err != nil {
 		t.Fatal(err)
 	}
 	fakeExecutable(t, filepath.Join(venv, "bin", "rooftool"))

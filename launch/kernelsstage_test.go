@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rooftool/rooftool/launch/plan"
 	"github.com/rooftool/rooftool/spec"
 )
 
@@ -52,7 +53,7 @@ func TestKernelsStage(t *testing.T) {
 			t.Errorf("not staged: %s", f)
 		}
 	}
-	if staged, err := LoadSpecs(dst); err != nil || len(staged) != len(exps) {
+	if staged, err := plan.LoadSpecs(dst); err != nil || len(staged) != len(exps) {
 		t.Errorf("the staged specs: %d experiments, %v; want %d", len(staged), err, len(exps))
 	}
 

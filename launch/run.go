@@ -15,6 +15,12 @@ import (
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/launch/cmdprog"
+	"github.com/rooftool/rooftool/launch/compilecache"
+	"github.com/rooftool/rooftool/launch/plan"
+	"github.com/rooftool/rooftool/launch/rangerule"
+	"github.com/rooftool/rooftool/launch/runtables"
+	"github.com/rooftool/rooftool/launch/shard"
 	"github.com/rooftool/rooftool/spec"
 )
 
@@ -30,15 +36,15 @@ type Config struct {
 	// each an experiment folder or a folder of them. Where KernelsDir has no
 	// run.py they run with the runner built into rooftool (kernels.ExtractRunner).
 	ExperimentDirs  []string
-	Cmd             *Target // a program of the user's own, profiled in place of experiments (--cmd): its cells are those it marks
+	Cmd             *cmdprog.Target // a program of the user's own, profiled in place of experiments (--cmd): its cells are those it marks
 	Variants        []string
 	Shapes          []string
 	Passes          []string      // nil : rundir.AllPasses
-	Sweeps          string        // SweepsTiming (default), SweepsNone, SweepsAll
+	Sweeps          string        // plan.SweepsTiming (default), plan.SweepsNone, plan.SweepsAll
 	Timeout         time.Duration // per cell; a runner process over n cells gets n times this; 0 : 10m
 	Reps            int           // timing repetitions; 0 : the runner's default
 	RangeReplays    int           // the most range-pass replays of a cell; 0 : DefaultRangeReplays
-	RangeReplaysFor string        // ReplaysForDecisions ("" too: replayed again while a claim is near its threshold) or ReplaysForAll (every cell RangeReplays times)
+	RangeReplaysFor string        // rangerule.ReplaysForDecisions ("" too: replayed again while a claim is near its threshold) or rangerule.ReplaysForAll (every cell RangeReplays times)
 	RangeProcess    string        // RangeProcessPerCell or RangeProcessPerExperiment; "": per-experiment
 	NCU, Nsys       string        // overrides
 	NsysLibs        string        // folder prepended to LD_LIBRARY_PATH for nsys ("" : $ROOFTOOL_NSYS_LIBS or ./.nsysdeps)
@@ -46,7 +52,7 @@ type Config struct {
 	Resume          bool
 	NoIngest        bool
 	// NoCompileCache leaves each runner process its own compile caches
-	// instead of the run's shared CacheDir.
+	// instead of the run's shared compilecache.Dir.
 	NoCompileCache bool
 	// CacheRoot is the folder of the run's compile caches ("": RUNDIR/cache);
 	// the shards of a --gpus run share their parent's (SharedCacheDir).
@@ -58,7 +64,7 @@ type Config struct {
 	// run's shards skip it, their parent ran it once for the host.
 	NoWarm bool
 	// Shard picks one part of the planned cells (zero: all of them).
-	Shard Shard
+	Shard shard.Part
 	// CostsFrom are earlier run directories whose pass seconds estimate
 	// each cell's cost for the shard split (none: the shape size).
 	CostsFrom []string
@@ -90,7 +96,7 @@ type Runner struct {
 	metrics  []string
 	rmetrics []string
 	// cacheEnv are the compile-cache variables of every runner process
-	// (setupCompileCache); cacheRoot their folder ("" with the caches off).
+	// (compilecache.Setup); cacheRoot their folder ("" with the caches off).
 	cacheEnv  []string
 	cacheRoot string
 	// passGPU is the UUID of this invocation's device where a resumed run
@@ -120,15 +126,15 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 		return nil, err
 	}
 	r.extDirs = extDirs
-	prior, err := PriorCosts(cfg.CostsFrom)
+	prior, err := shard.PriorCosts(cfg.CostsFrom)
 	if err != nil {
 		return nil, err
 	}
-	parts, _, planHash, err := ShardPlan(all, prior, cfg.Shard.Count, cfg.RangeReplaysFor != ReplaysForAll)
+	parts, _, planHash, err := shard.Split(all, prior, cfg.Shard.Count, cfg.RangeReplaysFor != rangerule.ReplaysForAll)
 	if err != nil {
 		return nil, err
 	}
-	var cells []PlannedCell
+	var cells []plan.Cell
 	for i, c := range all {
 		if cfg.Shard.Count == 0 || parts[i] == cfg.Shard.Index {
 			cells = append(cells, c)
@@ -186,7 +192,7 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 		return nil, err
 	}
 	if cfg.Cmd != nil {
-		// The program's cells are known once it has run (cmddiscover.go).
+		// The program's cells are known once it has run (program.go).
 		if cells, planHash, err = r.discover(ctx); err != nil {
 			return nil, err
 		}
@@ -353,12 +359,12 @@ func (r *Runner) recordOptions(dir string, ext []*spec.Experiment, extDirs map[s
 	var err error
 	root := cfg.CacheRoot
 	if root == "" {
-		root = filepath.Join(r.dir, CacheDir)
+		root = filepath.Join(r.dir, compilecache.Dir)
 	}
 	if root, err = filepath.Abs(root); err != nil {
 		return err
 	}
-	if r.cacheEnv, err = setupCompileCache(root, r.recordedPath(root), cfg.CompileCache, "compiled_cache.db", cfg.NoCompileCache, m.Options); err != nil {
+	if r.cacheEnv, err = compilecache.Setup(root, r.recordedPath(root), cfg.CompileCache, "compiled_cache.db", cfg.NoCompileCache, m.Options); err != nil {
 		return err
 	}
 	if !cfg.NoCompileCache {
@@ -381,11 +387,11 @@ func withDefaults(cfg Config) (Config, error) {
 	if cfg.Passes == nil {
 		cfg.Passes = rundir.AllPasses
 		if cfg.Cmd != nil {
-			cfg.Passes = CmdPasses
+			cfg.Passes = cmdprog.Passes
 		}
 	}
 	if cfg.Sweeps == "" {
-		cfg.Sweeps = SweepsTiming
+		cfg.Sweeps = plan.SweepsTiming
 	}
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 10 * time.Minute
@@ -415,7 +421,7 @@ func withKernels(cfg Config) Config {
 // sweep runs every pass of every experiment over its cells not finished
 // yet, in plan order; a cell whose check did not pass is marked skipped
 // in its later passes. The manifest is written where a pass fails.
-func (r *Runner) sweep(ctx context.Context, cells []PlannedCell) error {
+func (r *Runner) sweep(ctx context.Context, cells []plan.Cell) error {
 	m := r.m
 	for _, exp := range orderedExps(cells) {
 		for _, pass := range rundir.AllPasses {
@@ -493,33 +499,33 @@ func (r *Runner) sweep(ctx context.Context, cells []PlannedCell) error {
 // PlanFor lists the cells a run of cfg would plan (all shards), with each
 // cell's shard (1 when cfg.Shard is zero), its estimated cost and the plan
 // hash; it runs nothing.
-func PlanFor(cfg Config) (cells []PlannedCell, parts []int, costs []float64, hash string, err error) {
+func PlanFor(cfg Config) (cells []plan.Cell, parts []int, costs []float64, hash string, err error) {
 	cfg = withKernels(cfg)
 	if cfg.Passes == nil {
 		cfg.Passes = rundir.AllPasses
 	}
 	if cfg.Sweeps == "" {
-		cfg.Sweeps = SweepsTiming
+		cfg.Sweeps = plan.SweepsTiming
 	}
 	cells, _, _, err = planAll(cfg)
 	if err != nil {
 		return nil, nil, nil, "", err
 	}
-	prior, err := PriorCosts(cfg.CostsFrom)
+	prior, err := shard.PriorCosts(cfg.CostsFrom)
 	if err != nil {
 		return nil, nil, nil, "", err
 	}
-	parts, costs, hash, err = ShardPlan(cells, prior, cfg.Shard.Count, cfg.RangeReplaysFor != ReplaysForAll)
+	parts, costs, hash, err = shard.Split(cells, prior, cfg.Shard.Count, cfg.RangeReplaysFor != rangerule.ReplaysForAll)
 	return cells, parts, costs, hash, err
 }
 
 // planAll loads the specs (built-in and external) and plans every cell of
 // the selection, before any sharding.
-func planAll(cfg Config) ([]PlannedCell, []*spec.Experiment, map[string]string, error) {
+func planAll(cfg Config) ([]plan.Cell, []*spec.Experiment, map[string]string, error) {
 	if cfg.Cmd != nil {
 		return nil, nil, nil, nil // Run discovers a --cmd program's cells
 	}
-	exps, err := LoadSpecs(cfg.KernelsDir)
+	exps, err := plan.LoadSpecs(cfg.KernelsDir)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -539,7 +545,7 @@ func planAll(cfg Config) ([]PlannedCell, []*spec.Experiment, map[string]string, 
 		}
 	}
 	exps = append(exps, ext...)
-	cells, err := Plan(exps, selected, cfg.Variants, cfg.Shapes, cfg.Passes, cfg.Sweeps)
+	cells, err := plan.Cells(exps, selected, cfg.Variants, cfg.Shapes, cfg.Passes, cfg.Sweeps)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -572,7 +578,7 @@ func finished(st rundir.PassStatus) bool {
 	return st.Status == rundir.StatusOK || st.Status == rundir.StatusSkipped
 }
 
-func orderedExps(cells []PlannedCell) []*spec.Experiment {
+func orderedExps(cells []plan.Cell) []*spec.Experiment {
 	var out []*spec.Experiment
 	for _, c := range cells {
 		if !slices.Contains(out, c.Exp) {
@@ -598,4 +604,22 @@ func (r *Runner) warn(format string, args ...any) {
 		c.Clear()
 	}
 	fmt.Fprintln(r.log, "warning:", w)
+}
+
+// configErrorf is plan.ConfigErrorf: a bad flag or name (commands exit 2).
+func configErrorf(format string, args ...any) error { return plan.ConfigErrorf(format, args...) }
+
+// ingest writes the run's tables from its raw exports (runtables.Ingest)
+// and records in the manifest whether they were written; it returns the
+// warnings.
+func (r *Runner) ingest() []string {
+	warns, err := runtables.Ingest(r.dir, r.m)
+	if err != nil {
+		warns = append(warns, err.Error())
+	}
+	r.m.Options["tables"] = rundir.TablesDir
+	if err != nil {
+		r.m.Options["tables"] = "not written"
+	}
+	return slices.Clip(warns)
 }

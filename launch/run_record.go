@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch/plan"
 )
 
 // recordRun records in the manifest this invocation and what the run stands
@@ -60,7 +61,7 @@ func (r *Runner) recordRun(ctx context.Context, resumed bool, planHash string, e
 
 // listCells lists every planned cell in the manifest from the start, and
 // returns how many of their passes are still to run.
-func (r *Runner) listCells(cells []PlannedCell) int {
+func (r *Runner) listCells(cells []plan.Cell) int {
 	units := 0
 	for _, c := range cells {
 		r.m.Cell(c.Exp.Name, c.Variant, c.Shape)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rooftool/rooftool/launch"
+	"github.com/rooftool/rooftool/launch/shard"
 )
 
 // TestDefaultCostsFrom: without --costs-from the newest committed run on the
@@ -61,7 +61,7 @@ func TestPlanSecondsByDefault(t *testing.T) {
 		passes += s
 	}
 	for _, c := range out.Cells {
-		if slices.Contains(c.Basis, launch.BasisMeasured) {
+		if slices.Contains(c.Basis, shard.BasisMeasured) {
 			measured += c.Seconds
 		} else if !strings.Contains(c.Cell, "quack-epilogue-fwdbwd") {
 			t.Errorf("%s: predicted %v, want measured (222424 ran it)", c.Cell, c.Basis)

@@ -9,7 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rooftool/rooftool/internal/tableout"
-	"github.com/rooftool/rooftool/launch"
+	"github.com/rooftool/rooftool/launch/plan"
+	"github.com/rooftool/rooftool/launch/shard"
 )
 
 // MergeOptions are the flags of `rooftool merge`.
@@ -72,7 +73,7 @@ func runMerge(ctx context.Context, opts *MergeOptions) error {
 			return usageErrorf("merge: %s: not a run directory", d)
 		}
 	}
-	m, warns, err := launch.Merge(opts.Output, opts.Runs, launch.MergeOptions{
+	m, warns, err := shard.Merge(opts.Output, opts.Runs, shard.MergeOptions{
 		AllowMixed: opts.AllowMixed,
 		Command:    os.Args,
 		Version:    version,
@@ -84,7 +85,7 @@ func runMerge(ctx context.Context, opts *MergeOptions) error {
 			fmt.Fprintln(opts.IO.Err, "warning:", w)
 		}
 	}
-	var ce *launch.ConfigError
+	var ce *plan.ConfigError
 	if errors.As(err, &ce) {
 		return usageErrorf("%v", ce.Err)
 	}

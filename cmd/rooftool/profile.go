@@ -15,6 +15,10 @@ import (
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/launch"
+	"github.com/rooftool/rooftool/launch/plan"
+	"github.com/rooftool/rooftool/launch/rangerule"
+	"github.com/rooftool/rooftool/launch/runtables"
+	"github.com/rooftool/rooftool/launch/shard"
 )
 
 // ProfileOptions are the flags of `rooftool profile`.
@@ -53,7 +57,7 @@ type ProfileOptions struct {
 	RemoveParts  bool     // --remove-shards
 	Cmd          string   // --cmd: a program of the user's own, profiled in place of the experiments
 	Claims       string   // --claims: claims.yaml judging the --cmd program's cells
-	passesGiven  bool     // --passes given (a --cmd run otherwise takes launch.CmdPasses)
+	passesGiven  bool     // --passes given (a --cmd run otherwise takes cmdprog.Passes)
 	costsGiven   bool     // --costs-from given (else the newest committed run on the --gpu kind)
 	shardFlags   []string // the flags each --gpus shard gets
 	Args         []string // the command line, for the manifest
@@ -178,7 +182,7 @@ to stdout as text, or with --format json as one object,
 	f.StringVar(&opts.Kernels, "kernels", "", kernelsFlagHelp)
 	f.IntVar(&opts.Reps, "reps", 0, "timed repetitions per cell (default: the runner's, >= 30)")
 	f.IntVar(&opts.RangeReplays, "range-replays", launch.DefaultRangeReplays, "the most ncu range-pass replays of a cell: the DRAM bytes' spread")
-	f.StringVar(&opts.ReplaysFor, "range-replays-for", launch.ReplaysForDecisions, "which cells get more than one range replay: decisions (a DRAM claim's cells while its value lies within max(5%, 3 x spread) of its threshold, up to --range-replays; METHOD.md) or all (every cell --range-replays times)")
+	f.StringVar(&opts.ReplaysFor, "range-replays-for", rangerule.ReplaysForDecisions, "which cells get more than one range replay: decisions (a DRAM claim's cells while its value lies within max(5%, 3 x spread) of its threshold, up to --range-replays; METHOD.md) or all (every cell --range-replays times)")
 	f.StringVar(&opts.RangeProcess, "range-process", "", "how the range pass groups cells into ncu processes: per-experiment (the default: one process per experiment, replay round and replay method; a cell partial, failed or below its DRAM floor there is replayed alone) or per-cell (one process per cell and replay); every range is checked against its kernel pass either way")
 	f.BoolVar(&opts.DefaultOnly, "default-only", false, "run the default grid only, no sweep shapes")
 	f.BoolVar(&opts.Sweeps, "sweeps", false, "profile sweep shapes under every pass, not only check and timing")
@@ -217,8 +221,8 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 	if opts.RangeReplays < 1 {
 		return usageErrorf("profile: --range-replays %d: want at least 1", opts.RangeReplays)
 	}
-	if opts.ReplaysFor != launch.ReplaysForAll && opts.ReplaysFor != launch.ReplaysForDecisions {
-		return usageErrorf("profile: --range-replays-for %q: want %s or %s", opts.ReplaysFor, launch.ReplaysForAll, launch.ReplaysForDecisions)
+	if opts.ReplaysFor != rangerule.ReplaysForAll && opts.ReplaysFor != rangerule.ReplaysForDecisions {
+		return usageErrorf("profile: --range-replays-for %q: want %s or %s", opts.ReplaysFor, rangerule.ReplaysForAll, rangerule.ReplaysForDecisions)
 	}
 	if opts.Timeout <= 0 {
 		return usageErrorf("profile: --timeout %s: want a positive duration", opts.Timeout)
@@ -227,7 +231,7 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 		if opts.OutDir == "" {
 			return usageErrorf("profile: --ingest-only needs -o RUNDIR")
 		}
-		_, warns, err := launch.Reingest(opts.OutDir)
+		_, warns, err := runtables.Reingest(opts.OutDir)
 		for _, w := range warns {
 			fmt.Fprintln(opts.IO.Err, "warning:", w)
 		}
@@ -252,21 +256,21 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 		}
 		return writeJSONSummary(opts.IO, opts.Format, s)
 	}
-	var shard launch.Shard
+	var part shard.Part
 	if opts.Shard != "" {
 		var err error
-		if shard, err = launch.ParseShard(opts.Shard); err != nil {
+		if part, err = shard.Parse(opts.Shard); err != nil {
 			return usageErrorf("profile: %v", err)
 		}
 	}
 	costs := opts.CostsFrom
-	if shard.Count > 0 {
+	if part.Count > 0 {
 		var note string
 		costs, note = costsFrom(opts.CostsFrom, opts.costsGiven, opts.GPU)
 		fmt.Fprintf(opts.IO.Err, "shard costs: %s (%s)\n", strings.Join(append([]string{}, costs...), ", "), note)
 	}
 	cfg := launch.Config{
-		Shard:           shard,
+		Shard:           part,
 		CostsFrom:       costs,
 		CacheRoot:       opts.CacheRoot,
 		CompileCache:    opts.CompileCache,
@@ -302,7 +306,7 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 		return err
 	}
 	m, err := launch.Run(ctx, cfg)
-	var ce *launch.ConfigError
+	var ce *plan.ConfigError
 	if errors.As(err, &ce) {
 		return usageErrorf("profile: %v", ce.Err)
 	}
@@ -373,11 +377,11 @@ func nothingMeasured(m *rundir.Manifest) error {
 func sweepsMode(defaultOnly, sweeps bool) string {
 	switch {
 	case defaultOnly:
-		return launch.SweepsNone
+		return plan.SweepsNone
 	case sweeps:
-		return launch.SweepsAll
+		return plan.SweepsAll
 	}
-	return launch.SweepsTiming
+	return plan.SweepsTiming
 }
 
 func runDirOf(opts *ProfileOptions, m *rundir.Manifest) string {

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rooftool/rooftool/launch"
+	"github.com/rooftool/rooftool/launch/cmdprog"
 )
 
 // cmdExcludes are the profile flags that select or split rooftool's own
@@ -15,7 +16,7 @@ var cmdExcludes = []string{"experiment", "experiments", "variant", "shape", "def
 
 // checkCmdFlags refuses an empty --cmd, --claims without --cmd and the flags --cmd
 // excludes; it notes whether --passes was given (else a --cmd run takes
-// launch.CmdPasses).
+// cmdprog.Passes).
 func checkCmdFlags(c *cobra.Command, opts *ProfileOptions) error {
 	if c.Flags().Changed("cmd") && strings.TrimSpace(opts.Cmd) == "" {
 		return usageErrorf("profile: --cmd is empty: give the program's command line (e.g. --cmd \"python3 bench.py\"), or leave --cmd out to run the experiments")
@@ -40,7 +41,7 @@ func cmdConfig(opts *ProfileOptions, cfg *launch.Config) error {
 	if opts.Cmd == "" {
 		return nil
 	}
-	t, err := launch.NewTarget(opts.Cmd, opts.Claims)
+	t, err := cmdprog.NewTarget(opts.Cmd, opts.Claims)
 	if err != nil {
 		return usageErrorf("profile: %v", err)
 	}

@@ -14,6 +14,9 @@ import (
 
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/launch"
+	"github.com/rooftool/rooftool/launch/compilecache"
+	"github.com/rooftool/rooftool/launch/plan"
+	"github.com/rooftool/rooftool/launch/shard"
 )
 
 // profile --gpus: one shard per GPU of the host, after one warm compile stage
@@ -91,7 +94,7 @@ func runProfileGPUs(ctx context.Context, opts *ProfileOptions) error {
 		SerialTiming: opts.SerialTime,
 		Log:          opts.IO.Err,
 	})
-	var ce *launch.ConfigError
+	var ce *plan.ConfigError
 	if errors.As(err, &ce) {
 		return usageErrorf("profile: %v", ce.Err)
 	}
@@ -113,7 +116,7 @@ func runProfileGPUs(ctx context.Context, opts *ProfileOptions) error {
 			}
 		}
 	}
-	m, warns, err := launch.Merge(out, dirs, launch.MergeOptions{Command: opts.Args, Version: version})
+	m, warns, err := shard.Merge(out, dirs, shard.MergeOptions{Command: opts.Args, Version: version})
 	for _, w := range warns {
 		fmt.Fprintln(opts.IO.Err, "warning:", w)
 	}
@@ -132,7 +135,7 @@ func runProfileGPUs(ctx context.Context, opts *ProfileOptions) error {
 	}
 	// The shards go (--remove-shards) only once the merged run holds what
 	// each gave it, each cell naming its own shard's exports.
-	if err := launch.CheckMerged(out); err != nil {
+	if err := shard.CheckMerged(out); err != nil {
 		return fmt.Errorf("profile: %w (the shards are kept)", err)
 	}
 	if !opts.NoIngest && !opts.NoReport {
@@ -183,25 +186,25 @@ func prepareShards(ctx context.Context, opts *ProfileOptions) ([]string, []float
 	fmt.Fprintf(opts.IO.Err, "shard costs: %s (%s)\n", strings.Join(costs, ", "), note)
 	cfg := launch.Config{KernelsDir: opts.Kernels, Experiments: opts.Experiments, ExperimentDirs: opts.ExpDirs,
 		Variants: opts.Variants, Shapes: opts.Shapes, Passes: opts.Passes, Sweeps: sweepsMode(opts.DefaultOnly, opts.Sweeps),
-		CostsFrom: costs, Shard: launch.Shard{Index: 1, Count: n}, RangeReplaysFor: opts.ReplaysFor}
+		CostsFrom: costs, Shard: shard.Part{Index: 1, Count: n}, RangeReplaysFor: opts.ReplaysFor}
 	pred := make([]float64, n)
-	var cells []launch.PlannedCell
+	var cells []plan.Cell
 	if opts.Cmd == "" {
 		var parts []int
 		var err error
 		cells, parts, _, _, err = launch.PlanFor(cfg)
-		var ce *launch.ConfigError
+		var ce *plan.ConfigError
 		if errors.As(err, &ce) {
 			return nil, nil, nil, usageErrorf("profile: %v", ce.Err)
 		}
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("profile: %w", err)
 		}
-		prior, err := launch.PriorCosts(costs)
+		prior, err := shard.PriorCosts(costs)
 		if err != nil {
 			return nil, nil, nil, usageErrorf("profile: %v", err)
 		}
-		for i, ps := range launch.PredictSeconds(cells, prior) {
+		for i, ps := range shard.PredictSeconds(cells, prior) {
 			for _, p := range cells[i].Passes {
 				pred[parts[i]-1] += ps[p].Seconds
 			}
@@ -221,8 +224,8 @@ func prepareShards(ctx context.Context, opts *ProfileOptions) ([]string, []float
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if err := launch.SetupSharedCache(root, opts.CompileCache, "compiled_cache.db"); err != nil {
-		var ce *launch.ConfigError
+	if err := compilecache.SetupShared(root, opts.CompileCache, "compiled_cache.db"); err != nil {
+		var ce *plan.ConfigError
 		if errors.As(err, &ce) {
 			return nil, nil, nil, usageErrorf("profile: %v", ce.Err)
 		}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/internal/tableout"
-	"github.com/rooftool/rooftool/launch"
+	"github.com/rooftool/rooftool/launch/cmdprog"
 	"github.com/rooftool/rooftool/pipeline"
 	"github.com/rooftool/rooftool/reports"
 )
@@ -53,7 +53,7 @@ type cellFailure struct {
 // imported lies.
 type cmdCells struct {
 	Cells  int    `json:"cells"`
-	Marked string `json:"marked"` // the manifest's launch.OptionCmdCells
+	Marked string `json:"marked"` // the manifest's cmdprog.OptionCells
 	Helper string `json:"helper"` // the folder to put on PYTHONPATH for a plain run of the program
 }
 
@@ -207,10 +207,10 @@ func writeRunReport(ctx context.Context, streams *IO, dir string) (string, error
 
 // cmdSummary is what a --cmd program marked (nil for the experiments).
 func cmdSummary(opts *ProfileOptions, dir string, m *rundir.Manifest) *cmdCells {
-	if opts.Cmd == "" || m.Options[launch.OptionCmdHelper] == "" {
+	if opts.Cmd == "" || m.Options[cmdprog.OptionHelper] == "" {
 		return nil
 	}
-	return &cmdCells{Cells: len(m.Cells), Marked: m.Options[launch.OptionCmdCells], Helper: filepath.Join(dir, launch.MarksHelperDir)}
+	return &cmdCells{Cells: len(m.Cells), Marked: m.Options[cmdprog.OptionCells], Helper: filepath.Join(dir, cmdprog.MarksHelperDir)}
 }
 
 // writeJSONSummary writes s as the JSON summary where format asks for it.

@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rooftool/rooftool/internal/tableout"
-	"github.com/rooftool/rooftool/launch"
+	"github.com/rooftool/rooftool/launch/ncu"
 	"github.com/rooftool/rooftool/pipeline"
 	"github.com/rooftool/rooftool/roofline"
 )
@@ -62,7 +62,7 @@ func runRoofline(ctx context.Context, opts *RooflineOptions) error {
 		return fmt.Errorf("roofline: %w", err)
 	}
 	defer facts.Close()
-	s, err := roofline.Draw(facts, roofline.Options{OutDir: opts.OutDir, KernelPass: launch.NCUMetrics})
+	s, err := roofline.Draw(facts, roofline.Options{OutDir: opts.OutDir, KernelPass: ncu.KernelMetrics})
 	if err != nil {
 		for _, w := range s.Warnings {
 			fmt.Fprintf(opts.IO.Err, "warning: %s\n", w)

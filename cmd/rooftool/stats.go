@@ -11,9 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/internal/tableout"
+	"github.com/rooftool/rooftool/stats"
 )
 
 // StatsOptions are the flags of `rooftool stats`.
@@ -28,7 +28,7 @@ type StatsOptions struct {
 	RangedOnly bool     // leave out the kernels outside every NVTX range
 	Sort       string   // time | instances | name
 	Top        int      // keep the first N kernels of each range; 0 keeps all
-	Reports    []string // nsys stats reports to print exactly as nsys does (analysis.NsysReports), in order
+	Reports    []string // nsys stats reports to print exactly as nsys does (stats.Reports), in order
 }
 
 func newStatsCmd(io *IO) *cobra.Command {
@@ -89,13 +89,13 @@ nothing is added.`,
 	f.BoolVar(&opts.Mangled, "mangled", false, "group by mangled kernel names (nsys :mangled)")
 	f.StringVar(&opts.Range, "range", "", "keep NVTX range paths matching this glob (whole path, * spans /) or substring; - is outside every range")
 	f.BoolVar(&opts.RangedOnly, "ranged-only", false, "leave out the kernels outside every NVTX range")
-	f.StringVar(&opts.Sort, "sort", analysis.SortTime, "order of the kernels of a range: time, instances or name")
+	f.StringVar(&opts.Sort, "sort", stats.SortTime, "order of the kernels of a range: time, instances or name")
 	f.IntVar(&opts.Top, "top", 0, "keep the first N kernels of each range (0: all)")
-	f.StringSliceVar(&opts.Reports, "report", nil, "nsys stats report(s) to print exactly as nsys prints them: "+strings.Join(analysis.NsysReportNames(), ", ")+" (several: a,b or --report again)")
-	mustRegisterCompletion(c, "report", completeOneOf(analysis.NsysReportNames()...))
+	f.StringSliceVar(&opts.Reports, "report", nil, "nsys stats report(s) to print exactly as nsys prints them: "+strings.Join(stats.ReportNames(), ", ")+" (several: a,b or --report again)")
+	mustRegisterCompletion(c, "report", completeOneOf(stats.ReportNames()...))
 	mustRegisterCompletion(c, "format", completeOneOf(dataFormats...))
 	mustRegisterCompletion(c, "source", completeOneOf(ingest.SourceNCU, ingest.SourceNsys, ingest.SourceKineto))
-	mustRegisterCompletion(c, "sort", completeOneOf(analysis.SortTime, analysis.SortInstances, analysis.SortName))
+	mustRegisterCompletion(c, "sort", completeOneOf(stats.SortTime, stats.SortInstances, stats.SortName))
 	return c
 }
 
@@ -117,39 +117,39 @@ func loadTables(inputs []string) (*ingest.Tables, error) {
 }
 
 // statsSummary summarises the kernels of the inputs batch by batch
-// (analysis.StreamSummary): a directory of tables as it is, raw exports
+// (stats.StreamSummary): a directory of tables as it is, raw exports
 // once ingested into a temporary directory (ingest.WriteTempKernels: the
 // kernels table alone); nsys SQLite exports whose summary needs no NVTX
 // range (statsKernelsOnly) from their kernel tables and names alone.
 // Where stderr is a terminal, progress shows the kernels read and then
 // that the summary is being made; it is wiped before anything else is
 // printed.
-func statsSummary(inputs []string, source string, so analysis.SummaryOptions, io *IO) (analysis.Summary, error) {
+func statsSummary(inputs []string, source string, so stats.Options, io *IO) (stats.Summary, error) {
 	progress := newWorkProgress(io)
 	defer progress.stop()
 	if len(inputs) == 1 {
 		if st, err := os.Stat(inputs[0]); err == nil && st.IsDir() {
 			if err := checkTablesDir(inputs[0]); err != nil {
-				return analysis.Summary{}, err
+				return stats.Summary{}, err
 			}
 			progress.start("summarising " + inputs[0])
-			return analysis.StreamSummary(tablesDir(inputs[0]), source, so)
+			return stats.StreamSummary(tablesDir(inputs[0]), source, so)
 		}
 	}
 	if err := distinctInputs("stats", inputs); err != nil {
-		return analysis.Summary{}, err
+		return stats.Summary{}, err
 	}
 	if statsKernelsOnly(inputs, source, so) {
-		groups, warn, err := analysis.NsysSummaryGroups(inputs, so, func(p string) { progress.start("reading " + filepath.Base(p)) })
+		groups, warn, err := stats.NsysSummaryGroups(inputs, so, func(p string) { progress.start("reading " + filepath.Base(p)) })
 		progress.stop()
 		if err != nil {
-			return analysis.Summary{}, err
+			return stats.Summary{}, err
 		}
 		for _, m := range warn {
 			fmt.Fprintf(io.Err, "warning: %s: %s\n", m.File, m.Value)
 		}
 		progress.start("summarising")
-		return analysis.SummariseGroups(groups, so)
+		return stats.SummariseGroups(groups, so)
 	}
 	var in []ingest.Input
 	for _, p := range inputs {
@@ -159,14 +159,14 @@ func statsSummary(inputs []string, source string, so analysis.SummaryOptions, io
 	tmp, err := ingest.WriteTempKernels(in, "rooftool-stats-*")
 	progress.stop()
 	if err != nil {
-		return analysis.Summary{}, err
+		return stats.Summary{}, err
 	}
 	defer tmp.Remove()
 	for _, m := range tmp.Written.Warnings {
 		fmt.Fprintf(io.Err, "warning: %s: %s\n", m.File, m.Value)
 	}
 	progress.start("summarising")
-	return analysis.StreamSummary(tmp.Dir, source, so)
+	return stats.StreamSummary(tmp.Dir, source, so)
 }
 
 // checkTablesDir fails with bad input (exit 2) when dir, given where export
@@ -206,15 +206,15 @@ func runStats(ctx context.Context, opts *StatsOptions) error {
 	default:
 		return usageErrorf("stats: --source %q: want ncu, nsys or kineto", opts.Source)
 	}
-	so := analysis.SummaryOptions{Names: analysis.NamesDemangled, Range: opts.Range,
+	so := stats.Options{Names: stats.NamesDemangled, Range: opts.Range,
 		RangedOnly: opts.RangedOnly, Sort: opts.Sort, Top: opts.Top, Flat: len(opts.Reports) > 0}
 	switch {
 	case opts.Base && opts.Mangled:
 		return usageErrorf("stats: --base and --mangled exclude each other")
 	case opts.Base:
-		so.Names = analysis.NamesBase
+		so.Names = stats.NamesBase
 	case opts.Mangled:
-		so.Names = analysis.NamesMangled
+		so.Names = stats.NamesMangled
 	}
 	if err := so.Validate(); err != nil {
 		return usageErrorf("stats: %v", err)
@@ -223,7 +223,7 @@ func runStats(ctx context.Context, opts *StatsOptions) error {
 		return runStatsReports(opts, format, so)
 	}
 	s, err := statsSummary(opts.Inputs, opts.Source, so, opts.IO)
-	var te *analysis.SummaryTimeError
+	var te *stats.TimeError
 	if errors.As(err, &te) {
 		return &ingest.InputError{File: strings.Join(opts.Inputs, " "), Err: err}
 	}
@@ -233,13 +233,13 @@ func runStats(ctx context.Context, opts *StatsOptions) error {
 	if len(s.Rows) == 0 {
 		return &ingest.InputError{File: strings.Join(opts.Inputs, " "), Err: errors.New(statsNothing(opts))}
 	}
-	if s.NameFallbacks > 0 && so.Names != analysis.NamesDemangled {
+	if s.NameFallbacks > 0 && so.Names != stats.NamesDemangled {
 		fmt.Fprintf(opts.IO.Err, "warning: %d kernel(s) have no %s name in the input: they are listed by their demangled name\n", s.NameFallbacks, so.Names)
 	}
 	return writeData(opts.IO, format, tableout.Output{
-		CSV:  analysis.SummaryCSV(s.Rows, false),
-		JSON: analysis.NewSummaryJSON(s.Rows, so),
-		Text: func(w io.Writer) error { return analysis.WriteSummaryTable(w, s, opts.Top) },
+		CSV:  stats.SummaryCSV(s.Rows, false),
+		JSON: stats.NewSummaryJSON(s.Rows, so),
+		Text: func(w io.Writer) error { return stats.WriteSummaryTable(w, s, opts.Top) },
 	})
 }
 

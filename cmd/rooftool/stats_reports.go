@@ -7,17 +7,17 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/internal/tableout"
+	"github.com/rooftool/rooftool/stats"
 )
 
 // statsReport is one report of `stats --report` once run: its table, or
 // for cuda_gpu_kern_sum the kernel summary it was made from (whose JSON
-// is analysis.SummaryJSON).
+// is stats.SummaryJSON).
 type statsReport struct {
-	table   analysis.ReportTable
-	summary *analysis.Summary
+	table   stats.ReportTable
+	summary *stats.Summary
 }
 
 // runStatsReports runs the reports opts.Reports names, in that order, and
@@ -26,11 +26,11 @@ type statsReport struct {
 // whatever stats reads. Options that shape the per-range summary (--range,
 // --ranged-only, --sort, --top, --source) apply to cuda_gpu_kern_sum
 // alone; --base and --mangled to the reports that group kernels by name.
-func runStatsReports(opts *StatsOptions, format string, so analysis.SummaryOptions) error {
-	var reps []*analysis.NsysReport
+func runStatsReports(opts *StatsOptions, format string, so stats.Options) error {
+	var reps []*stats.Report
 	names, summary := false, false
 	for _, n := range opts.Reports {
-		r, err := analysis.LookupNsysReport(n)
+		r, err := stats.LookupReport(n)
 		if err != nil {
 			return usageErrorf("stats: --report: %v", err)
 		}
@@ -42,15 +42,15 @@ func runStatsReports(opts *StatsOptions, format string, so analysis.SummaryOptio
 		for _, f := range []struct {
 			set  bool
 			flag string
-		}{{opts.Range != "", "--range"}, {opts.RangedOnly, "--ranged-only"}, {opts.Sort != analysis.SortTime && opts.Sort != "", "--sort"},
+		}{{opts.Range != "", "--range"}, {opts.RangedOnly, "--ranged-only"}, {opts.Sort != stats.SortTime && opts.Sort != "", "--sort"},
 			{opts.Top != 0, "--top"}, {opts.Source != "", "--source"}} {
 			if f.set {
-				return usageErrorf("stats: %s shapes the kernel summary: it applies to --report %s, not to %s", f.flag, analysis.SummaryReport, strings.Join(opts.Reports, ","))
+				return usageErrorf("stats: %s shapes the kernel summary: it applies to --report %s, not to %s", f.flag, stats.SummaryReport, strings.Join(opts.Reports, ","))
 			}
 		}
 	}
-	if !names && so.Names != analysis.NamesDemangled {
-		return usageErrorf("stats: --%s names kernels: it applies to --report %s and nvtx_kern_sum, not to %s", so.Names, analysis.SummaryReport, strings.Join(opts.Reports, ","))
+	if !names && so.Names != stats.NamesDemangled {
+		return usageErrorf("stats: --%s names kernels: it applies to --report %s and nvtx_kern_sum, not to %s", so.Names, stats.SummaryReport, strings.Join(opts.Reports, ","))
 	}
 	progress := newWorkProgress(opts.IO)
 	defer progress.stop()
@@ -69,7 +69,7 @@ func runStatsReports(opts *StatsOptions, format string, so analysis.SummaryOptio
 			return err
 		}
 		progress.start(r.Name + " " + filepath.Base(path))
-		t, err := analysis.RunNsysReport(r, path, path, so.Names)
+		t, err := stats.RunReport(r, path, path, so.Names)
 		progress.stop()
 		if err != nil {
 			return err
@@ -81,7 +81,7 @@ func runStatsReports(opts *StatsOptions, format string, so analysis.SummaryOptio
 
 // oneNsysExport is the one nsys SQLite export r reads, or why the inputs
 // are not that (bad input).
-func oneNsysExport(r *analysis.NsysReport, inputs []string) (string, error) {
+func oneNsysExport(r *stats.Report, inputs []string) (string, error) {
 	if len(inputs) != 1 {
 		return "", &ingest.InputError{File: strings.Join(inputs, " "), Err: fmt.Errorf("--report %s reads one nsys SQLite export, not %d inputs", r.Name, len(inputs))}
 	}
@@ -98,8 +98,8 @@ func oneNsysExport(r *analysis.NsysReport, inputs []string) (string, error) {
 // statsKernSum runs cuda_gpu_kern_sum: skipped as nsys skips it where the
 // one input is an nsys SQLite export without the tables it reads, else
 // the flat kernel summary of the inputs.
-func statsKernSum(opts *StatsOptions, r *analysis.NsysReport, so analysis.SummaryOptions) (statsReport, error) {
-	t := analysis.ReportTable{Report: r, Names: so.Names}
+func statsKernSum(opts *StatsOptions, r *stats.Report, so stats.Options) (statsReport, error) {
+	t := stats.ReportTable{Report: r, Names: so.Names}
 	if len(opts.Inputs) == 1 && (opts.Source == "" || opts.Source == ingest.SourceNsys) {
 		if f, err := ingest.Detect(opts.Inputs[0]); err == nil && f == ingest.FormatNsysDB {
 			tables, err := ingest.NsysTableSet(opts.Inputs[0])
@@ -112,7 +112,7 @@ func statsKernSum(opts *StatsOptions, r *analysis.NsysReport, so analysis.Summar
 		}
 	}
 	s, err := statsSummary(opts.Inputs, opts.Source, so, opts.IO)
-	var te *analysis.SummaryTimeError
+	var te *stats.TimeError
 	if errors.As(err, &te) {
 		return statsReport{}, &ingest.InputError{File: strings.Join(opts.Inputs, " "), Err: err}
 	}
@@ -122,10 +122,10 @@ func statsKernSum(opts *StatsOptions, r *analysis.NsysReport, so analysis.Summar
 	if len(s.Rows) == 0 {
 		return statsReport{}, &ingest.InputError{File: strings.Join(opts.Inputs, " "), Err: errors.New(statsNothing(opts))}
 	}
-	if s.NameFallbacks > 0 && so.Names != analysis.NamesDemangled {
+	if s.NameFallbacks > 0 && so.Names != stats.NamesDemangled {
 		fmt.Fprintf(opts.IO.Err, "warning: %d kernel(s) have no %s name in the input: they are listed by their demangled name\n", s.NameFallbacks, so.Names)
 	}
-	t.Rows = analysis.KernelSummaryRows(s)
+	t.Rows = stats.KernelSummaryRows(s)
 	return statsReport{table: t, summary: &s}, nil
 }
 
@@ -154,7 +154,7 @@ func writeStatsReports(opts *StatsOptions, format string, reps []statsReport) er
 		for _, r := range reps {
 			var doc any = r.table.JSON()
 			if r.summary != nil {
-				doc = analysis.NewSummaryJSON(r.summary.Rows, analysis.SummaryOptions{Names: r.table.Names, Flat: true})
+				doc = stats.NewSummaryJSON(r.summary.Rows, stats.Options{Names: r.table.Names, Flat: true})
 			}
 			if err := tableout.WriteJSON(w, doc); err != nil {
 				return err

@@ -13,7 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/stats"
 )
 
 // nsysGoldens holds what nsys 2025.3.1 printed (its README says how).
@@ -67,7 +67,7 @@ func TestStatsReportsMatchNsys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := analysis.NsysReportNames()
+	names := stats.ReportNames()
 	goldens := map[string]map[string]string{}
 	for _, e := range []string{"rmsnorm-h200", "dlprof"} {
 		goldens[e] = map[string]string{}
@@ -110,7 +110,7 @@ func TestStatsReportsReplica(t *testing.T) {
 		t.Skip("set ROOFTOOL_REPLICA_1M to the 1M-kernel replica of the DLProf export (README of testdata/nsys-goldens)")
 	}
 	want := map[string]string{}
-	for _, r := range analysis.NsysReportNames() {
+	for _, r := range stats.ReportNames() {
 		if r == "nvtx_kern_sum" {
 			b, err := os.ReadFile("testdata/stats/dlprof-replica-1m_nvtx_kern_sum.csv")
 			if err != nil {
@@ -171,7 +171,7 @@ func poisonExportExcept(t *testing.T, src string, keep []string) string {
 // prints what it prints over the capture itself.
 func TestStatsReportsReadOnlyTheirTables(t *testing.T) {
 	src := nsysGoldens + "rmsnorm-h200.sqlite"
-	for _, r := range analysis.NsysReports {
+	for _, r := range stats.Reports {
 		bad := poisonExportExcept(t, src, r.Tables)
 		want := runStatsCmd(t, "--report", r.Name, "--format", "csv", src)
 		if got := runStatsCmd(t, "--report", r.Name, "--format", "csv", bad); got != want {
@@ -279,7 +279,7 @@ func TestStatsReportsTableAndJSON(t *testing.T) {
 	if !strings.Contains(compact(docs[1]["rows"]), `"Total (MB)":83751.862,"Count":378,`) || string(docs[2]["report"]) != `"cuda_gpu_kern_sum"` {
 		t.Errorf("mem size and kern sum documents: %s / %s", docs[1]["rows"], docs[2]["report"])
 	}
-	var skipped analysis.ReportJSON
+	var skipped stats.ReportJSON
 	noEnum := statsRealdata + "DLProf/nsys_profile.sqlite"
 	if err := json.Unmarshal([]byte(runStatsCmd(t, "--report", "cuda_gpu_mem_time_sum", "--format", "json", noEnum)), &skipped); err != nil {
 		t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/stats"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -45,7 +45,7 @@ func writeNsysExport(t *testing.T, name string, durs []int64) string {
 }
 
 // Avg, Med and StdDev print as nsys prints them: the float64 it computes,
-// rounded to one decimal by SQLite's round (analysis.NsysRound1: the exact
+// rounded to one decimal by SQLite's round (stats.NsysRound1: the exact
 // binary value to the nearest tenth, exact halves away from zero), then
 // printed by Python.
 //
@@ -77,8 +77,8 @@ func TestStatsRoundsAsNsys(t *testing.T) {
 		for _, d := range tc.durs {
 			ks = append(ks, ingest.Kernel{Source: "nsys", Pass: ingest.PassTimeline, Name: "k", ShortName: "k", DurationNs: d})
 		}
-		// The ingested tables (analysis.StreamSummary) and the export's
-		// kernel table (analysis.NsysSummaryGroups) print the same.
+		// The ingested tables (stats.StreamSummary) and the export's
+		// kernel table (stats.NsysSummaryGroups) print the same.
 		for _, in := range []string{writeKernelTables(t, ks), writeNsysExport(t, "k", tc.durs)} {
 			recs := readCSV(t, runStatsCmd(t, "--report", "cuda_gpu_kern_sum", "--format", "csv", in))
 			if got := [3]string{recs[1][3], recs[1][4], recs[1][7]}; got != tc.stats {
@@ -89,7 +89,7 @@ func TestStatsRoundsAsNsys(t *testing.T) {
 				!cmp.Equal([3]string{row[3], row[4], row[7]}, [3]string{tableout.Thousands(tc.stats[0]), tableout.Thousands(tc.stats[1]), tableout.Thousands(tc.stats[2])}) {
 				t.Errorf("%d launches: table row %q, want Avg, Med, StdDev %v", len(tc.durs), row, tc.stats)
 			}
-			var js analysis.SummaryJSON
+			var js stats.SummaryJSON
 			if err := json.Unmarshal([]byte(runStatsCmd(t, "--report", "cuda_gpu_kern_sum", "--format", "json", in)), &js); err != nil {
 				t.Fatal(err)
 			}

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/internal/golden"
+	"github.com/rooftool/rooftool/stats"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -330,8 +330,8 @@ func TestStatsReportNsysHeader(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if len(doc.Rows) != 1 || len(doc.Rows[0]) != len(analysis.SummaryColumns) || doc.Rows[0]["Range"] != nil {
-		t.Errorf("--report json rows %v, want nsys's %d keys and no Range", doc.Rows, len(analysis.SummaryColumns))
+	if len(doc.Rows) != 1 || len(doc.Rows[0]) != len(stats.Columns) || doc.Rows[0]["Range"] != nil {
+		t.Errorf("--report json rows %v, want nsys's %d keys and no Range", doc.Rows, len(stats.Columns))
 	}
 	opts.Reports = []string{"cuda_gpu_kern_summ"}
 	if err := runStats(context.Background(), opts); err == nil {
