@@ -9,10 +9,10 @@ import (
 )
 
 // pointCounters are what a kernel's roofline point needs from an ncu
-// export, as a kernel pass with a given metric list collects it (rooftool's
-// own: ncu.KernelMetrics of launch/ncu): its time, its bytes at each memory level, and its FLOPs
-// (the SASS floating-point instruction counts and the tensor-core
-// operations of that list).
+// export, as a kernel pass with a given metric list collects it
+// (rooftool's own: ncu.KernelMetrics of launch/ncu): its time, its bytes
+// at each memory level, and its FLOPs (the SASS floating-point instruction
+// counts and the tensor-core operations of that list).
 type pointCounters struct {
 	time, bytes, sass, tensor []string
 }
