@@ -2,20 +2,14 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/pipeline"
 )
 
 // IngestOptions are the flags of `rooftool ingest`.
@@ -78,82 +72,26 @@ ingest ends; in a pipe nothing is added.`,
 	return c
 }
 
-func runIngest(ctx context.Context, opts *IngestOptions) (err error) {
+func runIngest(ctx context.Context, opts *IngestOptions) error {
 	if opts.TableFormat != ingest.FormatParquet && opts.TableFormat != ingest.FormatArrow {
 		return usageErrorf("ingest: --table-format %q: want parquet or arrow", opts.TableFormat)
 	}
 	if err := distinctInputs("ingest", opts.Files); err != nil {
 		return err
 	}
-	if !opts.Force {
-		if run, ok := enclosingRun(opts.OutDir); ok {
-			return usageErrorf("ingest: -o %s is inside run directory %s (it has %s): its tables belong to that run, and replacing them changes its report; give another -o DIR, or --force to replace them",
-				opts.OutDir, run, rundir.ManifestFile)
-		}
-	}
-	// Hold DIR's advisory lock from before parsing until the tables are
-	// written, so that a second ingest into DIR fails instead of
-	// overwriting this one's tables. A DIR made here only for the lock is
-	// removed again when nothing was written into it.
-	created := false
-	if st, serr := os.Stat(opts.OutDir); errors.Is(serr, fs.ErrNotExist) {
-		if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
-			if errors.Is(err, syscall.ENOTDIR) || errors.Is(err, fs.ErrExist) {
-				return usageErrorf("ingest: -o %s: a part of the path is a file, not a directory: give a directory to write the tables to", opts.OutDir)
-			}
-			return fmt.Errorf("ingest: %w", err)
-		}
-		created = true
-	} else if serr == nil && !st.IsDir() {
-		return usageErrorf("ingest: -o %s is a %s, not a directory: give a directory to write the tables to", opts.OutDir, fileKind(st.Mode()))
-	} else if errors.Is(serr, syscall.ENOTDIR) {
-		return usageErrorf("ingest: -o %s: a part of the path is a file, not a directory: give a directory to write the tables to", opts.OutDir)
-	}
-	unlock, err := ingest.LockDir(opts.OutDir)
-	if err != nil {
-		if created {
-			os.Remove(opts.OutDir)
-		}
-		return fmt.Errorf("ingest: %w", err)
-	}
-	defer func() {
-		if uerr := unlock(); uerr != nil && err == nil {
-			err = fmt.Errorf("ingest: remove lock: %w", uerr)
-		}
-		if created && err != nil {
-			os.Remove(opts.OutDir) // only when empty: nothing was written
-		}
-	}()
 	var inputs []ingest.Input
 	for _, f := range opts.Files {
 		inputs = append(inputs, ingest.Input{Path: f, Options: ingest.Options{NCU: opts.NCU, Nsys: opts.Nsys}})
 	}
 	progress := newWorkProgress(opts.IO)
 	progress.watch(inputs)
-	var (
-		w       *ingest.Written
-		skipped []skippedInput
-	)
-	if opts.KeepGoing {
-		w, skipped, err = ingestReadable(inputs, opts.OutDir, opts.TableFormat)
-	} else {
-		// The rows are written as they are parsed (bounded memory); the
-		// set appears in DIR only once every file is parsed.
-		w, err = ingest.WriteFiles(inputs, opts.OutDir, opts.TableFormat, nil)
-	}
+	w, skipped, err := pipeline.Ingest(inputs, opts.OutDir, pipeline.IngestOptions{Format: opts.TableFormat, KeepGoing: opts.KeepGoing, Force: opts.Force})
 	progress.stop()
 	for _, s := range skipped {
 		fmt.Fprintf(opts.IO.Err, "skipped %s: %s\n", s.Path, s.Reason)
 	}
-	var werr *ingest.WriteError
-	if errors.As(err, &werr) {
-		return fmt.Errorf("ingest: %w", werr)
-	}
 	if err != nil {
 		return err
-	}
-	if w == nil {
-		return fmt.Errorf("ingest: none of the %d file(s) was readable; nothing written", len(inputs))
 	}
 	for _, m := range w.Warnings {
 		fmt.Fprintf(opts.IO.Err, "warning: %s: %s\n", m.File, m.Value)
@@ -167,164 +105,13 @@ func runIngest(ctx context.Context, opts *IngestOptions) (err error) {
 	return nil
 }
 
-// fileKind names what a non-directory path is, in words.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsRegular():
-		return "regular file"
-	case m&fs.ModeCharDevice != 0:
-		return "character device"
-	case m&fs.ModeDevice != 0:
-		return "device"
-	case m&fs.ModeNamedPipe != 0:
-		return "named pipe"
-	case m&fs.ModeSocket != 0:
-		return "socket"
-	}
-	return "file of mode " + m.String()
-}
-
-// enclosingRun returns the run directory dir is in or is: the nearest of
-// dir and its parents that holds a manifest.json.
-func enclosingRun(dir string) (string, bool) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", false
-	}
-	for d := abs; ; d = filepath.Dir(d) {
-		if st, err := os.Stat(filepath.Join(d, rundir.ManifestFile)); err == nil && st.Mode().IsRegular() {
-			return d, true
-		}
-		if filepath.Dir(d) == d {
-			return "", false
-		}
-	}
-}
-
-// distinctInputs refuses (bad input) two inputs with the same content:
-// the same export given twice would count each of its kernels twice.
-// Files are compared by size, then by SHA-256 where sizes are equal, so
-// only files that may be copies are read. cmd names the command in the
-// error. Inputs that cannot be read are left to the parsers.
+// distinctInputs is pipeline.DistinctInputs for command cmd, named in front
+// of an error reading a file (an export given twice is bad input as it is).
 func distinctInputs(cmd string, paths []string) error {
-	type file struct {
-		path string
-		size int64
-	}
-	bySize := map[int64][]file{}
-	var sizes []int64
-	for _, p := range paths {
-		st, err := os.Stat(p)
-		if err != nil || !st.Mode().IsRegular() {
-			continue
-		}
-		if _, ok := bySize[st.Size()]; !ok {
-			sizes = append(sizes, st.Size())
-		}
-		bySize[st.Size()] = append(bySize[st.Size()], file{p, st.Size()})
-	}
-	for _, size := range sizes {
-		fs := bySize[size]
-		if len(fs) < 2 {
-			continue
-		}
-		seen := map[[sha256.Size]byte]string{}
-		for _, f := range fs {
-			d, err := fileDigest(f.path)
-			if err != nil {
-				return fmt.Errorf("%s: %w", cmd, err)
-			}
-			if first, ok := seen[d]; ok {
-				return &ingest.InputError{File: f.path, Err: fmt.Errorf("has the same content as %s (SHA-256 %x): one export given twice would count each kernel twice; give it once", first, d[:8])}
-			}
-			seen[d] = f.path
-		}
-	}
-	return nil
-}
-
-// fileDigest is the SHA-256 of the file at path.
-func fileDigest(path string) ([sha256.Size]byte, error) {
-	var d [sha256.Size]byte
-	f, err := os.Open(path)
-	if err != nil {
-		return d, err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return d, fmt.Errorf("read %s: %w", path, err)
-	}
-	copy(d[:], h.Sum(nil))
-	return d, nil
-}
-
-// skippedInput is a file --keep-going left out, and why.
-type skippedInput struct{ Path, Reason string }
-
-// ingestReadable parses each input on its own, gathers the readable ones
-// into one set of tables in memory, as ingest.Files would have built from
-// them alone, and writes it to dir; it writes nothing and returns nil when
-// none was readable. Each file is parsed once, so a failure part-way
-// through leaves no rows behind.
-func ingestReadable(inputs []ingest.Input, dir, format string) (*ingest.Written, []skippedInput, error) {
-	t, skipped, err := readableTables(inputs)
-	if err != nil || t == nil {
-		return nil, skipped, err
-	}
-	defer t.Release()
-	w := &ingest.Written{Rows: map[string]int64{}}
-	for _, n := range ingest.TableNames {
-		w.Rows[n] = t.NumRows(n)
-	}
-	for _, m := range t.Metas() {
-		if m.Key == "warning" {
-			w.Warnings = append(w.Warnings, m)
-		}
-	}
-	if err := t.Write(dir, format); err != nil {
-		return nil, skipped, &ingest.WriteError{Dir: dir, Err: err}
-	}
-	return w, skipped, nil
-}
-
-// readableTables parses the readable inputs into one set of tables.
-func readableTables(inputs []ingest.Input) (*ingest.Tables, []skippedInput, error) {
-	b := ingest.NewBuilder(nil)
-	defer b.Release()
-	var skipped []skippedInput
-	for _, in := range inputs {
-		t, err := ingest.File(in.Path, in.Options, nil)
-		if err != nil {
-			skipped = append(skipped, skippedInput{in.Path, skipReason(in.Path, err)})
-			continue
-		}
-		err = b.Append(t)
-		t.Release()
-		if err != nil {
-			return nil, skipped, err
-		}
-	}
-	if len(skipped) == len(inputs) {
-		return nil, skipped, nil
-	}
-	return b.Finish(), skipped, nil
-}
-
-// skipReason is err without the "ingest FILE" prefix the listing already
-// names the file by.
-func skipReason(path string, err error) string {
+	err := pipeline.DistinctInputs(paths)
 	var ie *ingest.InputError
-	if !errors.As(err, &ie) || ie.File != path {
-		return err.Error()
+	if err != nil && !errors.As(err, &ie) {
+		return fmt.Errorf("%s: %w", cmd, err)
 	}
-	var parts []string
-	if ie.Line > 0 {
-		parts = append(parts, fmt.Sprintf("line %d", ie.Line))
-	}
-	if ie.Table != "" {
-		parts = append(parts, "table "+ie.Table)
-	}
-	parts = append(parts, ie.Err.Error())
-	return strings.Join(parts, ": ")
+	return err
 }
