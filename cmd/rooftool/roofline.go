@@ -55,11 +55,11 @@ func runRoofline(ctx context.Context, opts *RooflineOptions) error {
 	}
 	in, err := pipeline.OpenInput(opts.Inputs, pipeline.InputOptions{GPU: opts.GPU, Ceilings: opts.Ceilings})
 	if err != nil {
-		return fmt.Errorf("roofline: %w", err)
+		return err
 	}
 	facts, err := in.Facts(ctx, 0)
 	if err != nil {
-		return fmt.Errorf("roofline: %w", err)
+		return err
 	}
 	defer facts.Close()
 	s, err := roofline.Draw(facts, roofline.Options{OutDir: opts.OutDir, KernelPass: ncu.KernelMetrics})

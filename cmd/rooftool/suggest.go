@@ -46,14 +46,14 @@ func runSuggest(ctx context.Context, opts *SuggestOptions) error {
 	}
 	in, err := pipeline.OpenInput(opts.Inputs, pipeline.InputOptions{Committed: true})
 	if err != nil {
-		return fmt.Errorf("suggest: %w", err)
+		return err
 	}
 	out, notes, err := in.Suggest(ctx, opts.AgainstRun)
 	for _, n := range notes {
 		fmt.Fprintf(opts.IO.Err, "rooftool: suggest: %s\n", n)
 	}
 	if err != nil {
-		return fmt.Errorf("suggest: %w", err)
+		return err
 	}
 	return writeData(opts.IO, opts.Format, tableout.Output{CSV: out.CSV(), JSON: out.JSON(), Text: out.WriteText})
 }
