@@ -17,7 +17,9 @@
 // GPU --gpu and --ceilings name, resolved once), and what is none of these
 // is bad input naming the path and what was expected. Input.Facts
 // analyses it for the roofline command, Input.Suggest finds the fusion
-// chains of package suggest in it.
+// chains of package suggest in it. Ingest writes an ingest's tables into
+// the folder it names, and DefaultCostsRun picks the committed run whose
+// pass seconds predict a plan.
 //
 // Place in the pipeline: ingest -> analysis -> pipeline -> roofline,
 // reports -> cmd. Nothing above this package reads a run's files.
