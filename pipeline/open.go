@@ -43,15 +43,3 @@ func Open(arg string) (*rundir.Run, error) {
 	}
 	return rundir.OpenFS(name, fsys)
 }
-
-// IsCommitted reports whether name is a run committed under
-// testdata/runs: the embedded one, or one of the repository that holds the
-// working directory.
-func IsCommitted(name string) bool {
-	for _, r := range testdata.Runs() {
-		if r == name {
-			return true
-		}
-	}
-	return false
-}
