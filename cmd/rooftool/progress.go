@@ -1,30 +1,14 @@
 package main
 
 import (
-	"fmt"
-	"path/filepath"
-	"strconv"
-	"time"
-
-	"github.com/schollz/progressbar/v3"
-
 	"github.com/rooftool/rooftool/ingest"
-	"github.com/rooftool/rooftool/internal/tableout"
+	"github.com/rooftool/rooftool/internal/progress"
 )
 
-// workProgress shows long work (ingesting exports, summarising tables) on
-// stderr where stderr is a terminal: one line, redrawn in place, with a
-// spinner, the export being read and the kernels read so far (or the step
-// under way) and the time spent, wiped when the work ends so that what the
-// command prints next starts on a clean line. Where stderr is not a
-// terminal (a pipe, a file, a test) it is nil and prints nothing; its
-// methods do nothing on nil.
-type workProgress struct {
-	io  *IO
-	bar *progressbar.ProgressBar
-	// counts are the kernel rows read from each input so far (ingest.Options.Progress).
-	counts []int64
-}
+// workProgress shows long work on stderr where stderr is a terminal (a
+// progress.Line); elsewhere (a pipe, a file, a test) it is nil and prints
+// nothing, its methods doing nothing on nil.
+type workProgress struct{ line *progress.Line }
 
 // newWorkProgress returns the progress line of io's stderr, nil when
 // stderr is not a terminal.
@@ -32,65 +16,33 @@ func newWorkProgress(io *IO) *workProgress {
 	if io == nil || !io.ErrIsTTY {
 		return nil
 	}
-	return &workProgress{io: io}
+	return &workProgress{progress.New(io.Err)}
 }
 
-// start shows a fresh line described by what (a spinner, what, and the
-// time spent), replacing the line shown.
+// start shows a fresh line described by what, replacing the line shown.
 func (p *workProgress) start(what string) {
-	if p == nil {
-		return
+	if p != nil {
+		p.line.Start(what)
 	}
-	p.stop()
-	p.bar = progressbar.NewOptions64(-1,
-		progressbar.OptionSetWriter(p.io.Err),
-		progressbar.OptionSetDescription(what),
-		progressbar.OptionSetElapsedTime(true),
-		progressbar.OptionSpinnerType(14),
-		progressbar.OptionThrottle(100*time.Millisecond),
-		progressbar.OptionClearOnFinish(),
-		progressbar.OptionSetRenderBlankState(true),
-	)
 }
 
 // stop wipes the line shown, if any.
 func (p *workProgress) stop() {
-	if p == nil || p.bar == nil {
-		return
+	if p != nil {
+		p.line.Stop()
 	}
-	_ = p.bar.Finish()
-	p.bar = nil
 }
 
-// watch hooks the progress line to the parse of each input: the line
-// names the export being read (with its place among them) and counts the
-// kernel rows of all of them.
+// watch hooks the line to the parse of each input (progress.Line.Inputs).
 func (p *workProgress) watch(inputs []ingest.Input) {
 	if p == nil {
 		return
 	}
-	p.counts = make([]int64, len(inputs))
+	paths := make([]string, len(inputs))
 	for i := range inputs {
-		name := filepath.Base(inputs[i].Path)
-		if len(inputs) > 1 {
-			name = fmt.Sprintf("%s (%d of %d)", name, i+1, len(inputs))
-		}
-		inputs[i].Progress = func(kernels int64) { p.read(i, name, kernels) }
+		paths[i] = inputs[i].Path
 	}
-}
-
-// read records the kernel rows read from input i and shows them: the
-// export being read and the kernels of all of them so far.
-func (p *workProgress) read(i int, name string, kernels int64) {
-	p.counts[i] = kernels
-	var n int64
-	for _, c := range p.counts {
-		n += c
+	for i, fn := range p.line.Inputs(paths) {
+		inputs[i].Progress = fn
 	}
-	what := fmt.Sprintf("reading %s: %s kernels", name, tableout.Thousands(strconv.FormatInt(n, 10)))
-	if p.bar == nil {
-		p.start(what)
-		return
-	}
-	p.bar.Describe(what)
 }
