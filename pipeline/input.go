@@ -78,8 +78,8 @@ func OpenInput(args []string, opts InputOptions) (*Input, error) {
 	var committed *rundir.Run
 	if opts.Committed {
 		for _, p := range args {
-			if _, err := os.Stat(p); err == nil {
-				continue
+			if _, err := os.Stat(p); err == nil || p == "" {
+				continue // "" names no committed run: an export, for the ingest to refuse
 			}
 			if len(args) > 1 {
 				return nil, &ingest.InputError{File: p, Err: errors.New("no such file or directory (of several inputs each is an export; a run is given alone)")}
