@@ -25,6 +25,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/rooftool/rooftool/ingest/internal/callindex"
 )
 
 func parseKinetoFile(b *Builder, in Input) error {
@@ -120,12 +122,12 @@ type kinetoReader struct {
 	rep      repeatFinder // kernel events that repeat another
 	threads  map[[2]string]int64
 	thread   [][2]string // pid, tid of the calls' threads, by index
-	calls    *callIndexBuilder
+	calls    *callindex.Builder
 	callQ    []kSpan // calls read, not yet attributed (the second pass)
-	callR    []callRec
+	callR    []callindex.Rec
 	cpuIdx   *spanIndex
 	gpuIdx   *spanIndex
-	ix       *callIndex
+	ix       *callindex.Index
 	b        *Builder
 	kernQ    []kSpan // kernels read, not yet attributed and added (the third pass)
 	rowQ     []Kernel
@@ -178,9 +180,9 @@ func parseKinetoPasses(b *Builder, in Input, open func() (io.Reader, func(), err
 	k := &kinetoReader{in: in, file: filepath.Base(in.Path), b: b, threads: map[[2]string]int64{}}
 	defer func() {
 		if k.calls != nil {
-			k.calls.close()
+			k.calls.Close()
 		}
-		k.ix.close()
+		k.ix.Close()
 	}()
 	for _, pass := range []kinetoPass{passCheck, passCalls, passKernels} {
 		r, done, err := open()
@@ -211,14 +213,14 @@ func parseKinetoPasses(b *Builder, in Input, open func() (io.Reader, func(), err
 			if err := k.emitRanges(b); err != nil {
 				return err
 			}
-			k.calls = &callIndexBuilder{}
+			k.calls = &callindex.Builder{}
 		case passCalls:
 			if err := k.flushCalls(); err != nil {
 				return err
 			}
 			c := k.calls
 			k.calls = nil
-			if k.ix, err = c.finish(); err != nil {
+			if k.ix, err = c.Finish(); err != nil {
 				return &InputError{File: in.Path, Table: "traceEvents", Err: err}
 			}
 			k.rep.restart()
@@ -523,7 +525,7 @@ func (k *kinetoReader) addCall(corr int64, s kSpan) error {
 		k.thread = append(k.thread, key)
 	}
 	k.callQ = append(k.callQ, s)
-	k.callR = append(k.callR, callRec{corr: corr, gtid: t, row: int64(s.seq), node: -1})
+	k.callR = append(k.callR, callindex.Rec{Corr: corr, GTID: t, Row: int64(s.seq), Node: -1})
 	if len(k.callQ) >= kinetoQueue {
 		return k.flushCalls()
 	}
@@ -535,8 +537,8 @@ func (k *kinetoReader) addCall(corr int64, s kSpan) error {
 func (k *kinetoReader) flushCalls() error {
 	hits := k.cpuIdx.query(k.callQ)
 	for i := range k.callR {
-		k.callR[i].rng = int32(hits[i])
-		if err := k.calls.add(k.callR[i]); err != nil {
+		k.callR[i].Rng = int32(hits[i])
+		if err := k.calls.Add(k.callR[i]); err != nil {
 			return err
 		}
 	}
@@ -553,16 +555,16 @@ func (k *kinetoReader) flushKernels() error {
 		row := &k.rowQ[i]
 		var comps []string
 		if k.hasCrQ[i] {
-			c, ok, err := k.ix.find(0, k.corrQ[i])
+			c, ok, err := k.ix.Find(0, k.corrQ[i])
 			if err != nil {
 				return &InputError{File: k.in.Path, Table: "traceEvents", Err: err}
 			}
 			if ok {
-				th := k.thread[c.gtid]
+				th := k.thread[c.GTID]
 				row.Null &^= NullPID | NullTID
 				row.PID, row.TID = numOr(th[0], &row.Null, NullPID), numOr(th[1], &row.Null, NullTID)
-				if c.rng >= 0 {
-					comps = k.cpuAnn[c.rng].comps
+				if c.Rng >= 0 {
+					comps = k.cpuAnn[c.Rng].comps
 				}
 			}
 		}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/rooftool/rooftool/ingest/internal/callindex"
 )
 
 // writeKinetoTrace writes a Kineto trace of n kernels, each launched by a
@@ -96,7 +98,7 @@ func kinetoPeak(tb testing.TB, n int) uint64 {
 // their calls) cost less than 16 MiB more peak heap, where holding each
 // kernel (about 1.5 KB a kernel before) would cost 180 MiB more for the
 // 120000 kernels added. The calls' index is kept in memory up to
-// callChunk calls, lowered here so that it goes to a file as a trace of
+// callindex.Chunk calls, lowered here so that it goes to a file as a trace of
 // millions of calls does, and so is the row group (the rows a table
 // gathers before they are written: bounded, 131072 rows, but more than
 // these traces' kernels).
@@ -104,8 +106,8 @@ func TestKinetoBoundedMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("ingests traces of 40000 and 160000 kernels")
 	}
-	defer func(c int, r int64) { callChunk, rowGroupRows = c, r }(callChunk, rowGroupRows)
-	callChunk, rowGroupRows = 1<<14, 1<<13
+	defer func(c int, r int64) { callindex.Chunk, rowGroupRows = c, r }(callindex.Chunk, rowGroupRows)
+	callindex.Chunk, rowGroupRows = 1<<14, 1<<13
 	small := kinetoPeak(t, 40000)
 	large := kinetoPeak(t, 160000)
 	t.Logf("peak heap: %d MiB for 40000 kernels, %d MiB for 160000", small>>20, large>>20)

@@ -22,6 +22,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/rooftool/rooftool/ingest/internal/callindex"
 )
 
 // NVTX event types (ENUM_NSYS_EVENT_TYPE, identical in schema 2.9 and 3.x).
@@ -89,8 +91,8 @@ type nsysParser struct {
 	// nodes are the interned range paths (internNode), nodeIdx their index.
 	nodes     []rangeNode
 	nodeIdx   map[nodeKey]int32
-	rangeBase int64      // id of the export's first NVTX range
-	calls     *callIndex // runtime calls by (pid, corr); nil without any
+	rangeBase int64            // id of the export's first NVTX range
+	calls     *callindex.Index // runtime calls by (pid, corr); nil without any
 	// byPID: kernels carry globalPid and calls globalTid, so correlation ids
 	// are matched within a process (ids repeat across processes). Older
 	// exports without globalPid match on the correlation id alone.
@@ -193,7 +195,7 @@ func (p *nsysParser) run() error {
 	if err := p.runtime(); err != nil {
 		return err
 	}
-	defer p.calls.close()
+	defer p.calls.Close()
 	if err := p.kernels(kcols); err != nil {
 		return err
 	}

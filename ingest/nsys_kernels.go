@@ -121,10 +121,10 @@ func (p *nsysParser) kernels(c map[string]bool) error {
 				return 0, err
 			}
 			if ok {
-				k.PID, k.TID = gtidPID(call.gtid), gtidTID(call.gtid)
+				k.PID, k.TID = gtidPID(call.GTID), gtidTID(call.GTID)
 				k.Null &^= NullPID | NullTID
-				if call.rng >= 0 {
-					cl, ckey = cellOf(call.node), int64(call.node)+1
+				if call.Rng >= 0 {
+					cl, ckey = cellOf(call.Node), int64(call.Node)+1
 				}
 			}
 		}

@@ -22,6 +22,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/rooftool/rooftool/ingest/internal/callindex"
 )
 
 // rangeNode is an interned range path: the path of a range's parent and
@@ -465,7 +467,7 @@ func (p *nsysParser) runtime() error {
 	// would evaluate per row (COALESCE) costs more than the value.
 	gt := colOr(c, "", "globalTid", "NULL")
 	q := `SELECT correlationId, ` + gt + `, start, end, rowid FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE correlationId IS NOT NULL AND %s ORDER BY `
-	ib := &callIndexBuilder{}
+	ib := &callindex.Builder{}
 	add := func(v []int64) error {
 		if v[1] == sqlNull {
 			v[1] = 0
@@ -476,12 +478,12 @@ func (p *nsysParser) runtime() error {
 		if v[3] == sqlNull {
 			v[3] = v[2]
 		}
-		call := callRec{corr: v[0], gtid: v[1], row: v[4]}
+		call := callindex.Rec{Corr: v[0], GTID: v[1], Row: v[4]}
 		if p.byPID {
-			call.pid = int32(gtidPID(call.gtid))
+			call.PID = int32(gtidPID(call.GTID))
 		}
-		call.rng, call.node = sw.attribute(call.gtid, v[2], v[3])
-		return ib.add(call)
+		call.Rng, call.Node = sw.attribute(call.GTID, v[2], v[3])
+		return ib.Add(call)
 	}
 	// Table order first; calls out of start order are read again, sorted.
 	last := int64(math.MinInt64)
@@ -499,13 +501,13 @@ func (p *nsysParser) runtime() error {
 		return add(v)
 	})
 	if err == errCallOrder {
-		ib.close()
+		ib.Close()
 		if err := sw.drain(); err != nil {
 			return err
 		}
 		sw.close()
 		sw = p.newSweep(plan, false)
-		ib = &callIndexBuilder{}
+		ib = &callindex.Builder{}
 		err = p.db.scanIntsNull(tabRuntime, fmt.Sprintf(q, "1")+`start, rowid`, 5, sqlNull, func(v []int64) error {
 			if v[2] == sqlNull {
 				v[2] = 0
@@ -520,18 +522,18 @@ func (p *nsysParser) runtime() error {
 		err = sw.drain()
 	}
 	if err != nil {
-		ib.close()
+		ib.Close()
 		return err
 	}
-	if p.calls, err = ib.finish(); err != nil {
+	if p.calls, err = ib.Finish(); err != nil {
 		return &InputError{File: p.in.Path, Table: tabRuntime, Err: err}
 	}
 	return nil
 }
 
 // findCall returns the first call (in table order) with (pid, corr).
-func (p *nsysParser) findCall(pid, corr int64) (callRec, bool, error) {
-	c, ok, err := p.calls.find(pid, corr)
+func (p *nsysParser) findCall(pid, corr int64) (callindex.Rec, bool, error) {
+	c, ok, err := p.calls.Find(pid, corr)
 	if err != nil {
 		return c, false, &InputError{File: p.in.Path, Table: tabRuntime, Err: err}
 	}
@@ -587,11 +589,11 @@ func (p *nsysParser) underCall(r *Range, gtid, corr int64) error {
 	if err != nil || !ok || corr < 0 {
 		return err
 	}
-	r.PID, r.TID = gtidPID(call.gtid), gtidTID(call.gtid)
+	r.PID, r.TID = gtidPID(call.GTID), gtidTID(call.GTID)
 	r.Null = 0
-	if call.rng >= 0 {
-		par := &p.nodes[call.node]
-		id := p.rangeBase + int64(call.rng)
+	if call.Rng >= 0 {
+		par := &p.nodes[call.Node]
+		id := p.rangeBase + int64(call.Rng)
 		r.ParentID = &id
 		r.Depth = par.depth + 1
 		r.Path = par.path + "/" + r.Text

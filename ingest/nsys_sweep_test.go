@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rooftool/rooftool/ingest/internal/callindex"
 )
 
 // genNVTXTrace writes an nsys export of random NVTX ranges, runtime calls
@@ -367,16 +368,16 @@ func refAttribution(t *testing.T, path string) ([]refRange, []int, []int64) {
 // out of it and shuffled (sorted by SQLite), with the call index in memory
 // and on disk.
 func TestNsysSweepMatchesReference(t *testing.T) {
-	cc, cb := callChunk, callBlock
-	t.Cleanup(func() { callChunk, callBlock = cc, cb })
+	cc, cb := callindex.Chunk, callindex.Block
+	t.Cleanup(func() { callindex.Chunk, callindex.Block = cc, cb })
 	for seed := int64(1); seed <= 6; seed++ {
 		for order := range 3 {
 			t.Run(fmt.Sprintf("seed%d-order%d", seed, order), func(t *testing.T) {
 				path := filepath.Join(t.TempDir(), "trace.sqlite")
 				genNVTXTrace(t, path, seed, order)
-				callChunk, callBlock = cc, cb
+				callindex.Chunk, callindex.Block = cc, cb
 				if seed%2 == 0 {
-					callChunk, callBlock = 37, 5 // the call index on disk
+					callindex.Chunk, callindex.Block = 37, 5 // the call index on disk
 				}
 				want, krng, ktid := refAttribution(t, path)
 				tb, err := File(path, Options{}, nil)

@@ -1,13 +1,16 @@
-package ingest
-
-// The index of CUDA runtime calls that ties each kernel of an Nsight Systems
-// export to its launching call: (process, correlationId) -> (globalTid,
-// NVTX range). A trace of tens of millions of kernels has as many calls, so
-// past callChunk calls the index lives in a temporary file: chunks of calls
-// sorted in memory are written one after another, merged when they overlap,
-// and looked up through the first key of each block of callBlock records,
-// a few blocks cached. Kernels come in nearly the order of their calls, so
+// Package callindex is the index of runtime calls that ties each kernel of
+// a trace to its launching call: (process, correlation id) -> (thread,
+// enclosing range). The Nsight Systems and Kineto parsers under ingest
+// (ingest/nsys, ingest/kineto) build one per export; it imports nothing of
+// rooftool.
+//
+// A trace of tens of millions of kernels has as many calls, so past Chunk
+// calls the index lives in a temporary file: chunks of calls sorted in
+// memory are written one after another, merged when they overlap, and
+// looked up through the first key of each block of Block records, a few
+// blocks cached. Kernels come in nearly the order of their calls, so
 // lookups mostly hit the cached block.
+package callindex
 
 import (
 	"bufio"
@@ -21,98 +24,99 @@ import (
 	"sort"
 )
 
-// callChunk is how many calls are sorted in memory at a time, and the most
-// an index keeps in memory; callBlock is the records per block of an index
-// on disk. Tests lower both.
+// Chunk is how many calls are sorted in memory at a time, and the most an
+// index keeps in memory; Block is the records per block of an index on
+// disk. Tests lower both.
 var (
-	callChunk = 1 << 20
-	callBlock = 4096
+	Chunk = 1 << 20
+	Block = 4096
 )
 
-// callRec is one runtime call: its key (pid, corr), its row (calls of one
-// key are found in table order) and what a kernel takes from it.
-type callRec struct {
-	corr, gtid, row int64
-	rng             int32 // the range's index among the export's ranges (id less rangeBase), -1 if none
-	node            int32 // the range's rangeNode, -1 if none
-	pid             int32 // 0 when calls are matched on correlationId alone
+// Rec is one runtime call: its key (PID, Corr), its Row (calls of one key
+// are found in table order) and what a kernel takes from it.
+type Rec struct {
+	Corr, GTID, Row int64 // correlation id, thread (an nsys globalTid), row in table order
+	Rng             int32 // the range's index among the export's ranges (id less the first range id), -1 if none
+	Node            int32 // the parser's node of that range, -1 if none
+	PID             int32 // 0 when calls are matched on the correlation id alone
 }
 
-const callRecSize = 36
+const recSize = 36
 
-func callCmp(a, b *callRec) int {
-	if c := cmp.Compare(a.pid, b.pid); c != 0 {
+func recCmp(a, b *Rec) int {
+	if c := cmp.Compare(a.PID, b.PID); c != 0 {
 		return c
 	}
-	if c := cmp.Compare(a.corr, b.corr); c != 0 {
+	if c := cmp.Compare(a.Corr, b.Corr); c != 0 {
 		return c
 	}
-	return cmp.Compare(a.row, b.row)
+	return cmp.Compare(a.Row, b.Row)
 }
 
 // keyCmp compares the keys (pid, corr) of two calls.
-func keyCmp(a, b *callRec) int {
-	if c := cmp.Compare(a.pid, b.pid); c != 0 {
+func keyCmp(a, b *Rec) int {
+	if c := cmp.Compare(a.PID, b.PID); c != 0 {
 		return c
 	}
-	return cmp.Compare(a.corr, b.corr)
+	return cmp.Compare(a.Corr, b.Corr)
 }
 
-func (r *callRec) put(b []byte) {
-	binary.LittleEndian.PutUint64(b, uint64(r.corr))
-	binary.LittleEndian.PutUint64(b[8:], uint64(r.gtid))
-	binary.LittleEndian.PutUint64(b[16:], uint64(r.row))
-	binary.LittleEndian.PutUint32(b[24:], uint32(r.rng))
-	binary.LittleEndian.PutUint32(b[28:], uint32(r.node))
-	binary.LittleEndian.PutUint32(b[32:], uint32(r.pid))
+func (r *Rec) put(b []byte) {
+	binary.LittleEndian.PutUint64(b, uint64(r.Corr))
+	binary.LittleEndian.PutUint64(b[8:], uint64(r.GTID))
+	binary.LittleEndian.PutUint64(b[16:], uint64(r.Row))
+	binary.LittleEndian.PutUint32(b[24:], uint32(r.Rng))
+	binary.LittleEndian.PutUint32(b[28:], uint32(r.Node))
+	binary.LittleEndian.PutUint32(b[32:], uint32(r.PID))
 }
 
-func (r *callRec) get(b []byte) {
-	r.corr = int64(binary.LittleEndian.Uint64(b))
-	r.gtid = int64(binary.LittleEndian.Uint64(b[8:]))
-	r.row = int64(binary.LittleEndian.Uint64(b[16:]))
-	r.rng = int32(binary.LittleEndian.Uint32(b[24:]))
-	r.node = int32(binary.LittleEndian.Uint32(b[28:]))
-	r.pid = int32(binary.LittleEndian.Uint32(b[32:]))
+func (r *Rec) get(b []byte) {
+	r.Corr = int64(binary.LittleEndian.Uint64(b))
+	r.GTID = int64(binary.LittleEndian.Uint64(b[8:]))
+	r.Row = int64(binary.LittleEndian.Uint64(b[16:]))
+	r.Rng = int32(binary.LittleEndian.Uint32(b[24:]))
+	r.Node = int32(binary.LittleEndian.Uint32(b[28:]))
+	r.PID = int32(binary.LittleEndian.Uint32(b[32:]))
 }
 
-// callIndexBuilder collects calls in table order.
-type callIndexBuilder struct {
-	chunk   []callRec
+// Builder collects calls in table order; its zero value is ready to use.
+type Builder struct {
+	chunk   []Rec
 	dir     string   // temporary directory, once a chunk is written
 	f       *os.File // the chunks, one after another
 	w       *bufio.Writer
 	runs    []int64 // start record of each chunk in f
 	n       int64   // records in f
-	last    callRec // last record written
+	last    Rec     // last record written
 	overlap bool    // a chunk starts below the end of the one before
 }
 
-func (b *callIndexBuilder) add(r callRec) error {
+// Add adds the next call in table order.
+func (b *Builder) Add(r Rec) error {
 	switch {
 	case b.chunk == nil:
-		b.chunk = make([]callRec, 0, min(callChunk, 1<<16))
-	case len(b.chunk) == cap(b.chunk) && cap(b.chunk) < callChunk:
+		b.chunk = make([]Rec, 0, min(Chunk, 1<<16))
+	case len(b.chunk) == cap(b.chunk) && cap(b.chunk) < Chunk:
 		// Past a small trace's calls, the whole chunk at once: growing it
 		// by doubling would hold the old and the new array together.
-		b.chunk = append(make([]callRec, 0, callChunk), b.chunk...)
+		b.chunk = append(make([]Rec, 0, Chunk), b.chunk...)
 	}
 	b.chunk = append(b.chunk, r)
-	if len(b.chunk) >= callChunk {
+	if len(b.chunk) >= Chunk {
 		return b.spill()
 	}
 	return nil
 }
 
 // sortChunk sorts the chunk by key, calls of one key in table order.
-func (b *callIndexBuilder) sortChunk() {
-	if !slices.IsSortedFunc(b.chunk, func(x, y callRec) int { return callCmp(&x, &y) }) {
-		slices.SortFunc(b.chunk, func(x, y callRec) int { return callCmp(&x, &y) })
+func (b *Builder) sortChunk() {
+	if !slices.IsSortedFunc(b.chunk, func(x, y Rec) int { return recCmp(&x, &y) }) {
+		slices.SortFunc(b.chunk, func(x, y Rec) int { return recCmp(&x, &y) })
 	}
 }
 
 // spill writes the chunk, sorted, after the ones before it.
-func (b *callIndexBuilder) spill() error {
+func (b *Builder) spill() error {
 	b.sortChunk()
 	if b.f == nil {
 		dir, err := os.MkdirTemp("", "rooftool-calls-*")
@@ -125,11 +129,11 @@ func (b *callIndexBuilder) spill() error {
 		}
 		b.w = bufio.NewWriterSize(b.f, 1<<20)
 	}
-	if b.n > 0 && callCmp(&b.chunk[0], &b.last) < 0 {
+	if b.n > 0 && recCmp(&b.chunk[0], &b.last) < 0 {
 		b.overlap = true
 	}
 	b.runs = append(b.runs, b.n)
-	var buf [callRecSize]byte
+	var buf [recSize]byte
 	for i := range b.chunk {
 		b.chunk[i].put(buf[:])
 		if _, err := b.w.Write(buf[:]); err != nil {
@@ -142,11 +146,11 @@ func (b *callIndexBuilder) spill() error {
 	return nil
 }
 
-// finish returns the index; the builder is spent.
-func (b *callIndexBuilder) finish() (*callIndex, error) {
+// Finish returns the index; the builder is spent.
+func (b *Builder) Finish() (*Index, error) {
 	if b.f == nil {
 		b.sortChunk()
-		return &callIndex{mem: b.chunk}, nil
+		return &Index{mem: b.chunk}, nil
 	}
 	if len(b.chunk) > 0 {
 		if err := b.spill(); err != nil {
@@ -167,21 +171,21 @@ func (b *callIndexBuilder) finish() (*callIndex, error) {
 		os.Remove(f.Name())
 		f = m
 	}
-	ix := &callIndex{f: f, dir: b.dir, n: b.n, lastBlk: -1}
+	ix := &Index{f: f, dir: b.dir, n: b.n, lastBlk: -1}
 	if err := ix.readFences(); err != nil {
-		ix.close()
+		ix.Close()
 		return nil, err
 	}
 	return ix, nil
 }
 
-func (b *callIndexBuilder) fail(err error) error {
-	b.close()
+func (b *Builder) fail(err error) error {
+	b.Close()
 	return err
 }
 
-// close removes what the builder wrote (after an error).
-func (b *callIndexBuilder) close() {
+// Close removes what the builder wrote (after an error).
+func (b *Builder) Close() {
 	if b.f != nil {
 		b.f.Close()
 	}
@@ -194,7 +198,7 @@ func (b *callIndexBuilder) close() {
 type runReader struct {
 	r    *bufio.Reader
 	left int64
-	cur  callRec
+	cur  Rec
 	run  int
 }
 
@@ -202,7 +206,7 @@ func (r *runReader) next() (bool, error) {
 	if r.left == 0 {
 		return false, nil
 	}
-	var buf [callRecSize]byte
+	var buf [recSize]byte
 	if _, err := io.ReadFull(r.r, buf[:]); err != nil {
 		return false, err
 	}
@@ -215,7 +219,7 @@ type runHeap []*runReader
 
 func (h runHeap) Len() int { return len(h) }
 func (h runHeap) Less(i, j int) bool {
-	if c := callCmp(&h[i].cur, &h[j].cur); c != 0 {
+	if c := recCmp(&h[i].cur, &h[j].cur); c != 0 {
 		return c < 0
 	}
 	return h[i].run < h[j].run // equal keys: the earlier chunk, table order
@@ -243,7 +247,7 @@ func mergeRuns(f *os.File, runs []int64, n int64, dir string) (*os.File, error) 
 		if i+1 < len(runs) {
 			end = runs[i+1]
 		}
-		sec := io.NewSectionReader(f, start*callRecSize, (end-start)*callRecSize)
+		sec := io.NewSectionReader(f, start*recSize, (end-start)*recSize)
 		r := &runReader{r: bufio.NewReaderSize(sec, 64<<10), left: end - start, run: i}
 		ok, err := r.next()
 		if err != nil {
@@ -255,7 +259,7 @@ func mergeRuns(f *os.File, runs []int64, n int64, dir string) (*os.File, error) 
 		}
 	}
 	heap.Init(&h)
-	var buf [callRecSize]byte
+	var buf [recSize]byte
 	for h.Len() > 0 {
 		r := h[0]
 		r.cur.put(buf[:])
@@ -281,26 +285,26 @@ func mergeRuns(f *os.File, runs []int64, n int64, dir string) (*os.File, error) 
 	return out, nil
 }
 
-// callIndex finds the first call (in table order) of a key.
-type callIndex struct {
-	mem  []callRec // the whole index, sorted, when it fits in memory
-	next int       // the record after the last one found in mem
+// Index finds the first call (in table order) of a key.
+type Index struct {
+	mem  []Rec // the whole index, sorted, when it fits in memory
+	next int   // the record after the last one found in mem
 
 	f       *os.File
 	dir     string
 	n       int64
-	fence   []callRec // first record of each block
-	lastBlk int64     // block in blk, -1 if none
-	blk     []callRec
+	fence   []Rec // first record of each block
+	lastBlk int64 // block in blk, -1 if none
+	blk     []Rec
 	buf     []byte
 }
 
-func (ix *callIndex) readFences() error {
-	nb := (ix.n + int64(callBlock) - 1) / int64(callBlock)
-	ix.fence = make([]callRec, nb)
-	var buf [callRecSize]byte
+func (ix *Index) readFences() error {
+	nb := (ix.n + int64(Block) - 1) / int64(Block)
+	ix.fence = make([]Rec, nb)
+	var buf [recSize]byte
 	for i := range ix.fence {
-		if _, err := ix.f.ReadAt(buf[:], int64(i)*int64(callBlock)*callRecSize); err != nil {
+		if _, err := ix.f.ReadAt(buf[:], int64(i)*int64(Block)*recSize); err != nil {
 			return err
 		}
 		ix.fence[i].get(buf[:])
@@ -309,35 +313,36 @@ func (ix *callIndex) readFences() error {
 }
 
 // block loads block i into ix.blk.
-func (ix *callIndex) block(i int64) ([]callRec, error) {
+func (ix *Index) block(i int64) ([]Rec, error) {
 	if i == ix.lastBlk {
 		return ix.blk, nil
 	}
-	start := i * int64(callBlock)
-	cnt := min(int64(callBlock), ix.n-start)
-	if cap(ix.buf) < int(cnt)*callRecSize {
-		ix.buf = make([]byte, callBlock*callRecSize)
-		ix.blk = make([]callRec, callBlock)
+	start := i * int64(Block)
+	cnt := min(int64(Block), ix.n-start)
+	if cap(ix.buf) < int(cnt)*recSize {
+		ix.buf = make([]byte, Block*recSize)
+		ix.blk = make([]Rec, Block)
 	}
-	b := ix.buf[:cnt*callRecSize]
-	if _, err := ix.f.ReadAt(b, start*callRecSize); err != nil {
+	b := ix.buf[:cnt*recSize]
+	if _, err := ix.f.ReadAt(b, start*recSize); err != nil {
 		return nil, err
 	}
 	ix.blk = ix.blk[:cnt]
 	for j := range ix.blk {
-		ix.blk[j].get(b[j*callRecSize:])
+		ix.blk[j].get(b[j*recSize:])
 	}
 	ix.lastBlk = i
 	return ix.blk, nil
 }
 
-// find returns the first call with key (pid, corr), or false.
-func (ix *callIndex) find(pid, corr int64) (callRec, bool, error) {
+// Find returns the first call with key (pid, corr), or false; a nil Index
+// holds no call.
+func (ix *Index) Find(pid, corr int64) (Rec, bool, error) {
 	if ix == nil {
-		return callRec{}, false, nil
+		return Rec{}, false, nil
 	}
-	key := callRec{pid: int32(pid), corr: corr}
-	lower := func(s []callRec) int {
+	key := Rec{PID: int32(pid), Corr: corr}
+	lower := func(s []Rec) int {
 		return sort.Search(len(s), func(i int) bool { return keyCmp(&s[i], &key) >= 0 })
 	}
 	if ix.f == nil {
@@ -352,7 +357,7 @@ func (ix *callIndex) find(pid, corr int64) (callRec, bool, error) {
 			ix.next = i + 1
 			return ix.mem[i], true, nil
 		}
-		return callRec{}, false, nil
+		return Rec{}, false, nil
 	}
 	// The first record >= key is in the last block whose first record is
 	// below key, or else it is the first record of the block after.
@@ -365,23 +370,23 @@ func (ix *callIndex) find(pid, corr int64) (callRec, bool, error) {
 	if j > 0 {
 		blk, err := ix.block(j - 1)
 		if err != nil {
-			return callRec{}, false, err
+			return Rec{}, false, err
 		}
 		if i := lower(blk); i < len(blk) {
 			if keyCmp(&blk[i], &key) == 0 {
 				return blk[i], true, nil
 			}
-			return callRec{}, false, nil
+			return Rec{}, false, nil
 		}
 	}
 	if j < int64(len(ix.fence)) && keyCmp(&ix.fence[j], &key) == 0 {
 		return ix.fence[j], true, nil
 	}
-	return callRec{}, false, nil
+	return Rec{}, false, nil
 }
 
-// close removes the index's file.
-func (ix *callIndex) close() {
+// Close removes the index's file.
+func (ix *Index) Close() {
 	if ix == nil || ix.f == nil {
 		return
 	}
