@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rooftool/rooftool/ingest/internal/callindex"
+	"github.com/rooftool/rooftool/ingest/internal/knob"
 )
 
 // writeKinetoTrace writes a Kineto trace of n kernels, each launched by a
@@ -106,8 +107,8 @@ func TestKinetoBoundedMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("ingests traces of 40000 and 160000 kernels")
 	}
-	defer func(c int, r int64) { callindex.Chunk, rowGroupRows = c, r }(callindex.Chunk, rowGroupRows)
-	callindex.Chunk, rowGroupRows = 1<<14, 1<<13
+	defer func(c int, r int64) { callindex.Chunk, knob.RowGroupRows = c, r }(callindex.Chunk, knob.RowGroupRows)
+	callindex.Chunk, knob.RowGroupRows = 1<<14, 1<<13
 	small := kinetoPeak(t, 40000)
 	large := kinetoPeak(t, 160000)
 	t.Logf("peak heap: %d MiB for 40000 kernels, %d MiB for 160000", small>>20, large>>20)

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/rooftool/rooftool/ingest/internal/knob"
 )
 
 // kernelAppender appends kernel rows like Builder.AddKernel, but for the
@@ -100,9 +101,6 @@ func (c *dictCol) append(key int64, s string) {
 	c.cache[key] = c.b.GetValueIndex(c.b.Len() - 1)
 }
 
-// kernelAppenderSlow forces the AddKernel path (tests compare the two).
-var kernelAppenderSlow = false
-
 func newKernelAppender(b *Builder) *kernelAppender {
 	a := &kernelAppender{b: b, rb: b.b[TableKernels]}
 	a.fast = fastDictCols(a.rb, kernelFastColumns, a.dict[:], kernelsEmptyNull)
@@ -112,10 +110,10 @@ func newKernelAppender(b *Builder) *kernelAppender {
 // fastDictCols readies the fast append path of a table: where rb's schema
 // is exactly cols and its fields 1..len(dict) are binary dictionaries, it
 // fills dict with their builders and says true; otherwise (or with
-// kernelAppenderSlow) false, and rows go through the Builder's Add method.
+// knob.SlowAppend) false, and rows go through the Builder's Add method.
 func fastDictCols(rb *array.RecordBuilder, cols []string, dict []dictCol, emptyNull []bool) bool {
 	sc := rb.Schema()
-	if kernelAppenderSlow || sc.NumFields() != len(cols) {
+	if knob.SlowAppend || sc.NumFields() != len(cols) {
 		return false
 	}
 	for i, n := range cols {

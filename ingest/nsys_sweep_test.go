@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/rooftool/rooftool/ingest/internal/callindex"
+	"github.com/rooftool/rooftool/ingest/internal/knob"
 )
 
 // genNVTXTrace writes an nsys export of random NVTX ranges, runtime calls
@@ -473,9 +474,9 @@ func TestNVTXPlanSorted(t *testing.T) {
 // WriteTempKernels writes the kernels table that WriteTemp writes, NVTX
 // attribution included, and the other tables without rows.
 func TestWriteTempKernels(t *testing.T) {
-	rg := rowGroupRows
-	rowGroupRows = 7 // rows handed on (or dropped) in batches
-	t.Cleanup(func() { rowGroupRows = rg })
+	rg := knob.RowGroupRows
+	knob.RowGroupRows = 7 // rows handed on (or dropped) in batches
+	t.Cleanup(func() { knob.RowGroupRows = rg })
 	gen := filepath.Join(t.TempDir(), "trace.sqlite")
 	genNVTXTrace(t, gen, 3, 1)
 	for _, path := range []string{nsysRealdata + "DLProf/nsys_profile.sqlite", gen} {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/google/go-cmp/cmp"
+	"github.com/rooftool/rooftool/ingest/internal/knob"
 )
 
 // TestNsysRealFiles pins what each committed real export yields. Every
@@ -473,8 +474,8 @@ func TestKernelAppenderMatchesAddKernel(t *testing.T) {
 		{Path: nsysRealdata + "DLProf/nsys_profile.sqlite"},
 	}
 	run := func(slow bool) []Kernel {
-		kernelAppenderSlow = slow
-		defer func() { kernelAppenderSlow = false }()
+		knob.SlowAppend = slow
+		defer func() { knob.SlowAppend = false }()
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		defer mem.AssertSize(t, 0)
 		tb, err := Files(inputs, mem)

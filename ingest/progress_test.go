@@ -4,14 +4,16 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/rooftool/rooftool/ingest/internal/knob"
 )
 
 // TestProgress: Options.Progress hears 0 when an export's parse starts, the
-// kernel rows read every progressEvery of them, and all of them at its
+// kernel rows read every knob.ProgressEvery of them, and all of them at its
 // end; each input its own count, whether in memory or streamed.
 func TestProgress(t *testing.T) {
-	defer func(n int64) { progressEvery = n }(progressEvery)
-	progressEvery = 7
+	defer func(n int64) { knob.ProgressEvery = n }(knob.ProgressEvery)
+	knob.ProgressEvery = 7
 	wb := filepath.Join(realdata, "DLProf", "nsys_profile.sqlite")
 	gpu4 := filepath.Join(realdata, "gpu4", "report.sqlite")
 	var calls [2][]int64
@@ -27,7 +29,7 @@ func TestProgress(t *testing.T) {
 				t.Fatalf("%s %s: calls %v; want 0 first and %d last", how, p, c, n)
 			}
 			want := []int64{0}
-			for k := progressEvery; k <= n; k += progressEvery {
+			for k := knob.ProgressEvery; k <= n; k += knob.ProgressEvery {
 				want = append(want, k)
 			}
 			want = append(want, n)

@@ -17,6 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/google/go-cmp/cmp"
 	"github.com/rooftool/rooftool/ingest/internal/callindex"
+	"github.com/rooftool/rooftool/ingest/internal/knob"
 )
 
 // realExports lists every export under testdata/realdata.
@@ -46,9 +47,9 @@ func realExports(t *testing.T) []string {
 // group, and the nsys runtime-call index go to disk past 5 calls, in blocks
 // of 3 records, for the rest of the test.
 func smallBatches(t *testing.T) {
-	rg, cc, cb := rowGroupRows, callindex.Chunk, callindex.Block
-	rowGroupRows, callindex.Chunk, callindex.Block = 7, 5, 3
-	t.Cleanup(func() { rowGroupRows, callindex.Chunk, callindex.Block = rg, cc, cb })
+	rg, cc, cb := knob.RowGroupRows, callindex.Chunk, callindex.Block
+	knob.RowGroupRows, callindex.Chunk, callindex.Block = 7, 5, 3
+	t.Cleanup(func() { knob.RowGroupRows, callindex.Chunk, callindex.Block = rg, cc, cb })
 }
 
 // sameTables fails unless a and b hold the same rows in every table.

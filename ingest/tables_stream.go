@@ -1,7 +1,7 @@
 package ingest
 
 // Streaming output: WriteFiles parses exports into a Builder that hands each
-// table's rows to a tableSink whenever rowGroupRows of them have piled up,
+// table's rows to a tableSink whenever knob.RowGroupRows of them have piled up,
 // so the memory an ingest holds is bounded by one batch per table rather
 // than by the trace. The sink writes each batch as one Parquet row group on
 // a goroutine of its own while the parser goes on.
@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/rooftool/rooftool/ingest/internal/knob"
 )
 
 // Written is what WriteFiles wrote: the rows of each table, and the meta
@@ -220,8 +221,8 @@ func (s *tableSink) close() error {
 const StreamRowGroupRows = 1 << 17
 
 // streamRows is the batch of a streaming Builder: StreamRowGroupRows, or
-// rowGroupRows where tests lower that.
-func streamRows() int64 { return min(rowGroupRows, StreamRowGroupRows) }
+// knob.RowGroupRows where tests lower that.
+func streamRows() int64 { return min(knob.RowGroupRows, StreamRowGroupRows) }
 
 // spill hands table n's rows to the sink once streamRows of them have
 // piled up (only when b streams).

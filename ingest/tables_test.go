@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/google/go-cmp/cmp"
+	"github.com/rooftool/rooftool/ingest/internal/knob"
 )
 
 func sampleTables(t *testing.T, mem memory.Allocator) *Tables {
@@ -217,10 +218,10 @@ func TestWriteMetadata(t *testing.T) {
 	}
 }
 
-// A large table is split into row groups of rowGroupRows rows.
+// A large table is split into row groups of knob.RowGroupRows rows.
 func TestWriteRowGroups(t *testing.T) {
-	defer func(n int64) { rowGroupRows = n }(rowGroupRows)
-	rowGroupRows = 10
+	defer func(n int64) { knob.RowGroupRows = n }(knob.RowGroupRows)
+	knob.RowGroupRows = 10
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	b := NewBuilder(mem)
@@ -417,5 +418,12 @@ func TestSourceNulls(t *testing.T) {
 		}
 		tb.Release()
 		mem.AssertSize(t, 0)
+	}
+}
+
+// knob.RowGroupRows, the row group that tests lower, starts at RowGroupRows.
+func TestRowGroupKnob(t *testing.T) {
+	if knob.RowGroupRows != RowGroupRows {
+		t.Errorf("knob.RowGroupRows = %d, want RowGroupRows = %d", knob.RowGroupRows, RowGroupRows)
 	}
 }
