@@ -133,7 +133,7 @@ func TestCellsFilter(t *testing.T) {
 	dst := NewBuilder(mem)
 	defer dst.Release()
 	dst.AddKernel(Kernel{Name: "earlier"}) // ids of the copied rows start after it
-	if err := copyRows(dst, two, map[string]bool{"b/M=1": true}); err != nil {
+	if err := dst.AppendCells(two, []string{"b/M=1"}); err != nil {
 		t.Fatal(err)
 	}
 	got := dst.Finish()

@@ -14,7 +14,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -34,81 +33,6 @@ const (
 	FormatKineto  = "kineto-json"
 	FormatTiming  = "timing-json"
 )
-
-// InputError reports input that is not a valid export: a bad file, not a
-// failure of rooftool. Commands exit with status 2 on it.
-type InputError struct {
-	File  string // path as given
-	Line  int    // 1-based line, 0 if not applicable
-	Table string // SQLite table or JSON key, "" if not applicable
-	Err   error
-}
-
-// Error is "FILE[:LINE][: table T]: what is wrong"; the command that read
-// the file names itself in front.
-func (e *InputError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
-	}
-	if e.Table != "" {
-		b.WriteString(": table ")
-		b.WriteString(e.Table)
-	}
-	b.WriteString(": ")
-	b.WriteString(e.Err.Error())
-	return b.String()
-}
-
-func (e *InputError) Unwrap() error { return e.Err }
-
-// badInput builds an *InputError.
-func badInput(file string, line int, table string, format string, args ...any) error {
-	return &InputError{File: file, Line: line, Table: table, Err: fmt.Errorf(format, args...)}
-}
-
-// ErrNoKernels is what the *InputError of an export that holds no kernel
-// at all (nsys without CUDA kernel activity, a Kineto trace of
-// range-profiler counters only) is, by errors.Is.
-var ErrNoKernels = errors.New("the export holds no kernels")
-
-// noKernelsError is a message that is ErrNoKernels.
-type noKernelsError struct{ msg string }
-
-func (e noKernelsError) Error() string        { return e.msg }
-func (e noKernelsError) Is(target error) bool { return target == ErrNoKernels }
-
-// noKernels builds the *InputError of an export without kernels.
-func noKernels(file string, table string, format string, args ...any) error {
-	return &InputError{File: file, Table: table, Err: noKernelsError{fmt.Sprintf(format, args...)}}
-}
-
-// Options annotate the rows of one input. Empty fields leave what the
-// parser found.
-type Options struct {
-	Experiment, Variant, Shape string // the cell, when the caller knows it
-	Pass                       string // PassKernel or PassRange for ncu exports
-	// Replay is which replay (1-based) of its cell's range pass an ncu
-	// range export is (meta key MetaRangeReplay); 0: not said.
-	Replay    int
-	NCU, Nsys string // paths of the ncu / nsys binaries for .ncu-rep / .nsys-rep
-	// Cells, when set, keeps only the kernels of these cells ("variant/shape")
-	// and those outside any cell: an export that holds several cells, of
-	// which some were measured again elsewhere, contributes the rest.
-	Cells []string
-	// Progress, when set, is told how far the parse of the export has got:
-	// called with 0 when it starts, with the kernel rows read so far every
-	// 65536 of them, and with all of them when it ends. It runs on the
-	// parsing goroutine, so it should return quickly.
-	Progress func(kernels int64)
-}
-
-// Input is one file to ingest.
-type Input struct {
-	Path string
-	Options
-}
 
 // Files parses every input into one set of tables. On any error nothing is
 // returned: callers write either all tables or none.
@@ -132,19 +56,19 @@ func File(path string, opts Options, mem memory.Allocator) (*Tables, error) {
 // the binary Nsight reports, its extension).
 func Detect(path string) (string, error) {
 	if path == "-" {
-		return "", badInput(path, 0, "", "standard input is not read: exports are read from files; save it to one first (e.g. ... > export.csv) and give its path")
+		return "", BadInput(path, 0, "", "standard input is not read: exports are read from files; save it to one first (e.g. ... > export.csv) and give its path")
 	}
 	st, err := os.Stat(path)
 	if err != nil {
 		return "", &InputError{File: path, Err: errors.Unwrap(err)}
 	}
 	if st.IsDir() {
-		return "", badInput(path, 0, "", "is a directory, expected an export file (ncu CSV, nsys SQLite, Kineto JSON)")
+		return "", BadInput(path, 0, "", "is a directory, expected an export file (ncu CSV, nsys SQLite, Kineto JSON)")
 	}
 	if !st.Mode().IsRegular() {
 		// A pipe or device is read once; the parsers read an export more
 		// than once (its kind first, then its rows).
-		return "", badInput(path, 0, "", "is not a regular file (%s): exports are read from files; save it to one first (e.g. ... > export.csv)", st.Mode().Type())
+		return "", BadInput(path, 0, "", "is not a regular file (%s): exports are read from files; save it to one first (e.g. ... > export.csv)", st.Mode().Type())
 	}
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".ncu-rep":
@@ -162,7 +86,7 @@ func Detect(path string) (string, error) {
 		return FormatNsysRep, nil
 	}
 	if st.Size() == 0 {
-		return "", badInput(path, 0, "", "empty file, expected an export (ncu CSV, nsys SQLite, Kineto JSON)")
+		return "", BadInput(path, 0, "", "empty file, expected an export (ncu CSV, nsys SQLite, Kineto JSON)")
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -182,7 +106,7 @@ func sniff(path string, head []byte) (string, error) {
 	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
 		zr, err := gzip.NewReader(bytes.NewReader(head))
 		if err != nil {
-			return "", badInput(path, 0, "", "gzip header: %v", err)
+			return "", BadInput(path, 0, "", "gzip header: %v", err)
 		}
 		inner := make([]byte, 1024)
 		k, _ := io.ReadFull(zr, inner)
@@ -197,11 +121,11 @@ func sniff(path string, head []byte) (string, error) {
 		if isNCUText(inner) {
 			return FormatNCUGz, nil
 		}
-		return "", badInput(path, 0, "", "gzip file holds neither a JSON trace, an ncu CSV nor an nsys SQLite export")
+		return "", BadInput(path, 0, "", "gzip file holds neither a JSON trace, an ncu CSV nor an nsys SQLite export")
 	}
 	t := bytes.TrimSpace(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")))
 	if len(t) == 0 {
-		return "", badInput(path, 0, "", "file holds only white space, expected an export")
+		return "", BadInput(path, 0, "", "file holds only white space, expected an export")
 	}
 	if t[0] == '{' || t[0] == '[' {
 		if bytes.Contains(head, []byte(`"samples_ms"`)) || bytes.Contains(head, []byte(`"rooftool_timing"`)) || bytes.Contains(head, []byte(`"rooftool_paired"`)) {
@@ -213,9 +137,9 @@ func sniff(path string, head []byte) (string, error) {
 		return FormatNCUCSV, nil
 	}
 	if bytes.IndexByte(head, 0) >= 0 {
-		return "", badInput(path, 0, "", "binary file of unknown kind, expected an export (ncu CSV, nsys SQLite, Kineto JSON)")
+		return "", BadInput(path, 0, "", "binary file of unknown kind, expected an export (ncu CSV, nsys SQLite, Kineto JSON)")
 	}
-	return "", badInput(path, 1, "", "not a known export: expected an ncu CSV (header starting with \"ID\"), an nsys SQLite or a Kineto JSON trace")
+	return "", BadInput(path, 1, "", "not a known export: expected an ncu CSV (header starting with \"ID\"), an nsys SQLite or a Kineto JSON trace")
 }
 
 // isNCUText reports whether t (the start of a file, white space and a
@@ -239,7 +163,7 @@ func parseFile(b *Builder, in Input) error {
 	if len(in.Cells) > 0 {
 		return parseFiltered(b, in)
 	}
-	defer b.watch(in)()
+	defer b.Watch(in.Progress)()
 	format, err := Detect(in.Path)
 	if err != nil {
 		return err
@@ -260,7 +184,7 @@ func parseFile(b *Builder, in Input) error {
 	case FormatTiming:
 		return parseTimingFile(b, in)
 	}
-	return badInput(in.Path, 0, "", "unsupported format %s", format)
+	return BadInput(in.Path, 0, "", "unsupported format %s", format)
 }
 
 // parseNsysGz decompresses a gzipped nsys SQLite export into a temporary
@@ -274,7 +198,7 @@ func parseNsysGz(b *Builder, in Input) error {
 	defer f.Close()
 	zr, err := gzip.NewReader(f)
 	if err != nil {
-		return badInput(in.Path, 0, "", "gzip: %v", err)
+		return BadInput(in.Path, 0, "", "gzip: %v", err)
 	}
 	dir, err := os.MkdirTemp("", "rooftool-nsys-*")
 	if err != nil {
@@ -292,7 +216,7 @@ func parseNsysGz(b *Builder, in Input) error {
 	}
 	if _, err := io.Copy(out, zr); err != nil {
 		out.Close()
-		return badInput(in.Path, 0, "", "gzip: %v", err)
+		return BadInput(in.Path, 0, "", "gzip: %v", err)
 	}
 	if err := out.Close(); err != nil {
 		return err
@@ -310,11 +234,7 @@ func parseNsysGz(b *Builder, in Input) error {
 // parseFiltered parses in into a builder of its own and copies the rows of
 // the kept cells into b, renumbering kernel and range ids.
 func parseFiltered(b *Builder, in Input) error {
-	keep := map[string]bool{}
-	for _, c := range in.Cells {
-		keep[c] = true
-	}
-	sub := NewBuilder(b.mem)
+	sub := NewBuilder(b.Allocator())
 	defer sub.Release()
 	inner := in
 	inner.Cells = nil
@@ -323,51 +243,40 @@ func parseFiltered(b *Builder, in Input) error {
 	}
 	t := sub.Finish()
 	defer t.Release()
-	return copyRows(b, t, keep)
+	return b.AppendCells(t, in.Cells)
 }
 
-// Append appends every row of t to b, renumbering kernel and range ids
-// past those b holds already (several files' tables merged into one set).
-func (b *Builder) Append(t *Tables) error { return copyRows(b, t, nil) }
+// parseAll is the fill of Stream that parses every input into its Builder.
+func parseAll(inputs []Input) func(*Builder) error {
+	return func(b *Builder) error {
+		for _, in := range inputs {
+			if err := parseFile(b, in); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
 
-// copyRows appends t's rows to b, keeping the kernels of the cells in keep
-// and those outside any cell; keep nil keeps every kernel.
-func copyRows(b *Builder, t *Tables, keep map[string]bool) error {
-	kid := map[int64]int64{}
-	for _, k := range t.Kernels() {
-		if keep != nil && k.Variant != "" && !keep[k.Variant+"/"+k.Shape] {
-			continue
-		}
-		old := k.ID
-		kid[old] = b.AddKernel(k)
-	}
-	for _, m := range t.Metrics() {
-		if id, ok := kid[m.KernelID]; ok {
-			m.KernelID = id
-			b.AddMetric(m)
-		}
-	}
-	ranges := t.Ranges()
-	base := b.NextRangeID()
-	rid := map[int64]int64{}
-	for i, r := range ranges {
-		rid[r.ID] = base + int64(i)
-	}
-	for _, r := range ranges {
-		if r.ParentID != nil {
-			p := rid[*r.ParentID]
-			r.ParentID = &p
-		}
-		b.AddRange(r)
-	}
-	for _, g := range t.GPUs() {
-		b.AddGPU(g)
-	}
-	for _, m := range t.Metas() {
-		b.AddMeta(m)
-	}
-	for _, x := range t.Timings() {
-		b.AddTiming(x)
-	}
-	return nil
+// WriteFiles parses every input and persists the tables under dir as
+// Tables.Write does (ingest.Stream: with Parquet, the rows are written as
+// they are parsed, in bounded memory). Parse errors are returned as the
+// parsers give them; failures to write are *WriteError.
+func WriteFiles(inputs []Input, dir, format string, mem memory.Allocator) (*Written, error) {
+	return Stream(dir, format, mem, nil, parseAll(inputs))
+}
+
+// WriteTemp ingests inputs as WriteFiles does, as Parquet, into the tables/
+// folder of a new temporary directory named by pattern (os.MkdirTemp).
+// Remove deletes the directory.
+func WriteTemp(inputs []Input, pattern string) (*TempTables, error) {
+	return StreamTemp(pattern, nil, parseAll(inputs))
+}
+
+// WriteTempKernels is WriteTemp for a reader of the kernels table alone:
+// the other tables are written without rows, and the work of making their
+// rows is left out where a parser can (an nsys export's NVTX ranges still
+// attribute its kernels, but no ranges row is made).
+func WriteTempKernels(inputs []Input, pattern string) (*TempTables, error) {
+	return StreamTemp(pattern, []string{TableKernels}, parseAll(inputs))
 }

@@ -40,7 +40,7 @@ func parseKinetoFile(b *Builder, in Input) error {
 			zr, err := gzip.NewReader(br)
 			if err != nil {
 				f.Close()
-				return nil, nil, badInput(in.Path, 0, "", "gzip: %v", err)
+				return nil, nil, BadInput(in.Path, 0, "", "gzip: %v", err)
 			}
 			return zr, func() { zr.Close(); f.Close() }, nil
 		}
@@ -95,7 +95,7 @@ type kKernel struct {
 
 // kinetoError names the file and the key for bad input.
 func kinetoError(in Input, key string, format string, a ...any) error {
-	return badInput(in.Path, 0, key, format, a...)
+	return BadInput(in.Path, 0, key, format, a...)
 }
 
 // kinetoReader holds what one trace contributes until every event is read
@@ -204,11 +204,11 @@ func parseKinetoPasses(b *Builder, in Input, open func() (io.Reader, func(), err
 				// A trace of the CUPTI range profiler (Kineto's CUDA_PROFILER_RANGE
 				// activity): per-kernel counters with no kernel timeline. Refused
 				// rather than ingested as zero kernels.
-				return noKernels(in.Path, "traceEvents", "holds %d cuda_profiler_range events (CUPTI range-profiler counters) and no kernel events: "+
+				return NoKernels(in.Path, "traceEvents", "holds %d cuda_profiler_range events (CUPTI range-profiler counters) and no kernel events: "+
 					"rooftool reads kernels from the Kineto kernel timeline; profile again with ProfilerActivity.CUDA and without the CUPTI range profiler", k.profRanges)
 			}
 			if k.nKernels == 0 {
-				return noKernels(in.Path, "traceEvents", "holds no kernel events (cat \"kernel\"): rooftool reads kernels from the Kineto kernel timeline; profile with ProfilerActivity.CUDA")
+				return NoKernels(in.Path, "traceEvents", "holds no kernel events (cat \"kernel\"): rooftool reads kernels from the Kineto kernel timeline; profile with ProfilerActivity.CUDA")
 			}
 			if err := k.emitRanges(b); err != nil {
 				return err

@@ -165,7 +165,7 @@ func parseNCUFile(b *Builder, in Input) error {
 		}
 		zr, err := gzip.NewReader(f)
 		if err != nil {
-			return badInput(in.Path, 0, "", "gzip: %v", err)
+			return BadInput(in.Path, 0, "", "gzip: %v", err)
 		}
 		defer zr.Close()
 		return parseNCU(b, in.Path, zr, in.Options)
@@ -201,7 +201,7 @@ func parseNCU(b *Builder, path string, r io.Reader, opts Options) error {
 }
 
 func (p *ncuParser) errf(line int, format string, args ...any) error {
-	return badInput(p.path, line, "", format, args...)
+	return BadInput(p.path, line, "", format, args...)
 }
 
 // csvErr turns a CSV error into an InputError naming the line.

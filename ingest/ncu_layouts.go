@@ -47,7 +47,7 @@ const rawBatchRows = 32
 // parseRaw reads a --page raw export: one row per kernel, one column per
 // metric, a units row after the header.
 func (p *ncuParser) parseRaw() error {
-	mb, err := newNCUMetricBatch(p.b)
+	mb, err := p.b.MetricAppender()
 	if err != nil {
 		return err
 	}
@@ -56,7 +56,7 @@ func (p *ncuParser) parseRaw() error {
 		if ncuIdentityCols[h] || ncuIsNVTXColumn(h) {
 			continue
 		}
-		cols = append(cols, ncuRawCol{j: j, role: ncuRoles[h], name: mb.index(mbMetric, h)})
+		cols = append(cols, ncuRawCol{j: j, role: ncuRoles[h], name: mb.Index(MetricsMetric, h)})
 	}
 	full := make(chan *rawBatch, 4)
 	free := make(chan *rawBatch, 8)
@@ -69,19 +69,19 @@ func (p *ncuParser) parseRaw() error {
 	var textIdx []int
 	for bt := range full {
 		if bt.reserve > 0 {
-			mb.reserve(bt.reserve)
+			mb.Reserve(bt.reserve)
 		}
 		for i := range bt.rows {
 			r := &bt.rows[i]
 			idx := r.idx
 			if len(r.texts) > 0 {
-				textIdx = append(textIdx[:0], idx[mbText]...)
+				textIdx = append(textIdx[:0], idx[MetricsText]...)
 				for _, t := range r.texts {
-					textIdx[t.pos] = mb.index(mbText, t.s)
+					textIdx[t.pos] = mb.Index(MetricsText, t.s)
 				}
-				idx[mbText] = textIdx
+				idx[MetricsText] = textIdx
 			}
-			mb.appendRows(p.b.AddKernel(r.k), idx, r.vals, r.valid)
+			mb.AppendRows(p.b.AddKernel(r.k), idx, r.vals, r.valid)
 			rows++
 		}
 		select {
@@ -264,10 +264,10 @@ func (q *ncuEmptyPattern) build(present []bool, cols []ncuRawCol, secIdx, emptyT
 		if !v {
 			continue
 		}
-		idx[mbSection] = append(idx[mbSection], secIdx)
-		idx[mbMetric] = append(idx[mbMetric], cols[i].name)
-		idx[mbUnit] = append(idx[mbUnit], cols[i].unit)
-		idx[mbText] = append(idx[mbText], emptyText)
+		idx[MetricsSection] = append(idx[MetricsSection], secIdx)
+		idx[MetricsMetric] = append(idx[MetricsMetric], cols[i].name)
+		idx[MetricsUnit] = append(idx[MetricsUnit], cols[i].unit)
+		idx[MetricsText] = append(idx[MetricsText], emptyText)
 	}
 	q.idx = idx
 }
@@ -297,7 +297,7 @@ var ncuEmitted = &ncuKernel{}
 // parseLong reads the details page and the long --metrics export: one row
 // per (kernel, metric), rule rows, ragged rows. Kernels are added in the
 // order their IDs first appear, each with its metrics. A streaming Builder
-// gets a kernel (and its metrics) once more than streamRows metric rows of
+// gets a kernel (and its metrics) once more than BatchRows metric rows of
 // kernels before the current row's are held, so a long export of any size
 // is read in bounded memory; ncu writes each kernel's rows together, and a
 // kernel whose rows come back after it was handed on is an error there.
@@ -358,7 +358,7 @@ func (p *ncuParser) parseLong() error {
 		}
 		nk := byID[id]
 		if nk == ncuEmitted {
-			return p.errf(line, "rows of kernel %s come back after %d metric rows of later kernels; streaming needs each kernel's rows together (ingest with --table-format arrow to read the export whole)", id, streamRows())
+			return p.errf(line, "rows of kernel %s come back after %d metric rows of later kernels; streaming needs each kernel's rows together (ingest with --table-format arrow to read the export whole)", id, BatchRows())
 		}
 		if nk != nil && p.field(rec, ncuColKernel) != nk.k.Name {
 			return p.errf(line, "kernel ID %s names another kernel (%q) than at line %d (%q): two kernels share one ID, so their metrics cannot be told apart", id, p.field(rec, ncuColKernel), nk.line, nk.k.Name)
@@ -402,7 +402,7 @@ func (p *ncuParser) parseLong() error {
 		if role := ncuRoles[name]; role != roleNone {
 			nk.apply(role, m.Value, m.Valid, m.Unit, m.Text)
 		}
-		for p.b.sink != nil && int64(held) > streamRows() && len(open) > 0 && open[0].nk != nk {
+		for p.b.Streaming() && int64(held) > BatchRows() && len(open) > 0 && open[0].nk != nk {
 			if err := add(open[0].nk); err != nil {
 				return err
 			}

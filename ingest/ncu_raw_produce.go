@@ -8,7 +8,7 @@ import (
 // rawProduce reads the rows of a raw page and sends them in batches. It
 // touches no Arrow builder except the meta table (through identity) and
 // the unit dictionary before the first batch is sent.
-func (p *ncuParser) rawProduce(mb *ncuMetricBatch, cols []ncuRawCol, full chan<- *rawBatch, free chan *rawBatch) error {
+func (p *ncuParser) rawProduce(mb *MetricAppender, cols []ncuRawCol, full chan<- *rawBatch, free chan *rawBatch) error {
 	var rp rawProducer
 	rp.init(p, mb, cols, full, free)
 	defer rp.ids.warn(p)
@@ -62,7 +62,7 @@ func (p *ncuParser) rawProduce(mb *ncuMetricBatch, cols []ncuRawCol, full chan<-
 // filled. Nothing in it is allocated per row.
 type rawProducer struct {
 	p    *ncuParser
-	mb   *ncuMetricBatch
+	mb   *MetricAppender
 	cols []ncuRawCol
 	full chan<- *rawBatch
 	free chan *rawBatch
@@ -87,7 +87,7 @@ type rawProducer struct {
 }
 
 // init sets up rawProduce's state for the columns cols.
-func (rp *rawProducer) init(p *ncuParser, mb *ncuMetricBatch, cols []ncuRawCol, full chan<- *rawBatch, free chan *rawBatch) {
+func (rp *rawProducer) init(p *ncuParser, mb *MetricAppender, cols []ncuRawCol, full chan<- *rawBatch, free chan *rawBatch) {
 	nc := len(cols)
 	*rp = rawProducer{p: p, mb: mb, cols: cols, full: full, free: free,
 		vals: make([]float64, nc), valid: make([]bool, nc), present: make([]bool, nc),
@@ -95,8 +95,8 @@ func (rp *rawProducer) init(p *ncuParser, mb *ncuMetricBatch, cols []ncuRawCol, 
 	for c := range rp.constIdx {
 		rp.constIdx[c] = make([]int, nc)
 	}
-	rp.emptyText = mb.index(mbText, "")
-	rp.secIdx = mb.index(mbSection, "")
+	rp.emptyText = mb.Index(MetricsText, "")
+	rp.secIdx = mb.Index(MetricsSection, "")
 }
 
 // checkWidth refuses a record with another number of fields than the
@@ -137,10 +137,10 @@ func (rp *rawProducer) firstRow(rec []string, line int) (unitsRow bool, err erro
 			line, strings.TrimSpace(rec[idCol]), p.hdr[cols[0].j])
 	}
 	for i := range cols {
-		rp.constIdx[mbSection][i] = rp.secIdx
-		rp.constIdx[mbMetric][i] = cols[i].name
-		rp.constIdx[mbUnit][i] = cols[i].unit
-		rp.constIdx[mbText][i] = rp.emptyText
+		rp.constIdx[MetricsSection][i] = rp.secIdx
+		rp.constIdx[MetricsMetric][i] = cols[i].name
+		rp.constIdx[MetricsUnit][i] = cols[i].unit
+		rp.constIdx[MetricsText][i] = rp.emptyText
 	}
 	return unitsRow, nil
 }
@@ -159,7 +159,7 @@ func (rp *rawProducer) setUnits(units []string, line int) error {
 		}
 		cols[i].printed = u
 		cols[i].conv = conv
-		cols[i].unit = rp.mb.index(mbUnit, cols[i].conv.base)
+		cols[i].unit = rp.mb.Index(MetricsUnit, cols[i].conv.base)
 		cols[i].nonNeg = ncuNonNegative(cols[i].role, cols[i].conv.base)
 	}
 	return nil

@@ -105,16 +105,16 @@ type nsysParser struct {
 func kernelTable(db *sqliteDB, path string) (map[string]bool, error) {
 	if !db.has(tabKernel) {
 		if dl := dlprofTables(db); len(dl) > 0 {
-			return nil, badInput(path, 0, "", "a DLProf database (tables %s), not an Nsight Systems export: DLProf writes its own summary of an nsys profile; "+
+			return nil, BadInput(path, 0, "", "a DLProf database (tables %s), not an Nsight Systems export: DLProf writes its own summary of an nsys profile; "+
 				"ingest the nsys export it profiled (the .nsys-rep, or nsys export --type sqlite of it) instead", strings.Join(dl, ", "))
 		}
 		if db.has(tabStrings) || db.has(tabGPU) || db.has("META_DATA_EXPORT") || db.has("EXPORT_META_DATA") {
-			return nil, noKernels(path, tabKernel, "missing: the report has no CUDA kernel activity (profile with nsys --trace=cuda and check that the program launched kernels)")
+			return nil, NoKernels(path, tabKernel, "missing: the report has no CUDA kernel activity (profile with nsys --trace=cuda and check that the program launched kernels)")
 		}
-		return nil, badInput(path, 0, "", "not an Nsight Systems export: no %s or %s table (has %s)", tabKernel, tabStrings, db.tableList(8))
+		return nil, BadInput(path, 0, "", "not an Nsight Systems export: no %s or %s table (has %s)", tabKernel, tabStrings, db.tableList(8))
 	}
 	if !db.has(tabStrings) {
-		return nil, badInput(path, 0, tabStrings, "missing: an nsys export keeps kernel names there")
+		return nil, BadInput(path, 0, tabStrings, "missing: an nsys export keeps kernel names there")
 	}
 	c, err := db.columns(tabKernel)
 	if err != nil {
@@ -122,11 +122,11 @@ func kernelTable(db *sqliteDB, path string) (map[string]bool, error) {
 	}
 	for _, col := range []string{"start", "end"} {
 		if !c[col] {
-			return nil, badInput(path, 0, tabKernel, "no column %q: not an Nsight Systems kernel table", col)
+			return nil, BadInput(path, 0, tabKernel, "no column %q: not an Nsight Systems kernel table", col)
 		}
 	}
 	if !c["demangledName"] && !c["shortName"] {
-		return nil, badInput(path, 0, tabKernel, "no demangledName or shortName column: not an Nsight Systems kernel table")
+		return nil, BadInput(path, 0, tabKernel, "no demangledName or shortName column: not an Nsight Systems kernel table")
 	}
 	return c, nil
 }
@@ -154,14 +154,14 @@ func dlprofTables(db *sqliteDB) []string {
 func kernelSpanErr(path string, rowid, start, end int64) error {
 	for j, v := range [...]int64{start, end} {
 		if v == sqlNull {
-			return badInput(path, 0, tabKernel, "row id %d: column %q is NULL: the kernel has no duration", rowid, [...]string{"start", "end"}[j])
+			return BadInput(path, 0, tabKernel, "row id %d: column %q is NULL: the kernel has no duration", rowid, [...]string{"start", "end"}[j])
 		}
 	}
 	if end < start {
-		return badInput(path, 0, tabKernel, "row id %d: column \"end\" = %d is before \"start\" = %d: a negative duration", rowid, end, start)
+		return BadInput(path, 0, tabKernel, "row id %d: column \"end\" = %d is before \"start\" = %d: a negative duration", rowid, end, start)
 	}
 	if d := end - start; d < 0 || d > maxKernelNs {
-		return badInput(path, 0, tabKernel, "row id %d: \"end\" %d - \"start\" %d is more than 2^62 ns (146 years): not a kernel's duration", rowid, end, start)
+		return BadInput(path, 0, tabKernel, "row id %d: \"end\" %d - \"start\" %d is more than 2^62 ns (146 years): not a kernel's duration", rowid, end, start)
 	}
 	return nil
 }
@@ -221,7 +221,7 @@ func checkStringIds(db *sqliteDB, path string) error {
 	case err != nil:
 		return db.wrap(tabStrings, err)
 	}
-	return badInput(path, 0, tabStrings, "id %d is given %d times: the names of the kernels and ranges that name it would be ambiguous", id, n)
+	return BadInput(path, 0, tabStrings, "id %d is given %d times: the names of the kernels and ranges that name it would be ambiguous", id, n)
 }
 
 // queryString reads StringIds id: false where the table lacks it.
@@ -236,7 +236,7 @@ func (p *nsysParser) queryString(id int64) (string, bool, error) {
 		return "", false, p.db.wrap(tabStrings, err)
 	}
 	if n > MaxFieldBytes {
-		return "", false, badInput(p.in.Path, 0, tabStrings, "id %d: the value holds %d bytes, longer than the limit of %s", id, n, sizeMiB(MaxFieldBytes))
+		return "", false, BadInput(p.in.Path, 0, tabStrings, "id %d: the value holds %d bytes, longer than the limit of %s", id, n, sizeMiB(MaxFieldBytes))
 	}
 	return s, true, nil
 }
@@ -335,7 +335,7 @@ func (p *nsysParser) meta() error {
 			}
 			if n > MaxFieldBytes {
 				rows.Close()
-				return badInput(p.in.Path, 0, t, "row id %d: a name or value of %d bytes, longer than the limit of %s", rowid, n, sizeMiB(MaxFieldBytes))
+				return BadInput(p.in.Path, 0, t, "row id %d: a name or value of %d bytes, longer than the limit of %s", rowid, n, sizeMiB(MaxFieldBytes))
 			}
 			p.b.AddMeta(Meta{Source: SourceNsys, File: p.file, Key: k, Value: v})
 		}

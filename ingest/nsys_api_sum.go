@@ -29,7 +29,7 @@ func NsysCallGroups(path string) ([]NsysCallGroup, error) {
 	}
 	defer db.Close()
 	if !db.has(tabRuntime) {
-		return nil, badInput(path, 0, tabRuntime, "missing")
+		return nil, BadInput(path, 0, tabRuntime, "missing")
 	}
 	c, err := db.columns(tabRuntime)
 	if err != nil {
@@ -37,7 +37,7 @@ func NsysCallGroups(path string) ([]NsysCallGroup, error) {
 	}
 	for _, col := range []string{"start", "end", "nameId"} {
 		if !c[col] {
-			return nil, badInput(path, 0, tabRuntime, "no column %q: not an Nsight Systems runtime table", col)
+			return nil, BadInput(path, 0, tabRuntime, "no column %q: not an Nsight Systems runtime table", col)
 		}
 	}
 	groups := map[int64]*NsysCallGroup{}
@@ -46,10 +46,10 @@ func NsysCallGroups(path string) ([]NsysCallGroup, error) {
 	err = db.scanSplit(tabRuntime, q, 4, sqlNull, func(v []int64) error {
 		id, s, e := v[0], v[1], v[2]
 		if id == sqlNull || s == sqlNull || e == sqlNull {
-			return badInput(path, 0, tabRuntime, "row id %d: nameId, start or end is NULL", v[3])
+			return BadInput(path, 0, tabRuntime, "row id %d: nameId, start or end is NULL", v[3])
 		}
 		if e < s {
-			return badInput(path, 0, tabRuntime, "row id %d: column \"end\" = %d is before \"start\" = %d: a negative duration", v[3], e, s)
+			return BadInput(path, 0, tabRuntime, "row id %d: column \"end\" = %d is before \"start\" = %d: a negative duration", v[3], e, s)
 		}
 		g := last
 		if g == nil || g.NameID != id {

@@ -72,10 +72,10 @@ func (p *nsysParser) copies() error {
 			colOr(c, "", "globalPid", "0") + `, 0), COALESCE(bytes, 0), ` + kind + `, rowid FROM ` + t + ` ORDER BY rowid`
 		err = p.db.scanInts(t, q, 7, func(v []int64) error {
 			if v[1] < v[0] {
-				return badInput(p.in.Path, 0, t, "row id %d: column \"end\" = %d is before \"start\" = %d: a negative duration", v[6], v[1], v[0])
+				return BadInput(p.in.Path, 0, t, "row id %d: column \"end\" = %d is before \"start\" = %d: a negative duration", v[6], v[1], v[0])
 			}
 			if v[4] < 0 {
-				return badInput(p.in.Path, 0, t, "row id %d: column \"bytes\" = %d: a negative size", v[6], v[4])
+				return BadInput(p.in.Path, 0, t, "row id %d: column \"bytes\" = %d: a negative size", v[6], v[4])
 			}
 			r := Range{Source: SourceNsys, File: p.file, Kind: RangeMemset, Text: fmt.Sprintf("memset %d B", v[4]),
 				PID: gtidPID(v[3]), StartNs: v[0], EndNs: v[1], Null: NullTID}

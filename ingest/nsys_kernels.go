@@ -45,7 +45,7 @@ var kernelSizeCols = map[int]string{10: "gridX", 11: "dynamicSharedMemory", 14: 
 // negKernelCol is the error for a negative launch size or count in a
 // kernel row.
 func negKernelCol(path string, rowid int64, col string, v int64) error {
-	return badInput(path, 0, tabKernel, "row id %d: column %q: negative value %d: a launch size or count cannot be negative", rowid, col, v)
+	return BadInput(path, 0, tabKernel, "row id %d: column %q: negative value %d: a launch size or count cannot be negative", rowid, col, v)
 }
 
 // nameColName and shortColName name the columns kernelQuery reads the name
@@ -131,10 +131,10 @@ func (p *nsysParser) kernels(c map[string]bool) error {
 		k.Experiment, k.Variant, k.Shape, k.Range, k.RangePath = cl.key.Experiment, cl.key.Variant, cl.key.Shape, cl.rng, cl.path
 		return ckey, nil
 	}
-	app := newKernelAppender(p.b)
-	defer app.flush()
+	app := p.b.KernelAppender()
+	defer app.Flush()
 	var k Kernel
-	var keys kernelKeys
+	var keys KernelKeys
 	var gn, rows int64
 	var order streamOrder
 	err := p.db.scanSplit(tabKernel, q, kernelQueryCols, sqlNull, func(v []int64) error {
@@ -192,14 +192,14 @@ func (p *nsysParser) kernels(c map[string]bool) error {
 		if err != nil {
 			return err
 		}
-		keys = kernelKeys{kdName: nameID, kdShortName: shortID, kdMangled: mangledID,
-			kdExperiment: ckey, kdVariant: ckey, kdShape: ckey, kdRange: ckey, kdRangePath: ckey}
-		app.add(&k, &keys)
+		keys = KernelKeys{Name: nameID, ShortName: shortID, Mangled: mangledID,
+			Experiment: ckey, Variant: ckey, Shape: ckey, Range: ckey, RangePath: ckey}
+		app.Add(&k, &keys)
 		return nil
 	})
 	if err == nil && rows == 0 {
 		// As a missing kernel table is (kernelTable): nothing to ingest.
-		return noKernels(p.in.Path, tabKernel, "the table has no rows: the export holds no kernels (nothing ran on the GPU while nsys traced CUDA)")
+		return NoKernels(p.in.Path, tabKernel, "the table has no rows: the export holds no kernels (nothing ran on the GPU while nsys traced CUDA)")
 	}
 	if err != nil || !order.suspect() {
 		return err

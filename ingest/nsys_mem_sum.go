@@ -45,10 +45,10 @@ func NsysMemGroups(path string, sizes bool) ([]NsysMemGroup, error) {
 	value := func(table string, v []int64) (int64, error) {
 		// v: start, end, bytes, rowid
 		if v[0] == sqlNull || v[1] == sqlNull || v[2] == sqlNull {
-			return 0, badInput(path, 0, table, "row id %d: start, end or bytes is NULL", v[3])
+			return 0, BadInput(path, 0, table, "row id %d: start, end or bytes is NULL", v[3])
 		}
 		if v[1] < v[0] {
-			return 0, badInput(path, 0, table, "row id %d: column \"end\" = %d is before \"start\" = %d: a negative duration", v[3], v[1], v[0])
+			return 0, BadInput(path, 0, table, "row id %d: column \"end\" = %d is before \"start\" = %d: a negative duration", v[3], v[1], v[0])
 		}
 		if sizes {
 			return v[2], nil
@@ -57,7 +57,7 @@ func NsysMemGroups(path string, sizes bool) ([]NsysMemGroup, error) {
 	}
 	if db.has(NsysTableMemcpy) {
 		if !db.has(NsysTableCopyOp) {
-			return nil, badInput(path, 0, NsysTableCopyOp, "missing: it names the copy kinds of %s", NsysTableMemcpy)
+			return nil, BadInput(path, 0, NsysTableCopyOp, "missing: it names the copy kinds of %s", NsysTableMemcpy)
 		}
 		labels, err := copyLabels(db)
 		if err != nil {
@@ -118,7 +118,7 @@ func memColumns(db *sqliteDB, path, table string, extra ...string) error {
 	}
 	for _, col := range append([]string{"start", "end", "bytes"}, extra...) {
 		if !c[col] {
-			return badInput(path, 0, table, "no column %q: not an Nsight Systems memory operation table", col)
+			return BadInput(path, 0, table, "no column %q: not an Nsight Systems memory operation table", col)
 		}
 	}
 	return nil

@@ -90,7 +90,7 @@ func NsysRangeKernGroups(path, names string) ([]NsysRangeKernGroup, error) {
 	}
 	for _, t := range []string{tabKernel, tabRuntime, tabNVTX} {
 		if !db.has(t) {
-			return nil, badInput(path, 0, t, "missing")
+			return nil, BadInput(path, 0, t, "missing")
 		}
 		c, err := db.columns(t)
 		if err != nil {
@@ -98,7 +98,7 @@ func NsysRangeKernGroups(path, names string) ([]NsysRangeKernGroup, error) {
 		}
 		for _, col := range need[t] {
 			if !c[col] {
-				return nil, badInput(path, 0, t, "no column %q: not an Nsight Systems export", col)
+				return nil, BadInput(path, 0, t, "no column %q: not an Nsight Systems export", col)
 			}
 		}
 	}

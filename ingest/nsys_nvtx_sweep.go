@@ -246,7 +246,7 @@ func (s *nvtxSweep) read() (bool, error) {
 	}
 	start, end, gtid, kind, dom := v[0], v[1], v[2], v[3], v[4]
 	if start == sqlNull {
-		return false, badInput(s.path, 0, tabNVTX, "a range of thread %d has no start", gtid)
+		return false, BadInput(s.path, 0, tabNVTX, "a range of thread %d has no start", gtid)
 	}
 	if s.last != sqlNull && start < s.last {
 		return false, errRangeOrder

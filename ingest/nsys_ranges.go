@@ -97,7 +97,7 @@ func (p *nsysParser) nvtxPrepare() (*nvtxPlan, error) {
 		return nil, err
 	}
 	if !c["start"] || !c["eventType"] {
-		return nil, badInput(p.in.Path, 0, tabNVTX, "no start or eventType column: not an Nsight Systems NVTX table")
+		return nil, BadInput(p.in.Path, 0, tabNVTX, "no start or eventType column: not an Nsight Systems NVTX table")
 	}
 	plan.text = colOr(c, "", "text", "NULL")
 	// The sweep's order is start ascending, end descending (an enclosing
@@ -145,7 +145,7 @@ func (p *nsysParser) nvtxPrepare() (*nvtxPlan, error) {
 		}
 		start, e, g, rowid, et := v[0], v[1], v[2], v[3], v[4]
 		if v[6] > MaxFieldBytes {
-			return nil, badInput(p.in.Path, 0, tabNVTX, "row id %d: column \"text\" holds %d bytes, longer than the limit of %s", rowid, v[6], sizeMiB(MaxFieldBytes))
+			return nil, BadInput(p.in.Path, 0, tabNVTX, "row id %d: column \"text\" holds %d bytes, longer than the limit of %s", rowid, v[6], sizeMiB(MaxFieldBytes))
 		}
 		if g == sqlNull {
 			g = 0
@@ -161,10 +161,10 @@ func (p *nsysParser) nvtxPrepare() (*nvtxPlan, error) {
 			continue
 		}
 		if start == sqlNull {
-			return nil, badInput(p.in.Path, 0, tabNVTX, "row id %d: column \"start\" is NULL: the range has no start", rowid)
+			return nil, BadInput(p.in.Path, 0, tabNVTX, "row id %d: column \"start\" is NULL: the range has no start", rowid)
 		}
 		if e != sqlNull && e < start {
-			return nil, badInput(p.in.Path, 0, tabNVTX, "row id %d: column \"end\" = %d is before \"start\" = %d: a negative duration", rowid, e, start)
+			return nil, BadInput(p.in.Path, 0, tabNVTX, "row id %d: column \"end\" = %d is before \"start\" = %d: a negative duration", rowid, e, start)
 		}
 		plan.has = true
 		plan.maxEnd = max(plan.maxEnd, start)
@@ -247,7 +247,7 @@ type rangeSweep struct {
 	src   *rowStream
 	plan  *nvtxPlan
 	emit  bool // add each range to the ranges table as it is pushed
-	app   *rangeAppender
+	app   *RangeAppender
 	doms  map[domKey]int64 // dictionary keys of the domains named
 	next  nvtxRow
 	ready bool // next holds the next range
@@ -261,7 +261,7 @@ type rangeSweep struct {
 func (p *nsysParser) newSweep(plan *nvtxPlan, emit bool) *rangeSweep {
 	s := &rangeSweep{p: p, src: p.openNVTX(plan), plan: plan, emit: emit, threads: map[int64][]*domStack{}, lastG: math.MinInt64}
 	if emit {
-		s.app = newRangeAppender(p.b)
+		s.app = p.b.RangeAppender()
 		s.doms = map[domKey]int64{}
 	}
 	return s
@@ -274,7 +274,7 @@ func (s *rangeSweep) close() {
 		s.src = nil
 	}
 	if s.app != nil {
-		s.app.flush()
+		s.app.Flush()
 	}
 }
 
@@ -376,7 +376,7 @@ func (s *rangeSweep) push(r *nvtxRow) error {
 			st = st[:len(st)-1]
 		}
 		if len(st) >= MaxNestDepth {
-			return badInput(p.in.Path, 0, tabNVTX, "range %q at start %d ns (thread %d) is nested %d deep, past the limit of %d levels: not a nesting rooftool reads",
+			return BadInput(p.in.Path, 0, tabNVTX, "range %q at start %d ns (thread %d) is nested %d deep, past the limit of %d levels: not a nesting rooftool reads",
 				text, r.start, gtidTID(r.gtid), len(st)+1, MaxNestDepth)
 		}
 		pn := int32(-1)
@@ -392,9 +392,9 @@ func (s *rangeSweep) push(r *nvtxRow) error {
 	n := &p.nodes[node]
 	row := Range{Source: SourceNsys, File: p.file, Kind: kind, Text: text, Path: n.path, Depth: n.depth,
 		PID: gtidPID(r.gtid), TID: gtidTID(r.gtid), StartNs: r.start, EndNs: r.end}
-	keys := rangeKeys{rdText: int64(node), rdPath: int64(node)}
+	keys := RangeKeys{Text: int64(node), Path: int64(node)}
 	if kind == RangeStartEnd {
-		keys[rdKind] = 1
+		keys.Kind = 1
 	}
 	if r.domain != 0 {
 		k := domKey{gtidPID(r.gtid), r.domain}
@@ -404,7 +404,7 @@ func (s *rangeSweep) push(r *nvtxRow) error {
 			dk = int64(len(s.doms)) + 1
 			s.doms[k] = dk
 		}
-		keys[rdDomain] = dk
+		keys.Domain = dk
 	}
 	if r.gtid == 0 { // no globalTid: thread and process unknown
 		row.Null = NullPID | NullTID
@@ -413,7 +413,7 @@ func (s *rangeSweep) push(r *nvtxRow) error {
 		par := p.rangeBase + int64(parent)
 		row.ParentID = &par
 	}
-	s.app.add(&row, &keys)
+	s.app.Add(&row, &keys)
 	return nil
 }
 
@@ -454,7 +454,7 @@ func (p *nsysParser) runtime() error {
 		return err
 	}
 	p.rangeBase = p.b.NextRangeID()
-	sw := p.newSweep(plan, p.b.keeps(TableRanges))
+	sw := p.newSweep(plan, p.b.Keeps(TableRanges))
 	defer func() { sw.close() }()
 	c, err := p.db.columns(tabRuntime)
 	if err != nil {
@@ -557,7 +557,7 @@ func (p *nsysParser) graphs() error {
 		colOr(c, "", "globalPid", "0") + `, 0), COALESCE(` + colOr(c, "", "graphId", "0") + `, 0), rowid FROM ` + tabGraph + ` ORDER BY rowid`
 	return p.db.scanInts(tabGraph, q, 6, func(v []int64) error {
 		if v[1] < v[0] {
-			return badInput(p.in.Path, 0, tabGraph, "row id %d: column \"end\" = %d is before \"start\" = %d: a negative duration", v[5], v[1], v[0])
+			return BadInput(p.in.Path, 0, tabGraph, "row id %d: column \"end\" = %d is before \"start\" = %d: a negative duration", v[5], v[1], v[0])
 		}
 		text := "CUDA graph " + strconv.FormatInt(v[4], 10)
 		r := Range{Source: SourceNsys, File: p.file, Kind: RangeCUDAGraph, Text: text, Path: text,

@@ -66,13 +66,13 @@ var PairedLaunches = []string{"eager", "graph"}
 func parsePairedFile(b *Builder, in Input, data []byte) error {
 	var pf PairedFile
 	if err := json.Unmarshal(data, &pf); err != nil {
-		return badInput(in.Path, 0, "", "paired timing JSON: %v", err)
+		return BadInput(in.Path, 0, "", "paired timing JSON: %v", err)
 	}
 	if pf.Experiment == "" || pf.Shape == "" || pf.Baseline == "" || pf.Candidate == "" {
-		return badInput(in.Path, 0, "", "paired timing JSON lacks experiment, shape, baseline or candidate")
+		return BadInput(in.Path, 0, "", "paired timing JSON lacks experiment, shape, baseline or candidate")
 	}
 	if pf.Baseline == pf.Candidate {
-		return badInput(in.Path, 0, "candidate", "baseline and candidate are both %q", pf.Baseline)
+		return BadInput(in.Path, 0, "candidate", "baseline and candidate are both %q", pf.Baseline)
 	}
 	file := filepath.Base(in.Path)
 	seen := map[string]bool{}
@@ -83,14 +83,14 @@ func parsePairedFile(b *Builder, in Input, data []byte) error {
 			known = known || l.Launch == x
 		}
 		if !known {
-			return badInput(in.Path, 0, field+".launch", "launch %q, want one of %s", l.Launch, strings.Join(PairedLaunches, ", "))
+			return BadInput(in.Path, 0, field+".launch", "launch %q, want one of %s", l.Launch, strings.Join(PairedLaunches, ", "))
 		}
 		if seen[l.Launch] {
-			return badInput(in.Path, 0, field+".launch", "launch %q given twice", l.Launch)
+			return BadInput(in.Path, 0, field+".launch", "launch %q given twice", l.Launch)
 		}
 		seen[l.Launch] = true
 		if l.Error == "" && len(l.Pairs) == 0 {
-			return badInput(in.Path, 0, field+".pairs", "launch %q has neither pairs nor an error", l.Launch)
+			return BadInput(in.Path, 0, field+".pairs", "launch %q has neither pairs nor an error", l.Launch)
 		}
 		for j, p := range l.Pairs {
 			for _, v := range []struct {
@@ -98,7 +98,7 @@ func parsePairedFile(b *Builder, in Input, data []byte) error {
 				x float64
 			}{{"baseline_ms", p.BaselineMs}, {"candidate_ms", p.CandidateMs}} {
 				if math.IsNaN(v.x) || math.IsInf(v.x, 0) || v.x <= 0 {
-					return badInput(in.Path, 0, fmt.Sprintf("%s.pairs[%d].%s", field, j, v.k), "%v, want a positive time in ms", v.x)
+					return BadInput(in.Path, 0, fmt.Sprintf("%s.pairs[%d].%s", field, j, v.k), "%v, want a positive time in ms", v.x)
 				}
 			}
 		}

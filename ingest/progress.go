@@ -20,14 +20,15 @@ func (p *progress) kernel() {
 	}
 }
 
-// watch hooks in.Progress, where set, to b for the parse of in: it is
-// called with 0 now, every knob.ProgressEvery kernel rows, and with the kernel
-// rows read when the returned function runs (at the end of the parse).
-func (b *Builder) watch(in Input) (done func()) {
-	if in.Progress == nil || b.progress != nil {
+// Watch hooks fn, where not nil, to b for the parse of one export: it is
+// called with 0 now, every knob.ProgressEvery kernel rows, and with the
+// kernel rows read when the returned function runs (at the end of the
+// parse). While one export is watched, a second Watch does nothing.
+func (b *Builder) Watch(fn func(kernels int64)) (done func()) {
+	if fn == nil || b.progress != nil {
 		return func() {}
 	}
-	p := &progress{fn: in.Progress}
+	p := &progress{fn: fn}
 	b.progress = p
 	p.fn(0)
 	return func() {

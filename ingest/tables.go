@@ -84,6 +84,9 @@ func (b *Builder) Release() {
 	}
 }
 
+// Allocator returns the allocator b builds its tables from.
+func (b *Builder) Allocator() memory.Allocator { return b.mem }
+
 // NextKernelID returns the id AddKernel will give the next kernel.
 func (b *Builder) NextKernelID() int64 { return b.nextKernel }
 

@@ -92,10 +92,10 @@ func parseTimingFile(b *Builder, in Input) error {
 		return parsePairedFile(b, in, data)
 	}
 	if err := json.Unmarshal(data, &tf); err != nil {
-		return badInput(in.Path, 0, "", "timing JSON: %v", err)
+		return BadInput(in.Path, 0, "", "timing JSON: %v", err)
 	}
 	if len(tf.SamplesMs) == 0 {
-		return badInput(in.Path, 0, "samples_ms", "timing JSON has no samples")
+		return BadInput(in.Path, 0, "samples_ms", "timing JSON has no samples")
 	}
 	for _, f := range []struct {
 		key string
@@ -103,13 +103,13 @@ func parseTimingFile(b *Builder, in Input) error {
 	}{{"samples_ms", tf.SamplesMs}, {"device_ms", tf.DeviceMs}} {
 		for i, v := range f.vs {
 			if math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
-				return badInput(in.Path, 0, f.key, "sample %d is %v, want a positive time in ms", i, v)
+				return BadInput(in.Path, 0, f.key, "sample %d is %v, want a positive time in ms", i, v)
 			}
 		}
 	}
 	exp, vr, sh := or(in.Experiment, tf.Experiment), or(in.Variant, tf.Variant), or(in.Shape, tf.Shape)
 	if exp == "" || vr == "" || sh == "" {
-		return badInput(in.Path, 0, "", "timing JSON lacks experiment, variant or shape")
+		return BadInput(in.Path, 0, "", "timing JSON lacks experiment, variant or shape")
 	}
 	method := tf.Method
 	if method == "" {

@@ -6,13 +6,13 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
-// ncuMetricBatch appends many metric rows at once. AddMetric hashes four
+// MetricAppender appends many metric rows at once. AddMetric hashes four
 // dictionary strings per row; a raw-page row of ncu holds hundreds of
 // metrics whose section, name and unit are the same for every kernel, so
-// ncuMetricBatch resolves each string to its dictionary index once and then
-// appends plain indices. It writes into the same builders as AddMetric, so
-// rows from both paths mix freely.
-type ncuMetricBatch struct {
+// a MetricAppender resolves each string to its dictionary index once and
+// then appends plain indices. It writes into the same builders as
+// AddMetric, so rows from both paths mix freely.
+type MetricAppender struct {
 	kid   *array.Int64Builder
 	val   *array.Float64Builder
 	dicts [4]*array.BinaryDictionaryBuilder // section, metric, unit, text
@@ -22,16 +22,22 @@ type ncuMetricBatch struct {
 	valid []bool
 }
 
+// MetricsColumn is a dictionary column of the metrics table, as a
+// MetricAppender indexes its values.
+type MetricsColumn int
+
+// The dictionary columns of the metrics table.
 const (
-	mbSection = iota
-	mbMetric
-	mbUnit
-	mbText
+	MetricsSection MetricsColumn = iota
+	MetricsMetric
+	MetricsUnit
+	MetricsText
 )
 
-func newNCUMetricBatch(b *Builder) (*ncuMetricBatch, error) {
+// MetricAppender returns an appender of metric rows to b.
+func (b *Builder) MetricAppender() (*MetricAppender, error) {
 	rb := b.b[TableMetrics]
-	m := &ncuMetricBatch{b: b}
+	m := &MetricAppender{b: b}
 	var ok bool
 	if m.kid, ok = rb.Field(0).(*array.Int64Builder); !ok {
 		return nil, fmt.Errorf("metrics.kernel_id builder is %T", rb.Field(0))
@@ -48,11 +54,11 @@ func newNCUMetricBatch(b *Builder) (*ncuMetricBatch, error) {
 	return m, nil
 }
 
-// index returns the dictionary index of s in column col, inserting it into
+// Index returns the dictionary index of s in column col, inserting it into
 // the dictionary (without appending a row) when it is new; -1 (a null) for
 // "" in section and text, which are null where absent.
-func (m *ncuMetricBatch) index(col int, s string) int {
-	if s == "" && (col == mbSection || col == mbText) {
+func (m *MetricAppender) Index(col MetricsColumn, s string) int {
+	if s == "" && (col == MetricsSection || col == MetricsText) {
 		return -1
 	}
 	if i, ok := m.cache[col][s]; ok {
@@ -67,7 +73,7 @@ func (m *ncuMetricBatch) index(col int, s string) int {
 	err := d.InsertStringDictValues(arr)
 	arr.Release()
 	if err != nil {
-		panic(err) // only a type mismatch, which newNCUMetricBatch rules out
+		panic(err) // only a type mismatch, which MetricAppender rules out
 	}
 	idx := before
 	if d.DictionarySize() == before { // already there, put by another path
@@ -86,10 +92,11 @@ func (m *ncuMetricBatch) index(col int, s string) int {
 	return idx
 }
 
-// appendRows appends metric rows for one kernel: the four index slices
-// (section, metric, unit, text) and vals/valid have the same length; valid
-// nil means every value is present; an index of -1 is a null string.
-func (m *ncuMetricBatch) appendRows(kernelID int64, idx [4][]int, vals []float64, valid []bool) {
+// AppendRows appends metric rows for one kernel: the four index slices
+// (by MetricsColumn: section, metric, unit, text) and vals/valid have the
+// same length; valid nil means every value is present; an index of -1 is a
+// null string.
+func (m *MetricAppender) AppendRows(kernelID int64, idx [4][]int, vals []float64, valid []bool) {
 	n := len(vals)
 	if n == 0 {
 		return
@@ -111,7 +118,7 @@ func (m *ncuMetricBatch) appendRows(kernelID int64, idx [4][]int, vals []float64
 
 // indexValid returns the validity of indices (-1 is null), nil when none
 // is null.
-func (m *ncuMetricBatch) indexValid(idx []int) []bool {
+func (m *MetricAppender) indexValid(idx []int) []bool {
 	null := false
 	for _, i := range idx {
 		if i < 0 {
@@ -132,13 +139,14 @@ func (m *ncuMetricBatch) indexValid(idx []int) []bool {
 	return v
 }
 
-// reserve makes room for n more metric rows in every column, so that a
+// Reserve makes room for n more metric rows in every column, so that a
 // large export does not pay for repeated buffer doubling. It sizes the
-// buffers exactly (Reserve would round up to a power of two).
-func (m *ncuMetricBatch) reserve(n int) {
+// buffers exactly (an Arrow builder's Reserve would round up to a power of
+// two).
+func (m *MetricAppender) Reserve(n int) {
 	n += n / 64 // a little slack: the row count is an estimate
 	if m.b.sink != nil {
-		n = min(n, int(streamRows())) // a streaming Builder holds one batch
+		n = min(n, int(BatchRows())) // a streaming Builder holds one batch
 	}
 	grow := func(b interface {
 		Len() int

@@ -5,15 +5,15 @@ import (
 	"github.com/rooftool/rooftool/ingest/internal/knob"
 )
 
-// kernelAppender appends kernel rows like Builder.AddKernel, but for the
+// KernelAppender appends kernel rows like Builder.AddKernel, but for the
 // dictionary columns it remembers the dictionary index of each value under
 // a caller's integer key (a StringIds id, a range index), so a million rows
 // cost a million index appends instead of a million string hashes. It falls
 // back to AddKernel when the kernels schema is not the one it was written
-// for. Call flush before anything else appends kernels. Like AddKernel it
+// for. Call Flush before anything else appends kernels. Like AddKernel it
 // hands full batches to a streaming Builder's sink (the dictionary of a
 // column outlives a batch, so the remembered indices stay valid).
-type kernelAppender struct {
+type KernelAppender struct {
 	b    *Builder
 	rb   *array.RecordBuilder
 	fast bool
@@ -101,8 +101,9 @@ func (c *dictCol) append(key int64, s string) {
 	c.cache[key] = c.b.GetValueIndex(c.b.Len() - 1)
 }
 
-func newKernelAppender(b *Builder) *kernelAppender {
-	a := &kernelAppender{b: b, rb: b.b[TableKernels]}
+// KernelAppender returns an appender of kernel rows to b.
+func (b *Builder) KernelAppender() *KernelAppender {
+	a := &KernelAppender{b: b, rb: b.b[TableKernels]}
 	a.fast = fastDictCols(a.rb, kernelFastColumns, a.dict[:], kernelsEmptyNull)
 	return a
 }
@@ -131,11 +132,16 @@ func fastDictCols(rb *array.RecordBuilder, cols []string, dict []dictCol, emptyN
 	return true
 }
 
-// kernelKeys are the cache keys of a row's dictionary values: keys[j] names
-// the value of dictionary column j; equal keys must mean equal strings.
-type kernelKeys [nKernelDict]int64
+// KernelKeys are the cache keys of a kernel row's dictionary values, one
+// per column: equal keys of a column must mean equal strings there, for as
+// long as the appender lives. A key left 0 is one value like any other.
+type KernelKeys struct {
+	Source, File, Pass, Experiment, Variant, Shape, Range, RangePath, Name, ShortName, Mangled int64
+}
 
-func (a *kernelAppender) add(k *Kernel, keys *kernelKeys) {
+// Add appends k (its ID is ignored: it gets the next id), its dictionary
+// values known under keys.
+func (a *KernelAppender) Add(k *Kernel, keys *KernelKeys) {
 	if !a.fast {
 		a.b.AddKernel(*k)
 		return
@@ -146,20 +152,22 @@ func (a *kernelAppender) add(k *Kernel, keys *kernelKeys) {
 	rb := a.rb
 	rb.Field(0).(*array.Int64Builder).Append(id)
 	strs := [nKernelDict]string{k.Source, k.File, k.Pass, k.Experiment, k.Variant, k.Shape, k.Range, k.RangePath, k.Name, k.ShortName, k.Mangled}
+	ks := [nKernelDict]int64{keys.Source, keys.File, keys.Pass, keys.Experiment, keys.Variant, keys.Shape, keys.Range, keys.RangePath, keys.Name, keys.ShortName, keys.Mangled}
 	for j := range a.dict {
-		a.dict[j].append(keys[j], strs[j])
+		a.dict[j].append(ks[j], strs[j])
 	}
 	appendI32(rb.Field(12), k.Device, k.Null&NullDevice != 0)
 	appendKernelCall(rb, k, 13, 5)
 	appendKernelTail(rb, k)
-	if a.b.sink != nil && int64(rb.Field(0).Len()) >= streamRows() {
-		a.flush()
+	if a.b.sink != nil && int64(rb.Field(0).Len()) >= BatchRows() {
+		a.Flush()
 		a.b.spill(TableKernels)
-		rb.Reserve(int(streamRows())) // the next batch: room at once, not by doubling
+		rb.Reserve(int(BatchRows())) // the next batch: room at once, not by doubling
 	}
 }
 
-func (a *kernelAppender) flush() {
+// Flush appends the rows the appender still holds back.
+func (a *KernelAppender) Flush() {
 	for j := range a.dict {
 		if a.dict[j].b != nil {
 			a.dict[j].flush()
@@ -167,12 +175,12 @@ func (a *kernelAppender) flush() {
 	}
 }
 
-// rangeAppender appends range rows like Builder.AddRange, remembering the
+// RangeAppender appends range rows like Builder.AddRange, remembering the
 // dictionary index of each value under a caller's integer key, as
-// kernelAppender does for kernels: a range path may be a kilobyte long and
-// a trace holds millions of ranges of a few paths. Call flush before
+// KernelAppender does for kernels: a range path may be a kilobyte long and
+// a trace holds millions of ranges of a few paths. Call Flush before
 // anything else appends ranges.
-type rangeAppender struct {
+type RangeAppender struct {
 	b    *Builder
 	rb   *array.RecordBuilder
 	fast bool
@@ -194,17 +202,22 @@ var rangeFastColumns = []string{"id", "source", "file", "kind", "domain", "text"
 
 var rangesEmptyNull = emptyNull(TableRanges)
 
-func newRangeAppender(b *Builder) *rangeAppender {
-	a := &rangeAppender{b: b, rb: b.b[TableRanges]}
+// RangeAppender returns an appender of range rows to b.
+func (b *Builder) RangeAppender() *RangeAppender {
+	a := &RangeAppender{b: b, rb: b.b[TableRanges]}
 	a.fast = fastDictCols(a.rb, rangeFastColumns, a.dict[:], rangesEmptyNull)
 	return a
 }
 
-// rangeKeys are the cache keys of a row's dictionary values: keys[j] names
-// the value of dictionary column j; equal keys must mean equal strings.
-type rangeKeys [nRangeDict]int64
+// RangeKeys are the cache keys of a range row's dictionary values, one per
+// column, as KernelKeys are for kernels.
+type RangeKeys struct {
+	Source, File, Kind, Domain, Text, Path int64
+}
 
-func (a *rangeAppender) add(r *Range, keys *rangeKeys) {
+// Add appends r (its ID is ignored: it gets the next id), its dictionary
+// values known under keys.
+func (a *RangeAppender) Add(r *Range, keys *RangeKeys) {
 	if !a.fast {
 		a.b.AddRange(*r)
 		return
@@ -214,8 +227,9 @@ func (a *rangeAppender) add(r *Range, keys *rangeKeys) {
 	rb := a.rb
 	rb.Field(0).(*array.Int64Builder).Append(id)
 	strs := [nRangeDict]string{r.Source, r.File, r.Kind, r.Domain, r.Text, r.Path}
+	ks := [nRangeDict]int64{keys.Source, keys.File, keys.Kind, keys.Domain, keys.Text, keys.Path}
 	for j := range a.dict {
-		a.dict[j].append(keys[j], strs[j])
+		a.dict[j].append(ks[j], strs[j])
 	}
 	rb.Field(7).(*array.Int32Builder).Append(r.Depth)
 	if r.ParentID != nil {
@@ -227,13 +241,14 @@ func (a *rangeAppender) add(r *Range, keys *rangeKeys) {
 	appendI64(rb.Field(10), r.TID, r.Null&NullTID != 0)
 	appendI64(rb.Field(11), r.StartNs, false)
 	appendI64(rb.Field(12), r.EndNs, false)
-	if a.b.sink != nil && int64(rb.Field(0).Len()) >= streamRows() {
-		a.flush()
+	if a.b.sink != nil && int64(rb.Field(0).Len()) >= BatchRows() {
+		a.Flush()
 		a.b.spill(TableRanges)
 	}
 }
 
-func (a *rangeAppender) flush() {
+// Flush appends the rows the appender still holds back.
+func (a *RangeAppender) Flush() {
 	for j := range a.dict {
 		if a.dict[j].b != nil {
 			a.dict[j].flush()
