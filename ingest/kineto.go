@@ -281,7 +281,7 @@ func (k *kinetoReader) read(r io.Reader) error {
 func (k *kinetoReader) syntax(err error) error {
 	if errors.Is(err, errValueTooLong) {
 		return kinetoError(k.in, "", "a JSON value (one event, or one top-level member) at byte %d is longer than the limit of %s: not a trace rooftool reads",
-			k.space.Offset(k.limit.mark), sizeMiB(MaxLineBytes))
+			k.space.Offset(k.limit.mark), SizeMiB(MaxLineBytes))
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		return kinetoError(k.in, "", "truncated JSON at byte %d: the trace ends before its closing brackets", k.offset())
@@ -396,7 +396,7 @@ func (k *kinetoReader) events(opened bool) error {
 			continue
 		}
 		if len(ev.Name) > MaxFieldBytes {
-			return kinetoError(k.in, "traceEvents", "event %d (%s) has a name of %d bytes, longer than the limit of %s", i, cat, len(ev.Name), sizeMiB(MaxFieldBytes))
+			return kinetoError(k.in, "traceEvents", "event %d (%s) has a name of %d bytes, longer than the limit of %s", i, cat, len(ev.Name), SizeMiB(MaxFieldBytes))
 		}
 		if len(ev.Args) > 0 && ev.Args[0] == '{' {
 			if key, dup := repeatedKey(ev.Args, argKeys); dup {
@@ -577,7 +577,7 @@ func (k *kinetoReader) flushKernels() error {
 			row.Range = comps[len(comps)-1]
 			row.RangePath = strings.Join(comps, "/")
 		}
-		row.Experiment, row.Variant, row.Shape = cellFromPath(comps, k.in.Options)
+		row.Experiment, row.Variant, row.Shape = CellFromPath(comps, k.in.Options)
 		k.b.AddKernel(*row)
 	}
 	k.kernQ, k.rowQ, k.corrQ, k.hasCrQ = k.kernQ[:0], k.rowQ[:0], k.corrQ[:0], k.hasCrQ[:0]

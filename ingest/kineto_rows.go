@@ -15,11 +15,11 @@ import (
 // kinetoKernel converts a kernel event's own fields.
 func kinetoKernel(file string, k *kKernel) (Kernel, error) {
 	a := &k.args
-	if d := k.ev.end - k.ev.start; d < 0 || d > maxKernelNs {
+	if d := k.ev.end - k.ev.start; d < 0 || d > MaxKernelNs {
 		return Kernel{}, fmt.Errorf("kernel event %q at ts %d ns: dur %d ns is more than 2^62 ns (146 years): not a kernel's duration", k.ev.name, k.ev.start, d)
 	}
 	row := Kernel{Source: SourceKineto, File: file, Pass: PassTimeline,
-		Name: k.ev.name, ShortName: kernelShortName(k.ev.name),
+		Name: k.ev.name, ShortName: ShortName(k.ev.name),
 		StartNs: k.ev.start, DurationNs: k.ev.end - k.ev.start,
 		// The launching call (attribution) states pid and tid; shared
 		// memory is one figure, kept in static_shared_bytes.

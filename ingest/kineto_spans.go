@@ -58,7 +58,7 @@ func usToNs(n json.Number) (int64, error) {
 		for j := 0; j < 3; j++ {
 			frac *= 10
 			if j < len(fp) {
-				if !isDigit(fp[j]) {
+				if fp[j] < '0' || fp[j] > '9' {
 					return 0, fmt.Errorf("not a number")
 				}
 				frac += int64(fp[j] - '0')

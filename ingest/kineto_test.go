@@ -214,8 +214,8 @@ func TestKinetoBaseName(t *testing.T) {
 		"vecAdd(double *, double *, double *, int)":       "vecAdd",
 		"": "",
 	} {
-		if got := kernelShortName(in); got != want {
-			t.Errorf("kernelShortName(%q) = %q, want %q", in, got, want)
+		if got := ShortName(in); got != want {
+			t.Errorf("ShortName(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"cmp"
 	"compress/gzip"
 	"encoding/csv"
 	"errors"
@@ -37,7 +38,7 @@ import (
 //     Options.Pass, else "range" where Kernel Name is "range" or the NVTX
 //     range itself (range replay), else "kernel". name is Kernel Name as
 //     printed (ncu demangles by default; a mangled "_Z..." name also goes to
-//     mangled), short_name from kernelShortName. grid/block from Grid Size /
+//     mangled), short_name from ShortName. grid/block from Grid Size /
 //     Block Size, else launch__grid_dim_* / launch__block_dim_*; registers,
 //     shared memory and duration from launch__registers_per_thread,
 //     launch__shared_mem_per_block_static/_dynamic and
@@ -141,7 +142,7 @@ type ncuParser struct {
 	gpus   []GPU
 	gpuIdx map[int32]int
 	seen   map[[2]string]bool // meta key/value pairs already written
-	short  map[string]string  // kernelShortName cache
+	short  map[string]string  // ShortName cache
 
 	size           int64 // input size in bytes when known, else 0
 	firstRowOffset int64 // csv input offset where the first kernel row starts
@@ -385,7 +386,7 @@ func (p *ncuParser) identity(rec []string, line int) (*ncuKernel, error) {
 	} else if sn, ok := p.short[name]; ok {
 		k.ShortName = sn
 	} else {
-		k.ShortName = kernelShortName(name)
+		k.ShortName = ShortName(name)
 		p.short[name] = k.ShortName
 	}
 	if pn := p.field(rec, ncuColProcess); pn != "" {
@@ -399,12 +400,12 @@ func (p *ncuParser) identity(rec []string, line int) (*ncuKernel, error) {
 		if st := ncuNVTXStack(rec[p.nvtx], p.nvtxN); len(st) > 0 {
 			k.Range = st[len(st)-1]
 			k.RangePath = strings.Join(st, "/")
-			k.Experiment, k.Variant, k.Shape = cellFromPath(st, Options{})
+			k.Experiment, k.Variant, k.Shape = CellFromPath(st, Options{})
 		}
 	}
-	k.Experiment = or(p.opts.Experiment, k.Experiment)
-	k.Variant = or(p.opts.Variant, k.Variant)
-	k.Shape = or(p.opts.Shape, k.Shape)
+	k.Experiment = cmp.Or(p.opts.Experiment, k.Experiment)
+	k.Variant = cmp.Or(p.opts.Variant, k.Variant)
+	k.Shape = cmp.Or(p.opts.Shape, k.Shape)
 	switch {
 	case p.opts.Pass != "":
 		k.Pass = p.opts.Pass

@@ -237,11 +237,7 @@ func ncuMetricValue(s string, c unitConv) (v float64, valid bool, text string, b
 // ncuMaxDurationNs is the longest kernel time an export may state, 2^62 ns
 // (146 years): longer is no measurement, and sums of such times would
 // not fit the int64 nanoseconds of the kernels table.
-const ncuMaxDurationNs = maxKernelNs
-
-// maxKernelNs bounds a kernel's duration in every source: 2^62 ns (146
-// years) leaves room to sum many of them in int64 without a wrap.
-const maxKernelNs = 1 << 62
+const ncuMaxDurationNs = MaxKernelNs
 
 // ncuCheckDuration checks the value of a kernel's time metric (role
 // roleDuration or roleDurationSOL; other roles pass): printed s, converted

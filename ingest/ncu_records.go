@@ -134,7 +134,7 @@ type tooLongError struct {
 }
 
 func (e *tooLongError) Error() string {
-	return fmt.Sprintf("%s longer than the limit of %s: not an export rooftool reads", e.What, sizeMiB(e.Limit))
+	return fmt.Sprintf("%s longer than the limit of %s: not an export rooftool reads", e.What, SizeMiB(e.Limit))
 }
 
 // checkFields refuses a record with a field longer than MaxFieldBytes;

@@ -232,8 +232,8 @@ func TestNCUKernelShortName(t *testing.T) {
 		"broken<(int":              "broken<(int",
 	}
 	for in, want := range cases {
-		if got := kernelShortName(in); got != want {
-			t.Errorf("kernelShortName(%q) = %q, want %q", in, got, want)
+		if got := ShortName(in); got != want {
+			t.Errorf("ShortName(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

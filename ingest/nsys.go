@@ -33,24 +33,6 @@ const (
 	nvtxDomainCreate  = 75
 )
 
-// Range kinds (ranges.kind).
-const (
-	RangePushPop    = "push_pop"
-	RangeStartEnd   = "start_end"
-	RangeAnnotation = "annotation"
-	// RangeCUDAGraph is one CUDA graph launch as nsys traces it by default
-	// (--cuda-graph-trace=graph): CUPTI_ACTIVITY_KIND_GRAPH_TRACE holds the
-	// graph's GPU time and its kernels are not in the kernel table. The row
-	// hangs under the NVTX range of its cudaGraphLaunch call.
-	RangeCUDAGraph = "cuda_graph"
-	// RangeMemcpy and RangeMemset are one memory copy or memset as nsys
-	// traces it (CUPTI_ACTIVITY_KIND_MEMCPY, _MEMSET), hung like a kernel
-	// under the NVTX range of its launching call; the text says what and
-	// how many bytes (nsys_copies.go).
-	RangeMemcpy = "memcpy"
-	RangeMemset = "memset"
-)
-
 const (
 	tabKernel  = "CUPTI_ACTIVITY_KIND_KERNEL"
 	tabRuntime = "CUPTI_ACTIVITY_KIND_RUNTIME"
@@ -160,7 +142,7 @@ func kernelSpanErr(path string, rowid, start, end int64) error {
 	if end < start {
 		return BadInput(path, 0, tabKernel, "row id %d: column \"end\" = %d is before \"start\" = %d: a negative duration", rowid, end, start)
 	}
-	if d := end - start; d < 0 || d > maxKernelNs {
+	if d := end - start; d < 0 || d > MaxKernelNs {
 		return BadInput(path, 0, tabKernel, "row id %d: \"end\" %d - \"start\" %d is more than 2^62 ns (146 years): not a kernel's duration", rowid, end, start)
 	}
 	return nil
@@ -236,7 +218,7 @@ func (p *nsysParser) queryString(id int64) (string, bool, error) {
 		return "", false, p.db.wrap(tabStrings, err)
 	}
 	if n > MaxFieldBytes {
-		return "", false, BadInput(p.in.Path, 0, tabStrings, "id %d: the value holds %d bytes, longer than the limit of %s", id, n, sizeMiB(MaxFieldBytes))
+		return "", false, BadInput(p.in.Path, 0, tabStrings, "id %d: the value holds %d bytes, longer than the limit of %s", id, n, SizeMiB(MaxFieldBytes))
 	}
 	return s, true, nil
 }
@@ -335,7 +317,7 @@ func (p *nsysParser) meta() error {
 			}
 			if n > MaxFieldBytes {
 				rows.Close()
-				return BadInput(p.in.Path, 0, t, "row id %d: a name or value of %d bytes, longer than the limit of %s", rowid, n, sizeMiB(MaxFieldBytes))
+				return BadInput(p.in.Path, 0, t, "row id %d: a name or value of %d bytes, longer than the limit of %s", rowid, n, SizeMiB(MaxFieldBytes))
 			}
 			p.b.AddMeta(Meta{Source: SourceNsys, File: p.file, Key: k, Value: v})
 		}

@@ -159,7 +159,7 @@ func nsysStrings(db *sqliteDB, path string, groups [][3]int64) (map[int64]string
 		if err := scanStrings(db, `SELECT id, CASE WHEN octet_length(value) > `+strconv.Itoa(MaxFieldBytes)+` THEN NULL ELSE value END, COALESCE(octet_length(value), 0) FROM StringIds WHERE id IN (`+ph+`)`, args, names); err != nil {
 			var tl *tooLongString
 			if errors.As(err, &tl) {
-				return nil, BadInput(path, 0, tabStrings, "id %d: the value holds %d bytes, longer than the limit of %s", tl.id, tl.n, sizeMiB(MaxFieldBytes))
+				return nil, BadInput(path, 0, tabStrings, "id %d: the value holds %d bytes, longer than the limit of %s", tl.id, tl.n, SizeMiB(MaxFieldBytes))
 			}
 			return nil, err
 		}

@@ -96,11 +96,11 @@ func (p *nsysParser) kernels(c map[string]bool) error {
 	cellOf := func(n int32) *cell {
 		if cells[n] == nil {
 			r := &p.nodes[n]
-			cells[n] = &cell{cellkey.New(cellFromPath(p.comps(n), p.in.Options)), r.text, r.path}
+			cells[n] = &cell{cellkey.New(CellFromPath(p.comps(n), p.in.Options)), r.text, r.path}
 		}
 		return cells[n]
 	}
-	none := &cell{key: cellkey.New(cellFromPath(nil, p.in.Options))}
+	none := &cell{key: cellkey.New(CellFromPath(nil, p.in.Options))}
 	// setCall fills the call-dependent fields of k; it returns the cell key.
 	setCall := func(k *Kernel, gpid int64) (int64, error) {
 		// Without a launching call the thread is unknown; so is the
@@ -211,34 +211,4 @@ func (p *nsysParser) kernels(c map[string]bool) error {
 			n, tabKernel)})
 	}
 	return err
-}
-
-// cellFromPath derives experiment, variant and shape from a range path:
-// when it has three or more components and the last looks like a shape
-// (k=v,...), the last three are experiment/variant/shape. Options override.
-func cellFromPath(comps []string, o Options) (exp, variant, shape string) {
-	if n := len(comps); n >= 3 && looksLikeShape(comps[n-1]) {
-		exp, variant, shape = comps[n-3], comps[n-2], comps[n-1]
-	}
-	return or(o.Experiment, exp), or(o.Variant, variant), or(o.Shape, shape)
-}
-
-// looksLikeShape reports whether s is a canonical shape string:
-// comma-separated key=value pairs with identifier keys, e.g. "B=16,T=512".
-func looksLikeShape(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, kv := range strings.Split(s, ",") {
-		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
-		if !ok || k == "" || v == "" {
-			return false
-		}
-		for i, r := range k {
-			if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
-				return false
-			}
-		}
-	}
-	return true
 }

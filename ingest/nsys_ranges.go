@@ -145,7 +145,7 @@ func (p *nsysParser) nvtxPrepare() (*nvtxPlan, error) {
 		}
 		start, e, g, rowid, et := v[0], v[1], v[2], v[3], v[4]
 		if v[6] > MaxFieldBytes {
-			return nil, BadInput(p.in.Path, 0, tabNVTX, "row id %d: column \"text\" holds %d bytes, longer than the limit of %s", rowid, v[6], sizeMiB(MaxFieldBytes))
+			return nil, BadInput(p.in.Path, 0, tabNVTX, "row id %d: column \"text\" holds %d bytes, longer than the limit of %s", rowid, v[6], SizeMiB(MaxFieldBytes))
 		}
 		if g == sqlNull {
 			g = 0

@@ -45,21 +45,6 @@ type PairedSample struct {
 	CandidateSMMHz float64 `json:"candidate_sm_mhz"`
 }
 
-// PairedMethodPrefix marks timing rows that hold one arm of a pair
-// (Method "paired:<launch>"): rep is the pair's index, the row's variant
-// its arm, file the paired record's base name. They are neither a cell's
-// wall samples nor its device samples.
-const PairedMethodPrefix = "paired:"
-
-// Meta keys of a paired record, on File "<experiment>/<variant>/<file>" of
-// each arm: "paired.<launch>.<rep>.sm_mhz" (the arm's clock at the end of
-// its block of pair rep), "paired.<launch>.error" (why that launch method
-// has no pairs) and "paired.<launch>.role" ("baseline" | "candidate").
-const MetaPaired = "paired."
-
-// IsPairedTiming reports whether a timing row's method is a paired one.
-func IsPairedTiming(method string) bool { return strings.HasPrefix(method, PairedMethodPrefix) }
-
 // PairedLaunches are the launch methods a paired record may hold.
 var PairedLaunches = []string{"eager", "graph"}
 

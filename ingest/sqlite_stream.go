@@ -134,7 +134,7 @@ func (s *sqliteDB) readRows(table, query string, nint int, null int64, r *rowStr
 			var big *errTextSize
 			if errors.As(err, &big) {
 				if big.n > MaxFieldBytes {
-					return &InputError{File: s.path, Table: table, Err: fmt.Errorf("a text of %d bytes, longer than the limit of %s", big.n, sizeMiB(MaxFieldBytes))}
+					return &InputError{File: s.path, Table: table, Err: fmt.Errorf("a text of %d bytes, longer than the limit of %s", big.n, SizeMiB(MaxFieldBytes))}
 				}
 				c.arena = make([]byte, 0, big.n)
 				n, used, err = nr.fill(c.ints[:scanChunk*nint], null, c.arena[:cap(c.arena)], c.ends[:scanChunk])

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -9,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/rooftool/rooftool/cellkey"
 )
@@ -67,20 +67,6 @@ type ClockSample struct {
 	MemMHz float64 `json:"mem_mhz"`
 }
 
-// DeviceMethodPrefix marks timing rows that hold device time (Method
-// "device:<how>", e.g. "device:cuda-graph") rather than wall time.
-const DeviceMethodPrefix = "device:"
-
-// Meta key prefixes of the timing clock samples: "<prefix><rep>.sm_mhz",
-// the wall loop's and the device (graph-replay) loop's.
-const (
-	MetaClockSample       = "clock_sample."
-	MetaDeviceClockSample = "device_clock_sample."
-)
-
-// IsDeviceTiming reports whether a timing row's method is a device-time one.
-func IsDeviceTiming(method string) bool { return strings.HasPrefix(method, DeviceMethodPrefix) }
-
 func parseTimingFile(b *Builder, in Input) error {
 	data, err := os.ReadFile(in.Path)
 	if err != nil {
@@ -107,7 +93,7 @@ func parseTimingFile(b *Builder, in Input) error {
 			}
 		}
 	}
-	exp, vr, sh := or(in.Experiment, tf.Experiment), or(in.Variant, tf.Variant), or(in.Shape, tf.Shape)
+	exp, vr, sh := cmp.Or(in.Experiment, tf.Experiment), cmp.Or(in.Variant, tf.Variant), cmp.Or(in.Shape, tf.Shape)
 	if exp == "" || vr == "" || sh == "" {
 		return BadInput(in.Path, 0, "", "timing JSON lacks experiment, variant or shape")
 	}
@@ -119,7 +105,7 @@ func parseTimingFile(b *Builder, in Input) error {
 	for i, v := range tf.SamplesMs {
 		b.AddTiming(Timing{Experiment: exp, Variant: vr, Shape: sh, File: file, Device: tf.Device, Method: method, Rep: int32(i), Ms: v})
 	}
-	dm := DeviceMethodPrefix + or(tf.DeviceMethod, "cuda-graph")
+	dm := DeviceMethodPrefix + cmp.Or(tf.DeviceMethod, "cuda-graph")
 	for i, v := range tf.DeviceMs {
 		b.AddTiming(Timing{Experiment: exp, Variant: vr, Shape: sh, File: file, Device: tf.Device, Method: dm, Rep: int32(i), Ms: v})
 	}
@@ -162,11 +148,4 @@ func isPaired(data []byte) bool {
 		head = head[:4096]
 	}
 	return bytes.Contains(head, []byte(`"rooftool_paired"`))
-}
-
-func or(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
