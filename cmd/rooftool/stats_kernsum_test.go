@@ -10,6 +10,7 @@ import (
 
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/detect"
 )
 
 // poisonExport copies the export src to a temporary file in which every
@@ -102,7 +103,7 @@ func TestNsysKernelSummaryMatchesIngest(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", f, err)
 			}
-			tmp, err := ingest.WriteTempKernels([]ingest.Input{{Path: f}}, "rooftool-test-*")
+			tmp, err := detect.WriteTempKernels([]ingest.Input{{Path: f}}, "rooftool-test-*")
 			if err != nil {
 				t.Fatalf("%s: ingest: %v", f, err)
 			}
