@@ -96,7 +96,7 @@ func (c *dictCol) append(key int64, s string) {
 	}
 	c.flush()
 	if err := c.b.AppendString(s); err != nil {
-		panic(err) // only fails on a type mismatch, checked in newKernelAppender
+		panic(err) // only fails on a type mismatch, checked in fastDictCols
 	}
 	c.cache[key] = c.b.GetValueIndex(c.b.Len() - 1)
 }

@@ -55,7 +55,7 @@ type Builder struct {
 	mem                   memory.Allocator
 	b                     map[string]*array.RecordBuilder
 	nextKernel, nextRange int64
-	// sink, when set, takes each table's rows as they pile up (WriteFiles).
+	// sink, when set, takes each table's rows as they pile up (Stream).
 	sink  *tableSink
 	drop  map[string]bool // tables whose rows the sink is not given
 	warns []Meta          // meta rows with key "warning"

@@ -27,7 +27,7 @@ func TestSQLiteNamedNsysRep(t *testing.T) {
 		t.Fatal(err)
 	}
 	if f, err := Format(p); err != nil || f != FormatNsysDB {
-		t.Fatalf("Detect = %q, %v; want %q", f, err, FormatNsysDB)
+		t.Fatalf("Format = %q, %v; want %q", f, err, FormatNsysDB)
 	}
 	tb, err := File(p, ingest.Options{NCU: "", Nsys: "/nonexistent/nsys"}, nil)
 	if err != nil {
@@ -86,7 +86,7 @@ func TestNCUByteOrderMark(t *testing.T) {
 				t.Fatal(err)
 			}
 			if f, err := Format(p); err != nil || f != FormatNCUCSV {
-				t.Fatalf("Detect = %q, %v; want %s", f, err, FormatNCUCSV)
+				t.Fatalf("Format = %q, %v; want %s", f, err, FormatNCUCSV)
 			}
 			tb := ingest1(t, p, ingest.Options{})
 			ks := tb.Kernels()

@@ -14,14 +14,14 @@ import (
 )
 
 // plainAndGzipped ingests src and a gzipped copy of it (dst, a file name in
-// a temporary folder), checking that Detect calls the copy want; it
+// a temporary folder), checking that Format calls the copy want; it
 // returns both tables, released when the test ends, and the copy's path.
 func plainAndGzipped(t *testing.T, src, dst, want string, mem memory.Allocator) (plain, zipped *ingest.Tables, gz string) {
 	t.Helper()
 	gz = filepath.Join(t.TempDir(), dst)
 	ingesttest.GzipFile(t, src, gz)
 	if f, err := Format(gz); err != nil || f != want {
-		t.Fatalf("Detect = %q, %v; want %q", f, err, want)
+		t.Fatalf("Format = %q, %v; want %q", f, err, want)
 	}
 	plain, err := File(src, ingest.Options{}, mem)
 	if err != nil {

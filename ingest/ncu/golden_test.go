@@ -50,7 +50,7 @@ func ncuDump(tb *ingest.Tables, maxKernels int64) string {
 }
 
 // TestNCUGolden pins the complete ingest of every real ncu CSV (the hand
-// checks of the figures are in ncu_test.go). go test ./ingest -run
+// checks of the figures are in ncu_test.go). go test ./ingest/ncu -run
 // TestNCUGolden -update rewrites testdata/*.golden.
 func TestNCUGolden(t *testing.T) {
 	files := []string{
