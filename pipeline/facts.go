@@ -7,6 +7,7 @@ import (
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/detect"
 	"github.com/rooftool/rooftool/spec"
 )
 
@@ -21,7 +22,7 @@ type Indexed struct {
 }
 
 // ReadIndexed reads the input's tables as they are, or its exports once
-// ingested into a temporary directory (ingest.WriteTemp); the metrics
+// ingested into a temporary directory (detect.WriteTemp); the metrics
 // table batchRows rows a batch (<= 0: the scan's default).
 func (in *Input) ReadIndexed(batchRows int) (*Indexed, error) {
 	if in.TablesDir != "" {
@@ -39,7 +40,7 @@ func (in *Input) ReadIndexed(batchRows int) (*Indexed, error) {
 	for _, p := range in.Args {
 		files = append(files, ingest.Input{Path: p})
 	}
-	tmp, err := ingest.WriteTemp(files, "rooftool-input-*")
+	tmp, err := detect.WriteTemp(files, "rooftool-input-*")
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/detect"
 	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
@@ -72,7 +73,7 @@ func Ingest(inputs []ingest.Input, dir string, opts IngestOptions) (w *ingest.Wr
 	if !opts.KeepGoing {
 		// The rows are written as they are parsed (bounded memory); the
 		// set appears in dir only once every file is parsed.
-		w, err = ingest.WriteFiles(inputs, dir, opts.Format, nil)
+		w, err = detect.WriteFiles(inputs, dir, opts.Format, nil)
 		return w, nil, err
 	}
 	if w, skipped, err = ingestReadable(inputs, dir, opts.Format); err == nil && w == nil {
@@ -99,7 +100,7 @@ func fileKind(m fs.FileMode) string {
 }
 
 // ingestReadable parses each input on its own, gathers the readable ones
-// into one set of tables in memory, as ingest.Files would have built from
+// into one set of tables in memory, as detect.Files would have built from
 // them alone, and writes it to dir; it writes nothing and returns nil when
 // none was readable. Each file is parsed once, so a failure part-way
 // through leaves no rows behind.
@@ -130,7 +131,7 @@ func readableTables(inputs []ingest.Input) (*ingest.Tables, []Skipped, error) {
 	defer b.Release()
 	var skipped []Skipped
 	for _, in := range inputs {
-		t, err := ingest.File(in.Path, in.Options, nil)
+		t, err := detect.File(in.Path, in.Options, nil)
 		if err != nil {
 			skipped = append(skipped, Skipped{in.Path, skipReason(in.Path, err)})
 			continue

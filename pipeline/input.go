@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/detect"
 	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
@@ -167,7 +168,7 @@ func (in *Input) Load(ctx context.Context, mem memory.Allocator) (*Result, error
 }
 
 // Tables reads the input's tables into memory: a directory's as they are,
-// exports ingested (ingest.Files), through mem (nil: the default
+// exports ingested (detect.Files), through mem (nil: the default
 // allocator). The caller releases them.
 func (in *Input) Tables(mem memory.Allocator) (*ingest.Tables, error) {
 	switch {
@@ -179,13 +180,13 @@ func (in *Input) Tables(mem memory.Allocator) (*ingest.Tables, error) {
 	return ReadExports(in.Args, mem)
 }
 
-// ReadExports ingests export files into tables in memory (ingest.Files).
+// ReadExports ingests export files into tables in memory (detect.Files).
 func ReadExports(paths []string, mem memory.Allocator) (*ingest.Tables, error) {
 	var files []ingest.Input
 	for _, p := range paths {
 		files = append(files, ingest.Input{Path: p})
 	}
-	return ingest.Files(files, mem)
+	return detect.Files(files, mem)
 }
 
 // DistinctInputs refuses (bad input) two inputs with the same content:
