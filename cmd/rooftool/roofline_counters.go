@@ -2,31 +2,31 @@ package main
 
 import (
 	"fmt"
+	"github.com/rooftool/rooftool/metric"
 	"sort"
 	"strings"
 
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
-	"github.com/rooftool/rooftool/launch/ncu"
 )
 
 // What a kernel's roofline point needs from an ncu export, as rooftool's
-// own kernel pass collects it (ncu.KernelMetrics): its time, its bytes at
+// own kernel pass collects it (metric.Kernel): its time, its bytes at
 // each memory level, and its FLOPs (the SASS floating-point instruction
 // counts and the tensor-core operations).
 var (
-	pointTime  = []string{analysis.MDuration}
-	pointBytes = []string{analysis.MDRAMRead, analysis.MDRAMWrite, analysis.ML2Bytes, analysis.ML1Bytes}
-	pointSASS  = kernelPassMetrics("smsp__sass_thread_inst_executed_op_")
-	pointTC    = kernelPassMetrics("sm__ops_path_tensor_src_")
+	pointTime  = []string{metric.Duration}
+	pointBytes = []string{metric.DRAMRead, metric.DRAMWrite, metric.L2Bytes, metric.L1Bytes}
+	pointSASS  = kernelPassMetrics(metric.InstPrefixSMSP)
+	pointTC    = kernelPassMetrics(metric.TensorPrefix)
 )
 
 // kernelPassMetrics are the counters of rooftool's kernel pass that start
 // with prefix, peaks left out.
 func kernelPassMetrics(prefix string) []string {
 	var out []string
-	for _, m := range ncu.KernelMetrics {
+	for _, m := range metric.Kernel {
 		if strings.HasPrefix(m, prefix) && !strings.HasSuffix(m, ".peak_sustained") {
 			out = append(out, m)
 		}
@@ -82,8 +82,8 @@ func missingPointCounters(run *analysis.Run, experiment, shape string, have map[
 		add(pointTime...)
 	}
 	if needBytes {
-		if have[analysis.MDRAMBytes] {
-			add(analysis.ML2Bytes, analysis.ML1Bytes)
+		if have[metric.DRAMBytes] {
+			add(metric.L2Bytes, metric.L1Bytes)
 		} else {
 			add(pointBytes...)
 		}
@@ -96,7 +96,7 @@ func missingPointCounters(run *analysis.Run, experiment, shape string, have map[
 		}
 		tensor := false
 		for n := range have {
-			tensor = tensor || strings.HasPrefix(n, "sm__ops_path_tensor_")
+			tensor = tensor || strings.HasPrefix(n, metric.TensorPrefix)
 		}
 		if !tensor {
 			add(pointTC...)
