@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"github.com/rooftool/rooftool/metric"
 	"math"
 	"strings"
 	"testing"
@@ -65,7 +66,7 @@ func (f fixture) timings(variant string, ms ...float64) {
 // tensor 1000000 FLOP/cycle (sparse) / 2 x 2 GHz = 1e15 FLOP/s dense.
 func peaks(m map[string]float64) map[string]float64 {
 	for k, v := range map[string]float64{
-		MDRAMPeak: 1000, MDRAMClock: 3e9, ML2Peak: 5000, ML2Clock: 2e9, MSMClock: 2e9,
+		metric.DRAMPeak: 1000, metric.DRAMClock: 3e9, metric.L2Peak: 5000, metric.L2Clock: 2e9, metric.SMClock: 2e9,
 		"sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained": 16896,
 		"sm__ops_path_tensor_src_bf16_dst_fp32.sum.peak_sustained":         1000000,
 	} {
@@ -86,7 +87,7 @@ func buildFixture(t *testing.T, mem memory.Allocator) *ingest.Tables {
 	// GEMM: 8e11 bf16 FLOPs in 1 ms, 1.5e9 DRAM bytes, 4e9 L2 bytes.
 	gemm := peaks(map[string]float64{
 		"sm__ops_path_tensor_src_bf16_dst_fp32.sum": 8e11,
-		MDRAMRead: 1e9, MDRAMWrite: 5e8, ML2Bytes: 4e9, ML1Bytes: 6e9, ML1TMABytes: 2e9,
+		metric.DRAMRead: 1e9, metric.DRAMWrite: 5e8, metric.L2Bytes: 4e9, metric.L1Bytes: 6e9, metric.L1TMABytes: 2e9,
 		"sm__sass_thread_inst_executed_op_fadd_pred_on.sum": 0,
 		"sm__sass_thread_inst_executed_op_fmul_pred_on.sum": 0,
 		"sm__sass_thread_inst_executed_op_ffma_pred_on.sum": 0,
@@ -99,15 +100,15 @@ func buildFixture(t *testing.T, mem memory.Allocator) *ingest.Tables {
 		"sm__sass_thread_inst_executed_op_fadd_pred_on.sum": 1e6,
 		"sm__sass_thread_inst_executed_op_fmul_pred_on.sum": 2e6,
 		"sm__sass_thread_inst_executed_op_ffma_pred_on.sum": 3e6,
-		MDRAMRead: 8e6, MDRAMWrite: 4e6, ML2Bytes: 2.4e7, ML1Bytes: 2.4e7,
-		solDRAM: 99, solSM: 10,
+		metric.DRAMRead: 8e6, metric.DRAMWrite: 4e6, metric.L2Bytes: 2.4e7, metric.L1Bytes: 2.4e7,
+		metric.SOLDRAM: 99, metric.SOLSM: 10,
 	}))
 	f.ncuKernel("dual-acc", "dual_acc", 1_600_000, ingest.PassKernel, peaks(map[string]float64{
 		"sm__ops_path_tensor_src_bf16_dst_fp32.sum": 1.6e12,
-		MDRAMRead: 1.2e9, MDRAMWrite: 2e8, ML2Bytes: 6e9, ML1Bytes: 9e9,
+		metric.DRAMRead: 1.2e9, metric.DRAMWrite: 2e8, metric.L2Bytes: 6e9, metric.L1Bytes: 9e9,
 	}))
-	f.ncuKernel("unfused", "range", 0, ingest.PassRange, map[string]float64{MDRAMRead: 2.5e8, MDRAMWrite: 5e7})
-	f.ncuKernel("dual-acc", "range", 0, ingest.PassRange, map[string]float64{MDRAMBytes: 1e8})
+	f.ncuKernel("unfused", "range", 0, ingest.PassRange, map[string]float64{metric.DRAMRead: 2.5e8, metric.DRAMWrite: 5e7})
+	f.ncuKernel("dual-acc", "range", 0, ingest.PassRange, map[string]float64{metric.DRAMBytes: 1e8})
 	// nsys timeline, out of order on purpose.
 	f.nsysKernel("unfused", "silu_mul", 3000, 4500)
 	f.nsysKernel("unfused", "gemm_a", 1000, 900_000)
@@ -171,7 +172,7 @@ func TestSMSPCountersAndL2ClockFallback(t *testing.T) {
 		"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum":                1e9,
 		"smsp__sass_thread_inst_executed_op_fadd_pred_on.sum":                1e8,
 		"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained": 16896,
-		ML2Peak: 5000, MSMClock: 1.98e9, ML2Bytes: 1e9,
+		metric.L2Peak: 5000, metric.SMClock: 1.98e9, metric.L2Bytes: 1e9,
 	})
 	tb := b.Finish()
 	b.Release()
@@ -388,7 +389,7 @@ func TestFewSamplesAndL2(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	b := ingest.NewBuilder(mem)
 	f := fixture{b}
-	f.ncuKernel("unfused", "k", 100_000, ingest.PassKernel, map[string]float64{MDRAMRead: 1e6, MDRAMWrite: 1e6})
+	f.ncuKernel("unfused", "k", 100_000, ingest.PassKernel, map[string]float64{metric.DRAMRead: 1e6, metric.DRAMWrite: 1e6})
 	f.timings("unfused", 1, 2, 3)
 	tb := b.Finish()
 	b.Release()
@@ -422,8 +423,8 @@ func TestClockWarnings(t *testing.T) {
 	}{{"1980", false}, {"1755", true}, {"", false}} {
 		b := ingest.NewBuilder(mem)
 		f := fixture{b}
-		f.ncuKernel("unfused", "k", 100_000, ingest.PassKernel, map[string]float64{MSMClock: 1.98e9})
-		f.ncuKernel("unfused", "k2", 100_000, ingest.PassKernel, map[string]float64{MSMClock: 1.96e9})
+		f.ncuKernel("unfused", "k", 100_000, ingest.PassKernel, map[string]float64{metric.SMClock: 1.98e9})
+		f.ncuKernel("unfused", "k2", 100_000, ingest.PassKernel, map[string]float64{metric.SMClock: 1.96e9})
 		if c.timingMHz != "" {
 			b.AddMeta(ingest.Meta{Source: ingest.SourceTiming, File: "t.json", Key: "clock.sm_mhz", Value: c.timingMHz})
 		}
@@ -447,10 +448,10 @@ func TestClockWarningsKernelPassOnly(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	b := ingest.NewBuilder(mem)
 	f := fixture{b}
-	f.ncuKernel("unfused", "k", 100_000, ingest.PassKernel, map[string]float64{MSMClock: 1.98e9})
-	f.ncuKernel("unfused", "k2", 100_000, ingest.PassKernel, map[string]float64{MSMClock: 1.96e9})
+	f.ncuKernel("unfused", "k", 100_000, ingest.PassKernel, map[string]float64{metric.SMClock: 1.98e9})
+	f.ncuKernel("unfused", "k2", 100_000, ingest.PassKernel, map[string]float64{metric.SMClock: 1.96e9})
 	for _, v := range []string{"unfused", "dual-acc", "dual-acc-graph"} {
-		f.ncuKernel(v, "range", 300_000, ingest.PassRange, map[string]float64{MSMClock: 1.50e9})
+		f.ncuKernel(v, "range", 300_000, ingest.PassRange, map[string]float64{metric.SMClock: 1.50e9})
 	}
 	b.AddMeta(ingest.Meta{Source: ingest.SourceTiming, File: "t.json", Key: "clock.sm_mhz", Value: "1980"})
 	tb := b.Finish()

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"github.com/rooftool/rooftool/metric"
 	"math"
 	"strconv"
 	"strings"
@@ -41,9 +42,9 @@ func clockWarnings(t *ingest.Tables, byKernel metricIndex, tol float64, mask Pas
 		if !kernelPass[id] {
 			continue
 		}
-		if v, ok := m.get(MSMClock); ok && v > 0 {
+		if v, ok := m.get(metric.SMClock); ok && v > 0 {
 			ncu = append(ncu, v)
-		} else if v, ok := m.get(detSMFrequency); ok && v > 0 {
+		} else if v, ok := m.get(metric.DetailSMFrequency); ok && v > 0 {
 			ncu = append(ncu, v)
 		}
 	}
@@ -72,7 +73,7 @@ func clockWarnings(t *ingest.Tables, byKernel metricIndex, tol float64, mask Pas
 
 // TimingSMClocks gives the SM clock (MHz) the timing pass read after each
 // cell's timed loop: the meta rows clock.sm_mhz of source timing, whose File
-// is "<experiment>/<variant>/<timing file>" (ingest/timing.go), matched to
+// is "<experiment>/<variant>/<timing file>" (ingest/timing), matched to
 // their cell through the file column of the timings table. perCell is false
 // when the tables hold clock rows that name the timing file alone (tables
 // ingested before File carried the experiment and variant): the variants of

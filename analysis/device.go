@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"github.com/rooftool/rooftool/metric"
 	"sort"
 	"strings"
 
@@ -52,26 +53,26 @@ func deviceCeilings(t *ingest.Tables, byKernel metricIndex) gpu.Ceilings {
 		factor               float64
 	}
 	inst := func(op string) []string {
-		return []string{instPrefix + op + "_pred_on.sum" + peakSuffix, instPrefixSMSP + op + "_pred_on.sum" + peakSuffix}
+		return []string{metric.InstPrefix + op + "_pred_on.sum" + metric.PeakSuffix, metric.InstPrefixSMSP + op + "_pred_on.sum" + metric.PeakSuffix}
 	}
 	// L2 and L1 run in their own clock domains; where the export lacks
 	// their cycle rates the SM clock stands in, and the Source says so.
 	specs := []spec{
-		{gpu.CeilDRAM, gpu.KindBandwidth, []string{MDRAMPeak}, MDRAMClock, "", 1},
-		{gpu.CeilL2, gpu.KindBandwidth, []string{ML2Peak}, ML2Clock, MSMClock, 1},
-		{gpu.CeilL1, gpu.KindBandwidth, []string{ML1Peak}, ML1Clock, MSMClock, 1},
-		{gpu.CeilFP64, gpu.KindCompute, inst("dfma"), MSMClock, "", 2},
-		{gpu.CeilFP32, gpu.KindCompute, inst("ffma"), MSMClock, "", 2},
-		{gpu.CeilFP16, gpu.KindCompute, inst("hfma"), MSMClock, "", 2},
+		{gpu.CeilDRAM, gpu.KindBandwidth, []string{metric.DRAMPeak}, metric.DRAMClock, "", 1},
+		{gpu.CeilL2, gpu.KindBandwidth, []string{metric.L2Peak}, metric.L2Clock, metric.SMClock, 1},
+		{gpu.CeilL1, gpu.KindBandwidth, []string{metric.L1Peak}, metric.L1Clock, metric.SMClock, 1},
+		{gpu.CeilFP64, gpu.KindCompute, inst("dfma"), metric.SMClock, "", 2},
+		{gpu.CeilFP32, gpu.KindCompute, inst("ffma"), metric.SMClock, "", 2},
+		{gpu.CeilFP16, gpu.KindCompute, inst("hfma"), metric.SMClock, "", 2},
 	}
 	// Tensor peaks: every sm__ops_path_tensor_src_*.sum.peak_sustained seen.
 	tensorPeaks := map[string]string{} // class -> metric (first in name order)
 	for _, id := range ids {
 		for _, name := range sortedKeys(byKernel[id]) {
-			if !strings.HasPrefix(name, tensorPrefix) || !strings.HasSuffix(name, peakSuffix) {
+			if !strings.HasPrefix(name, metric.TensorPrefix) || !strings.HasSuffix(name, metric.PeakSuffix) {
 				continue
 			}
-			g := tensorRE.FindStringSubmatch(strings.TrimSuffix(name, peakSuffix))
+			g := tensorRE.FindStringSubmatch(strings.TrimSuffix(name, metric.PeakSuffix))
 			if g == nil || g[3] != "" {
 				continue
 			}
@@ -86,7 +87,7 @@ func deviceCeilings(t *ingest.Tables, byKernel metricIndex) gpu.Ceilings {
 		// H100 it reads 8192 FLOP/cycle/SM for bf16, twice the dense 4096,
 		// and only half of it reproduces ncu's own sm__throughput for a dense
 		// GEMM (testdata/runs/2026-11-22-h100-003504). Dense roofs use half.
-		specs = append(specs, spec{gpu.CeilingFor(cl), gpu.KindCompute, []string{tensorPeaks[cl]}, MSMClock, "", 0.5})
+		specs = append(specs, spec{gpu.CeilingFor(cl), gpu.KindCompute, []string{tensorPeaks[cl]}, metric.SMClock, "", 0.5})
 	}
 	for _, s := range specs {
 		var vals []float64
@@ -129,7 +130,7 @@ func deviceCeilings(t *ingest.Tables, byKernel metricIndex) gpu.Ceilings {
 		if s.factor != 1 {
 			factor = fmt.Sprintf(" x %g", s.factor)
 		}
-		if strings.HasPrefix(peakUsed, tensorPrefix) {
+		if strings.HasPrefix(peakUsed, metric.TensorPrefix) {
 			factor += " (dense: the peak counts 2:4 sparsity)"
 		}
 		note := ""
@@ -180,7 +181,7 @@ func pipeUsers(byKernel metricIndex, ids []int64, peaks []string) []int64 {
 	var out []int64
 	for _, id := range ids {
 		for _, p := range peaks {
-			if v, ok := byKernel[id].get(strings.TrimSuffix(p, peakSuffix)); ok && v > 0 {
+			if v, ok := byKernel[id].get(strings.TrimSuffix(p, metric.PeakSuffix)); ok && v > 0 {
 				out = append(out, id)
 				break
 			}

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"github.com/rooftool/rooftool/metric"
 	"math"
 	"sort"
 	"strings"
@@ -84,19 +85,19 @@ func (ms *missingMetrics) add(names ...string) { *ms = append(*ms, strings.Join(
 // cycles / clock; and its SM cycles and clock where ncu has them.
 func (f *KernelFact) setDuration(k ingest.Kernel, m kernelMetrics, missing *missingMetrics) {
 	f.DurationNs = float64(k.DurationNs)
-	f.SMCycles, _ = m.get(MSMCycles)
-	f.SMClockHz, _ = m.get(MSMClock)
+	f.SMCycles, _ = m.get(metric.SMCycles)
+	f.SMClockHz, _ = m.get(metric.SMClock)
 	if f.DurationNs <= 0 {
-		if v, ok := m.get(MDuration); ok {
+		if v, ok := m.get(metric.Duration); ok {
 			f.DurationNs = v
-		} else if cyc, ok := m.get(MSMCycles); ok {
-			if clk, ok := m.get(MSMClock); ok && clk > 0 {
+		} else if cyc, ok := m.get(metric.SMCycles); ok {
+			if clk, ok := m.get(metric.SMClock); ok && clk > 0 {
 				f.DurationNs = cyc / clk * 1e9
 			}
 		}
 	}
 	if f.DurationNs <= 0 {
-		missing.add(MDuration, MSMCycles+" with "+MSMClock)
+		missing.add(metric.Duration, metric.SMCycles+" with "+metric.SMClock)
 	}
 }
 
@@ -117,7 +118,7 @@ func (f *KernelFact) setFLOPs(m kernelMetrics, missing *missingMetrics) (hasTens
 		}
 	}
 	if !hasTensor {
-		missing.add("sm__ops_path_tensor_*.sum")
+		missing.add(metric.TensorAll)
 	}
 	if _, ok := f.FLOPs["fp32"]; !ok {
 		missing.add("sm[sp]__sass_thread_inst_executed_op_{fadd,fmul,ffma}_pred_on.sum")
@@ -136,29 +137,29 @@ func (f *KernelFact) setFLOPs(m kernelMetrics, missing *missingMetrics) (hasTens
 // setBytes sets the kernel's DRAM (read and write, else total), L2 and L1
 // (with TMA) bytes, and returns the bytes of each level the export has.
 func (f *KernelFact) setBytes(m kernelMetrics, missing *missingMetrics) map[string]float64 {
-	r, okR := m.get(MDRAMRead)
-	w, okW := m.get(MDRAMWrite)
+	r, okR := m.get(metric.DRAMRead)
+	w, okW := m.get(metric.DRAMWrite)
 	hasDRAM := okR || okW
 	if hasDRAM {
 		f.DRAMReadBytes, f.DRAMWriteBytes, f.DRAMBytes = r, w, r+w
-	} else if tot, ok := m.get(MDRAMBytes); ok {
+	} else if tot, ok := m.get(metric.DRAMBytes); ok {
 		f.DRAMBytes, hasDRAM = tot, true
 	} else {
-		missing.add(MDRAMRead+" + "+MDRAMWrite, MDRAMBytes)
+		missing.add(metric.DRAMRead+" + "+metric.DRAMWrite, metric.DRAMBytes)
 	}
-	l2, hasL2 := m.get(ML2Bytes)
+	l2, hasL2 := m.get(metric.L2Bytes)
 	f.L2Bytes = l2
 	if !hasL2 {
-		missing.add(ML2Bytes)
+		missing.add(metric.L2Bytes)
 	}
-	l1, hasL1 := m.get(ML1Bytes)
-	if tma, ok := m.get(ML1TMABytes); ok {
+	l1, hasL1 := m.get(metric.L1Bytes)
+	if tma, ok := m.get(metric.L1TMABytes); ok {
 		l1 += tma
 		hasL1 = true
 	}
 	f.L1Bytes = l1
 	if !hasL1 {
-		missing.add(ML1Bytes)
+		missing.add(metric.L1Bytes)
 	}
 	bytes := map[string]float64{}
 	if hasDRAM {
@@ -210,12 +211,12 @@ var solMetrics = []struct {
 	key   string
 	names []string
 }{
-	{"dram", []string{solDRAM, detDRAM}},
-	{"memory", []string{solMemory, detMemory}},
-	{"l2", []string{solL2, detL2}},
-	{"l1", []string{solL1, detL1}},
-	{"compute", []string{solSM, detCompute, solSMInst}},
-	{"tensor", []string{solTensorPipe}},
+	{"dram", []string{metric.SOLDRAM, metric.DetailDRAM}},
+	{"memory", []string{metric.SOLMemory, metric.DetailMemory}},
+	{"l2", []string{metric.SOLL2, metric.DetailL2}},
+	{"l1", []string{metric.SOLL1, metric.DetailL1}},
+	{"compute", []string{metric.SOLSM, metric.DetailCompute, metric.SOLSMInst}},
+	{"tensor", []string{metric.SOLTensorPipe}},
 }
 
 // setSOL sets ncu's own speed-of-light percentages, where the export has

@@ -1,18 +1,13 @@
 package analysis
 
 import (
+	"github.com/rooftool/rooftool/metric"
 	"sort"
 	"strings"
 )
 
-// Metrics of the ncu kernel pass that say what holds a kernel back.
+// What ncu lists beside the warp stall reasons that is no reason.
 const (
-	ML2HitRate      = "lts__t_sector_hit_rate.pct"
-	MTensorActive   = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"
-	MIssueActive    = "smsp__issue_active.avg.pct_of_peak_sustained_active"
-	MWarpsPerIssue  = "smsp__average_warps_active_per_issue_active.ratio"
-	stallPrefix     = "smsp__average_warps_issue_stalled_"
-	stallSuffix     = "_per_issue_active.ratio"
 	stallNotAReason = "selected" // the warp that issued: ncu lists it beside the stalls
 )
 
@@ -39,16 +34,16 @@ type Stall struct {
 // limitsOf reads a kernel's Limits from its metrics.
 func limitsOf(m kernelMetrics) Limits {
 	var l Limits
-	l.L2HitPct, _ = m.get(ML2HitRate)
-	l.TensorActivePct, _ = m.get(MTensorActive)
-	l.IssueActivePct, _ = m.get(MIssueActive)
-	l.WarpsPerIssue, _ = m.get(MWarpsPerIssue)
+	l.L2HitPct, _ = m.get(metric.L2HitRate)
+	l.TensorActivePct, _ = m.get(metric.TensorActive)
+	l.IssueActivePct, _ = m.get(metric.IssueActive)
+	l.WarpsPerIssue, _ = m.get(metric.WarpsPerIssue)
 	for name, v := range m {
-		r, ok := strings.CutPrefix(name, stallPrefix)
+		r, ok := strings.CutPrefix(name, metric.StallPrefix)
 		if !ok {
 			continue
 		}
-		if r, ok = strings.CutSuffix(r, stallSuffix); ok && r != stallNotAReason {
+		if r, ok = strings.CutSuffix(r, metric.StallSuffix); ok && r != stallNotAReason {
 			if l.Stalls == nil {
 				l.Stalls = map[string]float64{}
 			}

@@ -2,50 +2,12 @@ package analysis
 
 import (
 	"fmt"
+	"github.com/rooftool/rooftool/metric"
 	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/rooftool/rooftool/ingest"
-)
-
-// Metric names analysis reads (ncu raw-page names; details-page names where
-// ncu's sections state the same fact).
-const (
-	MDuration      = "gpu__time_duration.sum"
-	MDRAMRead      = "dram__bytes_read.sum"
-	MDRAMWrite     = "dram__bytes_write.sum"
-	MDRAMBytes     = "dram__bytes.sum"
-	ML2Bytes       = "lts__t_bytes.sum"
-	ML1Bytes       = "l1tex__t_bytes.sum"
-	ML1TMABytes    = "l1tex__m_xbar2l1tex_read_bytes.sum"
-	MSMCycles      = "sm__cycles_elapsed.avg"
-	MSMClock       = "sm__cycles_elapsed.avg.per_second"
-	MDRAMClock     = "dram__cycles_elapsed.avg.per_second"
-	ML2Clock       = "lts__cycles_elapsed.avg.per_second"
-	ML1Clock       = "l1tex__cycles_elapsed.avg.per_second"
-	MDRAMPeak      = "dram__bytes.sum.peak_sustained"
-	ML2Peak        = "lts__t_bytes.sum.peak_sustained"
-	ML1Peak        = "l1tex__t_bytes.sum.peak_sustained"
-	instPrefix     = "sm__sass_thread_inst_executed_op_"
-	instPrefixSMSP = "smsp__sass_thread_inst_executed_op_" // the same counts, summed over SM sub-partitions
-	tensorPrefix   = "sm__ops_path_tensor_src_"
-	peakSuffix     = ".peak_sustained"
-	pctElapsed     = ".avg.pct_of_peak_sustained_elapsed"
-	solDRAM        = "dram__throughput" + pctElapsed
-	solMemory      = "gpu__compute_memory_throughput" + pctElapsed
-	solL2          = "lts__throughput" + pctElapsed
-	solL1          = "l1tex__throughput" + pctElapsed
-	solSM          = "sm__throughput" + pctElapsed
-	solSMInst      = "sm__instruction_throughput" + pctElapsed
-	solTensorPipe  = "sm__pipe_tensor_cycles_active" + pctElapsed
-	detDRAM        = "DRAM Throughput"         // details page, GPU Speed Of Light Throughput
-	detMemory      = "Memory Throughput"       // details page, %, GPU Speed Of Light Throughput
-	detL2          = "L2 Cache Throughput"     // details page
-	detL1          = "L1/TEX Cache Throughput" // details page
-	detCompute     = "Compute (SM) Throughput" // details page
-	detSMFrequency = "SM Frequency"            // details page, Hz
-	detDRAMFreq    = "DRAM Frequency"          // details page, Hz
 )
 
 // kernelMetrics holds the numeric metrics of one kernel row by name. A
@@ -71,17 +33,17 @@ var (
 	neededNames = func() map[string]bool {
 		m := map[string]bool{}
 		for _, n := range []string{
-			MDuration, MDRAMRead, MDRAMWrite, MDRAMBytes, ML2Bytes, ML1Bytes, ML1TMABytes,
-			MSMCycles, MSMClock, MDRAMClock, ML2Clock, ML1Clock, MDRAMPeak, ML2Peak, ML1Peak,
-			solDRAM, solMemory, solL2, solL1, solSM, solSMInst, solTensorPipe,
-			detDRAM, detMemory, detL2, detL1, detCompute, detSMFrequency, detDRAMFreq,
-			ML2HitRate, MTensorActive, MIssueActive, MWarpsPerIssue,
+			metric.Duration, metric.DRAMRead, metric.DRAMWrite, metric.DRAMBytes, metric.L2Bytes, metric.L1Bytes, metric.L1TMABytes,
+			metric.SMCycles, metric.SMClock, metric.DRAMClock, metric.L2Clock, metric.L1Clock, metric.DRAMPeak, metric.L2Peak, metric.L1Peak,
+			metric.SOLDRAM, metric.SOLMemory, metric.SOLL2, metric.SOLL1, metric.SOLSM, metric.SOLSMInst, metric.SOLTensorPipe,
+			metric.DetailDRAM, metric.DetailMemory, metric.DetailL2, metric.DetailL1, metric.DetailCompute, metric.DetailSMFrequency, metric.DetailDRAMFreq,
+			metric.L2HitRate, metric.TensorActive, metric.IssueActive, metric.WarpsPerIssue,
 		} {
 			m[n] = true
 		}
 		return m
 	}()
-	neededPrefixes = []string{instPrefix, instPrefixSMSP, tensorPrefix, stallPrefix}
+	neededPrefixes = []string{metric.InstPrefix, metric.InstPrefixSMSP, metric.TensorPrefix, metric.StallPrefix}
 )
 
 // Needs reports whether analysis reads the metric name: the metric index
@@ -210,7 +172,7 @@ func tensorFLOPs(m kernelMetrics) (byClass map[string]float64, ok bool) {
 	split := map[key]float64{}
 	hasDst := map[string]bool{}
 	for name, v := range m {
-		if !strings.HasPrefix(name, tensorPrefix) {
+		if !strings.HasPrefix(name, metric.TensorPrefix) {
 			continue
 		}
 		g := tensorRE.FindStringSubmatch(name)
@@ -262,10 +224,10 @@ func simtFLOPs(m kernelMetrics, p string) (float64, bool) {
 // inst reads a SASS thread-instruction counter under its sm__ or smsp__
 // name (ncu accepts both; the sum over all SMs is the same).
 func (m kernelMetrics) inst(suffix string) (float64, bool) {
-	if v, ok := m[instPrefix+suffix]; ok {
+	if v, ok := m[metric.InstPrefix+suffix]; ok {
 		return v, true
 	}
-	v, ok := m[instPrefixSMSP+suffix]
+	v, ok := m[metric.InstPrefixSMSP+suffix]
 	return v, ok
 }
 

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"github.com/rooftool/rooftool/metric"
 	"math"
 	"strings"
 	"testing"
@@ -35,7 +36,7 @@ func TestRangeBelowFloor(t *testing.T) {
 	for _, v := range []string{"eager", "alone"} {
 		for i := 0; i < 6; i++ {
 			name := "k" + string(rune('a'+i))
-			f.ncuKernel(v, name, 800, ingest.PassKernel, map[string]float64{MDuration: 800, ML2Bytes: 0.6e6, MDRAMRead: 1.5e9, MDRAMWrite: 0.625e9})
+			f.ncuKernel(v, name, 800, ingest.PassKernel, map[string]float64{metric.Duration: 800, metric.L2Bytes: 0.6e6, metric.DRAMRead: 1.5e9, metric.DRAMWrite: 0.625e9})
 			f.nsysKernel(v, name, int64(100+20*i), 10)
 		}
 		// The cell's NVTX ranges and its two copies under them.

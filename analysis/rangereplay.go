@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"github.com/rooftool/rooftool/metric"
 	"sort"
 	"strconv"
 	"strings"
@@ -50,16 +51,16 @@ func rangeReplays(t *ingest.Tables, byKernel metricIndex) map[cellkey.Key][]rang
 			files[k.File] = rp
 		}
 		m := byKernel[k.ID]
-		d, okD := m.get(MDuration)
-		l2, okL2 := m.get(ML2Bytes)
+		d, okD := m.get(metric.Duration)
+		l2, okL2 := m.get(metric.L2Bytes)
 		rp.facts.timeNs, rp.facts.l2Bytes = rp.facts.timeNs+d, rp.facts.l2Bytes+l2
 		rp.facts.seen = rp.facts.seen || (okD && okL2)
-		r, okR := m.get(MDRAMRead)
-		w, okW := m.get(MDRAMWrite)
+		r, okR := m.get(metric.DRAMRead)
+		w, okW := m.get(metric.DRAMWrite)
 		if okR || okW {
 			rp.dram += r + w
 			rp.dramSeen = true
-		} else if tot, ok := m.get(MDRAMBytes); ok {
+		} else if tot, ok := m.get(metric.DRAMBytes); ok {
 			rp.dram += tot
 			rp.dramSeen = true
 		}

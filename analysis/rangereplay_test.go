@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"github.com/rooftool/rooftool/metric"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,7 +20,7 @@ import (
 func rangeRow(b *ingest.Builder, variant, file string, replay int, read, write float64) {
 	id := b.AddKernel(ingest.Kernel{Source: ingest.SourceNCU, File: file, Pass: ingest.PassRange,
 		Experiment: expName, Variant: variant, Shape: shapeA, Name: "range"})
-	for n, v := range map[string]float64{MDRAMRead: read, MDRAMWrite: write, MDuration: 5000, ML2Bytes: 4e6} {
+	for n, v := range map[string]float64{metric.DRAMRead: read, metric.DRAMWrite: write, metric.Duration: 5000, metric.L2Bytes: 4e6} {
 		b.AddMetric(ingest.Metric{KernelID: id, Name: n, Value: v, Valid: true})
 	}
 	if replay > 0 {
@@ -42,10 +43,10 @@ func TestRangeReplaysKeptApart(t *testing.T) {
 	b := ingest.NewBuilder(mem)
 	f := fixture{b}
 	for _, v := range []string{"unfused", "unfused-graph"} {
-		f.ncuKernel(v, "gemm_a", 1000, ingest.PassKernel, map[string]float64{MDuration: 1000, ML2Bytes: 2e6})
-		f.ncuKernel(v, "silu_mul", 1000, ingest.PassKernel, map[string]float64{MDuration: 1000, ML2Bytes: 2e6})
+		f.ncuKernel(v, "gemm_a", 1000, ingest.PassKernel, map[string]float64{metric.Duration: 1000, metric.L2Bytes: 2e6})
+		f.ncuKernel(v, "silu_mul", 1000, ingest.PassKernel, map[string]float64{metric.Duration: 1000, metric.L2Bytes: 2e6})
 	}
-	f.ncuKernel("dual-acc", "dual_gemm", 1000, ingest.PassKernel, map[string]float64{MDuration: 1000, ML2Bytes: 2e6})
+	f.ncuKernel("dual-acc", "dual_gemm", 1000, ingest.PassKernel, map[string]float64{metric.Duration: 1000, metric.L2Bytes: 2e6})
 	rangeRow(b, "unfused", "s.range.csv", 1, 60e6, 10e6)
 	rangeRow(b, "unfused", "s.range.r2.csv", 2, 62e6, 10e6)
 	rangeRow(b, "unfused", "s.range.r3.csv", 3, 61e6, 10e6)
@@ -125,7 +126,7 @@ func TestRangeCoverageJudgedAsRunner(t *testing.T) {
 	m := &rundir.Manifest{}
 	runnerPartial := map[string]bool{}
 	for v, rs := range cells {
-		f.ncuKernel(v, "gemm", kernelNs, ingest.PassKernel, map[string]float64{MDuration: kernelNs, ML2Bytes: kernelL2})
+		f.ncuKernel(v, "gemm", kernelNs, ingest.PassKernel, map[string]float64{metric.Duration: kernelNs, metric.L2Bytes: kernelL2})
 		st := rundir.PassStatus{Status: rundir.StatusOK}
 		for i, r := range rs {
 			k := i + 1
@@ -135,7 +136,7 @@ func TestRangeCoverageJudgedAsRunner(t *testing.T) {
 			}
 			id := b.AddKernel(ingest.Kernel{Source: ingest.SourceNCU, File: file, Pass: ingest.PassRange,
 				Experiment: expName, Variant: v, Shape: shapeA, Name: "range"})
-			for n, x := range map[string]float64{MDuration: r.timeNs, ML2Bytes: r.l2, MDRAMRead: 3e6, MDRAMWrite: 1e6} {
+			for n, x := range map[string]float64{metric.Duration: r.timeNs, metric.L2Bytes: r.l2, metric.DRAMRead: 3e6, metric.DRAMWrite: 1e6} {
 				b.AddMetric(ingest.Metric{KernelID: id, Name: n, Value: x, Valid: true})
 			}
 			b.AddMeta(ingest.Meta{Source: ingest.SourceNCU, File: expName + "/" + v + "/" + file, Key: ingest.MetaRangeReplay, Value: strconv.Itoa(k)})

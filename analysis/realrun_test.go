@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"github.com/rooftool/rooftool/metric"
 	"math"
 	"path/filepath"
 	"strings"
@@ -85,8 +86,8 @@ func TestRealRunAgreesWithNCU(t *testing.T) {
 			// its clock, from its own metrics.
 			ownRoof := map[int64]float64{}
 			for id, m := range metricsByKernel(tb) {
-				peak, ok := m.get(tensorPrefix + "bf16_dst_fp32.sum" + peakSuffix)
-				clk, ok2 := m.get(MSMClock)
+				peak, ok := m.get(metric.TensorPrefix + "bf16_dst_fp32.sum" + metric.PeakSuffix)
+				clk, ok2 := m.get(metric.SMClock)
 				if ok && ok2 && peak > 0 && clk > 0 {
 					ownRoof[id] = peak * 0.5 * clk
 				}

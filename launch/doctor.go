@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/rooftool/rooftool/metric"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -223,7 +224,7 @@ func checkCounters(ctx context.Context, cfg DoctorConfig, hasGPU bool, ncu strin
 	}
 	cctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(cctx, ncu, "--clock-control", "none", "--metrics", "gpu__time_duration.sum,dram__bytes_read.sum", "--csv",
+	cmd := exec.CommandContext(cctx, ncu, "--clock-control", "none", "--metrics", metric.Duration+","+metric.DRAMRead, "--csv",
 		cfg.Python, "-c", "import torch; x = torch.ones(1 << 20, device='cuda'); y = x * 2; torch.cuda.synchronize()")
 	b, err := cmd.CombinedOutput()
 	s := string(b)
@@ -232,7 +233,7 @@ func checkCounters(ctx context.Context, cfg DoctorConfig, hasGPU bool, ncu strin
 		out = append(out, Finding{Check: "counters probe", Level: LevelProblem, Detail: "ncu on a tiny kernel: ERR_NVGPUCTRPERM (no permission for performance counters)", Fix: fix})
 	case err != nil:
 		out = append(out, Finding{Check: "counters probe", Level: LevelWarn, Detail: fmt.Sprintf("ncu on a tiny torch kernel failed: %v: %s", err, lastLine(s)), Fix: "run the probe by hand: ncu --metrics gpu__time_duration.sum " + cfg.Python + " -c 'import torch; torch.ones(1, device=\"cuda\")*2'"})
-	case strings.Contains(s, "gpu__time_duration.sum"):
+	case strings.Contains(s, metric.Duration):
 		out = append(out, Finding{Check: "counters probe", Level: LevelOK, Detail: "ncu profiled a tiny torch kernel"})
 	default:
 		out = append(out, Finding{Check: "counters probe", Level: LevelWarn, Detail: "ncu ran but printed no metric: " + lastLine(s)})

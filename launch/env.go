@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rooftool/rooftool/metric"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -156,8 +157,8 @@ func (r *Runner) setupTools(ctx context.Context, cells []plan.Cell) {
 				r.warn("ncu --query-metrics: %v: metric names are not checked", err)
 			}
 			var dropped, rdropped []string
-			r.metrics, dropped = ncu.ExpandMetrics(ncu.KernelMetrics, avail)
-			r.rmetrics, rdropped = ncu.ExpandMetrics(ncu.RangeMetrics, avail)
+			r.metrics, dropped = ncu.ExpandMetrics(metric.Kernel, avail)
+			r.rmetrics, rdropped = ncu.ExpandMetrics(metric.Range, avail)
 			if d := append(dropped, rdropped...); len(d) > 0 {
 				r.warn("ncu on this device lacks %s: not collected", strings.Join(d, ", "))
 			}

@@ -15,6 +15,7 @@ package launch
 import (
 	"context"
 	"fmt"
+	"github.com/rooftool/rooftool/metric"
 	"os"
 	"path"
 	"path/filepath"
@@ -146,13 +147,13 @@ func (r *Runner) floorOf(exp, cell string, cp ingest.CopyTotals) (rundir.DRAMFlo
 		return rundir.DRAMFloor{}, false, f + ": no DRAM bytes in the kernel pass"
 	}
 	l2 := 0.0
-	if sz, ok := t[rangerule.MetricL2Size]; ok && sz > 0 {
+	if sz, ok := t[metric.DeviceL2]; ok && sz > 0 {
 		l2 = sz / float64(rows)
 	} else if r.m.GPU.L2Bytes > 0 {
 		l2 = float64(r.m.GPU.L2Bytes)
 	}
 	if l2 <= 0 {
-		return rundir.DRAMFloor{}, false, "the device's L2 capacity is unknown (no " + rangerule.MetricL2Size + " in " + f + ", none in the manifest)"
+		return rundir.DRAMFloor{}, false, "the device's L2 capacity is unknown (no " + metric.DeviceL2 + " in " + f + ", none in the manifest)"
 	}
 	bytes, warn := r.rangeBytes(exp, cell)
 	for _, w := range warn {
@@ -170,6 +171,6 @@ func (r *Runner) kernelCSV(rel string) (rangerule.Totals, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	t, rows, err := ncu.SumMetrics(data, rangerule.MetricDRAMRead, rangerule.MetricDRAMWrite, rangerule.MetricDRAM, rangerule.MetricL2Size)
+	t, rows, err := ncu.SumMetrics(data, metric.DRAMRead, metric.DRAMWrite, metric.DRAMBytes, metric.DeviceL2)
 	return t, rows, err
 }

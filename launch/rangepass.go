@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/rooftool/rooftool/metric"
 	"os"
 	"path"
 	"path/filepath"
@@ -255,7 +256,7 @@ func (r *Runner) rangeBytes(exp, cell string) ([]float64, []string) {
 		data, err := os.ReadFile(filepath.Join(r.dir, filepath.FromSlash(fs[0])))
 		if err == nil {
 			var t map[string]float64
-			if t, _, err = ncu.SumMetrics(data, rangerule.MetricDRAMRead, rangerule.MetricDRAMWrite, rangerule.MetricDRAM); err == nil {
+			if t, _, err = ncu.SumMetrics(data, metric.DRAMRead, metric.DRAMWrite, metric.DRAMBytes); err == nil {
 				if d, ok := rangerule.DRAM(t); ok {
 					out = append(out, d)
 				}
@@ -518,7 +519,7 @@ func (r *Runner) kernelTotals(exp, cell string) (rangerule.Totals, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, _, err := ncu.SumMetrics(data, rangerule.MetricTime, rangerule.MetricL2)
+	t, _, err := ncu.SumMetrics(data, metric.Duration, metric.L2Bytes)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f, err)
 	}
@@ -535,7 +536,7 @@ func (r *Runner) cover(st *rundir.PassStatus, kernel rangerule.Totals, exp, cell
 	if err != nil {
 		return []string{fmt.Sprintf("range pass of %s/%s: %v: coverage not checked", exp, cell, err)}
 	}
-	rng, _, err := ncu.SumMetrics(data, rangerule.MetricTime, rangerule.MetricL2)
+	rng, _, err := ncu.SumMetrics(data, metric.Duration, metric.L2Bytes)
 	if err != nil {
 		return []string{fmt.Sprintf("range pass of %s/%s: %s: %v: coverage not checked", exp, cell, st.Files[0], err)}
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/rooftool/rooftool/metric"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,7 +19,6 @@ import (
 
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/launch/ncu"
 	"github.com/rooftool/rooftool/launch/plan"
 	"github.com/rooftool/rooftool/launch/runtables"
 )
@@ -457,9 +457,9 @@ func TestRunDropsRejectedMetric(t *testing.T) {
 	cfg.Variants = []string{"good"}
 	cfg.Shapes = []string{"n=1"}
 	cfg.Passes = []string{rundir.PassNCU}
-	old := ncu.KernelMetrics
-	ncu.KernelMetrics = append(slices.Clip(old), "bogus__thing.sum")
-	defer func() { ncu.KernelMetrics = old }()
+	old := metric.Kernel
+	metric.Kernel = append(slices.Clip(old), "bogus__thing.sum")
+	defer func() { metric.Kernel = old }()
 	m, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"github.com/rooftool/rooftool/metric"
 	"sort"
 	"strings"
 
@@ -44,7 +45,7 @@ func (k *kernelAgg) side(source string) *KernelSide {
 // lacksDRAM says whether analysis found no DRAM counters for a kernel.
 func lacksDRAM(f analysis.KernelFact) bool {
 	for _, w := range f.Warnings {
-		if w.Code == analysis.WarnMissing && strings.Contains(w.Msg, analysis.MDRAMRead) {
+		if w.Code == analysis.WarnMissing && strings.Contains(w.Msg, metric.DRAMRead) {
 			return true
 		}
 	}

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"github.com/rooftool/rooftool/metric"
 	"html/template"
 	"math"
 	"strings"
@@ -167,11 +168,13 @@ var qualityLegend = []legendRow{
 
 // limitsLegend explains the table of what limits the slowest kernel.
 var limitsLegend = []legendRow{
-	{in: legendBoth, text: func(f legendFormat) string { return "L2 hit: " + f.code("lts__t_sector_hit_rate") + "." }},
+	{in: legendBoth, text: func(f legendFormat) string {
+		return "L2 hit: " + f.code(strings.TrimSuffix(metric.L2HitRate, ".pct")) + "."
+	}},
 	{in: legendBoth, text: same("Tensor pipe and issue slots: % of peak while the SM is active.")},
 	{in: legendBoth, nl: legendBoth, text: func(f legendFormat) string {
 		return "Stalls: ncu's warp states, warps stalled for that reason per issued instruction, of the warps\n" +
-			"resident per issued instruction in all (" + f.code("smsp__average_warps_issue_stalled_*_per_issue_active") + ")."
+			"resident per issued instruction in all (" + f.code(metric.StallPrefix+"*"+strings.TrimSuffix(metric.StallSuffix, ".ratio")) + ")."
 	}},
 }
 

@@ -6,36 +6,36 @@ import (
 	"strings"
 
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/metric"
 )
 
 // pointCounters are what a kernel's roofline point needs from an ncu
-// export, as a kernel pass with a given metric list collects it
-// (rooftool's own: ncu.KernelMetrics of launch/ncu): its time, its bytes
-// at each memory level, and its FLOPs (the SASS floating-point instruction
-// counts and the tensor-core operations of that list).
+// export, as rooftool's own kernel pass collects it (metric.Kernel): its
+// time, its bytes at each memory level, and its FLOPs (the SASS
+// floating-point instruction counts and the tensor-core operations of that
+// list).
 type pointCounters struct {
 	time, bytes, sass, tensor []string
 }
 
-// newPointCounters takes the SASS and tensor counters of kernelPass, the
-// kernel pass's metric list, peaks left out.
-func newPointCounters(kernelPass []string) pointCounters {
+// points are the counters of a kernel point.
+var points = func() pointCounters {
 	of := func(prefix string) []string {
 		var out []string
-		for _, m := range kernelPass {
-			if strings.HasPrefix(m, prefix) && !strings.HasSuffix(m, ".peak_sustained") {
+		for _, m := range metric.Kernel {
+			if strings.HasPrefix(m, prefix) && !strings.HasSuffix(m, metric.PeakSuffix) {
 				out = append(out, m)
 			}
 		}
 		return out
 	}
 	return pointCounters{
-		time:   []string{analysis.MDuration},
-		bytes:  []string{analysis.MDRAMRead, analysis.MDRAMWrite, analysis.ML2Bytes, analysis.ML1Bytes},
-		sass:   of("smsp__sass_thread_inst_executed_op_"),
-		tensor: of("sm__ops_path_tensor_src_"),
+		time:   []string{metric.Duration},
+		bytes:  []string{metric.DRAMRead, metric.DRAMWrite, metric.L2Bytes, metric.L1Bytes},
+		sass:   of(metric.InstPrefixSMSP),
+		tensor: of(metric.TensorPrefix),
 	}
-}
+}()
 
 // missing are the counters the kernels of (experiment, shape) of run lack
 // for a roofline point, given the metric names the export has (nil: not
@@ -65,21 +65,21 @@ func (pc pointCounters) missing(run *analysis.Run, experiment, shape string, hav
 		add(pc.time...)
 	}
 	if needBytes {
-		if have[analysis.MDRAMBytes] {
-			add(analysis.ML2Bytes, analysis.ML1Bytes)
+		if have[metric.DRAMBytes] {
+			add(metric.L2Bytes, metric.L1Bytes)
 		} else {
 			add(pc.bytes...)
 		}
 	}
 	if needFLOPs {
 		for _, m := range pc.sass {
-			if !have["sm__"+strings.TrimPrefix(m, "smsp__")] {
+			if !have[metric.InstPrefix+strings.TrimPrefix(m, metric.InstPrefixSMSP)] {
 				add(m)
 			}
 		}
 		tensor := false
 		for n := range have {
-			tensor = tensor || strings.HasPrefix(n, "sm__ops_path_tensor_")
+			tensor = tensor || strings.HasPrefix(n, metric.TensorPrefix)
 		}
 		if !tensor {
 			add(pc.tensor...)

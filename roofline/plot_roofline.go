@@ -3,6 +3,7 @@ package roofline
 import (
 	"errors"
 	"fmt"
+	"github.com/rooftool/rooftool/metric"
 	"math"
 	"sort"
 	"strings"
@@ -123,7 +124,7 @@ func KernelPoints(run *analysis.Run, experiment, shape string) (placed int, why 
 	}
 	if noBytes > 0 {
 		parts = append(parts, fmt.Sprintf("%d of %d kernels have no byte counters (%s + dram__bytes_write.sum, %s, %s or %s)", noBytes, n,
-			analysis.MDRAMRead, analysis.MDRAMBytes, analysis.ML2Bytes, analysis.ML1Bytes))
+			metric.DRAMRead, metric.DRAMBytes, metric.L2Bytes, metric.L1Bytes))
 	}
 	if zeroFLOPs > 0 {
 		parts = append(parts, fmt.Sprintf("%d of %d kernels count zero FLOPs (the counters the export has read 0 or n/a)", zeroFLOPs, n))

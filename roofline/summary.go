@@ -33,13 +33,9 @@ type Summary struct {
 	before int
 }
 
-// Options say where Draw writes and what it advises.
+// Options say where Draw writes.
 type Options struct {
 	OutDir string
-	// KernelPass is the metric list of rooftool's ncu kernel pass: where an
-	// export's kernels get no point, the counters of it they lack are
-	// named with the ncu command that collects them.
-	KernelPass []string
 }
 
 // Draw writes the charts of f (pipeline.Input.Facts) to opts.OutDir: one
@@ -102,8 +98,7 @@ func drawCharts(f *pipeline.Facts, opts Options, s *Summary) error {
 			// A chart without a single kernel point is drawn only where the
 			// export states its own peaks; else it is bad input.
 			if placed, why := KernelPoints(run, "", ""); placed == 0 && why != "" {
-				pc := newPointCounters(opts.KernelPass)
-				hint := pc.hint(pc.missing(run, "", "", f.MetricNames()))
+				hint := points.hint(points.missing(run, "", "", f.MetricNames()))
 				if !deviceRoofs(f.Ceilings) {
 					return &ingest.InputError{File: strings.Join(inputs, " "), Err: errors.New(why + "; nothing to draw (the export states no peaks either)" + onNextLine(hint))}
 				}

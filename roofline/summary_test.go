@@ -11,7 +11,7 @@ import (
 
 // Counters that are there and read zero: no ncu command to collect them.
 func TestCollectHintNothingMissing(t *testing.T) {
-	if h := newPointCounters(nil).hint(nil); h != "" {
+	if h := points.hint(nil); h != "" {
 		t.Errorf("nothing missing: hint %q", h)
 	}
 }

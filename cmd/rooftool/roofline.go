@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rooftool/rooftool/internal/tableout"
-	"github.com/rooftool/rooftool/launch/ncu"
 	"github.com/rooftool/rooftool/pipeline"
 	"github.com/rooftool/rooftool/roofline"
 )
@@ -62,7 +61,7 @@ func runRoofline(ctx context.Context, opts *RooflineOptions) error {
 		return err
 	}
 	defer facts.Close()
-	s, err := roofline.Draw(facts, roofline.Options{OutDir: opts.OutDir, KernelPass: ncu.KernelMetrics})
+	s, err := roofline.Draw(facts, roofline.Options{OutDir: opts.OutDir})
 	if err != nil {
 		for _, w := range s.Warnings {
 			fmt.Fprintf(opts.IO.Err, "warning: %s\n", w)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/rooftool/rooftool/metric"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,10 +24,10 @@ const benchFactsKernels = 100000
 
 var benchFactsMetrics = func() []string {
 	ms := []string{
-		analysis.MDuration, analysis.MDRAMRead, analysis.MDRAMWrite, analysis.ML2Bytes, analysis.ML1Bytes,
-		analysis.MSMCycles, analysis.MSMClock, analysis.MDRAMClock, analysis.ML2Clock, analysis.ML1Clock,
-		analysis.MDRAMPeak, analysis.ML2Peak, analysis.ML1Peak, analysis.ML2HitRate, analysis.MTensorActive,
-		analysis.MIssueActive, analysis.MWarpsPerIssue,
+		metric.Duration, metric.DRAMRead, metric.DRAMWrite, metric.L2Bytes, metric.L1Bytes,
+		metric.SMCycles, metric.SMClock, metric.DRAMClock, metric.L2Clock, metric.L1Clock,
+		metric.DRAMPeak, metric.L2Peak, metric.L1Peak, metric.L2HitRate, metric.TensorActive,
+		metric.IssueActive, metric.WarpsPerIssue,
 		"sm__ops_path_tensor_src_bf16_dst_fp32.sum", "sm__ops_path_tensor_src_bf16_dst_fp32.sum.peak_sustained",
 		"dram__throughput.avg.pct_of_peak_sustained_elapsed", "sm__throughput.avg.pct_of_peak_sustained_elapsed",
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/detect"
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/launch/ncu"
 	"github.com/rooftool/rooftool/pipeline"
 	"github.com/rooftool/rooftool/roofline"
 	"github.com/rooftool/rooftool/spec"
@@ -144,7 +143,7 @@ func TestRooflineStreamMatchesInMemory(t *testing.T) {
 				var o, e bytes.Buffer
 				dir := t.TempDir()
 				f := &pipeline.Facts{Input: in, Run: run, Experiments: exps, Ceilings: ceil, GPUs: tb.GPUs(), TablesDir: x.Dir}
-				s, err := roofline.Draw(f, roofline.Options{OutDir: dir, KernelPass: ncu.KernelMetrics})
+				s, err := roofline.Draw(f, roofline.Options{OutDir: dir})
 				if err == nil {
 					err = s.WriteText(&o, &e)
 				} else {

@@ -8,6 +8,7 @@ package ncu
 
 import (
 	"fmt"
+	"github.com/rooftool/rooftool/metric"
 	"math"
 	"strings"
 
@@ -52,43 +53,43 @@ const (
 // gpu__time_duration.sum nor Duration (ncu 2020's default sets):
 // cycles / (cycles per second).
 const (
-	ncuMetricCycles    = "sm__cycles_elapsed.avg"
-	ncuMetricCycleRate = "sm__cycles_elapsed.avg.per_second"
+	ncuMetricCycles    = metric.SMCycles
+	ncuMetricCycleRate = metric.SMClock
 )
 
 var ncuRoles = map[string]ncuRole{
-	"gpu__time_duration.sum":                     roleDuration,
-	"Duration":                                   roleDurationSOL,
-	"launch__registers_per_thread":               roleRegisters,
-	"Registers Per Thread":                       roleRegisters,
-	"launch__shared_mem_per_block_static":        roleSmemStatic,
-	"Static Shared Memory Per Block":             roleSmemStatic,
-	"launch__shared_mem_per_block_dynamic":       roleSmemDynamic,
-	"Dynamic Shared Memory Per Block":            roleSmemDynamic,
-	"launch__grid_dim_x":                         roleGridX,
-	"launch__grid_dim_y":                         roleGridY,
-	"launch__grid_dim_z":                         roleGridZ,
-	"launch__block_dim_x":                        roleBlockX,
-	"launch__block_dim_y":                        roleBlockY,
-	"launch__block_dim_z":                        roleBlockZ,
-	"launch__device_id":                          roleDevice,
-	"launch__stream_id":                          roleStream,
-	"launch__context_id":                         roleContext,
-	"device__attribute_display_name":             roleGPUName,
-	"device__attribute_multiprocessor_count":     roleGPUSMs,
-	"device__attribute_l2_cache_size":            roleGPUL2,
-	"device__attribute_total_memory":             roleGPUMem,
-	"device__attribute_max_gpu_frequency_khz":    roleGPUSMClockKHz,
-	"device__attribute_max_mem_frequency_khz":    roleGPUMemClockKHz,
-	"device__attribute_compute_capability_major": roleGPUCCMajor,
-	"device__attribute_compute_capability_minor": roleGPUCCMinor,
-	"device__attribute_pci_bus_id":               roleGPUPCIBus,
-	"device__attribute_pci_domain_id":            roleGPUPCIDomain,
-	"device__attribute_pci_device_id":            roleGPUPCIDevice,
-	"device__attribute_clock_rate":               roleGPUSMClockKHz,
-	"device__attribute_memory_clock_rate":        roleGPUMemClockKHz,
-	ncuMetricCycles:                              roleCycles,
-	ncuMetricCycleRate:                           roleCycleRate,
+	metric.Duration:                   roleDuration,
+	"Duration":                        roleDurationSOL,
+	metric.Registers:                  roleRegisters,
+	"Registers Per Thread":            roleRegisters,
+	metric.SmemStatic:                 roleSmemStatic,
+	"Static Shared Memory Per Block":  roleSmemStatic,
+	metric.SmemDynamic:                roleSmemDynamic,
+	"Dynamic Shared Memory Per Block": roleSmemDynamic,
+	metric.GridX:                      roleGridX,
+	metric.GridY:                      roleGridY,
+	metric.GridZ:                      roleGridZ,
+	metric.BlockX:                     roleBlockX,
+	metric.BlockY:                     roleBlockY,
+	metric.BlockZ:                     roleBlockZ,
+	metric.LaunchDevice:               roleDevice,
+	metric.LaunchStream:               roleStream,
+	metric.LaunchContext:              roleContext,
+	metric.DeviceName:                 roleGPUName,
+	metric.DeviceSMs:                  roleGPUSMs,
+	metric.DeviceL2:                   roleGPUL2,
+	metric.DeviceMemory:               roleGPUMem,
+	metric.DeviceSMClockKHz:           roleGPUSMClockKHz,
+	metric.DeviceMemKHz:               roleGPUMemClockKHz,
+	metric.DeviceCCMajor:              roleGPUCCMajor,
+	metric.DeviceCCMinor:              roleGPUCCMinor,
+	metric.DevicePCIBus:               roleGPUPCIBus,
+	metric.DevicePCIDomain:            roleGPUPCIDomain,
+	metric.DevicePCIDevice:            roleGPUPCIDevice,
+	metric.DeviceClockRate:            roleGPUSMClockKHz,
+	metric.DeviceMemRate:              roleGPUMemClockKHz,
+	ncuMetricCycles:                   roleCycles,
+	ncuMetricCycleRate:                roleCycleRate,
 }
 
 // apply records what a metric says about its kernel or device. v is in the

@@ -21,7 +21,7 @@
 // raw/nsys/.../part-1.sqlite). A committed run (testdata/runs) keeps them
 // gzipped beside that name, x.csv.gz, and the manifest unchanged: whoever
 // opens a manifest's file reads <name>.gz where <name> is absent
-// (launch.Inputs for `profile --ingest-only`; merge follows a
+// (runtables.Inputs in launch/runtables for `profile --ingest-only`; merge follows a
 // renamed .gz too), and ingest tells a gzipped ncu CSV or nsys SQLite by
 // its gzip magic and names its rows after the file as it was before
 // compression, so that tables ingested from either are the same. What a

@@ -114,7 +114,7 @@ type MergedPart struct {
 	// names that the merge copied, by the path the merged manifest names
 	// it under, of its bytes as ingest reads them (a gzipped file's
 	// content): what a check of the merge compares the run with once
-	// the shards are gone (launch.CheckMerged).
+	// the shards are gone (shard.CheckMerged, launch/shard).
 	Files map[string]string `json:"files,omitempty"`
 	// PredictedSeconds is the part's passes as the shard plan predicted
 	// them; Seconds its launches' measured seconds together (0: not

@@ -8,6 +8,7 @@ package rangerule
 
 import (
 	"fmt"
+	"github.com/rooftool/rooftool/metric"
 	"math"
 	"strings"
 
@@ -49,8 +50,8 @@ type Totals map[string]float64
 // Coverage compares range totals with kernel totals.
 func Coverage(kernel, rng Totals) *rundir.Coverage {
 	c := &rundir.Coverage{
-		KernelTimeNs: kernel[MetricTime], RangeTimeNs: rng[MetricTime],
-		KernelL2Bytes: kernel[MetricL2], RangeL2Bytes: rng[MetricL2],
+		KernelTimeNs: kernel[metric.Duration], RangeTimeNs: rng[metric.Duration],
+		KernelL2Bytes: kernel[metric.L2Bytes], RangeL2Bytes: rng[metric.L2Bytes],
 	}
 	ratio := func(m string) *float64 {
 		k, kok := kernel[m]
@@ -60,23 +61,10 @@ func Coverage(kernel, rng Totals) *rundir.Coverage {
 		}
 		return rundir.CoverageRatio(v, k)
 	}
-	c.Time = ratio(MetricTime)
-	c.L2Bytes = ratio(MetricL2)
+	c.Time = ratio(metric.Duration)
+	c.L2Bytes = ratio(metric.L2Bytes)
 	return c
 }
-
-// Metrics the coverage compares, and the DRAM bytes the replay rule reads.
-const (
-	MetricTime      = "gpu__time_duration.sum"
-	MetricL2        = "lts__t_bytes.sum"
-	MetricDRAMRead  = "dram__bytes_read.sum"
-	MetricDRAMWrite = "dram__bytes_write.sum"
-	MetricDRAM      = "dram__bytes.sum"
-)
-
-// MetricL2Size is the ncu kernel pass's L2 capacity column (one value per
-// row: summed over the rows, divided by their count).
-const MetricL2Size = "device__attribute_l2_cache_size"
 
 // WarnRangeBelowFloor begins the warning of a range short of its DRAM
 // floor (analysis warns under the same code).
@@ -85,11 +73,11 @@ const WarnRangeBelowFloor = "range-below-floor"
 // DRAM is the DRAM bytes of a sum: read + write where it has either, else
 // dram__bytes.
 func DRAM(t Totals) (float64, bool) {
-	rd, okR := t[MetricDRAMRead]
-	wr, okW := t[MetricDRAMWrite]
+	rd, okR := t[metric.DRAMRead]
+	wr, okW := t[metric.DRAMWrite]
 	if okR || okW {
 		return rd + wr, true
 	}
-	tot, ok := t[MetricDRAM]
+	tot, ok := t[metric.DRAMBytes]
 	return tot, ok
 }

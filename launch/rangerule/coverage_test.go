@@ -3,6 +3,7 @@ package rangerule
 import (
 	"compress/gzip"
 	"encoding/json"
+	"github.com/rooftool/rooftool/metric"
 	"io"
 	"math"
 	"os"
@@ -43,7 +44,7 @@ func TestCoverageOfCommittedRun(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				s, _, err := ncu.SumMetrics(data, MetricTime, MetricL2)
+				s, _, err := ncu.SumMetrics(data, metric.Duration, metric.L2Bytes)
 				if err != nil {
 					t.Fatal(err)
 				}
