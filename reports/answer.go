@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/rooftool/rooftool/internal/figure"
 )
 
 // Answer is one row of the answer table that report.md and report.html open
@@ -280,13 +282,13 @@ func notMeasuredWhy(d Decision) string {
 
 // firstClause is s up to its first "; " or " (", at most n runes.
 func firstClause(s string, n int) string {
-	s = oneLine(s)
+	s = figure.OneLine(s)
 	for _, sep := range []string{"; ", " ("} {
 		if i := strings.Index(s, sep); i > 0 {
 			s = s[:i]
 		}
 	}
-	return shorten(s, n)
+	return figure.Shorten(s, n)
 }
 
 // answerTest is an answer's test without its candidate: "speedup vs eager >

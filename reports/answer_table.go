@@ -3,6 +3,8 @@ package reports
 import (
 	"fmt"
 	"strings"
+
+	"github.com/rooftool/rooftool/internal/figure"
 )
 
 // answerRow is one row of the answer table as both report formats show
@@ -61,7 +63,7 @@ func answerRows(r *Report) (rows []answerRow, unrun []string) {
 			continue
 		}
 		row := answerRow{N: num[a.Decision], Experiment: a.Experiment, Shape: a.Shape, ShapeParts: strings.SplitAfter(a.Shape, ","),
-			Test: answerTest(a), Source: a.Cite(), SourceShort: strings.TrimPrefix(a.Cite(), "seed "), Quote: mathText(oneLine(a.Quote)),
+			Test: answerTest(a), Source: a.Cite(), SourceShort: strings.TrimPrefix(a.Cite(), "seed "), Quote: mathText(figure.OneLine(a.Quote)),
 			Best: answerBest(a), Judged: dashIfEmpty(a.Best), Of: len(a.Compared), Compared: strings.Join(a.Compared, ", "), Measured: "—",
 			Verdict: a.Verdict, Class: verdictClass(a.Verdict), Why: a.Why}
 		if a.Measured != nil {
@@ -70,7 +72,7 @@ func answerRows(r *Report) (rows []answerRow, unrun []string) {
 		rows = append(rows, row)
 	}
 	for i, k := range unrun {
-		unrun[i] = fmt.Sprintf("%s (%s)", k, plural(left[k], "claim"))
+		unrun[i] = fmt.Sprintf("%s (%s)", k, figure.Plural(left[k], "claim"))
 	}
 	return rows, unrun
 }

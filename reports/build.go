@@ -10,6 +10,7 @@ import (
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/internal/figure"
 	"github.com/rooftool/rooftool/pipeline"
 	"github.com/rooftool/rooftool/spec"
 )
@@ -128,11 +129,11 @@ func incomplete(m *rundir.Manifest) []string {
 	}
 	for _, p := range m.Passes {
 		if cs := never[p]; len(cs) > 0 {
-			out = append(out, fmt.Sprintf("the %s pass never ran for %s: %s", p, plural(len(cs), "cell"), list(cs)))
+			out = append(out, fmt.Sprintf("the %s pass never ran for %s: %s", p, figure.Plural(len(cs), "cell"), list(cs)))
 		}
 	}
 	if len(none) > 0 {
-		out = append(out, fmt.Sprintf("no pass ran for %s: %s", plural(len(none), "cell"), list(none)))
+		out = append(out, fmt.Sprintf("no pass ran for %s: %s", figure.Plural(len(none), "cell"), list(none)))
 	}
 	return out
 }
@@ -350,7 +351,7 @@ func (x *index) row(e *spec.Experiment, v spec.Variant, shape string) (CellRow, 
 			if !has {
 				ws = append(ws, analysis.Warning{Code: analysis.WarnModelMismatch,
 					Msg: fmt.Sprintf("%s at %s: measured DRAM %s is %s the model's %s (outside %sx..%sx)",
-						v.Name, shape, Bytes(meas), Ratio(mr), Bytes(row.TheoryDRAMBytes), num(modelLo), num(modelHi))})
+						v.Name, shape, figure.Bytes(meas), figure.Ratio(mr), figure.Bytes(row.TheoryDRAMBytes), figure.Num(modelLo), figure.Num(modelHi))})
 			}
 		}
 	}

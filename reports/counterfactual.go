@@ -6,6 +6,7 @@ import (
 
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/cellkey"
+	"github.com/rooftool/rooftool/internal/figure"
 	"github.com/rooftool/rooftool/spec"
 )
 
@@ -155,10 +156,10 @@ func (x *index) dramCounterfactual(cf Counterfactual, e *spec.Experiment, metric
 	cf.Assumptions = append(cf.Assumptions, how)
 	if cf.BytesRemoved == 0 {
 		cf.Assumptions = append(cf.Assumptions, fmt.Sprintf("the candidate's GEMMs move %s more than the baseline's, no more than the %s its fused epilogues must move: no main-loop excess to take off, so the kernel-pass value stands",
-			Bytes(cf.ExtraGEMMBytes), Bytes(eb)))
+			figure.Bytes(cf.ExtraGEMMBytes), figure.Bytes(eb)))
 	} else {
 		cf.Assumptions = append(cf.Assumptions, fmt.Sprintf("the candidate's GEMMs move the baseline's GEMM bytes plus those of its epilogues: %s of their %s excess taken off its %s of kernel-pass DRAM bytes, set against the baseline's %s (both terms from the ncu kernel pass, L2 flushed before each kernel; one profile per cell, so a point)",
-			Bytes(cf.BytesRemoved), Bytes(cf.ExtraGEMMBytes), Bytes(cb), Bytes(bb)))
+			figure.Bytes(cf.BytesRemoved), figure.Bytes(cf.ExtraGEMMBytes), figure.Bytes(cb), figure.Bytes(bb)))
 	}
 	of := func(c float64) float64 {
 		switch metric {
@@ -234,14 +235,14 @@ func (x *index) epilogueBytes(e *spec.Experiment, variant, shape string) (float6
 	if b == 0 {
 		return 0, fmt.Sprintf("the candidate's fused epilogues need no operand beyond the GEMMs' own (epilogue_bytes %s: %s)", th.EpilogueBytes, what)
 	}
-	return b, fmt.Sprintf("the candidate still moves the %s its fused epilogues must read and write (%s = %s: %s)", Bytes(b), th.EpilogueBytes, Bytes(b), what)
+	return b, fmt.Sprintf("the candidate still moves the %s its fused epilogues must read and write (%s = %s: %s)", figure.Bytes(b), th.EpilogueBytes, figure.Bytes(b), what)
 }
 
 // counterfactualText states a counterfactual in the decision's reason.
 func counterfactualText(metric string, cf Counterfactual) string {
 	if cf.Pass == cfPassKernel {
 		return fmt.Sprintf("had they matched the baseline's (%s less GEMM DRAM traffic), %s would be at best %s on kernel-pass bytes, measured there %s (an optimistic bound, not judged: the fused epilogue counted as free)",
-			Bytes(cf.BytesRemoved), metric, fmtMetric(metric, cf.AtBest), fmtMetric(metric, cf.MeasuredKernel))
+			figure.Bytes(cf.BytesRemoved), metric, fmtMetric(metric, cf.AtBest), fmtMetric(metric, cf.MeasuredKernel))
 	}
 	return fmt.Sprintf("had they matched the baseline's (%.1f us less GEMM time at the slower of %.0f and %.0f MHz), %s would be at best %s, over both clocks and the medians' 95%% intervals [%s, %s] (an optimistic bound, not judged: the fused epilogue counted as free)",
 		cf.TimeRemovedUs, cf.ClockMHz, cf.GEMMClockMHz, metric, fmtMetric(metric, cf.AtBest), boundStr(metric, cf.Lo), boundStr(metric, cf.Hi))

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/cellkey"
+	"github.com/rooftool/rooftool/internal/figure"
 )
 
 // deviceCheck looks at the two cells of a device-time speedup. Where a
@@ -29,10 +30,10 @@ func (x *index) deviceCheck(exp, shape, base, cand string, m Value, op string, t
 	}
 	k := (bCap / bd) * (cd / cCap)
 	w := Value{Center: m.Center, Lo: math.Min(m.Lo, m.Lo*k), Hi: math.Max(m.Hi, m.Hi*k), N: m.N}
-	if unbounded(m.Hi) {
+	if figure.Unbounded(m.Hi) {
 		w.Hi = m.Hi
 	}
-	note := fmt.Sprintf("with device times capped at their cells' wall medians (%s), the speedup is %s (measured %s)", joinNotes(append(bn, cn...)), Ratio(m.Center*k), Ratio(m.Center))
+	note := fmt.Sprintf("with device times capped at their cells' wall medians (%s), the speedup is %s (measured %s)", joinNotes(append(bn, cn...)), figure.Ratio(m.Center*k), figure.Ratio(m.Center))
 	if v, _ := judge(MetricGPUSpeedup, w, op, thr); v == verdict {
 		return nil, note + ": the cap would not change the verdict"
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/internal/figure"
 	"github.com/rooftool/rooftool/internal/tableout"
 )
 
@@ -44,7 +45,7 @@ func fmtTime(v *Value) string {
 	if v == nil {
 		return "—"
 	}
-	s := fmtSeconds(v.Center/1e3, v.Lo/1e3, v.Hi/1e3)
+	s := figure.Seconds(v.Center/1e3, v.Lo/1e3, v.Hi/1e3)
 	return s
 }
 
@@ -59,7 +60,7 @@ func pctDelta(d *float64) string {
 // kernelLabel keeps a normalized kernel name readable in a table: without
 // "void " and cut to 64 characters (the CSV and JSON keep it whole).
 func kernelLabel(n string) string {
-	return shorten(strings.TrimPrefix(n, "void "), 64)
+	return figure.Shorten(strings.TrimPrefix(n, "void "), 64)
 }
 
 // DiffText says how WriteText lays out the comparison.
@@ -91,7 +92,7 @@ func (d *DiffResult) WriteText(w io.Writer, o DiffText) error {
 	for _, r := range d.Rows {
 		p := "—"
 		if r.P != nil {
-			p = pval(*r.P)
+			p = figure.PValue(*r.P)
 		}
 		row := []string{r.Experiment, r.Variant, r.Shape, fmtTime(r.Old), fmtTime(r.New), r.delta(d.Alpha), p, r.n()}
 		if r.Old != nil && r.New != nil {
@@ -104,7 +105,7 @@ func (d *DiffResult) WriteText(w io.Writer, o DiffText) error {
 		}
 	}
 	if g := d.Geomean; g != nil {
-		both.Rows = append(both.Rows, []string{"geomean", "", "", Ms(g.Old), Ms(g.New), pctDelta(&g.Delta), "", plural(g.Cells, "cell")})
+		both.Rows = append(both.Rows, []string{"geomean", "", "", figure.Ms(g.Old), figure.Ms(g.New), pctDelta(&g.Delta), "", figure.Plural(g.Cells, "cell")})
 	}
 	if len(both.Rows) == 0 {
 		fmt.Fprintln(w, "No cell is in both runs.")
@@ -119,12 +120,12 @@ func (d *DiffResult) WriteText(w io.Writer, o DiffText) error {
 			return err
 		}
 	case len(one.Rows) > 0:
-		fmt.Fprintf(w, "\n%s in one run only, per experiment (--one-run-cells lists them):\n\n", plural(len(one.Rows), "cell"))
+		fmt.Fprintf(w, "\n%s in one run only, per experiment (--one-run-cells lists them):\n\n", figure.Plural(len(one.Rows), "cell"))
 		if err := d.oneRunCounts().Write(w); err != nil {
 			return err
 		}
 	}
-	fmt.Fprintf(w, "\nMedians with %.0f%% intervals; p from a Mann-Whitney U test; \"~\": no significant difference (p >= %s).\n", 100*d.Confidence, num(d.Alpha))
+	fmt.Fprintf(w, "\nMedians with %.0f%% intervals; p from a Mann-Whitney U test; \"~\": no significant difference (p >= %s).\n", 100*d.Confidence, figure.Num(d.Alpha))
 	if d.Geomean != nil {
 		fmt.Fprintln(w, "geomean: geometric mean of the medians of the cells in both runs.")
 	}
@@ -192,7 +193,7 @@ func (d *DiffResult) writeKernelTables(w io.Writer) error {
 		if s == nil {
 			return "—"
 		}
-		return SI(s.TimeNs/1e9, "s")
+		return figure.SI(s.TimeNs/1e9, "s")
 	}
 	// A DRAM figure over another number of launches than n is starred.
 	starred := false
@@ -202,9 +203,9 @@ func (d *DiffResult) writeKernelTables(w io.Writer) error {
 		}
 		if s.NCUCount != s.Count {
 			starred = true
-			return SI(*s.DRAMBytes, "B") + "*"
+			return figure.SI(*s.DRAMBytes, "B") + "*"
 		}
-		return SI(*s.DRAMBytes, "B")
+		return figure.SI(*s.DRAMBytes, "B")
 	}
 	for _, c := range d.KernelCells {
 		k := c.Key()
@@ -261,14 +262,6 @@ func (d *DiffResult) writeKernelTables(w io.Writer) error {
 	}
 	fmt.Fprintln(w, "\"+\": kernel added, \"-\": removed, \"—\": not there or not measured; names matched across tools' spellings.")
 	return nil
-}
-
-// plural is "1 cell", "2 cells".
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // sourceName says where a cell's kernel counts and times come from.

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/rooftool/rooftool/internal/figure"
 )
 
 // Small goldens of how report.md shows figures of run
@@ -48,7 +50,7 @@ func TestDisplaySituations(t *testing.T) {
 		return ""
 	}
 	wall := func(rw CellRow) string {
-		return fmtSeconds(rw.WallMs.Center/1e3, rw.WallMs.Lo/1e3, rw.WallMs.Hi/1e3)
+		return figure.Seconds(rw.WallMs.Center/1e3, rw.WallMs.Lo/1e3, rw.WallMs.Hi/1e3)
 	}
 	l2Note := regexp.MustCompile(`L2 bytes [^;]*`)
 	saves := regexp.MustCompile(`L2 already gives [^;]*`)

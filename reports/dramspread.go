@@ -9,6 +9,7 @@ import (
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/internal/figure"
 	"github.com/rooftool/rooftool/spec"
 )
 
@@ -49,7 +50,7 @@ func spreadNote(v Value) string {
 	if v.N < 2 {
 		return ""
 	}
-	return fmt.Sprintf("n=%d range replays, %s..%s", v.N, Bytes(v.Lo), Bytes(v.Hi))
+	return fmt.Sprintf("n=%d range replays, %s..%s", v.N, figure.Bytes(v.Lo), figure.Bytes(v.Hi))
 }
 
 // dramSpreadCheck adds to a range-decided DRAM decision whose bytes rest on
@@ -112,7 +113,7 @@ func (x *index) replayBasis(e *spec.Experiment, d *Decision) {
 	}
 	if same {
 		b := d.RangeReplays[0]
-		d.Reason += fmt.Sprintf("; rests on %s%s", plural(b.N, "range replay"), paren(b.Reason))
+		d.Reason += fmt.Sprintf("; rests on %s%s", figure.Plural(b.N, "range replay"), paren(b.Reason))
 		return
 	}
 	parts := make([]string, len(d.RangeReplays))
@@ -136,9 +137,9 @@ func intervalLabel(metric string) string {
 // the replays behind them ("68.78 MB (n=3: 68.50 MB..70.38 MB)", "(n=1)").
 func dramCell(row CellRow) string {
 	if row.DRAMBytes == 0 && row.DRAMBytesKernels > 0 {
-		return Bytes(row.DRAMBytesKernels) + "*"
+		return figure.Bytes(row.DRAMBytesKernels) + "*"
 	}
-	s := Bytes(row.DRAMBytes)
+	s := figure.Bytes(row.DRAMBytes)
 	switch n := len(row.DRAMBytesReplays); {
 	case row.DRAMBytes == 0 || n == 0:
 	case n == 1:
@@ -148,7 +149,7 @@ func dramCell(row CellRow) string {
 		for _, x := range row.DRAMBytesReplays {
 			lo, hi = min(lo, x), max(hi, x)
 		}
-		s += fmt.Sprintf(" (n=%d: %s..%s)", n, Bytes(lo), Bytes(hi))
+		s += fmt.Sprintf(" (n=%d: %s..%s)", n, figure.Bytes(lo), figure.Bytes(hi))
 	}
 	if row.DRAMBytes > 0 && slices.Contains(row.Warnings, analysis.WarnRangePartial) {
 		s = "partial: " + s // the range covers part of the variant: no whole figure

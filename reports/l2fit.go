@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/rooftool/rooftool/cellkey"
+	"github.com/rooftool/rooftool/internal/figure"
 	"github.com/rooftool/rooftool/spec"
 )
 
@@ -44,10 +45,10 @@ func (x *index) l2AlreadySaves(e *spec.Experiment, d *Decision) {
 	}
 	share := min(free/claimed, 1)
 	d.L2AlreadySaves = &share
-	left := fmt.Sprintf("at most %s more", Bytes(measB-thC))
+	left := fmt.Sprintf("at most %s more", figure.Bytes(measB-thC))
 	if measB <= thC {
-		left = fmt.Sprintf("nothing more (%s already measures no more than the candidate's model, %s)", base, Bytes(thC))
+		left = fmt.Sprintf("nothing more (%s already measures no more than the candidate's model, %s)", base, figure.Bytes(thC))
 	}
 	d.Reason += fmt.Sprintf("; L2 already gives %.0f%% of the saving the models claim: %s measures %s of DRAM against its model's %s, so the fusion can remove %s, not %s",
-		100*share, base, Bytes(measB), Bytes(thB), left, Bytes(claimed))
+		100*share, base, figure.Bytes(measB), figure.Bytes(thB), left, figure.Bytes(claimed))
 }

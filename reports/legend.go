@@ -8,6 +8,7 @@ import (
 
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/internal/figure"
 )
 
 // The legends under the report's tables, one source for report.md and
@@ -131,14 +132,14 @@ var shapeLegend = []legendRow{
 		return fmt.Sprintf("Range/kernels: the range pass's L2\nbytes and time over the kernel pass's, cut to two decimals (below %.2f: %s%s).",
 			rundir.MinRangeCoverage, analysis.WarnRangePartial, f.pick("", ", marked"))
 	}},
-	{in: legendBoth, nl: legendBoth, text: same(fmt.Sprintf("Speedup: baseline median / this variant's, p from a Mann-Whitney U test (alpha %s).", num(analysis.DefaultStats().Alpha)))},
+	{in: legendBoth, nl: legendBoth, text: same(fmt.Sprintf("Speedup: baseline median / this variant's, p from a Mann-Whitney U test (alpha %s).", figure.Num(analysis.DefaultStats().Alpha)))},
 	{in: legendBoth, nl: legendBoth, text: same("Elementwise: kernels without tensor work.")},
 	{in: legendBoth, text: same("Rel. error: max relative error against the\nreference (check pass).")},
 	{in: legendBoth, text: func(f legendFormat) string {
 		return "DRAM: read + write bytes of the whole variant, ncu range pass (" + f.sym("*") + ":\nsum of the kernel pass, L2 flushed before each kernel; partial: a range that covers part of the variant);"
 	}},
 	{in: legendBoth, text: func(f legendFormat) string {
-		return "DRAM/theory outside " + f.pick(num(modelLo)+"x.."+num(modelHi)+"x", "the model's range") + " is\nmarked" + f.pick(" "+f.sym("!"), "") + "."
+		return "DRAM/theory outside " + f.pick(figure.Num(modelLo)+"x.."+figure.Num(modelHi)+"x", "the model's range") + " is\nmarked" + f.pick(" "+f.sym("!"), "") + "."
 	}},
 	{in: legendBoth, text: func(f legendFormat) string {
 		return "L2 bytes: the range pass's where it covers the cell, the figure the DRAM" + f.br(legendMarkdown) +

@@ -7,6 +7,7 @@ import (
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/gpu"
+	"github.com/rooftool/rooftool/internal/figure"
 	"github.com/rooftool/rooftool/spec"
 )
 
@@ -129,10 +130,10 @@ func (x *index) libraryLeg(e *spec.Experiment, d *Decision, ml analysis.MainLoop
 		lim.BelowLibrary = ml.MoreDRAMThanEpilogue(eb, m)
 		if eb == 0 {
 			return fmt.Sprintf("%s; their %s excess is more than %.0f%% of the baseline's (claims.yaml gives its fused epilogues no bytes beyond the baseline's GEMMs)",
-				ml.Summary(), Bytes(lim.ExtraGEMMBytes), 100*m)
+				ml.Summary(), figure.Bytes(lim.ExtraGEMMBytes), 100*m)
 		}
 		return fmt.Sprintf("%s; their %s excess is more than the %s its fused epilogues must move plus %.0f%% of the baseline's",
-			ml.Summary(), Bytes(lim.ExtraGEMMBytes), Bytes(eb), 100*m)
+			ml.Summary(), figure.Bytes(lim.ExtraGEMMBytes), figure.Bytes(eb), 100*m)
 	}
 	bw, from := x.dramBandwidth()
 	lim.DRAMBandwidth, lim.DRAMBandwidthFrom = bw, from
@@ -143,7 +144,7 @@ func (x *index) libraryLeg(e *spec.Experiment, d *Decision, ml analysis.MainLoop
 	}
 	lim.BelowLibrary = ml.SlowerThanAllowed(allow, m)
 	return fmt.Sprintf("%s; their %.1f us beyond the baseline's GEMMs (at %.0f MHz) exceed by more than %.0f%% the %.1f us its epilogue may take (%s of extra GEMM DRAM bytes at %s, %s)",
-		ml.Summary(), lim.GapUs, ml.CandClockHz/1e6, 100*m, lim.AllowanceUs, Bytes(lim.ExtraGEMMBytes), SI(bw, "B/s"), from)
+		ml.Summary(), lim.GapUs, ml.CandClockHz/1e6, 100*m, lim.AllowanceUs, figure.Bytes(lim.ExtraGEMMBytes), figure.SI(bw, "B/s"), from)
 }
 
 // dramBandwidth is the DRAM bandwidth an epilogue's bytes are charged at:
@@ -185,18 +186,18 @@ func (x *index) fusionLeg(e *spec.Experiment, d *Decision, base string, lim *Imp
 	switch family(d.Metric) {
 	case metricFamilyTime:
 		if cmp := x.comparison(e.Name, d.Shape, d.Candidate, best.Variant); cmp != nil && cmp.Significant && cmp.Speedup.Center > 1 {
-			lim.BelowBest, lim.BestHow = true, fmt.Sprintf("%s's wall time is %s the candidate's (p%s)", best.Variant, Ratio(1/cmp.Speedup.Center), pvalEq(cmp.P))
+			lim.BelowBest, lim.BestHow = true, fmt.Sprintf("%s's wall time is %s the candidate's (p%s)", best.Variant, figure.Ratio(1/cmp.Speedup.Center), pvalEq(cmp.P))
 		}
 	case metricFamilyDevice:
 		if okCell(cc) && okCell(bc) && cc.Device.N > 0 && bc.Device.N > 0 {
 			if s, _ := analysis.RatioInterval(cc.DeviceSamplesMs, bc.DeviceSamplesMs, analysis.DefaultStats().Confidence); s.Lo > 1 {
-				lim.BelowBest, lim.BestHow = true, fmt.Sprintf("%s's device time is %s the candidate's, their intervals apart (%s..%s)", best.Variant, Ratio(1/s.Center), Ratio(s.Lo), boundStr(MetricGPUSpeedup, s.Hi))
+				lim.BelowBest, lim.BestHow = true, fmt.Sprintf("%s's device time is %s the candidate's, their intervals apart (%s..%s)", best.Variant, figure.Ratio(1/s.Center), figure.Ratio(s.Lo), boundStr(MetricGPUSpeedup, s.Hi))
 			}
 		}
 	case metricFamilyDRAM:
 		cv, bv := dramValue(cc), dramValue(bc)
 		if bv.Center > 0 && cv.Center > bv.Center*(1+analysis.DefaultMainLoopMargin) && cv.Lo > bv.Hi {
-			lim.BelowBest, lim.BestHow = true, fmt.Sprintf("the candidate moves %s the DRAM bytes of %s (%s vs %s, range pass)", Ratio(cv.Center/bv.Center), best.Variant, Bytes(cv.Center), Bytes(bv.Center))
+			lim.BelowBest, lim.BestHow = true, fmt.Sprintf("the candidate moves %s the DRAM bytes of %s (%s vs %s, range pass)", figure.Ratio(cv.Center/bv.Center), best.Variant, figure.Bytes(cv.Center), figure.Bytes(bv.Center))
 		}
 	}
 	if !lim.BelowBest {

@@ -3,7 +3,6 @@ package reports
 import (
 	"fmt"
 	"io"
-	"math"
 	"sort"
 	"strings"
 
@@ -11,6 +10,7 @@ import (
 
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/gpu"
+	"github.com/rooftool/rooftool/internal/figure"
 )
 
 // fmtInterval formats "center [lo, hi]" with the center's SI prefix.
@@ -21,17 +21,13 @@ func fmtInterval(metric string, v Value) string {
 	}
 	lo, hi := boundStr(metric, v.Lo), boundStr(metric, v.Hi)
 	if metric == MetricTimeUs {
-		return fmtSeconds(v.Center/1e6, v.Lo/1e6, v.Hi/1e6)
+		return figure.Seconds(v.Center/1e6, v.Lo/1e6, v.Hi/1e6)
 	}
 	return c + " [" + lo + ", " + hi + "]"
 }
 
-// unbounded reports an interval end that too few samples cannot bound
-// (benchmath's ±Inf, analysis.Unbounded).
-func unbounded(b float64) bool { return math.IsInf(b, 0) || math.Abs(b) >= analysis.Unbounded/2 }
-
 func boundStr(metric string, b float64) string {
-	if unbounded(b) {
+	if figure.Unbounded(b) {
 		if b > 0 {
 			return "+∞"
 		}
@@ -46,35 +42,12 @@ func boundStr(metric string, b float64) string {
 // sum marked "*".
 func l2Cell(row CellRow) string {
 	if row.RangeL2Bytes > 0 {
-		return Bytes(row.RangeL2Bytes)
+		return figure.Bytes(row.RangeL2Bytes)
 	}
 	if row.L2Bytes > 0 {
-		return Bytes(row.L2Bytes) + "*"
+		return figure.Bytes(row.L2Bytes) + "*"
 	}
 	return "—"
-}
-
-// fmtSeconds formats a time and its interval with one SI prefix:
-// "12.35 µs [12.30, 12.41]". Each bound is formatted from its own value in
-// the centre's unit (never rescaled through the rounded centre).
-func fmtSeconds(c, lo, hi float64) string {
-	s := SI(c, "s")
-	if lo == c && hi == c {
-		return s
-	}
-	f := strings.Fields(s)
-	unit := f[len(f)-1]
-	scale := math.Pow10(siPrefixOf(c).exp)
-	b := func(x float64) string {
-		if unbounded(x) {
-			if x > 0 {
-				return "+∞"
-			}
-			return "-∞"
-		}
-		return sig4(x / scale)
-	}
-	return fmt.Sprintf("%s %s [%s, %s]", f[0], unit, b(lo), b(hi))
 }
 
 // fmtTest writes a claim's test: "speedup(triton-epilogue / eager) > 1.1x".
@@ -169,12 +142,12 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		// The quote's TeX math ($> 1.1\times$) reads as report.html shows
 		// it (> 1.1×): Markdown viewers do not all render TeX.
 		if d.Source != "" {
-			p("   Source %s: \"%s\"", d.Cite(), mathText(oneLine(d.Quote)))
+			p("   Source %s: \"%s\"", d.Cite(), mathText(figure.OneLine(d.Quote)))
 		} else {
-			p("   Seed %s line %d: \"%s\"", d.Seed, d.Line, mathText(oneLine(d.Quote)))
+			p("   Seed %s line %d: \"%s\"", d.Seed, d.Line, mathText(figure.OneLine(d.Quote)))
 		}
 		if d.Note != "" {
-			p(" Note: %s.", strings.TrimSuffix(oneLine(d.Note), "."))
+			p(" Note: %s.", strings.TrimSuffix(figure.OneLine(d.Note), "."))
 		}
 		p("\n")
 	}
@@ -185,7 +158,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	if len(r.Run.Notes) > 0 {
 		p("\nRun notes (manifest):\n\n")
 		for _, n := range r.Run.Notes {
-			p("- %s\n", oneLine(n))
+			p("- %s\n", figure.OneLine(n))
 		}
 	}
 	for _, e := range exps {
@@ -227,8 +200,6 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	return err
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
 func runLine(ri RunInfo) string {
 	var parts []string
 	g := ri.GPU
@@ -239,10 +210,10 @@ func runLine(ri RunInfo) string {
 			facts = append(facts, fmt.Sprintf("%d SMs", g.SMCount))
 		}
 		if g.L2Bytes > 0 {
-			facts = append(facts, SI(float64(g.L2Bytes), "B")+" L2")
+			facts = append(facts, figure.SI(float64(g.L2Bytes), "B")+" L2")
 		}
 		if g.MemoryBytes > 0 {
-			facts = append(facts, SI(float64(g.MemoryBytes), "B")+" memory")
+			facts = append(facts, figure.SI(float64(g.MemoryBytes), "B")+" memory")
 		}
 		if g.CC != "" {
 			facts = append(facts, "CC "+g.CC)
@@ -283,7 +254,7 @@ func writeWarnings(b *strings.Builder, ws []analysis.Warning) {
 		if w.Metric != "" {
 			m = " (" + w.Metric + ")"
 		}
-		fmt.Fprintf(b, "- %s%s: %s\n", w.Code, m, oneLine(w.Msg))
+		fmt.Fprintf(b, "- %s%s: %s\n", w.Code, m, figure.OneLine(w.Msg))
 	}
 }
 
@@ -340,10 +311,10 @@ func writeCrossovers(p func(string, ...any), cs []analysis.Crossover) {
 	}
 	for _, c := range cs {
 		if c.Unreliable != "" {
-			p("- %s sweep: flagged, not a finding: %s; %s\n", c.Sweep, oneLine(c.Text), oneLine(c.Unreliable))
+			p("- %s sweep: flagged, not a finding: %s; %s\n", c.Sweep, figure.OneLine(c.Text), figure.OneLine(c.Unreliable))
 			continue
 		}
-		p("- %s sweep: %s\n", c.Sweep, oneLine(c.Text))
+		p("- %s sweep: %s\n", c.Sweep, figure.OneLine(c.Text))
 	}
 }
 
@@ -352,15 +323,6 @@ func orUnknown(s string) string {
 		return "unknown"
 	}
 	return s
-}
-
-// shorten cuts a kernel name to n characters with an ellipsis.
-func shorten(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 func mhzRange(r []float64) string {
@@ -420,7 +382,7 @@ func ceilingRows(c gpu.Ceilings) [][]string {
 		if it.Kind == "bandwidth" {
 			unit = "B/s"
 		}
-		rows = append(rows, []string{it.Name, it.Kind, SI(it.Value, unit), it.Source})
+		rows = append(rows, []string{it.Name, it.Kind, figure.SI(it.Value, unit), it.Source})
 	}
 	return rows
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/internal/figure"
 	"github.com/rooftool/rooftool/spec"
 )
 
@@ -54,7 +55,7 @@ func (x *index) measureSpeedup(e *spec.Experiment, cand, base, shape string) (v 
 		}
 		note = "both cells launched as a CUDA graph (host-bound when launched eagerly), separate timing loops"
 		if cmp := x.comparison(e.Name, shape, base, cand); cmp != nil && cmp.Speedup.N > 0 {
-			note += fmt.Sprintf("; eager wall-time speedup %s", Ratio(cmp.Speedup.Center))
+			note += fmt.Sprintf("; eager wall-time speedup %s", figure.Ratio(cmp.Speedup.Center))
 		}
 		return Value{Center: s.Center, Lo: s.Lo, Hi: s.Hi, N: s.N}, "", note
 	}
@@ -68,7 +69,7 @@ func (x *index) measureSpeedup(e *spec.Experiment, cand, base, shape string) (v 
 	s := cmp.Speedup
 	note = fmt.Sprintf("wall time, p%s, n=%d", pvalEq(cmp.P), s.N)
 	if dv, how, ok := deviceSpeedup(bc, cc); ok {
-		note += fmt.Sprintf("; device-time speedup %s (%s)", Ratio(dv.Center), how)
+		note += fmt.Sprintf("; device-time speedup %s (%s)", figure.Ratio(dv.Center), how)
 	}
 	return Value{Center: s.Center, Lo: s.Lo, Hi: s.Hi, N: s.N}, "", note
 }
@@ -112,7 +113,7 @@ func (x *index) measureGPUSpeedup(e *spec.Experiment, cand, base, shape string) 
 			Msg: "device time from one profiled call per cell (this run's timing pass has no CUDA-graph replays): no interval"})
 	}
 	if cmp := x.comparison(e.Name, shape, base, cand); cmp != nil && cmp.Speedup.N > 0 {
-		note += fmt.Sprintf("; wall-time speedup %s", Ratio(cmp.Speedup.Center))
+		note += fmt.Sprintf("; wall-time speedup %s", figure.Ratio(cmp.Speedup.Center))
 	}
 	return dv, "", note
 }
@@ -125,7 +126,7 @@ func (x *index) measureTime(e *spec.Experiment, cand, base, shape string) (v Val
 	w := cc.Wall
 	note = fmt.Sprintf("n=%d", w.N)
 	if d, how := cc.DeviceTimeMs(); d > 0 {
-		note += fmt.Sprintf("; device time %s (%s)", SI(d/1e3, "s"), how)
+		note += fmt.Sprintf("; device time %s (%s)", figure.SI(d/1e3, "s"), how)
 	}
 	return Value{Center: w.Center * 1e3, Lo: w.Lo * 1e3, Hi: w.Hi * 1e3, N: w.N}, "", note
 }
@@ -175,12 +176,12 @@ func (x *index) measureDRAMRatio(e *spec.Experiment, cand, base, shape string) (
 		note = "DRAM bytes " + firstNonEmpty(bn, cn)
 	}
 	cv, bv := dramValue(cc), dramValue(bc)
-	note = joinNote(fmt.Sprintf("%s / %s", Bytes(cb), Bytes(bb)), note)
+	note = joinNote(fmt.Sprintf("%s / %s", figure.Bytes(cb), figure.Bytes(bb)), note)
 	if cv.N > 1 && bv.N > 1 {
 		note = joinNote(note, fmt.Sprintf("%s: %s; %s: %s", cand, spreadNote(cv), base, spreadNote(bv)))
 	}
 	if l2b, l2c := l2Of(bc), l2Of(cc); l2b > 0 && l2c > 0 {
-		note = joinNote(note, fmt.Sprintf("L2 bytes %s / %s = %s", Bytes(l2c), Bytes(l2b), Ratio(l2c/l2b)))
+		note = joinNote(note, fmt.Sprintf("L2 bytes %s / %s = %s", figure.Bytes(l2c), figure.Bytes(l2b), figure.Ratio(l2c/l2b)))
 	}
 	return dramRatio(cv, bv), "", note
 }
@@ -277,7 +278,7 @@ func (x *index) elementwiseDRAM(e *spec.Experiment, cand, base, shape string) (v
 		return v, base + ": no elementwise kernel with DRAM bytes in the ncu kernel pass", ""
 	}
 	cElem := cTotal - bGEMM
-	note = fmt.Sprintf("baseline elementwise %s, GEMM %s; candidate total %s (ncu kernel pass)", Bytes(bElem), Bytes(bGEMM), Bytes(cTotal))
+	note = fmt.Sprintf("baseline elementwise %s, GEMM %s; candidate total %s (ncu kernel pass)", figure.Bytes(bElem), figure.Bytes(bGEMM), figure.Bytes(cTotal))
 	if cElem < 0 {
 		note += "; candidate moves less than the baseline's GEMMs alone: ratio taken as 0"
 		cElem = 0

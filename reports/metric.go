@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/internal/figure"
 	"github.com/rooftool/rooftool/spec"
 )
 
@@ -65,25 +66,25 @@ func init() {
 var metricRows = []metricRow{
 	{MetricSpeedup, metricFamilyTime, rundir.PassTiming, true,
 		"wall time of one call, timing pass (CUDA events, inputs rotated past L2): what a caller waits for; device time shown beside",
-		Ratio, (*index).measureSpeedup, (*index).theorySpeedup},
+		figure.Ratio, (*index).measureSpeedup, (*index).theorySpeedup},
 	{MetricGPUSpeedup, metricFamilyDevice, rundir.PassTiming, true,
 		"device time of one call free of host overhead (CUDA-graph replay in the timing pass, else the nsys kernel sum): the GPU work a profiler trace of the forward pass shows; wall time shown beside",
-		Ratio, (*index).measureGPUSpeedup, (*index).theorySpeedup},
+		figure.Ratio, (*index).measureGPUSpeedup, (*index).theorySpeedup},
 	{MetricTimeUs, metricFamilyTime, rundir.PassTiming, false,
 		"median wall time of one call, timing pass",
-		func(v float64) string { return SI(v/1e6, "s") }, (*index).measureTime, (*index).theoryTime},
+		func(v float64) string { return figure.SI(v/1e6, "s") }, (*index).measureTime, (*index).theoryTime},
 	{MetricDRAMRatio, metricFamilyDRAM, rundir.PassRange, true,
 		"DRAM (HBM) bytes of the whole cell, ncu range pass with L2 reuse between kernels: the traffic HBM serves; L2 bytes shown beside",
-		Ratio, (*index).measureDRAMRatio, (*index).theoryDRAMRatio},
+		figure.Ratio, (*index).measureDRAMRatio, (*index).theoryDRAMRatio},
 	{MetricDRAMReduction, metricFamilyDRAM, rundir.PassRange, true,
 		"1 - DRAM (HBM) byte ratio, ncu range pass of the whole cell; L2 bytes shown beside",
-		Pct, (*index).measureDRAMReduction, (*index).theoryDRAMRatio},
+		figure.Pct, (*index).measureDRAMReduction, (*index).theoryDRAMRatio},
 	{MetricDRAMBytes, metricFamilyDRAM, rundir.PassRange, false,
 		"DRAM (HBM) bytes of the whole cell, ncu range pass",
-		func(v float64) string { return SI(v, "B") }, (*index).measureDRAMBytes, (*index).theoryDRAMBytes},
+		func(v float64) string { return figure.SI(v, "B") }, (*index).measureDRAMBytes, (*index).theoryDRAMBytes},
 	{MetricElementwiseDRAM, metricFamilyDRAM, rundir.PassNCU, true,
 		"DRAM bytes of the elementwise work per kernel, ncu kernel pass (GEMM traffic taken as unchanged)",
-		Ratio, (*index).elementwiseDRAM, (*index).theoryDRAMRatio},
+		figure.Ratio, (*index).elementwiseDRAM, (*index).theoryDRAMRatio},
 	{MetricKernelCount, metricFamilyKernels, rundir.PassNsys, false,
 		"kernel launches per call on the nsys timeline",
 		count, (*index).measureKernelCount, (*index).theoryKernelCount},
@@ -158,5 +159,5 @@ func fmtMetric(metric string, v float64) string {
 	if r, ok := metricOf(metric); ok && r.format != nil {
 		return r.format(v)
 	}
-	return num(v)
+	return figure.Num(v)
 }

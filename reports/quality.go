@@ -10,6 +10,7 @@ import (
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/gpu"
+	"github.com/rooftool/rooftool/internal/figure"
 	"github.com/rooftool/rooftool/spec"
 )
 
@@ -181,10 +182,10 @@ func fusionBestRows(rows []FusionBestRow, code func(string) string) [][]string {
 	for _, r := range rows {
 		dram, sp := "—", "—"
 		if r.GEMMDRAM > 0 {
-			dram = Ratio(r.GEMMDRAM)
+			dram = figure.Ratio(r.GEMMDRAM)
 		}
 		if r.Speedup != nil {
-			sp = Ratio(r.Speedup.Center)
+			sp = figure.Ratio(r.Speedup.Center)
 		}
 		of := strings.Join(r.Measured, ", ")
 		if len(r.Absent) > 0 {
@@ -228,10 +229,10 @@ type qualityText struct {
 func (r QualityRow) text() qualityText {
 	q := qualityText{GEMMSpeed: pctOrDash(100 * r.GEMMSpeed), GEMMDRAM: "—", SOL: "—", Elementwise: pctOrDash(r.ElementwisePctDRAM)}
 	if r.GEMMDRAM > 0 {
-		q.GEMMDRAM = Ratio(r.GEMMDRAM)
+		q.GEMMDRAM = figure.Ratio(r.GEMMDRAM)
 	}
 	if r.Slowest != "" {
-		q.Kernel, q.Share = shorten(shortKernelName(r.Slowest), 40), fmt.Sprintf("%.0f%%", 100*r.SlowestShare)
+		q.Kernel, q.Share = figure.Shorten(shortKernelName(r.Slowest), 40), fmt.Sprintf("%.0f%%", 100*r.SlowestShare)
 	}
 	if r.ComputeSOL > 0 || r.MemorySOL > 0 {
 		q.SOL = fmt.Sprintf("%.0f / %.0f / %.0f %%", r.ComputeSOL, r.MemorySOL, r.DRAMSOL)
@@ -265,11 +266,11 @@ func writeQuality(p func(string, ...any), rows []QualityRow) {
 		if r.EpilogueOperandBytes != nil {
 			epi = "0 B"
 			if *r.EpilogueOperandBytes > 0 {
-				epi = Bytes(*r.EpilogueOperandBytes)
+				epi = figure.Bytes(*r.EpilogueOperandBytes)
 			}
 		}
 		if r.DRAMBeyondEpilogue > 0 {
-			beyond = Ratio(r.DRAMBeyondEpilogue)
+			beyond = figure.Ratio(r.DRAMBeyondEpilogue)
 			if r.LibraryVariant != "" {
 				beyond += " (" + r.LibraryVariant + ")"
 			}
@@ -307,9 +308,9 @@ func limitsRows(rows []QualityRow, code func(string) string) [][]string {
 		if r.SlowestLimits == nil {
 			continue
 		}
-		add(r.Variant, code(r.Shape), code(shorten(shortKernelName(r.Slowest), 40)), r.SlowestLimits)
+		add(r.Variant, code(r.Shape), code(figure.Shorten(shortKernelName(r.Slowest), 40)), r.SlowestLimits)
 		if r.LibraryLimits != nil {
-			add("", "", "library: "+code(shorten(shortKernelName(r.LibraryGEMM), 40)), r.LibraryLimits)
+			add("", "", "library: "+code(figure.Shorten(shortKernelName(r.LibraryGEMM), 40)), r.LibraryLimits)
 		}
 	}
 	return out

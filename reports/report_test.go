@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rooftool/rooftool/internal/figure"
 	goldenfile "github.com/rooftool/rooftool/internal/golden"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -180,26 +181,6 @@ func TestVoids(t *testing.T) {
 	}
 }
 
-func TestSI(t *testing.T) {
-	for _, tc := range []struct {
-		v    float64
-		unit string
-		want string
-	}{
-		{1.747976192e9, "B", "1.748 GB"},
-		{128974848, "B", "129.0 MB"},
-		{0.000012345, "s", "12.35 µs"},
-		{999.96, "B", "1.000 kB"},
-		{0, "B", "0 B"},
-		{60.13e9, "FLOP", "60.13 GFLOP"},
-		{-2.5e-3, "s", "-2.500 ms"},
-	} {
-		if got := SI(tc.v, tc.unit); got != tc.want {
-			t.Errorf("SI(%v, %q) = %q, want %q", tc.v, tc.unit, got, tc.want)
-		}
-	}
-}
-
 func TestTableAligned(t *testing.T) {
 	var b bytes.Buffer
 	Table{Header: []string{"a", "value"}, Align: []Align{Left, Right}, Rows: [][]string{{"µs-long", "1"}, {"x|y", "22.5"}}}.Write(&b)
@@ -255,7 +236,7 @@ func TestComparisonFallback(t *testing.T) {
 		t.Errorf("wide-gemm-fwdbwd speedup %+v, want about 15.3/19.9 = 0.769 against unfused-fwdbwd", s)
 	}
 	s := got["wide-gemm"]
-	if s == nil || !unbounded(s.Hi) {
+	if s == nil || !figure.Unbounded(s.Hi) {
 		t.Fatalf("wide-gemm speedup %+v, want an unbounded interval from 3 samples", s)
 	}
 	if f := fmtInterval(MetricSpeedup, *s); !strings.Contains(f, "+∞") {

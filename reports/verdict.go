@@ -9,6 +9,7 @@ import (
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/internal/figure"
 	"github.com/rooftool/rooftool/spec"
 )
 
@@ -331,13 +332,13 @@ func (x *index) clockCheck(metric, exp, shape, base, cand string, m Value, op st
 	}
 	k := fb / fc
 	w := Value{Center: m.Center, Lo: math.Min(m.Lo, m.Lo*k), Hi: math.Max(m.Hi, m.Hi*k), N: m.N}
-	if unbounded(m.Hi) {
+	if figure.Unbounded(m.Hi) {
 		w.Hi = m.Hi
 	}
 	note := ""
 	if math.Abs(k-1) > analysis.ClockTolCells {
 		note = fmt.Sprintf("SM clocks of the %ss %.0f MHz (%s) and %.0f MHz (%s), %.0f%% apart: clock-normalised speedup %s (measured %s)",
-			loop, fb, base, fc, cand, 100*math.Abs(k-1), Ratio(m.Center*k), Ratio(m.Center))
+			loop, fb, base, fc, cand, 100*math.Abs(k-1), figure.Ratio(m.Center*k), figure.Ratio(m.Center))
 	}
 	if v, _ := judge(metric, w, op, thr); v == verdict {
 		if note == "" {
@@ -376,12 +377,5 @@ func pvalEq(p float64) string {
 	if p < 0.001 {
 		return "<0.001"
 	}
-	return "=" + pval(p)
-}
-
-func pval(p float64) string {
-	if p < 0.001 {
-		return "<0.001"
-	}
-	return fmt.Sprintf("%.3f", p)
+	return "=" + figure.PValue(p)
 }

@@ -15,7 +15,7 @@ import (
 const modulePath = "github.com/rooftool/rooftool"
 
 // leafPackages import no package of the module; every layer may import them.
-var leafPackages = []string{"cellkey", "internal/tableout"}
+var leafPackages = []string{"cellkey", "internal/figure", "internal/tableout"}
 
 // under reports whether package p is root or a package below it.
 func underPkg(p, root string) bool { return p == root || strings.HasPrefix(p, root+"/") }
