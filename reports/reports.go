@@ -2,9 +2,9 @@
 // and analysed by package pipeline (its facts, the experiments' claims and
 // theoretical models, its manifest, checks and clocks) to go/no-go
 // verdicts, rendered as a Markdown report, its JSON twin and plots
-// (package roofline). It also compares two runs cell by cell (Diff). It
-// opens and loads no run: the commands load a run with package pipeline
-// (Open, Load, OpenTables) and hand Write and DiffRuns what it gives.
+// (package roofline). It opens and loads no run: the commands load a run
+// with package pipeline (Open, Load) and hand Write what it gives. Two
+// runs are compared by package diff.
 //
 // This file is the package API: Write renders a loaded run, the rest builds and formats the report.
 package reports

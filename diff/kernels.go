@@ -1,4 +1,4 @@
-package reports
+package diff
 
 import (
 	"sort"
@@ -166,15 +166,15 @@ func kernelsOf(an *analysis.Run, sources map[cellkey.Key]string) runKernels {
 }
 
 // diffKernels compares the kernels of the cells both runs have, in order.
-func diffKernels(a, b runKernels, order []cellkey.Key, nameA, nameB string) ([]KernelCellDiff, []KernelDiffRow) {
-	var cells []KernelCellDiff
-	var rows []KernelDiffRow
+func diffKernels(a, b runKernels, order []cellkey.Key, nameA, nameB string) ([]KernelCell, []KernelRow) {
+	var cells []KernelCell
+	var rows []KernelRow
 	for _, k := range order {
 		ca, cb := a.cells[k], b.cells[k]
 		if ca == nil && cb == nil {
 			continue
 		}
-		cd := KernelCellDiff{Experiment: k.Experiment, Variant: k.Variant, Shape: k.Shape, Added: []string{}, Removed: []string{}}
+		cd := KernelCell{Experiment: k.Experiment, Variant: k.Variant, Shape: k.Shape, Added: []string{}, Removed: []string{}}
 		switch {
 		case ca == nil:
 			cd.New = cb.total.side(cb.source)
@@ -205,14 +205,14 @@ func diffKernels(a, b runKernels, order []cellkey.Key, nameA, nameB string) ([]K
 			}
 		}
 		for _, n := range names {
-			r := KernelDiffRow{Experiment: k.Experiment, Variant: k.Variant, Shape: k.Shape, Kernel: n, Status: DiffBoth}
+			r := KernelRow{Experiment: k.Experiment, Variant: k.Variant, Shape: k.Shape, Kernel: n, Status: Both}
 			ka, kb := ca.by[n], cb.by[n]
 			switch {
 			case ka == nil:
-				r.Status = DiffAdded
+				r.Status = Added
 				cd.Added = append(cd.Added, n)
 			case kb == nil:
-				r.Status = DiffRemoved
+				r.Status = Removed
 				cd.Removed = append(cd.Removed, n)
 			}
 			if ka != nil {

@@ -1,4 +1,4 @@
-package reports
+package diff
 
 import (
 	"fmt"
@@ -11,59 +11,60 @@ import (
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/pipeline"
+	"github.com/rooftool/rooftool/reports"
 	"github.com/rooftool/rooftool/spec"
 )
 
-// DiffJSONVersion is the value of the "rooftool_diff" key of `rooftool
+// JSONVersion is the value of the "rooftool_diff" key of `rooftool
 // diff --format json`. It changes when a key is renamed or removed or a
 // value changes meaning; added keys leave it as it is.
-const DiffJSONVersion = 1
+const JSONVersion = 1
 
 // Status of a cell or a kernel in a diff.
 const (
-	DiffBoth    = "both"     // in both runs
-	DiffOldOnly = "old_only" // a cell only in the old run (A)
-	DiffNewOnly = "new_only" // a cell only in the new run (B)
-	DiffAdded   = "added"    // a kernel the new run launches in a cell and the old one does not
-	DiffRemoved = "removed"  // a kernel the old run launches in a cell and the new one does not
+	Both    = "both"     // in both runs
+	OldOnly = "old_only" // a cell only in the old run (A)
+	NewOnly = "new_only" // a cell only in the new run (B)
+	Added   = "added"    // a kernel the new run launches in a cell and the old one does not
+	Removed = "removed"  // a kernel the old run launches in a cell and the new one does not
 )
 
-// DiffResult is the comparison of two runs: old (A) against new (B). As
+// Result is the comparison of two runs: old (A) against new (B). As
 // JSON (WriteJSON; keys sorted at every level) it reads:
 //
 //	{
-//	  "rooftool_diff": 1,                      // DiffJSONVersion
+//	  "rooftool_diff": 1,                      // JSONVersion
 //	  "old_run": "2026-11-22-h100-003504", "old_gpu": "NVIDIA H100 80GB HBM3",
 //	  "new_run": "2026-11-23-h100-140505", "new_gpu": "NVIDIA H100 80GB HBM3",
 //	  "alpha": 0.05, "confidence": 0.95,       // of the test and of the intervals
 //	  "only_old": 0, "only_new": 12,           // cells with wall times in one run only
-//	  "cells": [DiffRow, ...],                 // wall time per cell, both runs' cells first
-//	  "geomean": DiffGeomean,                  // absent when no cell has wall times in both runs
-//	  "kernel_cells": [KernelCellDiff, ...],   // per cell of both runs: kernel totals, added and removed names
-//	  "kernels": [KernelDiffRow, ...]          // per cell of both runs and kernel name
+//	  "cells": [Row, ...],                     // wall time per cell, both runs' cells first
+//	  "geomean": Geomean,                      // absent when no cell has wall times in both runs
+//	  "kernel_cells": [KernelCell, ...],       // per cell of both runs: kernel totals, added and removed names
+//	  "kernels": [KernelRow, ...]              // per cell of both runs and kernel name
 //	}
 //
 // Times of "cells" and "geomean" are in ms; kernel times in ns; DRAM in
 // bytes; deltas are fractions (new/old - 1). Empty lists are [], never null.
-type DiffResult struct {
-	Version    int          `json:"rooftool_diff"`
-	A          string       `json:"old_run"` // run names
-	B          string       `json:"new_run"`
-	GPUA       string       `json:"old_gpu"` // devices, from the manifests or the timing files
-	GPUB       string       `json:"new_gpu"`
-	Alpha      float64      `json:"alpha"`
-	Confidence float64      `json:"confidence"`
-	Rows       []DiffRow    `json:"cells"`
-	OnlyA      int          `json:"only_old"` // cells in one run only
-	OnlyB      int          `json:"only_new"`
-	Geomean    *DiffGeomean `json:"geomean,omitempty"`
+type Result struct {
+	Version    int      `json:"rooftool_diff"`
+	A          string   `json:"old_run"` // run names
+	B          string   `json:"new_run"`
+	GPUA       string   `json:"old_gpu"` // devices, from the manifests or the timing files
+	GPUB       string   `json:"new_gpu"`
+	Alpha      float64  `json:"alpha"`
+	Confidence float64  `json:"confidence"`
+	Rows       []Row    `json:"cells"`
+	OnlyA      int      `json:"only_old"` // cells in one run only
+	OnlyB      int      `json:"only_new"`
+	Geomean    *Geomean `json:"geomean,omitempty"`
 	// KernelCells and Kernels cover the cells whose kernels both runs
 	// recorded, in the order of Rows.
-	KernelCells []KernelCellDiff `json:"kernel_cells"`
-	Kernels     []KernelDiffRow  `json:"kernels"`
+	KernelCells []KernelCell `json:"kernel_cells"`
+	Kernels     []KernelRow  `json:"kernels"`
 }
 
-// DiffRow compares one cell's wall time between two runs, benchstat style:
+// Row compares one cell's wall time between two runs, benchstat style:
 // medians with their 95% intervals, and a Mann-Whitney U test. As JSON:
 //
 //	{"experiment": "swiglu", "variant": "dual-acc", "shape": "M=512,N=4096,K=7168",
@@ -73,30 +74,30 @@ type DiffResult struct {
 //	 "delta": -0.2,                                       // new/old - 1 of the medians; both runs only
 //	 "p": 2.9e-11, "significant": true,                   // p absent unless both runs
 //	 "warnings": ["..."]}                                 // absent when none
-type DiffRow struct {
-	Experiment  string   `json:"experiment"`
-	Variant     string   `json:"variant"`
-	Shape       string   `json:"shape"`
-	Status      string   `json:"status"`           // DiffBoth, DiffOldOnly or DiffNewOnly
-	Old         *Value   `json:"old_ms,omitempty"` // nil: the cell is not in run A
-	New         *Value   `json:"new_ms,omitempty"` // nil: the cell is not in run B
-	Delta       *float64 `json:"delta,omitempty"`  // new/old - 1 of the medians
-	P           *float64 `json:"p,omitempty"`
-	Significant bool     `json:"significant"` // P < alpha
-	Warnings    []string `json:"warnings,omitempty"`
+type Row struct {
+	Experiment  string         `json:"experiment"`
+	Variant     string         `json:"variant"`
+	Shape       string         `json:"shape"`
+	Status      string         `json:"status"`           // Both, OldOnly or NewOnly
+	Old         *reports.Value `json:"old_ms,omitempty"` // nil: the cell is not in run A
+	New         *reports.Value `json:"new_ms,omitempty"` // nil: the cell is not in run B
+	Delta       *float64       `json:"delta,omitempty"`  // new/old - 1 of the medians
+	P           *float64       `json:"p,omitempty"`
+	Significant bool           `json:"significant"` // P < alpha
+	Warnings    []string       `json:"warnings,omitempty"`
 }
 
 // Key is the row's cell.
-func (r DiffRow) Key() cellkey.Key {
+func (r Row) Key() cellkey.Key {
 	return cellkey.New(r.Experiment, r.Variant, r.Shape)
 }
 
-// DiffGeomean is benchstat's geomean row: the geometric means of the
+// Geomean is benchstat's geomean row: the geometric means of the
 // median wall times of the cells in both runs, and their ratio less one
 // (the geometric mean of the cells' new/old ratios, less one). As JSON:
 //
 //	{"cells": 13, "old_ms": 0.212, "new_ms": 0.205, "delta": -0.033}
-type DiffGeomean struct {
+type Geomean struct {
 	Cells int     `json:"cells"` // cells behind it
 	Old   float64 `json:"old_ms"`
 	New   float64 `json:"new_ms"`
@@ -104,7 +105,7 @@ type DiffGeomean struct {
 }
 
 // KernelSide is what one run launched in one cell: of one kernel name
-// (KernelDiffRow) or of all of them (KernelCellDiff). As JSON:
+// (KernelRow) or of all of them (KernelCell). As JSON:
 //
 //	{"count": 2, "time_ns": 124835, "dram_bytes": 99716608, "ncu_count": 2, "source": "nsys"}
 //
@@ -114,7 +115,7 @@ type DiffGeomean struct {
 // + dram__bytes_write.sum summed over its ncu_count launches (the L2 is
 // flushed before each kernel); absent where the ncu kernel pass lacks the
 // kernel or its DRAM counters. ncu_count differs from count where the ncu
-// and timeline passes ran different code (KernelCellDiff's warnings say so).
+// and timeline passes ran different code (KernelCell's warnings say so).
 type KernelSide struct {
 	Count     int      `json:"count"`
 	TimeNs    float64  `json:"time_ns"`
@@ -123,7 +124,7 @@ type KernelSide struct {
 	Source    string   `json:"source"`
 }
 
-// KernelDiffRow compares one kernel of one cell between two runs, HTA
+// KernelRow compares one kernel of one cell between two runs, HTA
 // TraceDiff style. Kernel is the name as analysis.NormalizeKernelName spells
 // it, so that nsys's and ncu's spellings of one kernel meet. As JSON:
 //
@@ -134,12 +135,12 @@ type KernelSide struct {
 //	 "new": KernelSide,             // absent when removed
 //	 "time_delta": -0.32,           // new/old - 1 of time_ns; both runs only
 //	 "dram_delta": -0.44}           // new/old - 1 of dram_bytes; where both runs have it over count launches
-type KernelDiffRow struct {
+type KernelRow struct {
 	Experiment string      `json:"experiment"`
 	Variant    string      `json:"variant"`
 	Shape      string      `json:"shape"`
 	Kernel     string      `json:"kernel"`
-	Status     string      `json:"status"` // DiffBoth, DiffAdded or DiffRemoved
+	Status     string      `json:"status"` // Both, Added or Removed
 	Old        *KernelSide `json:"old,omitempty"`
 	New        *KernelSide `json:"new,omitempty"`
 	TimeDelta  *float64    `json:"time_delta,omitempty"`
@@ -147,11 +148,11 @@ type KernelDiffRow struct {
 }
 
 // Key is the row's cell.
-func (r KernelDiffRow) Key() cellkey.Key {
+func (r KernelRow) Key() cellkey.Key {
 	return cellkey.New(r.Experiment, r.Variant, r.Shape)
 }
 
-// KernelCellDiff sums the kernels of one cell in each run and names those
+// KernelCell sums the kernels of one cell in each run and names those
 // added and removed. As JSON:
 //
 //	{"experiment": "gated_ssm", "variant": "triton-epilogue", "shape": "B=16,...",
@@ -164,7 +165,7 @@ func (r KernelDiffRow) Key() cellkey.Key {
 // cell in either run, prefixed "old: " or "new: ". A cell one run has
 // kernels for and the other has none for carries "note" instead of a
 // comparison (old or new absent; no kernel rows).
-type KernelCellDiff struct {
+type KernelCell struct {
 	Experiment string      `json:"experiment"`
 	Variant    string      `json:"variant"`
 	Shape      string      `json:"shape"`
@@ -179,23 +180,23 @@ type KernelCellDiff struct {
 }
 
 // Key is the cell compared.
-func (d KernelCellDiff) Key() cellkey.Key {
+func (d KernelCell) Key() cellkey.Key {
 	return cellkey.New(d.Experiment, d.Variant, d.Shape)
 }
 
-// DiffInputError says a run cannot be compared: it has no tables, or its
+// InputError says a run cannot be compared: it has no tables, or its
 // tables hold nothing to compare. The command exits 2 on it.
-type DiffInputError struct {
+type InputError struct {
 	Run string // the run's name
 	Msg string
 }
 
-func (e *DiffInputError) Error() string { return fmt.Sprintf("run %s: %s", e.Run, e.Msg) }
+func (e *InputError) Error() string { return fmt.Sprintf("run %s: %s", e.Run, e.Msg) }
 
-// DiffTimings compares the timing samples of two runs cell by cell.
-func DiffTimings(a, b []ingest.Timing) *DiffResult {
+// Timings compares the timing samples of two runs cell by cell.
+func Timings(a, b []ingest.Timing) *Result {
 	st := analysis.DefaultStats()
-	d := &DiffResult{Version: DiffJSONVersion, Alpha: st.Alpha, Confidence: st.Confidence}
+	d := &Result{Version: JSONVersion, Alpha: st.Alpha, Confidence: st.Confidence}
 	group := func(ts []ingest.Timing) map[cellkey.Key][]float64 {
 		m := map[cellkey.Key][]float64{}
 		for _, t := range ts {
@@ -218,19 +219,21 @@ func DiffTimings(a, b []ingest.Timing) *DiffResult {
 	}
 	sort.Slice(ks, func(i, j int) bool { return ks[i].Less(ks[j]) })
 	for _, k := range ks {
-		row := DiffRow{Experiment: k.Experiment, Variant: k.Variant, Shape: k.Shape, Status: DiffBoth}
+		row := Row{Experiment: k.Experiment, Variant: k.Variant, Shape: k.Shape, Status: Both}
 		xa, okA := ga[k]
 		xb, okB := gb[k]
 		if !okA {
 			d.OnlyB++
-			row.Status = DiffNewOnly
+			row.Status = NewOnly
 		}
 		if !okB {
 			d.OnlyA++
-			row.Status = DiffOldOnly
+			row.Status = OldOnly
 		}
 		sc := st.Compare(xa, xb) // old as the base: Speedup = old / new
-		val := func(iv analysis.Interval) *Value { return &Value{Center: iv.Center, Lo: iv.Lo, Hi: iv.Hi, N: iv.N} }
+		val := func(iv analysis.Interval) *reports.Value {
+			return &reports.Value{Center: iv.Center, Lo: iv.Lo, Hi: iv.Hi, N: iv.N}
+		}
 		if okA {
 			row.Old = val(sc.Base)
 		}
@@ -249,7 +252,7 @@ func DiffTimings(a, b []ingest.Timing) *DiffResult {
 		}
 		d.Rows = append(d.Rows, row)
 	}
-	sortDiffRows(d.Rows)
+	sortRows(d.Rows)
 	d.Geomean = geomean(d.Rows)
 	return d
 }
@@ -272,7 +275,7 @@ func ratio(old, new float64) *float64 {
 
 // geomean is benchstat's geomean row over the cells both runs timed; nil
 // when there is none.
-func geomean(rows []DiffRow) *DiffGeomean {
+func geomean(rows []Row) *Geomean {
 	var la, lb float64
 	n := 0
 	for _, r := range rows {
@@ -286,7 +289,7 @@ func geomean(rows []DiffRow) *DiffGeomean {
 	if n == 0 {
 		return nil
 	}
-	g := &DiffGeomean{Cells: n, Old: math.Exp(la / float64(n)), New: math.Exp(lb / float64(n))}
+	g := &Geomean{Cells: n, Old: math.Exp(la / float64(n)), New: math.Exp(lb / float64(n))}
 	g.Delta = math.Exp((lb-la)/float64(n)) - 1
 	return g
 }
@@ -328,9 +331,9 @@ func cellOrder() func(a, b cellkey.Key) bool {
 	}
 }
 
-// sortDiffRows puts the cells both runs have first, then those of one run,
+// sortRows puts the cells both runs have first, then those of one run,
 // each in cellOrder.
-func sortDiffRows(rows []DiffRow) {
+func sortRows(rows []Row) {
 	less := cellOrder()
 	sort.SliceStable(rows, func(i, j int) bool {
 		a, b := rows[i], rows[j]
@@ -356,14 +359,14 @@ func wallTimings(t *ingest.Tables, mask analysis.PassMask) []ingest.Timing {
 	return ts
 }
 
-// DiffTables compares two runs' tables: the wall times of the timing pass
-// cell by cell (DiffTimings) and, in every cell whose kernels both runs
+// Tables compares two runs' tables: the wall times of the timing pass
+// cell by cell (Timings) and, in every cell whose kernels both runs
 // recorded, the kernels by name (analysis.Analyze of each). Rows of the
 // passes a run's manifest marks failed or skipped are left out, as the
 // analysis of the run leaves them out. The tables' names name the runs in
-// messages. It fails with a *DiffInputError where a run's tables hold
+// messages. It fails with a *InputError where a run's tables hold
 // neither timings nor kernels of any cell.
-func DiffTables(a, b *pipeline.Tables) (*DiffResult, error) {
+func Tables(a, b *pipeline.Tables) (*Result, error) {
 	type side struct {
 		ts  []ingest.Timing
 		rk  runKernels
@@ -377,7 +380,7 @@ func DiffTables(a, b *pipeline.Tables) (*DiffResult, error) {
 		mask := analysis.MaskOf(t.Manifest)
 		s := side{ts: wallTimings(t.Tables, mask), rk: kernelsOf(an, timelineSources(t.Tables, mask))}
 		if len(s.ts) == 0 && len(s.rk.cells) == 0 {
-			s.err = &DiffInputError{Run: t.Name, Msg: "its tables hold no wall-time samples and no kernel of any cell: nothing to compare"}
+			s.err = &InputError{Run: t.Name, Msg: "its tables hold no wall-time samples and no kernel of any cell: nothing to compare"}
 		}
 		return s
 	}
@@ -389,14 +392,14 @@ func DiffTables(a, b *pipeline.Tables) (*DiffResult, error) {
 	if sb.err != nil {
 		return nil, sb.err
 	}
-	d := DiffTimings(sa.ts, sb.ts)
+	d := Timings(sa.ts, sb.ts)
 	d.A, d.B = a.Name, b.Name
 	// The cells both runs timed, in the order of Rows, then the other
 	// cells both runs have kernels for, in cellOrder.
 	var order []cellkey.Key
 	listed := map[cellkey.Key]bool{}
 	for _, r := range d.Rows {
-		if r.Status == DiffBoth {
+		if r.Status == Both {
 			k := r.Key()
 			listed[k] = true
 			order = append(order, k)
@@ -432,11 +435,11 @@ func runGPU(m *rundir.Manifest, ts []ingest.Timing) string {
 	return strings.Join(devs, ", ")
 }
 
-// DiffRuns compares the tables of two runs (pipeline.OpenTables; the
-// caller opens and releases them) with DiffTables, and names each run's
+// Runs compares the tables of two runs (pipeline.OpenTables; the
+// caller opens and releases them) with Tables, and names each run's
 // GPU: its manifest's, else the devices its wall-time rows name.
-func DiffRuns(a, b *pipeline.Tables) (*DiffResult, error) {
-	d, err := DiffTables(a, b)
+func Runs(a, b *pipeline.Tables) (*Result, error) {
+	d, err := Tables(a, b)
 	if err != nil {
 		return nil, err
 	}

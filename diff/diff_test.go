@@ -1,7 +1,8 @@
-package reports
+package diff
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
+	goldenfile "github.com/rooftool/rooftool/internal/golden"
 	"github.com/rooftool/rooftool/pipeline"
 	"github.com/rooftool/rooftool/testdata"
 )
@@ -35,16 +37,16 @@ func TestDiffTimings(t *testing.T) {
 	a = append(a, timings("swiglu", "unfused", "M=512,N=4096,K=7168", 0.120, 30)...)
 	b = append(b, timings("swiglu", "unfused", "M=512,N=4096,K=7168", 0.120, 30)...) // same
 	a = append(a, timings("swiglu", "unfused", "M=128,N=4096,K=7168", 0.050, 30)...) // only in A
-	d := DiffTimings(a, b)
+	d := Timings(a, b)
 	if len(d.Rows) != 3 || d.OnlyA != 1 || d.OnlyB != 0 {
 		t.Fatalf("rows %d, only A %d, only B %d; want 3, 1, 0", len(d.Rows), d.OnlyA, d.OnlyB)
 	}
-	byVar := map[string]DiffRow{}
+	byVar := map[string]Row{}
 	for _, r := range d.Rows {
 		byVar[r.Variant+" "+r.Shape] = r
 	}
 	fast := byVar["dual-acc M=512,N=4096,K=7168"]
-	if !fast.Significant || fast.Delta == nil || *fast.Delta > -0.19 || *fast.Delta < -0.21 || fast.Status != DiffBoth {
+	if !fast.Significant || fast.Delta == nil || *fast.Delta > -0.19 || *fast.Delta < -0.21 || fast.Status != Both {
 		t.Errorf("dual-acc: significant %v delta %v status %q, want a significant -20%% in both", fast.Significant, fast.Delta, fast.Status)
 	}
 	if got := fast.delta(d.Alpha); got != "-20.00%" {
@@ -55,7 +57,7 @@ func TestDiffTimings(t *testing.T) {
 		t.Errorf("unfused: significant %v delta %q, want ~", same.Significant, same.delta(d.Alpha))
 	}
 	only := byVar["unfused M=128,N=4096,K=7168"]
-	if only.New != nil || only.P != nil || only.delta(d.Alpha) != "—" || only.Status != DiffOldOnly {
+	if only.New != nil || only.P != nil || only.delta(d.Alpha) != "—" || only.Status != OldOnly {
 		t.Errorf("cell only in A: %+v", only)
 	}
 	// geomean of 0.08/0.1 and 0.12/0.12: sqrt(0.8) - 1.
@@ -214,7 +216,7 @@ func TestDiffKernels(t *testing.T) {
 			ta, tb := diffTables(t, mem, tc.a), diffTables(t, mem, tc.b)
 			defer ta.Release()
 			defer tb.Release()
-			d, err := DiffTables(&pipeline.Tables{Name: "old", Tables: ta}, &pipeline.Tables{Name: "new", Tables: tb})
+			d, err := Tables(&pipeline.Tables{Name: "old", Tables: ta}, &pipeline.Tables{Name: "new", Tables: tb})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -266,7 +268,7 @@ func TestDiffKernelNamesMeet(t *testing.T) {
 	tb := diffTables(t, mem, []diffCell{{"gated_ssm", "eager", dShape, 0.2, []diffKernel{dkSigmoidA.ncuOnly().with(2000)}}})
 	defer ta.Release()
 	defer tb.Release()
-	d, err := DiffTables(&pipeline.Tables{Name: "a", Tables: ta}, &pipeline.Tables{Name: "b", Tables: tb})
+	d, err := Tables(&pipeline.Tables{Name: "a", Tables: ta}, &pipeline.Tables{Name: "b", Tables: tb})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +276,7 @@ func TestDiffKernelNamesMeet(t *testing.T) {
 		t.Fatalf("kernel rows %+v, want one", d.Kernels)
 	}
 	r := d.Kernels[0]
-	if r.Status != DiffBoth || r.Old.Source != "nsys" || r.New.Source != "ncu" || r.Old.TimeNs != 3100 || r.New.TimeNs != 2500 ||
+	if r.Status != Both || r.Old.Source != "nsys" || r.New.Source != "ncu" || r.Old.TimeNs != 3100 || r.New.TimeNs != 2500 ||
 		r.Old.DRAMBytes == nil || *r.Old.DRAMBytes != 16e6 || r.DRAMDelta == nil || *r.DRAMDelta != 0 {
 		t.Errorf("row %+v old %+v new %+v", r, r.Old, r.New)
 	}
@@ -299,7 +301,7 @@ func TestDiffMaskedPasses(t *testing.T) {
 		ps[pass] = rundir.PassStatus{Status: status, Reason: "test"}
 		return &rundir.Manifest{Cells: []rundir.Cell{{Experiment: "swiglu", Variant: "dual-acc", Shape: dSwiglu, Passes: ps}}}
 	}
-	d, err := DiffTables(&pipeline.Tables{Name: "a", Tables: ta}, &pipeline.Tables{Name: "b", Tables: tb, Manifest: failed(rundir.PassNsys, rundir.StatusFailed)})
+	d, err := Tables(&pipeline.Tables{Name: "a", Tables: ta}, &pipeline.Tables{Name: "b", Tables: tb, Manifest: failed(rundir.PassNsys, rundir.StatusFailed)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,11 +309,11 @@ func TestDiffMaskedPasses(t *testing.T) {
 		d.KernelCells[0].Old.TimeNs != 87000 || d.KernelCells[0].New.TimeNs != 87500 {
 		t.Errorf("nsys failed in b: kernel cells %+v, want a from nsys (87 us), b from the ncu kernel pass (87.5 us)", d.KernelCells)
 	}
-	d, err = DiffTables(&pipeline.Tables{Name: "a", Tables: ta}, &pipeline.Tables{Name: "b", Tables: tb, Manifest: failed(rundir.PassTiming, rundir.StatusSkipped)})
+	d, err = Tables(&pipeline.Tables{Name: "a", Tables: ta}, &pipeline.Tables{Name: "b", Tables: tb, Manifest: failed(rundir.PassTiming, rundir.StatusSkipped)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d.Rows) != 1 || d.Rows[0].Status != DiffOldOnly || d.OnlyA != 1 {
+	if len(d.Rows) != 1 || d.Rows[0].Status != OldOnly || d.OnlyA != 1 {
 		t.Errorf("timing skipped in b: rows %+v, want the cell in a only", d.Rows)
 	}
 }
@@ -342,7 +344,7 @@ func TestDiffRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	if d.A != "run-a" || d.B != "run-b" || d.GPUA != "test" || len(d.Rows) != 1 || !d.Rows[0].Significant || d.Geomean == nil {
-		t.Errorf("DiffRuns = %+v", d)
+		t.Errorf("Runs = %+v", d)
 	}
 	empty := filepath.Join(dir, "empty")
 	writeTimingTables(t, empty, mem, nil)
@@ -357,12 +359,12 @@ func TestDiffRuns(t *testing.T) {
 	} {
 		// A run without tables is refused when they are opened
 		// (pipeline.RunInputError); tables without anything to compare by
-		// DiffRuns (DiffInputError).
+		// Runs (InputError).
 		_, err := diffRuns(openRun(t, a), tc.b, mem)
-		var ie *DiffInputError
+		var ie *InputError
 		var re *pipeline.RunInputError
 		if !errors.As(err, &ie) && !errors.As(err, &re) || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: err %v, want a DiffInputError or RunInputError with %q", tc.name, err, tc.want)
+			t.Errorf("%s: err %v, want a InputError or RunInputError with %q", tc.name, err, tc.want)
 		}
 	}
 }
@@ -411,14 +413,14 @@ func TestDiffCommittedRuns(t *testing.T) {
 	side := func(count int, ns, dram float64) *KernelSide {
 		return &KernelSide{Count: count, TimeNs: ns, DRAMBytes: &dram, NCUCount: count, Source: "nsys"}
 	}
-	want := map[string]KernelDiffRow{
-		"_mm_epi_kernel":                {Status: DiffBoth, Old: side(2, 124835, 99716608), New: side(1, 84481, 55931904)},
-		"_mm_epi_tma_persistent_kernel": {Status: DiffAdded, New: side(1, 41217, 45117440)},
+	want := map[string]KernelRow{
+		"_mm_epi_kernel":                {Status: Both, Old: side(2, 124835, 99716608), New: side(1, 84481, 55931904)},
+		"_mm_epi_tma_persistent_kernel": {Status: Added, New: side(1, 41217, 45117440)},
 	}
-	got := map[string]KernelDiffRow{}
+	got := map[string]KernelRow{}
 	for _, r := range d.Kernels {
 		if r.Experiment == "gated_ssm" && r.Variant == "triton-epilogue" && r.Shape == dShape {
-			got[r.Kernel] = KernelDiffRow{Status: r.Status, Old: r.Old, New: r.New}
+			got[r.Kernel] = KernelRow{Status: r.Status, Old: r.Old, New: r.New}
 		}
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -436,13 +438,13 @@ func TestDiffOneRunCounts(t *testing.T) {
 	a = append(a, timings("swiglu", "unfused", "M=128,N=4096,K=7168", 0.050, 30)...)
 	a = append(a, timings("swiglu", "unfused", "M=256,N=4096,K=7168", 0.060, 30)...)
 	b = append(b, timings("gla", "fused", "T=512", 0.070, 30)...)
-	d := DiffTimings(a, b)
+	d := Timings(a, b)
 	d.A, d.B = "a", "b"
 	var brief, all bytes.Buffer
-	if err := d.WriteText(&brief, DiffText{}); err != nil {
+	if err := d.WriteText(&brief, TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.WriteText(&all, DiffText{OneRunCells: true}); err != nil {
+	if err := d.WriteText(&all, TextOptions{OneRunCells: true}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
@@ -463,4 +465,36 @@ func TestDiffOneRunCounts(t *testing.T) {
 			t.Errorf("--one-run-cells does not list the cell %s", s)
 		}
 	}
+}
+
+// golden compares got with testdata/<name>, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	goldenfile.Check(t, filepath.Join("testdata", name), got)
+}
+
+// openRun opens a run directory or fails the test.
+func openRun(t *testing.T, dir string) *rundir.Run {
+	t.Helper()
+	run, err := rundir.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
+// diffRuns opens two runs' tables as rooftool diff does
+// (pipeline.OpenTables) and compares them with Runs.
+func diffRuns(a, b *rundir.Run, mem memory.Allocator) (*Result, error) {
+	ta, err := pipeline.OpenTables(context.Background(), a, mem)
+	if err != nil {
+		return nil, err
+	}
+	defer ta.Release()
+	tb, err := pipeline.OpenTables(context.Background(), b, mem)
+	if err != nil {
+		return nil, err
+	}
+	defer tb.Release()
+	return Runs(ta, tb)
 }

@@ -1,7 +1,8 @@
-package reports
+package diff
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,9 +14,10 @@ import (
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/internal/figure"
 	"github.com/rooftool/rooftool/internal/tableout"
+	"github.com/rooftool/rooftool/reports"
 )
 
-func (r DiffRow) delta(alpha float64) string {
+func (r Row) delta(alpha float64) string {
 	switch {
 	case r.Old == nil || r.New == nil:
 		return "—"
@@ -27,7 +29,7 @@ func (r DiffRow) delta(alpha float64) string {
 	return fmt.Sprintf("%+.2f%%", 100**r.Delta)
 }
 
-func (r DiffRow) n() string {
+func (r Row) n() string {
 	n1, n2 := 0, 0
 	if r.Old != nil {
 		n1 = r.Old.N
@@ -41,7 +43,7 @@ func (r DiffRow) n() string {
 	return fmt.Sprintf("n=%d+%d", n1, n2)
 }
 
-func fmtTime(v *Value) string {
+func fmtTime(v *reports.Value) string {
 	if v == nil {
 		return "—"
 	}
@@ -63,8 +65,8 @@ func kernelLabel(n string) string {
 	return figure.Shorten(strings.TrimPrefix(n, "void "), 64)
 }
 
-// DiffText says how WriteText lays out the comparison.
-type DiffText struct {
+// TextOptions says how WriteText lays out the comparison.
+type TextOptions struct {
 	// OneRunCells lists every cell in one run only, a row each; else they
 	// are counted per experiment and run.
 	OneRunCells bool
@@ -72,8 +74,8 @@ type DiffText struct {
 
 // WriteTable writes the comparison as aligned tables with every cell in
 // one run only listed (WriteText with OneRunCells).
-func (d *DiffResult) WriteTable(w io.Writer) error {
-	return d.WriteText(w, DiffText{OneRunCells: true})
+func (d *Result) WriteTable(w io.Writer) error {
+	return d.WriteText(w, TextOptions{OneRunCells: true})
 }
 
 // WriteText writes the comparison as aligned tables (Markdown-compatible),
@@ -81,11 +83,11 @@ func (d *DiffResult) WriteTable(w io.Writer) error {
 // significant and a geomean row, the cells of one run (listed, or counted
 // per experiment), then the kernels of each cell both runs recorded, HTA
 // TraceDiff style, "+" marking a kernel added and "-" one removed.
-func (d *DiffResult) WriteText(w io.Writer, o DiffText) error {
-	fmt.Fprintf(w, "old: %s (%s)\nnew: %s (%s)\n\n", d.A, orUnknown(d.GPUA), d.B, orUnknown(d.GPUB))
-	newTable := func() Table {
-		return Table{Header: []string{"Experiment", "Variant", "Shape", "Old wall (95% CI)", "New wall (95% CI)", "Delta", "p", "n"},
-			Align: []Align{Left, Left, Left, Right, Right, Right, Right, Left}}
+func (d *Result) WriteText(w io.Writer, o TextOptions) error {
+	fmt.Fprintf(w, "old: %s (%s)\nnew: %s (%s)\n\n", d.A, cmp.Or(d.GPUA, "unknown"), d.B, cmp.Or(d.GPUB, "unknown"))
+	newTable := func() reports.Table {
+		return reports.Table{Header: []string{"Experiment", "Variant", "Shape", "Old wall (95% CI)", "New wall (95% CI)", "Delta", "p", "n"},
+			Align: []reports.Align{reports.Left, reports.Left, reports.Left, reports.Right, reports.Right, reports.Right, reports.Right, reports.Left}}
 	}
 	both, one := newTable(), newTable()
 	var notes []string
@@ -144,9 +146,9 @@ func (d *DiffResult) WriteText(w io.Writer, o DiffText) error {
 // oneRunCounts counts the cells in one run only per experiment, in the
 // order the rows list the experiments: how many only the old run has, how
 // many only the new.
-func (d *DiffResult) oneRunCounts() Table {
-	t := Table{Header: []string{"Experiment", "Only in " + d.A + " (old)", "Only in " + d.B + " (new)"},
-		Align: []Align{Left, Right, Right}}
+func (d *Result) oneRunCounts() reports.Table {
+	t := reports.Table{Header: []string{"Experiment", "Only in " + d.A + " (old)", "Only in " + d.B + " (new)"},
+		Align: []reports.Align{reports.Left, reports.Right, reports.Right}}
 	type counts struct{ old, new int }
 	var order []string
 	by := map[string]*counts{}
@@ -172,13 +174,13 @@ func (d *DiffResult) oneRunCounts() Table {
 	return t
 }
 
-func (d *DiffResult) writeKernelTables(w io.Writer) error {
+func (d *Result) writeKernelTables(w io.Writer) error {
 	fmt.Fprintln(w, "\nKernels per iteration, cells of both runs:")
 	if len(d.KernelCells) == 0 {
 		fmt.Fprintln(w, "\nNo cell has kernels in both runs.")
 		return nil
 	}
-	byCell := map[cellkey.Key][]KernelDiffRow{}
+	byCell := map[cellkey.Key][]KernelRow{}
 	for _, r := range d.Kernels {
 		k := r.Key()
 		byCell[k] = append(byCell[k], r)
@@ -230,14 +232,14 @@ func (d *DiffResult) writeKernelTables(w io.Writer) error {
 			what = append(what, fmt.Sprintf("%d removed", len(c.Removed)))
 		}
 		fmt.Fprintf(w, " (%s):\n\n", strings.Join(what, "; "))
-		t := Table{Header: []string{"Kernel", "Old n", "New n", "Old time", "New time", "Delta", "Old DRAM", "New DRAM", "Delta"},
-			Align: []Align{Left, Right, Right, Right, Right, Right, Right, Right, Right}}
+		t := reports.Table{Header: []string{"Kernel", "Old n", "New n", "Old time", "New time", "Delta", "Old DRAM", "New DRAM", "Delta"},
+			Align: []reports.Align{reports.Left, reports.Right, reports.Right, reports.Right, reports.Right, reports.Right, reports.Right, reports.Right, reports.Right}}
 		for _, r := range byCell[k] {
 			mark := "  "
 			switch r.Status {
-			case DiffAdded:
+			case Added:
 				mark = "+ "
-			case DiffRemoved:
+			case Removed:
 				mark = "- "
 			}
 			t.Rows = append(t.Rows, []string{mark + kernelLabel(r.Kernel), count(r.Old), count(r.New), tm(r.Old), tm(r.New),
@@ -280,7 +282,7 @@ var diffCSVHeader = []string{"row", "experiment", "variant", "shape", "kernel", 
 	"old_ncu_count", "new_ncu_count", "old_source", "new_source"}
 
 // WriteCSV writes CSV() as CSV.
-func (d *DiffResult) WriteCSV(w io.Writer) error { return d.CSV().WriteCSV(w) }
+func (d *Result) WriteCSV(w io.Writer) error { return d.CSV().WriteCSV(w) }
 
 // CSV is one long table (diffCSVHeader) whose "row" column says what a row
 // is: "cell" (wall times of one cell; ms, delta as a fraction), "geomean"
@@ -288,7 +290,7 @@ func (d *DiffResult) WriteCSV(w io.Writer) error { return d.CSV().WriteCSV(w) }
 // the cells), "cell_kernels" (all kernels of one cell of both runs) and
 // "kernel" (one kernel of one cell: count, ns, bytes). Fields a row does
 // not have are empty.
-func (d *DiffResult) CSV() tableout.Table {
+func (d *Result) CSV() tableout.Table {
 	t := tableout.Table{Header: diffCSVHeader}
 	f := func(v float64) string {
 		if math.IsInf(v, 0) || math.IsNaN(v) {
@@ -302,7 +304,7 @@ func (d *DiffResult) CSV() tableout.Table {
 		}
 		return f(*v)
 	}
-	val := func(v *Value) []string {
+	val := func(v *reports.Value) []string {
 		if v == nil {
 			return []string{"", "", "", ""}
 		}
@@ -322,7 +324,7 @@ func (d *DiffResult) CSV() tableout.Table {
 	}
 	if g := d.Geomean; g != nil {
 		n := strconv.Itoa(g.Cells)
-		rec([]string{"geomean", "", "", "", "", DiffBoth, f(g.Old), "", "", n, f(g.New), "", "", n, f(g.Delta), "", ""}, empty(12))
+		rec([]string{"geomean", "", "", "", "", Both, f(g.Old), "", "", n, f(g.New), "", "", n, f(g.Delta), "", ""}, empty(12))
 	}
 	kside := func(o, n *KernelSide, td, dd *float64) []string {
 		out := make([]string, 12)
@@ -336,12 +338,12 @@ func (d *DiffResult) CSV() tableout.Table {
 		return out
 	}
 	for _, c := range d.KernelCells {
-		st := DiffBoth
+		st := Both
 		switch {
 		case c.Old == nil:
-			st = DiffNewOnly
+			st = NewOnly
 		case c.New == nil:
-			st = DiffOldOnly
+			st = OldOnly
 		}
 		rec([]string{"cell_kernels", c.Experiment, c.Variant, c.Shape, "", st}, empty(11), kside(c.Old, c.New, c.TimeDelta, c.DRAMDelta))
 	}
@@ -353,7 +355,7 @@ func (d *DiffResult) CSV() tableout.Table {
 
 // WriteJSON writes JSON() as JSON (tableout.WriteJSON: two-space indent),
 // nothing when it fails.
-func (d *DiffResult) WriteJSON(w io.Writer) error {
+func (d *Result) WriteJSON(w io.Writer) error {
 	v, err := d.JSON()
 	if err != nil {
 		return err
@@ -366,20 +368,20 @@ func (d *DiffResult) WriteJSON(w io.Writer) error {
 	return err
 }
 
-// JSON is the comparison as one JSON value (DiffResult documents its
+// JSON is the comparison as one JSON value (Result documents its
 // shape) whose objects are maps, so that it is written with keys sorted at
 // every level; lists are never null.
-func (d *DiffResult) JSON() (any, error) {
+func (d *Result) JSON() (any, error) {
 	c := *d
-	c.Version = DiffJSONVersion
+	c.Version = JSONVersion
 	if c.Rows == nil {
-		c.Rows = []DiffRow{}
+		c.Rows = []Row{}
 	}
 	if c.KernelCells == nil {
-		c.KernelCells = []KernelCellDiff{}
+		c.KernelCells = []KernelCell{}
 	}
 	if c.Kernels == nil {
-		c.Kernels = []KernelDiffRow{}
+		c.Kernels = []KernelRow{}
 	}
 	raw, err := json.Marshal(&c)
 	if err != nil {
