@@ -11,8 +11,8 @@ import (
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/pipeline"
-	"github.com/rooftool/rooftool/reports"
 	"github.com/rooftool/rooftool/spec"
+	"github.com/rooftool/rooftool/verdict"
 )
 
 // JSONVersion is the value of the "rooftool_diff" key of `rooftool
@@ -79,8 +79,8 @@ type Row struct {
 	Variant     string         `json:"variant"`
 	Shape       string         `json:"shape"`
 	Status      string         `json:"status"`           // Both, OldOnly or NewOnly
-	Old         *reports.Value `json:"old_ms,omitempty"` // nil: the cell is not in run A
-	New         *reports.Value `json:"new_ms,omitempty"` // nil: the cell is not in run B
+	Old         *verdict.Value `json:"old_ms,omitempty"` // nil: the cell is not in run A
+	New         *verdict.Value `json:"new_ms,omitempty"` // nil: the cell is not in run B
 	Delta       *float64       `json:"delta,omitempty"`  // new/old - 1 of the medians
 	P           *float64       `json:"p,omitempty"`
 	Significant bool           `json:"significant"` // P < alpha
@@ -231,8 +231,8 @@ func Timings(a, b []ingest.Timing) *Result {
 			row.Status = OldOnly
 		}
 		sc := st.Compare(xa, xb) // old as the base: Speedup = old / new
-		val := func(iv analysis.Interval) *reports.Value {
-			return &reports.Value{Center: iv.Center, Lo: iv.Lo, Hi: iv.Hi, N: iv.N}
+		val := func(iv analysis.Interval) *verdict.Value {
+			return &verdict.Value{Center: iv.Center, Lo: iv.Lo, Hi: iv.Hi, N: iv.N}
 		}
 		if okA {
 			row.Old = val(sc.Base)

@@ -15,6 +15,7 @@ import (
 	"github.com/rooftool/rooftool/internal/figure"
 	"github.com/rooftool/rooftool/internal/tableout"
 	"github.com/rooftool/rooftool/reports"
+	"github.com/rooftool/rooftool/verdict"
 )
 
 func (r Row) delta(alpha float64) string {
@@ -43,7 +44,7 @@ func (r Row) n() string {
 	return fmt.Sprintf("n=%d+%d", n1, n2)
 }
 
-func fmtTime(v *reports.Value) string {
+func fmtTime(v *verdict.Value) string {
 	if v == nil {
 		return "—"
 	}
@@ -304,7 +305,7 @@ func (d *Result) CSV() tableout.Table {
 		}
 		return f(*v)
 	}
-	val := func(v *reports.Value) []string {
+	val := func(v *verdict.Value) []string {
 		if v == nil {
 			return []string{"", "", "", ""}
 		}

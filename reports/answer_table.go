@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rooftool/rooftool/internal/figure"
+	"github.com/rooftool/rooftool/verdict"
 )
 
 // answerRow is one row of the answer table as both report formats show
@@ -151,4 +152,26 @@ func htmlAnswers(r *Report) ([]htmlAnswer, string) {
 		first, out[i].Span = i, 1
 	}
 	return out, unrunNote(unrun)
+}
+
+// answerTest is an answer's test without its candidate: "speedup vs eager >
+// 1.100x", "kernel_count <= 1".
+func answerTest(a verdict.Answer) string {
+	s := a.Metric
+	if a.Baseline != "" {
+		s += " vs " + a.Baseline
+	}
+	return s + " " + a.Op + " " + verdict.FormatMetric(a.Metric, a.Threshold)
+}
+
+// answerBest names the implementation judged and what it was picked from:
+// "triton-epilogue (best of 3)".
+func answerBest(a verdict.Answer) string {
+	if a.Best == "" {
+		return "—"
+	}
+	if len(a.Compared) > 1 {
+		return fmt.Sprintf("%s (best of %d)", a.Best, len(a.Compared))
+	}
+	return a.Best
 }

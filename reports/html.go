@@ -16,6 +16,7 @@ import (
 
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/internal/figure"
+	"github.com/rooftool/rooftool/verdict"
 )
 
 // WriteHTML writes report.html: one self-contained page (inline CSS, no
@@ -135,19 +136,19 @@ type htmlPlot struct {
 // verdictClass is the CSS class of a verdict.
 func verdictClass(v string) string {
 	switch v {
-	case VerdictGo:
+	case verdict.VerdictGo:
 		return "go"
-	case VerdictNoGo:
+	case verdict.VerdictNoGo:
 		return "nogo"
-	case VerdictInconclusive:
+	case verdict.VerdictInconclusive:
 		return "inc"
 	}
 	return "nm"
 }
 
-var verdictOrder = []string{VerdictGo, VerdictNoGo, VerdictInconclusive, VerdictNotMeasured}
+var verdictOrder = []string{verdict.VerdictGo, verdict.VerdictNoGo, verdict.VerdictInconclusive, verdict.VerdictNotMeasured}
 
-func countsOf(ds []Decision, exp string) []htmlCount {
+func countsOf(ds []verdict.Decision, exp string) []htmlCount {
 	c := map[string]int{}
 	for _, d := range ds {
 		if exp == "" || d.Experiment == exp {
@@ -220,7 +221,7 @@ type htmlTable struct {
 	Rows   [][]string
 }
 
-func htmlDecisionOf(n int, d Decision) htmlDecision {
+func htmlDecisionOf(n int, d verdict.Decision) htmlDecision {
 	h := htmlDecision{N: n, Experiment: d.Experiment, Claim: d.Claim, Source: d.Cite(),
 		Shape: d.Shape, Test: fmtTest(d), Quantity: figure.OneLine(d.Quantity), Theory: "—", Measured: "—",
 		Verdict: d.Verdict, Class: verdictClass(d.Verdict), Bound: "—",
@@ -228,7 +229,7 @@ func htmlDecisionOf(n int, d Decision) htmlDecision {
 		Note: strings.TrimSuffix(figure.OneLine(d.Note), ".")}
 	h.Summary = reasonSummary(h.Reason)
 	if d.Theory != nil {
-		h.Theory = fmtMetric(d.Metric, *d.Theory)
+		h.Theory = verdict.FormatMetric(d.Metric, *d.Theory)
 	}
 	if d.Measured != nil {
 		h.Measured = fmtInterval(d.Metric, *d.Measured)
@@ -237,7 +238,7 @@ func htmlDecisionOf(n int, d Decision) htmlDecision {
 		h.Bound = fmt.Sprintf("%.0f%%", 100**d.BoundFraction)
 	}
 	if d.Counterfactual != nil {
-		h.Counterfactual = "at best " + fmtMetric(d.Metric, d.Counterfactual.AtBest)
+		h.Counterfactual = "at best " + verdict.FormatMetric(d.Metric, d.Counterfactual.AtBest)
 	}
 	return h
 }
@@ -341,14 +342,14 @@ func htmlExperimentOf(e ExperimentReport, files fs.FS) htmlExperiment {
 	return h
 }
 
-func htmlRowOf(row CellRow) htmlRow {
+func htmlRowOf(row verdict.CellRow) htmlRow {
 	dash := func(ok bool, s string) string {
 		if !ok {
 			return "—"
 		}
 		return s
 	}
-	secs := func(v *Value) string {
+	secs := func(v *verdict.Value) string {
 		if v == nil {
 			return "—"
 		}
@@ -369,7 +370,7 @@ func htmlRowOf(row CellRow) htmlRow {
 		h.StatusClass = "muted"
 	}
 	if row.Speedup != nil {
-		h.Speedup = fmtInterval(MetricSpeedup, *row.Speedup)
+		h.Speedup = fmtInterval(verdict.MetricSpeedup, *row.Speedup)
 	}
 	if row.P != nil {
 		h.P = figure.PValue(*row.P)
@@ -383,7 +384,7 @@ func htmlRowOf(row CellRow) htmlRow {
 	h.DRAM = dramCell(row)
 	if row.ModelRatio != nil {
 		h.ModelRatio = figure.Ratio(*row.ModelRatio)
-		h.ModelOff = *row.ModelRatio < modelLo || *row.ModelRatio > modelHi
+		h.ModelOff = *row.ModelRatio < verdict.ModelLo || *row.ModelRatio > verdict.ModelHi
 	}
 	if c := row.RangeCoverage; c != nil {
 		h.Coverage = coverage(c.L2Bytes) + " L2, " + coverage(c.Time) + " time"
@@ -395,10 +396,10 @@ func htmlRowOf(row CellRow) htmlRow {
 	return h
 }
 
-func htmlQualityOf(rows []QualityRow) []htmlQuality {
+func htmlQualityOf(rows []verdict.QualityRow) []htmlQuality {
 	var out []htmlQuality
 	for _, r := range byVariant(rows) {
-		t := r.text()
+		t := textOf(r)
 		q := htmlQuality{Variant: r.Variant, Shape: r.Shape, GEMMSpeed: t.GEMMSpeed, GEMMDRAM: t.GEMMDRAM, Slowest: "—", SOL: t.SOL, Elementwise: t.Elementwise, Verdict: r.Verdict, Class: "nm"}
 		if t.Kernel != "" {
 			q.Slowest = fmt.Sprintf("%s (%s)", t.Kernel, t.Share)

@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -11,36 +12,26 @@ import (
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/internal/figure"
+	"github.com/rooftool/rooftool/verdict"
 )
 
 // fmtInterval formats "center [lo, hi]" with the center's SI prefix.
-func fmtInterval(metric string, v Value) string {
-	c := fmtMetric(metric, v.Center)
+func fmtInterval(metric string, v verdict.Value) string {
+	c := verdict.FormatMetric(metric, v.Center)
 	if v.Lo == v.Center && v.Hi == v.Center {
 		return c
 	}
-	lo, hi := boundStr(metric, v.Lo), boundStr(metric, v.Hi)
-	if metric == MetricTimeUs {
+	lo, hi := verdict.FormatBound(metric, v.Lo), verdict.FormatBound(metric, v.Hi)
+	if metric == verdict.MetricTimeUs {
 		return figure.Seconds(v.Center/1e6, v.Lo/1e6, v.Hi/1e6)
 	}
 	return c + " [" + lo + ", " + hi + "]"
 }
 
-func boundStr(metric string, b float64) string {
-	if figure.Unbounded(b) {
-		if b > 0 {
-			return "+∞"
-		}
-		return "-∞"
-	}
-	s := fmtMetric(metric, b)
-	return strings.TrimSuffix(s, "x")
-}
-
 // l2Cell is a row's L2 bytes as the tables show them: the range pass's where
 // it covers the cell (what the DRAM decisions quote), else the kernel-pass
 // sum marked "*".
-func l2Cell(row CellRow) string {
+func l2Cell(row verdict.CellRow) string {
 	if row.RangeL2Bytes > 0 {
 		return figure.Bytes(row.RangeL2Bytes)
 	}
@@ -50,13 +41,37 @@ func l2Cell(row CellRow) string {
 	return "—"
 }
 
+// dramCell formats a table's DRAM figure: the bytes, and for range bytes
+// the replays behind them ("68.78 MB (n=3: 68.50 MB..70.38 MB)", "(n=1)").
+func dramCell(row verdict.CellRow) string {
+	if row.DRAMBytes == 0 && row.DRAMBytesKernels > 0 {
+		return figure.Bytes(row.DRAMBytesKernels) + "*"
+	}
+	s := figure.Bytes(row.DRAMBytes)
+	switch n := len(row.DRAMBytesReplays); {
+	case row.DRAMBytes == 0 || n == 0:
+	case n == 1:
+		s += " (n=1)"
+	default:
+		lo, hi := row.DRAMBytesReplays[0], row.DRAMBytesReplays[0]
+		for _, x := range row.DRAMBytesReplays {
+			lo, hi = min(lo, x), max(hi, x)
+		}
+		s += fmt.Sprintf(" (n=%d: %s..%s)", n, figure.Bytes(lo), figure.Bytes(hi))
+	}
+	if row.DRAMBytes > 0 && slices.Contains(row.Warnings, analysis.WarnRangePartial) {
+		s = "partial: " + s // the range covers part of the variant: no whole figure
+	}
+	return s
+}
+
 // fmtTest writes a claim's test: "speedup(triton-epilogue / eager) > 1.1x".
-func fmtTest(d Decision) string {
+func fmtTest(d verdict.Decision) string {
 	subject := d.Candidate
 	if d.Baseline != "" {
 		subject += " / " + d.Baseline
 	}
-	return fmt.Sprintf("%s(%s) %s %s", d.Metric, subject, d.Op, fmtMetric(d.Metric, d.Threshold))
+	return fmt.Sprintf("%s(%s) %s %s", d.Metric, subject, d.Op, verdict.FormatMetric(d.Metric, d.Threshold))
 }
 
 // WriteMarkdown writes report.md: the answer table first (each claim on
@@ -98,7 +113,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		counts[d.Verdict]++
 	}
 	p("Verdicts: %d GO, %d NO-GO, %d INCONCLUSIVE, %d NOT MEASURED, over %d claim-shape pairs%s.\n\n",
-		counts[VerdictGo], counts[VerdictNoGo], counts[VerdictInconclusive], counts[VerdictNotMeasured], len(decisions), incompleteNote(r.Run))
+		counts[verdict.VerdictGo], counts[verdict.VerdictNoGo], counts[verdict.VerdictInconclusive], counts[verdict.VerdictNotMeasured], len(decisions), incompleteNote(r.Run))
 	if len(absent) > 0 {
 		p("Not in this run, so not evaluated here: %s (NOT MEASURED in report.json).\n\n", strings.Join(absent, ", "))
 	}
@@ -111,7 +126,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 					c[d.Verdict]++
 				}
 			}
-			st.Rows = append(st.Rows, []string{e.Name, fmt.Sprint(c[VerdictGo]), fmt.Sprint(c[VerdictNoGo]), fmt.Sprint(c[VerdictInconclusive]), fmt.Sprint(c[VerdictNotMeasured])})
+			st.Rows = append(st.Rows, []string{e.Name, fmt.Sprint(c[verdict.VerdictGo]), fmt.Sprint(c[verdict.VerdictNoGo]), fmt.Sprint(c[verdict.VerdictInconclusive]), fmt.Sprint(c[verdict.VerdictNotMeasured])})
 		}
 		if err := st.Write(&b); err != nil {
 			return err
@@ -125,7 +140,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	for i, d := range decisions {
 		th, me := "—", "—"
 		if d.Theory != nil {
-			th = fmtMetric(d.Metric, *d.Theory)
+			th = verdict.FormatMetric(d.Metric, *d.Theory)
 		}
 		if d.Measured != nil {
 			me = fmtInterval(d.Metric, *d.Measured)
@@ -272,7 +287,7 @@ func mhz(cur, max float64) string {
 // shownExperiments is what the markdown covers: the experiments the run has cells of and
 // their decisions, plus the names (with their claim-shape pair counts) of those it has
 // none of. A run with no experiment in it shows them all.
-func shownExperiments(r *Report) ([]ExperimentReport, []Decision, []string) {
+func shownExperiments(r *Report) ([]ExperimentReport, []verdict.Decision, []string) {
 	in := map[string]bool{}
 	var exps []ExperimentReport
 	for _, e := range r.Experiments {
@@ -284,7 +299,7 @@ func shownExperiments(r *Report) ([]ExperimentReport, []Decision, []string) {
 	if len(exps) == 0 {
 		return r.Experiments, r.Decisions, nil
 	}
-	var ds []Decision
+	var ds []verdict.Decision
 	n := map[string]int{}
 	for _, d := range r.Decisions {
 		if in[d.Experiment] {
@@ -357,18 +372,6 @@ func shortKernelName(name string) string {
 		return name
 	}
 	return s
-}
-
-// Cite is where a decision's claim comes from: "seed 001:155", or
-// "path-or-URL:12" for a claim that cites its own document (source:).
-func (d Decision) Cite() string {
-	if d.Source != "" {
-		if d.Line > 0 {
-			return fmt.Sprintf("%s:%d", d.Source, d.Line)
-		}
-		return d.Source
-	}
-	return fmt.Sprintf("seed %s:%d", d.Seed, d.Line)
 }
 
 // ceilingRows are the run's roofs as both report formats list them: name,

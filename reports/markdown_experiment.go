@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rooftool/rooftool/internal/figure"
+	"github.com/rooftool/rooftool/verdict"
 )
 
 // writeExperiment writes the section of experiment e in report.md: seeds
@@ -82,7 +83,7 @@ func writeEnv(p func(string, ...any), env Env) {
 // writeShape writes the section of one shape of experiment exp: the time
 // table, the bytes table, and the notes of its rows (status, kernel names,
 // warnings).
-func writeShape(b *strings.Builder, exp string, s ShapeReport) {
+func writeShape(b *strings.Builder, exp string, s verdict.ShapeTable) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	p("\n### %s `%s`\n\n", exp, s.Shape)
 	tt := Table{Header: []string{"Variant", "Kernels", "Elementwise", "GPU time", "Wall (" + ciLabel + ")", "Device (" + ciLabel + ")", "SM clock", "Speedup (" + ciLabel + ")", "p", "Bound", "Class", "Rel. error"},
@@ -124,7 +125,7 @@ func writeShape(b *strings.Builder, exp string, s ShapeReport) {
 		}
 		sp, pv := "—", "—"
 		if row.Speedup != nil {
-			sp = fmtInterval(MetricSpeedup, *row.Speedup)
+			sp = fmtInterval(verdict.MetricSpeedup, *row.Speedup)
 		}
 		if row.P != nil {
 			pv = figure.PValue(*row.P)
@@ -133,7 +134,7 @@ func writeShape(b *strings.Builder, exp string, s ShapeReport) {
 		mr := "—"
 		if row.ModelRatio != nil {
 			mr = figure.Ratio(*row.ModelRatio)
-			if *row.ModelRatio < modelLo || *row.ModelRatio > modelHi {
+			if *row.ModelRatio < verdict.ModelLo || *row.ModelRatio > verdict.ModelHi {
 				mr += " !"
 			}
 		}
