@@ -23,8 +23,10 @@ func underPkg(p, root string) bool { return p == root || strings.HasPrefix(p, ro
 // layerViolations checks the direction of the module's imports, given each
 // package's imports of the module's packages (paths relative to modulePath,
 // non-test imports): the pipeline flows gpu -> ingest -> analysis ->
-// pipeline -> roofline, reports -> cmd, with launch beside
-// analysis. It returns one line per import against that direction.
+// pipeline -> verdict -> roofline, reports -> cmd, with launch beside
+// analysis and diff beside reports. Verdict decides and draws nothing;
+// reports renders its verdicts and the plots. It returns one line per
+// import against that direction.
 func layerViolations(imports map[string][]string) []string {
 	leaf := func(d string) bool { return slices.Contains(leafPackages, d) }
 	rules := []struct {
@@ -37,21 +39,28 @@ func layerViolations(imports map[string][]string) []string {
 		{func(p string) bool { return underPkg(p, "ingest") }, func(d string) bool { return leaf(d) || d == "gpu" || underPkg(d, "ingest") },
 			"ingest imports only gpu and leaf packages"},
 		{func(p string) bool { return p == "analysis" }, func(d string) bool {
-			return !underPkg(d, "pipeline") && !underPkg(d, "reports") && !underPkg(d, "roofline") && !underPkg(d, "cmd") && !underPkg(d, "launch")
-		}, "analysis imports nothing of pipeline, reports, roofline, cmd or launch"},
+			return !underPkg(d, "pipeline") && !underPkg(d, "verdict") && !underPkg(d, "reports") && !underPkg(d, "diff") && !underPkg(d, "roofline") && !underPkg(d, "cmd") && !underPkg(d, "launch")
+		}, "analysis imports nothing of pipeline, verdict, reports, diff, roofline, cmd or launch"},
 		{func(p string) bool { return p == "launch" }, func(d string) bool {
-			return !underPkg(d, "analysis") && !underPkg(d, "pipeline") && !underPkg(d, "reports") && !underPkg(d, "roofline") && !underPkg(d, "cmd")
-		}, "launch imports nothing of analysis, pipeline, reports, roofline or cmd"},
-		{func(p string) bool { return underPkg(p, "pipeline") }, func(d string) bool { return !underPkg(d, "reports") && !underPkg(d, "roofline") && !underPkg(d, "cmd") },
-			"pipeline imports nothing of reports, roofline or cmd"},
-		{func(p string) bool { return underPkg(p, "roofline") || underPkg(p, "reports") }, func(d string) bool { return !underPkg(d, "cmd") },
-			"roofline and reports import nothing of cmd"},
+			return !underPkg(d, "analysis") && !underPkg(d, "pipeline") && !underPkg(d, "verdict") && !underPkg(d, "reports") && !underPkg(d, "diff") && !underPkg(d, "roofline") && !underPkg(d, "cmd")
+		}, "launch imports nothing of analysis, pipeline, verdict, reports, diff, roofline or cmd"},
+		{func(p string) bool { return underPkg(p, "pipeline") }, func(d string) bool {
+			return !underPkg(d, "verdict") && !underPkg(d, "reports") && !underPkg(d, "diff") && !underPkg(d, "roofline") && !underPkg(d, "cmd")
+		}, "pipeline imports nothing of verdict, reports, diff, roofline or cmd"},
+		{func(p string) bool { return underPkg(p, "verdict") }, func(d string) bool { return !underPkg(d, "reports") && !underPkg(d, "diff") && !underPkg(d, "cmd") },
+			"verdict imports nothing of reports, diff or cmd: the renderers read its model, not it theirs"},
+		{func(p string) bool { return underPkg(p, "reports") }, func(d string) bool { return !underPkg(d, "diff") },
+			"reports imports nothing of diff: a report renders one run"},
+		{func(p string) bool { return underPkg(p, "roofline") || underPkg(p, "reports") || underPkg(p, "diff") }, func(d string) bool { return !underPkg(d, "cmd") },
+			"roofline, reports and diff import nothing of cmd"},
 		{func(p string) bool { return p != "cmd/rooftool" && p != "reports" }, func(d string) bool { return !underPkg(d, "roofline") },
-			"only cmd/rooftool and reports draw (import roofline)"},
+			"only cmd/rooftool and reports draw (import roofline): verdict decides, diff compares"},
+		{func(string) bool { return true }, func(d string) bool { return d != "verdict/verdicttest" },
+			"only tests import verdict/verdicttest"},
 		{func(p string) bool { return p != "cmd/rooftool" && p != "pipeline" }, func(d string) bool { return d != "testdata" },
 			"only pipeline (Open: committed runs by name) and cmd/rooftool import testdata outside tests"},
-		{func(p string) bool { return underPkg(p, "reports") }, func(d string) bool { return !underPkg(d, "testdata") },
-			"reports renders what it is given and opens no run"},
+		{func(p string) bool { return underPkg(p, "verdict") || underPkg(p, "reports") || underPkg(p, "diff") }, func(d string) bool { return !underPkg(d, "testdata") },
+			"verdict, reports and diff judge, render or compare what they are given and open no run"},
 	}
 	var out []string
 	pkgs := make([]string, 0, len(imports))
@@ -117,13 +126,13 @@ func moduleImports(t *testing.T) map[string][]string {
 // TestImportLayers: the module's imports flow one way (layerViolations).
 func TestImportLayers(t *testing.T) {
 	imports := moduleImports(t)
-	for _, p := range []string{"cellkey", "gpu", "ingest", "ingest/rundir", "analysis", "launch", "pipeline", "roofline", "reports", "cmd/rooftool"} {
+	for _, p := range []string{"cellkey", "gpu", "ingest", "ingest/rundir", "analysis", "launch", "pipeline", "verdict", "roofline", "reports", "diff", "cmd/rooftool"} {
 		if _, ok := imports[p]; !ok {
 			t.Fatalf("go list does not list %s: %v", p, imports)
 		}
 	}
-	if !slices.Contains(imports["cmd/rooftool"], "testdata") || !slices.Contains(imports["reports"], "roofline") {
-		t.Fatalf("the imports read lack cmd/rooftool -> testdata or reports -> roofline: %v", imports)
+	if !slices.Contains(imports["cmd/rooftool"], "testdata") || !slices.Contains(imports["reports"], "roofline") || !slices.Contains(imports["reports"], "verdict") {
+		t.Fatalf("the imports read lack cmd/rooftool -> testdata, reports -> roofline or reports -> verdict: %v", imports)
 	}
 	for _, v := range layerViolations(imports) {
 		t.Error(v)
@@ -138,8 +147,11 @@ func TestLayerViolations(t *testing.T) {
 		"analysis": {"cellkey", "gpu", "ingest", "ingest/rundir", "spec"}, "spec": {"kernels"},
 		"launch":   {"cellkey", "gpu", "ingest", "ingest/rundir", "spec", "kernels"},
 		"pipeline": {"analysis", "ingest", "testdata"}, "roofline": {"analysis", "gpu"},
-		"reports":      {"pipeline", "roofline", "internal/tableout"},
-		"cmd/rooftool": {"reports", "roofline", "pipeline", "testdata", "launch"},
+		"verdict":             {"analysis", "pipeline", "spec", "internal/figure"},
+		"verdict/verdicttest": {"analysis", "pipeline", "spec"},
+		"reports":             {"verdict", "pipeline", "roofline", "internal/figure", "internal/tableout"},
+		"diff":                {"analysis", "pipeline", "reports", "verdict", "internal/figure"},
+		"cmd/rooftool":        {"reports", "diff", "verdict", "roofline", "pipeline", "testdata", "launch"},
 	}
 	if v := layerViolations(ok); len(v) != 0 {
 		t.Errorf("the module's layering reads as violations: %v", v)
@@ -149,6 +161,9 @@ func TestLayerViolations(t *testing.T) {
 		{"analysis", "pipeline"}, {"analysis", "roofline"}, {"analysis", "launch"}, {"launch", "analysis"},
 		{"pipeline", "reports"}, {"pipeline", "roofline"}, {"roofline", "cmd/rooftool"}, {"reports", "cmd/rooftool"},
 		{"launch", "roofline"}, {"analysis", "testdata"}, {"reports", "testdata"},
+		{"analysis", "verdict"}, {"pipeline", "verdict"}, {"pipeline", "diff"}, {"verdict", "reports"}, {"verdict", "roofline"},
+		{"verdict", "diff"}, {"verdict", "testdata"}, {"verdict/verdicttest", "reports"}, {"reports", "diff"}, {"reports", "verdict/verdicttest"},
+		{"diff", "cmd/rooftool"}, {"diff", "roofline"}, {"diff", "testdata"},
 	} {
 		m := map[string][]string{bad[0]: {bad[1]}}
 		if v := layerViolations(m); len(v) == 0 {
@@ -157,26 +172,29 @@ func TestLayerViolations(t *testing.T) {
 	}
 }
 
-// TestReportsLoadNothing: reports renders a loaded run (pipeline.Result,
-// pipeline.Tables) and calls no loader; commands load runs through
-// loadRun (pipeline.Open, pipeline.LoadWith) alone.
+// TestReportsLoadNothing: verdict judges and reports renders a loaded run
+// (pipeline.Result), diff compares two runs' tables (pipeline.Tables); none
+// calls a loader: commands load runs through loadRun (pipeline.Open,
+// pipeline.LoadWith) alone.
 func TestReportsLoadNothing(t *testing.T) {
 	loaders := []string{"pipeline.Load(", "pipeline.LoadWith(", "pipeline.OpenTables(", "pipeline.Open(", "rundir.Open(", "rundir.OpenFS("}
-	files, err := filepath.Glob("../../reports/*.go")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("reports sources: %v", err)
-	}
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
+	for _, pkg := range []string{"verdict", "reports", "diff"} {
+		files, err := filepath.Glob(filepath.Join("..", "..", pkg, "*.go"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("%s sources: %v", pkg, err)
 		}
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, l := range loaders {
-			if strings.Contains(string(data), l) {
-				t.Errorf("%s calls %s: reports renders what it is given", f, l)
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range loaders {
+				if strings.Contains(string(data), l) {
+					t.Errorf("%s calls %s: %s works on what it is given", f, l, pkg)
+				}
 			}
 		}
 	}
