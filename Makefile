@@ -11,12 +11,19 @@ FUZZTIME ?= 30s
 .PHONY: build install test test-go test-py vet bench fuzz demo gpu-check slurm-test clean release-bin wheel wheel-test dist
 
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+# The commit (-dirty where tracked files differ from it) and the build
+# date that `rooftool version` prints.
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)$(shell git status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo -dirty)
+BUILD_DATE ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+export LDFLAGS_X := -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(BUILD_DATE)
 
 build:
-	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/rooftool
+	$(GO) build -ldflags "$(LDFLAGS_X)" -o $(BIN) ./cmd/rooftool
 
 # bin/rooftool into $(PREFIX)/bin (a user directory by default: no root),
-# with the line to add to PATH where that directory is not on it; and the
+# with the line to add to PATH where that directory is not on it; the
+# kernels folder profile runs into $(PREFIX)/share/rooftool/kernels, where
+# the binary finds it outside a clone (scripts/kernels-stage.sh); and the
 # completion scripts into the user's own folders: bash-completion's user
 # folder (loaded on demand), a zsh site-functions folder (for fpath), fish's.
 PREFIX ?= $(HOME)/.local
@@ -27,6 +34,7 @@ FISH_COMPLETION_DIR ?= $(or $(XDG_CONFIG_HOME),$(HOME)/.config)/fish/completions
 install: build
 	@mkdir -p "$(PREFIX)/bin"
 	install -m 0755 $(BIN) "$(PREFIX)/bin/rooftool"
+	scripts/kernels-stage.sh "$(PREFIX)/share/rooftool/kernels"
 	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) \
 	  echo "install: $(PREFIX)/bin is not on PATH; to type rooftool, run (and add to ~/.bashrc or ~/.profile):"; \
 	  echo "    export PATH=\"$(PREFIX)/bin:\$$PATH\"";; esac
@@ -43,15 +51,19 @@ install: build
 HOSTARCH = $(shell $(GO) env GOARCH)
 RELEASE_BIN = build/release/linux-$(HOSTARCH)/rooftool
 release-bin:
-	$(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o $(RELEASE_BIN) ./cmd/rooftool
+	$(GO) build -trimpath -ldflags "-s -w $(LDFLAGS_X)" -o $(RELEASE_BIN) ./cmd/rooftool
 
 # dist/rooftool-<version>-py3-none-manylinux_X_Y_<arch>.whl: pip install it
-# into any virtual environment; rooftool lands on its PATH and
-# rooftool_marks on its sys.path (packaging/wheel, scripts/wheel.sh).
+# into any virtual environment; rooftool lands on its PATH, the kernels
+# folder it profiles with in its share/rooftool/kernels and rooftool_marks
+# on its sys.path (packaging/wheel, scripts/wheel.sh).
 wheel: release-bin
 	scripts/wheel.sh $(RELEASE_BIN) dist
 
-# The wheel installed into a fresh venv with pip --no-index, run with no Go on PATH.
+# The wheel alone installed into a fresh venv (pip --no-index --no-deps) and
+# run from outside the repository with no Go on PATH: its kernels found,
+# plan listing the built-in experiments, doctor naming the installed
+# kernels folder (scripts/wheel-test.sh).
 wheel-test: wheel
 	scripts/wheel-test.sh dist
 
@@ -81,6 +93,9 @@ vet:
 # the rooftool binary beside the sqlite3 CLI's join and DuckDB's GROUP BY;
 # ROOFTOOL_BENCH_100M=1 adds the 100M one (an export of about 80 GB made on
 # demand: the 1M replica is 0.8 GB, the 10M one 8.5 GB; README.md).
+# BenchmarkStatsReports1M (ingest) times each stats --report beside the
+# sqlite3 CLI running nsys's query of it, on the 1M replica
+# (ROOFTOOL_REPLICA_1M=FILE reuses one made before).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 3h ./...
 

@@ -304,3 +304,17 @@ func listedLess(list []string, a, b string) bool {
 	}
 	return a < b
 }
+
+// HasTimeline says whether a cell's kernel list, times and GPU time come
+// from a timeline (nsys, Kineto) rather than the ncu kernel pass.
+func HasTimeline(c CellFact) bool {
+	if c.GPUTimeNs <= 0 {
+		return false
+	}
+	for _, w := range c.Warnings {
+		if w.Code == WarnMissing && w.Metric == "gpu_time_ns" {
+			return false
+		}
+	}
+	return true
+}

@@ -62,7 +62,7 @@ func clockWarnings(t *ingest.Tables, byKernel metricIndex, tol float64, mask Pas
 	if len(ncu) == 0 || len(timing) == 0 {
 		return nil
 	}
-	a, b := median(ncu), median(timing)
+	a, b := Median(ncu), Median(timing)
 	if math.Abs(a-b) <= tol*b {
 		return nil
 	}

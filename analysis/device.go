@@ -142,7 +142,7 @@ func deviceCeilings(t *ingest.Tables, byKernel metricIndex) gpu.Ceilings {
 		}
 		clk := medianClock(byKernel, users, clockUsed)
 		c.Items = append(c.Items, gpu.Ceiling{
-			Name: s.name, Kind: s.kind, Value: median(vals),
+			Name: s.name, Kind: s.kind, Value: Median(vals),
 			Source: fmt.Sprintf("device: ncu %s%s x %s (median of %d %s, %.0f MHz%s)", peakUsed, factor, clockUsed, len(vals), who, clk/1e6, note),
 		})
 	}
@@ -158,7 +158,9 @@ func deviceCeilings(t *ingest.Tables, byKernel metricIndex) gpu.Ceilings {
 	return c
 }
 
-func median(xs []float64) float64 {
+// Median is the median of xs (the mean of the middle two for an even
+// count; 0 for none); xs is left as it is.
+func Median(xs []float64) float64 {
 	s := append([]float64(nil), xs...)
 	sort.Float64s(s)
 	n := len(s)
@@ -195,5 +197,5 @@ func medianClock(byKernel metricIndex, ids []int64, metric string) float64 {
 			vs = append(vs, v)
 		}
 	}
-	return median(vs)
+	return Median(vs)
 }

@@ -78,7 +78,7 @@ func CompareMainLoops(cand, base []*KernelFact, margin float64) (MainLoops, bool
 	if math.Abs(m.CandFLOPs/m.BaseFLOPs-1) > sameProductsTol {
 		return m, false
 	}
-	m.CandClockHz = median(c.clocks)
+	m.CandClockHz = Median(c.clocks)
 	m.CyclesRatio = m.CandCycles / m.BaseCycles
 	if m.BaseDRAM > 0 {
 		m.DRAMRatio = m.CandDRAM / m.BaseDRAM

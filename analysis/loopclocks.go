@@ -18,7 +18,7 @@ import (
 func LoopSMClocks(t *ingest.Tables) (clocks map[cellkey.Key]float64, perCell bool) {
 	clocks, perCell = TimingSMClocks(t)
 	for k, s := range clockSamples(t, ingest.MetaClockSample) {
-		clocks[k] = median(s)
+		clocks[k] = Median(s)
 	}
 	return clocks, perCell
 }
@@ -30,7 +30,7 @@ func LoopSMClocks(t *ingest.Tables) (clocks map[cellkey.Key]float64, perCell boo
 func TimingDeviceSMClocks(t *ingest.Tables) map[cellkey.Key]float64 {
 	out := map[cellkey.Key]float64{}
 	for k, s := range clockSamples(t, ingest.MetaDeviceClockSample) {
-		out[k] = median(s)
+		out[k] = Median(s)
 	}
 	return out
 }

@@ -49,3 +49,9 @@ func ScanMetricIndex(dir string, batchRows int) (*MetricIndex, error) {
 	})
 	return x, err
 }
+
+// sameDict reports whether two dictionaries of a scan are the same slice
+// (a scan hands each file's dictionary on from batch to batch).
+func sameDict(a, b []string) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}

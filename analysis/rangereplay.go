@@ -109,7 +109,7 @@ func rangeMedians(c *CellFact, rs []rangeReplay) {
 		}
 	}
 	if len(ts) > 1 && c.RangeTimeNs > 0 {
-		c.RangeTimeNs, c.RangeL2Bytes = median(ts), median(l2)
+		c.RangeTimeNs, c.RangeL2Bytes = Median(ts), Median(l2)
 	}
 }
 

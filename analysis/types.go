@@ -4,6 +4,14 @@
 // bytes; candidate-versus-baseline comparisons with significance; sweep
 // crossovers. It draws nothing and writes nothing.
 //
+// It is the fact core: two packages sit beside it, after it, and read its
+// facts — suggest (the fusion chains a run or an export offers, and what
+// fusing them would save) and project (a run's kernels and cells projected
+// onto another GPU) — and a third, stats (nsys's kernel summary and stats
+// reports, from ingested kernels), sits beside them; it imports none of
+// them. pipeline runs it; roofline, reports and cmd/rooftool read what it
+// gives.
+//
 // This file is the contract with roofline and reports.
 package analysis
 

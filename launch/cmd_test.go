@@ -15,6 +15,9 @@ import (
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/launch/cmdprog"
+	"github.com/rooftool/rooftool/launch/plan"
+	"github.com/rooftool/rooftool/launch/rangerule"
 	"github.com/rooftool/rooftool/spec"
 )
 
@@ -27,7 +30,7 @@ const fakeProgram = "python3 testdata/cmd/marked.py"
 func cmdEnv(t *testing.T, args, claims string) (Config, string, string) {
 	t.Helper()
 	cfg, _ := fakeEnv(t)
-	tg, err := NewTarget(strings.TrimSpace(fakeProgram+" "+args), claims)
+	tg, err := cmdprog.NewTarget(strings.TrimSpace(fakeProgram+" "+args), claims)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,8 +64,8 @@ func TestCmdAllPasses(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("cells = %q, want the program's %q", got, want)
 	}
-	if m.Options[OptionCmd] != fakeProgram || !slices.Equal(m.Passes, CmdPasses) {
-		t.Errorf("options cmd %q, passes %q", m.Options[OptionCmd], m.Passes)
+	if m.Options[cmdprog.Option] != fakeProgram || !slices.Equal(m.Passes, cmdprog.Passes) {
+		t.Errorf("options cmd %q, passes %q", m.Options[cmdprog.Option], m.Passes)
 	}
 	for _, c := range toyCells {
 		if _, ok := mustCellPass(t, m, c, rundir.PassCheck); ok {
@@ -112,7 +115,7 @@ func TestCmdAllPasses(t *testing.T) {
 		t.Errorf("spec: baseline %q, shapes %q, vars %q", e.Baseline(), e.Shapes, e.Vars)
 	}
 	// The helper the program imported is kept with the run.
-	helper, err := os.ReadFile(filepath.Join(cfg.RunDir, MarksHelperDir, "rooftool_marks", "__init__.py"))
+	helper, err := os.ReadFile(filepath.Join(cfg.RunDir, cmdprog.MarksHelperDir, "rooftool_marks", "__init__.py"))
 	orig, _ := kernels.RunnerFS().(interface{ ReadFile(string) ([]byte, error) }).ReadFile("common/marks.py")
 	if err != nil || string(helper) != string(orig) {
 		t.Errorf("helper: %v (%d bytes, want %d)", err, len(helper), len(orig))
@@ -165,7 +168,7 @@ func readJSONLines(t *testing.T, p string) []any {
 func TestCmdBadPrograms(t *testing.T) {
 	for _, tc := range []struct {
 		name, line string
-		config     bool // a ConfigError (exit 2); else a failure (exit 1)
+		config     bool // a plan.ConfigError (exit 2); else a failure (exit 1)
 		want       []string
 	}{
 		{"marks nothing", fakeProgram + " --none", true, []string{`--cmd "` + fakeProgram + ` --none" marked no range`, "raw/marks/run.log"}},
@@ -182,11 +185,11 @@ func TestCmdBadPrograms(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg, _, _ := cmdEnv(t, "", "")
 			var err error
-			if cfg.Cmd, err = NewTarget(tc.line, ""); err != nil {
+			if cfg.Cmd, err = cmdprog.NewTarget(tc.line, ""); err != nil {
 				t.Fatal(err)
 			}
 			_, err = Run(context.Background(), cfg)
-			var ce *ConfigError
+			var ce *plan.ConfigError
 			if err == nil || errors.As(err, &ce) != tc.config {
 				t.Fatalf("err = %v (%T), want config error %v", err, err, tc.config)
 			}
@@ -265,7 +268,7 @@ claims:
 			p := write(strings.ReplaceAll(tc.name, " ", "-")+".yaml", tc.body)
 			cfg, _, _ := cmdEnv(t, "", p)
 			_, err := Run(context.Background(), cfg)
-			var ce *ConfigError
+			var ce *plan.ConfigError
 			if !errors.As(err, &ce) {
 				t.Fatalf("err = %v, want a config error", err)
 			}
@@ -288,10 +291,10 @@ func TestCmdResume(t *testing.T) {
 	}
 	cfg.Resume = true
 	var err error
-	if cfg.Cmd, err = NewTarget("PYTHONPATH=elsewhere "+fakeProgram, ""); err != nil {
+	if cfg.Cmd, err = cmdprog.NewTarget("PYTHONPATH=elsewhere "+fakeProgram, ""); err != nil {
 		t.Fatal(err)
 	}
-	var ce *ConfigError
+	var ce *plan.ConfigError
 	if _, err := Run(context.Background(), cfg); !errors.As(err, &ce) || !strings.Contains(err.Error(), "give it another -o") {
 		t.Fatalf("resume with another command: %v", err)
 	}
@@ -321,43 +324,12 @@ func TestCmdExampleClaims(t *testing.T) {
 	}
 }
 
-func TestNewTarget(t *testing.T) {
-	for _, tc := range []struct {
-		line      string
-		argv, env []string
-		err       string
-	}{
-		{line: "python my_bench.py --size 4096", argv: []string{"python", "my_bench.py", "--size", "4096"}},
-		{line: `python 'my bench.py' --tag "a b" c\ d`, argv: []string{"python", "my bench.py", "--tag", "a b", "c d"}},
-		{line: `TORCH_LOGS=+dynamo CUDA_VISIBLE_DEVICES=1 python x.py A=1`, argv: []string{"python", "x.py", "A=1"}, env: []string{"TORCH_LOGS=+dynamo", "CUDA_VISIBLE_DEVICES=1"}},
-		{line: `python x.py '$HOME' "it's"`, argv: []string{"python", "x.py", "$HOME", "it's"}},
-		{line: "python x.py | tee log", err: `'|' is shell syntax`},
-		{line: "python x.py > log", err: `'>' is shell syntax`},
-		{line: `python x.py "$HOME"`, err: `'$' inside "..."`},
-		{line: "python 'x.py", err: "unterminated ' quote"},
-		{line: "A=1", err: "no program to run"},
-		{line: "  ", err: "no program to run"},
-	} {
-		tg, err := NewTarget(tc.line, "")
-		if tc.err != "" {
-			var ce *ConfigError
-			if !errors.As(err, &ce) || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("%q: err %v, want a config error with %q", tc.line, err, tc.err)
-			}
-			continue
-		}
-		if err != nil || !slices.Equal(tg.Argv, tc.argv) || !slices.Equal(tg.Env, tc.env) || tg.Line != tc.line {
-			t.Errorf("%q: %+v, %v; want argv %q env %q", tc.line, tg, err, tc.argv, tc.env)
-		}
-	}
-}
-
 // A dtype the program gives its marks becomes the experiment's dtype in the
 // run's spec snapshot (the report's roofline floor needs it).
 func TestCmdDType(t *testing.T) {
 	cfg, _, _ := cmdEnv(t, "", "")
 	var err error
-	if cfg.Cmd, err = NewTarget(fakeProgram+" --dtype bf16", ""); err != nil {
+	if cfg.Cmd, err = cmdprog.NewTarget(fakeProgram+" --dtype bf16", ""); err != nil {
 		t.Fatal(err)
 	}
 	cfg.Passes = []string{rundir.PassTiming}
@@ -447,7 +419,7 @@ claims:
 			}
 		}
 	}
-	if m.Options[rundir.OptionRangeReplaysFor] != ReplaysForDecisions || !strings.HasPrefix(m.Options[rundir.OptionRangeProcess], "per-experiment:") {
+	if m.Options[rundir.OptionRangeReplaysFor] != rangerule.ReplaysForDecisions || !strings.HasPrefix(m.Options[rundir.OptionRangeProcess], "per-experiment:") {
 		t.Errorf("options: %s %q, %s %q", rundir.OptionRangeReplaysFor, m.Options[rundir.OptionRangeReplaysFor], rundir.OptionRangeProcess, m.Options[rundir.OptionRangeProcess])
 	}
 }

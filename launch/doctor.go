@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/launch/plan"
 )
 
 // Finding levels.
@@ -33,12 +34,13 @@ type Finding struct {
 // DoctorConfig says where to look.
 type DoctorConfig struct {
 	Python     string // "" : DefaultPython()
-	KernelsDir string // "" : kernels
+	KernelsDir string // "" : FindKernels'
 	NCU, Nsys  string // overrides
 	NsysLibs   string
 	SMI        string // nvidia-smi override
 	Params     string // "" : /proc/driver/nvidia/params
 	Probe      bool   // run ncu on a tiny kernel to test counter permissions (needs a GPU and torch)
+	kernels    Kernels
 }
 
 // libdwFix is DEVICE.md's remedy for nsys' importer.
@@ -50,9 +52,8 @@ func (cfg DoctorConfig) withDefaults() DoctorConfig {
 	if cfg.Python == "" {
 		cfg.Python = DefaultPython()
 	}
-	if cfg.KernelsDir == "" {
-		cfg.KernelsDir = "kernels"
-	}
+	cfg.kernels = FindKernels(cfg.KernelsDir)
+	cfg.KernelsDir = cfg.kernels.Dir
 	if cfg.Params == "" {
 		cfg.Params = "/proc/driver/nvidia/params"
 	}
@@ -61,6 +62,14 @@ func (cfg DoctorConfig) withDefaults() DoctorConfig {
 
 // Doctor checks the machine for a profile run. It never fails: problems
 // are findings, each with what to do. It works without a GPU and says so.
+//
+// A finding of LevelProblem is a required thing missing or broken: a GPU
+// with its driver, ncu, nsys and its importer's libraries, permission to
+// read performance counters, the runner's Python, the kernels folder,
+// and on a machine with a GPU torch (a CUDA build), Triton and PyYAML
+// (without a GPU these three are warnings: nothing profiles there
+// anyway). The rest is optional: nvcc, numpy, and the packages of
+// KernelPackages, whose findings say which variants each one runs.
 func Doctor(ctx context.Context, cfg DoctorConfig) []Finding {
 	cfg = cfg.withDefaults()
 	var out []Finding
@@ -74,10 +83,10 @@ func Doctor(ctx context.Context, cfg DoctorConfig) []Finding {
 		smi, err = FindSMI()
 	}
 	if err != nil {
-		add(Finding{Check: "gpu", Level: LevelWarn, Detail: "no GPU: nvidia-smi not found on PATH or in /usr/bin, /usr/local/nvidia/bin",
+		add(Finding{Check: "gpu", Level: LevelProblem, Detail: "no GPU: nvidia-smi not found on PATH or in /usr/bin, /usr/local/nvidia/bin",
 			Fix: "profile on a machine with an NVIDIA GPU and driver; ingest, stats, report and diff work here without one"})
 	} else if gpus, err := QueryGPUs(ctx, smi); err != nil {
-		add(Finding{Check: "gpu", Level: LevelWarn, Detail: fmt.Sprintf("no usable GPU: %v", err),
+		add(Finding{Check: "gpu", Level: LevelProblem, Detail: fmt.Sprintf("no usable GPU: %v", err),
 			Fix: "check the NVIDIA driver (nvidia-smi must list the GPU); ingest, stats, report and diff work without one"})
 	} else {
 		hasGPU = true
@@ -259,12 +268,12 @@ func venvHas(py string) bool {
 func pipFixes(py, dir string) map[string]string {
 	pip := py + " -m pip install "
 	gpu := pip + "torch triton (a CUDA build of torch that matches the driver)"
-	if req := filepath.Join(dir, GPURequirements); fileExists(req) {
+	if req := filepath.Join(dir, GPURequirements); dir != "" && fileExists(req) {
 		gpu = pip + "-r " + req + " (torch, Triton, PyYAML, numpy; the file says how to pick torch's CUDA build for the driver)"
 	}
 	return map[string]string{
-		"torch":  gpu + "; the runner needs torch on the GPU machine, the tests do not",
-		"triton": gpu,
+		"torch":  gpu + "; every variant runs on torch: the runner needs it on the GPU machine, the tests do not",
+		"triton": gpu + "; the torch.compile variants and the Triton kernels (the tk GEMMs and epilogues) need it",
 		"yaml":   pip + "pyyaml (the runner reads the specs with it)",
 		"numpy":  pip + "numpy",
 	}
@@ -292,12 +301,17 @@ for m in ("torch", "triton", "yaml", "numpy"):
 # Optional variants' packages: found the way kernels/run.py looks for them (by module,
 # without importing: cutlass_cppgen needs run.py's cuda-python shim to import).
 import importlib.util, importlib.metadata
-for key, mod, dist in (("cutlass", "cutlass_cppgen", "nvidia-cutlass"), ("fla", "fla", "flash-linear-attention"), ("quack", "quack", "quack-kernels")):
+for key, mod, dist in ` + optionalTuples() + `:
     if importlib.util.find_spec(mod) is not None:
         try:
             out[key] = importlib.metadata.version(dist)
         except Exception:
             out[key] = "present"
+# The rooftool wheel: its extras install those packages where it is installed.
+try:
+    out["rooftool_wheel"] = importlib.metadata.version("rooftool")
+except Exception:
+    pass
 try:
     import torch
     out["torch_cuda"] = torch.version.cuda or ""
@@ -349,17 +363,60 @@ print(json.dumps(out))`
 		}
 		out = append(out, Finding{Check: m.name, Level: level, Detail: m.name + " not importable: " + env.String(m.name+"_error"), Fix: m.fix})
 	}
-	for _, o := range []struct{ key, dist string }{{"cutlass", "nvidia-cutlass"}, {"fla", "flash-linear-attention"}, {"quack", "quack-kernels"}} {
-		if v := env.String(o.key); v != "" {
-			out = append(out, Finding{Check: o.key, Level: LevelOK, Detail: o.dist + " " + v})
-		} else {
-			out = append(out, Finding{Check: o.key, Level: LevelInfo, Detail: o.dist + " not installed: variants that require " + o.key + " are skipped"})
-		}
+	out = append(out, optionalFindings(cfg, env)...)
+	out = append(out, kernelsFinding(cfg.kernels))
+	return out
+}
+
+// optionalTuples is KernelPackages as the Python tuple of (key, module,
+// distribution) triples that doctor's script looks each one up by.
+func optionalTuples() string {
+	var ts []string
+	for _, p := range KernelPackages {
+		ts = append(ts, fmt.Sprintf("(%q, %q, %q)", p.Key, p.Module, p.Dist))
 	}
-	if _, err := os.Stat(filepath.Join(cfg.KernelsDir, "run.py")); err != nil {
-		out = append(out, Finding{Check: "runner", Level: LevelWarn, Detail: fmt.Sprintf("%s: %v", filepath.Join(cfg.KernelsDir, "run.py"), err), Fix: "run rooftool from the repository root (or pass --kernels) to profile"})
-	} else {
-		out = append(out, Finding{Check: "runner", Level: LevelOK, Detail: filepath.Join(cfg.KernelsDir, "run.py")})
+	return "(" + strings.Join(ts, ", ") + ",)"
+}
+
+// optionalFindings report each optional package of KernelPackages in the
+// runner's Python (env, from doctor's script): its version and the
+// variants it runs, or that those variants are skipped and the command
+// that installs it.
+func optionalFindings(cfg DoctorConfig, env RunnerEnv) []Finding {
+	exps, _ := plan.LoadSpecs(cfg.KernelsDir)
+	var out []Finding
+	for _, p := range KernelPackages {
+		vs := strings.Join(NeedsPackage(exps, p.Key), ", ")
+		if v := env.String(p.Key); v != "" {
+			out = append(out, Finding{Check: p.Key, Level: LevelOK, Detail: fmt.Sprintf("%s %s: runs %s", p.Dist, v, vs)})
+			continue
+		}
+		out = append(out, Finding{Check: p.Key, Level: LevelInfo,
+			Detail: fmt.Sprintf("%s not installed (optional): %s skipped", p.Dist, vs),
+			Fix:    p.installHint(cfg.Python, env.String("rooftool_wheel") != "") + " (runs them)"})
 	}
 	return out
+}
+
+// kernelsFinding says where the kernels folder is (k) and how it was
+// found, or that there is none: then profile cannot run the built-in
+// experiments.
+func kernelsFinding(k Kernels) Finding {
+	if k.Dir == "" {
+		return Finding{Check: "kernels", Level: LevelProblem, Detail: k.notFound() + ": profile cannot run the built-in experiments", Fix: kernelsHowTo}
+	}
+	runPy := filepath.Join(k.Dir, "run.py")
+	if !fileExists(runPy) {
+		return Finding{Check: "kernels", Level: LevelProblem, Detail: k.Describe() + ": no run.py there",
+			Fix: "name a kernels folder with run.py and the experiments, or leave --kernels and " + KernelsEnv + " out to use the checkout's or the installed ones"}
+	}
+	exps, err := plan.LoadSpecs(k.Dir)
+	if err != nil {
+		return Finding{Check: "kernels", Level: LevelProblem, Detail: fmt.Sprintf("%s: %v", k.Describe(), err), Fix: "fix or replace the experiment's spec.yaml"}
+	}
+	var names []string
+	for _, e := range exps {
+		names = append(names, e.Name)
+	}
+	return Finding{Check: "kernels", Level: LevelOK, Detail: fmt.Sprintf("%s: run.py and %d experiments (%s)", k.Describe(), len(exps), strings.Join(names, ", "))}
 }

@@ -15,6 +15,9 @@ import (
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch/compilecache"
+	"github.com/rooftool/rooftool/launch/ncu"
+	"github.com/rooftool/rooftool/launch/plan"
 	"github.com/rooftool/rooftool/spec"
 )
 
@@ -130,7 +133,7 @@ func gitCommit(ctx context.Context, dir string) string {
 	return c
 }
 
-func (r *Runner) setupTools(ctx context.Context, cells []PlannedCell) {
+func (r *Runner) setupTools(ctx context.Context, cells []plan.Cell) {
 	need := map[string]bool{}
 	for _, c := range cells {
 		for _, p := range c.Passes {
@@ -147,14 +150,14 @@ func (r *Runner) setupTools(ctx context.Context, cells []PlannedCell) {
 				r.m.Versions["ncu"] = v
 			}
 			var avail []string
-			if names, err := QueryMetrics(ctx, r.ncu); err == nil {
+			if names, err := ncu.QueryMetrics(ctx, r.ncu); err == nil {
 				avail = names
 			} else {
 				r.warn("ncu --query-metrics: %v: metric names are not checked", err)
 			}
 			var dropped, rdropped []string
-			r.metrics, dropped = ExpandMetrics(NCUMetrics, avail)
-			r.rmetrics, rdropped = ExpandMetrics(RangeMetrics, avail)
+			r.metrics, dropped = ncu.ExpandMetrics(ncu.KernelMetrics, avail)
+			r.rmetrics, rdropped = ncu.ExpandMetrics(ncu.RangeMetrics, avail)
 			if d := append(dropped, rdropped...); len(d) > 0 {
 				r.warn("ncu on this device lacks %s: not collected", strings.Join(d, ", "))
 			}
@@ -187,7 +190,7 @@ func (r *Runner) setupTools(ctx context.Context, cells []PlannedCell) {
 // measures the same code. Timing the choice under ncu would distort it.
 const PicksFile = "raw/picks.json"
 
-// runnerEnvVars adds the compile-cache variables (cache.go), ROOFTOOL_PICKS
+// runnerEnvVars adds the compile-cache variables (package compilecache), ROOFTOOL_PICKS
 // (and ROOFTOOL_EXPERIMENT_DIRS where the run has external experiments) to
 // extra for a runner process.
 func (r *Runner) runnerEnvVars(extra []string) []string {
@@ -209,7 +212,7 @@ const EnvOptionPrefix = "env."
 func (r *Runner) rooftoolEnv() map[string]string {
 	env := map[string]string{}
 	for _, kv := range mergeEnv(os.Environ(), r.runnerEnvVars(nil)) {
-		if k, v, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "ROOFTOOL_") && !isCacheVar(k) {
+		if k, v, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "ROOFTOOL_") && !compilecache.IsVar(k) {
 			env[k] = r.recordedPath(v)
 		}
 	}
@@ -284,7 +287,7 @@ func (r *Runner) recordEnv(resumed bool) {
 // came from those built into rooftool, which has no copy to snapshot.
 func (r *Runner) snapshotSpecs(exps []*spec.Experiment, resumed bool) error {
 	if r.cfg.Cmd != nil {
-		return nil // a --cmd run's specs come from its program (cmddiscover.go)
+		return nil // a --cmd run's specs come from its program (program.go)
 	}
 	for _, e := range exps {
 		for _, f := range rundir.SnapshotFiles {

@@ -20,7 +20,7 @@ const ExperimentDirsEnv = "ROOFTOOL_EXPERIMENT_DIRS"
 // is an experiment folder (it holds spec.yaml) or a folder of experiment
 // folders. It returns them with each experiment's absolute folder. A missing
 // folder, one without a spec.yaml, an invalid spec or claims file, a missing
-// variants.py and a name given twice are a ConfigError naming the file.
+// variants.py and a name given twice are a plan.ConfigError naming the file.
 func LoadExternal(dirs []string) ([]*spec.Experiment, map[string]string, error) {
 	var out []*spec.Experiment
 	where := map[string]string{}

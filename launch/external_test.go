@@ -12,6 +12,7 @@ import (
 
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels/scaffold"
+	"github.com/rooftool/rooftool/launch/plan"
 	"github.com/rooftool/rooftool/spec"
 )
 
@@ -129,9 +130,9 @@ func TestRunExternalErrors(t *testing.T) {
 			c.ExperimentDirs = []string{tc.dir}
 			c.RunDir = filepath.Join(t.TempDir(), "run")
 			_, err := Run(context.Background(), c)
-			var ce *ConfigError
+			var ce *plan.ConfigError
 			if !errors.As(err, &ce) {
-				t.Fatalf("err = %v, want a ConfigError", err)
+				t.Fatalf("err = %v, want a plan.ConfigError", err)
 			}
 			for _, w := range tc.want {
 				if !strings.Contains(err.Error(), w) {

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch/shard"
 )
 
 // mergedFake runs the fake sweep (two variants at two shapes, timing and
@@ -25,7 +26,7 @@ func mergedFake(t *testing.T) string {
 	var dirs []string
 	for i := 1; i <= 2; i++ {
 		c := cfg
-		c.Shard = Shard{Index: i, Count: 2}
+		c.Shard = shard.Part{Index: i, Count: 2}
 		c.RunDir = fmt.Sprintf("%s.shard%d", cfg.RunDir, i)
 		if _, err := Run(context.Background(), c); err != nil {
 			t.Fatal(err)
@@ -33,14 +34,14 @@ func mergedFake(t *testing.T) string {
 		dirs = append(dirs, c.RunDir)
 	}
 	out := cfg.RunDir + ".merged"
-	if _, _, err := Merge(out, dirs, MergeOptions{}); err != nil {
+	if _, _, err := shard.Merge(out, dirs, shard.MergeOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	return out
 }
 
 // TestCheckMerged: a merge records the content hash of every export each
-// shard gave it, and CheckMerged then holds the merged run to it with the
+// shard gave it, and shard.CheckMerged then holds the merged run to it with the
 // shards gone: it passes as merged and after gzip -9 -n in place (how runs
 // are committed), and names the file and the part where an export was
 // overwritten with another's bytes, and the cell where a cell names
@@ -61,7 +62,7 @@ func TestCheckMerged(t *testing.T) {
 			t.Fatalf("part %d records %v, want %s among them", i+1, m.MergedFrom[i].Files, want)
 		}
 	}
-	if err := CheckMerged(out); err != nil {
+	if err := shard.CheckMerged(out); err != nil {
 		t.Fatalf("as merged: %v", err)
 	}
 
@@ -81,7 +82,7 @@ func TestCheckMerged(t *testing.T) {
 	if err := os.Remove(a); err != nil {
 		t.Fatal(err)
 	}
-	if err := CheckMerged(out); err != nil {
+	if err := shard.CheckMerged(out); err != nil {
 		t.Fatalf("gzipped in place: %v", err)
 	}
 
@@ -97,7 +98,7 @@ func TestCheckMerged(t *testing.T) {
 	if err := os.WriteFile(a+".gz", other, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err = CheckMerged(out)
+	err = shard.CheckMerged(out)
 	if err == nil || !strings.Contains(err.Error(), "raw/ncu/fake/part-1.csv: its content is not what part "+filepath.Base(m.MergedFrom[0].Run)) {
 		t.Errorf("overwritten export: %v", err)
 	}
@@ -123,7 +124,7 @@ func TestCheckMerged(t *testing.T) {
 	if err := m.Write(out); err != nil {
 		t.Fatal(err)
 	}
-	err = CheckMerged(out)
+	err = shard.CheckMerged(out)
 	want := fmt.Sprintf("cell fake/%s/%s: ncu pass names", c.Variant, c.Shape)
 	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "raw/ncu/fake/part-1.csv of part") {
 		t.Errorf("a cell naming the other shard's export: %v, want %q", err, want)
@@ -144,7 +145,7 @@ func TestCheckMergedUnrecorded(t *testing.T) {
 	if err := m.Write(out); err != nil {
 		t.Fatal(err)
 	}
-	if err := CheckMerged(out); !errors.Is(err, ErrMergeUnrecorded) {
+	if err := shard.CheckMerged(out); !errors.Is(err, shard.ErrMergeUnrecorded) {
 		t.Errorf("CheckMerged = %v, want ErrMergeUnrecorded", err)
 	}
 }

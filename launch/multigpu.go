@@ -83,7 +83,7 @@ type GPUShard struct {
 // RunMultiGPU runs one `profile --shard I/N` process per GPU at once, each
 // with CUDA_VISIBLE_DEVICES set to its GPU, and waits for all. Each shard's
 // manifest then records its GPU (option rundir.OptionGPUIndex) and how
-// timing ran (option "timing"), for Merge. The error names every shard
+// timing ran (option "timing"), for shard.Merge. The error names every shard
 // that failed and its log; the shards' directories are kept either way.
 func RunMultiGPU(ctx context.Context, cfg MultiGPUConfig) ([]GPUShard, error) {
 	if len(cfg.GPUs) == 0 {

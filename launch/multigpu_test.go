@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/rooftool/rooftool/launch/plan"
 )
 
 func TestLockTiming(t *testing.T) {
@@ -51,9 +53,9 @@ func TestRunMultiGPUConfig(t *testing.T) {
 	// An index past the host's GPUs, and an index and a UUID of the same GPU.
 	for _, gpus := range [][]string{nil, {"0", "0"}, {"0", ""}, {"0/1"}, {"0", "2"}, {"1", "GPU-00000001-1111-2222-3333-444444444444"}} {
 		_, err := RunMultiGPU(context.Background(), MultiGPUConfig{Exe: "/bin/true", SMI: smi, GPUs: gpus, Out: filepath.Join(t.TempDir(), "r")})
-		var ce *ConfigError
+		var ce *plan.ConfigError
 		if !errors.As(err, &ce) {
-			t.Errorf("--gpus %q: err %v, want a ConfigError", gpus, err)
+			t.Errorf("--gpus %q: err %v, want a plan.ConfigError", gpus, err)
 		}
 	}
 	if got := ShardDir("runs/x/", "3"); got != "runs/x.gpu-3" {

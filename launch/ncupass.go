@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch/ncu"
 	"github.com/rooftool/rooftool/spec"
 )
 
@@ -115,7 +116,7 @@ func (r *Runner) attemptNCU(ctx context.Context, exp *spec.Experiment, pass stri
 		argv = append(argv, r.runnerArgv("profile", exp, cells, dir)...)
 		res = RunCmd(ctx, Cmd{Argv: argv, Env: r.targetEnv("profile", exp, cells, dir, nil), Log: logf, Timeout: r.timeout(len(cells) * max(mode.scale, 1)), OnLine: r.onLine(exp.Name, pass)})
 		logText, _ := os.ReadFile(logf)
-		missing := MissingMetrics(string(logText))
+		missing := ncu.MissingMetrics(string(logText))
 		if len(missing) == 0 || try >= 2 || res.Canceled {
 			break
 		}
@@ -140,7 +141,7 @@ func (r *Runner) attemptNCU(ctx context.Context, exp *spec.Experiment, pass stri
 	}
 	a.res = res
 	logText, _ := os.ReadFile(logf)
-	errLines := ncuErrorLines(string(logText))
+	errLines := ncu.ErrorLines(string(logText))
 	okCells := r.profileVerdicts(dir, cells, &a)
 	// Every status of a cell ncu profiled names the method (a.got is a
 	// map: the returned copy of a sees this).
@@ -188,7 +189,7 @@ func (r *Runner) attemptNCU(ctx context.Context, exp *spec.Experiment, pass stri
 		a.res.Err = err
 		return a
 	}
-	split, err := SplitNCU(data, exp.Name, cells)
+	split, err := ncu.SplitCSV(data, exp.Name, cells)
 	if err != nil {
 		for c := range okCells {
 			a.got[c] = rundir.PassStatus{Status: rundir.StatusFailed, Reason: fmt.Sprintf("%s: %v", r.rel(csvPath), err)}
@@ -200,7 +201,7 @@ func (r *Runner) attemptNCU(ctx context.Context, exp *spec.Experiment, pass stri
 			a.warn = append(a.warn, fmt.Sprintf("%s: %s", r.rel(csvPath), w))
 		}
 	}
-	passes := ReplayPasses(string(logText))
+	passes := ncu.ReplayPasses(string(logText))
 	wholeOK := pass == rundir.PassNCU && !split.HasNVTX && len(split.Rows) > 0
 	if wholeOK {
 		a.warn = append(a.warn, fmt.Sprintf("%s has no NVTX column: kernels are not attributed to cells", r.rel(csvPath)))
@@ -237,7 +238,7 @@ func (r *Runner) attemptNCU(ctx context.Context, exp *spec.Experiment, pass stri
 // to cells: in a process that profiled one cell every row is that cell's;
 // over several cells, rows go by launch order when their count matches the
 // cells that ran (said so in the returned warning).
-func attributeRangeRows(split *NCUSplit, cells []string, okCells map[string]bool) string {
+func attributeRangeRows(split *ncu.Split, cells []string, okCells map[string]bool) string {
 	var loose []int
 	for i, row := range split.Rows {
 		if row.Cell == "" {
@@ -270,7 +271,7 @@ func attributeRangeRows(split *NCUSplit, cells []string, okCells map[string]bool
 	return "ncu range rows carry no NVTX path; attributed to cells in launch order"
 }
 
-func countRows(s *NCUSplit, cell string) int {
+func countRows(s *ncu.Split, cell string) int {
 	n := 0
 	for _, r := range s.Rows {
 		if r.Cell == cell {

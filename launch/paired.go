@@ -5,17 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch/runtables"
 	"github.com/rooftool/rooftool/spec"
 )
-
-// PairedDir is the folder of an experiment's paired timing records,
-// raw/timing/<experiment>/paired/ (kernels/run.py pair).
-const PairedDir = "paired"
 
 // claimPairs lists the (baseline, candidate, shape) a run times paired:
 // every speedup and gpu_speedup claim of exp (each member of a best-of
@@ -74,14 +70,14 @@ func (r *Runner) pairedTiming(ctx context.Context, exp *spec.Experiment) {
 	for _, p := range pairs {
 		b, rest, _ := strings.Cut(p, "/")
 		c, s, _ := strings.Cut(rest, "/")
-		os.Remove(filepath.Join(dir, PairedDir, b+"~"+c+"~"+s+".json"))
+		os.Remove(filepath.Join(dir, runtables.PairedDir, b+"~"+c+"~"+s+".json"))
 	}
 	r.prog.Begin(fmt.Sprintf("%s paired timing: %d pairs", exp.Name, len(pairs)))
 	res := RunCmd(ctx, Cmd{Argv: pairArgv(r.cfg.Python, r.runPy, exp.Name, pairs, dir), Env: r.runnerEnvVars(nil),
-		Log: filepath.Join(dir, PairedDir+".log"), Timeout: r.timeout(2 * len(pairs))})
+		Log: filepath.Join(dir, runtables.PairedDir+".log"), Timeout: r.timeout(2 * len(pairs))})
 	if res.ExitCode != 0 || res.Err != nil {
 		r.warn("%s: paired timing of %d claim pairs did not finish cleanly (exit %d%s); see %s", exp.Name, len(pairs), res.ExitCode,
-			errSuffix(res), r.rel(filepath.Join(dir, PairedDir+".log")))
+			errSuffix(res), r.rel(filepath.Join(dir, runtables.PairedDir+".log")))
 	}
 }
 
@@ -102,11 +98,4 @@ func pairArgv(python, runPy, exp string, pairs []string, out string) []string {
 		argv = append(argv, "--pair", p)
 	}
 	return append(argv, "--out", out)
-}
-
-// pairedInputs lists the paired records under a run's raw/timing/, sorted.
-func pairedInputs(dir string) []string {
-	ms, _ := filepath.Glob(filepath.Join(dir, "raw", "timing", "*", PairedDir, "*.json"))
-	slices.Sort(ms)
-	return ms
 }

@@ -1,19 +1,17 @@
 package launch
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
-	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch/plan"
 )
 
 // gated_ssm's speedup and latency claims give its (baseline, candidate,
 // shape) pairs: each best-of claim through every member of fusion
 // epilogues, no pair where a cell's timing did not finish, no DRAM claim.
 func TestClaimPairs(t *testing.T) {
-	exps, err := LoadSpecs("../kernels")
+	exps, err := plan.LoadSpecs("../kernels")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,21 +43,5 @@ func TestClaimPairs(t *testing.T) {
 	want := []string{"python3", "kernels/run.py", "pair", "--experiment", "gated_ssm", "--pair", "a/b/S=1", "--out", "raw/timing/gated_ssm"}
 	if got := pairArgv("python3", "kernels/run.py", "gated_ssm", []string{"a/b/S=1"}, "raw/timing/gated_ssm"); !slices.Equal(got, want) {
 		t.Errorf("argv %q, want %q", got, want)
-	}
-}
-
-// Inputs lists a run's paired records beside the manifest's files.
-func TestInputsPaired(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "raw", "timing", "gated_ssm", PairedDir, "eager~quack-epilogue~d=1.json")
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(`{"rooftool_paired": 1}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ins := Inputs(dir, &rundir.Manifest{})
-	if len(ins) != 1 || ins[0].Path != p {
-		t.Errorf("inputs %+v, want %s", ins, p)
 	}
 }

@@ -4,9 +4,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/spec"
 )
 
 func TestParseSMI(t *testing.T) {
@@ -34,88 +31,6 @@ func TestParseSMI(t *testing.T) {
 	}
 }
 
-func TestSplitNCU(t *testing.T) {
-	nv := `"thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg"`
-	stack := func(v, s string) string {
-		return `"7 ""<default domain>:swiglu:none"" ""<default domain>:` + v + `:none"" ""<default domain>:` + s + `:none"""`
-	}
-	data := strings.Join([]string{
-		`==PROF== Connected to process 1`,
-		`"ID","Kernel Name",` + nv + `,"gpu__time_duration.sum"`,
-		`"","","","ns"`,
-		`"0","k1",` + stack("unfused", "M=512,N=1") + `,"10"`,
-		`"1","k2",` + stack("unfused-graph", "M=512,N=1") + `,"11"`,
-		`"2","k3",` + stack("unfused", "M=5120,N=1") + `,"12"`,
-		`"3","k4","","13"`,
-		``,
-	}, "\n")
-	cells := []string{"unfused/M=512,N=1", "unfused-graph/M=512,N=1", "unfused/M=5120,N=1"}
-	s, err := SplitNCU([]byte(data), "swiglu", cells)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !s.HasNVTX || len(s.Header) != 2 || len(s.Rows) != 4 {
-		t.Fatalf("split: nvtx %v, %d header lines, %d rows", s.HasNVTX, len(s.Header), len(s.Rows))
-	}
-	var got []string
-	for _, r := range s.Rows {
-		got = append(got, r.Name+"="+r.Cell)
-	}
-	want := []string{"k1=unfused/M=512,N=1", "k2=unfused-graph/M=512,N=1", "k3=unfused/M=5120,N=1", "k4="}
-	if !slices.Equal(got, want) {
-		t.Errorf("rows = %q, want %q", got, want)
-	}
-	one := string(s.CellCSV("unfused-graph/M=512,N=1"))
-	if strings.Count(one, "\n") != 3 || !strings.Contains(one, `"1","k2"`) || strings.Contains(one, "==PROF==") {
-		t.Errorf("cell CSV:\n%s", one)
-	}
-	if _, err := SplitNCU([]byte("==ERROR== nothing\n"), "swiglu", cells); err == nil {
-		t.Errorf("no header: no error")
-	}
-}
-
-func TestReplayPasses(t *testing.T) {
-	log := `==PROF== Connected to process 12 (/usr/bin/python3.12)
-==PROF== Profiling "ampere_bf16_s16816gemm" - 0: 0%....50%....100% - 9 passes
-==PROF== Profiling "silu_kernel" - 1: 0%....50%....100% - 1 pass
-==PROF== Profiling "range" - 2: 0%....50%....100% - 12 passes`
-	got := ReplayPasses(log)
-	if got[0] != 9 || got[1] != 1 || got[2] != 12 || len(got) != 3 {
-		t.Errorf("passes = %v", got)
-	}
-	// app-range replay (ncu 2025.3.1 on an H100): one line per pass
-	app := `==PROF== Connected to process 798 (/usr/bin/python3.12)
-==PROF== Profiling "range" - 0: Application replay pass 1
-==PROF== Profiling "range" - 0: Application replay pass 2
-==PROF== Disconnected from process 798`
-	if got := ReplayPasses(app); got[0] != 2 || len(got) != 1 {
-		t.Errorf("app-range passes = %v", got)
-	}
-}
-
-func TestExpandMetrics(t *testing.T) {
-	avail := []string{"dram__bytes_read", "sm__ops_path_tensor_src_fp8_dst_fp16", "sm__ops_path_tensor_src_fp8_dst_fp32"}
-	out, dropped := ExpandMetrics([]string{"dram__bytes_read.sum", "lts__t_bytes.sum", "sm__ops_path_tensor_src_fp8*.sum", "launch__grid_size"}, avail)
-	if want := []string{"dram__bytes_read.sum", "sm__ops_path_tensor_src_fp8_dst_fp16.sum", "sm__ops_path_tensor_src_fp8_dst_fp32.sum", "launch__grid_size"}; !slices.Equal(out, want) {
-		t.Errorf("out = %q, want %q", out, want)
-	}
-	if !slices.Equal(dropped, []string{"lts__t_bytes.sum"}) {
-		t.Errorf("dropped = %q", dropped)
-	}
-	// Without a list only the globs go.
-	out, dropped = ExpandMetrics([]string{"lts__t_bytes.sum", "x__y*.sum"}, nil)
-	if !slices.Equal(out, []string{"lts__t_bytes.sum"}) || !slices.Equal(dropped, []string{"x__y*.sum"}) {
-		t.Errorf("no list: out %q dropped %q", out, dropped)
-	}
-	q := ParseQueryMetrics([]byte("Device NVIDIA H200 (GH100)\n----\nMetric Name   Description\ndram__bytes_read   # of bytes\nsm__cycles_elapsed  # cycles\n"))
-	if !slices.Equal(q, []string{"dram__bytes_read", "sm__cycles_elapsed"}) {
-		t.Errorf("query = %q", q)
-	}
-	if got := MissingMetrics("==ERROR== Failed to find metric sm__foo.sum\n==ERROR== Failed to find metric regex:bar__x\n"); !slices.Equal(got, []string{"sm__foo.sum", "bar__x"}) {
-		t.Errorf("missing = %q", got)
-	}
-}
-
 func TestDoctorParsers(t *testing.T) {
 	ldd := `	linux-vdso.so.1 (0x00007ffd)
 	libdw.so.1 => not found
@@ -130,49 +45,5 @@ func TestDoctorParsers(t *testing.T) {
 	}
 	if v := ParamValue(params, "Nope"); v != "" {
 		t.Errorf("Nope = %q", v)
-	}
-}
-
-func TestPlanSweeps(t *testing.T) {
-	exps, err := LoadSpecs("testdata/kernels")
-	if err != nil {
-		t.Fatal(err)
-	}
-	count := func(cells []PlannedCell, pass string) int {
-		n := 0
-		for _, c := range cells {
-			if slices.Contains(c.Passes, pass) {
-				n++
-			}
-		}
-		return n
-	}
-	for _, tc := range []struct {
-		mode          string
-		shapes        []string
-		timing, prof  int
-		firstSweepPas []string
-	}{
-		{SweepsTiming, nil, 3, 2, []string{rundir.PassCheck, rundir.PassTiming}},
-		{SweepsNone, nil, 2, 2, nil},
-		{SweepsAll, nil, 3, 3, rundir.AllPasses},
-		{SweepsNone, []string{"n=3"}, 1, 1, rundir.AllPasses}, // a named sweep shape runs fully
-	} {
-		cells, err := Plan(exps, nil, []string{"good"}, tc.shapes, rundir.AllPasses, tc.mode)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if count(cells, rundir.PassTiming) != tc.timing || count(cells, rundir.PassNCU) != tc.prof {
-			t.Errorf("%s %v: %d timing, %d ncu cells; want %d, %d", tc.mode, tc.shapes, count(cells, rundir.PassTiming), count(cells, rundir.PassNCU), tc.timing, tc.prof)
-		}
-		for _, c := range cells {
-			if c.Shape == "n=3" && !slices.Equal(c.Passes, tc.firstSweepPas) {
-				t.Errorf("%s: n=3 passes %q, want %q", tc.mode, c.Passes, tc.firstSweepPas)
-			}
-		}
-	}
-	// The embedded specs load too.
-	if _, err := spec.Load(); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch/compilecache"
 	"github.com/rooftool/rooftool/spec"
 )
 
@@ -68,7 +69,7 @@ func (r *Runner) runPass(ctx context.Context, exp *spec.Experiment, pass string,
 		r.prog.Begin(fmt.Sprintf("%s %s: %s (%d cells)", exp.Name, pass, pending[0], len(pending)))
 		var before map[string]int
 		if r.cacheRoot != "" {
-			before = CacheCounts(r.cacheRoot)
+			before = compilecache.Counts(r.cacheRoot)
 		}
 		t0 := time.Now()
 		a := r.attempt(ctx, exp, pass, pending)
@@ -78,7 +79,7 @@ func (r *Runner) runPass(ctx context.Context, exp *spec.Experiment, pass string,
 		}
 		l := launchOf(exp.Name, pass, len(pending), t0, el, a)
 		if r.cacheRoot != "" {
-			l.CacheAdded = cacheAdded(before, CacheCounts(r.cacheRoot))
+			l.CacheAdded = compilecache.Added(before, compilecache.Counts(r.cacheRoot))
 		}
 		r.m.Launches = append(r.m.Launches, l)
 		share := el.Seconds() / float64(len(pending))

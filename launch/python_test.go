@@ -79,10 +79,12 @@ func TestDoctorTorchFix(t *testing.T) {
 	if err := os.MkdirAll("kernels", 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join("kernels", GPURequirements), []byte("torch\n"), 0o644); err != nil {
-		t.Fatal(err)
+	for _, f := range []string{GPURequirements, "run.py"} {
+		if err := os.WriteFile(filepath.Join("kernels", f), []byte("torch\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	fs = checkPython(context.Background(), cfg, true)
+	fs = checkPython(context.Background(), DoctorConfig{}.withDefaults(), true)
 	want := VenvPython + " -m pip install -r " + filepath.Join("kernels", GPURequirements) + " "
 	for _, c := range []string{"torch", "triton"} {
 		if f := find(fs, c); !strings.HasPrefix(f.Fix, want) {
@@ -116,5 +118,44 @@ func TestGPURequirements(t *testing.T) {
 		if !pkgs[p] {
 			t.Errorf("kernels/%s does not list %s (has %v)", GPURequirements, p, pkgs)
 		}
+	}
+}
+
+// TestDoctorOptionalPackages: each optional package is reported in the
+// runner's Python with the variants it runs; a missing one says they are
+// skipped and how to install it: the wheel's extra where the runner's
+// Python has the rooftool wheel, else its pinned distributions.
+func TestDoctorOptionalPackages(t *testing.T) {
+	env, err := ParseRunnerEnv([]byte(`{"python": "3.12.3", "quack": "0.6.5", "rooftool_wheel": "0.1.0"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	noWheel, err := ParseRunnerEnv([]byte(`{"python": "3.12.3", "quack": "0.6.5"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byCheck := func(fs []Finding) map[string]Finding {
+		m := map[string]Finding{}
+		for _, f := range fs {
+			m[f.Check] = f
+		}
+		return m
+	}
+	cfg := DoctorConfig{Python: "/env/bin/python3", KernelsDir: filepath.Join("..", "kernels")}.withDefaults()
+	fs := byCheck(optionalFindings(cfg, env))
+	if f := fs["quack"]; f.Level != LevelOK || !strings.Contains(f.Detail, "quack-kernels 0.6.5") || !strings.Contains(f.Detail, "swiglu/quack-gated") {
+		t.Errorf("quack present: %+v", f)
+	}
+	if f := fs["cutlass"]; f.Level != LevelInfo || !strings.Contains(f.Detail, "gated_ssm/cutlass-evt skipped") || !strings.HasPrefix(f.Fix, "/env/bin/python3 -m pip install 'rooftool[cutlass]'") {
+		t.Errorf("cutlass missing, the rooftool wheel installed: %+v", f)
+	}
+	if f := byCheck(optionalFindings(cfg, noWheel))["fla"]; !strings.Contains(f.Detail, "scan_gate/fla-hgrn") || !strings.HasPrefix(f.Fix, "/env/bin/python3 -m pip install flash-linear-attention") {
+		t.Errorf("fla missing, no rooftool wheel in that Python: %+v", f)
+	}
+	if f := kernelsFinding(cfg.kernels); f.Level != LevelOK || !strings.Contains(f.Detail, "swiglu") {
+		t.Errorf("kernels finding %+v", f)
+	}
+	if f := kernelsFinding(Kernels{Tried: []string{"kernels"}}); f.Level != LevelProblem || f.Fix == "" {
+		t.Errorf("no kernels: %+v", f)
 	}
 }

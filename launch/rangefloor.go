@@ -22,16 +22,10 @@ import (
 
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch/ncu"
+	"github.com/rooftool/rooftool/launch/rangerule"
 	"github.com/rooftool/rooftool/spec"
 )
-
-// metricL2Size is the ncu kernel pass's L2 capacity column (one value per
-// row: summed over the rows, divided by their count).
-const metricL2Size = "device__attribute_l2_cache_size"
-
-// WarnRangeBelowFloor begins the warning of a range short of its DRAM
-// floor (analysis warns under the same code).
-const WarnRangeBelowFloor = "range-below-floor"
 
 // floorCheck checks every cell of cells ("variant/shape") whose range and
 // nsys passes are ok and whose range has no DRAMFloor yet.
@@ -103,7 +97,7 @@ func (r *Runner) floorCell(ctx context.Context, exp *spec.Experiment, cell strin
 		}
 		st, _ = r.m.Pass(exp.Name, v, s, rundir.PassRange)
 		if st.Status != rundir.StatusOK {
-			r.warn("range pass of %s/%s: %s: %s; replayed alone, the range failed (%s): its DRAM claims are void", exp.Name, cell, WarnRangeBelowFloor, shared.Describe(), st.Reason)
+			r.warn("range pass of %s/%s: %s: %s; replayed alone, the range failed (%s): its DRAM claims are void", exp.Name, cell, rangerule.WarnRangeBelowFloor, shared.Describe(), st.Reason)
 			return nil
 		}
 		st.Process = rundir.ProcessReplayedAlone
@@ -114,15 +108,15 @@ func (r *Runner) floorCell(ctx context.Context, exp *spec.Experiment, cell strin
 		}
 		r.m.SetPass(exp.Name, v, s, rundir.PassRange, st)
 		if f, ok, why = r.floorOf(exp.Name, cell, cp); !ok {
-			r.warn("range pass of %s/%s: %s: %s; replayed alone, not checked again: %s", exp.Name, cell, WarnRangeBelowFloor, shared.Describe(), why)
+			r.warn("range pass of %s/%s: %s: %s; replayed alone, not checked again: %s", exp.Name, cell, rangerule.WarnRangeBelowFloor, shared.Describe(), why)
 			return nil
 		}
 		f.ReplayedAlone, f.SharedDRAMBytes = true, shared.RangeDRAMBytes
 		if f.Short {
-			r.warn("range pass of %s/%s: %s: shared process %s; replayed alone, still short: %s: its DRAM claims are void", exp.Name, cell, WarnRangeBelowFloor, shared.Describe(), f.Describe())
+			r.warn("range pass of %s/%s: %s: shared process %s; replayed alone, still short: %s: its DRAM claims are void", exp.Name, cell, rangerule.WarnRangeBelowFloor, shared.Describe(), f.Describe())
 		}
 	} else if f.Short {
-		r.warn("range pass of %s/%s: %s: %s, measured alone: its DRAM claims are void", exp.Name, cell, WarnRangeBelowFloor, f.Describe())
+		r.warn("range pass of %s/%s: %s: %s, measured alone: its DRAM claims are void", exp.Name, cell, rangerule.WarnRangeBelowFloor, f.Describe())
 	}
 	st.DRAMFloor = &f
 	r.m.SetPass(exp.Name, v, s, rundir.PassRange, st)
@@ -146,18 +140,18 @@ func (r *Runner) floorOf(exp, cell string, cp ingest.CopyTotals) (rundir.DRAMFlo
 	if err != nil {
 		return rundir.DRAMFloor{}, false, fmt.Sprintf("%s: %v", f, err)
 	}
-	dram, okD := kernelDRAM(t)
+	dram, okD := rangerule.DRAM(t)
 	if !okD || rows == 0 {
 		return rundir.DRAMFloor{}, false, f + ": no DRAM bytes in the kernel pass"
 	}
 	l2 := 0.0
-	if sz, ok := t[metricL2Size]; ok && sz > 0 {
+	if sz, ok := t[rangerule.MetricL2Size]; ok && sz > 0 {
 		l2 = sz / float64(rows)
 	} else if r.m.GPU.L2Bytes > 0 {
 		l2 = float64(r.m.GPU.L2Bytes)
 	}
 	if l2 <= 0 {
-		return rundir.DRAMFloor{}, false, "the device's L2 capacity is unknown (no " + metricL2Size + " in " + f + ", none in the manifest)"
+		return rundir.DRAMFloor{}, false, "the device's L2 capacity is unknown (no " + rangerule.MetricL2Size + " in " + f + ", none in the manifest)"
 	}
 	bytes, warn := r.rangeBytes(exp, cell)
 	for _, w := range warn {
@@ -170,22 +164,11 @@ func (r *Runner) floorOf(exp, cell string, cp ingest.CopyTotals) (rundir.DRAMFlo
 }
 
 // kernelCSV sums the DRAM and L2-capacity columns of a kernel pass CSV.
-func (r *Runner) kernelCSV(rel string) (ncuTotals, int, error) {
+func (r *Runner) kernelCSV(rel string) (rangerule.Totals, int, error) {
 	data, err := os.ReadFile(filepath.Join(r.dir, filepath.FromSlash(rel)))
 	if err != nil {
 		return nil, 0, err
 	}
-	t, rows, err := sumNCU(data, []string{metricDRAMRead, metricDRAMWrite, metricDRAM, metricL2Size})
+	t, rows, err := ncu.SumMetrics(data, rangerule.MetricDRAMRead, rangerule.MetricDRAMWrite, rangerule.MetricDRAM, rangerule.MetricL2Size)
 	return t, rows, err
-}
-
-// kernelDRAM is read + write where the CSV has either, else dram__bytes.
-func kernelDRAM(t ncuTotals) (float64, bool) {
-	rd, okR := t[metricDRAMRead]
-	wr, okW := t[metricDRAMWrite]
-	if okR || okW {
-		return rd + wr, true
-	}
-	tot, ok := t[metricDRAM]
-	return tot, ok
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch/rangerule"
 )
 
 // TestRangeFloor runs the ncu, range and nsys passes of the fake
@@ -72,10 +73,10 @@ func TestRangeFloor(t *testing.T) {
 			}
 		}
 	}
-	if !hasWarning(m, "range pass of fake/after/n=2: "+WarnRangeBelowFloor+": shared process range 0.00215 GB") || !hasWarning(m, "still short") {
+	if !hasWarning(m, "range pass of fake/after/n=2: "+rangerule.WarnRangeBelowFloor+": shared process range 0.00215 GB") || !hasWarning(m, "still short") {
 		t.Errorf("warnings = %q, want after/n=2 below its floor, replayed alone, still short", m.Warnings)
 	}
-	if hasWarning(m, "fake/good/n=2: "+WarnRangeBelowFloor) {
+	if hasWarning(m, "fake/good/n=2: "+rangerule.WarnRangeBelowFloor) {
 		t.Errorf("warnings = %q: good/n=2 measured its floor alone", m.Warnings)
 	}
 }

@@ -5,11 +5,14 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch/ncu"
+	"github.com/rooftool/rooftool/launch/rangerule"
 	"github.com/rooftool/rooftool/spec"
 )
 
@@ -17,7 +20,7 @@ import (
 // its kernels included). It replays in rounds (rangePass): round 1 replays
 // every cell once; later rounds replay the cells the replay rule picks
 // (Config.RangeReplaysFor: every cell, or those of a claim near its
-// threshold, rangerule.go), up to Config.RangeReplays rounds. Each replay
+// threshold, package rangerule), up to Config.RangeReplays rounds. Each replay
 // writes its own CSV (<shape>.range.csv, then <shape>.range.r2.csv, ...), so
 // that a cell's DRAM bytes come with their spread. With several cells in
 // one process, ncu 2025.3.1 range replay returned a later cell's range
@@ -45,17 +48,10 @@ func (r *Runner) rangeReplays() int {
 	return DefaultRangeReplays
 }
 
-// Which cells the range pass replays again after the first round
-// (Config.RangeReplaysFor).
-const (
-	ReplaysForAll       = "all"       // every cell, rangeReplays times
-	ReplaysForDecisions = "decisions" // the cells of a range-decided claim near its threshold (replayRound)
-)
-
-// replaysFor is Config.RangeReplaysFor, "" read as ReplaysForDecisions.
+// replaysFor is Config.RangeReplaysFor, "" read as rangerule.ReplaysForDecisions.
 func (r *Runner) replaysFor() string {
 	if r.cfg.RangeReplaysFor == "" {
-		return ReplaysForDecisions
+		return rangerule.ReplaysForDecisions
 	}
 	return r.cfg.RangeReplaysFor
 }
@@ -85,15 +81,6 @@ func (r *Runner) rangeProcess() string {
 	}
 	return RangeProcessPerExperiment
 }
-
-// Metrics the coverage compares, and the DRAM bytes the replay rule reads.
-const (
-	metricTime      = "gpu__time_duration.sum"
-	metricL2        = "lts__t_bytes.sum"
-	metricDRAMRead  = "dram__bytes_read.sum"
-	metricDRAMWrite = "dram__bytes_write.sum"
-	metricDRAM      = "dram__bytes.sum"
-)
 
 // appRangeTimeoutScale: app-range replays the whole runner once per ncu
 // pass, so its process gets this many times the per-cell timeout.
@@ -195,10 +182,10 @@ func (r *Runner) rangeBatches(exp *spec.Experiment, cells []string) [][]string {
 }
 
 // nextRound picks, after round k, the cells of todo replayed in it that
-// get round k+1, and says why each of them has the replays it has: with ReplaysForAll every
-// cell whose range pass is ok, until rangeReplays rounds; with
-// ReplaysForDecisions the replay rule over the DRAM bytes replayed so far
-// (replayRound).
+// get round k+1, and says why each of them has the replays it has: with
+// rangerule.ReplaysForAll every cell whose range pass is ok, until
+// rangeReplays rounds; with rangerule.ReplaysForDecisions the replay rule
+// over the DRAM bytes replayed so far (rangerule.ReplayRound).
 func (r *Runner) nextRound(exp *spec.Experiment, todo []string, k int) (again []string, reasons map[string]string) {
 	n := r.rangeReplays()
 	replays := map[string]int{}
@@ -209,7 +196,7 @@ func (r *Runner) nextRound(exp *spec.Experiment, todo []string, k int) (again []
 		// A cell stopped in an earlier round stays stopped, with its reason.
 		return !ok || st.Status != rundir.StatusOK || replays[c] != k
 	})
-	if r.replaysFor() == ReplaysForAll {
+	if r.replaysFor() == rangerule.ReplaysForAll {
 		reasons = map[string]string{}
 		for _, c := range okCells {
 			reasons[c] = fmt.Sprintf("every cell: %d of --range-replays %d (--range-replays-for all)", replays[c], n)
@@ -239,7 +226,7 @@ func (r *Runner) nextRound(exp *spec.Experiment, todo []string, k int) (again []
 			}
 		}
 	}
-	return replayRound(decs, bytes, replays, okCells, n)
+	return rangerule.ReplayRound(decs, bytes, replays, okCells, n)
 }
 
 // rangeBytes are the DRAM bytes (read + write, else dram__bytes) of each
@@ -268,14 +255,9 @@ func (r *Runner) rangeBytes(exp, cell string) ([]float64, []string) {
 		data, err := os.ReadFile(filepath.Join(r.dir, filepath.FromSlash(fs[0])))
 		if err == nil {
 			var t map[string]float64
-			if t, err = SumNCUMetrics(data, metricDRAMRead, metricDRAMWrite, metricDRAM); err == nil {
-				rd, okR := t[metricDRAMRead]
-				wr, okW := t[metricDRAMWrite]
-				switch tot, okT := t[metricDRAM]; {
-				case okR || okW:
-					out = append(out, rd+wr)
-				case okT:
-					out = append(out, tot)
+			if t, _, err = ncu.SumMetrics(data, rangerule.MetricDRAMRead, rangerule.MetricDRAMWrite, rangerule.MetricDRAM); err == nil {
+				if d, ok := rangerule.DRAM(t); ok {
+					out = append(out, d)
 				}
 				continue
 			}
@@ -294,7 +276,7 @@ func (r *Runner) rangeBytes(exp, cell string) ([]float64, []string) {
 // is recorded among the replays and the cell keeps the ones it has.
 func (r *Runner) attemptRange(ctx context.Context, exp *spec.Experiment, cells []string) attemptResult {
 	k, n := max(r.round, 1), r.rangeReplays()
-	kernel := map[string]ncuTotals{}
+	kernel := map[string]rangerule.Totals{}
 	var warn []string
 	for _, c := range cells {
 		t, err := r.kernelTotals(exp.Name, c)
@@ -354,7 +336,7 @@ func replayOf(k int, st rundir.PassStatus) rundir.RangeReplay {
 // failed (a later range of a shared process can, DEVICE.md) is replayed
 // alone (attemptReplay), and its own result stands. One cell goes straight
 // to attemptReplay.
-func (r *Runner) attemptShared(ctx context.Context, exp *spec.Experiment, cells []string, kernel map[string]ncuTotals, k, n int) attemptResult {
+func (r *Runner) attemptShared(ctx context.Context, exp *spec.Experiment, cells []string, kernel map[string]rangerule.Totals, k, n int) attemptResult {
 	if len(cells) == 1 {
 		a := r.attemptReplay(ctx, exp, cells[0], kernel[cells[0]], k, n)
 		setProcess(a, cells[0], rundir.ProcessAlone)
@@ -416,7 +398,7 @@ func (r *Runner) attemptShared(ctx context.Context, exp *spec.Experiment, cells 
 			if bgot {
 				other = &bst
 			}
-			a.warn = append(a.warn, partialWarning(exp.Name, c, st, other))
+			a.warn = append(a.warn, rangerule.PartialWarning(exp.Name, c, st, other))
 		}
 	}
 	return a
@@ -434,7 +416,7 @@ func setProcess(a attemptResult, cell, process string) {
 // attemptReplay profiles replay k of one cell's range: its first method,
 // then app-range once when range replay failed (ncu's fault, not the
 // runner's) or came back partial.
-func (r *Runner) attemptReplay(ctx context.Context, exp *spec.Experiment, cell string, kernel ncuTotals, k, n int) attemptResult {
+func (r *Runner) attemptReplay(ctx context.Context, exp *spec.Experiment, cell string, kernel rangerule.Totals, k, n int) attemptResult {
 	variant, _, _ := strings.Cut(cell, "/")
 	method := rangeMethod(exp, variant)
 	a := r.attemptNCU(ctx, exp, rundir.PassRange, []string{cell}, rangeMode(method, k, n, true))
@@ -448,7 +430,7 @@ func (r *Runner) attemptReplay(ctx context.Context, exp *spec.Experiment, cell s
 	}
 	if method != rundir.MethodRange || !rangeRetry(a, cell) {
 		if got && st.Status == rundir.StatusOK && !st.Coverage.Complete(st.Method) {
-			a.warn = append(a.warn, partialWarning(exp.Name, cell, st, nil))
+			a.warn = append(a.warn, rangerule.PartialWarning(exp.Name, cell, st, nil))
 		}
 		return a
 	}
@@ -471,7 +453,7 @@ func (r *Runner) attemptReplay(ctx context.Context, exp *spec.Experiment, cell s
 			if aOK {
 				other = &st
 			}
-			b.warn = append(b.warn, partialWarning(exp.Name, cell, bst, other))
+			b.warn = append(b.warn, rangerule.PartialWarning(exp.Name, cell, bst, other))
 		}
 		return b
 	case aOK:
@@ -487,7 +469,7 @@ func (r *Runner) attemptReplay(ctx context.Context, exp *spec.Experiment, cell s
 				other.Reason = b.res.Reason("ncu")
 			}
 		}
-		a.warn = append(a.warn, partialWarning(exp.Name, cell, st, other))
+		a.warn = append(a.warn, rangerule.PartialWarning(exp.Name, cell, st, other))
 		return a
 	case bgot:
 		if got && st.Reason != "" {
@@ -518,4 +500,45 @@ func rangeRetry(a attemptResult, cell string) bool {
 		return st.Status == rundir.StatusFailed && st.Method == rundir.MethodRange
 	}
 	return !a.res.TimedOut && a.res.ExitCode > 0 && !a.res.Exited(2)
+}
+
+// kernelTotals sums the same cell's kernel pass: nil (and no error) when
+// that pass did not run ok, or recorded no CSV of the cell's own.
+func (r *Runner) kernelTotals(exp, cell string) (rangerule.Totals, error) {
+	v, s, _ := strings.Cut(cell, "/")
+	st, ok := r.m.Pass(exp, v, s, rundir.PassNCU)
+	if !ok || st.Status != rundir.StatusOK || len(st.Files) == 0 {
+		return nil, nil
+	}
+	f := st.Files[0]
+	if path.Ext(f) != ".csv" || path.Base(path.Dir(f)) != v {
+		return nil, nil // the experiment's whole export: kernels not attributed to cells
+	}
+	data, err := os.ReadFile(filepath.Join(r.dir, filepath.FromSlash(f)))
+	if err != nil {
+		return nil, err
+	}
+	t, _, err := ncu.SumMetrics(data, rangerule.MetricTime, rangerule.MetricL2)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f, err)
+	}
+	return t, nil
+}
+
+// cover sets st.Coverage of an ok range status from its CSV (st.Files[0])
+// and the kernel pass's totals; it returns warnings.
+func (r *Runner) cover(st *rundir.PassStatus, kernel rangerule.Totals, exp, cell string) []string {
+	if st.Status != rundir.StatusOK || kernel == nil || len(st.Files) == 0 {
+		return nil
+	}
+	data, err := os.ReadFile(filepath.Join(r.dir, filepath.FromSlash(st.Files[0])))
+	if err != nil {
+		return []string{fmt.Sprintf("range pass of %s/%s: %v: coverage not checked", exp, cell, err)}
+	}
+	rng, _, err := ncu.SumMetrics(data, rangerule.MetricTime, rangerule.MetricL2)
+	if err != nil {
+		return []string{fmt.Sprintf("range pass of %s/%s: %s: %v: coverage not checked", exp, cell, st.Files[0], err)}
+	}
+	st.Coverage = rangerule.Coverage(kernel, rng)
+	return nil
 }

@@ -1,10 +1,8 @@
 package launch
 
 import (
-	"compress/gzip"
 	"context"
 	"encoding/json"
-	"io"
 	"math"
 	"os"
 	"path"
@@ -17,6 +15,9 @@ import (
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch/ncu"
+	"github.com/rooftool/rooftool/launch/rangerule"
+	"github.com/rooftool/rooftool/launch/runtables"
 )
 
 // ncuModes reads the fake ncu's log: the --replay-mode of each profiling
@@ -134,112 +135,17 @@ func TestKernelPassBeforeRange(t *testing.T) {
 	}
 }
 
-func TestSumNCUMetrics(t *testing.T) {
-	const head = `==PROF== Connected to process 1
-"ID","Kernel Name","gpu__time_duration.sum","lts__t_bytes.sum"
-`
-	for _, tc := range []struct {
-		name, csv string
-		want      map[string]float64
-		err       string
-	}{
-		{"base units", head + `"","","ns","byte"
-"0","a","1,000","2,000,000"
-"1","b","500","1,048,576"
-`, map[string]float64{metricTime: 1500, metricL2: 3048576}, ""},
-		{"scaled units", head + `"","","usecond","Mbyte"
-"0","range","2.5","13.18"
-`, map[string]float64{metricTime: 2500, metricL2: 13.18e6}, ""},
-		{"no units row", head + `"0","a","7","9"
-`, map[string]float64{metricTime: 7, metricL2: 9}, ""},
-		{"n/a left out", head + `"","","ns","byte"
-"0","a","n/a","5"
-`, map[string]float64{metricL2: 5}, ""},
-		{"missing column", `"ID","Kernel Name","gpu__time_duration.sum"
-"0","a","3"
-`, map[string]float64{metricTime: 3}, ""},
-		{"no header", "==ERROR== nothing\n", nil, "no CSV header"},
-		{"unknown unit", head + `"","","cycle","byte"
-`, nil, `gpu__time_duration.sum: unit "cycle"`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := SumNCUMetrics([]byte(tc.csv), metricTime, metricL2)
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("err = %v, want %q", err, tc.err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(got) != len(tc.want) {
-				t.Fatalf("got %v, want %v", got, tc.want)
-			}
-			for k, v := range tc.want {
-				if math.Abs(got[k]-v) > 1e-6*v {
-					t.Errorf("%s = %g, want %g", k, got[k], v)
-				}
-			}
-		})
-	}
-}
-
-// The committed H100 run of 2026-11-22 range-replayed every gla_proj cell in
-// one ncu process: some ranges came back partial. Coverage tells them apart
-// on real exports.
-func TestCoverageOfCommittedRun(t *testing.T) {
-	run := filepath.Join("..", "testdata", "runs", "2026-11-22-h100-034455", "raw")
-	const shape = "B=8,T=4096,d=2048,dk=128,dv=128,H=16,n=16.csv"
-	for _, tc := range []struct {
-		variant  string
-		complete bool
-		l2       float64
-	}{
-		{"unfused", true, 1.0033},
-		{"compiled", false, 0.4097},
-	} {
-		t.Run(tc.variant, func(t *testing.T) {
-			sum := func(pass string) ncuTotals {
-				// The committed run keeps its CSVs gzipped.
-				f, err := os.Open(filepath.Join(run, pass, "gla_proj", tc.variant, shape+".gz"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer f.Close()
-				zr, err := gzip.NewReader(f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				data, err := io.ReadAll(zr)
-				if err != nil {
-					t.Fatal(err)
-				}
-				s, err := SumNCUMetrics(data, metricTime, metricL2)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return s
-			}
-			c := coverage(sum("ncu"), sum("ncu-range"))
-			if c.L2Bytes == nil || math.Abs(*c.L2Bytes-tc.l2) > 1e-3 || c.Complete(rundir.MethodRange) != tc.complete {
-				t.Errorf("coverage %s: complete %v, want l2 %.4f, complete %v", jsonOf(c), c.Complete(rundir.MethodRange), tc.l2, tc.complete)
-			}
-		})
-	}
-}
-
 func TestAttributeRangeRows(t *testing.T) {
-	rows := func(cells ...string) *NCUSplit {
-		s := &NCUSplit{}
+	rows := func(cells ...string) *ncu.Split {
+		s := &ncu.Split{}
 		for i, c := range cells {
-			s.Rows = append(s.Rows, NCURow{ID: i, Name: "range", Cell: c})
+			s.Rows = append(s.Rows, ncu.Row{ID: i, Name: "range", Cell: c})
 		}
 		return s
 	}
 	for _, tc := range []struct {
 		name  string
-		split *NCUSplit
+		split *ncu.Split
 		cells []string
 		ok    []string
 		want  []string
@@ -280,7 +186,7 @@ func TestRangeReplays(t *testing.T) {
 	t.Setenv("FAKE_NCU_LOG", ncuLog)
 	t.Setenv("FAKE_RANGE_DRAM", "1000000,1100000,1050000")
 	t.Setenv("FAKE_RANGE_DRAM_COUNTER", filepath.Join(t.TempDir(), "count"))
-	cfg.RangeReplays, cfg.RangeReplaysFor = 3, ReplaysForAll
+	cfg.RangeReplays, cfg.RangeReplaysFor = 3, rangerule.ReplaysForAll
 	cfg.Variants, cfg.Shapes = []string{"good"}, []string{"n=1"}
 	cfg.Passes = []string{rundir.PassNCU, rundir.PassRange}
 	m, err := Run(context.Background(), cfg)
@@ -316,7 +222,7 @@ func TestRangeReplays(t *testing.T) {
 	if path.Base(st.Files[0]) != "n=1.range.csv" {
 		t.Errorf("files = %q, want the first replay's CSV first", st.Files)
 	}
-	if _, err := Ingest(cfg.RunDir, m); err != nil {
+	if _, err := runtables.Ingest(cfg.RunDir, m); err != nil {
 		t.Fatal(err)
 	}
 	tb, err := ingest.ReadDir(filepath.Join(cfg.RunDir, rundir.TablesDir), nil)
@@ -350,7 +256,7 @@ func TestRangeReplaysForDecisions(t *testing.T) {
 	cfg, _ := fakeEnv(t)
 	ncuLog := filepath.Join(t.TempDir(), "ncu.jsonl")
 	t.Setenv("FAKE_NCU_LOG", ncuLog)
-	cfg.RangeReplays, cfg.RangeReplaysFor = 3, ReplaysForDecisions
+	cfg.RangeReplays, cfg.RangeReplaysFor = 3, rangerule.ReplaysForDecisions
 	cfg.Variants, cfg.Shapes = []string{"good"}, []string{"n=1"}
 	cfg.Passes = []string{rundir.PassNCU, rundir.PassRange}
 	m, err := Run(context.Background(), cfg)
@@ -360,8 +266,8 @@ func TestRangeReplaysForDecisions(t *testing.T) {
 	if got, want := ncuModes(t, ncuLog), []string{"", "range"}; !slices.Equal(got, want) {
 		t.Errorf("ncu replay modes = %q, want %q", got, want)
 	}
-	if got := m.Options[rundir.OptionRangeReplaysFor]; got != ReplaysForDecisions {
-		t.Errorf("manifest option %s = %q, want %q", rundir.OptionRangeReplaysFor, got, ReplaysForDecisions)
+	if got := m.Options[rundir.OptionRangeReplaysFor]; got != rangerule.ReplaysForDecisions {
+		t.Errorf("manifest option %s = %q, want %q", rundir.OptionRangeReplaysFor, got, rangerule.ReplaysForDecisions)
 	}
 	if st := mustPass(t, m, "fake/good/n=1", rundir.PassRange, rundir.StatusOK, ""); len(st.Replays) != 1 || st.ReplayReason != "one replay: no range-decided claim rests on the cell" {
 		t.Errorf("replays %s, reason %q; want one, no claim", jsonOf(st.Replays), st.ReplayReason)

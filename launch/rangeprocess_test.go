@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch/plan"
+	"github.com/rooftool/rooftool/launch/rangerule"
 )
 
 // rangeCell is what the range pass must record for one cell.
@@ -41,7 +43,7 @@ func TestRangeProcess(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		process  string // Config.RangeProcess
-		replays  int    // with ReplaysForAll; 0: one round
+		replays  int    // with rangerule.ReplaysForAll; 0: one round
 		env      map[string]string
 		modes    []string   // ncu invocations' replay modes, the kernel pass first
 		includes [][]string // the --nvtx-include of each range invocation
@@ -132,7 +134,7 @@ func TestRangeProcess(t *testing.T) {
 			cfg.Passes = []string{rundir.PassNCU, rundir.PassRange}
 			cfg.RangeProcess = tc.process
 			if tc.replays > 0 {
-				cfg.RangeReplays, cfg.RangeReplaysFor = tc.replays, ReplaysForAll
+				cfg.RangeReplays, cfg.RangeReplaysFor = tc.replays, rangerule.ReplaysForAll
 			}
 			m, err := Run(context.Background(), cfg)
 			if err != nil {
@@ -191,9 +193,9 @@ func TestRangeProcessBadValue(t *testing.T) {
 	cfg, _ := fakeEnv(t)
 	cfg.RangeProcess = "per-shape"
 	_, err := Run(context.Background(), cfg)
-	var ce *ConfigError
+	var ce *plan.ConfigError
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), `--range-process "per-shape"`) {
-		t.Fatalf("err = %v, want a ConfigError naming --range-process", err)
+		t.Fatalf("err = %v, want a plan.ConfigError naming --range-process", err)
 	}
 }
 

@@ -15,13 +15,20 @@ import (
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/launch/cmdprog"
+	"github.com/rooftool/rooftool/launch/compilecache"
+	"github.com/rooftool/rooftool/launch/plan"
+	"github.com/rooftool/rooftool/launch/rangerule"
+	"github.com/rooftool/rooftool/launch/runtables"
+	"github.com/rooftool/rooftool/launch/shard"
 	"github.com/rooftool/rooftool/spec"
 )
 
 // Config is one `rooftool profile` run.
 type Config struct {
 	RunDir      string   // "" : runs/<date>-<gpu>-<time>, <gpu> the device's gpu.ShortName
-	KernelsDir  string   // folder with run.py and <experiment>/spec.yaml; "" : "kernels"
+	KernelsDir  string   // folder with run.py and <experiment>/spec.yaml; "" : FindKernels' (KernelsFrom says how it was found)
+	KernelsFrom string   // how KernelsDir was found (Kernels.From); "" : named by the caller
 	Python      string   // "" : DefaultPython()
 	GPU         string   // the --gpu flag, e.g. "h100"
 	Experiments []string // "" : all (all of ExperimentDirs' when there are any)
@@ -29,15 +36,15 @@ type Config struct {
 	// each an experiment folder or a folder of them. Where KernelsDir has no
 	// run.py they run with the runner built into rooftool (kernels.ExtractRunner).
 	ExperimentDirs  []string
-	Cmd             *Target // a program of the user's own, profiled in place of experiments (--cmd): its cells are those it marks
+	Cmd             *cmdprog.Target // a program of the user's own, profiled in place of experiments (--cmd): its cells are those it marks
 	Variants        []string
 	Shapes          []string
 	Passes          []string      // nil : rundir.AllPasses
-	Sweeps          string        // SweepsTiming (default), SweepsNone, SweepsAll
+	Sweeps          string        // plan.SweepsTiming (default), plan.SweepsNone, plan.SweepsAll
 	Timeout         time.Duration // per cell; a runner process over n cells gets n times this; 0 : 10m
 	Reps            int           // timing repetitions; 0 : the runner's default
 	RangeReplays    int           // the most range-pass replays of a cell; 0 : DefaultRangeReplays
-	RangeReplaysFor string        // ReplaysForDecisions ("" too: replayed again while a claim is near its threshold) or ReplaysForAll (every cell RangeReplays times)
+	RangeReplaysFor string        // rangerule.ReplaysForDecisions ("" too: replayed again while a claim is near its threshold) or rangerule.ReplaysForAll (every cell RangeReplays times)
 	RangeProcess    string        // RangeProcessPerCell or RangeProcessPerExperiment; "": per-experiment
 	NCU, Nsys       string        // overrides
 	NsysLibs        string        // folder prepended to LD_LIBRARY_PATH for nsys ("" : $ROOFTOOL_NSYS_LIBS or ./.nsysdeps)
@@ -45,7 +52,7 @@ type Config struct {
 	Resume          bool
 	NoIngest        bool
 	// NoCompileCache leaves each runner process its own compile caches
-	// instead of the run's shared CacheDir.
+	// instead of the run's shared compilecache.Dir.
 	NoCompileCache bool
 	// CacheRoot is the folder of the run's compile caches ("": RUNDIR/cache);
 	// the shards of a --gpus run share their parent's (SharedCacheDir).
@@ -57,15 +64,19 @@ type Config struct {
 	// run's shards skip it, their parent ran it once for the host.
 	NoWarm bool
 	// Shard picks one part of the planned cells (zero: all of them).
-	Shard Shard
+	Shard shard.Part
 	// CostsFrom are earlier run directories whose pass seconds estimate
 	// each cell's cost for the shard split (none: the shape size).
 	CostsFrom []string
-	Command   []string  // recorded in the manifest
-	Version   string    // rooftool's version
-	Progress  Progress  // nil : none
-	Log       io.Writer // warnings as plain lines; nil : discarded
-	Now       func() time.Time
+	Command   []string // recorded in the manifest
+	Version   string   // rooftool's version
+	// Commit is the commit rooftool was built from: the run's git commit
+	// where its kernels are those installed with rooftool (no checkout
+	// to ask).
+	Commit   string
+	Progress Progress  // nil : none
+	Log      io.Writer // warnings as plain lines; nil : discarded
+	Now      func() time.Time
 }
 
 // Runner drives one run.
@@ -85,7 +96,7 @@ type Runner struct {
 	metrics  []string
 	rmetrics []string
 	// cacheEnv are the compile-cache variables of every runner process
-	// (setupCompileCache); cacheRoot their folder ("" with the caches off).
+	// (compilecache.Setup); cacheRoot their folder ("" with the caches off).
 	cacheEnv  []string
 	cacheRoot string
 	// passGPU is the UUID of this invocation's device where a resumed run
@@ -115,30 +126,33 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 		return nil, err
 	}
 	r.extDirs = extDirs
-	prior, err := PriorCosts(cfg.CostsFrom)
+	prior, err := shard.PriorCosts(cfg.CostsFrom)
 	if err != nil {
 		return nil, err
 	}
-	parts, _, planHash, err := ShardPlan(all, prior, cfg.Shard.Count, cfg.RangeReplaysFor != ReplaysForAll)
+	parts, _, planHash, err := shard.Split(all, prior, cfg.Shard.Count, cfg.RangeReplaysFor != rangerule.ReplaysForAll)
 	if err != nil {
 		return nil, err
 	}
-	var cells []PlannedCell
+	var cells []plan.Cell
 	for i, c := range all {
 		if cfg.Shard.Count == 0 || parts[i] == cfg.Shard.Index {
 			cells = append(cells, c)
 		}
 	}
 	r.runPy = filepath.Join(cfg.KernelsDir, "run.py")
-	if _, err := os.Stat(r.runPy); err != nil {
+	if _, err := os.Stat(r.runPy); cfg.KernelsDir == "" || err != nil {
 		var builtin []string
 		for _, e := range orderedExps(cells) {
 			if _, ok := extDirs[e.Name]; !ok {
 				builtin = append(builtin, e.Name)
 			}
 		}
-		if len(builtin) > 0 {
-			return nil, configErrorf("runner %s: %w (run rooftool from the repository root or pass --kernels; experiments %v live there)", r.runPy, err, builtin)
+		switch {
+		case len(builtin) > 0 && cfg.KernelsDir == "":
+			return nil, configErrorf("experiments %v: %s", builtin, FindKernels("").NotFound())
+		case len(builtin) > 0:
+			return nil, configErrorf("runner %s: %w (experiments %v live there: pass the kernels folder that holds them, or leave --kernels out to use the checkout's or the installed ones)", r.runPy, err, builtin)
 		}
 		// Only external experiments: the runner built into rooftool runs them.
 		tmp, err := os.MkdirTemp("", "rooftool-runner-")
@@ -178,7 +192,7 @@ func Run(ctx context.Context, cfg Config) (*rundir.Manifest, error) {
 		return nil, err
 	}
 	if cfg.Cmd != nil {
-		// The program's cells are known once it has run (cmddiscover.go).
+		// The program's cells are known once it has run (program.go).
 		if cells, planHash, err = r.discover(ctx); err != nil {
 			return nil, err
 		}
@@ -329,6 +343,10 @@ func (r *Runner) recordOptions(dir string, ext []*spec.Experiment, extDirs map[s
 			opts["kernels"] = "(built into rooftool " + cfg.Version + ")"
 		}
 	}
+	if cfg.KernelsFrom == KernelsFromInstalled {
+		// Its path is this machine's; what it holds is rooftool's own.
+		opts["kernels"] = "(installed with rooftool " + cfg.Version + ")"
+	}
 	if m.Options == nil {
 		m.Options = map[string]string{}
 	}
@@ -341,12 +359,12 @@ func (r *Runner) recordOptions(dir string, ext []*spec.Experiment, extDirs map[s
 	var err error
 	root := cfg.CacheRoot
 	if root == "" {
-		root = filepath.Join(r.dir, CacheDir)
+		root = filepath.Join(r.dir, compilecache.Dir)
 	}
 	if root, err = filepath.Abs(root); err != nil {
 		return err
 	}
-	if r.cacheEnv, err = setupCompileCache(root, r.recordedPath(root), cfg.CompileCache, "compiled_cache.db", cfg.NoCompileCache, m.Options); err != nil {
+	if r.cacheEnv, err = compilecache.Setup(root, r.recordedPath(root), cfg.CompileCache, "compiled_cache.db", cfg.NoCompileCache, m.Options); err != nil {
 		return err
 	}
 	if !cfg.NoCompileCache {
@@ -362,20 +380,18 @@ func (r *Runner) recordOptions(dir string, ext []*spec.Experiment, extDirs map[s
 // interpreter, the passes, sweeps, timeout and clock), or the error of a
 // bad value.
 func withDefaults(cfg Config) (Config, error) {
-	if cfg.KernelsDir == "" {
-		cfg.KernelsDir = "kernels"
-	}
+	cfg = withKernels(cfg)
 	if cfg.Python == "" {
 		cfg.Python = DefaultPython()
 	}
 	if cfg.Passes == nil {
 		cfg.Passes = rundir.AllPasses
 		if cfg.Cmd != nil {
-			cfg.Passes = CmdPasses
+			cfg.Passes = cmdprog.Passes
 		}
 	}
 	if cfg.Sweeps == "" {
-		cfg.Sweeps = SweepsTiming
+		cfg.Sweeps = plan.SweepsTiming
 	}
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 10 * time.Minute
@@ -392,10 +408,20 @@ func withDefaults(cfg Config) (Config, error) {
 	return cfg, nil
 }
 
+// withKernels is cfg with its kernels folder found (FindKernels) where
+// the caller named none; KernelsDir stays "" where none is found.
+func withKernels(cfg Config) Config {
+	if cfg.KernelsDir == "" {
+		k := FindKernels("")
+		cfg.KernelsDir, cfg.KernelsFrom = k.Dir, k.From
+	}
+	return cfg
+}
+
 // sweep runs every pass of every experiment over its cells not finished
 // yet, in plan order; a cell whose check did not pass is marked skipped
 // in its later passes. The manifest is written where a pass fails.
-func (r *Runner) sweep(ctx context.Context, cells []PlannedCell) error {
+func (r *Runner) sweep(ctx context.Context, cells []plan.Cell) error {
 	m := r.m
 	for _, exp := range orderedExps(cells) {
 		for _, pass := range rundir.AllPasses {
@@ -473,35 +499,33 @@ func (r *Runner) sweep(ctx context.Context, cells []PlannedCell) error {
 // PlanFor lists the cells a run of cfg would plan (all shards), with each
 // cell's shard (1 when cfg.Shard is zero), its estimated cost and the plan
 // hash; it runs nothing.
-func PlanFor(cfg Config) (cells []PlannedCell, parts []int, costs []float64, hash string, err error) {
-	if cfg.KernelsDir == "" {
-		cfg.KernelsDir = "kernels"
-	}
+func PlanFor(cfg Config) (cells []plan.Cell, parts []int, costs []float64, hash string, err error) {
+	cfg = withKernels(cfg)
 	if cfg.Passes == nil {
 		cfg.Passes = rundir.AllPasses
 	}
 	if cfg.Sweeps == "" {
-		cfg.Sweeps = SweepsTiming
+		cfg.Sweeps = plan.SweepsTiming
 	}
 	cells, _, _, err = planAll(cfg)
 	if err != nil {
 		return nil, nil, nil, "", err
 	}
-	prior, err := PriorCosts(cfg.CostsFrom)
+	prior, err := shard.PriorCosts(cfg.CostsFrom)
 	if err != nil {
 		return nil, nil, nil, "", err
 	}
-	parts, costs, hash, err = ShardPlan(cells, prior, cfg.Shard.Count, cfg.RangeReplaysFor != ReplaysForAll)
+	parts, costs, hash, err = shard.Split(cells, prior, cfg.Shard.Count, cfg.RangeReplaysFor != rangerule.ReplaysForAll)
 	return cells, parts, costs, hash, err
 }
 
 // planAll loads the specs (built-in and external) and plans every cell of
 // the selection, before any sharding.
-func planAll(cfg Config) ([]PlannedCell, []*spec.Experiment, map[string]string, error) {
+func planAll(cfg Config) ([]plan.Cell, []*spec.Experiment, map[string]string, error) {
 	if cfg.Cmd != nil {
 		return nil, nil, nil, nil // Run discovers a --cmd program's cells
 	}
-	exps, err := LoadSpecs(cfg.KernelsDir)
+	exps, err := plan.LoadSpecs(cfg.KernelsDir)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -521,7 +545,7 @@ func planAll(cfg Config) ([]PlannedCell, []*spec.Experiment, map[string]string, 
 		}
 	}
 	exps = append(exps, ext...)
-	cells, err := Plan(exps, selected, cfg.Variants, cfg.Shapes, cfg.Passes, cfg.Sweeps)
+	cells, err := plan.Cells(exps, selected, cfg.Variants, cfg.Shapes, cfg.Passes, cfg.Sweeps)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -554,7 +578,7 @@ func finished(st rundir.PassStatus) bool {
 	return st.Status == rundir.StatusOK || st.Status == rundir.StatusSkipped
 }
 
-func orderedExps(cells []PlannedCell) []*spec.Experiment {
+func orderedExps(cells []plan.Cell) []*spec.Experiment {
 	var out []*spec.Experiment
 	for _, c := range cells {
 		if !slices.Contains(out, c.Exp) {
@@ -580,4 +604,22 @@ func (r *Runner) warn(format string, args ...any) {
 		c.Clear()
 	}
 	fmt.Fprintln(r.log, "warning:", w)
+}
+
+// configErrorf is plan.ConfigErrorf: a bad flag or name (commands exit 2).
+func configErrorf(format string, args ...any) error { return plan.ConfigErrorf(format, args...) }
+
+// ingest writes the run's tables from its raw exports (runtables.Ingest)
+// and records in the manifest whether they were written; it returns the
+// warnings.
+func (r *Runner) ingest() []string {
+	warns, err := runtables.Ingest(r.dir, r.m)
+	if err != nil {
+		warns = append(warns, err.Error())
+	}
+	r.m.Options["tables"] = rundir.TablesDir
+	if err != nil {
+		r.m.Options["tables"] = "not written"
+	}
+	return slices.Clip(warns)
 }

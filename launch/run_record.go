@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch/plan"
 )
 
 // recordRun records in the manifest this invocation and what the run stands
@@ -44,14 +45,23 @@ func (r *Runner) recordRun(ctx context.Context, resumed bool, planHash string, e
 	for _, w := range gwarn {
 		r.warn("%s", w)
 	}
-	if c := gitCommit(ctx, r.cfg.KernelsDir); r.cfg.KernelsDir != "" && c != "" {
-		m.GitCommit = c
+	switch {
+	case r.cfg.KernelsFrom == KernelsFromInstalled:
+		// Kernels installed with rooftool: built from its commit, and
+		// whatever git repository holds the install is not theirs.
+		if r.cfg.Commit != "" {
+			m.GitCommit = r.cfg.Commit
+		}
+	case r.cfg.KernelsDir != "":
+		if c := gitCommit(ctx, r.cfg.KernelsDir); c != "" {
+			m.GitCommit = c
+		}
 	}
 }
 
 // listCells lists every planned cell in the manifest from the start, and
 // returns how many of their passes are still to run.
-func (r *Runner) listCells(cells []PlannedCell) int {
+func (r *Runner) listCells(cells []plan.Cell) int {
 	units := 0
 	for _, c := range cells {
 		r.m.Cell(c.Exp.Name, c.Variant, c.Shape)

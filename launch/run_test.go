@@ -18,6 +18,9 @@ import (
 
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch/ncu"
+	"github.com/rooftool/rooftool/launch/plan"
+	"github.com/rooftool/rooftool/launch/runtables"
 )
 
 // fakeEnv copies the fake tools into a folder whose name has a space (a
@@ -376,8 +379,8 @@ func TestRunCancelAndResume(t *testing.T) {
 
 	// Without --resume the directory is refused.
 	cfg.Progress = nil
-	if _, err := Run(context.Background(), cfg); !errors.As(err, new(*ConfigError)) {
-		t.Fatalf("rerun without resume: err = %v, want a ConfigError", err)
+	if _, err := Run(context.Background(), cfg); !errors.As(err, new(*plan.ConfigError)) {
+		t.Fatalf("rerun without resume: err = %v, want a plan.ConfigError", err)
 	}
 
 	// --resume runs only what is not finished.
@@ -454,9 +457,9 @@ func TestRunDropsRejectedMetric(t *testing.T) {
 	cfg.Variants = []string{"good"}
 	cfg.Shapes = []string{"n=1"}
 	cfg.Passes = []string{rundir.PassNCU}
-	old := NCUMetrics
-	NCUMetrics = append(slices.Clip(old), "bogus__thing.sum")
-	defer func() { NCUMetrics = old }()
+	old := ncu.KernelMetrics
+	ncu.KernelMetrics = append(slices.Clip(old), "bogus__thing.sum")
+	defer func() { ncu.KernelMetrics = old }()
 	m, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -505,9 +508,9 @@ func TestRunBadSelection(t *testing.T) {
 			c := cfg
 			tc.mod(&c)
 			_, err := Run(context.Background(), c)
-			var ce *ConfigError
+			var ce *plan.ConfigError
 			if !errors.As(err, &ce) || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("err = %v, want a ConfigError containing %q", err, tc.want)
+				t.Fatalf("err = %v, want a plan.ConfigError containing %q", err, tc.want)
 			}
 		})
 	}
@@ -572,7 +575,7 @@ func TestReingest(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(cfg.RunDir, rundir.TablesDir)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("--no-ingest wrote tables (stat: %v)", err)
 	}
-	m, warns, err := Reingest(cfg.RunDir)
+	m, warns, err := runtables.Reingest(cfg.RunDir)
 	if err != nil {
 		t.Fatal(err)
 	}

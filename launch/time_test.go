@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch/compilecache"
 )
 
 // TestRunRecordsTime runs check and timing over two cells with a runner that
@@ -97,8 +98,8 @@ func TestCompileCacheEnv(t *testing.T) {
 	if b, err := os.ReadFile(want[3]); err != nil || string(b) != "seed" {
 		t.Errorf("cutlass database %q, %v: want the working directory's copied", b, err)
 	}
-	if m.Options[OptionCompileCache] != "cache/" || m.Options["compile_cache.TRITON_CACHE_DIR"] != "cache/triton" {
-		t.Errorf("options: compile_cache %q, TRITON_CACHE_DIR %q", m.Options[OptionCompileCache], m.Options["compile_cache.TRITON_CACHE_DIR"])
+	if m.Options[compilecache.Option] != "cache/" || m.Options["compile_cache.TRITON_CACHE_DIR"] != "cache/triton" {
+		t.Errorf("options: compile_cache %q, TRITON_CACHE_DIR %q", m.Options[compilecache.Option], m.Options["compile_cache.TRITON_CACHE_DIR"])
 	}
 	if _, ok := m.Options["env.ROOFTOOL_CUTLASS_CACHE_DB"]; ok {
 		t.Errorf("the cache database is recorded as a knob: %q", m.Options)
@@ -141,8 +142,8 @@ func TestCompileCacheEnv(t *testing.T) {
 			}
 		}
 	}
-	if m.Options[OptionCompileCache] != "off" {
-		t.Errorf("compile_cache option %q, want off", m.Options[OptionCompileCache])
+	if m.Options[compilecache.Option] != "off" {
+		t.Errorf("compile_cache option %q, want off", m.Options[compilecache.Option])
 	}
 }
 

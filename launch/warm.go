@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch/plan"
 )
 
 // The warm stage compiles, before the first pass and without measuring
@@ -35,7 +36,7 @@ const (
 
 // WarmShapes are the shapes of cells the warm stage compiles for: those of
 // gated_ssm's cutlass-evt, in plan order, once each.
-func WarmShapes(cells []PlannedCell) []string {
+func WarmShapes(cells []plan.Cell) []string {
 	var out []string
 	for _, c := range cells {
 		if c.Exp.Name == warmExperiment && c.Variant == warmVariant && !slices.Contains(out, c.Shape) {
@@ -49,7 +50,7 @@ func WarmShapes(cells []PlannedCell) []string {
 type WarmConfig struct {
 	Python     string
 	KernelsDir string
-	CacheRoot  string   // the run's compile caches (setupCompileCache's root)
+	CacheRoot  string   // the run's compile caches (compilecache.Setup's root)
 	Shapes     []string // WarmShapes of the planned cells
 	Env        []string // extra variables of the process
 	Log        string   // file for its output ("": discarded)
@@ -122,8 +123,8 @@ func parseWarm(out []byte) (*rundir.Warm, error) {
 // warm runs the warm stage for the cells of this run that still need
 // gated_ssm's cutlass-evt, into the run's caches, logging to
 // RUNDIR/raw/warm.log.
-func (r *Runner) warm(ctx context.Context, cells []PlannedCell) *rundir.Warm {
-	var todo []PlannedCell
+func (r *Runner) warm(ctx context.Context, cells []plan.Cell) *rundir.Warm {
+	var todo []plan.Cell
 	for _, c := range cells {
 		for _, p := range c.Passes {
 			if st, ok := r.m.Pass(c.Exp.Name, c.Variant, c.Shape, p); !ok || !finished(st) {
@@ -178,7 +179,7 @@ func PriorWarm(dirs []string) (float64, error) {
 // PredictWarm is the warm stage's predicted seconds for cells: prior (an
 // earlier run's, PriorWarm) where given, else DefaultWarmSeconds; 0 where
 // the cells need nothing it compiles.
-func PredictWarm(cells []PlannedCell, prior float64) float64 {
+func PredictWarm(cells []plan.Cell, prior float64) float64 {
 	if len(WarmShapes(cells)) == 0 {
 		return 0
 	}

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 
 	"github.com/rooftool/rooftool/ingest"
@@ -18,19 +19,23 @@ import (
 // naming where it was looked for; a run that fails to open is the error
 // rundir.Open gives.
 func Open(arg string) (*rundir.Run, error) {
+	why := "not a run directory"
 	if arg != "" {
-		if st, err := os.Stat(arg); err == nil {
-			if !st.IsDir() {
-				return nil, &ingest.InputError{File: arg, Err: errors.New("not a run directory (a file)")}
-			}
+		st, err := os.Stat(arg)
+		switch {
+		case err == nil && !st.IsDir():
+			return nil, &ingest.InputError{File: arg, Err: errors.New("not a run directory (a file)")}
+		case err == nil:
 			return rundir.Open(arg)
+		case errors.Is(err, fs.ErrNotExist):
+			why += " (no such file or directory)"
 		}
 	}
 	name, fsys, err := testdata.Run(arg)
 	var notFound *testdata.NotFoundError
 	switch {
 	case errors.As(err, &notFound):
-		return nil, &ingest.InputError{File: arg, Err: fmt.Errorf("not a run directory, and %v", err)}
+		return nil, &ingest.InputError{File: arg, Err: fmt.Errorf("%s, and %v", why, err)}
 	case err != nil && arg == "":
 		return nil, fmt.Errorf("no run named and %w", err)
 	case err != nil:

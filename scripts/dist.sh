@@ -2,13 +2,17 @@
 # Release archives: dist/rooftool-VERSION-linux-ARCH.tar.gz and SHA256SUMS.
 #   scripts/dist.sh GO VERSION DISTDIR
 # Each archive holds rooftool-VERSION-linux-ARCH/ with the stripped binary
-# (-trimpath -ldflags "-s -w"), README.md and the completion scripts
-# (completions/rooftool.bash, _rooftool for zsh, rooftool.fish). amd64 and
+# (-trimpath -ldflags "-s -w"), the kernels folder it profiles with,
+# kernels/ beside it, where the binary looks (scripts/kernels-stage.sh: the
+# runner, the built-in experiments, the sweep picks), README.md and the
+# completion scripts (completions/rooftool.bash, _rooftool for zsh,
+# rooftool.fish). amd64 and
 # arm64 are built where cgo (go-sqlite3) can build them: the host's own
 # architecture with gcc, the other with its cross compiler
 # (x86_64-linux-gnu-gcc, aarch64-linux-gnu-gcc); an architecture without
 # one is skipped with a message. SHA256SUMS covers every archive and wheel
-# of DISTDIR.
+# of DISTDIR. LDFLAGS_X (the Makefile's) sets the version, commit and
+# build date the binary reports; without it only the version is set.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${1:?usage: scripts/dist.sh GO VERSION DISTDIR}
@@ -33,9 +37,10 @@ for arch in amd64 arm64; do
   name=rooftool-$VERSION-linux-$arch
   out=build/release/$name
   rm -rf "$out" && mkdir -p "$out/completions"
-  CGO_ENABLED=1 CC=$cc GOOS=linux GOARCH=$arch "$GO" build -trimpath -ldflags "-s -w -X main.version=$VERSION" -o "$out/rooftool" ./cmd/rooftool
+  CGO_ENABLED=1 CC=$cc GOOS=linux GOARCH=$arch "$GO" build -trimpath -ldflags "-s -w ${LDFLAGS_X:--X main.version=$VERSION}" -o "$out/rooftool" ./cmd/rooftool
   built+=("$arch")
   cp README.md "$out/"
+  scripts/kernels-stage.sh "$out/kernels" >/dev/null
 done
 [ ${#built[@]} -gt 0 ] || { say "no architecture could be built"; exit 1; }
 # Completion scripts from a binary this machine runs (the same for every architecture).

@@ -90,6 +90,7 @@ why_skip() {
     "make gpu-check"*) echo "needs a GPU" ;;
     "make wheel"*|"make dist"*) echo "a release build: .ci/run runs make wheel-test and make dist" ;;
     *rooftool\ profile*|*rooftool\ ceilings*) echo "needs a GPU" ;;
+    *rooftool\ doctor*) echo "exits 1 on a machine that lacks what profiling needs (a GPU, ncu, nsys)" ;;
     *rooftool\ merge*) echo "merges the parts profile --shard writes on a GPU" ;;
     *rooftool\ slurm*) echo "submits to a Slurm cluster" ;;
     *" app.sqlite"*|*" app.ncu.csv"*) echo "reads the exports the nsys and ncu lines before it make on a GPU" ;;

@@ -3,9 +3,13 @@
 # binary (make wheel builds it stripped, -trimpath -ldflags "-s -w"):
 #   scripts/wheel.sh BINARY DISTDIR
 # The wheel holds the binary as a script (pip puts it in the environment's
-# bin, so `rooftool` runs with no Go anywhere) and the package
-# rooftool_marks (kernels/common/marks.py as its __init__.py, records.py and
-# gpuid.py beside it: the package profile --cmd writes for a program). Its
+# bin, so `rooftool` runs with no Go anywhere), the kernels folder that
+# `rooftool profile` runs (scripts/kernels-stage.sh: the runner, the
+# built-in experiments, the sweep picks) as data that pip installs into the
+# environment's share/rooftool/kernels, where the binary looks beside its
+# bin/, and the package rooftool_marks (kernels/common/marks.py as its
+# __init__.py, records.py and gpuid.py beside it: the package profile --cmd
+# writes for a program). Its
 # platform tag is manylinux_X_Y_<arch>, X.Y the newest glibc symbol version
 # the binary needs (objdump -T), so pip installs it only where that glibc
 # is. Built by hatchling (packaging/wheel/requirements.txt), installed into
@@ -51,9 +55,13 @@ rm -rf "$STAGE" && mkdir -p "$STAGE/rooftool_marks" "$STAGE/scripts" "$DIST"
 cp packaging/wheel/pyproject.toml packaging/wheel/hatch_build.py README.md "$STAGE/"
 cp kernels/common/marks.py "$STAGE/rooftool_marks/__init__.py"
 cp kernels/common/records.py kernels/common/gpuid.py "$STAGE/rooftool_marks/"
+scripts/kernels-stage.sh "$STAGE/kernels" >/dev/null
 install -m 0755 "$BIN" "$STAGE/scripts/rooftool"
 rm -f "$DIST"/rooftool-*.whl
 dist=$(cd "$DIST" && pwd)
 (cd "$STAGE" && ROOFTOOL_VERSION=$version ROOFTOOL_WHEEL_PLATFORM=$platform "../../$py" -m hatchling build -t wheel -d "$dist" >/dev/null)
 whl=$(ls "$DIST"/rooftool-*.whl)
-say "$whl ($(du -m "$whl" | cut -f1) MB; binary $(du -m "$BIN" | cut -f1) MB, needs glibc >= $glibc)"
+kernels=$("$py" -c 'import sys, zipfile
+fs = [i for i in zipfile.ZipFile(sys.argv[1]).infolist() if "/share/rooftool/kernels/" in i.filename]
+print(f"{len(fs)} files, {sum(i.file_size for i in fs) // 1024} KiB")' "$whl")
+say "$whl ($(du -k "$whl" | awk '{printf "%.1f", $1 / 1024}') MiB; binary $(du -k "$BIN" | awk '{printf "%.1f", $1 / 1024}') MiB; kernels $kernels unpacked; needs glibc >= $glibc)"

@@ -20,7 +20,6 @@
 package testdata
 
 import (
-	"bufio"
 	"embed"
 	"errors"
 	"fmt"
@@ -30,6 +29,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/rooftool/rooftool/internal/checkout"
 )
 
 // embeddedRun is the run embedded in the binary; runs/DEFAULT must name it
@@ -46,51 +47,22 @@ const embeddedRun = "2026-11-23-h100-161238"
 //go:embed runs/2026-11-23-h100-161238/raw/check runs/2026-11-23-h100-161238/raw/timing
 var runsFS embed.FS
 
-// modulePath is the module line of rooftool's go.mod, which marks the
-// repository whose testdata/runs holds the committed runs.
-const modulePath = "github.com/rooftool/rooftool"
-
 // Embedded names the run embedded in the binary.
 func Embedded() string { return embeddedRun }
 
 // RepoDir returns the testdata/runs folder of the rooftool repository that
-// holds the working directory: the first of the working directory and its
-// parents with a go.mod of module github.com/rooftool/rooftool. "" and the
-// folders tried when there is none.
+// holds the working directory (checkout.Root). "" and the folders tried
+// when there is none.
 func RepoDir() (string, []string) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", nil
+	root, tried := checkout.Root()
+	if root == "" {
+		return "", tried
 	}
-	var tried []string
-	for dir := wd; ; dir = filepath.Dir(dir) {
-		tried = append(tried, dir)
-		if isRooftoolModule(filepath.Join(dir, "go.mod")) {
-			runs := filepath.Join(dir, "testdata", "runs")
-			if st, err := os.Stat(runs); err == nil && st.IsDir() {
-				return runs, nil
-			}
-		}
-		if filepath.Dir(dir) == dir {
-			return "", tried
-		}
+	runs := filepath.Join(root, "testdata", "runs")
+	if st, err := os.Stat(runs); err != nil || !st.IsDir() {
+		return "", []string{root}
 	}
-}
-
-// isRooftoolModule reports whether the go.mod at p declares rooftool's module.
-func isRooftoolModule(p string) bool {
-	f, err := os.Open(p)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if f := strings.Fields(sc.Text()); len(f) == 2 && f[0] == "module" {
-			return strings.Trim(f[1], `"`) == modulePath
-		}
-	}
-	return false
+	return runs, nil
 }
 
 // Runs lists the committed runs, sorted: the embedded one and, inside the
@@ -136,9 +108,16 @@ func Default() string {
 type NotFoundError struct {
 	Name   string
 	Looked string // the testdata/runs folder searched, or the folders tried for rooftool's go.mod
+	// Outside: no rooftool clone holds the working directory, so the
+	// embedded run is the only committed run there is.
+	Outside bool
 }
 
 func (e *NotFoundError) Error() string {
+	if e.Outside {
+		return fmt.Sprintf("%s: not a committed run: outside a rooftool clone the only committed run is the one embedded in rooftool, %s (%s); name a run directory instead (the -o of rooftool profile, e.g. runs/%s)",
+			e.Name, embeddedRun, e.Looked, e.Name)
+	}
 	return fmt.Sprintf("%s: not a committed run: this binary embeds only %s, and %s", e.Name, embeddedRun, e.Looked)
 }
 
@@ -158,7 +137,8 @@ func Run(name string) (string, fs.FS, error) {
 	}
 	dir, tried := RepoDir()
 	if dir == "" {
-		return "", nil, &NotFoundError{Name: name, Looked: fmt.Sprintf("no rooftool repository (go.mod of %s with testdata/runs) holds the working directory (looked in %s)", modulePath, strings.Join(tried, ", "))}
+		return "", nil, &NotFoundError{Name: name, Outside: true,
+			Looked: fmt.Sprintf("no rooftool clone (go.mod of %s with testdata/runs) holds the working directory: looked in %s", checkout.ModulePath, strings.Join(tried, ", "))}
 	}
 	if !fs.ValidPath(name) || strings.ContainsAny(name, `/\`) {
 		return "", nil, &NotFoundError{Name: name, Looked: "a run is named by one folder name of " + dir}

@@ -119,9 +119,9 @@ func metricOf(name string) (metricRow, bool) {
 
 // warningFamilies is the family of each name a warning's Metric may carry
 // besides the claim metrics (whose family is their metricTable row's); ""
-// voids no claim metric. Every name analysis, pipeline, verdict and
-// reports give a warning is here (a test reads their sources): a name
-// missing would void nothing.
+// voids no claim metric. Every name analysis, suggest, project, pipeline,
+// verdict and reports give a warning is here (a test reads their sources):
+// a name missing would void nothing.
 var warningFamilies = map[string]string{
 	"wall_ms": metricFamilyTime, // timing samples: none, or too few
 	// No nsys timeline: kernel count and GPU time come from the ncu

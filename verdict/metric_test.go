@@ -9,14 +9,14 @@ import (
 )
 
 // Every metric name a warning is given in the code (`Metric: "..."` in
-// analysis, pipeline, verdict and reports) has a family, so that the warning voids
-// the claims it concerns: the warning that a cell has no nsys timeline
-// ("gpu_time_ns", its kernel count taken from the ncu kernel pass) voids a
-// kernel_count claim.
+// analysis, suggest, project, pipeline, verdict and reports) has a family,
+// so that the warning voids the claims it concerns: the warning that a cell
+// has no nsys timeline ("gpu_time_ns", its kernel count taken from the ncu
+// kernel pass) voids a kernel_count claim.
 func TestWarningMetricsHaveFamilies(t *testing.T) {
 	lit := regexp.MustCompile(`Metric:\s*"([a-z_]+)"`)
 	seen := 0
-	for _, dir := range []string{"../analysis", "../pipeline", ".", "../reports"} {
+	for _, dir := range []string{"../analysis", "../suggest", "../project", "../pipeline", ".", "../reports"} {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil {
 			t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/internal/tableout"
 	"github.com/rooftool/rooftool/kernels"
+	"github.com/rooftool/rooftool/launch"
 )
 
 // CeilingsOptions are the flags of `rooftool ceilings`.
@@ -42,8 +43,8 @@ fp8 GEMM throughput. It writes them as JSON; the roofline draws them dashed
 beside the theoretical roofs.
 
 Without a CUDA device (or without torch), or when no ceiling could be
-measured, it writes nothing and exits 1 with the reason. It never changes
-clocks or power limits.`,
+measured, it writes nothing (no folder of -o either) and exits 1 with the
+reason. It never changes clocks or power limits.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if opts.Output == "" {
@@ -56,7 +57,7 @@ clocks or power limits.`,
 		},
 	}
 	c.Flags().StringVarP(&opts.Output, "output", "o", "", "JSON file to write (a directory: DIR/ceilings.json)")
-	c.Flags().StringVar(&opts.Python, "python", "python3", "python interpreter with torch and triton")
+	c.Flags().StringVar(&opts.Python, "python", "", "python interpreter with torch and triton (default: "+launch.VenvPython+" where scripts/setup.sh made it, else the python3 beside an installed rooftool, else python3)")
 	c.Flags().StringVar(&opts.Script, "script", "", "ceilings script to run (default: the copy of kernels/ceilings.py built into rooftool)")
 	c.Flags().IntVar(&opts.Reps, "reps", 20, "timed repetitions per ceiling (the best is the ceiling)")
 	c.Flags().BoolVar(&opts.Quick, "quick", false, "smaller sizes: a smoke test, not a ceiling")
@@ -68,9 +69,19 @@ func runCeilings(ctx context.Context, opts *CeilingsOptions) error {
 	if st, err := os.Stat(out); (err == nil && st.IsDir()) || strings.HasSuffix(out, string(os.PathSeparator)) {
 		out = filepath.Join(out, "ceilings.json")
 	}
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+	// The folders of -o are made now, so that a path that cannot be made
+	// fails before the measurement, and removed again where nothing is
+	// written into them.
+	undo, err := mkdirAllUndo(filepath.Dir(out))
+	if err != nil {
 		return fmt.Errorf("ceilings: -o %s: %w", opts.Output, err)
 	}
+	written := false
+	defer func() {
+		if !written {
+			undo()
+		}
+	}()
 	tmpDir, err := os.MkdirTemp("", "rooftool-ceilings-")
 	if err != nil {
 		return fmt.Errorf("ceilings: %w", err)
@@ -82,6 +93,9 @@ func runCeilings(ctx context.Context, opts *CeilingsOptions) error {
 		if err := os.WriteFile(script, kernels.CeilingsScript, 0o644); err != nil {
 			return fmt.Errorf("ceilings: write script: %w", err)
 		}
+	}
+	if opts.Python == "" {
+		opts.Python = launch.DefaultPython()
 	}
 	python, err := exec.LookPath(opts.Python)
 	if err != nil {
@@ -129,6 +143,7 @@ func runCeilings(ctx context.Context, opts *CeilingsOptions) error {
 	if err := ceilingsWriteFile(out, data); err != nil {
 		return fmt.Errorf("ceilings: -o %s: %w", out, err)
 	}
+	written = true
 	ceilingsTable(opts.IO.Out, m)
 	for _, k := range slices.Sorted(maps.Keys(m.Errors)) {
 		fmt.Fprintf(opts.IO.Err, "ceilings: %s not measured: %s\n", k, m.Errors[k])
@@ -157,6 +172,29 @@ func ceilingsTable(w io.Writer, m *gpu.Measured) {
 	if known {
 		fmt.Fprintf(w, "datasheet: %s (rooftool gpus %s); measured at the clocks the GPU ran, datasheet peaks at boost\n", spec.Name, spec.Key)
 	}
+}
+
+// mkdirAllUndo makes dir and the parents it lacks, and returns a function
+// that removes the folders it made, innermost first, where they are still
+// empty.
+func mkdirAllUndo(dir string) (undo func(), err error) {
+	var made []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil || filepath.Dir(d) == d {
+			break
+		}
+		made = append(made, d)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return func() {}, err
+	}
+	return func() {
+		for _, d := range made {
+			if os.Remove(d) != nil {
+				return
+			}
+		}
+	}, nil
 }
 
 func ceilingsWriteFile(path string, data []byte) error {

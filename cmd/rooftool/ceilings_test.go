@@ -66,7 +66,8 @@ func TestCeilingsMeasured(t *testing.T) {
 
 // Without a CUDA device (the script's skipped JSON, exit 3) or with every
 // ceiling failing, nothing is measured: exit 1 (machine or tool failure,
-// README) with the reason, and no ceilings.json.
+// README) with the reason, no ceilings.json and no folder of -o that was
+// not there before (runs/x/ceilings.json leaves no empty runs/x/).
 func TestCeilingsSkipped(t *testing.T) {
 	for _, c := range []struct{ json, want string }{
 		{`{"rooftool_ceilings": 1, "device": "", "items": [], "skipped": "no CUDA device"}`, "nothing measured: no CUDA device"},
@@ -76,13 +77,22 @@ func TestCeilingsSkipped(t *testing.T) {
 		if !strings.Contains(c.json, "skipped") {
 			code = 0
 		}
-		out := filepath.Join(t.TempDir(), "run", "ceilings.json")
+		tmp := t.TempDir()
+		out := filepath.Join(tmp, "runs", "x", "ceilings.json")
 		_, _, err := runCeilingsTest(t, fakePython(t, c.json, code), out)
 		if err == nil || exitCode(err) != exitFailure || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("err = %v (exit %d), want exit %d with %q", err, exitCode(err), exitFailure, c.want)
 		}
-		if _, err := os.Stat(out); !os.IsNotExist(err) {
-			t.Errorf("nothing measured, yet %s was written: %v", out, err)
+		if ents, err := os.ReadDir(tmp); err != nil || len(ents) != 0 {
+			t.Errorf("nothing measured, yet %s holds %v (%v)", tmp, ents, err)
+		}
+		// A folder that was there before stays.
+		if err := os.Mkdir(filepath.Join(tmp, "runs"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		runCeilingsTest(t, fakePython(t, c.json, code), out)
+		if ents, err := os.ReadDir(filepath.Join(tmp, "runs")); err != nil || len(ents) != 0 {
+			t.Errorf("runs/ existed: after a failed run it holds %v (%v), want it kept and empty", ents, err)
 		}
 	}
 }

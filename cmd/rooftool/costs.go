@@ -24,7 +24,7 @@ const costsNone = "none"
 func defaultCostsFrom(gpuFlag string) (dir, note string) {
 	runs, _ := testdata.RepoDir()
 	if runs == "" {
-		return "", "no committed runs (testdata/runs) found from the working directory"
+		return "", "outside a rooftool clone there are no committed runs (testdata/runs) to predict from: shape sizes and default pass seconds; --costs-from RUN names a run directory to predict from"
 	}
 	want := ""
 	if gpuFlag != "" {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rooftool/rooftool/launch"
+	"github.com/rooftool/rooftool/launch/shard"
 )
 
 // TestDefaultCostsFrom: without --costs-from the newest committed run on the
@@ -30,6 +30,11 @@ func TestDefaultCostsFrom(t *testing.T) {
 	}
 	if d, note := costsFrom([]string{"none"}, true, "h100"); d != nil || note != "--costs-from none" {
 		t.Errorf("--costs-from none: %v %q", d, note)
+	}
+	// Outside a clone: none, saying why and how to name one.
+	t.Chdir(t.TempDir())
+	if d, note := defaultCostsFrom("h100"); d != "" || !strings.Contains(note, "outside a rooftool clone") || !strings.Contains(note, "--costs-from RUN") {
+		t.Errorf("outside a clone: %q (%s)", d, note)
 	}
 }
 
@@ -56,7 +61,7 @@ func TestPlanSecondsByDefault(t *testing.T) {
 		passes += s
 	}
 	for _, c := range out.Cells {
-		if slices.Contains(c.Basis, launch.BasisMeasured) {
+		if slices.Contains(c.Basis, shard.BasisMeasured) {
 			measured += c.Seconds
 		} else if !strings.Contains(c.Cell, "quack-epilogue-fwdbwd") {
 			t.Errorf("%s: predicted %v, want measured (222424 ran it)", c.Cell, c.Basis)

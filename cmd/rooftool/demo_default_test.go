@@ -63,20 +63,26 @@ func TestDefaultRunEmbedded(t *testing.T) {
 
 // TestReportOtherRunOutsideRepo: outside the repository a committed run
 // that is not embedded is refused with exit 2, naming where it was looked
-// for; the embedded one still renders.
+// for, that the embedded run is the only one there, and to name a run
+// directory; the embedded one still renders, and its note names no
+// testdata/runs path (there is none outside a clone).
 func TestReportOtherRunOutsideRepo(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
 	var o, e bytes.Buffer
 	code := run(context.Background(), []string{"report", "2026-11-22-h100-003504", "-o", filepath.Join(dir, "r")}, &IO{Out: &o, Err: &e})
-	if code != 2 || !strings.Contains(e.String(), "not a committed run") || !strings.Contains(e.String(), dir) {
-		t.Errorf("exit %d, stderr %q; want 2 naming %s", code, e.String(), dir)
+	if code != 2 || !strings.Contains(e.String(), "not a committed run") || !strings.Contains(e.String(), dir) ||
+		!strings.Contains(e.String(), "outside a rooftool clone the only committed run is the one embedded") || !strings.Contains(e.String(), "name a run directory") {
+		t.Errorf("exit %d, stderr %q; want 2 naming %s, the embedded run and a run directory instead", code, e.String(), dir)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "r")); err == nil {
 		t.Error("a refused report wrote its output folder")
 	}
 	e.Reset()
-	if code := run(context.Background(), []string{"report", testdata.Embedded(), "-o", filepath.Join(dir, "d"), "--files", "md"}, &IO{Out: &o, Err: &e}); code != 0 {
+	if code := run(context.Background(), []string{"report", "-o", filepath.Join(dir, "d"), "--files", "md"}, &IO{Out: &o, Err: &e}); code != 0 {
 		t.Errorf("embedded run outside the repository: exit %d: %s", code, e.String())
+	}
+	if s := e.String(); strings.Contains(s, "testdata/runs/") || !strings.Contains(s, "embedded in rooftool: outside a rooftool clone it is the only committed run") || !strings.Contains(s, "rooftool report RUNDIR") {
+		t.Errorf("report outside the repository: stderr %q; want the embedded run named as such, no testdata path, and how to name a run directory", s)
 	}
 }

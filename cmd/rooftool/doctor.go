@@ -32,14 +32,30 @@ func newDoctorCmd(io *IO) *cobra.Command {
 		Short: "Check this machine for profiling: GPU, driver, CUDA, ncu, nsys, counters, Python",
 		Long: `Doctor reports the GPU and driver, the CUDA toolkit, ncu and nsys with their
 versions, whether nsys' importer loads its libraries (libdw.so.1 is often
-missing), whether performance counters are permitted, and the Python, torch
-and triton versions the runner will use: those of --python, by default the
-project's .venv/bin/python where scripts/setup.sh made it (the interpreter
-make test and profile use), else python3. Each problem comes with what to do:
-for a missing torch, the pip command that installs kernels/requirements-gpu.txt
-into that interpreter.
-It runs on machines without a GPU too and says so; it exits 0 unless --strict
-is given and a problem was found.
+missing), whether performance counters are permitted, the Python the
+runner will use and its torch, Triton and PyYAML, the optional packages of
+some variants, and where the kernels folder (run.py and the experiments)
+was found. The Python is that of --python, by default the project's
+.venv/bin/python where scripts/setup.sh made it, else the python3 beside
+rooftool where rooftool is installed into a Python environment (pip
+install rooftool), else python3 from PATH. Each problem comes with what to
+do: for a missing torch, the pip command that installs
+kernels/requirements-gpu.txt into that interpreter.
+
+Required (a problem where missing or broken): a GPU with its driver, ncu,
+nsys and its importer's libraries, permission to read performance
+counters, the runner's Python, the kernels folder, and on a machine with a
+GPU torch (a CUDA build), Triton and PyYAML (warnings without a GPU).
+Optional (never a problem): nvcc, numpy, and the packages some variants need, each
+named with the variants it runs and how to install it: quack
+(quack-kernels with nvidia-cutlass-dsl), cutlass (nvidia-cutlass) and fla
+(flash-linear-attention), the wheel's extras rooftool[quack],
+rooftool[cutlass] and rooftool[fla] (rooftool[all]: all three, torch and
+Triton).
+
+Exit status: 0 when nothing required is missing, 1 when a problem was found
+(and with --strict when a warning was), 2 bad usage. Doctor runs on
+machines without a GPU too and says so (exit 1 there: nothing can profile).
 
 --format table (default) prints one line per finding; csv has the columns
 check, level (ok, info, warn, problem), detail and fix; json is
@@ -66,12 +82,12 @@ check, level (ok, info, warn, problem), detail and fix; json is
 	f.StringVar(&opts.Nsys, "nsys", "", "nsys binary (default: PATH, Nsight Systems, or the copy inside Nsight Compute)")
 	f.StringVar(&opts.NsysLibs, "nsys-libs", "", "folder added to nsys' LD_LIBRARY_PATH (default $ROOFTOOL_NSYS_LIBS or .nsysdeps/root/usr/lib/x86_64-linux-gnu)")
 	f.StringVar(&opts.Python, "python", "", "Python interpreter for kernels/run.py (default: "+launch.VenvPython+" where scripts/setup.sh made it, else python3)")
-	f.StringVar(&opts.Kernels, "kernels", "kernels", "folder with run.py")
+	f.StringVar(&opts.Kernels, "kernels", "", kernelsFlagHelp)
 	f.BoolVar(&opts.Probe, "probe", true, "profile a tiny torch kernel with ncu to test counter permissions (GPU machines only)")
 	f.StringVar(&opts.Format, "format", "table", "output format: table, csv or json")
 	f.BoolVar(&opts.JSON, "json", false, "print the findings as JSON")
 	f.MarkDeprecated("json", "use --format json")
-	f.BoolVar(&opts.Strict, "strict", false, "exit 1 when a problem was found")
+	f.BoolVar(&opts.Strict, "strict", false, "exit 1 on a warning too, not only on a problem")
 	mustRegisterCompletion(c, "format", completeOneOf(dataFormats...))
 	mustRegisterCompletion(c, "kernels", completeDirs)
 	return c
@@ -99,10 +115,13 @@ func runDoctor(ctx context.Context, opts *DoctorOptions) error {
 	if fs == nil {
 		fs = []launch.Finding{}
 	}
-	problems := 0
+	problems, warnings := 0, 0
 	for _, f := range fs {
-		if f.Level == launch.LevelProblem {
+		switch f.Level {
+		case launch.LevelProblem:
 			problems++
+		case launch.LevelWarn:
+			warnings++
 		}
 	}
 	csv, err := tableout.Records(fs)
@@ -117,8 +136,11 @@ func runDoctor(ctx context.Context, opts *DoctorOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.Strict && problems > 0 {
-		return fmt.Errorf("doctor: %d problem(s) found", problems)
+	switch {
+	case problems > 0:
+		return fmt.Errorf("doctor: %d problem(s) found: this machine cannot profile until they are fixed", problems)
+	case opts.Strict && warnings > 0:
+		return fmt.Errorf("doctor: %d warning(s) found (--strict)", warnings)
 	}
 	return nil
 }

@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,14 +15,15 @@ import (
 )
 
 // TestDoctorNoGPU runs doctor on this machine. Without nvidia-smi it must
-// say there is no GPU, still exit 0, and give every problem a fix.
+// say there is no GPU (a problem: nothing can profile here), exit 1, and
+// still print every finding, each problem with a fix.
 func TestDoctorNoGPU(t *testing.T) {
 	if _, err := exec.LookPath("nvidia-smi"); err == nil {
 		t.Skip("nvidia-smi present: this test is for machines without a GPU")
 	}
 	var o, e bytes.Buffer
-	if code := run(context.Background(), []string{"doctor", "--format", "json", "--probe=false"}, &IO{Out: &o, Err: &e}); code != exitOK {
-		t.Fatalf("exit %d: %s", code, e.String())
+	if code := run(context.Background(), []string{"doctor", "--format", "json", "--probe=false"}, &IO{Out: &o, Err: &e}); code != exitFailure {
+		t.Fatalf("exit %d, want %d: %s", code, exitFailure, e.String())
 	}
 	var doc doctorJSON
 	if err := json.Unmarshal(o.Bytes(), &doc); err != nil {
@@ -39,8 +42,8 @@ func TestDoctorNoGPU(t *testing.T) {
 				t.Errorf("problem without a fix: %+v", f)
 			}
 		}
-		if f.Check == "gpu" && (f.Level != launch.LevelWarn || !strings.Contains(f.Detail, "no GPU")) {
-			t.Errorf("gpu finding = %+v, want a warning that says no GPU", f)
+		if f.Check == "gpu" && (f.Level != launch.LevelProblem || !strings.Contains(f.Detail, "no GPU")) {
+			t.Errorf("gpu finding = %+v, want a problem that says no GPU", f)
 		}
 	}
 	if doc.Problems != problems {
@@ -54,7 +57,7 @@ func TestDoctorNoGPU(t *testing.T) {
 
 	// CSV: the JSON keys of a finding as columns, one row per finding.
 	o.Reset()
-	if code := run(context.Background(), []string{"doctor", "--format", "csv", "--probe=false"}, &IO{Out: &o, Err: &e}); code != exitOK {
+	if code := run(context.Background(), []string{"doctor", "--format", "csv", "--probe=false"}, &IO{Out: &o, Err: &e}); code != exitFailure {
 		t.Fatalf("doctor --format csv: exit %d: %s", code, e.String())
 	}
 	recs, err := csv.NewReader(&o).ReadAll()
@@ -65,11 +68,11 @@ func TestDoctorNoGPU(t *testing.T) {
 		t.Errorf("doctor --format csv: header %q, %d rows for %d findings", recs[0], len(recs)-1, len(doc.Findings))
 	}
 
-	// Text form and --strict.
+	// Text form.
 	o.Reset()
-	code := run(context.Background(), []string{"doctor", "--probe=false", "--strict", "--ncu", "/nonexistent/ncu"}, &IO{Out: &o, Err: &e})
+	code := run(context.Background(), []string{"doctor", "--probe=false", "--ncu", "/nonexistent/ncu"}, &IO{Out: &o, Err: &e})
 	if code != exitFailure || !strings.Contains(o.String(), "fix: ") || !strings.Contains(o.String(), "problem(s) found") {
-		t.Errorf("doctor --strict with no ncu: exit %d\n%s", code, o.String())
+		t.Errorf("doctor with no ncu: exit %d\n%s", code, o.String())
 	}
 }
 
@@ -77,7 +80,7 @@ func TestDoctorNoGPU(t *testing.T) {
 // JSON of --format json, with its warning on stderr and not in the JSON.
 func TestDoctorJSONAlias(t *testing.T) {
 	var o, e bytes.Buffer
-	if code := run(context.Background(), []string{"doctor", "--json", "--probe=false"}, &IO{Out: &o, Err: &e}); code != exitOK {
+	if code := run(context.Background(), []string{"doctor", "--json", "--probe=false"}, &IO{Out: &o, Err: &e}); code == exitBadArgs {
 		t.Fatalf("doctor --json: exit %d: %s", code, e.String())
 	}
 	var doc doctorJSON
@@ -102,5 +105,50 @@ func TestDoctorJSONAlias(t *testing.T) {
 		if code := run(context.Background(), args, &IO{Out: &o, Err: &e}); code != exitBadArgs {
 			t.Errorf("rooftool %q: exit %d, want %d", args, code, exitBadArgs)
 		}
+	}
+}
+
+// fakeDoctorPython writes an interpreter that answers doctor's Python
+// check with out (its JSON).
+func fakeDoctorPython(t *testing.T, out string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "python3")
+	if err := os.WriteFile(p, []byte("#!/bin/sh\necho '"+out+"'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestDoctorExitStatus: doctor exits 0 where everything required is there
+// (a GPU, ncu, nsys, the runner's Python with torch, Triton and PyYAML,
+// the kernels) whatever optional package is missing, 1 where a required
+// thing is missing, and with --strict 1 on a warning too.
+func TestDoctorExitStatus(t *testing.T) {
+	abs, err := filepath.Abs(fakeBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", abs+string(os.PathListSeparator)+os.Getenv("PATH"))
+	all := `{"python": "3.12.3", "torch": "2.11.0", "torch_cuda": "13.0", "cuda_available": true, "triton": "3.6.0", "yaml": "6.0.1", "numpy": "2.1.0"}`
+	base := []string{"doctor", "--probe=false", "--ncu", fakeBin + "ncu", "--nsys", fakeBin + "nsys"}
+	for _, tc := range []struct {
+		name   string
+		python string
+		extra  []string
+		want   int
+	}{
+		{"all required, no optional package", all, nil, exitOK},
+		{"torch missing", `{"python": "3.12.3", "torch_error": "ModuleNotFoundError", "triton": "3.6.0", "yaml": "6.0.1", "numpy": "2.1.0"}`, nil, exitFailure},
+		{"no kernels folder with run.py", all, []string{"--kernels", t.TempDir()}, exitFailure},
+		{"numpy missing (a warning)", `{"python": "3.12.3", "torch": "2.11.0", "cuda_available": true, "triton": "3.6.0", "yaml": "6.0.1", "numpy_error": "ModuleNotFoundError"}`, nil, exitOK},
+		{"numpy missing, --strict", `{"python": "3.12.3", "torch": "2.11.0", "cuda_available": true, "triton": "3.6.0", "yaml": "6.0.1", "numpy_error": "ModuleNotFoundError"}`, []string{"--strict"}, exitFailure},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var o, e bytes.Buffer
+			args := append(append(append([]string{}, base...), "--python", fakeDoctorPython(t, tc.python)), tc.extra...)
+			if code := run(context.Background(), args, &IO{Out: &o, Err: &e}); code != tc.want {
+				t.Errorf("exit %d, want %d\n%s%s", code, tc.want, o.String(), e.String())
+			}
+		})
 	}
 }

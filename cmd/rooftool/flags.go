@@ -5,6 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/rooftool/rooftool/launch"
 )
 
 // renamedFlag keeps old, the former name of c's flag name, working for one
@@ -33,3 +35,8 @@ func renamedFlag(c *cobra.Command, w io.Writer, old, name string) {
 		return nil
 	}
 }
+
+// kernelsFlagHelp is the help of --kernels (profile, plan, doctor), whose
+// default launch.FindKernels resolves.
+const kernelsFlagHelp = "folder with run.py and the experiments (default: $" + launch.KernelsEnv +
+	", else the kernels/ of the rooftool clone holding the working directory, else those installed with rooftool)"

@@ -154,17 +154,54 @@ func round3(v float64) float64 {
 	return out
 }
 
+// writeGPUsTable writes the catalog table. Its NAME column leaves out the
+// leading words every name shares (the vendor's), said under the table:
+// fitted to a terminal, a name is shortened in the middle, and what tells
+// two GPUs of one model apart (SXM5, PCIe, NVL, 40GB) is at its end.
 func writeGPUsTable(w io.Writer, specs []gpu.Spec) error {
 	t := tableout.Table{Header: []string{"KEY", "NAME", "ARCH", "CC", "SMS", "BOOST MHz", "DRAM GB/s", "L2 MiB",
 		"FP64 TF", "FP32 TF", "TF32 TF", "BF16 TF", "FP16 TF", "FP8 TF", "INT8 TOPS"}}
+	names := make([]string, len(specs))
+	for i, g := range specs {
+		names[i] = g.Name
+	}
+	prefix := sharedWords(names)
 	for _, g := range specs {
-		t.Rows = append(t.Rows, gpuTableCells(g))
+		row := gpuTableCells(g)
+		row[1] = strings.TrimPrefix(row[1], prefix)
+		t.Rows = append(t.Rows, row)
 	}
 	if err := t.WriteText(w, tableout.RightAligned); err != nil {
 		return err
 	}
+	if prefix != "" {
+		fmt.Fprintf(w, "\nEvery NAME begins %q, left out above.", strings.TrimSpace(prefix))
+	}
 	_, err := fmt.Fprintln(w, "\nTensor figures are dense (no 2:4 sparsity); 0 = no such path. `rooftool gpus NAME` shows each figure's source.")
 	return err
+}
+
+// sharedWords is the run of leading words (each with the space after it)
+// that every one of several names begins with and none is only; "" where
+// they share none, or there are fewer than two names.
+func sharedWords(names []string) string {
+	if len(names) < 2 {
+		return ""
+	}
+	prefix := ""
+	for _, word := range strings.SplitAfter(names[0], " ") {
+		next := prefix + word
+		if !strings.HasSuffix(next, " ") {
+			break
+		}
+		for _, n := range names {
+			if !strings.HasPrefix(n, next) || n == next {
+				return prefix
+			}
+		}
+		prefix = next
+	}
+	return prefix
 }
 
 func writeGPUDetail(w io.Writer, g gpu.Spec) error {

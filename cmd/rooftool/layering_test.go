@@ -15,7 +15,18 @@ import (
 const modulePath = "github.com/rooftool/rooftool"
 
 // leafPackages import no package of the module; every layer may import them.
-var leafPackages = []string{"cellkey", "internal/figure", "internal/tableout"}
+var leafPackages = []string{"cellkey", "internal/checkout", "internal/figure", "internal/tableout"}
+
+// launchFloors are the packages under launch and, for each, the packages
+// under launch it may import: plan is the floor of them all, shard joins
+// runs through runtables, and none imports launch itself, the runner of
+// the passes, which imports them. A new package under launch names its
+// floor here.
+var launchFloors = map[string][]string{
+	"launch/plan": {}, "launch/ncu": {}, "launch/rangerule": {}, "launch/runtables": {},
+	"launch/compilecache": {"launch/plan"}, "launch/cmdprog": {"launch/plan"},
+	"launch/shard": {"launch/plan", "launch/runtables"},
+}
 
 // under reports whether package p is root or a package below it.
 func underPkg(p, root string) bool { return p == root || strings.HasPrefix(p, root+"/") }
@@ -24,9 +35,12 @@ func underPkg(p, root string) bool { return p == root || strings.HasPrefix(p, ro
 // package's imports of the module's packages (paths relative to modulePath,
 // non-test imports): the pipeline flows gpu -> ingest -> analysis ->
 // pipeline -> verdict -> roofline, reports -> cmd, with launch beside
-// analysis and diff beside reports. Verdict decides and draws nothing;
-// reports renders its verdicts and the plots. It returns one line per
-// import against that direction.
+// analysis (its sub-packages below it, launchFloors), suggest, project and
+// stats beside analysis, after it (suggest and project read analysis's
+// facts, stats ingest's kernels; analysis reads none of them), and diff
+// beside reports. Verdict decides and draws nothing; reports renders its
+// verdicts and the plots. It returns one line per import against that
+// direction.
 func layerViolations(imports map[string][]string) []string {
 	leaf := func(d string) bool { return slices.Contains(leafPackages, d) }
 	rules := []struct {
@@ -41,9 +55,15 @@ func layerViolations(imports map[string][]string) []string {
 		{func(p string) bool { return p == "analysis" }, func(d string) bool {
 			return !underPkg(d, "pipeline") && !underPkg(d, "verdict") && !underPkg(d, "reports") && !underPkg(d, "diff") && !underPkg(d, "roofline") && !underPkg(d, "cmd") && !underPkg(d, "launch")
 		}, "analysis imports nothing of pipeline, verdict, reports, diff, roofline, cmd or launch"},
-		{func(p string) bool { return p == "launch" }, func(d string) bool {
+		{func(p string) bool { return p == "analysis" }, func(d string) bool {
+			return !underPkg(d, "suggest") && !underPkg(d, "project") && !underPkg(d, "stats")
+		}, "analysis imports none of suggest, project and stats (they sit after it)"},
+		{func(p string) bool { return underPkg(p, "suggest") || underPkg(p, "project") || underPkg(p, "stats") }, func(d string) bool {
+			return leaf(d) || d == "gpu" || underPkg(d, "ingest") || d == "spec" || d == "analysis"
+		}, "suggest, project and stats import only analysis, ingest, gpu, spec and leaf packages: nothing of pipeline, reports, roofline, cmd or launch, nor each other"},
+		{func(p string) bool { return underPkg(p, "launch") }, func(d string) bool {
 			return !underPkg(d, "analysis") && !underPkg(d, "pipeline") && !underPkg(d, "verdict") && !underPkg(d, "reports") && !underPkg(d, "diff") && !underPkg(d, "roofline") && !underPkg(d, "cmd")
-		}, "launch imports nothing of analysis, pipeline, verdict, reports, diff, roofline or cmd"},
+		}, "launch and its sub-packages import nothing of analysis, pipeline, verdict, reports, diff, roofline or cmd"},
 		{func(p string) bool { return underPkg(p, "pipeline") }, func(d string) bool {
 			return !underPkg(d, "verdict") && !underPkg(d, "reports") && !underPkg(d, "diff") && !underPkg(d, "roofline") && !underPkg(d, "cmd")
 		}, "pipeline imports nothing of verdict, reports, diff, roofline or cmd"},
@@ -69,11 +89,18 @@ func layerViolations(imports map[string][]string) []string {
 	}
 	slices.Sort(pkgs)
 	for _, p := range pkgs {
+		floors, named := launchFloors[p]
+		if strings.HasPrefix(p, "launch/") && !named {
+			out = append(out, p+": a package under launch names the packages under launch it may import in launchFloors")
+		}
 		for _, d := range imports[p] {
 			for _, r := range rules {
 				if r.pkg(p) && !r.allow(d) {
 					out = append(out, p+" imports "+d+": "+r.what)
 				}
+			}
+			if strings.HasPrefix(p, "launch/") && underPkg(d, "launch") && !slices.Contains(floors, d) {
+				out = append(out, p+" imports "+d+": a package under launch imports only its floors (launchFloors), never launch, the runner")
 			}
 		}
 	}
@@ -126,13 +153,18 @@ func moduleImports(t *testing.T) map[string][]string {
 // TestImportLayers: the module's imports flow one way (layerViolations).
 func TestImportLayers(t *testing.T) {
 	imports := moduleImports(t)
-	for _, p := range []string{"cellkey", "gpu", "ingest", "ingest/rundir", "analysis", "launch", "pipeline", "verdict", "roofline", "reports", "diff", "cmd/rooftool"} {
+	for _, p := range []string{"cellkey", "gpu", "ingest", "ingest/rundir", "analysis", "suggest", "project", "stats", "launch", "pipeline", "verdict", "roofline", "reports", "diff", "cmd/rooftool"} {
 		if _, ok := imports[p]; !ok {
 			t.Fatalf("go list does not list %s: %v", p, imports)
 		}
 	}
-	if !slices.Contains(imports["cmd/rooftool"], "testdata") || !slices.Contains(imports["reports"], "roofline") || !slices.Contains(imports["reports"], "verdict") {
-		t.Fatalf("the imports read lack cmd/rooftool -> testdata, reports -> roofline or reports -> verdict: %v", imports)
+	for p := range launchFloors {
+		if _, ok := imports[p]; !ok {
+			t.Errorf("launchFloors names %s, which go list does not list", p)
+		}
+	}
+	if !slices.Contains(imports["cmd/rooftool"], "testdata") || !slices.Contains(imports["reports"], "roofline") || !slices.Contains(imports["reports"], "verdict") || !slices.Contains(imports["suggest"], "analysis") {
+		t.Fatalf("the imports read lack cmd/rooftool -> testdata, reports -> roofline, reports -> verdict or suggest -> analysis: %v", imports)
 	}
 	for _, v := range layerViolations(imports) {
 		t.Error(v)
@@ -145,13 +177,18 @@ func TestLayerViolations(t *testing.T) {
 		"cellkey": {}, "internal/tableout": {}, "gpu": {"cellkey"}, "kernels": {},
 		"ingest": {"cellkey", "gpu"}, "ingest/rundir": {"cellkey", "ingest"},
 		"analysis": {"cellkey", "gpu", "ingest", "ingest/rundir", "spec"}, "spec": {"kernels"},
+		"suggest":  {"analysis", "cellkey", "ingest", "internal/tableout", "spec"},
+		"project":  {"analysis", "cellkey", "gpu", "internal/tableout"},
+		"stats":    {"ingest", "internal/tableout"},
 		"launch":   {"cellkey", "gpu", "ingest", "ingest/rundir", "spec", "kernels"},
 		"pipeline": {"analysis", "ingest", "testdata"}, "roofline": {"analysis", "gpu"},
 		"verdict":             {"analysis", "pipeline", "spec", "internal/figure"},
 		"verdict/verdicttest": {"analysis", "pipeline", "spec"},
 		"reports":             {"verdict", "pipeline", "roofline", "internal/figure", "internal/tableout"},
 		"diff":                {"analysis", "pipeline", "reports", "verdict", "internal/figure"},
-		"cmd/rooftool":        {"reports", "diff", "verdict", "roofline", "pipeline", "testdata", "launch"},
+		"cmd/rooftool":        {"reports", "diff", "verdict", "roofline", "pipeline", "testdata", "launch", "suggest", "project", "stats"},
+		"launch/plan":         {"cellkey", "ingest/rundir", "spec"}, "launch/shard": {"launch/plan", "launch/runtables", "ingest/rundir"},
+		"launch/runtables": {"ingest", "ingest/rundir"}, "launch/cmdprog": {"launch/plan", "kernels", "spec"},
 	}
 	if v := layerViolations(ok); len(v) != 0 {
 		t.Errorf("the module's layering reads as violations: %v", v)
@@ -161,6 +198,11 @@ func TestLayerViolations(t *testing.T) {
 		{"analysis", "pipeline"}, {"analysis", "roofline"}, {"analysis", "launch"}, {"launch", "analysis"},
 		{"pipeline", "reports"}, {"pipeline", "roofline"}, {"roofline", "cmd/rooftool"}, {"reports", "cmd/rooftool"},
 		{"launch", "roofline"}, {"analysis", "testdata"}, {"reports", "testdata"},
+		{"analysis", "suggest"}, {"analysis", "project"}, {"suggest", "project"}, {"project", "suggest"},
+		{"suggest", "pipeline"}, {"project", "reports"}, {"suggest", "roofline"}, {"project", "launch"}, {"suggest", "cmd/rooftool"},
+		{"analysis", "stats"}, {"stats", "suggest"}, {"project", "stats"}, {"stats", "pipeline"}, {"stats", "reports"}, {"stats", "launch"}, {"stats", "cmd/rooftool"},
+		{"launch/shard", "analysis"}, {"launch/shard", "launch"}, {"launch/plan", "launch/shard"}, {"launch/ncu", "launch/plan"},
+		{"launch/cmdprog", "launch/shard"}, {"launch/new", "cellkey"},
 		{"analysis", "verdict"}, {"pipeline", "verdict"}, {"pipeline", "diff"}, {"verdict", "reports"}, {"verdict", "roofline"},
 		{"verdict", "diff"}, {"verdict", "testdata"}, {"verdict/verdicttest", "reports"}, {"reports", "diff"}, {"reports", "verdict/verdicttest"},
 		{"diff", "cmd/rooftool"}, {"diff", "roofline"}, {"diff", "testdata"},

@@ -7,7 +7,9 @@
 //	0  success
 //	1  machine or tool failure: nsys or ncu not found where rooftool looks,
 //	   a tool or the GPU failing, a profile or ceilings run that measured
-//	   nothing, unreadable tables, a failed write; the heap past the
+//	   nothing, doctor finding something required missing (a GPU, ncu,
+//	   nsys, counters, the runner's Python with torch, the kernels),
+//	   unreadable tables, a failed write; the heap past the
 //	   memory limit (GOMEMLIMIT, else 3/4 of the machine's, cgroup's or
 //	   ulimit -v memory), stopped with a message before the Go runtime's
 //	   own out-of-memory death

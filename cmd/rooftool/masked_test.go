@@ -18,7 +18,9 @@ import (
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/pipeline"
+	"github.com/rooftool/rooftool/project"
 	"github.com/rooftool/rooftool/reports"
+	"github.com/rooftool/rooftool/suggest"
 	"github.com/rooftool/rooftool/verdict"
 )
 
@@ -187,7 +189,7 @@ func TestMaskedPassSameFacts(t *testing.T) {
 			if code := run(ctx, []string{"project", dir, "--gpu", "h200", "--format", "json"}, &IO{Out: &o, Err: &e}); code != 0 {
 				t.Fatalf("project: exit %d: %s", code, e.String())
 			}
-			var p struct{ analysis.Projection }
+			var p struct{ project.Projection }
 			if err := json.Unmarshal(o.Bytes(), &p); err != nil {
 				t.Fatal(err)
 			}
@@ -218,7 +220,7 @@ func TestMaskedPassSameFacts(t *testing.T) {
 				t.Fatalf("suggest: exit %d: %s", code, e.String())
 			}
 			var s struct {
-				Checks []analysis.SuggestCheck `json:"checks"`
+				Checks []suggest.Check `json:"checks"`
 			}
 			if err := json.Unmarshal(o.Bytes(), &s); err != nil {
 				t.Fatal(err)

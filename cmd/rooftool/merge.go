@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/launch"
+	"github.com/rooftool/rooftool/internal/tableout"
+	"github.com/rooftool/rooftool/launch/plan"
+	"github.com/rooftool/rooftool/launch/shard"
 )
 
 // MergeOptions are the flags of `rooftool merge`.
@@ -20,6 +20,7 @@ type MergeOptions struct {
 	Output     string
 	AllowMixed bool
 	NoReport   bool
+	Format     string // table | json: the summary's form
 }
 
 func newMergeCmd(io *IO) *cobra.Command {
@@ -36,7 +37,11 @@ the report. The run is built in a temporary folder and renamed into place.
 
 Runs made with a different git commit, specs snapshot, plan hash or GPU
 model are refused unless --allow-mixed; two runs holding the same cell, two
-runs of the same shard and an existing non-empty -o always are.`,
+runs of the same shard and an existing non-empty -o always are.
+
+The summary (the run, its cells, the report) goes to stdout as text, or with
+--format json as one object, {"rooftool_merge": 1, "run", "cells", "from",
+"warnings", "report"} (JSON.md).`,
 		Example: `  rooftool merge runs/part1 runs/part2 -o runs/2026-11-23-h100-all
   rooftool merge runs/part* -o runs/all --allow-mixed`,
 		Args: cobra.MinimumNArgs(1),
@@ -52,43 +57,52 @@ runs of the same shard and an existing non-empty -o always are.`,
 	f.StringVarP(&opts.Output, "output", "o", "", "the merged run directory (must not exist, or be empty)")
 	f.BoolVar(&opts.AllowMixed, "allow-mixed", false, "merge runs of different git commits, specs snapshots, plans or GPU models (warned about)")
 	f.BoolVar(&opts.NoReport, "no-report", false, "do not write report.md, report.json into the merged run")
+	f.StringVar(&opts.Format, "format", "table", "summary format: table (text lines) or json (one object on stdout)")
+	mustRegisterCompletion(c, "format", completeOneOf(summaryFormats...))
 	c.ValidArgsFunction = completeDirs
 	mustRegisterCompletion(c, "output", completeDirs)
 	return c
 }
 
 func runMerge(ctx context.Context, opts *MergeOptions) error {
+	if err := checkSummaryFormat("merge", opts.Format); err != nil {
+		return err
+	}
 	for _, d := range opts.Runs {
 		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
 			return usageErrorf("merge: %s: not a run directory", d)
 		}
 	}
-	m, warns, err := launch.Merge(opts.Output, opts.Runs, launch.MergeOptions{
+	m, warns, err := shard.Merge(opts.Output, opts.Runs, shard.MergeOptions{
 		AllowMixed: opts.AllowMixed,
 		Command:    os.Args,
 		Version:    version,
 	})
-	for _, w := range warns {
-		fmt.Fprintln(opts.IO.Err, "warning:", w)
+	s := mergeSummary{Version: mergeJSONVersion, Run: opts.Output, From: append([]string{}, opts.Runs...), Warnings: append([]string{}, warns...)}
+	if opts.Format != tableout.FormatJSON || err != nil {
+		// As text, and where the merge fails, the warnings go to stderr.
+		for _, w := range s.Warnings {
+			fmt.Fprintln(opts.IO.Err, "warning:", w)
+		}
 	}
-	var ce *launch.ConfigError
+	var ce *plan.ConfigError
 	if errors.As(err, &ce) {
 		return usageErrorf("%v", ce.Err)
 	}
 	if err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
-	fmt.Fprintf(opts.IO.Out, "run: %s\ncells: %d from %d runs\n", opts.Output, len(m.Cells), len(opts.Runs))
-	if opts.NoReport {
-		return nil
+	s.Cells = len(m.Cells)
+	text := summaryText(opts.IO, opts.Format)
+	fmt.Fprintf(text, "run: %s\ncells: %d from %d runs\n", s.Run, s.Cells, len(s.From))
+	if !opts.NoReport {
+		path, err := writeRunReport(ctx, opts.IO, opts.Output)
+		if err != nil {
+			return fmt.Errorf("merge: %w", err)
+		}
+		if s.Report = path; path != "" {
+			fmt.Fprintf(text, "report: %s\n", path)
+		}
 	}
-	if _, err := os.Stat(filepath.Join(opts.Output, rundir.TablesDir)); err != nil {
-		fmt.Fprintf(opts.IO.Err, "report: not written: %s has no tables\n", opts.Output)
-		return nil
-	}
-	po := &ProfileOptions{IO: opts.IO}
-	if err := writeProfileReport(ctx, po, opts.Output); err != nil {
-		return fmt.Errorf("merge: the merged run is kept, but its report failed: %w", err)
-	}
-	return nil
+	return writeJSONSummary(opts.IO, opts.Format, s)
 }

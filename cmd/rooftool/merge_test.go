@@ -19,7 +19,7 @@ import (
 
 	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/launch"
+	"github.com/rooftool/rooftool/launch/shard"
 )
 
 // fakeSweep readies the fake runner and profilers of launch and
@@ -197,7 +197,7 @@ func TestShardMerge(t *testing.T) {
 	// With --costs-from a run that measured the cells, the table predicts
 	// seconds from it and names it.
 	costed, _ := mustRun(t, exitOK, append([]string{"plan", "--costs-from", a}, sel...)...)
-	if plan.CostUnit != launch.CostShapeUnits || !strings.Contains(costed, "SECONDS") || !strings.Contains(costed, " measured ") ||
+	if plan.CostUnit != shard.CostShapeUnits || !strings.Contains(costed, "SECONDS") || !strings.Contains(costed, " measured ") ||
 		!strings.Contains(costed, "predicted from "+a) || !strings.Contains(costed, "SHARD  CELLS  PREDICTED (s)\n") {
 		t.Errorf("cost unit %q; table with --costs-from:\n%s", plan.CostUnit, costed)
 	}

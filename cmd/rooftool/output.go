@@ -1,6 +1,10 @@
 package main
 
-import "github.com/rooftool/rooftool/internal/tableout"
+import (
+	"slices"
+
+	"github.com/rooftool/rooftool/internal/tableout"
+)
 
 // dataFormats are the --format values of every command that prints data;
 // each writes its output through tableout.
@@ -10,6 +14,20 @@ var dataFormats = tableout.Formats
 func checkDataFormat(cmd, format string) error {
 	if !tableout.Valid(format) {
 		return usageErrorf("%s: --format %q: want table, csv or json", cmd, format)
+	}
+	return nil
+}
+
+// summaryFormats are the --format values of the commands whose output is a
+// summary of work done (roofline, merge, profile): text for reading, or one
+// JSON object.
+var summaryFormats = []string{tableout.FormatTable, tableout.FormatJSON}
+
+// checkSummaryFormat rejects a --format outside summaryFormats ("" is
+// the default, table).
+func checkSummaryFormat(cmd, format string) error {
+	if format != "" && !slices.Contains(summaryFormats, format) {
+		return usageErrorf("%s: --format %q: want table or json (a summary has no CSV form)", cmd, format)
 	}
 	return nil
 }

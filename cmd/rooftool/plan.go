@@ -15,6 +15,8 @@ import (
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/internal/tableout"
 	"github.com/rooftool/rooftool/launch"
+	"github.com/rooftool/rooftool/launch/plan"
+	"github.com/rooftool/rooftool/launch/shard"
 )
 
 // PlanOptions are the flags of `rooftool plan`.
@@ -77,7 +79,7 @@ manifest records.`,
 	f.StringArrayVar(&opts.Variants, "variant", nil, "variant to plan (repeatable; default all)")
 	f.StringArrayVar(&opts.Shapes, "shape", nil, "canonical shape to plan (repeatable; default all)")
 	f.StringSliceVar(&opts.Passes, "passes", rundir.AllPasses, "passes: "+strings.Join(rundir.AllPasses, ","))
-	f.StringVar(&opts.Kernels, "kernels", "kernels", "folder with run.py and the experiment specs")
+	f.StringVar(&opts.Kernels, "kernels", "", kernelsFlagHelp)
 	f.BoolVar(&opts.DefaultOnly, "default-only", false, "the default grid only, no sweep shapes")
 	f.BoolVar(&opts.Sweeps, "sweeps", false, "sweep shapes under every pass, not only check and timing")
 	f.IntVar(&opts.ShardCount, "shard-count", 0, "split the cells into N parts (as rooftool profile --shard I/N does)")
@@ -101,7 +103,7 @@ type planRow struct {
 	Cost    float64  `json:"cost"`
 	Seconds float64  `json:"seconds"` // predicted, its passes together
 	// Basis says where each pass's prediction came from, in pass order:
-	// launch.BasisMeasured, BasisRate or BasisDefault.
+	// shard.BasisMeasured, BasisRate or BasisDefault.
 	Basis []string `json:"basis"`
 	Shard int      `json:"shard"`
 	// PassSeconds is the predicted seconds per pass.
@@ -116,9 +118,9 @@ type planJSON struct {
 	PlanHash   string    `json:"plan_hash"`
 	ShardCount int       `json:"shard_count"` // 0: not split
 	ShardCosts []float64 `json:"shard_costs"` // the cost of each part
-	CostUnit   string    `json:"cost_unit"`   // launch.CostSeconds or launch.CostShapeUnits
+	CostUnit   string    `json:"cost_unit"`   // shard.CostSeconds or shard.CostShapeUnits
 	// PredictedFrom are the runs (--costs-from) the predicted seconds come
-	// from; none: every pass takes launch.DefaultPassSeconds.
+	// from; none: every pass takes shard.DefaultPassSeconds.
 	PredictedFrom []string           `json:"predicted_from"`
 	PassSeconds   map[string]float64 `json:"pass_seconds"`  // predicted, per pass over every cell
 	ShardSeconds  []float64          `json:"shard_seconds"` // predicted, per part
@@ -158,25 +160,25 @@ func runPlan(ctx context.Context, opts *PlanOptions) error {
 		CostsFrom:      opts.CostsFrom,
 	}
 	if opts.ShardCount > 0 {
-		cfg.Shard = launch.Shard{Index: 1, Count: opts.ShardCount}
+		cfg.Shard = shard.Part{Index: 1, Count: opts.ShardCount}
 	}
 	cells, parts, costs, hash, err := launch.PlanFor(cfg)
-	var ce *launch.ConfigError
+	var ce *plan.ConfigError
 	if errors.As(err, &ce) {
 		return usageErrorf("plan: %v", ce.Err)
 	}
 	if err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}
-	prior, err := launch.PriorCosts(opts.CostsFrom)
+	prior, err := shard.PriorCosts(opts.CostsFrom)
 	if err != nil {
 		return usageErrorf("plan: %v", err)
 	}
 	n := max(opts.ShardCount, 1)
 	out := planJSON{Version: planJSONVersion, PlanHash: hash, ShardCount: opts.ShardCount, ShardCosts: make([]float64, n),
-		CostUnit: launch.CostUnit(cells, prior), PredictedFrom: append([]string{}, opts.CostsFrom...),
+		CostUnit: shard.CostUnit(cells, prior), PredictedFrom: append([]string{}, opts.CostsFrom...),
 		PassSeconds: map[string]float64{}, ShardSeconds: make([]float64, n), CostsNote: costsNote}
-	pred := launch.PredictSeconds(cells, prior)
+	pred := shard.PredictSeconds(cells, prior)
 	for i, c := range cells {
 		row := planRow{Cell: c.Key().String(), Passes: c.Passes, Cost: costs[i], Shard: parts[i], PassSeconds: map[string]float64{}}
 		for _, p := range c.Passes {
@@ -278,7 +280,7 @@ func round2(f float64) float64 { return math.Round(f*100) / 100 }
 // with its unit in the header (5.63 P: 5.63e15 shape size x passes).
 func shardTable(out planJSON) tableout.Table {
 	n := len(out.ShardCosts)
-	bySeconds := out.CostUnit == launch.CostSeconds
+	bySeconds := out.CostUnit == shard.CostSeconds
 	t := tableout.Table{Header: []string{"SHARD", "CELLS", "PREDICTED (s)"}}
 	if !bySeconds {
 		t.Header = append(t.Header, "SPLIT BY COST ("+out.CostUnit+")")
@@ -313,11 +315,11 @@ func basisWord(bs []string) string {
 	return bs[0]
 }
 
-// defaultsLine lists launch.DefaultPassSeconds in pass order.
+// defaultsLine lists shard.DefaultPassSeconds in pass order.
 func defaultsLine() string {
 	var ds []string
 	for _, p := range rundir.AllPasses {
-		ds = append(ds, fmt.Sprintf("%s %g s", p, launch.DefaultPassSeconds[p]))
+		ds = append(ds, fmt.Sprintf("%s %g s", p, shard.DefaultPassSeconds[p]))
 	}
 	return strings.Join(ds, ", ")
 }

@@ -15,8 +15,10 @@ import (
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/launch"
-	"github.com/rooftool/rooftool/pipeline"
-	"github.com/rooftool/rooftool/reports"
+	"github.com/rooftool/rooftool/launch/plan"
+	"github.com/rooftool/rooftool/launch/rangerule"
+	"github.com/rooftool/rooftool/launch/runtables"
+	"github.com/rooftool/rooftool/launch/shard"
 )
 
 // ProfileOptions are the flags of `rooftool profile`.
@@ -55,10 +57,11 @@ type ProfileOptions struct {
 	RemoveParts  bool     // --remove-shards
 	Cmd          string   // --cmd: a program of the user's own, profiled in place of the experiments
 	Claims       string   // --claims: claims.yaml judging the --cmd program's cells
-	passesGiven  bool     // --passes given (a --cmd run otherwise takes launch.CmdPasses)
+	passesGiven  bool     // --passes given (a --cmd run otherwise takes cmdprog.Passes)
 	costsGiven   bool     // --costs-from given (else the newest committed run on the --gpu kind)
 	shardFlags   []string // the flags each --gpus shard gets
 	Args         []string // the command line, for the manifest
+	Format       string   // table | json: the summary's form
 }
 
 func newProfileCmd(io *IO) *cobra.Command {
@@ -119,7 +122,13 @@ marks each variant's call with the helper rooftool_marks (put on its
 PYTHONPATH), a first run of it lists the cells it marks
 (experiment/variant/shape), and the timing, ncu, range and nsys passes run it
 again; --claims FILE judges its cells (kernels/README.md, "Profile a program
-of your own").`,
+of your own").
+
+The summary (the run directory, the GPU, each pass's cells ok, failed and
+skipped, the failed cells with their reasons, the warnings, the report) goes
+to stdout as text, or with --format json as one object,
+{"rooftool_profile": 1, "run", "gpu", "passes", "failed", "warnings",
+"report", ...} (JSON.md); progress goes to stderr either way.`,
 		Example: `  rooftool profile --gpu h100
   rooftool profile --gpu h100 --experiment swiglu --passes check,timing
   rooftool profile --gpu h100 -o runs/x --resume
@@ -170,10 +179,10 @@ of your own").`,
 	f.StringVar(&opts.Nsys, "nsys", "", "nsys binary (default: PATH, Nsight Systems, or the copy inside Nsight Compute)")
 	f.StringVar(&opts.NsysLibs, "nsys-libs", "", "folder added to nsys' LD_LIBRARY_PATH (default $ROOFTOOL_NSYS_LIBS or .nsysdeps/root/usr/lib/x86_64-linux-gnu)")
 	f.StringVar(&opts.Python, "python", "", "Python interpreter for kernels/run.py (default: "+launch.VenvPython+" where scripts/setup.sh made it, else python3)")
-	f.StringVar(&opts.Kernels, "kernels", "kernels", "folder with run.py and the experiment specs")
+	f.StringVar(&opts.Kernels, "kernels", "", kernelsFlagHelp)
 	f.IntVar(&opts.Reps, "reps", 0, "timed repetitions per cell (default: the runner's, >= 30)")
 	f.IntVar(&opts.RangeReplays, "range-replays", launch.DefaultRangeReplays, "the most ncu range-pass replays of a cell: the DRAM bytes' spread")
-	f.StringVar(&opts.ReplaysFor, "range-replays-for", launch.ReplaysForDecisions, "which cells get more than one range replay: decisions (a DRAM claim's cells while its value lies within max(5%, 3 x spread) of its threshold, up to --range-replays; METHOD.md) or all (every cell --range-replays times)")
+	f.StringVar(&opts.ReplaysFor, "range-replays-for", rangerule.ReplaysForDecisions, "which cells get more than one range replay: decisions (a DRAM claim's cells while its value lies within max(5%, 3 x spread) of its threshold, up to --range-replays; METHOD.md) or all (every cell --range-replays times)")
 	f.StringVar(&opts.RangeProcess, "range-process", "", "how the range pass groups cells into ncu processes: per-experiment (the default: one process per experiment, replay round and replay method; a cell partial, failed or below its DRAM floor there is replayed alone) or per-cell (one process per cell and replay); every range is checked against its kernel pass either way")
 	f.BoolVar(&opts.DefaultOnly, "default-only", false, "run the default grid only, no sweep shapes")
 	f.BoolVar(&opts.Sweeps, "sweeps", false, "profile sweep shapes under every pass, not only check and timing")
@@ -191,6 +200,8 @@ of your own").`,
 	f.BoolVar(&opts.RemoveParts, "remove-shards", false, "with --gpus: remove the shards' run directories and logs after a successful merge")
 	f.StringVar(&opts.Cmd, "cmd", "", "profile this program instead of the experiments: a command line (split into words, no shell) whose cells are the ranges it marks with rooftool_marks")
 	f.StringVar(&opts.Claims, "claims", "", "with --cmd: claims.yaml judging the program's cells (without it the report has tables and roofline, no verdicts)")
+	f.StringVar(&opts.Format, "format", "table", "summary format: table (text lines) or json (one object on stdout)")
+	mustRegisterCompletion(c, "format", completeOneOf(summaryFormats...))
 	mustRegisterCompletion(c, "gpu", completeGPU)
 	mustRegisterCompletion(c, "experiment", completeExperiments)
 	mustRegisterCompletion(c, "variant", completeVariants)
@@ -201,14 +212,17 @@ of your own").`,
 }
 
 func runProfile(ctx context.Context, opts *ProfileOptions) error {
+	if err := checkSummaryFormat("profile", opts.Format); err != nil {
+		return err
+	}
 	if opts.Reps != 0 && opts.Reps < 30 {
 		return usageErrorf("profile: --reps %d: want at least 30", opts.Reps)
 	}
 	if opts.RangeReplays < 1 {
 		return usageErrorf("profile: --range-replays %d: want at least 1", opts.RangeReplays)
 	}
-	if opts.ReplaysFor != launch.ReplaysForAll && opts.ReplaysFor != launch.ReplaysForDecisions {
-		return usageErrorf("profile: --range-replays-for %q: want %s or %s", opts.ReplaysFor, launch.ReplaysForAll, launch.ReplaysForDecisions)
+	if opts.ReplaysFor != rangerule.ReplaysForAll && opts.ReplaysFor != rangerule.ReplaysForDecisions {
+		return usageErrorf("profile: --range-replays-for %q: want %s or %s", opts.ReplaysFor, rangerule.ReplaysForAll, rangerule.ReplaysForDecisions)
 	}
 	if opts.Timeout <= 0 {
 		return usageErrorf("profile: --timeout %s: want a positive duration", opts.Timeout)
@@ -217,34 +231,46 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 		if opts.OutDir == "" {
 			return usageErrorf("profile: --ingest-only needs -o RUNDIR")
 		}
-		_, warns, err := launch.Reingest(opts.OutDir)
+		_, warns, err := runtables.Reingest(opts.OutDir)
 		for _, w := range warns {
 			fmt.Fprintln(opts.IO.Err, "warning:", w)
 		}
 		if err != nil {
 			return fmt.Errorf("profile --ingest-only %s: %w", opts.OutDir, err)
 		}
-		fmt.Fprintf(opts.IO.Out, "tables: %s\n", filepath.Join(opts.OutDir, rundir.TablesDir))
-		if opts.NoReport {
-			return nil
+		text := summaryText(opts.IO, opts.Format)
+		m, err := rundir.ReadManifest(opts.OutDir)
+		if err != nil {
+			return fmt.Errorf("profile --ingest-only %s: %w", opts.OutDir, err)
 		}
-		return writeProfileReport(ctx, opts, opts.OutDir)
+		s := newProfileSummary(opts.OutDir, m)
+		s.Tables = filepath.Join(opts.OutDir, rundir.TablesDir)
+		fmt.Fprintf(text, "tables: %s\n", s.Tables)
+		if !opts.NoReport {
+			if s.Report, err = writeRunReport(ctx, opts.IO, opts.OutDir); err != nil {
+				return fmt.Errorf("profile: %w", err)
+			}
+			if s.Report != "" {
+				fmt.Fprintf(text, "report: %s\n", s.Report)
+			}
+		}
+		return writeJSONSummary(opts.IO, opts.Format, s)
 	}
-	var shard launch.Shard
+	var part shard.Part
 	if opts.Shard != "" {
 		var err error
-		if shard, err = launch.ParseShard(opts.Shard); err != nil {
+		if part, err = shard.Parse(opts.Shard); err != nil {
 			return usageErrorf("profile: %v", err)
 		}
 	}
 	costs := opts.CostsFrom
-	if shard.Count > 0 {
+	if part.Count > 0 {
 		var note string
 		costs, note = costsFrom(opts.CostsFrom, opts.costsGiven, opts.GPU)
 		fmt.Fprintf(opts.IO.Err, "shard costs: %s (%s)\n", strings.Join(append([]string{}, costs...), ", "), note)
 	}
 	cfg := launch.Config{
-		Shard:           shard,
+		Shard:           part,
 		CostsFrom:       costs,
 		CacheRoot:       opts.CacheRoot,
 		CompileCache:    opts.CompileCache,
@@ -272,6 +298,7 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 		NoCompileCache:  opts.NoCache,
 		Command:         opts.Args,
 		Version:         version,
+		Commit:          buildInfo().Commit,
 		Progress:        launch.NewProgress(opts.IO.Err, opts.IO.IsTTY),
 		Log:             opts.IO.Err,
 	}
@@ -279,7 +306,7 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 		return err
 	}
 	m, err := launch.Run(ctx, cfg)
-	var ce *launch.ConfigError
+	var ce *plan.ConfigError
 	if errors.As(err, &ce) {
 		return usageErrorf("profile: %v", ce.Err)
 	}
@@ -293,16 +320,25 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 		}
 		return nil
 	}
-	writeProfileSummary(opts, m)
-	writeCmdSummary(opts, m)
+	dir := runDirOf(opts, m)
+	s := newProfileSummary(dir, m)
+	s.Cmd = cmdSummary(opts, dir, m)
+	text := summaryText(opts.IO, opts.Format)
+	writeProfileSummaryText(text, s)
 	if err == nil {
 		err = nothingMeasured(m)
 	}
 	if !opts.NoIngest && !opts.NoReport && ctx.Err() == nil {
-		dir := runDirOf(opts, m)
-		if rerr := writeProfileReport(ctx, opts, dir); rerr != nil && err == nil {
+		path, rerr := writeRunReport(ctx, opts.IO, dir)
+		if rerr != nil && err == nil {
 			err = rerr
 		}
+		if s.Report = path; path != "" {
+			fmt.Fprintf(text, "report: %s\n", path)
+		}
+	}
+	if jerr := writeJSONSummary(opts.IO, opts.Format, s); jerr != nil && err == nil {
+		err = jerr
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -341,81 +377,11 @@ func nothingMeasured(m *rundir.Manifest) error {
 func sweepsMode(defaultOnly, sweeps bool) string {
 	switch {
 	case defaultOnly:
-		return launch.SweepsNone
+		return plan.SweepsNone
 	case sweeps:
-		return launch.SweepsAll
+		return plan.SweepsAll
 	}
-	return launch.SweepsTiming
-}
-
-// writeProfileSummary prints one line per pass with its counts, then the
-// failed cells with their reasons.
-func writeProfileSummary(opts *ProfileOptions, m *rundir.Manifest) {
-	w := opts.IO.Out
-	counts := map[string]map[string]int{}
-	methods := map[string]int{} // range pass: cells measured ok per replay method
-	partial := 0                // range pass: ok cells below rundir.MinRangeCoverage of their kernel pass
-	type failure struct{ key, pass, reason string }
-	var fails []failure
-	for _, c := range m.Cells {
-		for p, st := range c.Passes {
-			if counts[p] == nil {
-				counts[p] = map[string]int{}
-			}
-			counts[p][st.Status]++
-			if p == rundir.PassRange && st.Status == rundir.StatusOK {
-				methods[st.Method]++
-				if !st.Coverage.Complete(st.Method) {
-					partial++
-				}
-			}
-			if st.Status == rundir.StatusFailed {
-				fails = append(fails, failure{c.Key().String(), p, st.Reason})
-			}
-		}
-	}
-	fmt.Fprintf(w, "run: %s\ngpu: %s\n", runDirOf(opts, m), m.GPU.Name)
-	for _, p := range rundir.AllPasses {
-		if counts[p] == nil {
-			continue
-		}
-		fmt.Fprintf(w, "%-7s %d ok, %d failed, %d skipped%s\n", p+":", counts[p][rundir.StatusOK], counts[p][rundir.StatusFailed], counts[p][rundir.StatusSkipped], rangeNote(p, methods, partial))
-	}
-	sort.Slice(fails, func(i, j int) bool {
-		if fails[i].key != fails[j].key {
-			return fails[i].key < fails[j].key
-		}
-		return fails[i].pass < fails[j].pass
-	})
-	for _, f := range fails {
-		fmt.Fprintf(w, "failed: %s [%s]: %s\n", f.key, f.pass, f.reason)
-	}
-	for _, wn := range m.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", wn)
-	}
-}
-
-// rangeNote tells how the range pass's ok cells were replayed, e.g.
-// " (2 range, 1 app-range; 1 partial)"; "" for the other passes.
-func rangeNote(pass string, methods map[string]int, partial int) string {
-	if pass != rundir.PassRange || len(methods) == 0 {
-		return ""
-	}
-	var parts []string
-	for _, k := range []string{rundir.MethodRange, rundir.MethodAppRange, rundir.MethodGraph, ""} {
-		if n := methods[k]; n > 0 {
-			name := k
-			if name == "" {
-				name = "method unrecorded"
-			}
-			parts = append(parts, fmt.Sprintf("%d %s", n, name))
-		}
-	}
-	note := " (" + strings.Join(parts, ", ")
-	if partial > 0 {
-		note += fmt.Sprintf("; %d below %.2f of the kernel pass", partial, rundir.MinRangeCoverage)
-	}
-	return note + ")"
+	return plan.SweepsTiming
 }
 
 func runDirOf(opts *ProfileOptions, m *rundir.Manifest) string {
@@ -426,25 +392,6 @@ func runDirOf(opts *ProfileOptions, m *rundir.Manifest) string {
 		return d
 	}
 	return "(see runs/)"
-}
-
-// writeProfileReport renders the run's go/no-go report (report.md,
-// report.json, report.html, plots/) into the run directory, as `rooftool
-// report` would.
-func writeProfileReport(ctx context.Context, opts *ProfileOptions, dir string) error {
-	if _, err := os.Stat(filepath.Join(dir, rundir.TablesDir)); err != nil {
-		fmt.Fprintf(opts.IO.Err, "report: not written: %s has no tables\n", dir)
-		return nil
-	}
-	_, res, err := loadRun(ctx, dir, pipeline.Options{})
-	if err == nil {
-		err = reports.Write(ctx, res, dir, reports.DefaultFormats)
-	}
-	if err != nil {
-		return fmt.Errorf("profile: the run is kept, but its report failed: %w (retry with: rooftool report %s)", err, dir)
-	}
-	fmt.Fprintf(opts.IO.Out, "report: %s\n", filepath.Join(dir, "report.md"))
-	return nil
 }
 
 // checkRangeProcess checks --range-process: per-cell or per-experiment

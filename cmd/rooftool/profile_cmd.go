@@ -1,14 +1,12 @@
 package main
 
 import (
-	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/launch"
+	"github.com/rooftool/rooftool/launch/cmdprog"
 )
 
 // cmdExcludes are the profile flags that select or split rooftool's own
@@ -18,7 +16,7 @@ var cmdExcludes = []string{"experiment", "experiments", "variant", "shape", "def
 
 // checkCmdFlags refuses an empty --cmd, --claims without --cmd and the flags --cmd
 // excludes; it notes whether --passes was given (else a --cmd run takes
-// launch.CmdPasses).
+// cmdprog.Passes).
 func checkCmdFlags(c *cobra.Command, opts *ProfileOptions) error {
 	if c.Flags().Changed("cmd") && strings.TrimSpace(opts.Cmd) == "" {
 		return usageErrorf("profile: --cmd is empty: give the program's command line (e.g. --cmd \"python3 bench.py\"), or leave --cmd out to run the experiments")
@@ -43,7 +41,7 @@ func cmdConfig(opts *ProfileOptions, cfg *launch.Config) error {
 	if opts.Cmd == "" {
 		return nil
 	}
-	t, err := launch.NewTarget(opts.Cmd, opts.Claims)
+	t, err := cmdprog.NewTarget(opts.Cmd, opts.Claims)
 	if err != nil {
 		return usageErrorf("profile: %v", err)
 	}
@@ -52,16 +50,4 @@ func cmdConfig(opts *ProfileOptions, cfg *launch.Config) error {
 		cfg.Passes = nil
 	}
 	return nil
-}
-
-// writeCmdSummary counts the cells a --cmd program marked and says where
-// the helper it imported lies, for a plain run of the program outside
-// rooftool.
-func writeCmdSummary(opts *ProfileOptions, m *rundir.Manifest) {
-	if opts.Cmd == "" || m.Options[launch.OptionCmdHelper] == "" {
-		return
-	}
-	fmt.Fprintf(opts.IO.Out, "cells: %d marked by --cmd (%s)\n", len(m.Cells), m.Options[launch.OptionCmdCells])
-	dir := filepath.Join(runDirOf(opts, m), launch.MarksHelperDir)
-	fmt.Fprintf(opts.IO.Out, "helper: %s (rooftool_marks; PYTHONPATH=%s for a plain run of the program)\n", dir, dir)
 }

@@ -14,6 +14,9 @@ import (
 
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/launch"
+	"github.com/rooftool/rooftool/launch/compilecache"
+	"github.com/rooftool/rooftool/launch/plan"
+	"github.com/rooftool/rooftool/launch/shard"
 )
 
 // profile --gpus: one shard per GPU of the host, after one warm compile stage
@@ -25,7 +28,7 @@ var profileExe = os.Executable
 // multiGPUOnly are the flags of profile that a --gpus shard does not get:
 // the parent's own and those it sets per shard.
 var multiGPUOnly = map[string]bool{"gpus": true, "serial-timing": true, "remove-shards": true, "output": true, "shard": true,
-	"costs-from": true, "compile-cache": true, "compile-cache-dir": true, "no-warm": true}
+	"costs-from": true, "compile-cache": true, "compile-cache-dir": true, "no-warm": true, "format": true}
 
 // shardFlags lists the flags given on the command line, as each --gpus
 // shard gets them.
@@ -49,6 +52,9 @@ func shardFlags(c *cobra.Command) []string {
 // runProfileGPUs is rooftool profile --gpus: one shard per GPU at once,
 // then merged into -o with the report.
 func runProfileGPUs(ctx context.Context, opts *ProfileOptions) error {
+	if err := checkSummaryFormat("profile", opts.Format); err != nil {
+		return err
+	}
 	switch {
 	case opts.OutDir == "":
 		return usageErrorf("profile: --gpus needs -o RUNDIR (the shards run into RUNDIR.gpu-<id>)")
@@ -88,7 +94,7 @@ func runProfileGPUs(ctx context.Context, opts *ProfileOptions) error {
 		SerialTiming: opts.SerialTime,
 		Log:          opts.IO.Err,
 	})
-	var ce *launch.ConfigError
+	var ce *plan.ConfigError
 	if errors.As(err, &ce) {
 		return usageErrorf("profile: %v", ce.Err)
 	}
@@ -110,7 +116,7 @@ func runProfileGPUs(ctx context.Context, opts *ProfileOptions) error {
 			}
 		}
 	}
-	m, warns, err := launch.Merge(out, dirs, launch.MergeOptions{Command: opts.Args, Version: version})
+	m, warns, err := shard.Merge(out, dirs, shard.MergeOptions{Command: opts.Args, Version: version})
 	for _, w := range warns {
 		fmt.Fprintln(opts.IO.Err, "warning:", w)
 	}
@@ -120,30 +126,41 @@ func runProfileGPUs(ctx context.Context, opts *ProfileOptions) error {
 	if err := recordHostRun(out, m, shards, start, pred, warm); err != nil {
 		return fmt.Errorf("profile: %w", err)
 	}
-	writeProfileSummary(opts, m)
+	s := newProfileSummary(out, m)
+	text := summaryText(opts.IO, opts.Format)
+	writeProfileSummaryText(text, s)
 	if err := nothingMeasured(m); err != nil {
+		writeJSONSummary(opts.IO, opts.Format, s)
 		return fmt.Errorf("profile: %w (the shards are kept)", err)
 	}
 	// The shards go (--remove-shards) only once the merged run holds what
 	// each gave it, each cell naming its own shard's exports.
-	if err := launch.CheckMerged(out); err != nil {
+	if err := shard.CheckMerged(out); err != nil {
 		return fmt.Errorf("profile: %w (the shards are kept)", err)
 	}
 	if !opts.NoIngest && !opts.NoReport {
-		if err := writeProfileReport(ctx, opts, out); err != nil {
-			return err
+		path, err := writeRunReport(ctx, opts.IO, out)
+		if err != nil {
+			writeJSONSummary(opts.IO, opts.Format, s)
+			return fmt.Errorf("profile: %w", err)
+		}
+		if s.Report = path; path != "" {
+			fmt.Fprintf(text, "report: %s\n", path)
 		}
 	}
 	if opts.RemoveParts {
-		for _, s := range shards {
-			if err := errors.Join(os.RemoveAll(s.Dir), os.Remove(s.Log)); err != nil {
+		for _, sh := range shards {
+			if err := errors.Join(os.RemoveAll(sh.Dir), os.Remove(sh.Log)); err != nil {
 				fmt.Fprintf(opts.IO.Err, "warning: %v\n", err)
 			}
 		}
 	} else {
-		fmt.Fprintf(opts.IO.Out, "shards: %s.gpu-{%s}\n", filepath.Clean(out), strings.Join(opts.GPUs, ","))
+		for _, sh := range shards {
+			s.Shards = append(s.Shards, sh.Dir)
+		}
+		fmt.Fprintf(text, "shards: %s.gpu-{%s}\n", filepath.Clean(out), strings.Join(opts.GPUs, ","))
 	}
-	return nil
+	return writeJSONSummary(opts.IO, opts.Format, s)
 }
 
 // SharedCacheSuffix names the compile-cache folder of a --gpus run beside
@@ -169,25 +186,25 @@ func prepareShards(ctx context.Context, opts *ProfileOptions) ([]string, []float
 	fmt.Fprintf(opts.IO.Err, "shard costs: %s (%s)\n", strings.Join(costs, ", "), note)
 	cfg := launch.Config{KernelsDir: opts.Kernels, Experiments: opts.Experiments, ExperimentDirs: opts.ExpDirs,
 		Variants: opts.Variants, Shapes: opts.Shapes, Passes: opts.Passes, Sweeps: sweepsMode(opts.DefaultOnly, opts.Sweeps),
-		CostsFrom: costs, Shard: launch.Shard{Index: 1, Count: n}, RangeReplaysFor: opts.ReplaysFor}
+		CostsFrom: costs, Shard: shard.Part{Index: 1, Count: n}, RangeReplaysFor: opts.ReplaysFor}
 	pred := make([]float64, n)
-	var cells []launch.PlannedCell
+	var cells []plan.Cell
 	if opts.Cmd == "" {
 		var parts []int
 		var err error
 		cells, parts, _, _, err = launch.PlanFor(cfg)
-		var ce *launch.ConfigError
+		var ce *plan.ConfigError
 		if errors.As(err, &ce) {
 			return nil, nil, nil, usageErrorf("profile: %v", ce.Err)
 		}
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("profile: %w", err)
 		}
-		prior, err := launch.PriorCosts(costs)
+		prior, err := shard.PriorCosts(costs)
 		if err != nil {
 			return nil, nil, nil, usageErrorf("profile: %v", err)
 		}
-		for i, ps := range launch.PredictSeconds(cells, prior) {
+		for i, ps := range shard.PredictSeconds(cells, prior) {
 			for _, p := range cells[i].Passes {
 				pred[parts[i]-1] += ps[p].Seconds
 			}
@@ -207,8 +224,8 @@ func prepareShards(ctx context.Context, opts *ProfileOptions) ([]string, []float
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if err := launch.SetupSharedCache(root, opts.CompileCache, "compiled_cache.db"); err != nil {
-		var ce *launch.ConfigError
+	if err := compilecache.SetupShared(root, opts.CompileCache, "compiled_cache.db"); err != nil {
+		var ce *plan.ConfigError
 		if errors.As(err, &ce) {
 			return nil, nil, nil, usageErrorf("profile: %v", ce.Err)
 		}
@@ -223,7 +240,7 @@ func prepareShards(ctx context.Context, opts *ProfileOptions) ([]string, []float
 		py = launch.DefaultPython()
 	}
 	fmt.Fprintf(opts.IO.Err, "warm: compiling for %d shapes into %s\n", len(launch.WarmShapes(cells)), root)
-	w := launch.RunWarm(ctx, launch.WarmConfig{Python: py, KernelsDir: opts.Kernels, CacheRoot: root, Shapes: launch.WarmShapes(cells),
+	w := launch.RunWarm(ctx, launch.WarmConfig{Python: py, KernelsDir: launch.FindKernels(opts.Kernels).Dir, CacheRoot: root, Shapes: launch.WarmShapes(cells),
 		Log: strings.TrimRight(opts.OutDir, string(filepath.Separator)) + ".warm.log", Timeout: opts.Timeout})
 	fmt.Fprintf(opts.IO.Err, "warm: %s\n", warmLine(w))
 	return args, pred, w, nil

@@ -30,7 +30,7 @@ func TestProgressOffTerminal(t *testing.T) {
 		if code := run(context.Background(), []string{"stats", in}, &IO{Out: &o, Err: &e}); code != exitOK {
 			t.Fatalf("stats %s: exit %d: %s", in, code, e.String())
 		}
-		if e.Len() != 0 || !strings.HasPrefix(o.String(), "Time (%),") {
+		if e.Len() != 0 || !strings.HasPrefix(o.String(), "NVTX range: ") {
 			t.Errorf("stats %s in a pipe: stderr %q (want nothing), stdout %q", in, e.String(), o.String())
 		}
 	}

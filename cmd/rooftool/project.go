@@ -4,10 +4,10 @@ import (
 	"context"
 	"io"
 
-	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/internal/tableout"
 	"github.com/rooftool/rooftool/pipeline"
+	"github.com/rooftool/rooftool/project"
 	"github.com/spf13/cobra"
 )
 
@@ -32,7 +32,7 @@ carried over. Everything it prints for the target GPU is a PROJECTION, not a
 measurement, unless a column says "measured".
 
 Model:
-` + analysis.ProjectModelText + `
+` + project.ModelText + `
 
 It ignores what the roofs do not hold: latency-bound kernels (they do not
 speed up with bandwidth), clocks, cache sizes, and host overhead that differs
@@ -92,7 +92,7 @@ func runProject(ctx context.Context, opts *ProjectOptions) error {
 	if !ok {
 		return usageErrorf("project: run %s ran on %q, which is not in the catalog: no roofs to project from", src.Name, src.Run.GPU)
 	}
-	p := analysis.Project(src.Run, srcSpec, target, analysis.ProjectOptions{})
+	p := project.Run(src.Run, srcSpec, target, project.Options{})
 	p.SourceRun = src.Name
 	if len(p.Cells) == 0 {
 		return usageErrorf("project: run %s has no cell with ncu kernels: nothing to project", src.Name)
@@ -109,8 +109,8 @@ func runProject(ctx context.Context, opts *ProjectOptions) error {
 	}
 	a, b := gpu.ShortName(srcSpec.Key), target.Key
 	return writeData(opts.IO, opts.Format, tableout.Output{
-		CSV:  analysis.ProjectionCSV(p),
-		JSON: analysis.ProjectionJSON(p, srcSpec.Key, target.Key),
-		Text: func(w io.Writer) error { return analysis.WriteProjectionTable(w, p, a, b, srcSpec.Key, target.Key) },
+		CSV:  project.ProjectionCSV(p),
+		JSON: project.ProjectionJSON(p, srcSpec.Key, target.Key),
+		Text: func(w io.Writer) error { return project.WriteProjectionTable(w, p, a, b, srcSpec.Key, target.Key) },
 	})
 }

@@ -5,14 +5,15 @@ import (
 	"context"
 	"math"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/rooftool/rooftool/internal/golden"
-	"github.com/rooftool/rooftool/pipeline"
-
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/gpu"
+	"github.com/rooftool/rooftool/internal/golden"
+	"github.com/rooftool/rooftool/pipeline"
+	"github.com/rooftool/rooftool/project"
 )
 
 // The H100 default run projected onto the H200 and set against the 4 x
@@ -60,25 +61,25 @@ func TestProjectH100OntoH200Error(t *testing.T) {
 	}
 	h100, _ := gpu.Lookup("h100-sxm")
 	h200, _ := gpu.Lookup("h200")
-	p := analysis.Project(src.Run, h100, h200, analysis.ProjectOptions{})
+	p := project.Run(src.Run, h100, h200, project.Options{})
 	p.Against(against.Name, against.Run)
-	e := p.Error(analysis.ErrKernels)
+	e := p.Error(project.ErrKernels)
 	if e == nil {
 		t.Fatal("no kernel-sum error")
 	}
 	if e.N != 32 || math.Abs(e.NaiveMedianAbs-0.0354) > 5e-4 || e.MedianAbs > 0.10 {
 		t.Errorf("n=%d, naive median |error| %.4f, median |error| %.4f; want 32, 0.0354, at most 0.10", e.N, e.NaiveMedianAbs, e.MedianAbs)
 	}
-	r := analysis.ProjectRecord
+	r := project.Record
 	if r.Source != src.Name || r.Target != against.Name || e.N != r.N || math.Abs(e.MedianAbs-r.MedianAbs) > 5e-5 ||
 		math.Abs(e.Worst-r.Worst) > 5e-5 || e.WorstCell != r.WorstCell || math.Abs(e.NaiveMedianAbs-r.NaiveMedianAbs) > 5e-5 {
-		t.Errorf("analysis.ProjectRecord %+v; the projection gives n=%d median |error| %.4f worst %.4f (%s) naive %.4f", r, e.N, e.MedianAbs, e.Worst, e.WorstCell, e.NaiveMedianAbs)
+		t.Errorf("project.Record %+v; the projection gives n=%d median |error| %.4f worst %.4f (%s) naive %.4f", r, e.N, e.MedianAbs, e.Worst, e.WorstCell, e.NaiveMedianAbs)
 	}
 	for _, c := range p.Cells {
 		switch {
 		case c.Experiment == "gated_ssm" && c.Variant == "eager" && strings.Contains(c.Shape, "T=2048"):
 			k := c.Kernels[5]
-			if k.MeasuredNs != 127776 || k.Class != analysis.ProjBandwidth || math.Abs(k.ProjectedNs/92722-1) > 0.003 {
+			if k.MeasuredNs != 127776 || k.Class != project.ProjBandwidth || math.Abs(k.ProjectedNs/92722-1) > 0.003 {
 				t.Errorf("gated_ssm eager kernel 6: %+v, want 127776 ns, bandwidth-bound, about 92722 ns", k)
 			}
 		case c.Experiment == "scan_gate" && c.Variant != "fla-hgrn" && c.KernelError != nil && math.Abs(*c.KernelError) > 0.05:
@@ -94,12 +95,12 @@ func TestProjectH100OntoH200Error(t *testing.T) {
 			}
 		}
 	}
-	if b := p.KernelErrors[0]; b.Measure != analysis.ProjBandwidth || b.MedianAbs > 0.10 || b.NaiveMedianAbs < 0.25 {
+	if b := p.KernelErrors[0]; b.Measure != project.ProjBandwidth || b.MedianAbs > 0.10 || b.NaiveMedianAbs < 0.25 {
 		t.Errorf("bandwidth-bound kernels: %+v, want median |error| within 10%% where the naive one exceeds 25%%", b)
 	}
 }
 
-// DefaultProjectExponent: of n = 1, 1.5, 2, 3, 4, n = 2 gives the smallest
+// SoftMaxExponent: of n = 1, 1.5, 2, 3, 4, n = 2 gives the smallest
 // median |error| of wall time for the older pair of committed runs (the
 // H100 run 003504 projected onto the timing-only H200 run 004838).
 func TestProjectExponentCalibration(t *testing.T) {
@@ -115,9 +116,9 @@ func TestProjectExponentCalibration(t *testing.T) {
 	h200, _ := gpu.Lookup("h200")
 	best, bestN := math.Inf(1), 0.0
 	for _, n := range []float64{1, 1.5, 2, 3, 4} {
-		p := analysis.Project(src.Run, h100, h200, analysis.ProjectOptions{Exponent: n})
+		p := project.Run(src.Run, h100, h200, project.Options{Exponent: n})
 		p.Against(against.Name, against.Run)
-		e := p.Error(analysis.ErrWall)
+		e := p.Error(project.ErrWall)
 		if e == nil {
 			t.Fatalf("n=%g: no wall-time error", n)
 		}
@@ -125,8 +126,8 @@ func TestProjectExponentCalibration(t *testing.T) {
 			best, bestN = e.MedianAbs, n
 		}
 	}
-	if bestN != analysis.DefaultProjectExponent {
-		t.Errorf("n = %g fits the older pair best (median |error| %.4f), the default is %g", bestN, best, float64(analysis.DefaultProjectExponent))
+	if bestN != analysis.SoftMaxExponent {
+		t.Errorf("n = %g fits the older pair best (median |error| %.4f), the default is %g", bestN, best, float64(analysis.SoftMaxExponent))
 	}
 }
 
@@ -183,6 +184,50 @@ func TestProjectCommand(t *testing.T) {
 		}
 		if tc.err != "" && !strings.Contains(e.String(), tc.err) {
 			t.Errorf("%v: stderr %q lacks %q", tc.args, e.String(), tc.err)
+		}
+	}
+}
+
+// cellSep matches a "|" that separates Markdown cells (not one escaped
+// inside a cell, "\|").
+var cellSep = regexp.MustCompile(`(^|[^\\])\|`)
+
+// TestProjectMarkdownTables: every Markdown table project prints has as
+// many cells in each row as in its header (no "|" inside a cell ends it),
+// and one time unit: its headers do not mix us and ms.
+func TestProjectMarkdownTables(t *testing.T) {
+	for _, args := range [][]string{
+		{"project", "2026-11-23-h100-140505", "--gpu", "h200"},
+		{"project", "2026-11-23-h100-140505", "--gpu", "a100-sxm-80"},
+		{"project", "2026-11-22-h100-003504", "--gpu", "h200", "--against", "2026-11-22-h200-004838"},
+	} {
+		var o, e bytes.Buffer
+		if code := run(context.Background(), args, &IO{Out: &o, Err: &e}); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, e.String())
+		}
+		tables := 0
+		var header string
+		want := -1
+		for _, l := range strings.Split(o.String(), "\n") {
+			if !strings.HasPrefix(l, "|") {
+				want = -1
+				continue
+			}
+			n := len(cellSep.FindAllString(l, -1))
+			if want < 0 {
+				tables++
+				want, header = n, l
+				if strings.Contains(header, " us |") && strings.Contains(header, " ms |") {
+					t.Errorf("%v: a table mixes us and ms: %s", args, header)
+				}
+				continue
+			}
+			if n != want {
+				t.Errorf("%v: a row has %d cell separators, its header %d:\nheader %s\nrow    %s", args, n, want, header, l)
+			}
+		}
+		if tables < 2 {
+			t.Errorf("%v: %d Markdown tables, want at least 2", args, tables)
 		}
 	}
 }

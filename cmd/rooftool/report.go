@@ -13,6 +13,7 @@ import (
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/pipeline"
 	"github.com/rooftool/rooftool/reports"
+	"github.com/rooftool/rooftool/testdata"
 )
 
 // ReportOptions are the flags of `rooftool report`.
@@ -50,8 +51,9 @@ With no RUNDIR, report renders the most complete real run committed under
 testdata/runs/ (embedded in the binary) into out/report (or -o DIR); RUNDIR
 may also name another committed run, e.g. 2026-11-22-h200-004838, read from
 testdata/runs of the rooftool repository that holds the working directory
-(only the default run is embedded; outside the repository such a name is
-refused with exit 2, saying where it looked).
+(only the default run is embedded; outside a rooftool clone it is the only
+committed run, and another name is refused with exit 2, saying where it
+looked and to name a run directory instead).
 
 Unlike the commands that print data (--format table, csv or json), report
 writes files: --files picks which of report.md, report.json (its shape is in
@@ -92,7 +94,7 @@ func runReport(ctx context.Context, opts *ReportOptions) error {
 	}
 	outDir := reportDir(run, opts.OutDir)
 	if run.Dir == "" {
-		fmt.Fprintf(opts.IO.Err, "rendering the committed run %s (testdata/runs/%s)\n", run.Name, run.Name)
+		fmt.Fprintln(opts.IO.Err, committedRunNote(run.Name))
 	}
 	before := existingReports(outDir)
 	if err := reports.Write(ctx, res, outDir, formats); err != nil {
@@ -106,6 +108,23 @@ func runReport(ctx context.Context, opts *ReportOptions) error {
 		}
 	}
 	return removeStale(opts.IO, outDir, before, formats)
+}
+
+// committedRunNote says which committed run report renders from the
+// binary or the clone: inside a rooftool clone, the run under its
+// testdata/runs; outside one, that only the embedded run is there, and
+// how to render another.
+func committedRunNote(name string) string {
+	if runs, _ := testdata.RepoDir(); runs != "" {
+		dir := filepath.Join(runs, name)
+		if wd, err := os.Getwd(); err == nil {
+			if rel, err := filepath.Rel(wd, dir); err == nil {
+				dir = rel
+			}
+		}
+		return fmt.Sprintf("rendering the committed run %s (embedded in rooftool, as %s of this clone)", name, dir)
+	}
+	return fmt.Sprintf("rendering the committed run %s, embedded in rooftool: outside a rooftool clone it is the only committed run; to render another run, name its run directory (rooftool report RUNDIR, RUNDIR what rooftool profile -o wrote)", name)
 }
 
 // existingReports are the report files (report.md, report.json,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -14,6 +15,7 @@ import (
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/internal/tableout"
 	"github.com/rooftool/rooftool/pipeline"
 	"github.com/rooftool/rooftool/roofline"
 	"github.com/rooftool/rooftool/spec"
@@ -26,6 +28,7 @@ type RooflineOptions struct {
 	OutDir   string
 	GPU      string // catalog name for the roofs the export does not state
 	Ceilings string // ceilings.json of `rooftool ceilings`
+	Format   string // table | json: the summary's form
 }
 
 func newRooflineCmd(io *IO) *cobra.Command {
@@ -60,7 +63,11 @@ device name the catalog lacks (an RTX PRO 6000 Blackwell, say) is named in a
 warning; --gpu with such a name is exit 2. --gpu of another compute
 capability than the export's device (its CC column, or the catalog entry of
 its name) is a warning naming both. Other warnings (points left off the log
-axes, missing counters) are printed; they do not fail the command.`,
+axes, missing counters) are printed; they do not fail the command.
+
+--format table (default) prints the paths of the charts on stdout, the roofs
+and the warnings on stderr; json prints one object on stdout instead,
+{"rooftool_roofline": 1, "gpu", "files", "roofs", "warnings"} (JSON.md).`,
 		Example: `  rooftool roofline --gpu rtx-a4500 testdata/realdata/ESMM-Research/metrics.csv -o out/
   rooftool roofline --gpu rtx-5090 report.ncu.csv -o out/
   rooftool roofline runs/2026-11-22-h100-1 -o runs/2026-11-22-h100-1/plots`,
@@ -76,11 +83,16 @@ axes, missing counters) are printed; they do not fail the command.`,
 	c.Flags().StringVarP(&opts.OutDir, "output", "o", "", "directory to write the plots to")
 	c.Flags().StringVar(&opts.GPU, "gpu", "", "GPU whose catalog roofs fill in what the export lacks (default: the export's device name)")
 	c.Flags().StringVar(&opts.Ceilings, "ceilings", "", "measured ceilings JSON (rooftool ceilings -o FILE)")
+	c.Flags().StringVar(&opts.Format, "format", "table", "summary format: table (chart paths on stdout, roofs and warnings on stderr) or json (one object on stdout)")
 	mustRegisterCompletion(c, "gpu", completeGPU)
+	mustRegisterCompletion(c, "format", completeOneOf(summaryFormats...))
 	return c
 }
 
 func runRoofline(ctx context.Context, opts *RooflineOptions) error {
+	if err := checkSummaryFormat("roofline", opts.Format); err != nil {
+		return err
+	}
 	if opts.GPU != "" {
 		if _, err := gpu.Find(opts.GPU); err != nil {
 			return usageErrorf("roofline: --gpu %q: %v", opts.GPU, err)
@@ -159,23 +171,75 @@ func rooflineRunArg(inputs []string) (bool, error) {
 	return true, nil
 }
 
+// rooflineJSONVersion is the "rooftool_roofline" field of the JSON
+// summary; it changes when a key is renamed or removed or a value changes
+// meaning.
+const rooflineJSONVersion = 1
+
+// rooflineSummary is what roofline says once its charts are drawn: with
+// --format json, one object on stdout; as text, the files on stdout and
+// the roofs and warnings on stderr.
+type rooflineSummary struct {
+	Version  int           `json:"rooftool_roofline"`
+	GPU      string        `json:"gpu"`      // the device the kernels ran on, as the input names it ("" unknown)
+	Files    []string      `json:"files"`    // the charts written, PNG and SVG
+	Roofs    []gpu.Ceiling `json:"roofs"`    // the roofs drawn: name, kind, value (byte/s or FLOP/s), source
+	Warnings []string      `json:"warnings"` // what the command warned about, in order
+	// before is how many of Warnings the text prints before the roofs
+	// (those about --gpu and the export's device).
+	before int
+}
+
 // drawRoofline writes the charts of run (analysed with exps against ceil)
-// to opts.OutDir, their paths to opts.IO.Out, the roofs and warnings to
-// opts.IO.Err; gpus are the rows of the gpus table, which name a device
-// the catalog lacks or one of another compute capability than --gpu.
-// tables is the folder of the tables run was analysed from ("": not
-// known); where an export's kernels get no point, the counters its
+// to opts.OutDir and their summary (writeRooflineSummary): the files, the
+// roofs and the warnings; gpus are the rows of the gpus table, which name
+// a device the catalog lacks or one of another compute capability than
+// --gpu. tables is the folder of the tables run was analysed from ("":
+// not known); where an export's kernels get no point, the counters its
 // metrics table lacks are named with the ncu command that collects them.
+// Where it fails, the warnings gathered so far go to stderr with it.
 func drawRoofline(opts *RooflineOptions, tables string, gpus []ingest.GPU, exps []*spec.Experiment, ceil gpu.Ceilings, run *analysis.Run) error {
-	for _, w := range ccMismatch(opts.GPU, gpus) {
-		fmt.Fprintf(opts.IO.Err, "warning: %s\n", w)
+	s := rooflineSummary{Version: rooflineJSONVersion, GPU: run.GPU, Files: []string{}, Roofs: append([]gpu.Ceiling{}, ceil.Items...)}
+	s.Warnings = append([]string{}, ccMismatch(opts.GPU, gpus)...)
+	s.before = len(s.Warnings)
+	if err := drawCharts(opts, tables, exps, ceil, run, &s); err != nil {
+		for _, w := range s.Warnings {
+			fmt.Fprintf(opts.IO.Err, "warning: %s\n", w)
+		}
+		return err
 	}
+	runWarnings := run.Warnings
+	if opts.GPU == "" && len(ceil.Items) == 0 {
+		if name, cc, ok := uncataloguedGPU(gpus, run.GPU); ok {
+			// The analysis says "no GPU was named"; the export names one
+			// that the catalog lacks.
+			runWarnings = nil
+			for _, w := range run.Warnings {
+				if w.Code != analysis.WarnMissing || w.Metric != "pct_of_roof" {
+					runWarnings = append(runWarnings, w)
+				}
+			}
+			runWarnings = append([]analysis.Warning{{Code: analysis.WarnMissing, Metric: "pct_of_roof",
+				Msg: fmt.Sprintf("no ceilings: the export states no peaks and its GPU %q%s is not in the catalog; %% of roof is left out: name a catalog GPU with --gpu (rooftool gpus)", name, cc)}}, runWarnings...)
+		}
+	}
+	// The run's warnings come before those of drawing the charts.
+	var ws []string
+	for _, w := range runWarnings {
+		ws = append(ws, w.Error())
+	}
+	s.Warnings = slices.Insert(s.Warnings, s.before, ws...)
+	return writeRooflineSummary(opts, s)
+}
+
+// drawCharts draws the charts of run (analysed with exps against ceil)
+// into opts.OutDir, adding to s the files written and the warnings of
+// drawing them.
+func drawCharts(opts *RooflineOptions, tables string, exps []*spec.Experiment, ceil gpu.Ceilings, run *analysis.Run, s *rooflineSummary) error {
 	charts := roofline.Plan(run, exps)
 	if len(charts) == 0 {
 		return &ingest.InputError{File: strings.Join(opts.Inputs, " "), Err: errors.New("no ncu kernels or rooftool cells to draw")}
 	}
-	var files []string
-	var warnings []analysis.Warning
 	noPoints := "" // why the export's chart has roofs but no kernel point
 	for _, c := range charts {
 		var fs []string
@@ -211,38 +275,39 @@ func drawRoofline(opts *RooflineOptions, tables string, gpus []ingest.GPU, exps 
 				return err
 			}
 		}
-		files = append(files, fs...)
-		warnings = append(warnings, ws...)
+		s.Files = append(s.Files, fs...)
+		for _, w := range ws {
+			s.Warnings = append(s.Warnings, w.Error())
+		}
 	}
-	for _, it := range ceil.Items {
+	if noPoints != "" {
+		s.Warnings = append(s.Warnings, noPoints)
+	}
+	return nil
+}
+
+// writeRooflineSummary writes s: with --format json as one object on
+// stdout; as text the warnings about the GPU, the roofs (a catalog roof's
+// source shortened to its entry) and the other warnings on stderr, then
+// the files on stdout.
+func writeRooflineSummary(opts *RooflineOptions, s rooflineSummary) error {
+	if opts.Format == tableout.FormatJSON {
+		return tableout.WriteJSON(opts.IO.Out, s)
+	}
+	for _, w := range s.Warnings[:s.before] {
+		fmt.Fprintf(opts.IO.Err, "warning: %s\n", w)
+	}
+	for _, it := range s.Roofs {
 		src := it.Source
 		if i := strings.Index(src, " ("); i > 0 && strings.HasPrefix(src, "catalog:") {
 			src = src[:i] // the catalog entry; `rooftool gpus NAME` shows its sources
 		}
 		fmt.Fprintf(opts.IO.Err, "roof %-12s %-14s %s\n", it.Name, gpu.FormatRate(it.Value, it.Kind), src)
 	}
-	runWarnings := run.Warnings
-	if opts.GPU == "" && len(ceil.Items) == 0 {
-		if name, cc, ok := uncataloguedGPU(gpus, run.GPU); ok {
-			// The analysis says "no GPU was named"; the export names one
-			// that the catalog lacks.
-			runWarnings = nil
-			for _, w := range run.Warnings {
-				if w.Code != analysis.WarnMissing || w.Metric != "pct_of_roof" {
-					runWarnings = append(runWarnings, w)
-				}
-			}
-			runWarnings = append([]analysis.Warning{{Code: analysis.WarnMissing, Metric: "pct_of_roof",
-				Msg: fmt.Sprintf("no ceilings: the export states no peaks and its GPU %q%s is not in the catalog; %% of roof is left out: name a catalog GPU with --gpu (rooftool gpus)", name, cc)}}, runWarnings...)
-		}
+	for _, w := range s.Warnings[s.before:] {
+		fmt.Fprintf(opts.IO.Err, "warning: %s\n", w)
 	}
-	for _, w := range append(runWarnings, warnings...) {
-		fmt.Fprintf(opts.IO.Err, "warning: %s\n", w.Error())
-	}
-	if noPoints != "" {
-		fmt.Fprintf(opts.IO.Err, "warning: %s\n", noPoints)
-	}
-	for _, f := range files {
+	for _, f := range s.Files {
 		fmt.Fprintln(opts.IO.Out, f)
 	}
 	return nil

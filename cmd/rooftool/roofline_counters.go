@@ -8,11 +8,11 @@ import (
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
-	"github.com/rooftool/rooftool/launch"
+	"github.com/rooftool/rooftool/launch/ncu"
 )
 
 // What a kernel's roofline point needs from an ncu export, as rooftool's
-// own kernel pass collects it (launch.NCUMetrics): its time, its bytes at
+// own kernel pass collects it (ncu.KernelMetrics): its time, its bytes at
 // each memory level, and its FLOPs (the SASS floating-point instruction
 // counts and the tensor-core operations).
 var (
@@ -26,7 +26,7 @@ var (
 // with prefix, peaks left out.
 func kernelPassMetrics(prefix string) []string {
 	var out []string
-	for _, m := range launch.NCUMetrics {
+	for _, m := range ncu.KernelMetrics {
 		if strings.HasPrefix(m, prefix) && !strings.HasSuffix(m, ".peak_sustained") {
 			out = append(out, m)
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -226,5 +227,61 @@ func TestRooflineCC12GPU(t *testing.T) {
 	}
 	if strings.Contains(e.String(), "no GPU was named") {
 		t.Errorf("stderr keeps the analysis's no-ceilings warning beside the one naming the GPU:\n%s", e.String())
+	}
+}
+
+// TestRooflineJSON: --format json prints one object on stdout with what
+// the text says (the charts' paths on stdout, the roofs and warnings on
+// stderr): the same files, every roof with its value and source, the
+// warnings; stderr then carries none of them. --format csv is bad usage.
+func TestRooflineJSON(t *testing.T) {
+	in := realdata + "ESMM-Research/metrics.csv"
+	var to, te bytes.Buffer
+	if code := run(context.Background(), []string{"roofline", in, "--gpu", "rtx-a4500", "-o", t.TempDir()}, &IO{Out: &to, Err: &te}); code != exitOK {
+		t.Fatalf("text: exit %d: %s", code, te.String())
+	}
+	var o, e bytes.Buffer
+	out := t.TempDir()
+	if code := run(context.Background(), []string{"roofline", in, "--gpu", "rtx-a4500", "-o", out, "--format", "json"}, &IO{Out: &o, Err: &e}); code != exitOK {
+		t.Fatalf("json: exit %d: %s", code, e.String())
+	}
+	var s struct {
+		Version int    `json:"rooftool_roofline"`
+		GPU     string `json:"gpu"`
+		Files   []string
+		Roofs   []struct {
+			Name, Kind, Source string
+			Value              float64
+		}
+		Warnings []string
+	}
+	if err := json.Unmarshal(o.Bytes(), &s); err != nil {
+		t.Fatalf("%v\n%s", err, o.String())
+	}
+	if s.Version != rooflineJSONVersion || len(s.Files) == 0 || len(s.Files) != len(strings.Fields(to.String())) {
+		t.Errorf("summary %+v; the text listed %q", s, to.String())
+	}
+	for _, f := range s.Files {
+		if _, err := os.Stat(f); err != nil || !strings.HasPrefix(f, out) {
+			t.Errorf("file %s: %v", f, err)
+		}
+	}
+	roofs := strings.Count(te.String(), "roof ")
+	if len(s.Roofs) == 0 || len(s.Roofs) != roofs {
+		t.Errorf("%d roofs in the JSON, %d in the text", len(s.Roofs), roofs)
+	}
+	for _, r := range s.Roofs {
+		if r.Value <= 0 || r.Source == "" || (r.Kind != "bandwidth" && r.Kind != "compute") {
+			t.Errorf("roof %+v", r)
+		}
+	}
+	if len(s.Warnings) != strings.Count(te.String(), "warning: ") {
+		t.Errorf("%d warnings in the JSON, the text: %s", len(s.Warnings), te.String())
+	}
+	if e.Len() != 0 {
+		t.Errorf("json: stderr %q, want nothing", e.String())
+	}
+	if code := run(context.Background(), []string{"roofline", in, "-o", out, "--format", "csv"}, &IO{Out: &o, Err: &e}); code != exitBadArgs {
+		t.Errorf("--format csv: exit %d, want %d", code, exitBadArgs)
 	}
 }

@@ -151,6 +151,7 @@ var commands = []func(*IO) *cobra.Command{
 	newSuggestCmd,
 	newProjectCmd,
 	newCompletionCmd,
+	newVersionCmd,
 }
 
 // Main runs rooftool with os.Args and returns the exit code.

@@ -1,17 +1,17 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/rooftool/rooftool/launch/shard"
 )
 
 // SlurmOptions are the flags of `rooftool slurm` besides the profile flags
@@ -128,84 +128,6 @@ func slurmProfileArgs(fs *pflag.FlagSet, dir string) []string {
 	return args
 }
 
-// slurmScripts are the sbatch scripts of a sharded sweep.
-type slurmScripts struct {
-	Dir           string // RUN.slurm
-	Shards, Merge string // script texts
-}
-
-// shq quotes s for a POSIX shell.
-func shq(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-=,:+@%", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// buildSlurmScripts writes the texts of both scripts; run is absolute.
-func buildSlurmScripts(opts *SlurmOptions, run string) slurmScripts {
-	sd := run + ".slurm"
-	name := filepath.Base(run)
-	n := opts.Shards
-	header := func(b *bytes.Buffer, job string) {
-		fmt.Fprintf(b, "#!/bin/bash\n")
-		fmt.Fprintf(b, "#SBATCH --job-name=%s\n", shq("rooftool-"+job+"-"+name))
-		fmt.Fprintf(b, "#SBATCH --chdir=%s\n", shq(opts.Dir))
-		if opts.Partition != "" {
-			fmt.Fprintf(b, "#SBATCH --partition=%s\n", shq(opts.Partition))
-		}
-		fmt.Fprintf(b, "#SBATCH --ntasks=1\n")
-	}
-	var s bytes.Buffer
-	header(&s, "shards")
-	fmt.Fprintf(&s, "#SBATCH --array=1-%d\n", n)
-	if opts.GPUsPerTask > 0 {
-		fmt.Fprintf(&s, "#SBATCH --gres=gpu:%d\n", opts.GPUsPerTask)
-	}
-	fmt.Fprintf(&s, "#SBATCH --output=%s\n", shq(filepath.Join(sd, "shard-%a.out")))
-	fmt.Fprintf(&s, "# Shard I of %d of %s; run one again with: sbatch --array=I %s\n", n, run, shq(filepath.Join(sd, "shards.sbatch")))
-	fmt.Fprintf(&s, "set -euo pipefail\n")
-	fmt.Fprintf(&s, "I=${SLURM_ARRAY_TASK_ID:?not a Slurm array task}\n")
-	fmt.Fprintf(&s, "OUT=%s.shard-$I\n", shq(run))
-	fmt.Fprintf(&s, "RESUME=()\n")
-	fmt.Fprintf(&s, "if [ -e \"$OUT/manifest.json\" ]; then RESUME=(--resume); fi\n")
-	fmt.Fprintf(&s, "exec %s profile --shard \"$I/%d\" -o \"$OUT\" \"${RESUME[@]}\"", shq(opts.Exe), n)
-	for _, a := range opts.Profile {
-		fmt.Fprintf(&s, " \\\n  %s", shq(a))
-	}
-	fmt.Fprintf(&s, "\n")
-
-	var m bytes.Buffer
-	header(&m, "merge")
-	fmt.Fprintf(&m, "#SBATCH --output=%s\n", shq(filepath.Join(sd, "merge.out")))
-	fmt.Fprintf(&m, "# Submit with: sbatch --dependency=afterok:<array job id of shards.sbatch> %s\n", shq(filepath.Join(sd, "merge.sbatch")))
-	fmt.Fprintf(&m, "set -euo pipefail\n")
-	fmt.Fprintf(&m, "exec %s merge", shq(opts.Exe))
-	for i := 1; i <= n; i++ {
-		fmt.Fprintf(&m, " \\\n  %s", shq(fmt.Sprintf("%s.shard-%d", run, i)))
-	}
-	fmt.Fprintf(&m, " \\\n  -o %s\n", shq(run))
-	return slurmScripts{Dir: sd, Shards: s.String(), Merge: m.String()}
-}
-
-// sbatchParsable runs sbatch --parsable with args and returns the job id.
-func sbatchParsable(ctx context.Context, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "sbatch", append([]string{"--parsable"}, args...)...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("sbatch %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
-	}
-	// --parsable prints "jobid" or "jobid;cluster".
-	id, _, _ := strings.Cut(strings.TrimSpace(out.String()), ";")
-	if _, err := strconv.Atoi(id); err != nil {
-		return "", fmt.Errorf("sbatch %s: no job id in %q", strings.Join(args, " "), out.String())
-	}
-	return id, nil
-}
-
 func runSlurm(ctx context.Context, opts *SlurmOptions) error {
 	run, err := filepath.Abs(opts.Output)
 	if err != nil {
@@ -214,36 +136,33 @@ func runSlurm(ctx context.Context, opts *SlurmOptions) error {
 	if ents, err := os.ReadDir(run); err == nil && len(ents) > 0 {
 		return usageErrorf("slurm: %s exists and is not empty", run)
 	}
-	sc := buildSlurmScripts(opts, run)
-	if err := os.MkdirAll(sc.Dir, 0o755); err != nil {
+	job := shard.SlurmJob{Run: run, Shards: opts.Shards, Partition: opts.Partition, GPUsPerTask: opts.GPUsPerTask,
+		Profile: opts.Profile, Exe: opts.Exe, Dir: opts.Dir}
+	sc, err := job.WriteScripts()
+	if err != nil {
 		return fmt.Errorf("slurm: %w", err)
 	}
-	shards, merge := filepath.Join(sc.Dir, "shards.sbatch"), filepath.Join(sc.Dir, "merge.sbatch")
-	for _, w := range []struct{ path, text string }{{shards, sc.Shards}, {merge, sc.Merge}} {
-		if err := os.WriteFile(w.path, []byte(w.text), 0o755); err != nil {
-			return fmt.Errorf("slurm: %w", err)
-		}
-	}
+	shards, merge := sc.ShardsPath, sc.MergePath
 	out := opts.IO.Out
 	fmt.Fprintf(out, "scripts: %s %s\n", shards, merge)
 	resubmit := func(array string) {
-		fmt.Fprintf(out, "a failed shard I runs again (resuming its run) with:\n  A=$(sbatch --parsable --array=I %s)\n", shq(shards))
-		fmt.Fprintf(out, "then the merge, if it was cancelled for the failed dependency:\n  sbatch --dependency=afterok:%s %s\n", array, shq(merge))
+		fmt.Fprintf(out, "a failed shard I runs again (resuming its run) with:\n  A=$(sbatch --parsable --array=I %s)\n", shard.ShellQuote(shards))
+		fmt.Fprintf(out, "then the merge, if it was cancelled for the failed dependency:\n  sbatch --dependency=afterok:%s %s\n", array, shard.ShellQuote(merge))
 	}
 	if !opts.Submit {
-		fmt.Fprintf(out, "submit with:\n  A=$(sbatch --parsable %s) && sbatch --dependency=afterok:$A %s\n", shq(shards), shq(merge))
+		fmt.Fprintf(out, "submit with:\n  A=$(sbatch --parsable %s) && sbatch --dependency=afterok:$A %s\n", shard.ShellQuote(shards), shard.ShellQuote(merge))
 		resubmit("$A")
 		return nil
 	}
 	if _, err := exec.LookPath("sbatch"); err != nil {
 		return fmt.Errorf("slurm: sbatch not found on PATH (the scripts are written): %w", err)
 	}
-	a, err := sbatchParsable(ctx, shards)
+	a, err := shard.Sbatch(ctx, shards)
 	if err != nil {
 		return fmt.Errorf("slurm: %w", err)
 	}
 	fmt.Fprintf(out, "array job: %s (%d shards, logs %s)\n", a, opts.Shards, filepath.Join(sc.Dir, "shard-I.out"))
-	m, err := sbatchParsable(ctx, "--dependency=afterok:"+a, merge)
+	m, err := shard.Sbatch(ctx, "--dependency=afterok:"+a, merge)
 	if err != nil {
 		return fmt.Errorf("slurm: array job %s is submitted, the merge is not: %w", a, err)
 	}

@@ -1,17 +1,17 @@
 package main
 
 import (
-	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/stats"
 )
 
 // statsKernelsOnly reports whether stats can summarise the inputs from
-// their kernel tables alone (analysis.NsysSummaryGroups), as nsys stats -r
+// their kernel tables alone (stats.NsysSummaryGroups), as nsys stats -r
 // cuda_gpu_kern_sum does: every input an nsys SQLite export, no other
 // --source, and either the flat report without range options or exports
 // without NVTX ranges. Anything it cannot tell leaves the answer to the
 // full ingest, which reports it.
-func statsKernelsOnly(inputs []string, source string, so analysis.SummaryOptions) bool {
+func statsKernelsOnly(inputs []string, source string, so stats.Options) bool {
 	if source != "" && source != ingest.SourceNsys {
 		return false
 	}

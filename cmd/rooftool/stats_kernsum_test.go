@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/stats"
 )
 
 // poisonExport copies the export src to a temporary file in which every
@@ -92,13 +92,13 @@ func TestNsysKernelSummaryMatchesIngest(t *testing.T) {
 		}
 	}
 	for _, f := range files {
-		for _, names := range []string{analysis.NamesDemangled, analysis.NamesBase, analysis.NamesMangled} {
-			so := analysis.SummaryOptions{Names: names, Flat: true}
-			groups, _, err := analysis.NsysSummaryGroups([]string{f}, so, nil)
+		for _, names := range []string{stats.NamesDemangled, stats.NamesBase, stats.NamesMangled} {
+			so := stats.Options{Names: names, Flat: true}
+			groups, _, err := stats.NsysSummaryGroups([]string{f}, so, nil)
 			if err != nil {
 				t.Fatalf("%s: %v", f, err)
 			}
-			got, err := analysis.SummariseGroups(groups, so)
+			got, err := stats.SummariseGroups(groups, so)
 			if err != nil {
 				t.Fatalf("%s: %v", f, err)
 			}
@@ -106,7 +106,7 @@ func TestNsysKernelSummaryMatchesIngest(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: ingest: %v", f, err)
 			}
-			want, err := analysis.StreamSummary(tmp.Dir, "", so)
+			want, err := stats.StreamSummary(tmp.Dir, "", so)
 			tmp.Remove()
 			if err != nil {
 				t.Fatalf("%s: %v", f, err)

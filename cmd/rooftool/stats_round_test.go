@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/stats"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -45,7 +45,9 @@ func writeNsysExport(t *testing.T, name string, durs []int64) string {
 }
 
 // Avg, Med and StdDev print as nsys prints them: the float64 it computes,
-// correctly rounded to one decimal (Python's format, Go's strconv).
+// rounded to one decimal by SQLite's round (stats.NsysRound1: the exact
+// binary value to the nearest tenth, exact halves away from zero), then
+// printed by Python.
 //
 // 40 launches of 328,962 ns in all (39 of 8,224 ns and one of 8,226 ns):
 // the average 328962 / 40 is 8224.05 in decimal, whose nearest float64 is
@@ -57,7 +59,9 @@ func writeNsysExport(t *testing.T, name string, durs []int64) string {
 // to 39 * 0.0025 + 3.8025 = 3.9; 3.9 / 39 = 0.1; sqrt(0.1) = 0.316..., "0.3".
 //
 // 4 launches of 1, 1, 1 and 2 ns: the average 5 / 4 = 1.25 is exact in
-// binary, a tie, rounded to even: "1.2" (Python: f"{1.25:.1f}" == "1.2").
+// binary, a tie, rounded away from zero: "1.3", as nsys prints 33749 / 4 =
+// 8437.25 as 8437.3 (cudaMemsetAsync in the DLProf export's cuda_api_sum;
+// Python's own format, f"{1.25:.1f}", would give "1.2").
 // Median 1 ("1.0"); deviations -0.25 (3 times) and 0.75, squares summing to
 // 0.75; 0.75 / 3 = 0.25; sqrt = 0.5, "0.5".
 func TestStatsRoundsAsNsys(t *testing.T) {
@@ -67,14 +71,14 @@ func TestStatsRoundsAsNsys(t *testing.T) {
 		json  [3]float64
 	}{
 		{append(repeat(8224, 39), 8226), [3]string{"8224.0", "8224.0", "0.3"}, [3]float64{8224.0, 8224.0, 0.3}},
-		{[]int64{1, 1, 1, 2}, [3]string{"1.2", "1.0", "0.5"}, [3]float64{1.2, 1.0, 0.5}},
+		{[]int64{1, 1, 1, 2}, [3]string{"1.3", "1.0", "0.5"}, [3]float64{1.3, 1.0, 0.5}},
 	} {
 		var ks []ingest.Kernel
 		for _, d := range tc.durs {
 			ks = append(ks, ingest.Kernel{Source: "nsys", Pass: ingest.PassTimeline, Name: "k", ShortName: "k", DurationNs: d})
 		}
-		// The ingested tables (analysis.StreamSummary) and the export's
-		// kernel table (analysis.NsysSummaryGroups) print the same.
+		// The ingested tables (stats.StreamSummary) and the export's
+		// kernel table (stats.NsysSummaryGroups) print the same.
 		for _, in := range []string{writeKernelTables(t, ks), writeNsysExport(t, "k", tc.durs)} {
 			recs := readCSV(t, runStatsCmd(t, "--report", "cuda_gpu_kern_sum", "--format", "csv", in))
 			if got := [3]string{recs[1][3], recs[1][4], recs[1][7]}; got != tc.stats {
@@ -85,7 +89,7 @@ func TestStatsRoundsAsNsys(t *testing.T) {
 				!cmp.Equal([3]string{row[3], row[4], row[7]}, [3]string{tableout.Thousands(tc.stats[0]), tableout.Thousands(tc.stats[1]), tableout.Thousands(tc.stats[2])}) {
 				t.Errorf("%d launches: table row %q, want Avg, Med, StdDev %v", len(tc.durs), row, tc.stats)
 			}
-			var js analysis.SummaryJSON
+			var js stats.SummaryJSON
 			if err := json.Unmarshal([]byte(runStatsCmd(t, "--report", "cuda_gpu_kern_sum", "--format", "json", in)), &js); err != nil {
 				t.Fatal(err)
 			}

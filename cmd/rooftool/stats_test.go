@@ -14,8 +14,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/internal/golden"
+	"github.com/rooftool/rooftool/stats"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -304,16 +304,17 @@ func TestStatsUsage(t *testing.T) {
 }
 
 // --report cuda_gpu_kern_sum prints nsys's CSV header exactly and the
-// whole-export rows: on the gpu4 export the sqlite3 query of
-// TestStatsMatchesSQL gives 100.0,116670,4,29167.5,30063.0,22560,33984,4847.5.
+// whole-export rows, then the empty line nsys ends a report with: on the
+// gpu4 export the sqlite3 query of TestStatsMatchesSQL gives
+// 100.0,116670,4,29167.5,30063.0,22560,33984,4847.5.
 func TestStatsReportNsysHeader(t *testing.T) {
 	var out, errb bytes.Buffer
-	opts := &StatsOptions{IO: &IO{Out: &out, Err: &errb}, Inputs: []string{"../../testdata/realdata/gpu4/report.sqlite"}, Format: "csv", Report: "cuda_gpu_kern_sum"}
+	opts := &StatsOptions{IO: &IO{Out: &out, Err: &errb}, Inputs: []string{"../../testdata/realdata/gpu4/report.sqlite"}, Format: "csv", Reports: []string{"cuda_gpu_kern_sum"}}
 	if err := runStats(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
 	want := "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n" +
-		"100.0,116670,4,29167.5,30063.0,22560,33984,4847.5,\"vecAdd(double *, double *, double *, int)\"\n"
+		"100.0,116670,4,29167.5,30063.0,22560,33984,4847.5,\"vecAdd(double *, double *, double *, int)\"\n\n"
 	if out.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
 	}
@@ -329,11 +330,32 @@ func TestStatsReportNsysHeader(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if len(doc.Rows) != 1 || len(doc.Rows[0]) != len(analysis.SummaryColumns) || doc.Rows[0]["Range"] != nil {
-		t.Errorf("--report json rows %v, want nsys's %d keys and no Range", doc.Rows, len(analysis.SummaryColumns))
+	if len(doc.Rows) != 1 || len(doc.Rows[0]) != len(stats.Columns) || doc.Rows[0]["Range"] != nil {
+		t.Errorf("--report json rows %v, want nsys's %d keys and no Range", doc.Rows, len(stats.Columns))
 	}
-	opts.Report = "cuda_api_sum"
+	opts.Reports = []string{"cuda_gpu_kern_summ"}
 	if err := runStats(context.Background(), opts); err == nil {
 		t.Error("unknown report accepted")
+	}
+}
+
+// stats prints a table by default, into a pipe as on a terminal, as every
+// command does; CSV only with --format csv (the per-range summary and
+// --report alike).
+func TestStatsDefaultTable(t *testing.T) {
+	file := statsRealdata + "gpu4/report.sqlite"
+	for _, tty := range []bool{false, true} {
+		for _, args := range [][]string{{file}, {"--report", "cuda_gpu_kern_sum", file}} {
+			var o, e bytes.Buffer
+			if code := run(context.Background(), append([]string{"stats"}, args...), &IO{Out: &o, Err: &e, IsTTY: tty}); code != exitOK {
+				t.Fatalf("stats %v: exit %d: %s", args, code, e.String())
+			}
+			if lines := strings.Split(o.String(), "\n"); len(lines) < 4 || !strings.Contains(lines[2], "Time (%)  Total Time (ns)") || !strings.HasPrefix(lines[3], " --------") {
+				t.Errorf("stats %v (terminal: %v): not a table:\n%s", args, tty, o.String())
+			}
+		}
+	}
+	if got := runStatsCmd(t, "--format", "csv", file); !strings.HasPrefix(got, "Time (%),Total Time (ns),") {
+		t.Errorf("stats --format csv: %q", got)
 	}
 }

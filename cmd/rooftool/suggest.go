@@ -14,6 +14,7 @@ import (
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/internal/tableout"
 	"github.com/rooftool/rooftool/pipeline"
+	"github.com/rooftool/rooftool/suggest"
 )
 
 // SuggestOptions are the flags of `rooftool suggest`.
@@ -33,7 +34,7 @@ func newSuggestCmd(io *IO) *cobra.Command {
 epilogue could collapse, with what fusing each would save.
 
 Model:
-` + analysis.SuggestModel + `
+` + suggest.ChainModel + `
 
 Inputs are one run (a run directory, or a run committed under testdata/runs):
 chains per cell, each cell's kernels in launch order with the bytes of the
@@ -69,7 +70,7 @@ L2: against the range pass) and time it saves (against the timing pass:
 the call's GPU time, its addend copies included; against a profiled call:
 kernel time), with their errors:
 
-` + analysis.InductorModel + `
+` + suggest.InductorModel + `
 
 
 
@@ -95,14 +96,20 @@ func runSuggest(ctx context.Context, opts *SuggestOptions) error {
 		return err
 	}
 	for _, p := range opts.Inputs {
-		if _, err := os.Stat(p); err != nil && !(len(opts.Inputs) == 1 && pipeline.IsCommitted(p)) {
-			return usageErrorf("suggest: %s: no such file, directory or committed run", p)
+		if _, err := os.Stat(p); err == nil {
+			continue
+		}
+		if len(opts.Inputs) > 1 {
+			return usageErrorf("suggest: %s: no such file or directory (of several inputs each is an export; a run is given alone)", p)
+		}
+		if _, err := pipeline.Open(p); err != nil {
+			return err // where it looked, as report, diff and project say
 		}
 	}
 	if err := distinctInputs("suggest", opts.Inputs); err != nil {
 		return err
 	}
-	out := analysis.Suggestions{}
+	out := suggest.Suggestions{}
 	arg, dir, err := suggestRunArg(opts.Inputs)
 	if err != nil {
 		return err
@@ -120,22 +127,22 @@ func runSuggest(ctx context.Context, opts *SuggestOptions) error {
 	}
 	switch {
 	case res != nil && opts.AgainstRun:
-		out.Checks = analysis.CheckSuggestionsWith(res.Run, analysis.FlowsOf(res.Experiments), analysis.ModelsOf(res.Experiments), gpuSMs(res.Run.GPU))
+		out.Checks = suggest.CheckSuggestionsWith(res.Run, suggest.FlowsOf(res.Experiments), suggest.ModelsOf(res.Experiments), gpuSMs(res.Run.GPU))
 		if out.Checks == nil {
-			out.Checks = []analysis.SuggestCheck{}
+			out.Checks = []suggest.Check{}
 		}
 	case opts.AgainstRun:
 		return usageErrorf("suggest: --against-run needs one run (a run directory or a committed run), not exports")
 	case res != nil:
-		flows, models, sms := analysis.FlowsOf(res.Experiments), analysis.ModelsOf(res.Experiments), gpuSMs(res.Run.GPU)
+		flows, models, sms := suggest.FlowsOf(res.Experiments), suggest.ModelsOf(res.Experiments), gpuSMs(res.Run.GPU)
 		for _, c := range res.Run.Cells {
 			if c.Status == "ok" {
-				cs, no := analysis.SuggestCell(c, res.Run.Kernels, flows, sms, float64(res.Run.Ceilings.L2Bytes))
+				cs, no := suggest.Cell(c, res.Run.Kernels, flows, sms, float64(res.Run.Ceilings.L2Bytes))
 				out.Chains, out.NotOffered = append(out.Chains, cs...), append(out.NotOffered, no...)
-				out.Chains = append(out.Chains, analysis.SuggestMerges(c, res.Run.Kernels, flows, models, float64(res.Run.Ceilings.L2Bytes))...)
+				out.Chains = append(out.Chains, suggest.Merges(c, res.Run.Kernels, flows, models, float64(res.Run.Ceilings.L2Bytes))...)
 			}
 		}
-		analysis.RankChains(out.Chains)
+		suggest.RankChains(out.Chains)
 	default:
 		chains, no, err := suggestExports(opts)
 		if err != nil {
@@ -170,8 +177,8 @@ func gpuL2(name string) float64 {
 // trace of range-profiler counters only) has no chain: beside exports with
 // kernels a note on stderr says so; where no input has any, it is bad
 // input (exit 2), as stats says.
-func suggestExports(opts *SuggestOptions) ([]analysis.Chain, []analysis.NotOffered, error) {
-	one := func(inputs []string) ([]analysis.Chain, []analysis.NotOffered, error) {
+func suggestExports(opts *SuggestOptions) ([]suggest.Chain, []suggest.NotOffered, error) {
+	one := func(inputs []string) ([]suggest.Chain, []suggest.NotOffered, error) {
 		t, err := loadTables(inputs)
 		if err != nil {
 			return nil, nil, err
@@ -186,7 +193,7 @@ func suggestExports(opts *SuggestOptions) ([]analysis.Chain, []analysis.NotOffer
 		if an, err := analysis.Analyze(t, nil, analysis.Options{}); err == nil {
 			facts, sms, l2 = an.Kernels, gpuSMs(an.GPU), gpuL2(an.GPU)
 		}
-		cs, no := analysis.SuggestTables(t, facts, sms, l2)
+		cs, no := suggest.Tables(t, facts, sms, l2)
 		return cs, no, nil
 	}
 	if len(opts.Inputs) == 1 {
@@ -194,8 +201,8 @@ func suggestExports(opts *SuggestOptions) ([]analysis.Chain, []analysis.NotOffer
 			return one(opts.Inputs)
 		}
 	}
-	var out []analysis.Chain
-	var nos []analysis.NotOffered
+	var out []suggest.Chain
+	var nos []suggest.NotOffered
 	var noKernels error // the first input without kernels, where none has any
 	for _, p := range opts.Inputs {
 		cs, no, err := one([]string{p})

@@ -110,11 +110,42 @@ func TestSuggestUsage(t *testing.T) {
 		{[]string{"--format", "xml", file}, "--format"},
 		{[]string{"--against-run", file}, "needs one run"},
 		{[]string{"no/such/file.sqlite"}, "no such file"},
+		{[]string{file, "no/such/file.sqlite"}, "no/such/file.sqlite: no such file"},
 		{[]string{}, "arg"},
 	} {
 		code, _, stderr := runSuggestCmd(t, tc.args...)
 		if code != exitBadArgs || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// TestSuggestRunOutsideRepo: outside the repository, suggest of a committed
+// run's name fails as report, diff and project do, saying where it looked
+// (pipeline.Open's words, after the command's name).
+func TestSuggestRunOutsideRepo(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	const name = "2026-11-22-h100-003504"
+	var want string
+	for _, cmd := range []string{"report", "suggest", "project", "diff"} {
+		args := []string{cmd, name}
+		switch cmd {
+		case "project":
+			args = append(args, "--gpu", "h200")
+		case "diff":
+			args = append(args, name)
+		}
+		var o, e bytes.Buffer
+		code := run(context.Background(), args, &IO{Out: &o, Err: &e})
+		msg := strings.TrimPrefix(strings.TrimSpace(e.String()), "rooftool: "+cmd+": ")
+		if code != exitBadArgs || !strings.Contains(msg, "not a committed run") || !strings.Contains(msg, dir) {
+			t.Errorf("%s outside the repository: exit %d, %q; want 2, saying where it looked", cmd, code, e.String())
+		}
+		if want == "" {
+			want = msg
+		} else if msg != want {
+			t.Errorf("%s says %q, report says %q", cmd, msg, want)
 		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/rooftool/rooftool/gpu"
 )
 
 // figureToken matches a figure as the tables print it: a number with a
@@ -88,5 +90,46 @@ func TestWidthFromEnvironment(t *testing.T) {
 	var o, e bytes.Buffer
 	if code := run(context.Background(), []string{"gpus", "--width", "-1"}, &IO{Out: &o, Err: &e}); code != exitBadArgs {
 		t.Errorf("--width -1: exit %d, want %d (%s)", code, exitBadArgs, e.String())
+	}
+}
+
+// TestGPUsNamesAt80: at 80 columns the catalog table keeps visible, in
+// each GPU's first row, the word of its name that tells it from the other
+// GPUs of its model (SXM, PCIe, NVL and the memory size); the vendor
+// prefix every name shares is said once under the table.
+func TestGPUsNamesAt80(t *testing.T) {
+	var o, e bytes.Buffer
+	if code := run(context.Background(), []string{"gpus", "--width", "80"}, &IO{Out: &o, Err: &e}); code != exitOK {
+		t.Fatalf("gpus --width 80: exit %d: %s", code, e.String())
+	}
+	first := map[string]string{} // key -> its first row
+	for _, l := range strings.Split(o.String(), "\n") {
+		if f := strings.Fields(l); len(f) > 0 {
+			if _, seen := first[f[0]]; !seen {
+				first[f[0]] = l
+			}
+		}
+	}
+	checked := 0
+	for _, g := range gpu.Catalog() {
+		row, ok := first[g.Key]
+		if !ok {
+			t.Errorf("%s: no row", g.Key)
+			continue
+		}
+		for _, w := range strings.Fields(g.Name) {
+			if strings.Contains(w, "SXM") || w == "PCIe" || w == "NVL" || strings.HasSuffix(w, "GB") {
+				checked++
+				if !strings.Contains(row, w) {
+					t.Errorf("%s: %q is cut from its row %q", g.Key, w, row)
+				}
+			}
+		}
+	}
+	if checked < 10 {
+		t.Errorf("only %d distinguishing words checked", checked)
+	}
+	if !strings.Contains(o.String(), `Every NAME begins "NVIDIA"`) {
+		t.Errorf("the shared prefix is not said:\n%s", o.String())
 	}
 }

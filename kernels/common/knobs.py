@@ -40,7 +40,7 @@ KNOBS = {
 # Go side's settings); not recorded as knobs.
 NOT_CODE = ("ROOFTOOL_PICKS", "ROOFTOOL_NSYS_LIBS", "ROOFTOOL_KEEP_PLOTS", "ROOFTOOL_SEEDS",
             "ROOFTOOL_EXPERIMENT_DIRS",
-            # the run's cutlass_cppgen database (launch/cache.go): compile time, not code
+            # the run's cutlass_cppgen database (launch/compilecache/cache.go): compile time, not code
             "ROOFTOOL_CUTLASS_CACHE_DB",
             # how rooftool profile --cmd runs a program of the user's (common/marks.py)
             "ROOFTOOL_MARKS_MODE", "ROOFTOOL_MARKS_OUT", "ROOFTOOL_MARKS_CELLS", "ROOFTOOL_MARKS_REPS",

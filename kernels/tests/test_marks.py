@@ -122,7 +122,7 @@ def test_bad_settings_are_named(env, monkeypatch):
 
 def test_importable_as_rooftool_marks(tmp_path):
     """The package rooftool writes for a --cmd run: marks.py as __init__.py, records.py and
-    gpuid.py beside (launch/cmdtarget.go)."""
+    gpuid.py beside (launch/cmdprog/target.go)."""
     pkg = tmp_path / "rooftool_marks"
     pkg.mkdir()
     shutil.copy(os.path.join(KERNELS, "common", "marks.py"), pkg / "__init__.py")

@@ -74,7 +74,7 @@ def main(argv):
     if os.environ.get("FAKE_CODE") == "bad":
         code = "bad"
     if os.environ.get("FAKE_ENV_LOG"):
-        # The compile-cache variables each process got (launch/cache.go).
+        # The compile-cache variables each process got (launch/compilecache/cache.go).
         with open(os.environ["FAKE_ENV_LOG"], "a") as f:
             f.write(json.dumps([mode] + [os.environ.get(k) for k in (
                 "TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR", "CUTE_DSL_CACHE_DIR",
