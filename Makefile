@@ -89,11 +89,11 @@ vet:
 	$(STATICCHECK) ./...
 	@test -z "$$(gofmt -l .)" || (gofmt -l .; echo "gofmt: files above need formatting"; exit 1)
 
-# BenchmarkNsysScale (ingest) ingests 1M- and 10M-kernel nsys exports with
+# BenchmarkNsysScale (ingest/nsys) ingests 1M- and 10M-kernel nsys exports with
 # the rooftool binary beside the sqlite3 CLI's join and DuckDB's GROUP BY;
 # ROOFTOOL_BENCH_100M=1 adds the 100M one (an export of about 80 GB made on
 # demand: the 1M replica is 0.8 GB, the 10M one 8.5 GB; README.md).
-# BenchmarkStatsReports1M (ingest) times each stats --report beside the
+# BenchmarkStatsReports1M (ingest/nsys) times each stats --report beside the
 # sqlite3 CLI running nsys's query of it, on the 1M replica
 # (ROOFTOOL_REPLICA_1M=FILE reuses one made before).
 bench:
@@ -101,12 +101,12 @@ bench:
 
 # -fuzzminimizetime keeps minimisation of the large real seeds from eating the budget.
 fuzz:
-	$(GO) test ./ingest -run '^$$' -fuzz '^FuzzNCUCSV$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
-	$(GO) test ./ingest -run '^$$' -fuzz '^FuzzNCURecords$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
-	$(GO) test ./ingest -run '^$$' -fuzz '^FuzzNCUUnits$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
-	$(GO) test ./ingest -run '^$$' -fuzz '^FuzzKineto$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
-	$(GO) test ./ingest -run '^$$' -fuzz '^FuzzKinetoGzip$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
-	$(GO) test ./ingest -run '^$$' -fuzz '^FuzzNsysSQLite$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./ingest/ncu -run '^$$' -fuzz '^FuzzNCUCSV$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./ingest/ncu -run '^$$' -fuzz '^FuzzNCURecords$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./ingest/ncu -run '^$$' -fuzz '^FuzzNCUUnits$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./ingest/kineto -run '^$$' -fuzz '^FuzzKineto$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./ingest/kineto -run '^$$' -fuzz '^FuzzKinetoGzip$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./ingest/nsys -run '^$$' -fuzz '^FuzzNsysSQLite$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 
 # The first report is the default run, embedded in the binary; the others
 # are committed runs read by name from testdata/runs (run from the repository).

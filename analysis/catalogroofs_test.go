@@ -9,13 +9,14 @@ import (
 
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/detect"
 )
 
 const realdata = "../testdata/realdata/"
 
 func ingestFile(t *testing.T, mem memory.Allocator, path string) *ingest.Tables {
 	t.Helper()
-	tb, err := ingest.File(path, ingest.Options{}, mem)
+	tb, err := detect.File(path, ingest.Options{}, mem)
 	if err != nil {
 		t.Fatalf("ingest %s: %v", path, err)
 	}

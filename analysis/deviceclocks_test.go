@@ -8,6 +8,7 @@ import (
 
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/detect"
 )
 
 // TestDeviceLoopClockDrift: the drift check reads the device-time loop's
@@ -24,7 +25,7 @@ func TestDeviceLoopClockDrift(t *testing.T) {
 	if err := os.WriteFile(p, []byte(js), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tb, err := ingest.File(p, ingest.Options{}, nil)
+	tb, err := detect.File(p, ingest.Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

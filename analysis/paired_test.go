@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/detect"
 )
 
 // The paired statistic by hand: ten pairs whose ratios base/cand are
@@ -66,7 +67,7 @@ func TestPairedSpeedupsVoidsClockPairs(t *testing.T) {
 	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tb, err := ingest.File(p, ingest.Options{}, nil)
+	tb, err := detect.File(p, ingest.Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,5 +23,9 @@ const (
 	MaxNestDepth = 1000
 )
 
-// sizeMiB prints a byte limit.
-func sizeMiB(n int) string { return fmt.Sprintf("%d MiB", n>>20) }
+// MaxKernelNs bounds a kernel's duration in every source: 2^62 ns (146
+// years) leaves room to sum many of them in int64 without a wrap.
+const MaxKernelNs = 1 << 62
+
+// SizeMiB prints a byte limit ("64 MiB").
+func SizeMiB(n int) string { return fmt.Sprintf("%d MiB", n>>20) }

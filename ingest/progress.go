@@ -1,8 +1,6 @@
 package ingest
 
-// progressEvery is how many kernel rows of an export are read between two
-// calls of its Options.Progress.
-var progressEvery int64 = 1 << 16
+import "github.com/rooftool/rooftool/ingest/internal/knob"
 
 // progress counts the kernel rows read from one export for its
 // Options.Progress.
@@ -17,19 +15,20 @@ func (p *progress) kernel() {
 		return
 	}
 	p.kernels++
-	if p.kernels%progressEvery == 0 {
+	if p.kernels%knob.ProgressEvery == 0 {
 		p.fn(p.kernels)
 	}
 }
 
-// watch hooks in.Progress, where set, to b for the parse of in: it is
-// called with 0 now, every progressEvery kernel rows, and with the kernel
-// rows read when the returned function runs (at the end of the parse).
-func (b *Builder) watch(in Input) (done func()) {
-	if in.Progress == nil || b.progress != nil {
+// Watch hooks fn, where not nil, to b for the parse of one export: it is
+// called with 0 now, every knob.ProgressEvery kernel rows, and with the
+// kernel rows read when the returned function runs (at the end of the
+// parse). While one export is watched, a second Watch does nothing.
+func (b *Builder) Watch(fn func(kernels int64)) (done func()) {
+	if fn == nil || b.progress != nil {
 		return func() {}
 	}
-	p := &progress{fn: in.Progress}
+	p := &progress{fn: fn}
 	b.progress = p
 	p.fn(0)
 	return func() {

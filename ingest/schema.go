@@ -89,6 +89,53 @@ const (
 // one replay; a range row's replay is its export's.
 const MetaRangeReplay = "range_replay"
 
+// Range kinds (ranges.kind).
+const (
+	RangePushPop    = "push_pop"
+	RangeStartEnd   = "start_end"
+	RangeAnnotation = "annotation"
+	// RangeCUDAGraph is one CUDA graph launch as nsys traces it by default
+	// (--cuda-graph-trace=graph): CUPTI_ACTIVITY_KIND_GRAPH_TRACE holds the
+	// graph's GPU time and its kernels are not in the kernel table. The row
+	// hangs under the NVTX range of its cudaGraphLaunch call.
+	RangeCUDAGraph = "cuda_graph"
+	// RangeMemcpy and RangeMemset are one memory copy or memset as nsys
+	// traces it (CUPTI_ACTIVITY_KIND_MEMCPY, _MEMSET), hung like a kernel
+	// under the NVTX range of its launching call; the text says what and
+	// how many bytes (copies.go).
+	RangeMemcpy = "memcpy"
+	RangeMemset = "memset"
+)
+
+// DeviceMethodPrefix marks timing rows that hold device time (Method
+// "device:<how>", e.g. "device:cuda-graph") rather than wall time.
+const DeviceMethodPrefix = "device:"
+
+// Meta key prefixes of the timing clock samples: "<prefix><rep>.sm_mhz",
+// the wall loop's and the device (graph-replay) loop's.
+const (
+	MetaClockSample       = "clock_sample."
+	MetaDeviceClockSample = "device_clock_sample."
+)
+
+// IsDeviceTiming reports whether a timing row's method is a device-time one.
+func IsDeviceTiming(method string) bool { return strings.HasPrefix(method, DeviceMethodPrefix) }
+
+// PairedMethodPrefix marks timing rows that hold one arm of a pair
+// (Method "paired:<launch>"): rep is the pair's index, the row's variant
+// its arm, file the paired record's base name. They are neither a cell's
+// wall samples nor its device samples.
+const PairedMethodPrefix = "paired:"
+
+// Meta keys of a paired record, on File "<experiment>/<variant>/<file>" of
+// each arm: "paired.<launch>.<rep>.sm_mhz" (the arm's clock at the end of
+// its block of pair rep), "paired.<launch>.error" (why that launch method
+// has no pairs) and "paired.<launch>.role" ("baseline" | "candidate").
+const MetaPaired = "paired."
+
+// IsPairedTiming reports whether a timing row's method is a paired one.
+func IsPairedTiming(method string) bool { return strings.HasPrefix(method, PairedMethodPrefix) }
+
 // Column documents one column of a table.
 type Column struct {
 	Name     string

@@ -55,7 +55,7 @@ type Builder struct {
 	mem                   memory.Allocator
 	b                     map[string]*array.RecordBuilder
 	nextKernel, nextRange int64
-	// sink, when set, takes each table's rows as they pile up (WriteFiles).
+	// sink, when set, takes each table's rows as they pile up (Stream).
 	sink  *tableSink
 	drop  map[string]bool // tables whose rows the sink is not given
 	warns []Meta          // meta rows with key "warning"
@@ -83,6 +83,9 @@ func (b *Builder) Release() {
 		delete(b.b, k)
 	}
 }
+
+// Allocator returns the allocator b builds its tables from.
+func (b *Builder) Allocator() memory.Allocator { return b.mem }
 
 // NextKernelID returns the id AddKernel will give the next kernel.
 func (b *Builder) NextKernelID() int64 { return b.nextKernel }

@@ -49,7 +49,7 @@ type KernelBatch struct {
 // unless told otherwise.
 const scanBatchRows = 1 << 16
 
-// ScanKernels reads the kernels table that Write or WriteFiles persisted
+// ScanKernels reads the kernels table that Write or Stream persisted
 // under dir (Parquet or Arrow IPC, whichever is there; a folder holding
 // both is refused as ReadDir refuses it) and calls fn with each batch of
 // rows, in table order. columns names the columns to read: source, pass,

@@ -1,7 +1,7 @@
 package ingest
 
-// Streaming output: WriteFiles parses exports into a Builder that hands each
-// table's rows to a tableSink whenever rowGroupRows of them have piled up,
+// Streaming output: Stream has exports parsed into a Builder that hands each
+// table's rows to a tableSink whenever knob.RowGroupRows of them have piled up,
 // so the memory an ingest holds is bounded by one batch per table rather
 // than by the trace. The sink writes each batch as one Parquet row group on
 // a goroutine of its own while the parser goes on.
@@ -9,14 +9,16 @@ package ingest
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/rooftool/rooftool/ingest/internal/knob"
 )
 
-// Written is what WriteFiles wrote: the rows of each table, and the meta
+// Written is what Stream wrote: the rows of each table, and the meta
 // rows with key "warning" (also in the meta table).
 type Written struct {
 	Rows     map[string]int64
@@ -32,28 +34,26 @@ type WriteError struct {
 func (e *WriteError) Error() string { return "write " + e.Dir + ": " + e.Err.Error() }
 func (e *WriteError) Unwrap() error { return e.Err }
 
-// WriteFiles parses every input and persists the tables under dir as
-// Tables.Write does (the same files, staged and swapped in the same way: on
-// any error dir is left as it was). With the Parquet format the rows are
-// written as they are parsed, one row group per StreamRowGroupRows rows of
-// a table, and the Nsight Systems parser keeps its runtime-call index on disk
-// past a size, so a trace of any length is ingested in bounded memory. The
-// Arrow IPC format builds the tables in memory first (an IPC file cannot
-// grow its dictionaries from batch to batch). Parse errors are returned as
-// the parsers give them; failures to write are *WriteError.
-func WriteFiles(inputs []Input, dir, format string, mem memory.Allocator) (*Written, error) {
-	return writeFiles(inputs, dir, format, mem, nil)
-}
-
-// writeFiles is WriteFiles, but the rows of the tables in drop are not
-// written (Parquet only): their files hold no rows, and a parser may leave
-// out the work of making them (Builder.keeps).
-func writeFiles(inputs []Input, dir, format string, mem memory.Allocator, drop map[string]bool) (*Written, error) {
+// Stream builds tables with fill (a parser run over some exports) and
+// persists them under dir as Tables.Write does (the same files, staged and
+// swapped in the same way: on any error dir is left as it was). With the
+// Parquet format the rows are written as fill adds them, one row group per
+// StreamRowGroupRows rows of a table, and the Nsight Systems parser keeps
+// its runtime-call index on disk past a size, so a trace of any length is
+// ingested in bounded memory. The Arrow IPC format builds the tables in
+// memory first (an IPC file cannot grow its dictionaries from batch to
+// batch). keep, when not nil, names the tables whose rows are written
+// (Parquet only): the others' files hold no rows, and a parser may leave
+// out the work of making them (Builder.Keeps). The errors of fill are
+// returned as it gives them; failures to write are *WriteError.
+func Stream(dir, format string, mem memory.Allocator, keep []string, fill func(*Builder) error) (*Written, error) {
 	if format == FormatArrow {
-		t, err := Files(inputs, mem)
-		if err != nil {
+		b := NewBuilder(mem)
+		defer b.Release()
+		if err := fill(b); err != nil {
 			return nil, err
 		}
+		t := b.Finish()
 		defer t.Release()
 		w := &Written{Rows: map[string]int64{}}
 		for _, n := range TableNames {
@@ -65,6 +65,13 @@ func writeFiles(inputs []Input, dir, format string, mem memory.Allocator, drop m
 		}
 		return w, nil
 	}
+	var drop map[string]bool
+	if keep != nil {
+		drop = map[string]bool{}
+		for _, n := range TableNames {
+			drop[n] = !slices.Contains(keep, n)
+		}
+	}
 	st, err := stage(dir, format)
 	if err != nil {
 		return nil, &WriteError{dir, err}
@@ -75,14 +82,12 @@ func writeFiles(inputs []Input, dir, format string, mem memory.Allocator, drop m
 	defer b.Release()
 	b.sink = sink
 	b.drop = drop
-	for _, in := range inputs {
-		if err := parseFile(b, in); err != nil {
-			serr := sink.close()
-			if serr != nil && errors.Is(err, serr) {
-				return nil, &WriteError{dir, err}
-			}
-			return nil, err
+	if err := fill(b); err != nil {
+		serr := sink.close()
+		if serr != nil && errors.Is(err, serr) {
+			return nil, &WriteError{dir, err}
 		}
+		return nil, err
 	}
 	w := &Written{Rows: map[string]int64{}, Warnings: b.warns}
 	for _, n := range TableNames {
@@ -214,14 +219,20 @@ func (s *tableSink) close() error {
 	return <-s.done
 }
 
-// StreamRowGroupRows is the rows WriteFiles gathers of a table before it
+// StreamRowGroupRows is the rows Stream gathers of a table before it
 // writes them as one row group: up to three such batches of a table are in
 // memory at once (one filling, one waiting, one being written).
 const StreamRowGroupRows = 1 << 17
 
-// streamRows is the batch of a streaming Builder: StreamRowGroupRows, or
-// rowGroupRows where tests lower that.
-func streamRows() int64 { return min(rowGroupRows, StreamRowGroupRows) }
+// BatchRows is the rows of a table a streaming Builder gathers before it
+// hands them on: StreamRowGroupRows, or less where tests lower the row
+// group (ingest/internal/knob).
+func BatchRows() int64 { return min(knob.RowGroupRows, StreamRowGroupRows) }
+
+// Streaming reports whether b hands its rows on as they pile up (Stream)
+// rather than holding them all until Finish: a parser that holds rows back
+// itself then hands them over a batch at a time (BatchRows).
+func (b *Builder) Streaming() bool { return b.sink != nil }
 
 // spill hands table n's rows to the sink once streamRows of them have
 // piled up (only when b streams).
@@ -230,7 +241,7 @@ func (b *Builder) spill(n string) {
 		return
 	}
 	rb := b.b[n]
-	if int64(rb.Field(0).Len()) < streamRows() {
+	if int64(rb.Field(0).Len()) < BatchRows() {
 		return
 	}
 	if b.drop[n] {
@@ -238,12 +249,13 @@ func (b *Builder) spill(n string) {
 		return
 	}
 	b.sink.put(n, rb.NewRecordBatch(), false)
-	rb.Reserve(int(streamRows())) // the next batch: room at once, not by doubling
+	rb.Reserve(int(BatchRows())) // the next batch: room at once, not by doubling
 }
 
-// keeps reports whether the rows of table n are kept: a streaming Builder
-// may drop a table's rows (writeFiles).
-func (b *Builder) keeps(n string) bool { return !b.drop[n] }
+// Keeps reports whether the rows of table n are kept: a streaming Builder
+// may drop a table's rows (Stream's keep), and a parser may then leave out the
+// work of making them.
+func (b *Builder) Keeps(n string) bool { return !b.drop[n] }
 
 // Err returns the first failure to write the rows that a streaming Builder
 // handed on (nil for an in-memory one), so that a parser can stop early.

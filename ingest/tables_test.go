@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -13,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/google/go-cmp/cmp"
+	"github.com/rooftool/rooftool/ingest/internal/knob"
 )
 
 func sampleTables(t *testing.T, mem memory.Allocator) *Tables {
@@ -217,10 +217,10 @@ func TestWriteMetadata(t *testing.T) {
 	}
 }
 
-// A large table is split into row groups of rowGroupRows rows.
+// A large table is split into row groups of knob.RowGroupRows rows.
 func TestWriteRowGroups(t *testing.T) {
-	defer func(n int64) { rowGroupRows = n }(rowGroupRows)
-	rowGroupRows = 10
+	defer func(n int64) { knob.RowGroupRows = n }(knob.RowGroupRows)
+	knob.RowGroupRows = 10
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	b := NewBuilder(mem)
@@ -379,43 +379,9 @@ func TestReadCommittedRunV1(t *testing.T) {
 	}
 }
 
-// What each parser leaves unknown in real exports: ncu never has a start
-// or a thread; the 2020-era ncu layout lacks launch geometry (its duration
-// comes from sm__cycles_elapsed.avg / .per_second);
-// nsys states everything; Kineto states shared memory as one figure.
-func TestSourceNulls(t *testing.T) {
-	ncu := NullStart | NullTID
-	for _, c := range []struct {
-		file string
-		want Nulls
-	}{
-		{realdata + "ESMM-Research/metrics.csv", ncu | NullRegisters | NullStaticShared | NullDynShared},
-		{realdata + "Roofline-Analysis/torch_sdpa_flash__gqa_bf16_b8_ctx32k_p64.ncu.csv", ncu},
-		{realdata + "gene-paper-artifacts-pop2020/dgdxy_time-dram_ncuroof-time-0.csv", ncu | NullDevice | NullLaunch},
-		{realdata + "DLProf/nsys_profile.sqlite", 0},
-		{htaTrace, NullDynShared},
-	} {
-		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-		tb, err := File(c.file, Options{}, mem)
-		if err != nil && strings.Contains(err.Error(), "CGO_ENABLED=0") {
-			continue // go-sqlite3 is a stub without cgo
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, k := range tb.Kernels() {
-			if k.Null != c.want {
-				t.Errorf("%s: kernel %d Null %#x, want %#x", filepath.Base(c.file), k.ID, k.Null, c.want)
-				break
-			}
-		}
-		for _, r := range tb.Ranges() {
-			if r.Null != 0 {
-				t.Errorf("%s: range %d Null %#x, want 0", filepath.Base(c.file), r.ID, r.Null)
-				break
-			}
-		}
-		tb.Release()
-		mem.AssertSize(t, 0)
+// knob.RowGroupRows, the row group that tests lower, starts at RowGroupRows.
+func TestRowGroupKnob(t *testing.T) {
+	if knob.RowGroupRows != RowGroupRows {
+		t.Errorf("knob.RowGroupRows = %d, want RowGroupRows = %d", knob.RowGroupRows, RowGroupRows)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/rooftool/rooftool/ingest/internal/knob"
 )
 
 // Formats of persisted tables.
@@ -23,9 +24,6 @@ const (
 // RowGroupRows is the most rows Write puts in one Parquet row group, so that
 // readers can skip groups of a large table by their statistics.
 const RowGroupRows = 1 << 20
-
-// rowGroupRows is RowGroupRows; tests lower it.
-var rowGroupRows int64 = RowGroupRows
 
 // Write persists every table under dir as <table>.parquet (or .arrow) and
 // removes the other format's file of each table, so that readers never mix
@@ -164,14 +162,14 @@ func writeRecord(f *os.File, rec arrow.RecordBatch, format string) error {
 }
 
 // newParquetWriter starts a Parquet file of the given schema on f: Zstandard,
-// row groups of at most rowGroupRows rows, the Arrow schema stored in the
+// row groups of at most knob.RowGroupRows rows, the Arrow schema stored in the
 // file. String and int32 columns get dictionary pages; the int64, timestamp
 // and float64 columns (ids, times, durations, values: mostly distinct)
 // are written plain, which spares hashing every value only to give up the
 // dictionary once it is full.
 func newParquetWriter(sc *arrow.Schema, f *os.File) (*pqarrow.FileWriter, error) {
 	opts := []parquet.WriterProperty{parquet.WithCompression(compress.Codecs.Zstd), parquet.WithDictionaryDefault(true),
-		parquet.WithMaxRowGroupLength(rowGroupRows)}
+		parquet.WithMaxRowGroupLength(knob.RowGroupRows)}
 	for _, fd := range sc.Fields() {
 		switch fd.Type.ID() {
 		case arrow.INT64, arrow.TIMESTAMP, arrow.FLOAT64:

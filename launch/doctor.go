@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/nsys"
 	"github.com/rooftool/rooftool/launch/plan"
 )
 
@@ -121,7 +121,7 @@ func Doctor(ctx context.Context, cfg DoctorConfig) []Finding {
 	// nsys and its importer.
 	libs := NsysLibDir(cfg.NsysLibs, ".")
 	env := NsysEnv(libs)
-	nsys, nsysErr := ingest.FindNsys(cfg.Nsys)
+	nsys, nsysErr := nsys.Find(cfg.Nsys)
 	if nsysErr != nil {
 		add(Finding{Check: "nsys", Level: LevelProblem, Detail: nsysErr.Error(),
 			Fix: "install Nsight Systems, or use the nsys inside Nsight Compute (/opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys), or pass --nsys PATH"})

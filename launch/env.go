@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/rooftool/rooftool/gpu"
-	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/nsys"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/launch/compilecache"
 	"github.com/rooftool/rooftool/launch/ncu"
@@ -166,7 +166,7 @@ func (r *Runner) setupTools(ctx context.Context, cells []plan.Cell) {
 		}
 	}
 	if need[rundir.PassNsys] {
-		r.nsys, r.nsysErr = ingest.FindNsys(r.cfg.Nsys) // the nsys ingest and doctor use too
+		r.nsys, r.nsysErr = nsys.Find(r.cfg.Nsys) // the nsys ingest and doctor use too
 		if r.nsysErr != nil {
 			r.warn("nsys pass will fail: %v", r.nsysErr)
 		} else {

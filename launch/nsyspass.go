@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/detect"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/spec"
 )
@@ -81,7 +82,7 @@ func nsysCellKernels(db, exp string, okCells map[string]bool) map[string][]rundi
 	for c := range okCells {
 		cells = append(cells, c)
 	}
-	tb, err := ingest.File(db, ingest.Options{Experiment: exp, Cells: cells}, nil)
+	tb, err := detect.File(db, ingest.Options{Experiment: exp, Cells: cells}, nil)
 	if err != nil {
 		return nil
 	}

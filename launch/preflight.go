@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/nsys"
 	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
@@ -60,7 +60,7 @@ func (r *Runner) preflight(ctx context.Context, passes map[string]bool, env Runn
 		}
 	}
 	if passes[rundir.PassNsys] {
-		if _, err := ingest.FindNsys(r.cfg.Nsys); err != nil {
+		if _, err := nsys.Find(r.cfg.Nsys); err != nil {
 			missing = append(missing, fmt.Sprintf("nsys (nsys pass): %v; or pass --nsys PATH", err))
 		}
 	}

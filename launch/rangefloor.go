@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/detect"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/launch/ncu"
 	"github.com/rooftool/rooftool/launch/rangerule"
@@ -50,7 +51,7 @@ func (r *Runner) floorCheck(ctx context.Context, exp *spec.Experiment, cells []s
 	}
 	copies := map[string]ingest.CopyTotals{}
 	for f, cs := range byFile {
-		tb, err := ingest.File(filepath.Join(r.dir, filepath.FromSlash(f)), ingest.Options{Experiment: exp.Name, Cells: cs}, nil)
+		tb, err := detect.File(filepath.Join(r.dir, filepath.FromSlash(f)), ingest.Options{Experiment: exp.Name, Cells: cs}, nil)
 		if err != nil {
 			r.warn("range pass of %s: DRAM floor not checked for %s: %s: %v", exp.Name, strings.Join(cs, ", "), f, err)
 			for _, c := range cs {

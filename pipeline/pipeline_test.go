@@ -14,6 +14,7 @@ import (
 
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/detect"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/spec"
 	"github.com/rooftool/rooftool/testdata"
@@ -160,7 +161,7 @@ func TestLoadPlainIngestDir(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	dir := t.TempDir()
-	tb, err := ingest.File("../testdata/realdata/gpu4/report.sqlite", ingest.Options{}, mem)
+	tb, err := detect.File("../testdata/realdata/gpu4/report.sqlite", ingest.Options{}, mem)
 	if err != nil {
 		t.Fatal(err)
 	}

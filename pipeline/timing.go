@@ -11,6 +11,7 @@ import (
 	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/ingest/timing"
 	"github.com/rooftool/rooftool/spec"
 )
 
@@ -144,7 +145,7 @@ func timingJSONClocks(run *rundir.Run) (wall, device map[cellkey.Key]float64, er
 		if strings.HasSuffix(rel, ".check.json") || strings.HasSuffix(rel, ".time-error.json") {
 			return nil
 		}
-		var tf ingest.TimingFile
+		var tf timing.File
 		if err := json.Unmarshal(data, &tf); err != nil {
 			return err
 		}
@@ -169,7 +170,7 @@ func timingJSONClocks(run *rundir.Run) (wall, device map[cellkey.Key]float64, er
 }
 
 // sampleMedian is the median SM clock of clock samples, MHz (0: none).
-func sampleMedian(cs []ingest.ClockSample) float64 {
+func sampleMedian(cs []timing.ClockSample) float64 {
 	var v []float64
 	for _, c := range cs {
 		if c.SMMHz > 0 {

@@ -14,6 +14,8 @@ import (
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/detect"
+	"github.com/rooftool/rooftool/ingest/timing"
 	"github.com/rooftool/rooftool/spec"
 )
 
@@ -100,12 +102,12 @@ func TestPipelineSyntheticExport(t *testing.T) {
 `), 0o644)
 		return p
 	}
-	timing := func(v string, ms float64) string {
+	timingJSON := func(v string, ms float64) string {
 		var s []float64
 		for i := 0; i < 30; i++ {
 			s = append(s, ms*(1+0.001*float64(i%7)))
 		}
-		data, _ := json.Marshal(ingest.TimingFile{Version: 1, Experiment: "swiglu", Variant: v, Shape: shape,
+		data, _ := json.Marshal(timing.File{Version: 1, Experiment: "swiglu", Variant: v, Shape: shape,
 			Device: "NVIDIA H100 80GB HBM3", Method: "cuda-events", SamplesMs: s, Clocks: map[string]float64{"sm_mhz": 1755}})
 		p := filepath.Join(dir, v+"-timing.json")
 		os.WriteFile(p, data, 0o644)
@@ -115,10 +117,10 @@ func TestPipelineSyntheticExport(t *testing.T) {
 		{Path: kpath},
 		{Path: rangeCSV(base, 1.1e8, 1.7e7), Options: ingest.Options{Experiment: "swiglu", Variant: base, Shape: shape, Pass: ingest.PassRange}},
 		{Path: rangeCSV(cand, 6.0e7, 8.4e6), Options: ingest.Options{Experiment: "swiglu", Variant: cand, Shape: shape, Pass: ingest.PassRange}},
-		{Path: timing(base, 0.160)},
-		{Path: timing(cand, 0.130)},
+		{Path: timingJSON(base, 0.160)},
+		{Path: timingJSON(cand, 0.130)},
 	}
-	tb, err := ingest.Files(inputs, mem)
+	tb, err := detect.Files(inputs, mem)
 	if err != nil {
 		t.Fatal(err)
 	}

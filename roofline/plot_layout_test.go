@@ -14,6 +14,7 @@ import (
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/detect"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/pipeline"
 	"github.com/rooftool/rooftool/testdata"
@@ -332,7 +333,7 @@ func esmmRun(t *testing.T) *analysis.Run {
 	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
 	defer mem.AssertSize(t, 0)
-	tb, err := ingest.Files([]ingest.Input{{Path: "../testdata/realdata/ESMM-Research/metrics.csv"}}, mem)
+	tb, err := detect.Files([]ingest.Input{{Path: "../testdata/realdata/ESMM-Research/metrics.csv"}}, mem)
 	if err != nil {
 		t.Fatal(err)
 	}

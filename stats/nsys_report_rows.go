@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/nsys"
 )
 
 // text, intCell and null make cells.
@@ -61,7 +61,7 @@ func KernelSummaryRows(s Summary) [][]Cell {
 // cudaStreamIsCapturing_v10000, whose suffix is seven characters long,
 // stays as it is), ordered by total time descending.
 func apiSumRows(path, _ string) ([][]Cell, error) {
-	groups, err := ingest.NsysCallGroups(path)
+	groups, err := nsys.CallGroups(path)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +108,7 @@ func apiName(s string) string {
 // memTimeSumRows are cuda_gpu_mem_time_sum's rows: memory operations by
 // kind, ordered by total time descending.
 func memTimeSumRows(path, _ string) ([][]Cell, error) {
-	groups, err := ingest.NsysMemGroups(path, false)
+	groups, err := nsys.MemGroups(path, false)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +129,7 @@ func memTimeSumRows(path, _ string) ([][]Cell, error) {
 // kind, ordered by total bytes descending, the figures in MB (10^6
 // bytes) with three decimals, as Python prints the unrounded values.
 func memSizeSumRows(path, _ string) ([][]Cell, error) {
-	groups, err := ingest.NsysMemGroups(path, true)
+	groups, err := nsys.MemGroups(path, true)
 	if err != nil {
 		return nil, err
 	}
@@ -151,12 +151,12 @@ func memSizeSumRows(path, _ string) ([][]Cell, error) {
 // TID and total time descending (NULLs first), rows of equal keys in the
 // order of nsys's GROUP BY (PID, TID, range, style, kernel name).
 func nvtxKernSumRows(path, names string) ([][]Cell, error) {
-	groups, err := ingest.NsysRangeKernGroups(path, names)
+	groups, err := nsys.RangeKernGroups(path, names)
 	if err != nil {
 		return nil, err
 	}
 	type row struct {
-		g   *ingest.NsysRangeKernGroup
+		g   *nsys.RangeKernGroup
 		sum Row
 	}
 	rows := make([]row, len(groups))

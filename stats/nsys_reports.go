@@ -11,7 +11,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/nsys"
 )
 
 // ColumnKind is how a report column's cells read: text, or a figure.
@@ -85,39 +85,39 @@ var Reports = []Report{
 	{
 		Name:        SummaryReport,
 		Title:       "CUDA GPU Kernel Summary",
-		Tables:      []string{ingest.NsysTableStrings, ingest.NsysTableKernel},
+		Tables:      []string{nsys.TableStrings, nsys.TableKernel},
 		Columns:     append(durationColumns("Instances"), ReportColumn{"Name", ColText}),
 		Names:       true,
 		FromSummary: true,
-		skip:        requireTables(TableCheck{ingest.NsysTableStrings, skipStrings}, TableCheck{ingest.NsysTableKernel, skipKernels}),
+		skip:        requireTables(TableCheck{nsys.TableStrings, skipStrings}, TableCheck{nsys.TableKernel, skipKernels}),
 	},
 	{
 		Name:    "cuda_api_sum",
 		Title:   "CUDA API Summary",
-		Tables:  []string{ingest.NsysTableStrings, ingest.NsysTableRuntime},
+		Tables:  []string{nsys.TableStrings, nsys.TableRuntime},
 		Columns: append(durationColumns("Num Calls"), ReportColumn{"Name", ColText}),
-		skip: requireTables(TableCheck{ingest.NsysTableStrings, skipStrings},
-			TableCheck{ingest.NsysTableRuntime, "{FILE} does not contain CUDA trace data."}),
+		skip: requireTables(TableCheck{nsys.TableStrings, skipStrings},
+			TableCheck{nsys.TableRuntime, "{FILE} does not contain CUDA trace data."}),
 		rows: apiSumRows,
 	},
 	{
 		Name:   "nvtx_kern_sum",
 		Title:  "NVTX Range Kernel Summary",
-		Tables: []string{ingest.NsysTableStrings, ingest.NsysTableNVTX, ingest.NsysTableKernel, ingest.NsysTableRuntime},
+		Tables: []string{nsys.TableStrings, nsys.TableNVTX, nsys.TableKernel, nsys.TableRuntime},
 		Columns: []ReportColumn{{"NVTX Range", ColText}, {"Style", ColText}, {"PID", ColID}, {"TID", ColID}, {"NVTX Inst", ColFigure},
 			{"Kern Inst", ColFigure}, {"Total Time (ns)", ColFigure}, {"Avg (ns)", ColFigure}, {"Med (ns)", ColFigure},
 			{"Min (ns)", ColFigure}, {"Max (ns)", ColFigure}, {"StdDev (ns)", ColFigure}, {"Kernel Name", ColText}},
 		Names: true,
-		skip: requireTables(TableCheck{ingest.NsysTableStrings, skipStrings},
-			TableCheck{ingest.NsysTableNVTX, "{FILE} does not contain NV Tools Extension (NVTX) data."},
-			TableCheck{ingest.NsysTableKernel, skipKernels},
-			TableCheck{ingest.NsysTableRuntime, "{FILE} does not contain CUDA API data."}),
+		skip: requireTables(TableCheck{nsys.TableStrings, skipStrings},
+			TableCheck{nsys.TableNVTX, "{FILE} does not contain NV Tools Extension (NVTX) data."},
+			TableCheck{nsys.TableKernel, skipKernels},
+			TableCheck{nsys.TableRuntime, "{FILE} does not contain CUDA API data."}),
 		rows: nvtxKernSumRows,
 	},
 	{
 		Name:    "cuda_gpu_mem_time_sum",
 		Title:   "CUDA GPU MemOps Summary (by Time)",
-		Tables:  []string{ingest.NsysTableMemcpy, ingest.NsysTableCopyOp, ingest.NsysTableMemset},
+		Tables:  []string{nsys.TableMemcpy, nsys.TableCopyOp, nsys.TableMemset},
 		Columns: append(durationColumns("Count"), ReportColumn{"Operation", ColText}),
 		skip:    skipMemory,
 		rows:    memTimeSumRows,
@@ -125,7 +125,7 @@ var Reports = []Report{
 	{
 		Name:   "cuda_gpu_mem_size_sum",
 		Title:  "CUDA GPU MemOps Summary (by Size)",
-		Tables: []string{ingest.NsysTableMemcpy, ingest.NsysTableCopyOp, ingest.NsysTableMemset},
+		Tables: []string{nsys.TableMemcpy, nsys.TableCopyOp, nsys.TableMemset},
 		Columns: []ReportColumn{{"Total (MB)", ColFigure}, {"Count", ColFigure}, {"Avg (MB)", ColFigure}, {"Med (MB)", ColFigure},
 			{"Min (MB)", ColFigure}, {"Max (MB)", ColFigure}, {"StdDev (MB)", ColFigure}, {"Operation", ColText}},
 		skip: skipMemory,
@@ -150,9 +150,9 @@ func requireTables(checks ...TableCheck) func(has func(string) bool) string {
 // their kinds, and one of the two tables must be there.
 func skipMemory(has func(string) bool) string {
 	switch {
-	case has(ingest.NsysTableMemcpy) && !has(ingest.NsysTableCopyOp):
-		return "{FILE} does not contain " + ingest.NsysTableCopyOp + " table."
-	case !has(ingest.NsysTableMemcpy) && !has(ingest.NsysTableMemset):
+	case has(nsys.TableMemcpy) && !has(nsys.TableCopyOp):
+		return "{FILE} does not contain " + nsys.TableCopyOp + " table."
+	case !has(nsys.TableMemcpy) && !has(nsys.TableMemset):
 		return "{FILE} does not contain GPU memory data."
 	}
 	return ""
@@ -205,7 +205,7 @@ func RunReport(r *Report, path, file, names string) (ReportTable, error) {
 	if r.rows == nil {
 		return t, fmt.Errorf("report %s: made from the kernel summary, not run over one export", r.Name)
 	}
-	tables, err := ingest.NsysTableSet(path)
+	tables, err := nsys.TableSet(path)
 	if err != nil {
 		return t, err
 	}

@@ -1,9 +1,12 @@
 package stats
 
-import "github.com/rooftool/rooftool/ingest"
+import (
+	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/nsys"
+)
 
 // NsysSummaryGroups groups the kernels of nsys SQLite exports as
-// ingest.NsysKernelGroups reads them (kernel table and StringIds alone)
+// nsys.KernelGroups reads them (kernel table and StringIds alone)
 // for SummariseGroups, as GroupKey groups them: every kernel is outside
 // every NVTX range, so it serves exports without ranges, or any export
 // with opts.Flat and no opts.Range or opts.RangedOnly. reading, when not
@@ -22,7 +25,7 @@ func NsysSummaryGroups(paths []string, opts Options, reading func(path string)) 
 		if reading != nil {
 			reading(p)
 		}
-		gs, w, err := ingest.NsysKernelGroups(p)
+		gs, w, err := nsys.KernelGroups(p)
 		if err != nil {
 			return nil, nil, err
 		}

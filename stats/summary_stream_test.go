@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/detect"
 )
 
 // realdata holds the real exports the summaries are checked on.
@@ -25,7 +26,7 @@ func TestStreamSummaryMatchesKernelSummary(t *testing.T) {
 	var all []ingest.Input
 	err := filepath.WalkDir(realdata, func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && filepath.Ext(p) != ".tsv" {
-			if _, perr := ingest.File(p, ingest.Options{}, nil); perr == nil {
+			if _, perr := detect.File(p, ingest.Options{}, nil); perr == nil {
 				all = append(all, ingest.Input{Path: p})
 			}
 		}
@@ -54,7 +55,7 @@ func TestStreamSummaryMatchesKernelSummary(t *testing.T) {
 	compared := 0
 	for _, set := range sets {
 		dir := filepath.Join(t.TempDir(), "tables")
-		if _, err := ingest.WriteFiles(set, dir, ingest.FormatParquet, nil); err != nil {
+		if _, err := detect.WriteFiles(set, dir, ingest.FormatParquet, nil); err != nil {
 			t.Fatal(err)
 		}
 		tb, err := ingest.ReadDir(dir, nil)

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/detect"
 	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
@@ -139,7 +140,7 @@ func runIngest(ctx context.Context, opts *IngestOptions) (err error) {
 	} else {
 		// The rows are written as they are parsed (bounded memory); the
 		// set appears in DIR only once every file is parsed.
-		w, err = ingest.WriteFiles(inputs, opts.OutDir, opts.TableFormat, nil)
+		w, err = detect.WriteFiles(inputs, opts.OutDir, opts.TableFormat, nil)
 	}
 	progress.stop()
 	for _, s := range skipped {
@@ -263,7 +264,7 @@ func fileDigest(path string) ([sha256.Size]byte, error) {
 type skippedInput struct{ Path, Reason string }
 
 // ingestReadable parses each input on its own, gathers the readable ones
-// into one set of tables in memory, as ingest.Files would have built from
+// into one set of tables in memory, as detect.Files would have built from
 // them alone, and writes it to dir; it writes nothing and returns nil when
 // none was readable. Each file is parsed once, so a failure part-way
 // through leaves no rows behind.
@@ -294,7 +295,7 @@ func readableTables(inputs []ingest.Input) (*ingest.Tables, []skippedInput, erro
 	defer b.Release()
 	var skipped []skippedInput
 	for _, in := range inputs {
-		t, err := ingest.File(in.Path, in.Options, nil)
+		t, err := detect.File(in.Path, in.Options, nil)
 		if err != nil {
 			skipped = append(skipped, skippedInput{in.Path, skipReason(in.Path, err)})
 			continue

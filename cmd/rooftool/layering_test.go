@@ -31,6 +31,14 @@ var launchFloors = map[string][]string{
 // under reports whether package p is root or a package below it.
 func underPkg(p, root string) bool { return p == root || strings.HasPrefix(p, root+"/") }
 
+// ingestFormats are the packages of ingest that read one export format
+// each, beside the core (ingest) and below the dispatcher (ingest/detect).
+var ingestFormats = []string{"ingest/ncu", "ingest/nsys", "ingest/kineto", "ingest/timing"}
+
+// ingestAbove reports whether d is an ingest package that the core and the
+// format packages stay below: a format package or the dispatcher.
+func ingestAbove(d string) bool { return slices.Contains(ingestFormats, d) || d == "ingest/detect" }
+
 // layerViolations checks the direction of the module's imports, given each
 // package's imports of the module's packages (paths relative to modulePath,
 // non-test imports): the pipeline flows gpu -> ingest -> analysis ->
@@ -52,6 +60,10 @@ func layerViolations(imports map[string][]string) []string {
 		{func(p string) bool { return p == "gpu" }, leaf, "gpu imports only leaf packages"},
 		{func(p string) bool { return underPkg(p, "ingest") }, func(d string) bool { return leaf(d) || d == "gpu" || underPkg(d, "ingest") },
 			"ingest imports only gpu and leaf packages"},
+		{func(p string) bool { return slices.Contains(ingestFormats, p) }, func(d string) bool { return !ingestAbove(d) },
+			"a format package of ingest imports no other format's package nor ingest/detect"},
+		{func(p string) bool { return p == "ingest" || underPkg(p, "ingest/internal") || p == "ingest/rundir" }, func(d string) bool { return !ingestAbove(d) },
+			"the ingest core (and ingest/internal, ingest/rundir) imports no format package nor ingest/detect"},
 		{func(p string) bool { return p == "analysis" }, func(d string) bool {
 			return !underPkg(d, "pipeline") && !underPkg(d, "verdict") && !underPkg(d, "reports") && !underPkg(d, "diff") && !underPkg(d, "roofline") && !underPkg(d, "cmd") && !underPkg(d, "launch")
 		}, "analysis imports nothing of pipeline, verdict, reports, diff, roofline, cmd or launch"},
@@ -153,7 +165,7 @@ func moduleImports(t *testing.T) map[string][]string {
 // TestImportLayers: the module's imports flow one way (layerViolations).
 func TestImportLayers(t *testing.T) {
 	imports := moduleImports(t)
-	for _, p := range []string{"cellkey", "gpu", "ingest", "ingest/rundir", "analysis", "suggest", "project", "stats", "launch", "pipeline", "verdict", "roofline", "reports", "diff", "cmd/rooftool"} {
+	for _, p := range []string{"cellkey", "gpu", "ingest", "ingest/rundir", "ingest/ncu", "ingest/nsys", "ingest/kineto", "ingest/timing", "ingest/detect", "analysis", "suggest", "project", "stats", "launch", "pipeline", "verdict", "roofline", "reports", "diff", "cmd/rooftool"} {
 		if _, ok := imports[p]; !ok {
 			t.Fatalf("go list does not list %s: %v", p, imports)
 		}
@@ -175,7 +187,9 @@ func TestImportLayers(t *testing.T) {
 func TestLayerViolations(t *testing.T) {
 	ok := map[string][]string{
 		"cellkey": {}, "internal/tableout": {}, "gpu": {"cellkey"}, "kernels": {},
-		"ingest": {"cellkey", "gpu"}, "ingest/rundir": {"cellkey", "ingest"},
+		"ingest": {"cellkey", "gpu", "ingest/internal/knob"}, "ingest/rundir": {"cellkey", "ingest"},
+		"ingest/ncu": {"ingest"}, "ingest/nsys": {"ingest", "ingest/internal/callindex"}, "ingest/kineto": {"ingest", "ingest/internal/callindex"},
+		"ingest/timing": {"cellkey", "ingest"}, "ingest/detect": {"ingest", "ingest/ncu", "ingest/nsys", "ingest/kineto", "ingest/timing"},
 		"analysis": {"cellkey", "gpu", "ingest", "ingest/rundir", "spec"}, "spec": {"kernels"},
 		"suggest":  {"analysis", "cellkey", "ingest", "internal/tableout", "spec"},
 		"project":  {"analysis", "cellkey", "gpu", "internal/tableout"},
@@ -195,6 +209,8 @@ func TestLayerViolations(t *testing.T) {
 	}
 	for _, bad := range [][2]string{
 		{"cellkey", "gpu"}, {"internal/tableout", "cellkey"}, {"gpu", "ingest"}, {"ingest", "analysis"}, {"ingest/rundir", "spec"},
+		{"ingest/ncu", "ingest/nsys"}, {"ingest/kineto", "ingest/nsys"}, {"ingest/nsys", "ingest/detect"}, {"ingest", "ingest/ncu"},
+		{"ingest", "ingest/detect"}, {"ingest/internal/callindex", "ingest/kineto"},
 		{"analysis", "pipeline"}, {"analysis", "roofline"}, {"analysis", "launch"}, {"launch", "analysis"},
 		{"pipeline", "reports"}, {"pipeline", "roofline"}, {"roofline", "cmd/rooftool"}, {"reports", "cmd/rooftool"},
 		{"launch", "roofline"}, {"analysis", "testdata"}, {"reports", "testdata"},

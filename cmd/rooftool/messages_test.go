@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/nsys"
 )
 
 // An error names the command that ran, and advises --nsys / --ncu only
@@ -17,7 +17,7 @@ import (
 // such flag.
 func TestErrorsNameTheCommand(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
-	if _, err := ingest.FindNsys(""); err == nil {
+	if _, err := nsys.Find(""); err == nil {
 		t.Skip("nsys is installed here: a .nsys-rep would be converted")
 	}
 	dir := t.TempDir()

@@ -14,6 +14,7 @@ import (
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/detect"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/internal/tableout"
 	"github.com/rooftool/rooftool/pipeline"
@@ -333,7 +334,7 @@ func (in *rooflineInput) Close() {
 
 // openRooflineInput reads inputs: one directory of ingested tables as it
 // is, raw exports once ingested into a temporary directory
-// (ingest.WriteTemp); the metrics table batchRows rows a batch (<= 0: the
+// (detect.WriteTemp); the metrics table batchRows rows a batch (<= 0: the
 // scan's default).
 func openRooflineInput(inputs []string, batchRows int) (*rooflineInput, error) {
 	if len(inputs) == 1 {
@@ -358,7 +359,7 @@ func openRooflineInput(inputs []string, batchRows int) (*rooflineInput, error) {
 	for _, p := range inputs {
 		files = append(files, ingest.Input{Path: p})
 	}
-	tmp, err := ingest.WriteTemp(files, "rooftool-roofline-*")
+	tmp, err := detect.WriteTemp(files, "rooftool-roofline-*")
 	if err != nil {
 		return nil, err
 	}

@@ -13,12 +13,13 @@ import (
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/detect"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/spec"
 )
 
 // TestRooflineStreamMatchesInMemory builds roofline's facts both ways, from
-// the tables read whole (ingest.Files or the run's tables, CeilingsFor,
+// the tables read whole (detect.Files or the run's tables, CeilingsFor,
 // Analyze) and from the metrics table scanned in small batches
 // (openRooflineInput), and wants the same roofs, the same Run and the same
 // charts, byte for byte. The inputs are the real exports the roofline
@@ -61,7 +62,7 @@ func TestRooflineStreamMatchesInMemory(t *testing.T) {
 					t.Fatal(err)
 				}
 				runDir = c.input
-			} else if whole, err = ingest.Files([]ingest.Input{{Path: c.input}}, nil); err != nil {
+			} else if whole, err = detect.Files([]ingest.Input{{Path: c.input}}, nil); err != nil {
 				t.Fatal(err)
 			}
 			defer whole.Release()

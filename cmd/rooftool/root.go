@@ -14,6 +14,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/ncu"
+	"github.com/rooftool/rooftool/ingest/nsys"
 	"github.com/rooftool/rooftool/internal/tableout"
 	"github.com/rooftool/rooftool/pipeline"
 )
@@ -193,7 +195,7 @@ func errorMessage(root, cmd *cobra.Command, err error) string {
 	for _, t := range []struct {
 		err  error
 		flag string
-	}{{ingest.ErrNsysNotFound, "nsys"}, {ingest.ErrNCUNotFound, "ncu"}} {
+	}{{nsys.ErrNotFound, "nsys"}, {ncu.ErrNotFound, "ncu"}} {
 		if errors.Is(err, t.err) && cmd.Flags().Lookup(t.flag) != nil {
 			msg += fmt.Sprintf("; or give its path with --%s", t.flag)
 		}
@@ -222,5 +224,5 @@ func exitCode(err error) int {
 // (nsys, ncu) is not installed where it looks. A binary named by a flag
 // (--nsys, --ncu, --python) that does not exist is bad input instead.
 func missingTool(err error) bool {
-	return errors.Is(err, ingest.ErrNsysNotFound) || errors.Is(err, ingest.ErrNCUNotFound)
+	return errors.Is(err, nsys.ErrNotFound) || errors.Is(err, ncu.ErrNotFound)
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/nsys"
 )
 
 // TestExitCodeTable: the same fault gives the same exit code whichever
@@ -53,7 +54,7 @@ func TestExitCodeTable(t *testing.T) {
 	}
 	// Tools: only where this machine has neither nsys nor ncu to find.
 	t.Setenv("PATH", t.TempDir())
-	if _, err := ingest.FindNsys(""); err != nil {
+	if _, err := nsys.Find(""); err != nil {
 		cases = append(cases, struct {
 			args []string
 			code int
@@ -84,8 +85,8 @@ func TestExitCodeClasses(t *testing.T) {
 		code int
 	}{
 		{nil, exitOK},
-		{fmt.Errorf("x: %w", ingest.ErrNsysNotFound), exitFailure},
-		{&ingest.InputError{File: "a.nsys-rep", Err: fmt.Errorf("%w on PATH", ingest.ErrNsysNotFound)}, exitFailure},
+		{fmt.Errorf("x: %w", nsys.ErrNotFound), exitFailure},
+		{&ingest.InputError{File: "a.nsys-rep", Err: fmt.Errorf("%w on PATH", nsys.ErrNotFound)}, exitFailure},
 		{&ingest.InputError{File: "a.csv", Err: os.ErrNotExist}, exitBadArgs},
 		{usageErrorf("bad flag"), exitBadArgs},
 		{fmt.Errorf("disk full"), exitFailure},

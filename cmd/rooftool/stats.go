@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/detect"
 	"github.com/rooftool/rooftool/internal/tableout"
 	"github.com/rooftool/rooftool/stats"
 )
@@ -113,12 +114,12 @@ func loadTables(inputs []string) (*ingest.Tables, error) {
 	for _, p := range inputs {
 		in = append(in, ingest.Input{Path: p})
 	}
-	return ingest.Files(in, nil)
+	return detect.Files(in, nil)
 }
 
 // statsSummary summarises the kernels of the inputs batch by batch
 // (stats.StreamSummary): a directory of tables as it is, raw exports
-// once ingested into a temporary directory (ingest.WriteTempKernels: the
+// once ingested into a temporary directory (detect.WriteTempKernels: the
 // kernels table alone); nsys SQLite exports whose summary needs no NVTX
 // range (statsKernelsOnly) from their kernel tables and names alone.
 // Where stderr is a terminal, progress shows the kernels read and then
@@ -156,7 +157,7 @@ func statsSummary(inputs []string, source string, so stats.Options, io *IO) (sta
 		in = append(in, ingest.Input{Path: p})
 	}
 	progress.watch(in)
-	tmp, err := ingest.WriteTempKernels(in, "rooftool-stats-*")
+	tmp, err := detect.WriteTempKernels(in, "rooftool-stats-*")
 	progress.stop()
 	if err != nil {
 		return stats.Summary{}, err

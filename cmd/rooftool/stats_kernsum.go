@@ -2,6 +2,8 @@ package main
 
 import (
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/detect"
+	"github.com/rooftool/rooftool/ingest/nsys"
 	"github.com/rooftool/rooftool/stats"
 )
 
@@ -16,7 +18,7 @@ func statsKernelsOnly(inputs []string, source string, so stats.Options) bool {
 		return false
 	}
 	for _, p := range inputs {
-		if f, err := ingest.Detect(p); err != nil || f != ingest.FormatNsysDB {
+		if f, err := detect.Format(p); err != nil || f != detect.FormatNsysDB {
 			return false
 		}
 	}
@@ -24,7 +26,7 @@ func statsKernelsOnly(inputs []string, source string, so stats.Options) bool {
 		return true
 	}
 	for _, p := range inputs {
-		if ranged, err := ingest.NsysHasRanges(p); err != nil || ranged {
+		if ranged, err := nsys.HasRanges(p); err != nil || ranged {
 			return false
 		}
 	}

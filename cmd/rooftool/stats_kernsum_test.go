@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/detect"
 	"github.com/rooftool/rooftool/stats"
 )
 
@@ -102,7 +103,7 @@ func TestNsysKernelSummaryMatchesIngest(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", f, err)
 			}
-			tmp, err := ingest.WriteTempKernels([]ingest.Input{{Path: f}}, "rooftool-test-*")
+			tmp, err := detect.WriteTempKernels([]ingest.Input{{Path: f}}, "rooftool-test-*")
 			if err != nil {
 				t.Fatalf("%s: ingest: %v", f, err)
 			}

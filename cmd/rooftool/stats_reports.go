@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/detect"
+	"github.com/rooftool/rooftool/ingest/nsys"
 	"github.com/rooftool/rooftool/internal/tableout"
 	"github.com/rooftool/rooftool/stats"
 )
@@ -85,11 +87,11 @@ func oneNsysExport(r *stats.Report, inputs []string) (string, error) {
 	if len(inputs) != 1 {
 		return "", &ingest.InputError{File: strings.Join(inputs, " "), Err: fmt.Errorf("--report %s reads one nsys SQLite export, not %d inputs", r.Name, len(inputs))}
 	}
-	f, err := ingest.Detect(inputs[0])
+	f, err := detect.Format(inputs[0])
 	if err != nil {
 		return "", err
 	}
-	if f != ingest.FormatNsysDB {
+	if f != detect.FormatNsysDB {
 		return "", &ingest.InputError{File: inputs[0], Err: fmt.Errorf("is %s: --report %s reads an nsys SQLite export (nsys export --type sqlite makes one of a report)", f, r.Name)}
 	}
 	return inputs[0], nil
@@ -101,8 +103,8 @@ func oneNsysExport(r *stats.Report, inputs []string) (string, error) {
 func statsKernSum(opts *StatsOptions, r *stats.Report, so stats.Options) (statsReport, error) {
 	t := stats.ReportTable{Report: r, Names: so.Names}
 	if len(opts.Inputs) == 1 && (opts.Source == "" || opts.Source == ingest.SourceNsys) {
-		if f, err := ingest.Detect(opts.Inputs[0]); err == nil && f == ingest.FormatNsysDB {
-			tables, err := ingest.NsysTableSet(opts.Inputs[0])
+		if f, err := detect.Format(opts.Inputs[0]); err == nil && f == detect.FormatNsysDB {
+			tables, err := nsys.TableSet(opts.Inputs[0])
 			if err != nil {
 				return statsReport{}, err
 			}

@@ -99,7 +99,7 @@ def launch_record(launch, pairs=None, error="", calls=None):
 
 
 def paired_record(exp, shape, baseline, candidate, device, gpu_uuid, discard, launches, **extra):
-    """The pair mode's JSON (ingest/paired.go PairedFile)."""
+    """The pair mode's JSON (ingest/timing/paired.go PairedFile)."""
     rec = {"rooftool_paired": PAIRED_VERSION, "experiment": exp, "shape": shape, "baseline": baseline,
            "candidate": candidate, "device": device, "gpu_uuid": gpu_uuid, "discarded_pairs": int(discard),
            "launches": list(launches)}

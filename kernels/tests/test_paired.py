@@ -57,9 +57,9 @@ def test_parse_pair():
 
 
 def _go_json_fields(struct):
-    src = open(os.path.join(REPO, "ingest", "paired.go"), encoding="utf-8").read()
+    src = open(os.path.join(REPO, "ingest", "timing", "paired.go"), encoding="utf-8").read()
     m = re.search(r"type %s struct \{(.*?)\n\}" % struct, src, re.S)
-    assert m, f"{struct} not in ingest/paired.go"
+    assert m, f"{struct} not in ingest/timing/paired.go"
     return set(re.findall(r'json:"([^",]+)', m.group(1)))
 
 

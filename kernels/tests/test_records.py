@@ -1,4 +1,4 @@
-"""The JSON records match kernels/README.md and ingest's Go structs (ingest/timing.go)."""
+"""The JSON records match kernels/README.md and ingest's Go structs (ingest/timing/timing.go)."""
 import json
 import math
 import os
@@ -34,7 +34,7 @@ def _timing(device_ms=(0.09, 0.1, 0.08), error=""):
 
 def test_timing_record_matches_ingest():
     rec = _timing()
-    want = _go_json_fields("ingest/timing.go", "TimingFile")
+    want = _go_json_fields("ingest/timing/timing.go", "File")
     # device_error, launch_error: only where device_ms is null
     assert want - {"device_error", "launch_error"} <= set(rec), want - set(rec)
     bad = _timing(None, "capture failed: RuntimeError: operation not permitted when stream is capturing")

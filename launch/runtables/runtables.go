@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/rooftool/rooftool/ingest"
+	"github.com/rooftool/rooftool/ingest/detect"
 	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
@@ -103,7 +104,7 @@ func Ingest(dir string, m *rundir.Manifest) ([]string, error) {
 	var warns []string
 	var good []ingest.Input
 	for _, in := range ins {
-		t, err := ingest.Files([]ingest.Input{in}, nil)
+		t, err := detect.Files([]ingest.Input{in}, nil)
 		if err != nil {
 			warns = append(warns, fmt.Sprintf("ingest left out %s: %v", rel(dir, in.Path), err))
 			continue
@@ -114,7 +115,7 @@ func Ingest(dir string, m *rundir.Manifest) ([]string, error) {
 	if len(good) == 0 {
 		return warns, errors.New("ingest: every raw export was rejected")
 	}
-	t, err := ingest.Files(good, nil)
+	t, err := detect.Files(good, nil)
 	if err != nil {
 		return warns, fmt.Errorf("ingest: %w", err)
 	}
