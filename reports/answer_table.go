@@ -3,6 +3,9 @@ package reports
 import (
 	"fmt"
 	"strings"
+
+	"github.com/rooftool/rooftool/internal/figure"
+	"github.com/rooftool/rooftool/verdict"
 )
 
 // answerRow is one row of the answer table as both report formats show
@@ -61,7 +64,7 @@ func answerRows(r *Report) (rows []answerRow, unrun []string) {
 			continue
 		}
 		row := answerRow{N: num[a.Decision], Experiment: a.Experiment, Shape: a.Shape, ShapeParts: strings.SplitAfter(a.Shape, ","),
-			Test: answerTest(a), Source: a.Cite(), SourceShort: strings.TrimPrefix(a.Cite(), "seed "), Quote: mathText(oneLine(a.Quote)),
+			Test: answerTest(a), Source: a.Cite(), SourceShort: strings.TrimPrefix(a.Cite(), "seed "), Quote: mathText(figure.OneLine(a.Quote)),
 			Best: answerBest(a), Judged: dashIfEmpty(a.Best), Of: len(a.Compared), Compared: strings.Join(a.Compared, ", "), Measured: "—",
 			Verdict: a.Verdict, Class: verdictClass(a.Verdict), Why: a.Why}
 		if a.Measured != nil {
@@ -70,7 +73,7 @@ func answerRows(r *Report) (rows []answerRow, unrun []string) {
 		rows = append(rows, row)
 	}
 	for i, k := range unrun {
-		unrun[i] = fmt.Sprintf("%s (%s)", k, plural(left[k], "claim"))
+		unrun[i] = fmt.Sprintf("%s (%s)", k, figure.Plural(left[k], "claim"))
 	}
 	return rows, unrun
 }
@@ -149,4 +152,26 @@ func htmlAnswers(r *Report) ([]htmlAnswer, string) {
 		first, out[i].Span = i, 1
 	}
 	return out, unrunNote(unrun)
+}
+
+// answerTest is an answer's test without its candidate: "speedup vs eager >
+// 1.100x", "kernel_count <= 1".
+func answerTest(a verdict.Answer) string {
+	s := a.Metric
+	if a.Baseline != "" {
+		s += " vs " + a.Baseline
+	}
+	return s + " " + a.Op + " " + verdict.FormatMetric(a.Metric, a.Threshold)
+}
+
+// answerBest names the implementation judged and what it was picked from:
+// "triton-epilogue (best of 3)".
+func answerBest(a verdict.Answer) string {
+	if a.Best == "" {
+		return "—"
+	}
+	if len(a.Compared) > 1 {
+		return fmt.Sprintf("%s (best of %d)", a.Best, len(a.Compared))
+	}
+	return a.Best
 }

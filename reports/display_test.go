@@ -6,6 +6,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/rooftool/rooftool/internal/figure"
+	"github.com/rooftool/rooftool/verdict"
 )
 
 // Small goldens of how report.md shows figures of run
@@ -25,7 +28,7 @@ import (
 //     says the fusion can remove nothing more instead of "at most — more".
 func TestDisplaySituations(t *testing.T) {
 	rep := Build(*loadCommitted(t, "2026-11-23-h100-161238"))
-	row := func(exp, variant, shapePrefix string) CellRow {
+	row := func(exp, variant, shapePrefix string) verdict.CellRow {
 		for _, e := range rep.Experiments {
 			for _, s := range e.Shapes {
 				for _, rw := range s.Rows {
@@ -36,7 +39,7 @@ func TestDisplaySituations(t *testing.T) {
 			}
 		}
 		t.Fatalf("no row %s/%s at %s", exp, variant, shapePrefix)
-		return CellRow{}
+		return verdict.CellRow{}
 	}
 	reason := func(exp, claim, shapePrefix string) string {
 		for _, d := range rep.Decisions {
@@ -47,8 +50,8 @@ func TestDisplaySituations(t *testing.T) {
 		t.Fatalf("no decision %s/%s at %s", exp, claim, shapePrefix)
 		return ""
 	}
-	wall := func(rw CellRow) string {
-		return fmtSeconds(rw.WallMs.Center/1e3, rw.WallMs.Lo/1e3, rw.WallMs.Hi/1e3)
+	wall := func(rw verdict.CellRow) string {
+		return figure.Seconds(rw.WallMs.Center/1e3, rw.WallMs.Lo/1e3, rw.WallMs.Hi/1e3)
 	}
 	l2Note := regexp.MustCompile(`L2 bytes [^;]*`)
 	saves := regexp.MustCompile(`L2 already gives [^;]*`)

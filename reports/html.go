@@ -15,6 +15,8 @@ import (
 	"github.com/kballard/go-shellquote"
 
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/internal/figure"
+	"github.com/rooftool/rooftool/verdict"
 )
 
 // WriteHTML writes report.html: one self-contained page (inline CSS, no
@@ -134,19 +136,19 @@ type htmlPlot struct {
 // verdictClass is the CSS class of a verdict.
 func verdictClass(v string) string {
 	switch v {
-	case VerdictGo:
+	case verdict.VerdictGo:
 		return "go"
-	case VerdictNoGo:
+	case verdict.VerdictNoGo:
 		return "nogo"
-	case VerdictInconclusive:
+	case verdict.VerdictInconclusive:
 		return "inc"
 	}
 	return "nm"
 }
 
-var verdictOrder = []string{VerdictGo, VerdictNoGo, VerdictInconclusive, VerdictNotMeasured}
+var verdictOrder = []string{verdict.VerdictGo, verdict.VerdictNoGo, verdict.VerdictInconclusive, verdict.VerdictNotMeasured}
 
-func countsOf(ds []Decision, exp string) []htmlCount {
+func countsOf(ds []verdict.Decision, exp string) []htmlCount {
 	c := map[string]int{}
 	for _, d := range ds {
 		if exp == "" || d.Experiment == exp {
@@ -189,7 +191,7 @@ func buildHTMLView(r *Report, files fs.FS) htmlView {
 	}
 	v.Warnings = htmlWarnings(r.Warnings)
 	for _, n := range r.Run.Notes {
-		v.Notes = append(v.Notes, oneLine(n))
+		v.Notes = append(v.Notes, figure.OneLine(n))
 	}
 	for _, e := range exps {
 		v.Experiments = append(v.Experiments, htmlExperimentOf(e, files))
@@ -219,15 +221,15 @@ type htmlTable struct {
 	Rows   [][]string
 }
 
-func htmlDecisionOf(n int, d Decision) htmlDecision {
+func htmlDecisionOf(n int, d verdict.Decision) htmlDecision {
 	h := htmlDecision{N: n, Experiment: d.Experiment, Claim: d.Claim, Source: d.Cite(),
-		Shape: d.Shape, Test: fmtTest(d), Quantity: oneLine(d.Quantity), Theory: "—", Measured: "—",
+		Shape: d.Shape, Test: fmtTest(d), Quantity: figure.OneLine(d.Quantity), Theory: "—", Measured: "—",
 		Verdict: d.Verdict, Class: verdictClass(d.Verdict), Bound: "—",
-		LimitedBy: d.LimitedBy, Reason: oneLine(d.Reason), Quote: mathText(oneLine(d.Quote)),
-		Note: strings.TrimSuffix(oneLine(d.Note), ".")}
+		LimitedBy: d.LimitedBy, Reason: figure.OneLine(d.Reason), Quote: mathText(figure.OneLine(d.Quote)),
+		Note: strings.TrimSuffix(figure.OneLine(d.Note), ".")}
 	h.Summary = reasonSummary(h.Reason)
 	if d.Theory != nil {
-		h.Theory = fmtMetric(d.Metric, *d.Theory)
+		h.Theory = verdict.FormatMetric(d.Metric, *d.Theory)
 	}
 	if d.Measured != nil {
 		h.Measured = fmtInterval(d.Metric, *d.Measured)
@@ -236,7 +238,7 @@ func htmlDecisionOf(n int, d Decision) htmlDecision {
 		h.Bound = fmt.Sprintf("%.0f%%", 100**d.BoundFraction)
 	}
 	if d.Counterfactual != nil {
-		h.Counterfactual = "at best " + fmtMetric(d.Metric, d.Counterfactual.AtBest)
+		h.Counterfactual = "at best " + verdict.FormatMetric(d.Metric, d.Counterfactual.AtBest)
 	}
 	return h
 }
@@ -245,11 +247,11 @@ func htmlDecisionOf(n int, d Decision) htmlDecision {
 // warning that voided the metric where one did.
 func reasonSummary(reason string) string {
 	const n = 110
-	sum := shorten(reason, n)
+	sum := figure.Shorten(reason, n)
 	if i := strings.Index(reason, "voided by "); i >= 0 && len([]rune(reason[:i])) > n-12 {
 		if f := strings.Fields(reason[i+len("voided by "):]); len(f) > 0 {
 			code := strings.TrimRight(f[0], ":,.;")
-			sum = shorten(reason, n-len(code)-12) + " voided by " + code
+			sum = figure.Shorten(reason, n-len(code)-12) + " voided by " + code
 		}
 	}
 	return sum
@@ -331,35 +333,35 @@ func htmlExperimentOf(e ExperimentReport, files fs.FS) htmlExperiment {
 	}
 	for _, c := range e.Crossovers {
 		if c.Unreliable != "" {
-			h.Crossovers = append(h.Crossovers, fmt.Sprintf("%s sweep: flagged, not a finding: %s; %s", c.Sweep, oneLine(c.Text), oneLine(c.Unreliable)))
+			h.Crossovers = append(h.Crossovers, fmt.Sprintf("%s sweep: flagged, not a finding: %s; %s", c.Sweep, figure.OneLine(c.Text), figure.OneLine(c.Unreliable)))
 			continue
 		}
-		h.Crossovers = append(h.Crossovers, fmt.Sprintf("%s sweep: %s", c.Sweep, oneLine(c.Text)))
+		h.Crossovers = append(h.Crossovers, fmt.Sprintf("%s sweep: %s", c.Sweep, figure.OneLine(c.Text)))
 	}
 	h.Warnings = htmlWarnings(e.Warnings)
 	return h
 }
 
-func htmlRowOf(row CellRow) htmlRow {
+func htmlRowOf(row verdict.CellRow) htmlRow {
 	dash := func(ok bool, s string) string {
 		if !ok {
 			return "—"
 		}
 		return s
 	}
-	secs := func(v *Value) string {
+	secs := func(v *verdict.Value) string {
 		if v == nil {
 			return "—"
 		}
-		return fmtSeconds(v.Center/1e3, v.Lo/1e3, v.Hi/1e3)
+		return figure.Seconds(v.Center/1e3, v.Lo/1e3, v.Hi/1e3)
 	}
-	h := htmlRow{Variant: row.Variant, Role: row.Role, Status: row.Status, StatusClass: "ok", Reason: shorten(oneLine(row.Reason), 300),
+	h := htmlRow{Variant: row.Variant, Role: row.Role, Status: row.Status, StatusClass: "ok", Reason: figure.Shorten(figure.OneLine(row.Reason), 300),
 		Kernels: dash(row.Kernels > 0, fmt.Sprint(row.Kernels)), Elementwise: dash(row.Kernels > 0, fmt.Sprint(row.ElementwiseKernels)),
-		GPUTime: dash(row.GPUTimeNs > 0, SI(row.GPUTimeNs/1e9, "s")), Wall: secs(row.WallMs), Device: secs(row.DeviceMs),
+		GPUTime: dash(row.GPUTimeNs > 0, figure.SI(row.GPUTimeNs/1e9, "s")), Wall: secs(row.WallMs), Device: secs(row.DeviceMs),
 		SMClock: dash(row.TimingSMMHz > 0, fmt.Sprintf("%.0f MHz", row.TimingSMMHz)), Speedup: "—", P: "—", Bound: "—",
 		Class: dash(row.Class != "", row.Class), RelError: "—",
-		DRAM: Bytes(row.DRAMBytes), DRAMTheory: Bytes(row.TheoryDRAMBytes), ModelRatio: "—", L2: l2Cell(row), Coverage: "—",
-		FLOPs: FLOPs(row.FLOPs), FTh: FLOPs(row.TheoryFLOPs), Warnings: row.Warnings}
+		DRAM: figure.Bytes(row.DRAMBytes), DRAMTheory: figure.Bytes(row.TheoryDRAMBytes), ModelRatio: "—", L2: l2Cell(row), Coverage: "—",
+		FLOPs: figure.FLOPs(row.FLOPs), FTh: figure.FLOPs(row.TheoryFLOPs), Warnings: row.Warnings}
 	switch row.Status {
 	case "ok":
 	case "failed":
@@ -368,10 +370,10 @@ func htmlRowOf(row CellRow) htmlRow {
 		h.StatusClass = "muted"
 	}
 	if row.Speedup != nil {
-		h.Speedup = fmtInterval(MetricSpeedup, *row.Speedup)
+		h.Speedup = fmtInterval(verdict.MetricSpeedup, *row.Speedup)
 	}
 	if row.P != nil {
-		h.P = pval(*row.P)
+		h.P = figure.PValue(*row.P)
 	}
 	if row.BoundFraction != nil {
 		h.Bound = fmt.Sprintf("%.0f%%", 100**row.BoundFraction)
@@ -381,23 +383,23 @@ func htmlRowOf(row CellRow) htmlRow {
 	}
 	h.DRAM = dramCell(row)
 	if row.ModelRatio != nil {
-		h.ModelRatio = Ratio(*row.ModelRatio)
-		h.ModelOff = *row.ModelRatio < modelLo || *row.ModelRatio > modelHi
+		h.ModelRatio = figure.Ratio(*row.ModelRatio)
+		h.ModelOff = *row.ModelRatio < verdict.ModelLo || *row.ModelRatio > verdict.ModelHi
 	}
 	if c := row.RangeCoverage; c != nil {
 		h.Coverage = coverage(c.L2Bytes) + " L2, " + coverage(c.Time) + " time"
 		h.CoveragePartial = slices.Contains(row.Warnings, analysis.WarnRangePartial)
 	}
 	for _, k := range row.KernelNames {
-		h.KernelNames = append(h.KernelNames, shorten(shortKernelName(k), 48))
+		h.KernelNames = append(h.KernelNames, figure.Shorten(shortKernelName(k), 48))
 	}
 	return h
 }
 
-func htmlQualityOf(rows []QualityRow) []htmlQuality {
+func htmlQualityOf(rows []verdict.QualityRow) []htmlQuality {
 	var out []htmlQuality
 	for _, r := range byVariant(rows) {
-		t := r.text()
+		t := textOf(r)
 		q := htmlQuality{Variant: r.Variant, Shape: r.Shape, GEMMSpeed: t.GEMMSpeed, GEMMDRAM: t.GEMMDRAM, Slowest: "—", SOL: t.SOL, Elementwise: t.Elementwise, Verdict: r.Verdict, Class: "nm"}
 		if t.Kernel != "" {
 			q.Slowest = fmt.Sprintf("%s (%s)", t.Kernel, t.Share)

@@ -9,6 +9,7 @@ import (
 	"testing/fstest"
 
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/verdict"
 )
 
 // tinyPNG is a 1x1 PNG: enough to be embedded, small enough for a golden.
@@ -111,14 +112,14 @@ func TestHTMLEscapesAndLimited(t *testing.T) {
 			idx = i
 		}
 	}
-	cf, bf := Counterfactual{AtBest: 14.2, Assumptions: []string{assumeFreeEpilogue}}, 0.75
+	cf, bf := verdict.Counterfactual{AtBest: 14.2, Assumptions: []string{"the fused epilogue is free"}}, 0.75
 	d := &r.Decisions[idx]
 	d.Reason += ` & <b>bold</b>`
-	d.LimitedBy, d.Counterfactual, d.BoundFraction = LimitedByImplementation, &cf, &bf
+	d.LimitedBy, d.Counterfactual, d.BoundFraction = verdict.LimitedByImplementation, &cf, &bf
 	d.MainLoops = &analysis.MainLoops{CandKernels: 1, BaseKernels: 2, CyclesRatio: 1.3, DRAMRatio: 1.0, Limited: true}
 	for i := range r.Experiments {
 		if r.Experiments[i].Name == "swiglu" {
-			r.Experiments[i].Quality = []QualityRow{{Variant: "dual-acc", Shape: "M=512,N=4096,K=7168", GEMMSpeed: 0.77, GEMMDRAM: 1.01,
+			r.Experiments[i].Quality = []verdict.QualityRow{{Variant: "dual-acc", Shape: "M=512,N=4096,K=7168", GEMMSpeed: 0.77, GEMMDRAM: 1.01,
 				Slowest: "void triton::_dual_acc_kernel<1>(float*)", SlowestShare: 1, ComputeSOL: 61, MemorySOL: 40, DRAMSOL: 30, Verdict: "below library quality",
 				SlowestLimits: &analysis.Limits{L2HitPct: 76.2, TensorActivePct: 87.6, WarpsPerIssue: 8.66, Stalls: map[string]float64{"barrier": 2.45, "wait": 1.49}},
 				LibraryGEMM:   "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT", LibraryLimits: &analysis.Limits{L2HitPct: 86}}}

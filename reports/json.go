@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-
-	"github.com/rooftool/rooftool/ingest/rundir"
 )
 
 // WriteJSON writes report.json: the same facts as report.md, keys sorted
@@ -43,34 +41,4 @@ func ReadJSON(rd io.Reader) (*Report, error) {
 		return nil, fmt.Errorf("report.json: %w", err)
 	}
 	return &r, nil
-}
-
-// MarshalJSON writes a cell that is not ok or partial (failed, skipped or
-// missing) with each of its measured figures that is 0 as null: kernels,
-// elementwise_kernels, gpu_time_ns, dram_bytes, dram_bytes_kernels,
-// l2_bytes and flops. A 0 there would read as a measurement.
-func (r CellRow) MarshalJSON() ([]byte, error) {
-	type plain CellRow // without this method
-	if r.Status == rundir.StatusOK || r.Status == cellPartial || r.Status == "" {
-		return json.Marshal(plain(r))
-	}
-	return json.Marshal(struct {
-		plain
-		Kernels            *int     `json:"kernels"`
-		ElementwiseKernels *int     `json:"elementwise_kernels"`
-		GPUTimeNs          *float64 `json:"gpu_time_ns"`
-		DRAMBytes          *float64 `json:"dram_bytes"`
-		DRAMBytesKernels   *float64 `json:"dram_bytes_kernels"`
-		L2Bytes            *float64 `json:"l2_bytes"`
-		FLOPs              *float64 `json:"flops"`
-	}{plain(r), nonZero(r.Kernels), nonZero(r.ElementwiseKernels), nonZero(r.GPUTimeNs), nonZero(r.DRAMBytes),
-		nonZero(r.DRAMBytesKernels), nonZero(r.L2Bytes), nonZero(r.FLOPs)})
-}
-
-// nonZero is &v, or nil for 0.
-func nonZero[T int | float64](v T) *T {
-	if v == 0 {
-		return nil
-	}
-	return &v
 }

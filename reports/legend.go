@@ -9,6 +9,8 @@ import (
 
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/internal/figure"
+	"github.com/rooftool/rooftool/verdict"
 )
 
 // The legends under the report's tables, one source for report.md and
@@ -22,10 +24,8 @@ import (
 
 // Figures the legends and the table headers state.
 var (
-	// confidenceLabel is the level of the medians' intervals, "95%".
-	confidenceLabel = fmt.Sprintf("%.0f%%", 100*analysis.DefaultStats().Confidence)
 	// ciLabel heads a column of figures with intervals, "95% CI".
-	ciLabel = confidenceLabel + " CI"
+	ciLabel = verdict.ConfidenceLabel + " CI"
 )
 
 // legendFormat is the format a legend is rendered in.
@@ -105,10 +105,10 @@ func same(s string) func(legendFormat) string { return func(legendFormat) string
 
 // decisionsLegend explains the decisions table.
 var decisionsLegend = []legendRow{
-	{in: legendBoth, text: same(fmt.Sprintf("%s: the measured value and its whole %s interval clear the threshold.", VerdictGo, confidenceLabel))},
-	{in: legendBoth, text: same(VerdictNoGo + ": both miss it.")},
-	{in: legendBoth, nl: legendBoth, text: same(VerdictInconclusive + ": the interval straddles it, or a warning voids the metric.")},
-	{in: legendBoth, text: same(VerdictNotMeasured + ": the cell\nfailed, was skipped or is not in the run.")},
+	{in: legendBoth, text: same(fmt.Sprintf("%s: the measured value and its whole %s interval clear the threshold.", verdict.VerdictGo, verdict.ConfidenceLabel))},
+	{in: legendBoth, text: same(verdict.VerdictNoGo + ": both miss it.")},
+	{in: legendBoth, nl: legendBoth, text: same(verdict.VerdictInconclusive + ": the interval straddles it, or a warning voids the metric.")},
+	{in: legendBoth, text: same(verdict.VerdictNotMeasured + ": the cell\nfailed, was skipped or is not in the run.")},
 	{in: legendBoth, text: same("Theory: the metric under the claims.yaml models; for\n" +
 		"speedup and time_us, their roofline bound max(bytes / DRAM roof, FLOPs / compute roof).")},
 	{in: legendMarkdown, text: same("The\nnumbers in the first column refer to the list below the table: reason, seed quote, notes.")},
@@ -123,7 +123,7 @@ var decisionsLegend = []legendRow{
 // shapeLegend explains the two tables of an experiment's shape.
 var shapeLegend = []legendRow{
 	{in: legendBoth, text: same("GPU time: sum of the kernels' durations (nsys timeline, else ncu).")},
-	{in: legendBoth, text: same(fmt.Sprintf("Wall: median of the\ntiming pass with its %s interval;", confidenceLabel))},
+	{in: legendBoth, text: same(fmt.Sprintf("Wall: median of the\ntiming pass with its %s interval;", verdict.ConfidenceLabel))},
 	{in: legendBoth, text: same("Device: the same call replayed from a CUDA graph (no host\nlaunch overhead);")},
 	{in: legendBoth, text: same("SM clock: median of the NVML readings during its timed loop.")},
 	{in: legendBoth, text: same("Bound: the model's\nroofline floor over the device time, or over the GPU time where the call could not be\n" +
@@ -132,14 +132,14 @@ var shapeLegend = []legendRow{
 		return fmt.Sprintf("Range/kernels: the range pass's L2\nbytes and time over the kernel pass's, cut to two decimals (below %.2f: %s%s).",
 			rundir.MinRangeCoverage, analysis.WarnRangePartial, f.pick("", ", marked"))
 	}},
-	{in: legendBoth, nl: legendBoth, text: same(fmt.Sprintf("Speedup: baseline median / this variant's, p from a Mann-Whitney U test (alpha %s).", num(analysis.DefaultStats().Alpha)))},
+	{in: legendBoth, nl: legendBoth, text: same(fmt.Sprintf("Speedup: baseline median / this variant's, p from a Mann-Whitney U test (alpha %s).", figure.Num(analysis.DefaultStats().Alpha)))},
 	{in: legendBoth, nl: legendBoth, text: same("Elementwise: kernels without tensor work.")},
 	{in: legendBoth, text: same("Rel. error: max relative error against the\nreference (check pass).")},
 	{in: legendBoth, text: func(f legendFormat) string {
 		return "DRAM: read + write bytes of the whole variant, ncu range pass (" + f.sym("*") + ":\nsum of the kernel pass, L2 flushed before each kernel; partial: a range that covers part of the variant);"
 	}},
 	{in: legendBoth, text: func(f legendFormat) string {
-		return "DRAM/theory outside " + f.pick(num(modelLo)+"x.."+num(modelHi)+"x", "the model's range") + " is\nmarked" + f.pick(" "+f.sym("!"), "") + "."
+		return "DRAM/theory outside " + f.pick(figure.Num(verdict.ModelLo)+"x.."+figure.Num(verdict.ModelHi)+"x", "the model's range") + " is\nmarked" + f.pick(" "+f.sym("!"), "") + "."
 	}},
 	{in: legendBoth, text: func(f legendFormat) string {
 		return "L2 bytes: the range pass's where it covers the cell, the figure the DRAM" + f.br(legendMarkdown) +

@@ -3,6 +3,8 @@ package reports
 import (
 	"strings"
 	"testing"
+
+	"github.com/rooftool/rooftool/verdict"
 )
 
 // The HTML legends go into report.html as they are: outside their <code>
@@ -22,7 +24,7 @@ func TestLegendsRender(t *testing.T) {
 			}
 		}
 	}
-	if md := legendMarkdown.render(decisionsLegend); !strings.Contains(md, "whole "+confidenceLabel+" interval") || confidenceLabel != "95%" {
-		t.Errorf("decisions legend %q does not state the %s interval", md, confidenceLabel)
+	if md := legendMarkdown.render(decisionsLegend); !strings.Contains(md, "whole "+verdict.ConfidenceLabel+" interval") || verdict.ConfidenceLabel != "95%" {
+		t.Errorf("decisions legend %q does not state the %s interval", md, verdict.ConfidenceLabel)
 	}
 }

@@ -22,19 +22,3 @@ func writeRunMem(ctx context.Context, run *rundir.Run, outDir string, formats []
 	}
 	return Write(ctx, res, outDir, formats)
 }
-
-// diffRuns opens two runs' tables as rooftool diff does
-// (pipeline.OpenTables) and compares them with DiffRuns.
-func diffRuns(a, b *rundir.Run, mem memory.Allocator) (*DiffResult, error) {
-	ta, err := pipeline.OpenTables(context.Background(), a, mem)
-	if err != nil {
-		return nil, err
-	}
-	defer ta.Release()
-	tb, err := pipeline.OpenTables(context.Background(), b, mem)
-	if err != nil {
-		return nil, err
-	}
-	defer tb.Release()
-	return DiffRuns(ta, tb)
-}

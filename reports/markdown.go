@@ -3,7 +3,7 @@ package reports
 import (
 	"fmt"
 	"io"
-	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -11,79 +11,67 @@ import (
 
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/gpu"
+	"github.com/rooftool/rooftool/internal/figure"
+	"github.com/rooftool/rooftool/verdict"
 )
 
 // fmtInterval formats "center [lo, hi]" with the center's SI prefix.
-func fmtInterval(metric string, v Value) string {
-	c := fmtMetric(metric, v.Center)
+func fmtInterval(metric string, v verdict.Value) string {
+	c := verdict.FormatMetric(metric, v.Center)
 	if v.Lo == v.Center && v.Hi == v.Center {
 		return c
 	}
-	lo, hi := boundStr(metric, v.Lo), boundStr(metric, v.Hi)
-	if metric == MetricTimeUs {
-		return fmtSeconds(v.Center/1e6, v.Lo/1e6, v.Hi/1e6)
+	lo, hi := verdict.FormatBound(metric, v.Lo), verdict.FormatBound(metric, v.Hi)
+	if metric == verdict.MetricTimeUs {
+		return figure.Seconds(v.Center/1e6, v.Lo/1e6, v.Hi/1e6)
 	}
 	return c + " [" + lo + ", " + hi + "]"
-}
-
-// unbounded reports an interval end that too few samples cannot bound
-// (benchmath's ±Inf, analysis.Unbounded).
-func unbounded(b float64) bool { return math.IsInf(b, 0) || math.Abs(b) >= analysis.Unbounded/2 }
-
-func boundStr(metric string, b float64) string {
-	if unbounded(b) {
-		if b > 0 {
-			return "+∞"
-		}
-		return "-∞"
-	}
-	s := fmtMetric(metric, b)
-	return strings.TrimSuffix(s, "x")
 }
 
 // l2Cell is a row's L2 bytes as the tables show them: the range pass's where
 // it covers the cell (what the DRAM decisions quote), else the kernel-pass
 // sum marked "*".
-func l2Cell(row CellRow) string {
+func l2Cell(row verdict.CellRow) string {
 	if row.RangeL2Bytes > 0 {
-		return Bytes(row.RangeL2Bytes)
+		return figure.Bytes(row.RangeL2Bytes)
 	}
 	if row.L2Bytes > 0 {
-		return Bytes(row.L2Bytes) + "*"
+		return figure.Bytes(row.L2Bytes) + "*"
 	}
 	return "—"
 }
 
-// fmtSeconds formats a time and its interval with one SI prefix:
-// "12.35 µs [12.30, 12.41]". Each bound is formatted from its own value in
-// the centre's unit (never rescaled through the rounded centre).
-func fmtSeconds(c, lo, hi float64) string {
-	s := SI(c, "s")
-	if lo == c && hi == c {
-		return s
+// dramCell formats a table's DRAM figure: the bytes, and for range bytes
+// the replays behind them ("68.78 MB (n=3: 68.50 MB..70.38 MB)", "(n=1)").
+func dramCell(row verdict.CellRow) string {
+	if row.DRAMBytes == 0 && row.DRAMBytesKernels > 0 {
+		return figure.Bytes(row.DRAMBytesKernels) + "*"
 	}
-	f := strings.Fields(s)
-	unit := f[len(f)-1]
-	scale := math.Pow10(siPrefixOf(c).exp)
-	b := func(x float64) string {
-		if unbounded(x) {
-			if x > 0 {
-				return "+∞"
-			}
-			return "-∞"
+	s := figure.Bytes(row.DRAMBytes)
+	switch n := len(row.DRAMBytesReplays); {
+	case row.DRAMBytes == 0 || n == 0:
+	case n == 1:
+		s += " (n=1)"
+	default:
+		lo, hi := row.DRAMBytesReplays[0], row.DRAMBytesReplays[0]
+		for _, x := range row.DRAMBytesReplays {
+			lo, hi = min(lo, x), max(hi, x)
 		}
-		return sig4(x / scale)
+		s += fmt.Sprintf(" (n=%d: %s..%s)", n, figure.Bytes(lo), figure.Bytes(hi))
 	}
-	return fmt.Sprintf("%s %s [%s, %s]", f[0], unit, b(lo), b(hi))
+	if row.DRAMBytes > 0 && slices.Contains(row.Warnings, analysis.WarnRangePartial) {
+		s = "partial: " + s // the range covers part of the variant: no whole figure
+	}
+	return s
 }
 
 // fmtTest writes a claim's test: "speedup(triton-epilogue / eager) > 1.1x".
-func fmtTest(d Decision) string {
+func fmtTest(d verdict.Decision) string {
 	subject := d.Candidate
 	if d.Baseline != "" {
 		subject += " / " + d.Baseline
 	}
-	return fmt.Sprintf("%s(%s) %s %s", d.Metric, subject, d.Op, fmtMetric(d.Metric, d.Threshold))
+	return fmt.Sprintf("%s(%s) %s %s", d.Metric, subject, d.Op, verdict.FormatMetric(d.Metric, d.Threshold))
 }
 
 // WriteMarkdown writes report.md: the answer table first (each claim on
@@ -125,7 +113,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		counts[d.Verdict]++
 	}
 	p("Verdicts: %d GO, %d NO-GO, %d INCONCLUSIVE, %d NOT MEASURED, over %d claim-shape pairs%s.\n\n",
-		counts[VerdictGo], counts[VerdictNoGo], counts[VerdictInconclusive], counts[VerdictNotMeasured], len(decisions), incompleteNote(r.Run))
+		counts[verdict.VerdictGo], counts[verdict.VerdictNoGo], counts[verdict.VerdictInconclusive], counts[verdict.VerdictNotMeasured], len(decisions), incompleteNote(r.Run))
 	if len(absent) > 0 {
 		p("Not in this run, so not evaluated here: %s (NOT MEASURED in report.json).\n\n", strings.Join(absent, ", "))
 	}
@@ -138,7 +126,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 					c[d.Verdict]++
 				}
 			}
-			st.Rows = append(st.Rows, []string{e.Name, fmt.Sprint(c[VerdictGo]), fmt.Sprint(c[VerdictNoGo]), fmt.Sprint(c[VerdictInconclusive]), fmt.Sprint(c[VerdictNotMeasured])})
+			st.Rows = append(st.Rows, []string{e.Name, fmt.Sprint(c[verdict.VerdictGo]), fmt.Sprint(c[verdict.VerdictNoGo]), fmt.Sprint(c[verdict.VerdictInconclusive]), fmt.Sprint(c[verdict.VerdictNotMeasured])})
 		}
 		if err := st.Write(&b); err != nil {
 			return err
@@ -152,7 +140,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	for i, d := range decisions {
 		th, me := "—", "—"
 		if d.Theory != nil {
-			th = fmtMetric(d.Metric, *d.Theory)
+			th = verdict.FormatMetric(d.Metric, *d.Theory)
 		}
 		if d.Measured != nil {
 			me = fmtInterval(d.Metric, *d.Measured)
@@ -169,12 +157,12 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		// The quote's TeX math ($> 1.1\times$) reads as report.html shows
 		// it (> 1.1×): Markdown viewers do not all render TeX.
 		if d.Source != "" {
-			p("   Source %s: \"%s\"", d.Cite(), mathText(oneLine(d.Quote)))
+			p("   Source %s: \"%s\"", d.Cite(), mathText(figure.OneLine(d.Quote)))
 		} else {
-			p("   Seed %s line %d: \"%s\"", d.Seed, d.Line, mathText(oneLine(d.Quote)))
+			p("   Seed %s line %d: \"%s\"", d.Seed, d.Line, mathText(figure.OneLine(d.Quote)))
 		}
 		if d.Note != "" {
-			p(" Note: %s.", strings.TrimSuffix(oneLine(d.Note), "."))
+			p(" Note: %s.", strings.TrimSuffix(figure.OneLine(d.Note), "."))
 		}
 		p("\n")
 	}
@@ -185,7 +173,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	if len(r.Run.Notes) > 0 {
 		p("\nRun notes (manifest):\n\n")
 		for _, n := range r.Run.Notes {
-			p("- %s\n", oneLine(n))
+			p("- %s\n", figure.OneLine(n))
 		}
 	}
 	for _, e := range exps {
@@ -227,8 +215,6 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	return err
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
 func runLine(ri RunInfo) string {
 	var parts []string
 	g := ri.GPU
@@ -239,10 +225,10 @@ func runLine(ri RunInfo) string {
 			facts = append(facts, fmt.Sprintf("%d SMs", g.SMCount))
 		}
 		if g.L2Bytes > 0 {
-			facts = append(facts, SI(float64(g.L2Bytes), "B")+" L2")
+			facts = append(facts, figure.SI(float64(g.L2Bytes), "B")+" L2")
 		}
 		if g.MemoryBytes > 0 {
-			facts = append(facts, SI(float64(g.MemoryBytes), "B")+" memory")
+			facts = append(facts, figure.SI(float64(g.MemoryBytes), "B")+" memory")
 		}
 		if g.CC != "" {
 			facts = append(facts, "CC "+g.CC)
@@ -283,7 +269,7 @@ func writeWarnings(b *strings.Builder, ws []analysis.Warning) {
 		if w.Metric != "" {
 			m = " (" + w.Metric + ")"
 		}
-		fmt.Fprintf(b, "- %s%s: %s\n", w.Code, m, oneLine(w.Msg))
+		fmt.Fprintf(b, "- %s%s: %s\n", w.Code, m, figure.OneLine(w.Msg))
 	}
 }
 
@@ -301,7 +287,7 @@ func mhz(cur, max float64) string {
 // shownExperiments is what the markdown covers: the experiments the run has cells of and
 // their decisions, plus the names (with their claim-shape pair counts) of those it has
 // none of. A run with no experiment in it shows them all.
-func shownExperiments(r *Report) ([]ExperimentReport, []Decision, []string) {
+func shownExperiments(r *Report) ([]ExperimentReport, []verdict.Decision, []string) {
 	in := map[string]bool{}
 	var exps []ExperimentReport
 	for _, e := range r.Experiments {
@@ -313,7 +299,7 @@ func shownExperiments(r *Report) ([]ExperimentReport, []Decision, []string) {
 	if len(exps) == 0 {
 		return r.Experiments, r.Decisions, nil
 	}
-	var ds []Decision
+	var ds []verdict.Decision
 	n := map[string]int{}
 	for _, d := range r.Decisions {
 		if in[d.Experiment] {
@@ -340,10 +326,10 @@ func writeCrossovers(p func(string, ...any), cs []analysis.Crossover) {
 	}
 	for _, c := range cs {
 		if c.Unreliable != "" {
-			p("- %s sweep: flagged, not a finding: %s; %s\n", c.Sweep, oneLine(c.Text), oneLine(c.Unreliable))
+			p("- %s sweep: flagged, not a finding: %s; %s\n", c.Sweep, figure.OneLine(c.Text), figure.OneLine(c.Unreliable))
 			continue
 		}
-		p("- %s sweep: %s\n", c.Sweep, oneLine(c.Text))
+		p("- %s sweep: %s\n", c.Sweep, figure.OneLine(c.Text))
 	}
 }
 
@@ -352,15 +338,6 @@ func orUnknown(s string) string {
 		return "unknown"
 	}
 	return s
-}
-
-// shorten cuts a kernel name to n characters with an ellipsis.
-func shorten(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 func mhzRange(r []float64) string {
@@ -397,18 +374,6 @@ func shortKernelName(name string) string {
 	return s
 }
 
-// Cite is where a decision's claim comes from: "seed 001:155", or
-// "path-or-URL:12" for a claim that cites its own document (source:).
-func (d Decision) Cite() string {
-	if d.Source != "" {
-		if d.Line > 0 {
-			return fmt.Sprintf("%s:%d", d.Source, d.Line)
-		}
-		return d.Source
-	}
-	return fmt.Sprintf("seed %s:%d", d.Seed, d.Line)
-}
-
 // ceilingRows are the run's roofs as both report formats list them: name,
 // kind, value, source, bandwidths and compute roofs each together.
 func ceilingRows(c gpu.Ceilings) [][]string {
@@ -420,7 +385,7 @@ func ceilingRows(c gpu.Ceilings) [][]string {
 		if it.Kind == "bandwidth" {
 			unit = "B/s"
 		}
-		rows = append(rows, []string{it.Name, it.Kind, SI(it.Value, unit), it.Source})
+		rows = append(rows, []string{it.Name, it.Kind, figure.SI(it.Value, unit), it.Source})
 	}
 	return rows
 }

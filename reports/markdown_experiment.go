@@ -3,6 +3,9 @@ package reports
 import (
 	"fmt"
 	"strings"
+
+	"github.com/rooftool/rooftool/internal/figure"
+	"github.com/rooftool/rooftool/verdict"
 )
 
 // writeExperiment writes the section of experiment e in report.md: seeds
@@ -80,7 +83,7 @@ func writeEnv(p func(string, ...any), env Env) {
 // writeShape writes the section of one shape of experiment exp: the time
 // table, the bytes table, and the notes of its rows (status, kernel names,
 // warnings).
-func writeShape(b *strings.Builder, exp string, s ShapeReport) {
+func writeShape(b *strings.Builder, exp string, s verdict.ShapeTable) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	p("\n### %s `%s`\n\n", exp, s.Shape)
 	tt := Table{Header: []string{"Variant", "Kernels", "Elementwise", "GPU time", "Wall (" + ciLabel + ")", "Device (" + ciLabel + ")", "SM clock", "Speedup (" + ciLabel + ")", "p", "Bound", "Class", "Rel. error"},
@@ -102,12 +105,12 @@ func writeShape(b *strings.Builder, exp string, s ShapeReport) {
 		wall := "—"
 		if row.WallMs != nil {
 			v := row.WallMs
-			wall = fmtSeconds(v.Center/1e3, v.Lo/1e3, v.Hi/1e3)
+			wall = figure.Seconds(v.Center/1e3, v.Lo/1e3, v.Hi/1e3)
 		}
 		dev := "—"
 		if row.DeviceMs != nil {
 			v := row.DeviceMs
-			dev = fmtSeconds(v.Center/1e3, v.Lo/1e3, v.Hi/1e3)
+			dev = figure.Seconds(v.Center/1e3, v.Lo/1e3, v.Hi/1e3)
 		}
 		bound := "—"
 		if row.BoundFraction != nil {
@@ -122,16 +125,16 @@ func writeShape(b *strings.Builder, exp string, s ShapeReport) {
 		}
 		sp, pv := "—", "—"
 		if row.Speedup != nil {
-			sp = fmtInterval(MetricSpeedup, *row.Speedup)
+			sp = fmtInterval(verdict.MetricSpeedup, *row.Speedup)
 		}
 		if row.P != nil {
-			pv = pval(*row.P)
+			pv = figure.PValue(*row.P)
 		}
 		dram := dramCell(row)
 		mr := "—"
 		if row.ModelRatio != nil {
-			mr = Ratio(*row.ModelRatio)
-			if *row.ModelRatio < modelLo || *row.ModelRatio > modelHi {
+			mr = figure.Ratio(*row.ModelRatio)
+			if *row.ModelRatio < verdict.ModelLo || *row.ModelRatio > verdict.ModelHi {
 				mr += " !"
 			}
 		}
@@ -141,19 +144,19 @@ func writeShape(b *strings.Builder, exp string, s ShapeReport) {
 		}
 		gt := "—"
 		if row.GPUTimeNs > 0 {
-			gt = SI(row.GPUTimeNs/1e9, "s")
+			gt = figure.SI(row.GPUTimeNs/1e9, "s")
 		}
 		tt.Rows = append(tt.Rows, []string{name, dash(row.Kernels > 0, fmt.Sprint(row.Kernels)),
 			dash(row.Kernels > 0, fmt.Sprint(row.ElementwiseKernels)), gt, wall, dev,
 			dash(row.TimingSMMHz > 0, fmt.Sprintf("%.0f MHz", row.TimingSMMHz)), sp, pv, bound, dash(row.Class != "", row.Class), re})
-		bt.Rows = append(bt.Rows, []string{name, dram, Bytes(row.TheoryDRAMBytes), mr, l2Cell(row), cov, FLOPs(row.FLOPs), FLOPs(row.TheoryFLOPs)})
+		bt.Rows = append(bt.Rows, []string{name, dram, figure.Bytes(row.TheoryDRAMBytes), mr, l2Cell(row), cov, figure.FLOPs(row.FLOPs), figure.FLOPs(row.TheoryFLOPs)})
 		if row.Status != "ok" {
-			notes = append(notes, fmt.Sprintf("%s: %s (%s)", row.Variant, strings.ToUpper(row.Status), shorten(row.Reason, 300)))
+			notes = append(notes, fmt.Sprintf("%s: %s (%s)", row.Variant, strings.ToUpper(row.Status), figure.Shorten(row.Reason, 300)))
 		}
 		if len(row.KernelNames) > 0 {
 			var ks []string
 			for _, k := range row.KernelNames {
-				ks = append(ks, "`"+shorten(shortKernelName(k), 48)+"`")
+				ks = append(ks, "`"+figure.Shorten(shortKernelName(k), 48)+"`")
 			}
 			notes = append(notes, fmt.Sprintf("%s kernels: %s", row.Variant, strings.Join(ks, ", ")))
 		}

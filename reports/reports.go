@@ -1,10 +1,13 @@
-// Package reports is the last stage of the pipeline: from a run loaded
-// and analysed by package pipeline (its facts, the experiments' claims and
-// theoretical models, its manifest, checks and clocks) to go/no-go
-// verdicts, rendered as a Markdown report, its JSON twin and plots
-// (package roofline). It also compares two runs cell by cell (Diff). It
-// opens and loads no run: the commands load a run with package pipeline
-// (Open, Load, OpenTables) and hand Write and DiffRuns what it gives.
+// Package reports is the last stage of the pipeline: it renders the
+// verdicts of package verdict on a run loaded and analysed by package
+// pipeline as a Markdown report (report.md), its JSON twin (report.json,
+// the Report model) and a self-contained page (report.html), with the
+// plots of package roofline placed beside each experiment. Around the
+// verdicts it states the run, each experiment's environment and
+// crossovers, and where the run's time went. It decides nothing (Build
+// asks package verdict) and opens and loads no run: the commands load a
+// run with package pipeline (Open, Load) and hand Write what it gives.
+// Two runs are compared by package diff.
 //
 // This file is the package API: Write renders a loaded run, the rest builds and formats the report.
 package reports

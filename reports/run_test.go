@@ -15,6 +15,7 @@ import (
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/pipeline"
+	"github.com/rooftool/rooftool/verdict"
 )
 
 // writeSyntheticRunDir writes a run directory by hand (invented numbers,
@@ -130,13 +131,13 @@ func TestWriteRun(t *testing.T) {
 	if strings.Contains(string(md), "| gla_proj ") || strings.Contains(string(md), "## gla_proj") {
 		t.Error("report.md shows claims or a section of gla_proj, which the run does not have")
 	}
-	verdict := map[string]string{}
+	got := map[string]string{}
 	glaAbsent := 0
 	for _, d := range r.Decisions {
 		if d.Experiment == "swiglu" {
-			verdict[d.Claim] = d.Verdict
+			got[d.Claim] = d.Verdict
 		}
-		if d.Experiment == "gla_proj" && d.Verdict == VerdictNotMeasured && strings.Contains(d.Reason, "experiment gla_proj is not in this run") {
+		if d.Experiment == "gla_proj" && d.Verdict == verdict.VerdictNotMeasured && strings.Contains(d.Reason, "experiment gla_proj is not in this run") {
 			glaAbsent++
 		}
 	}
@@ -145,11 +146,11 @@ func TestWriteRun(t *testing.T) {
 	}
 	// 1 kernel; 130.2 MB <= 135 MB; 75 us misses <= 15 us; gemm2-epilogue
 	// absent; dual-acc-persistent failed its check.
-	want := map[string]string{"single-kernel": VerdictGo, "no-intermediate": VerdictGo, "latency": VerdictNoGo,
-		"two-kernels": VerdictNotMeasured, "persistent-latency": VerdictNotMeasured}
+	want := map[string]string{"single-kernel": verdict.VerdictGo, "no-intermediate": verdict.VerdictGo, "latency": verdict.VerdictNoGo,
+		"two-kernels": verdict.VerdictNotMeasured, "persistent-latency": verdict.VerdictNotMeasured}
 	for k, v := range want {
-		if verdict[k] != v {
-			t.Errorf("swiglu/%s: %s, want %s", k, verdict[k], v)
+		if got[k] != v {
+			t.Errorf("swiglu/%s: %s, want %s", k, got[k], v)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(out, "report.html")); err != nil {

@@ -7,9 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rooftool/rooftool/diff"
 	"github.com/rooftool/rooftool/internal/tableout"
 	"github.com/rooftool/rooftool/pipeline"
-	"github.com/rooftool/rooftool/reports"
 )
 
 // DiffOptions are the flags of `rooftool diff`.
@@ -92,15 +92,15 @@ func runDiff(ctx context.Context, opts *DiffOptions) error {
 		}
 		tables[i] = t
 	}
-	d, err := reports.DiffRuns(tables[0], tables[1])
-	var ie *reports.DiffInputError
+	d, err := diff.Runs(tables[0], tables[1])
+	var ie *diff.InputError
 	if errors.As(err, &ie) {
 		return usageError{err}
 	}
 	if err != nil {
 		return err
 	}
-	text := reports.DiffText{OneRunCells: opts.OneRunCells}
+	text := diff.TextOptions{OneRunCells: opts.OneRunCells}
 	out := tableout.Output{Text: func(w io.Writer) error { return d.WriteText(w, text) }}
 	switch opts.Format {
 	case tableout.FormatCSV:

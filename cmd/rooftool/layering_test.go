@@ -15,7 +15,7 @@ import (
 const modulePath = "github.com/rooftool/rooftool"
 
 // leafPackages import no package of the module; every layer may import them.
-var leafPackages = []string{"cellkey", "internal/checkout", "internal/tableout", "internal/memlimit", "internal/buildinfo", "metric"}
+var leafPackages = []string{"cellkey", "internal/checkout", "internal/figure", "internal/tableout", "internal/memlimit", "internal/buildinfo", "metric"}
 
 // launchFloors are the packages under launch and, for each, the packages
 // under launch it may import: plan is the floor of them all, shard joins
@@ -42,11 +42,13 @@ func ingestAbove(d string) bool { return slices.Contains(ingestFormats, d) || d 
 // layerViolations checks the direction of the module's imports, given each
 // package's imports of the module's packages (paths relative to modulePath,
 // non-test imports): the pipeline flows gpu -> ingest -> analysis ->
-// pipeline -> roofline, reports -> cmd, with launch beside analysis (its
-// sub-packages below it, launchFloors), and suggest, project and stats
-// beside analysis, after it (suggest and project read analysis's facts,
-// stats ingest's kernels; analysis reads none of them). It returns one line
-// per import against that direction.
+// pipeline -> verdict -> roofline, reports -> cmd, with launch beside
+// analysis (its sub-packages below it, launchFloors), suggest, project and
+// stats beside analysis, after it (suggest and project read analysis's
+// facts, stats ingest's kernels; analysis reads none of them), and diff
+// beside reports. Verdict decides and draws nothing; reports renders its
+// verdicts and the plots. It returns one line per import against that
+// direction.
 func layerViolations(imports map[string][]string) []string {
 	leaf := func(d string) bool { return slices.Contains(leafPackages, d) }
 	rules := []struct {
@@ -66,8 +68,8 @@ func layerViolations(imports map[string][]string) []string {
 		{func(p string) bool { return p == "ingest" || underPkg(p, "ingest/internal") || p == "ingest/rundir" }, func(d string) bool { return !ingestAbove(d) },
 			"the ingest core (and ingest/internal, ingest/rundir) imports no format package nor ingest/detect"},
 		{func(p string) bool { return p == "analysis" }, func(d string) bool {
-			return !underPkg(d, "pipeline") && !underPkg(d, "reports") && !underPkg(d, "roofline") && !underPkg(d, "cmd") && !underPkg(d, "launch")
-		}, "analysis imports nothing of pipeline, reports, roofline, cmd or launch"},
+			return !underPkg(d, "pipeline") && !underPkg(d, "verdict") && !underPkg(d, "reports") && !underPkg(d, "diff") && !underPkg(d, "roofline") && !underPkg(d, "cmd") && !underPkg(d, "launch")
+		}, "analysis imports nothing of pipeline, verdict, reports, diff, roofline, cmd or launch"},
 		{func(p string) bool { return p == "analysis" }, func(d string) bool {
 			return !underPkg(d, "suggest") && !underPkg(d, "project") && !underPkg(d, "stats")
 		}, "analysis imports none of suggest, project and stats (they sit after it)"},
@@ -75,18 +77,25 @@ func layerViolations(imports map[string][]string) []string {
 			return leaf(d) || d == "gpu" || underPkg(d, "ingest") || d == "spec" || d == "analysis"
 		}, "suggest, project and stats import only analysis, ingest, gpu, spec and leaf packages: nothing of pipeline, reports, roofline, cmd or launch, nor each other"},
 		{func(p string) bool { return underPkg(p, "launch") }, func(d string) bool {
-			return !underPkg(d, "analysis") && !underPkg(d, "pipeline") && !underPkg(d, "reports") && !underPkg(d, "roofline") && !underPkg(d, "cmd")
-		}, "launch and its sub-packages import nothing of analysis, pipeline, reports, roofline or cmd"},
-		{func(p string) bool { return underPkg(p, "pipeline") }, func(d string) bool { return !underPkg(d, "reports") && !underPkg(d, "roofline") && !underPkg(d, "cmd") },
-			"pipeline imports nothing of reports, roofline or cmd"},
-		{func(p string) bool { return underPkg(p, "roofline") || underPkg(p, "reports") }, func(d string) bool { return !underPkg(d, "cmd") },
-			"roofline and reports import nothing of cmd"},
+			return !underPkg(d, "analysis") && !underPkg(d, "pipeline") && !underPkg(d, "verdict") && !underPkg(d, "reports") && !underPkg(d, "diff") && !underPkg(d, "roofline") && !underPkg(d, "cmd")
+		}, "launch and its sub-packages import nothing of analysis, pipeline, verdict, reports, diff, roofline or cmd"},
+		{func(p string) bool { return underPkg(p, "pipeline") }, func(d string) bool {
+			return !underPkg(d, "verdict") && !underPkg(d, "reports") && !underPkg(d, "diff") && !underPkg(d, "roofline") && !underPkg(d, "cmd")
+		}, "pipeline imports nothing of verdict, reports, diff, roofline or cmd"},
+		{func(p string) bool { return underPkg(p, "verdict") }, func(d string) bool { return !underPkg(d, "reports") && !underPkg(d, "diff") && !underPkg(d, "cmd") },
+			"verdict imports nothing of reports, diff or cmd: the renderers read its model, not it theirs"},
+		{func(p string) bool { return underPkg(p, "reports") }, func(d string) bool { return !underPkg(d, "diff") },
+			"reports imports nothing of diff: a report renders one run"},
+		{func(p string) bool { return underPkg(p, "roofline") || underPkg(p, "reports") || underPkg(p, "diff") }, func(d string) bool { return !underPkg(d, "cmd") },
+			"roofline, reports and diff import nothing of cmd"},
 		{func(p string) bool { return p != "cmd/rooftool" && p != "reports" }, func(d string) bool { return !underPkg(d, "roofline") },
-			"only cmd/rooftool and reports draw (import roofline)"},
+			"only cmd/rooftool and reports draw (import roofline): verdict decides, diff compares"},
+		{func(string) bool { return true }, func(d string) bool { return d != "verdict/verdicttest" },
+			"only tests import verdict/verdicttest"},
 		{func(p string) bool { return p != "cmd/rooftool" && p != "pipeline" }, func(d string) bool { return d != "testdata" },
 			"only pipeline (Open: committed runs by name) and cmd/rooftool import testdata outside tests"},
-		{func(p string) bool { return underPkg(p, "reports") }, func(d string) bool { return !underPkg(d, "testdata") },
-			"reports renders what it is given and opens no run"},
+		{func(p string) bool { return underPkg(p, "verdict") || underPkg(p, "reports") || underPkg(p, "diff") }, func(d string) bool { return !underPkg(d, "testdata") },
+			"verdict, reports and diff judge, render or compare what they are given and open no run"},
 	}
 	var out []string
 	pkgs := make([]string, 0, len(imports))
@@ -159,7 +168,7 @@ func moduleImports(t *testing.T) map[string][]string {
 // TestImportLayers: the module's imports flow one way (layerViolations).
 func TestImportLayers(t *testing.T) {
 	imports := moduleImports(t)
-	for _, p := range []string{"cellkey", "gpu", "gpu/measure", "ingest", "ingest/rundir", "ingest/ncu", "ingest/nsys", "ingest/kineto", "ingest/timing", "ingest/detect", "analysis", "suggest", "project", "stats", "launch", "pipeline", "roofline", "reports", "cmd/rooftool"} {
+	for _, p := range []string{"cellkey", "gpu", "gpu/measure", "ingest", "ingest/rundir", "ingest/ncu", "ingest/nsys", "ingest/kineto", "ingest/timing", "ingest/detect", "analysis", "suggest", "project", "stats", "launch", "pipeline", "verdict", "roofline", "reports", "diff", "cmd/rooftool"} {
 		if _, ok := imports[p]; !ok {
 			t.Fatalf("go list does not list %s: %v", p, imports)
 		}
@@ -169,8 +178,8 @@ func TestImportLayers(t *testing.T) {
 			t.Errorf("launchFloors names %s, which go list does not list", p)
 		}
 	}
-	if !slices.Contains(imports["cmd/rooftool"], "testdata") || !slices.Contains(imports["reports"], "roofline") || !slices.Contains(imports["suggest"], "analysis") {
-		t.Fatalf("the imports read lack cmd/rooftool -> testdata, reports -> roofline or suggest -> analysis: %v", imports)
+	if !slices.Contains(imports["cmd/rooftool"], "testdata") || !slices.Contains(imports["reports"], "roofline") || !slices.Contains(imports["reports"], "verdict") || !slices.Contains(imports["suggest"], "analysis") {
+		t.Fatalf("the imports read lack cmd/rooftool -> testdata, reports -> roofline, reports -> verdict or suggest -> analysis: %v", imports)
 	}
 	for _, v := range layerViolations(imports) {
 		t.Error(v)
@@ -190,9 +199,12 @@ func TestLayerViolations(t *testing.T) {
 		"stats":    {"ingest", "internal/tableout"},
 		"launch":   {"cellkey", "gpu", "ingest", "ingest/rundir", "spec", "kernels"},
 		"pipeline": {"analysis", "ingest", "testdata"}, "roofline": {"analysis", "gpu"},
-		"reports":      {"pipeline", "roofline", "internal/tableout"},
-		"cmd/rooftool": {"reports", "roofline", "pipeline", "testdata", "launch", "suggest", "project", "stats"},
-		"launch/plan":  {"cellkey", "ingest/rundir", "spec"}, "launch/shard": {"launch/plan", "launch/runtables", "ingest/rundir"},
+		"verdict":             {"analysis", "pipeline", "spec", "internal/figure"},
+		"verdict/verdicttest": {"analysis", "pipeline", "spec"},
+		"reports":             {"verdict", "pipeline", "roofline", "internal/figure", "internal/tableout"},
+		"diff":                {"analysis", "pipeline", "reports", "verdict", "internal/figure"},
+		"cmd/rooftool":        {"reports", "diff", "verdict", "roofline", "pipeline", "testdata", "launch", "suggest", "project", "stats"},
+		"launch/plan":         {"cellkey", "ingest/rundir", "spec"}, "launch/shard": {"launch/plan", "launch/runtables", "ingest/rundir"},
 		"launch/runtables": {"ingest", "ingest/rundir"}, "launch/cmdprog": {"launch/plan", "kernels", "spec"},
 	}
 	if v := layerViolations(ok); len(v) != 0 {
@@ -210,6 +222,9 @@ func TestLayerViolations(t *testing.T) {
 		{"analysis", "stats"}, {"stats", "suggest"}, {"project", "stats"}, {"stats", "pipeline"}, {"stats", "reports"}, {"stats", "launch"}, {"stats", "cmd/rooftool"},
 		{"launch/shard", "analysis"}, {"launch/shard", "launch"}, {"launch/plan", "launch/shard"}, {"launch/ncu", "launch/plan"},
 		{"launch/cmdprog", "launch/shard"}, {"launch/new", "cellkey"},
+		{"analysis", "verdict"}, {"pipeline", "verdict"}, {"pipeline", "diff"}, {"verdict", "reports"}, {"verdict", "roofline"},
+		{"verdict", "diff"}, {"verdict", "testdata"}, {"verdict/verdicttest", "reports"}, {"reports", "diff"}, {"reports", "verdict/verdicttest"},
+		{"diff", "cmd/rooftool"}, {"diff", "roofline"}, {"diff", "testdata"},
 	} {
 		m := map[string][]string{bad[0]: {bad[1]}}
 		if v := layerViolations(m); len(v) == 0 {
@@ -218,26 +233,29 @@ func TestLayerViolations(t *testing.T) {
 	}
 }
 
-// TestReportsLoadNothing: reports renders a loaded run (pipeline.Result,
-// pipeline.Tables) and calls no loader; commands load runs through
-// loadRun (pipeline.Open, pipeline.LoadWith) alone.
+// TestReportsLoadNothing: verdict judges and reports renders a loaded run
+// (pipeline.Result), diff compares two runs' tables (pipeline.Tables); none
+// calls a loader: commands load runs through loadRun (pipeline.Open,
+// pipeline.LoadWith) alone.
 func TestReportsLoadNothing(t *testing.T) {
 	loaders := []string{"pipeline.Load(", "pipeline.LoadWith(", "pipeline.OpenTables(", "pipeline.Open(", "rundir.Open(", "rundir.OpenFS("}
-	files, err := filepath.Glob("../../reports/*.go")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("reports sources: %v", err)
-	}
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
+	for _, pkg := range []string{"verdict", "reports", "diff"} {
+		files, err := filepath.Glob(filepath.Join("..", "..", pkg, "*.go"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("%s sources: %v", pkg, err)
 		}
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, l := range loaders {
-			if strings.Contains(string(data), l) {
-				t.Errorf("%s calls %s: reports renders what it is given", f, l)
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range loaders {
+				if strings.Contains(string(data), l) {
+					t.Errorf("%s calls %s: %s works on what it is given", f, l, pkg)
+				}
 			}
 		}
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/rooftool/rooftool/project"
 	"github.com/rooftool/rooftool/reports"
 	"github.com/rooftool/rooftool/suggest"
+	"github.com/rooftool/rooftool/verdict"
 )
 
 const maskedShape = "M=512,N=4096,K=7168"
@@ -163,7 +164,7 @@ func TestMaskedPassSameFacts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var row *reports.CellRow
+			var row *verdict.CellRow
 			for _, er := range rep.Experiments {
 				for _, sr := range er.Shapes {
 					for i := range sr.Rows {

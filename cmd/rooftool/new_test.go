@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/rooftool/rooftool/analysis"
-	"github.com/rooftool/rooftool/reports"
 	"github.com/rooftool/rooftool/spec"
+	"github.com/rooftool/rooftool/verdict"
 )
 
 func runCLI(t *testing.T, args ...string) (int, string, string) {
@@ -47,8 +47,8 @@ func TestNewValidates(t *testing.T) {
 		t.Fatalf("experiment %s: %d claims, %d theories, %d variants", e.Name, len(e.Claims), len(e.Theory), len(e.Variants))
 	}
 	for _, c := range e.Claims {
-		if !slices.Contains(reports.Metrics, c.Metric) {
-			t.Errorf("claim %s: metric %q is not one of %v", c.ID, c.Metric, reports.Metrics)
+		if !slices.Contains(verdict.Metrics, c.Metric) {
+			t.Errorf("claim %s: metric %q is not one of %v", c.ID, c.Metric, verdict.Metrics)
 		}
 		if !slices.Contains([]string{">=", "<=", ">", "<"}, c.Op) {
 			t.Errorf("claim %s: op %q", c.ID, c.Op)
