@@ -45,7 +45,7 @@ const (
 	InstPrefix     = "sm__sass_thread_inst_executed_op_"
 	InstPrefixSMSP = "smsp__sass_thread_inst_executed_op_" // the same counts, summed over SM sub-partitions
 	TensorPrefix   = "sm__ops_path_tensor_src_"
-	TensorAll      = TensorPrefix + "*.sum" // how a warning names the tensor counts as one
+	TensorAll      = "sm__ops_path_tensor_*.sum" // how a warning names the tensor counts as one
 )
 
 // Speed of light: % of peak over the elapsed cycles.
