@@ -84,9 +84,9 @@ func runIngest(ctx context.Context, opts *IngestOptions) error {
 		inputs = append(inputs, ingest.Input{Path: f, Options: ingest.Options{NCU: opts.NCU, Nsys: opts.Nsys}})
 	}
 	progress := newWorkProgress(opts.IO)
-	progress.watch(inputs)
+	progress.Watch(inputs)
 	w, skipped, err := pipeline.Ingest(inputs, opts.OutDir, pipeline.IngestOptions{Format: opts.TableFormat, KeepGoing: opts.KeepGoing, Force: opts.Force})
-	progress.stop()
+	progress.Stop()
 	for _, s := range skipped {
 		fmt.Fprintf(opts.IO.Err, "skipped %s: %s\n", s.Path, s.Reason)
 	}

@@ -19,22 +19,22 @@ func newWorkProgress(io *IO) *workProgress {
 	return &workProgress{progress.New(io.Err)}
 }
 
-// start shows a fresh line described by what, replacing the line shown.
-func (p *workProgress) start(what string) {
+// Start shows a fresh line described by what, replacing the line shown.
+func (p *workProgress) Start(what string) {
 	if p != nil {
 		p.line.Start(what)
 	}
 }
 
-// stop wipes the line shown, if any.
-func (p *workProgress) stop() {
+// Stop wipes the line shown, if any.
+func (p *workProgress) Stop() {
 	if p != nil {
 		p.line.Stop()
 	}
 }
 
-// watch hooks the line to the parse of each input (progress.Line.Inputs).
-func (p *workProgress) watch(inputs []ingest.Input) {
+// Watch hooks the line to the parse of each input (progress.Line.Inputs).
+func (p *workProgress) Watch(inputs []ingest.Input) {
 	if p == nil {
 		return
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/rooftool/rooftool/analysis"
+	"github.com/rooftool/rooftool/pipeline"
 	"github.com/rooftool/rooftool/roofline"
 )
 
@@ -182,7 +183,7 @@ func TestRooflineFP64Counters(t *testing.T) {
 	if strings.Contains(e.String(), "zero-on-log") || strings.Contains(e.String(), "no point") {
 		t.Errorf("the fp64 kernel has no point:\n%s", e.String())
 	}
-	tb, err := loadTables([]string{in})
+	tb, err := pipeline.ReadExports([]string{in}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

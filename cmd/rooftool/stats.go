@@ -2,18 +2,14 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rooftool/rooftool/ingest"
-	"github.com/rooftool/rooftool/ingest/detect"
 	"github.com/rooftool/rooftool/internal/tableout"
+	"github.com/rooftool/rooftool/pipeline"
 	"github.com/rooftool/rooftool/stats"
 )
 
@@ -100,100 +96,6 @@ nothing is added.`,
 	return c
 }
 
-// loadTables reads raw exports, or one directory of ingested tables.
-func loadTables(inputs []string) (*ingest.Tables, error) {
-	if len(inputs) == 1 {
-		if st, err := os.Stat(inputs[0]); err == nil && st.IsDir() {
-			if err := checkTablesDir(inputs[0]); err != nil {
-				return nil, err
-			}
-			return ingest.ReadDir(tablesDir(inputs[0]), nil)
-		}
-	}
-	var in []ingest.Input
-	for _, p := range inputs {
-		in = append(in, ingest.Input{Path: p})
-	}
-	return detect.Files(in, nil)
-}
-
-// statsSummary summarises the kernels of the inputs batch by batch
-// (stats.StreamSummary): a directory of tables as it is, raw exports
-// once ingested into a temporary directory (detect.WriteTempKernels: the
-// kernels table alone); nsys SQLite exports whose summary needs no NVTX
-// range (statsKernelsOnly) from their kernel tables and names alone.
-// Where stderr is a terminal, progress shows the kernels read and then
-// that the summary is being made; it is wiped before anything else is
-// printed.
-func statsSummary(inputs []string, source string, so stats.Options, io *IO) (stats.Summary, error) {
-	progress := newWorkProgress(io)
-	defer progress.stop()
-	if len(inputs) == 1 {
-		if st, err := os.Stat(inputs[0]); err == nil && st.IsDir() {
-			if err := checkTablesDir(inputs[0]); err != nil {
-				return stats.Summary{}, err
-			}
-			progress.start("summarising " + inputs[0])
-			return stats.StreamSummary(tablesDir(inputs[0]), source, so)
-		}
-	}
-	if err := distinctInputs("stats", inputs); err != nil {
-		return stats.Summary{}, err
-	}
-	if statsKernelsOnly(inputs, source, so) {
-		groups, warn, err := stats.NsysSummaryGroups(inputs, so, func(p string) { progress.start("reading " + filepath.Base(p)) })
-		progress.stop()
-		if err != nil {
-			return stats.Summary{}, err
-		}
-		for _, m := range warn {
-			fmt.Fprintf(io.Err, "warning: %s: %s\n", m.File, m.Value)
-		}
-		progress.start("summarising")
-		return stats.SummariseGroups(groups, so)
-	}
-	var in []ingest.Input
-	for _, p := range inputs {
-		in = append(in, ingest.Input{Path: p})
-	}
-	progress.watch(in)
-	tmp, err := detect.WriteTempKernels(in, "rooftool-stats-*")
-	progress.stop()
-	if err != nil {
-		return stats.Summary{}, err
-	}
-	defer tmp.Remove()
-	for _, m := range tmp.Written.Warnings {
-		fmt.Fprintf(io.Err, "warning: %s: %s\n", m.File, m.Value)
-	}
-	progress.start("summarising")
-	return stats.StreamSummary(tmp.Dir, source, so)
-}
-
-// checkTablesDir fails with bad input (exit 2) when dir, given where export
-// files or a directory of tables are expected, holds no kernels table in
-// itself or in tables/. Tables that are there but unreadable are left to
-// the reader (exit 1).
-func checkTablesDir(dir string) error {
-	for _, d := range []string{filepath.Join(dir, "tables"), dir} {
-		for _, f := range []string{ingest.FormatParquet, ingest.FormatArrow} {
-			if _, err := os.Stat(filepath.Join(d, ingest.TableKernels+"."+f)); err == nil {
-				return nil
-			}
-		}
-	}
-	return &ingest.InputError{File: dir, Err: fmt.Errorf("is a directory without ingested tables (no %s.parquet or %s.arrow in it or in its tables/): give export files (ncu CSV, nsys SQLite, Kineto JSON) or a directory rooftool ingest or rooftool profile wrote",
-		ingest.TableKernels, ingest.TableKernels)}
-}
-
-// tablesDir accepts a run directory (with tables/) or a tables directory.
-func tablesDir(dir string) string {
-	if st, err := os.Stat(dir + "/tables"); err == nil && st.IsDir() {
-		return dir + "/tables"
-	}
-	return dir
-}
-
 func runStats(ctx context.Context, opts *StatsOptions) error {
 	format := opts.Format
 	if format == "" {
@@ -223,19 +125,9 @@ func runStats(ctx context.Context, opts *StatsOptions) error {
 	if len(opts.Reports) > 0 {
 		return runStatsReports(opts, format, so)
 	}
-	s, err := statsSummary(opts.Inputs, opts.Source, so, opts.IO)
-	var te *stats.TimeError
-	if errors.As(err, &te) {
-		return &ingest.InputError{File: strings.Join(opts.Inputs, " "), Err: err}
-	}
+	s, err := pipeline.StatsSummary(statsRequest(opts, so))
 	if err != nil {
 		return err
-	}
-	if len(s.Rows) == 0 {
-		return &ingest.InputError{File: strings.Join(opts.Inputs, " "), Err: errors.New(statsNothing(opts))}
-	}
-	if s.NameFallbacks > 0 && so.Names != stats.NamesDemangled {
-		fmt.Fprintf(opts.IO.Err, "warning: %d kernel(s) have no %s name in the input: they are listed by their demangled name\n", s.NameFallbacks, so.Names)
 	}
 	return writeData(opts.IO, format, tableout.Output{
 		CSV:  stats.SummaryCSV(s.Rows, false),
@@ -244,21 +136,8 @@ func runStats(ctx context.Context, opts *StatsOptions) error {
 	})
 }
 
-// statsNothing says why stats has no row to print: what the options left
-// out, or inputs without kernels.
-func statsNothing(opts *StatsOptions) string {
-	var why []string
-	if opts.Source != "" {
-		why = append(why, "--source "+opts.Source)
-	}
-	if opts.Range != "" {
-		why = append(why, fmt.Sprintf("--range %q", opts.Range))
-	}
-	if opts.RangedOnly {
-		why = append(why, "--ranged-only")
-	}
-	if len(why) == 0 {
-		return "no kernels: the inputs hold no kernel launches to summarise"
-	}
-	return "no kernels with " + strings.Join(why, " and ") + ": nothing to summarise"
+// statsRequest is what stats summarises with options so.
+func statsRequest(opts *StatsOptions, so stats.Options) *pipeline.StatsRequest {
+	return &pipeline.StatsRequest{Inputs: opts.Inputs, Source: opts.Source, Options: so,
+		Progress: newWorkProgress(opts.IO), Warn: opts.IO.Err}
 }
