@@ -263,3 +263,17 @@ func EnclosingRun(dir string) (string, bool) {
 		}
 	}
 }
+
+// NoTablesError is a run directory without its tables folder.
+type NoTablesError struct{ Dir string }
+
+func (e *NoTablesError) Error() string { return e.Dir + " has no tables" }
+
+// CheckRunTables fails with *NoTablesError where run directory dir has no
+// tables folder (rundir.TablesDir): a run whose passes all failed, say.
+func CheckRunTables(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, rundir.TablesDir)); err != nil {
+		return &NoTablesError{Dir: dir}
+	}
+	return nil
+}

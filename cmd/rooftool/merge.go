@@ -68,10 +68,8 @@ func runMerge(ctx context.Context, opts *MergeOptions) error {
 	if err := checkSummaryFormat("merge", opts.Format); err != nil {
 		return err
 	}
-	for _, d := range opts.Runs {
-		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
-			return usageErrorf("merge: %s: not a run directory", d)
-		}
+	if err := shard.CheckRunDirs(opts.Runs); err != nil {
+		return usageErrorf("merge: %v", err)
 	}
 	m, warns, err := shard.Merge(opts.Output, opts.Runs, shard.MergeOptions{
 		AllowMixed: opts.AllowMixed,

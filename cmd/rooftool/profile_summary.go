@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -191,8 +190,8 @@ func rangeNote(p passCount) string {
 // returns the path of report.md; "" (and a note on stderr) where the run
 // has no tables.
 func writeRunReport(ctx context.Context, streams *IO, dir string) (string, error) {
-	if _, err := os.Stat(filepath.Join(dir, rundir.TablesDir)); err != nil {
-		fmt.Fprintf(streams.Err, "report: not written: %s has no tables\n", dir)
+	if err := pipeline.CheckRunTables(dir); err != nil {
+		fmt.Fprintf(streams.Err, "report: not written: %v\n", err)
 		return "", nil
 	}
 	_, res, err := loadRun(ctx, dir, pipeline.Options{})

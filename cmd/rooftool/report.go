@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -96,7 +95,7 @@ func runReport(ctx context.Context, opts *ReportOptions) error {
 	if run.Dir == "" {
 		fmt.Fprintln(opts.IO.Err, committedRunNote(run.Name))
 	}
-	before := existingReports(outDir)
+	before := reports.Existing(outDir)
 	if err := reports.Write(ctx, res, outDir, formats); err != nil {
 		return err
 	}
@@ -107,7 +106,14 @@ func runReport(ctx context.Context, opts *ReportOptions) error {
 			fmt.Fprintf(opts.IO.Err, "report: replaced %s\n", path)
 		}
 	}
-	return removeStale(opts.IO, outDir, before, formats)
+	removed, err := reports.RemoveStale(outDir, before, formats)
+	for _, path := range removed {
+		fmt.Fprintf(opts.IO.Err, "report: removed stale %s (an earlier report; --files %s did not write it)\n", path, strings.Join(formats, ","))
+	}
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	return nil
 }
 
 // committedRunNote says which committed run report renders from the
@@ -125,35 +131,6 @@ func committedRunNote(name string) string {
 		return fmt.Sprintf("rendering the committed run %s (embedded in rooftool, as %s of this clone)", name, dir)
 	}
 	return fmt.Sprintf("rendering the committed run %s, embedded in rooftool: outside a rooftool clone it is the only committed run; to render another run, name its run directory (rooftool report RUNDIR, RUNDIR what rooftool profile -o wrote)", name)
-}
-
-// existingReports are the report files (report.md, report.json,
-// report.html) outDir holds, by format.
-func existingReports(outDir string) map[string]bool {
-	have := map[string]bool{}
-	for _, f := range reports.Formats {
-		if st, err := os.Stat(filepath.Join(outDir, reports.FileName(f))); err == nil && st.Mode().IsRegular() {
-			have[f] = true
-		}
-	}
-	return have
-}
-
-// removeStale removes the report files of an earlier report whose format
-// was not written this time: left, they would show that report's verdicts
-// beside the new ones. Each removal is said on stderr.
-func removeStale(io *IO, outDir string, before map[string]bool, written []string) error {
-	for _, f := range reports.Formats {
-		if !before[f] || slices.Contains(written, f) {
-			continue
-		}
-		path := filepath.Join(outDir, reports.FileName(f))
-		if err := os.Remove(path); err != nil {
-			return fmt.Errorf("report: removing the stale %s: %w", path, err)
-		}
-		fmt.Fprintf(io.Err, "report: removed stale %s (an earlier report; --files %s did not write it)\n", path, strings.Join(written, ","))
-	}
-	return nil
 }
 
 // reportDir is where a run's report goes: outDir, else the run's

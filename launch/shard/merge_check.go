@@ -171,3 +171,20 @@ func CheckMerged(dir string) error {
 	}
 	return nil
 }
+
+// NotRunDirError is a path given to Merge as a run directory that is no
+// directory.
+type NotRunDirError struct{ Dir string }
+
+func (e *NotRunDirError) Error() string { return e.Dir + ": not a run directory" }
+
+// CheckRunDirs fails with *NotRunDirError on the first of dirs that is
+// missing or no directory.
+func CheckRunDirs(dirs []string) error {
+	for _, d := range dirs {
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			return &NotRunDirError{Dir: d}
+		}
+	}
+	return nil
+}
