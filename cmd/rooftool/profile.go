@@ -243,7 +243,7 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 		if err != nil {
 			return fmt.Errorf("profile --ingest-only %s: %w", opts.OutDir, err)
 		}
-		s := newProfileSummary(opts.OutDir, m)
+		s := launch.NewProfileSummary(opts.OutDir, m)
 		s.Tables = filepath.Join(opts.OutDir, rundir.TablesDir)
 		fmt.Fprintf(text, "tables: %s\n", s.Tables)
 		if !opts.NoReport {
@@ -321,8 +321,8 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 		return nil
 	}
 	dir := runDirOf(opts, m)
-	s := newProfileSummary(dir, m)
-	s.Cmd = cmdSummary(opts, dir, m)
+	s := launch.NewProfileSummary(dir, m)
+	s.Cmd = launch.CmdSummary(opts.Cmd, dir, m)
 	text := summaryText(opts.IO, opts.Format)
 	writeProfileSummaryText(text, s)
 	if err == nil {

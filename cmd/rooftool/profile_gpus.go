@@ -126,7 +126,7 @@ func runProfileGPUs(ctx context.Context, opts *ProfileOptions) error {
 	if err := recordHostRun(out, m, shards, start, pred, warm); err != nil {
 		return fmt.Errorf("profile: %w", err)
 	}
-	s := newProfileSummary(out, m)
+	s := launch.NewProfileSummary(out, m)
 	text := summaryText(opts.IO, opts.Format)
 	writeProfileSummaryText(text, s)
 	if err := nothingMeasured(m); err != nil {
