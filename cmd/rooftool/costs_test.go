@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rooftool/rooftool/launch"
 	"github.com/rooftool/rooftool/launch/shard"
 )
 
@@ -29,7 +30,7 @@ func TestCostsFromNone(t *testing.T) {
 // shape size (which gave 212 s and 1717 s), within 5% of their mean.
 func TestPlanSecondsByDefault(t *testing.T) {
 	o, _ := mustRun(t, exitOK, "plan", "--default-only", "--shard-count", "4", "--gpu", "h100", "--format", "json")
-	var out planJSON
+	var out launch.PlanReport
 	if err := json.Unmarshal([]byte(o), &out); err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest/rundir"
+	"github.com/rooftool/rooftool/launch"
 	"github.com/rooftool/rooftool/launch/shard"
 )
 
@@ -167,7 +168,7 @@ func TestShardMerge(t *testing.T) {
 
 	// The plan names the same split the shards ran.
 	planOut, _ := mustRun(t, exitOK, append([]string{"plan", "--shard-count", "2", "--format", "json"}, sel...)...)
-	var plan planJSON
+	var plan launch.PlanReport
 	if err := json.Unmarshal([]byte(planOut), &plan); err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/rooftool/rooftool/launch"
 	"github.com/rooftool/rooftool/launch/shard"
 )
 
@@ -11,9 +12,9 @@ import (
 // 5.629e15 shape size x passes reads 5.63 P (5.629e15 / 1e15 = 5.629,
 // three digits); 3.8e11 reads 380 G. A split by seconds has no cost column.
 func TestShardTableUnits(t *testing.T) {
-	out := planJSON{CostUnit: shard.CostShapeUnits, ShardCosts: []float64{5.629e15, 3.8e11}, ShardSeconds: []float64{212.4, 9},
-		Cells: []planRow{{Shard: 1}, {Shard: 1}, {Shard: 2}}}
-	tb := shardTable(out)
+	out := launch.PlanReport{CostUnit: shard.CostShapeUnits, ShardCosts: []float64{5.629e15, 3.8e11}, ShardSeconds: []float64{212.4, 9},
+		Cells: []launch.PlanRow{{Shard: 1}, {Shard: 1}, {Shard: 2}}}
+	tb := out.ShardTable()
 	if want := []string{"SHARD", "CELLS", "PREDICTED (s)", "SPLIT BY COST (shape size x passes)"}; !slices.Equal(tb.Header, want) {
 		t.Errorf("header %q, want %q", tb.Header, want)
 	}
@@ -23,7 +24,7 @@ func TestShardTableUnits(t *testing.T) {
 		}
 	}
 	out.CostUnit = shard.CostSeconds
-	if tb := shardTable(out); len(tb.Header) != 3 {
+	if tb := out.ShardTable(); len(tb.Header) != 3 {
 		t.Errorf("split by seconds: header %q, want no cost column", tb.Header)
 	}
 }

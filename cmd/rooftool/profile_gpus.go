@@ -210,7 +210,7 @@ func prepareShards(ctx context.Context, opts *ProfileOptions) ([]string, []float
 			}
 		}
 		for i := range pred {
-			pred[i] = round2(pred[i])
+			pred[i] = launch.Round2(pred[i])
 		}
 	}
 	if opts.NoCache {
@@ -286,7 +286,7 @@ func recordHostRun(out string, m *rundir.Manifest, shards []launch.GPUShard, sta
 				for _, l := range sm.Launches {
 					s += l.Seconds
 				}
-				m.MergedFrom[i].Seconds = round2(s)
+				m.MergedFrom[i].Seconds = launch.Round2(s)
 			}
 		}
 	}
