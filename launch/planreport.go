@@ -6,10 +6,12 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/internal/tableout"
+	"github.com/rooftool/rooftool/launch/plan"
 	"github.com/rooftool/rooftool/launch/shard"
 )
 
@@ -224,4 +226,63 @@ func defaultsLine() string {
 		ds = append(ds, fmt.Sprintf("%s %g s", p, shard.DefaultPassSeconds[p]))
 	}
 	return strings.Join(ds, ", ")
+}
+
+// PredictShards plans cfg (PlanFor) and predicts the seconds of each of
+// its cfg.Shard.Count parts from the earlier runs cfg.CostsFrom, rounded
+// to two decimals. Its errors are NewPlanReport's.
+func PredictShards(cfg Config) ([]plan.Cell, []float64, error) {
+	cells, parts, _, _, err := PlanFor(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	prior, err := shard.PriorCosts(cfg.CostsFrom)
+	if err != nil {
+		return nil, nil, &PlanCostsError{err}
+	}
+	pred := make([]float64, cfg.Shard.Count)
+	for i, ps := range shard.PredictSeconds(cells, prior) {
+		for _, p := range cells[i].Passes {
+			pred[parts[i]-1] += ps[p].Seconds
+		}
+	}
+	for i := range pred {
+		pred[i] = Round2(pred[i])
+	}
+	return cells, pred, nil
+}
+
+// RecordHostRun completes a --gpus run's merged manifest in out: created
+// when the parent began (so created to finished spans the warm stage, the
+// shards and the merge; a resumed run's from its first invocation), the
+// warm stage, and per shard the seconds the plan
+// predicted beside its launches' measured seconds.
+func RecordHostRun(out string, m *rundir.Manifest, shards []GPUShard, start time.Time, pred []float64, warm *rundir.Warm) error {
+	m.Created = start.UTC()
+	for _, p := range m.MergedFrom { // a --resume: the run began with its first invocation
+		if !p.Created.IsZero() && p.Created.Before(m.Created) {
+			m.Created = p.Created
+		}
+	}
+	if warm != nil || m.Warm == nil {
+		m.Warm = warm
+	}
+	for i := range m.MergedFrom {
+		if i < len(pred) {
+			m.MergedFrom[i].PredictedSeconds = pred[i]
+		}
+		if i < len(shards) {
+			if sm, err := rundir.ReadManifest(shards[i].Dir); err == nil {
+				var s float64
+				for _, l := range sm.Launches {
+					s += l.Seconds
+				}
+				m.MergedFrom[i].Seconds = Round2(s)
+			}
+		}
+	}
+	if now := time.Now().UTC(); now.After(m.Finished) {
+		m.Finished = now
+	}
+	return m.Write(out)
 }

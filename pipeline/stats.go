@@ -11,6 +11,7 @@ import (
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/detect"
 	"github.com/rooftool/rooftool/ingest/nsys"
+	"github.com/rooftool/rooftool/internal/tableout"
 	"github.com/rooftool/rooftool/stats"
 )
 
@@ -240,4 +241,67 @@ func statsKernSum(r *StatsRequest, rep *stats.Report) (StatsReport, error) {
 	}
 	t.Rows = stats.KernelSummaryRows(s)
 	return StatsReport{Table: t, Summary: &s}, nil
+}
+
+// WriteStatsReports writes the reports of `rooftool stats --report` to w
+// in format (tableout.FormatTable, FormatCSV, FormatJSON), the table fit
+// to width columns where width > 0; inputs are the inputs they were run
+// over and top the --top that cut the kernel summary. CSV is what nsys
+// stats --format csv prints after its first line: each report's CSV and
+// an empty line (or its SKIPPED line and an empty line), the reports after
+// the first each after nsys's line "Processing [FILE] with [REPORT.py]...".
+// The table format puts each report under its title. JSON is one
+// document per report, one after another.
+func WriteStatsReports(w io.Writer, format string, width int, inputs []string, top int, reps []StatsReport) error {
+	switch format {
+	case tableout.FormatCSV:
+		for i, r := range reps {
+			if i > 0 {
+				if _, err := fmt.Fprintf(w, "Processing [%s] with [%s.py]...\n", strings.Join(inputs, " "), r.Table.Report.Name); err != nil {
+					return err
+				}
+			}
+			if err := r.Table.WriteCSV(w); err != nil {
+				return err
+			}
+		}
+		return nil
+	case tableout.FormatJSON:
+		for _, r := range reps {
+			var doc any = r.Table.JSON()
+			if r.Summary != nil {
+				doc = stats.NewSummaryJSON(r.Summary.Rows, stats.Options{Names: r.Table.Names, Flat: true})
+			}
+			if err := tableout.WriteJSON(w, doc); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var fw *tableout.FitWriter
+	if width > 0 {
+		fw = tableout.NewFitWriter(w, width)
+		w = fw
+	}
+	for i, r := range reps {
+		if i > 0 {
+			if _, err := io.WriteString(w, "\n"); err != nil {
+				return err
+			}
+		}
+		if err := r.Table.WriteText(w); err != nil {
+			return err
+		}
+		if r.Summary != nil {
+			if n := r.Summary.LeftOut[""]; n > 0 {
+				if _, err := fmt.Fprintf(w, " ... %d more kernel(s) (--top %d)\n", n, top); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if fw != nil {
+		return fw.Flush()
+	}
+	return nil
 }

@@ -123,7 +123,7 @@ func runProfileGPUs(ctx context.Context, opts *ProfileOptions) error {
 	if err != nil {
 		return fmt.Errorf("profile: merge of %v: %w (the shards are kept)", dirs, err)
 	}
-	if err := recordHostRun(out, m, shards, start, pred, warm); err != nil {
+	if err := launch.RecordHostRun(out, m, shards, start, pred, warm); err != nil {
 		return fmt.Errorf("profile: %w", err)
 	}
 	s := launch.NewProfileSummary(out, m)
@@ -190,27 +190,17 @@ func prepareShards(ctx context.Context, opts *ProfileOptions) ([]string, []float
 	pred := make([]float64, n)
 	var cells []plan.Cell
 	if opts.Cmd == "" {
-		var parts []int
 		var err error
-		cells, parts, _, _, err = launch.PlanFor(cfg)
+		cells, pred, err = launch.PredictShards(cfg)
 		var ce *plan.ConfigError
-		if errors.As(err, &ce) {
+		var pe *launch.PlanCostsError
+		switch {
+		case errors.As(err, &ce):
 			return nil, nil, nil, usageErrorf("profile: %v", ce.Err)
-		}
-		if err != nil {
+		case errors.As(err, &pe):
+			return nil, nil, nil, usageErrorf("profile: %v", pe.Err)
+		case err != nil:
 			return nil, nil, nil, fmt.Errorf("profile: %w", err)
-		}
-		prior, err := shard.PriorCosts(costs)
-		if err != nil {
-			return nil, nil, nil, usageErrorf("profile: %v", err)
-		}
-		for i, ps := range shard.PredictSeconds(cells, prior) {
-			for _, p := range cells[i].Passes {
-				pred[parts[i]-1] += ps[p].Seconds
-			}
-		}
-		for i := range pred {
-			pred[i] = launch.Round2(pred[i])
 		}
 	}
 	if opts.NoCache {
@@ -259,39 +249,4 @@ func warmLine(w *rundir.Warm) string {
 		s += "; failed: " + strings.Join(w.Failed, "; ")
 	}
 	return s
-}
-
-// recordHostRun completes a --gpus run's merged manifest in out: created
-// when the parent began (so created to finished spans the warm stage, the
-// shards and the merge; a resumed run's from its first invocation), the
-// warm stage, and per shard the seconds the plan
-// predicted beside its launches' measured seconds.
-func recordHostRun(out string, m *rundir.Manifest, shards []launch.GPUShard, start time.Time, pred []float64, warm *rundir.Warm) error {
-	m.Created = start.UTC()
-	for _, p := range m.MergedFrom { // a --resume: the run began with its first invocation
-		if !p.Created.IsZero() && p.Created.Before(m.Created) {
-			m.Created = p.Created
-		}
-	}
-	if warm != nil || m.Warm == nil {
-		m.Warm = warm
-	}
-	for i := range m.MergedFrom {
-		if i < len(pred) {
-			m.MergedFrom[i].PredictedSeconds = pred[i]
-		}
-		if i < len(shards) {
-			if sm, err := rundir.ReadManifest(shards[i].Dir); err == nil {
-				var s float64
-				for _, l := range sm.Launches {
-					s += l.Seconds
-				}
-				m.MergedFrom[i].Seconds = launch.Round2(s)
-			}
-		}
-	}
-	if now := time.Now().UTC(); now.After(m.Finished) {
-		m.Finished = now
-	}
-	return m.Write(out)
 }
