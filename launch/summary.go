@@ -2,6 +2,7 @@ package launch
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -157,4 +158,63 @@ func CmdSummary(cmd, dir string, m *rundir.Manifest) *CmdCells {
 		return nil
 	}
 	return &CmdCells{Cells: len(m.Cells), Marked: m.Options[cmdprog.OptionCells], Helper: filepath.Join(dir, cmdprog.MarksHelperDir)}
+}
+
+// WriteText prints one line per pass with its counts, then
+// the failed cells with their reasons, the warnings, and what a --cmd
+// program marked.
+func (s ProfileSummary) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "run: %s\ngpu: %s\n", s.Run, s.GPU)
+	for _, p := range s.Passes {
+		fmt.Fprintf(w, "%-7s %d ok, %d failed, %d skipped%s\n", p.Pass+":", p.OK, p.Failed, p.Skipped, p.RangeNote())
+	}
+	for _, f := range s.Failed {
+		fmt.Fprintf(w, "failed: %s [%s]: %s\n", f.Cell, f.Pass, f.Reason)
+	}
+	for _, wn := range s.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", wn)
+	}
+	if c := s.Cmd; c != nil {
+		fmt.Fprintf(w, "cells: %d marked by --cmd (%s)\n", c.Cells, c.Marked)
+		fmt.Fprintf(w, "helper: %s (rooftool_marks; PYTHONPATH=%s for a plain run of the program)\n", c.Helper, c.Helper)
+	}
+}
+
+// NothingMeasured is an error (exit 1, machine or tool failure) when no
+// pass of any cell of m finished ok: no GPU, no profiler, or every cell
+// failing. It names the first failure's reason.
+func NothingMeasured(m *rundir.Manifest) error {
+	why := ""
+	for _, c := range m.Cells {
+		passes := make([]string, 0, len(c.Passes))
+		for p := range c.Passes {
+			passes = append(passes, p)
+		}
+		sort.Strings(passes)
+		for _, p := range passes {
+			st := c.Passes[p]
+			if st.Status == rundir.StatusOK {
+				return nil
+			}
+			if why == "" && st.Reason != "" {
+				why = fmt.Sprintf("; first: %s/%s/%s [%s]: %s", c.Experiment, c.Variant, c.Shape, p, st.Reason)
+			}
+		}
+	}
+	return fmt.Errorf("nothing measured: no pass of the %d cell(s) finished ok%s", len(m.Cells), why)
+}
+
+// WarmLine is one line on a warm stage's outcome.
+func WarmLine(w *rundir.Warm) string {
+	switch {
+	case w == nil:
+		return "nothing to compile"
+	case w.Skipped != "":
+		return fmt.Sprintf("nothing compiled ahead (%s), %.1f s", w.Skipped, w.Seconds)
+	}
+	s := fmt.Sprintf("%d kernels (%d new) in %d processes, %.1f s", w.Kernels, w.Compiled, w.Processes, w.Seconds)
+	if len(w.Failed) > 0 {
+		s += "; failed: " + strings.Join(w.Failed, "; ")
+	}
+	return s
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -324,9 +323,9 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 	s := launch.NewProfileSummary(dir, m)
 	s.Cmd = launch.CmdSummary(opts.Cmd, dir, m)
 	text := summaryText(opts.IO, opts.Format)
-	writeProfileSummaryText(text, s)
+	s.WriteText(text)
 	if err == nil {
-		err = nothingMeasured(m)
+		err = launch.NothingMeasured(m)
 	}
 	if !opts.NoIngest && !opts.NoReport && ctx.Err() == nil {
 		path, rerr := writeRunReport(ctx, opts.IO, dir)
@@ -347,30 +346,6 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 		return fmt.Errorf("profile: %w", err)
 	}
 	return nil
-}
-
-// nothingMeasured is an error (exit 1, machine or tool failure) when no
-// pass of any cell of m finished ok: no GPU, no profiler, or every cell
-// failing. It names the first failure's reason.
-func nothingMeasured(m *rundir.Manifest) error {
-	why := ""
-	for _, c := range m.Cells {
-		passes := make([]string, 0, len(c.Passes))
-		for p := range c.Passes {
-			passes = append(passes, p)
-		}
-		sort.Strings(passes)
-		for _, p := range passes {
-			st := c.Passes[p]
-			if st.Status == rundir.StatusOK {
-				return nil
-			}
-			if why == "" && st.Reason != "" {
-				why = fmt.Sprintf("; first: %s/%s/%s [%s]: %s", c.Experiment, c.Variant, c.Shape, p, st.Reason)
-			}
-		}
-	}
-	return fmt.Errorf("nothing measured: no pass of the %d cell(s) finished ok%s", len(m.Cells), why)
 }
 
 // sweepsMode maps --default-only and --sweeps to a launch sweeps mode.

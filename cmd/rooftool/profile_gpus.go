@@ -14,7 +14,6 @@ import (
 
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/launch"
-	"github.com/rooftool/rooftool/launch/compilecache"
 	"github.com/rooftool/rooftool/launch/plan"
 	"github.com/rooftool/rooftool/launch/shard"
 )
@@ -128,8 +127,8 @@ func runProfileGPUs(ctx context.Context, opts *ProfileOptions) error {
 	}
 	s := launch.NewProfileSummary(out, m)
 	text := summaryText(opts.IO, opts.Format)
-	writeProfileSummaryText(text, s)
-	if err := nothingMeasured(m); err != nil {
+	s.WriteText(text)
+	if err := launch.NothingMeasured(m); err != nil {
 		writeJSONSummary(opts.IO, opts.Format, s)
 		return fmt.Errorf("profile: %w (the shards are kept)", err)
 	}
@@ -162,10 +161,6 @@ func runProfileGPUs(ctx context.Context, opts *ProfileOptions) error {
 	}
 	return writeJSONSummary(opts.IO, opts.Format, s)
 }
-
-// SharedCacheSuffix names the compile-cache folder of a --gpus run beside
-// its run directory (RUNDIR.cache): every shard's runner processes use it.
-const SharedCacheSuffix = ".cache"
 
 // prepareShards readies a --gpus run before its shards start: it resolves
 // --costs-from (the shards get it explicitly, so all plan alike), predicts
@@ -206,47 +201,14 @@ func prepareShards(ctx context.Context, opts *ProfileOptions) ([]string, []float
 	if opts.NoCache {
 		return args, pred, nil, nil
 	}
-	// The shards run in this working directory and make the folder absolute
-	// themselves: their commands, recorded in the manifests, name it as the
-	// user named the run, not by this machine's path.
-	shared := strings.TrimRight(opts.OutDir, string(filepath.Separator)) + SharedCacheSuffix
-	root, err := filepath.Abs(shared)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if err := compilecache.SetupShared(root, opts.CompileCache, "compiled_cache.db"); err != nil {
-		var ce *plan.ConfigError
-		if errors.As(err, &ce) {
-			return nil, nil, nil, usageErrorf("profile: %v", ce.Err)
-		}
+	a, w, err := launch.PrepareSharedWarm(ctx, launch.SharedWarmConfig{OutDir: opts.OutDir, CompileCache: opts.CompileCache,
+		NoWarm: opts.NoWarm, Python: opts.Python, Kernels: opts.Kernels, Timeout: opts.Timeout, Cells: cells, Log: opts.IO.Err})
+	var ce *plan.ConfigError
+	switch {
+	case errors.As(err, &ce):
+		return nil, nil, nil, usageErrorf("profile: %v", ce.Err)
+	case err != nil:
 		return nil, nil, nil, fmt.Errorf("profile: %w", err)
 	}
-	args = append(args, "--compile-cache-dir="+shared, "--no-warm")
-	if opts.NoWarm || len(launch.WarmShapes(cells)) == 0 {
-		return args, pred, nil, nil
-	}
-	py := opts.Python
-	if py == "" {
-		py = launch.DefaultPython()
-	}
-	fmt.Fprintf(opts.IO.Err, "warm: compiling for %d shapes into %s\n", len(launch.WarmShapes(cells)), root)
-	w := launch.RunWarm(ctx, launch.WarmConfig{Python: py, KernelsDir: launch.FindKernels(opts.Kernels).Dir, CacheRoot: root, Shapes: launch.WarmShapes(cells),
-		Log: strings.TrimRight(opts.OutDir, string(filepath.Separator)) + ".warm.log", Timeout: opts.Timeout})
-	fmt.Fprintf(opts.IO.Err, "warm: %s\n", warmLine(w))
-	return args, pred, w, nil
-}
-
-// warmLine is one line on a warm stage's outcome.
-func warmLine(w *rundir.Warm) string {
-	switch {
-	case w == nil:
-		return "nothing to compile"
-	case w.Skipped != "":
-		return fmt.Sprintf("nothing compiled ahead (%s), %.1f s", w.Skipped, w.Seconds)
-	}
-	s := fmt.Sprintf("%d kernels (%d new) in %d processes, %.1f s", w.Kernels, w.Compiled, w.Processes, w.Seconds)
-	if len(w.Failed) > 0 {
-		s += "; failed: " + strings.Join(w.Failed, "; ")
-	}
-	return s
+	return append(args, a...), pred, w, nil
 }

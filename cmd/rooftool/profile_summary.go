@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 
 	"github.com/rooftool/rooftool/internal/tableout"
-	"github.com/rooftool/rooftool/launch"
 	"github.com/rooftool/rooftool/pipeline"
 	"github.com/rooftool/rooftool/reports"
 )
@@ -23,26 +22,6 @@ func summaryText(streams *IO, format string) io.Writer {
 		return io.Discard
 	}
 	return streams.Out
-}
-
-// writeProfileSummaryText prints one line per pass with its counts, then
-// the failed cells with their reasons, the warnings, and what a --cmd
-// program marked.
-func writeProfileSummaryText(w io.Writer, s launch.ProfileSummary) {
-	fmt.Fprintf(w, "run: %s\ngpu: %s\n", s.Run, s.GPU)
-	for _, p := range s.Passes {
-		fmt.Fprintf(w, "%-7s %d ok, %d failed, %d skipped%s\n", p.Pass+":", p.OK, p.Failed, p.Skipped, p.RangeNote())
-	}
-	for _, f := range s.Failed {
-		fmt.Fprintf(w, "failed: %s [%s]: %s\n", f.Cell, f.Pass, f.Reason)
-	}
-	for _, wn := range s.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", wn)
-	}
-	if c := s.Cmd; c != nil {
-		fmt.Fprintf(w, "cells: %d marked by --cmd (%s)\n", c.Cells, c.Marked)
-		fmt.Fprintf(w, "helper: %s (rooftool_marks; PYTHONPATH=%s for a plain run of the program)\n", c.Helper, c.Helper)
-	}
 }
 
 // writeRunReport renders a run's go/no-go report (report.md, report.json,
