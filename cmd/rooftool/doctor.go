@@ -63,17 +63,6 @@ func newDoctorCmd(io *IO) *cobra.Command {
 	return c
 }
 
-// doctorJSONVersion is the "rooftool_doctor" field of the JSON output; it
-// changes when a key is renamed or removed or a value changes meaning.
-const doctorJSONVersion = 1
-
-// doctorJSON is the JSON output of `rooftool doctor --format json`.
-type doctorJSON struct {
-	Version  int              `json:"rooftool_doctor"`
-	Problems int              `json:"problems"` // findings of level "problem"
-	Findings []launch.Finding `json:"findings"`
-}
-
 func runDoctor(ctx context.Context, opts *DoctorOptions) error {
 	if err := checkDataFormat("doctor", opts.Format); err != nil {
 		return err
@@ -82,53 +71,24 @@ func runDoctor(ctx context.Context, opts *DoctorOptions) error {
 		Python: opts.Python, KernelsDir: opts.Kernels, NCU: opts.NCU, Nsys: opts.Nsys,
 		NsysLibs: opts.NsysLibs, Probe: opts.Probe,
 	})
-	if fs == nil {
-		fs = []launch.Finding{}
-	}
-	problems, warnings := 0, 0
-	for _, f := range fs {
-		switch f.Level {
-		case launch.LevelProblem:
-			problems++
-		case launch.LevelWarn:
-			warnings++
-		}
-	}
-	csv, err := tableout.Records(fs)
+	rep := launch.NewDoctorReport(fs)
+	csv, err := tableout.Records(rep.Findings)
 	if err != nil {
 		return err
 	}
 	err = writeData(opts.IO, opts.Format, tableout.Output{
 		CSV:  csv,
-		JSON: doctorJSON{Version: doctorJSONVersion, Problems: problems, Findings: fs},
-		Text: func(w io.Writer) error { return writeDoctorText(w, fs, problems) },
+		JSON: rep,
+		Text: func(w io.Writer) error { return rep.WriteText(w) },
 	})
 	if err != nil {
 		return err
 	}
 	switch {
-	case problems > 0:
-		return fmt.Errorf("doctor: %d problem(s) found: this machine cannot profile until they are fixed", problems)
-	case opts.Strict && warnings > 0:
-		return fmt.Errorf("doctor: %d warning(s) found (--strict)", warnings)
+	case rep.Problems > 0:
+		return fmt.Errorf("doctor: %d problem(s) found: this machine cannot profile until they are fixed", rep.Problems)
+	case opts.Strict && rep.Warnings() > 0:
+		return fmt.Errorf("doctor: %d warning(s) found (--strict)", rep.Warnings())
 	}
 	return nil
-}
-
-// writeDoctorText prints one line per finding, its fix under it, and the
-// count of problems.
-func writeDoctorText(w io.Writer, fs []launch.Finding, problems int) error {
-	for _, f := range fs {
-		fmt.Fprintf(w, "%-8s %-15s %s\n", f.Level, f.Check, f.Detail)
-		if f.Fix != "" {
-			fmt.Fprintf(w, "%-8s %-15s fix: %s\n", "", "", f.Fix)
-		}
-	}
-	var err error
-	if problems == 0 {
-		_, err = fmt.Fprintln(w, "no problems found")
-	} else {
-		_, err = fmt.Fprintf(w, "%d problem(s) found\n", problems)
-	}
-	return err
 }

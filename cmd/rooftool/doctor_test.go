@@ -25,12 +25,12 @@ func TestDoctorNoGPU(t *testing.T) {
 	if code := run(context.Background(), []string{"doctor", "--format", "json", "--probe=false"}, &IO{Out: &o, Err: &e}); code != exitFailure {
 		t.Fatalf("exit %d, want %d: %s", code, exitFailure, e.String())
 	}
-	var doc doctorJSON
+	var doc launch.DoctorReport
 	if err := json.Unmarshal(o.Bytes(), &doc); err != nil {
 		t.Fatalf("doctor --format json: %v\n%s", err, o.String())
 	}
-	if doc.Version != doctorJSONVersion {
-		t.Errorf("rooftool_doctor = %d, want %d", doc.Version, doctorJSONVersion)
+	if doc.Version != launch.DoctorJSONVersion {
+		t.Errorf("rooftool_doctor = %d, want %d", doc.Version, launch.DoctorJSONVersion)
 	}
 	seen := map[string]bool{}
 	problems := 0
@@ -83,8 +83,8 @@ func TestDoctorJSONAlias(t *testing.T) {
 	if code := run(context.Background(), []string{"doctor", "--json", "--probe=false"}, &IO{Out: &o, Err: &e}); code == exitBadArgs {
 		t.Fatalf("doctor --json: exit %d: %s", code, e.String())
 	}
-	var doc doctorJSON
-	if err := json.Unmarshal(o.Bytes(), &doc); err != nil || doc.Version != doctorJSONVersion {
+	var doc launch.DoctorReport
+	if err := json.Unmarshal(o.Bytes(), &doc); err != nil || doc.Version != launch.DoctorJSONVersion {
 		t.Fatalf("doctor --json: %v, version %d\n%s", err, doc.Version, o.String())
 	}
 	if !strings.Contains(e.String(), "--json has been deprecated, use --format json") {
