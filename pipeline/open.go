@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -42,4 +43,28 @@ func Open(arg string) (*rundir.Run, error) {
 		return nil, err
 	}
 	return rundir.OpenFS(name, fsys)
+}
+
+// OpenRunsTables opens the tables of each run that args name (Open, then
+// OpenTables with the default allocator), in order. On an error it
+// releases the tables already opened and returns the error as it is (a
+// run that does not read as one is a *RunInputError). The caller releases
+// the tables.
+func OpenRunsTables(ctx context.Context, args ...string) ([]*Tables, error) {
+	var out []*Tables
+	for _, a := range args {
+		run, err := Open(a)
+		if err == nil {
+			var t *Tables
+			if t, err = OpenTables(ctx, run, nil); err == nil {
+				out = append(out, t)
+				continue
+			}
+		}
+		for _, t := range out {
+			t.Release()
+		}
+		return nil, err
+	}
+	return out, nil
 }

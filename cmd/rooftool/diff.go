@@ -70,28 +70,18 @@ func runDiff(ctx context.Context, opts *DiffOptions) error {
 	if err := checkDataFormat("diff", opts.Format); err != nil {
 		return err
 	}
-	var tables [2]*pipeline.Tables
+	tables, err := pipeline.OpenRunsTables(ctx, opts.A, opts.B)
+	if re := (*pipeline.RunInputError)(nil); errors.As(err, &re) {
+		return usageError{err}
+	}
+	if err != nil {
+		return err
+	}
 	defer func() {
 		for _, t := range tables {
-			if t != nil {
-				t.Release()
-			}
+			t.Release()
 		}
 	}()
-	for i, d := range []string{opts.A, opts.B} {
-		run, err := pipeline.Open(d)
-		if err != nil {
-			return err
-		}
-		t, err := pipeline.OpenTables(ctx, run, nil)
-		if re := (*pipeline.RunInputError)(nil); errors.As(err, &re) {
-			return usageError{err}
-		}
-		if err != nil {
-			return err
-		}
-		tables[i] = t
-	}
 	d, err := diff.Runs(tables[0], tables[1])
 	var ie *diff.InputError
 	if errors.As(err, &ie) {

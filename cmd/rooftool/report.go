@@ -3,16 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/pipeline"
 	"github.com/rooftool/rooftool/reports"
-	"github.com/rooftool/rooftool/testdata"
 )
 
 // ReportOptions are the flags of `rooftool report`.
@@ -91,9 +88,9 @@ func runReport(ctx context.Context, opts *ReportOptions) error {
 	if err != nil {
 		return err
 	}
-	outDir := reportDir(run, opts.OutDir)
+	outDir := pipeline.ReportDir(run, opts.OutDir)
 	if run.Dir == "" {
-		fmt.Fprintln(opts.IO.Err, committedRunNote(run.Name))
+		fmt.Fprintln(opts.IO.Err, pipeline.CommittedRunNote(run.Name))
 	}
 	before := reports.Existing(outDir)
 	if err := reports.Write(ctx, res, outDir, formats); err != nil {
@@ -114,33 +111,4 @@ func runReport(ctx context.Context, opts *ReportOptions) error {
 		return fmt.Errorf("report: %w", err)
 	}
 	return nil
-}
-
-// committedRunNote says which committed run report renders from the
-// binary or the clone: inside a rooftool clone, the run under its
-// testdata/runs; outside one, that only the embedded run is there, and
-// how to render another.
-func committedRunNote(name string) string {
-	if runs, _ := testdata.RepoDir(); runs != "" {
-		dir := filepath.Join(runs, name)
-		if wd, err := os.Getwd(); err == nil {
-			if rel, err := filepath.Rel(wd, dir); err == nil {
-				dir = rel
-			}
-		}
-		return fmt.Sprintf("rendering the committed run %s (embedded in rooftool, as %s of this clone)", name, dir)
-	}
-	return fmt.Sprintf("rendering the committed run %s, embedded in rooftool: outside a rooftool clone it is the only committed run; to render another run, name its run directory (rooftool report RUNDIR, RUNDIR what rooftool profile -o wrote)", name)
-}
-
-// reportDir is where a run's report goes: outDir, else the run's
-// folder, else out/report for a committed run read from the binary.
-func reportDir(run *rundir.Run, outDir string) string {
-	switch {
-	case outDir != "":
-		return outDir
-	case run.Dir != "":
-		return run.Dir
-	}
-	return filepath.Join("out", "report")
 }
