@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -285,4 +286,45 @@ func RecordHostRun(out string, m *rundir.Manifest, shards []GPUShard, start time
 		m.Finished = now
 	}
 	return m.Write(out)
+}
+
+// HostRun is what MergeHostRun records of a --gpus run beside its
+// shards: whether it resumes an earlier one, the command line and
+// version, when it began, each shard's predicted seconds and the warm
+// stage's record (nil where none ran).
+type HostRun struct {
+	Resume    bool
+	Command   []string
+	Version   string
+	Start     time.Time
+	Predicted []float64
+	Warm      *rundir.Warm
+}
+
+// MergeHostRun merges a --gpus run's shards into out (shard.Merge; a
+// resumed run's earlier merge is removed first) and completes its
+// manifest (RecordHostRun). It returns the merged manifest and the
+// merge's warnings; where the merge fails its error says the shards are
+// kept.
+func MergeHostRun(out string, shards []GPUShard, h HostRun) (*rundir.Manifest, []string, error) {
+	dirs := make([]string, len(shards))
+	for i, s := range shards {
+		dirs[i] = s.Dir
+	}
+	if h.Resume {
+		// A resumed --gpus run merges its shards again.
+		if m, err := rundir.ReadManifest(out); err == nil && len(m.MergedFrom) > 0 {
+			if err := os.RemoveAll(out); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	m, warns, err := shard.Merge(out, dirs, shard.MergeOptions{Command: h.Command, Version: h.Version})
+	if err != nil {
+		return nil, warns, fmt.Errorf("merge of %v: %w (the shards are kept)", dirs, err)
+	}
+	if err := RecordHostRun(out, m, shards, h.Start, h.Predicted, h.Warm); err != nil {
+		return nil, warns, err
+	}
+	return m, warns, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/launch/cmdprog"
+	"github.com/rooftool/rooftool/launch/runtables"
 )
 
 // The summaries of rooftool profile and merge, as typed values that the
@@ -217,4 +218,21 @@ func WarmLine(w *rundir.Warm) string {
 		s += "; failed: " + strings.Join(w.Failed, "; ")
 	}
 	return s
+}
+
+// Reingest rebuilds run directory dir's tables from the raw exports its
+// manifest lists (runtables.Reingest) and returns the run's summary, its
+// tables folder named, and the warnings of the ingest.
+func Reingest(dir string) (ProfileSummary, []string, error) {
+	_, warns, err := runtables.Reingest(dir)
+	if err != nil {
+		return ProfileSummary{}, warns, err
+	}
+	m, err := rundir.ReadManifest(dir)
+	if err != nil {
+		return ProfileSummary{}, warns, err
+	}
+	s := NewProfileSummary(dir, m)
+	s.Tables = filepath.Join(dir, rundir.TablesDir)
+	return s, warns, nil
 }

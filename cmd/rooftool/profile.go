@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -16,7 +15,6 @@ import (
 	"github.com/rooftool/rooftool/launch"
 	"github.com/rooftool/rooftool/launch/plan"
 	"github.com/rooftool/rooftool/launch/rangerule"
-	"github.com/rooftool/rooftool/launch/runtables"
 	"github.com/rooftool/rooftool/launch/shard"
 )
 
@@ -230,7 +228,7 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 		if opts.OutDir == "" {
 			return usageErrorf("profile: --ingest-only needs -o RUNDIR")
 		}
-		_, warns, err := runtables.Reingest(opts.OutDir)
+		s, warns, err := launch.Reingest(opts.OutDir)
 		for _, w := range warns {
 			fmt.Fprintln(opts.IO.Err, "warning:", w)
 		}
@@ -238,12 +236,6 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 			return fmt.Errorf("profile --ingest-only %s: %w", opts.OutDir, err)
 		}
 		text := summaryText(opts.IO, opts.Format)
-		m, err := rundir.ReadManifest(opts.OutDir)
-		if err != nil {
-			return fmt.Errorf("profile --ingest-only %s: %w", opts.OutDir, err)
-		}
-		s := launch.NewProfileSummary(opts.OutDir, m)
-		s.Tables = filepath.Join(opts.OutDir, rundir.TablesDir)
 		fmt.Fprintf(text, "tables: %s\n", s.Tables)
 		if !opts.NoReport {
 			if s.Report, err = writeRunReport(ctx, opts.IO, opts.OutDir); err != nil {

@@ -103,26 +103,12 @@ func runProfileGPUs(ctx context.Context, opts *ProfileOptions) error {
 		}
 		return fmt.Errorf("profile: %w (the shards are kept: rerun with --resume to continue)", err)
 	}
-	dirs := make([]string, len(shards))
-	for i, s := range shards {
-		dirs[i] = s.Dir
-	}
-	if opts.Resume {
-		// A resumed --gpus run merges its shards again.
-		if m, err := rundir.ReadManifest(out); err == nil && len(m.MergedFrom) > 0 {
-			if err := os.RemoveAll(out); err != nil {
-				return fmt.Errorf("profile: %w", err)
-			}
-		}
-	}
-	m, warns, err := shard.Merge(out, dirs, shard.MergeOptions{Command: opts.Args, Version: version})
+	m, warns, err := launch.MergeHostRun(out, shards, launch.HostRun{Resume: opts.Resume, Command: opts.Args, Version: version,
+		Start: start, Predicted: pred, Warm: warm})
 	for _, w := range warns {
 		fmt.Fprintln(opts.IO.Err, "warning:", w)
 	}
 	if err != nil {
-		return fmt.Errorf("profile: merge of %v: %w (the shards are kept)", dirs, err)
-	}
-	if err := launch.RecordHostRun(out, m, shards, start, pred, warm); err != nil {
 		return fmt.Errorf("profile: %w", err)
 	}
 	s := launch.NewProfileSummary(out, m)
