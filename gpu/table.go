@@ -144,3 +144,23 @@ func WriteDetail(w io.Writer, g Spec) error {
 	}
 	return nil
 }
+
+// ListingJSONVersion is the "rooftool_gpus" field of Listing's JSON; it
+// changes when a key is renamed or removed or a value changes meaning.
+const ListingJSONVersion = 1
+
+// Listing is the JSON output of `rooftool gpus --format json`: a row per
+// GPU.
+type Listing struct {
+	Version int   `json:"rooftool_gpus"`
+	GPUs    []Row `json:"gpus"`
+}
+
+// NewListing lists specs, a row each.
+func NewListing(specs []Spec) Listing {
+	rows := make([]Row, 0, len(specs))
+	for _, g := range specs {
+		rows = append(rows, NewRow(g))
+	}
+	return Listing{Version: ListingJSONVersion, GPUs: rows}
+}

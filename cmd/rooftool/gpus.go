@@ -53,16 +53,6 @@ has one column per key, lists and objects written as JSON (JSON.md).`,
 	return c
 }
 
-// gpusJSONVersion is the "rooftool_gpus" field of the JSON output; it
-// changes when a key is renamed or removed or a value changes meaning.
-const gpusJSONVersion = 1
-
-// gpusJSON is the JSON output of `rooftool gpus --format json`.
-type gpusJSON struct {
-	Version int       `json:"rooftool_gpus"`
-	GPUs    []gpu.Row `json:"gpus"`
-}
-
 func runGPUs(ctx context.Context, opts *GPUsOptions) error {
 	if err := checkDataFormat("gpus", opts.Format); err != nil {
 		return err
@@ -78,17 +68,14 @@ func runGPUs(ctx context.Context, opts *GPUsOptions) error {
 		}
 		specs = []gpu.Spec{g}
 	}
-	rows := make([]gpu.Row, 0, len(specs))
-	for _, g := range specs {
-		rows = append(rows, gpu.NewRow(g))
-	}
-	csv, err := tableout.Records(rows)
+	list := gpu.NewListing(specs)
+	csv, err := tableout.Records(list.GPUs)
 	if err != nil {
 		return err
 	}
 	return writeData(opts.IO, opts.Format, tableout.Output{
 		CSV:  csv,
-		JSON: gpusJSON{Version: gpusJSONVersion, GPUs: rows},
+		JSON: list,
 		Text: func(w io.Writer) error { return gpu.WriteTable(w, specs) },
 	})
 }

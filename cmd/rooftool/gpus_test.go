@@ -34,8 +34,8 @@ func TestGPUsFormats(t *testing.T) {
 	if err := dec.Decode(&doc); err != nil {
 		t.Fatalf("gpus --format json: %v\n%s", err, raw)
 	}
-	if doc.Version == nil || *doc.Version != gpusJSONVersion {
-		t.Fatalf("rooftool_gpus = %v, want %d", doc.Version, gpusJSONVersion)
+	if doc.Version == nil || *doc.Version != gpu.ListingJSONVersion {
+		t.Fatalf("rooftool_gpus = %v, want %d", doc.Version, gpu.ListingJSONVersion)
 	}
 	specs := gpu.Catalog()
 	if len(doc.GPUs) != len(specs) {
@@ -103,11 +103,11 @@ func TestGPUsFormats(t *testing.T) {
 	}
 
 	// One GPU: the same shape with one entry; the table shows its sources.
-	var one gpusJSON
+	var one gpu.Listing
 	if err := json.Unmarshal([]byte(runOut(t, exitOK, "gpus", "--format", "json", "NVIDIA H100 80GB HBM3")), &one); err != nil {
 		t.Fatal(err)
 	}
-	if one.Version != gpusJSONVersion || len(one.GPUs) != 1 || one.GPUs[0].Key != "h100-sxm" {
+	if one.Version != gpu.ListingJSONVersion || len(one.GPUs) != 1 || one.GPUs[0].Key != "h100-sxm" {
 		t.Errorf("gpus --format json h100 = %+v", one)
 	}
 	csvOut := runOut(t, exitOK, "gpus", "--format", "csv", "h100")
