@@ -48,16 +48,6 @@ rooftool --version prints the version alone.
 	return c
 }
 
-// versionJSONVersion is the "rooftool_version" field of the JSON output;
-// it changes when a key is renamed or removed or a value changes meaning.
-const versionJSONVersion = 1
-
-// versionJSON is the JSON output of `rooftool version --format json`.
-type versionJSON struct {
-	Version int `json:"rooftool_version"`
-	buildinfo.Info
-}
-
 // buildInfo is rooftool's build, with the version, commit and date of the
 // link flags.
 func buildInfo() buildinfo.Info { return buildinfo.Read(version, commit, date) }
@@ -73,7 +63,7 @@ func runVersion(ctx context.Context, opts *VersionOptions) error {
 	}
 	return writeData(opts.IO, opts.Format, tableout.Output{
 		CSV:  csv,
-		JSON: versionJSON{Version: versionJSONVersion, Info: b},
+		JSON: b.JSON(),
 		Text: b.WriteText,
 	})
 }

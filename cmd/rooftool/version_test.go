@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/rooftool/rooftool/internal/buildinfo"
 )
 
 // TestVersionCommand: rooftool version prints the version, commit, Go
@@ -35,7 +37,7 @@ func TestVersionCommand(t *testing.T) {
 	if err := json.Unmarshal(o.Bytes(), &got); err != nil {
 		t.Fatalf("%v\n%s", err, o.String())
 	}
-	want := map[string]any{"rooftool_version": float64(versionJSONVersion), "version": "v1.2.3", "commit": "0123456789abcdef",
+	want := map[string]any{"rooftool_version": float64(buildinfo.JSONVersion), "version": "v1.2.3", "commit": "0123456789abcdef",
 		"date": "2026-11-28T10:00:00Z", "go": runtime.Version(), "platform": runtime.GOOS + "/" + runtime.GOARCH}
 	for k, v := range want {
 		if got[k] != v {
