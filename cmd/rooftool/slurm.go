@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -72,14 +71,7 @@ ids printed.`,
 			if gpu == "" || ingestOnly {
 				return usageErrorf("slurm: --gpu is required, and --ingest-only makes no sense per shard")
 			}
-			exe, err := os.Executable()
-			if err != nil {
-				return fmt.Errorf("slurm: %w", err)
-			}
-			if exe, err = filepath.EvalSymlinks(exe); err != nil {
-				return fmt.Errorf("slurm: %w", err)
-			}
-			dir, err := os.Getwd()
+			exe, dir, err := shard.Locate()
 			if err != nil {
 				return fmt.Errorf("slurm: %w", err)
 			}
@@ -133,7 +125,7 @@ func runSlurm(ctx context.Context, opts *SlurmOptions) error {
 	if err != nil {
 		return fmt.Errorf("slurm: %w", err)
 	}
-	if ents, err := os.ReadDir(run); err == nil && len(ents) > 0 {
+	if shard.NonEmptyDir(run) {
 		return usageErrorf("slurm: %s exists and is not empty", run)
 	}
 	job := shard.SlurmJob{Run: run, Shards: opts.Shards, Partition: opts.Partition, GPUsPerTask: opts.GPUsPerTask,

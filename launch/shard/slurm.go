@@ -123,3 +123,25 @@ func Sbatch(ctx context.Context, args ...string) (string, error) {
 	}
 	return id, nil
 }
+
+// Locate is the rooftool binary running (its symlinks resolved) and the
+// working directory: what a SlurmJob's Exe and Dir name.
+func Locate() (exe, dir string, err error) {
+	if exe, err = os.Executable(); err != nil {
+		return "", "", err
+	}
+	if exe, err = filepath.EvalSymlinks(exe); err != nil {
+		return "", "", err
+	}
+	if dir, err = os.Getwd(); err != nil {
+		return "", "", err
+	}
+	return exe, dir, nil
+}
+
+// NonEmptyDir reports whether dir is a directory with something in it:
+// no place for a new run.
+func NonEmptyDir(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	return err == nil && len(ents) > 0
+}
