@@ -277,3 +277,14 @@ func CheckRunTables(dir string) error {
 	}
 	return nil
 }
+
+// DistinctInputsOf is DistinctInputs for command cmd, named in front of an
+// error reading a file (an export given twice is bad input as it is).
+func DistinctInputsOf(cmd string, paths []string) error {
+	err := DistinctInputs(paths)
+	var ie *ingest.InputError
+	if err != nil && !errors.As(err, &ie) {
+		return fmt.Errorf("%s: %w", cmd, err)
+	}
+	return err
+}

@@ -84,11 +84,7 @@ func statsSummary(r *StatsRequest) (stats.Summary, error) {
 			return stats.StreamSummary(tablesDirOf(inputs[0]), r.Source, so)
 		}
 	}
-	if err := DistinctInputs(inputs); err != nil {
-		var ie *ingest.InputError
-		if !errors.As(err, &ie) {
-			err = fmt.Errorf("stats: %w", err)
-		}
+	if err := DistinctInputsOf("stats", inputs); err != nil {
 		return stats.Summary{}, err
 	}
 	if StatsKernelsOnly(inputs, r.Source, so) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -76,7 +75,7 @@ func runIngest(ctx context.Context, opts *IngestOptions) error {
 	if opts.TableFormat != ingest.FormatParquet && opts.TableFormat != ingest.FormatArrow {
 		return usageErrorf("ingest: --table-format %q: want parquet or arrow", opts.TableFormat)
 	}
-	if err := distinctInputs("ingest", opts.Files); err != nil {
+	if err := pipeline.DistinctInputsOf("ingest", opts.Files); err != nil {
 		return err
 	}
 	var inputs []ingest.Input
@@ -103,15 +102,4 @@ func runIngest(ctx context.Context, opts *IngestOptions) error {
 		return fmt.Errorf("ingest: skipped %d of %d file(s)", len(skipped), len(inputs))
 	}
 	return nil
-}
-
-// distinctInputs is pipeline.DistinctInputs for command cmd, named in front
-// of an error reading a file (an export given twice is bad input as it is).
-func distinctInputs(cmd string, paths []string) error {
-	err := pipeline.DistinctInputs(paths)
-	var ie *ingest.InputError
-	if err != nil && !errors.As(err, &ie) {
-		return fmt.Errorf("%s: %w", cmd, err)
-	}
-	return err
 }
