@@ -3,6 +3,7 @@ package launch
 import (
 	"context"
 	"fmt"
+	"github.com/rooftool/rooftool/launch/runsummary"
 	"io"
 	"path/filepath"
 	"strings"
@@ -60,6 +61,6 @@ func PrepareSharedWarm(ctx context.Context, c SharedWarmConfig) ([]string, *rund
 	fmt.Fprintf(c.Log, "warm: compiling for %d shapes into %s\n", len(WarmShapes(c.Cells)), root)
 	w := RunWarm(ctx, WarmConfig{Python: py, KernelsDir: FindKernels(c.Kernels).Dir, CacheRoot: root, Shapes: WarmShapes(c.Cells),
 		Log: strings.TrimRight(c.OutDir, string(filepath.Separator)) + ".warm.log", Timeout: c.Timeout})
-	fmt.Fprintf(c.Log, "warm: %s\n", WarmLine(w))
+	fmt.Fprintf(c.Log, "warm: %s\n", runsummary.WarmLine(w))
 	return args, w, nil
 }

@@ -23,7 +23,7 @@ var leafPackages = []string{"cellkey", "internal/checkout", "internal/figure", "
 // the passes, which imports them. A new package under launch names its
 // floor here.
 var launchFloors = map[string][]string{
-	"launch/plan": {}, "launch/ncu": {}, "launch/rangerule": {}, "launch/runtables": {},
+	"launch/plan": {}, "launch/ncu": {}, "launch/rangerule": {}, "launch/runtables": {}, "launch/runsummary": {"launch/cmdprog", "launch/runtables"},
 	"launch/compilecache": {"launch/plan"}, "launch/cmdprog": {"launch/plan"},
 	"launch/shard": {"launch/plan", "launch/runtables"},
 }

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rooftool/rooftool/launch/runsummary"
 	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rooftool/rooftool/internal/tableout"
-	"github.com/rooftool/rooftool/launch"
 	"github.com/rooftool/rooftool/launch/plan"
 	"github.com/rooftool/rooftool/launch/shard"
 )
@@ -77,7 +77,7 @@ func runMerge(ctx context.Context, opts *MergeOptions) error {
 		Command:    os.Args,
 		Version:    version,
 	})
-	s := launch.MergeSummary{Version: launch.MergeJSONVersion, Run: opts.Output, From: append([]string{}, opts.Runs...), Warnings: append([]string{}, warns...)}
+	s := runsummary.MergeSummary{Version: runsummary.MergeJSONVersion, Run: opts.Output, From: append([]string{}, opts.Runs...), Warnings: append([]string{}, warns...)}
 	if opts.Format != tableout.FormatJSON || err != nil {
 		// As text, and where the merge fails, the warnings go to stderr.
 		for _, w := range s.Warnings {

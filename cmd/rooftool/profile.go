@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rooftool/rooftool/launch/runsummary"
 	"os"
 	"strings"
 	"time"
@@ -228,7 +229,7 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 		if opts.OutDir == "" {
 			return usageErrorf("profile: --ingest-only needs -o RUNDIR")
 		}
-		s, warns, err := launch.Reingest(opts.OutDir)
+		s, warns, err := runsummary.Reingest(opts.OutDir)
 		for _, w := range warns {
 			fmt.Fprintln(opts.IO.Err, "warning:", w)
 		}
@@ -312,12 +313,12 @@ func runProfile(ctx context.Context, opts *ProfileOptions) error {
 		return nil
 	}
 	dir := runDirOf(opts, m)
-	s := launch.NewProfileSummary(dir, m)
-	s.Cmd = launch.CmdSummary(opts.Cmd, dir, m)
+	s := runsummary.NewProfileSummary(dir, m)
+	s.Cmd = runsummary.CmdSummary(opts.Cmd, dir, m)
 	text := summaryText(opts.IO, opts.Format)
 	s.WriteText(text)
 	if err == nil {
-		err = launch.NothingMeasured(m)
+		err = runsummary.NothingMeasured(m)
 	}
 	if !opts.NoIngest && !opts.NoReport && ctx.Err() == nil {
 		path, rerr := writeRunReport(ctx, opts.IO, dir)

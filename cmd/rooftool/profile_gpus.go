@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rooftool/rooftool/launch/runsummary"
 	"os"
 	"path/filepath"
 	"strings"
@@ -111,10 +112,10 @@ func runProfileGPUs(ctx context.Context, opts *ProfileOptions) error {
 	if err != nil {
 		return fmt.Errorf("profile: %w", err)
 	}
-	s := launch.NewProfileSummary(out, m)
+	s := runsummary.NewProfileSummary(out, m)
 	text := summaryText(opts.IO, opts.Format)
 	s.WriteText(text)
-	if err := launch.NothingMeasured(m); err != nil {
+	if err := runsummary.NothingMeasured(m); err != nil {
 		writeJSONSummary(opts.IO, opts.Format, s)
 		return fmt.Errorf("profile: %w (the shards are kept)", err)
 	}

@@ -2,13 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/rooftool/rooftool/launch/runsummary"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
-	"github.com/rooftool/rooftool/launch"
 )
 
 // TestProfileMergeJSON: profile and merge --format json print their
@@ -22,7 +22,7 @@ func TestProfileMergeJSON(t *testing.T) {
 	b1, b2, m := filepath.Join(tmp, "B1"), filepath.Join(tmp, "B2"), filepath.Join(tmp, "M")
 	text, _ := mustRun(t, exitOK, profileArgs(sel, b1, "--shard", "1/2")...)
 	out, _ := mustRun(t, exitOK, profileArgs(sel, b2, "--shard", "2/2", "--format", "json")...)
-	var s launch.ProfileSummary
+	var s runsummary.ProfileSummary
 	if err := json.Unmarshal([]byte(out), &s); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -30,13 +30,13 @@ func TestProfileMergeJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Version != launch.ProfileJSONVersion || s.Run != b2 || s.GPU != man.GPU.Name || s.Report != filepath.Join(b2, "report.md") {
+	if s.Version != runsummary.ProfileJSONVersion || s.Run != b2 || s.GPU != man.GPU.Name || s.Report != filepath.Join(b2, "report.md") {
 		t.Errorf("summary %+v", s)
 	}
 	if _, err := os.Stat(s.Report); err != nil {
 		t.Error(err)
 	}
-	want := launch.NewProfileSummary(b2, man)
+	want := runsummary.NewProfileSummary(b2, man)
 	if len(s.Passes) != len(want.Passes) || len(s.Passes) == 0 {
 		t.Fatalf("passes %+v, the manifest's %+v", s.Passes, want.Passes)
 	}
@@ -56,7 +56,7 @@ func TestProfileMergeJSON(t *testing.T) {
 	}
 
 	out, _ = mustRun(t, exitOK, "merge", b1, b2, "-o", m, "--format", "json")
-	var ms launch.MergeSummary
+	var ms runsummary.MergeSummary
 	if err := json.Unmarshal([]byte(out), &ms); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -64,7 +64,7 @@ func TestProfileMergeJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ms.Version != launch.MergeJSONVersion || ms.Run != m || ms.Cells != len(mm.Cells) || len(ms.From) != 2 || ms.Report != filepath.Join(m, "report.md") || ms.Warnings == nil {
+	if ms.Version != runsummary.MergeJSONVersion || ms.Run != m || ms.Cells != len(mm.Cells) || len(ms.From) != 2 || ms.Report != filepath.Join(m, "report.md") || ms.Warnings == nil {
 		t.Errorf("merge summary %+v", ms)
 	}
 	for _, args := range [][]string{profileArgs(sel, filepath.Join(tmp, "C"), "--format", "csv"), {"merge", b1, b2, "-o", filepath.Join(tmp, "M2"), "--format", "csv"}} {
