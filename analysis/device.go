@@ -2,9 +2,10 @@ package analysis
 
 import (
 	"fmt"
-	"github.com/rooftool/rooftool/metric"
 	"sort"
 	"strings"
+
+	"github.com/rooftool/rooftool/metric"
 
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"

@@ -2,10 +2,11 @@ package analysis
 
 import (
 	"fmt"
-	"github.com/rooftool/rooftool/metric"
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/rooftool/rooftool/metric"
 
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/ingest"

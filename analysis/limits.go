@@ -1,9 +1,10 @@
 package analysis
 
 import (
-	"github.com/rooftool/rooftool/metric"
 	"sort"
 	"strings"
+
+	"github.com/rooftool/rooftool/metric"
 )
 
 // What ncu lists beside the warp stall reasons that is no reason.

@@ -1,10 +1,11 @@
 package analysis
 
 import (
-	"github.com/rooftool/rooftool/metric"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/rooftool/rooftool/metric"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 

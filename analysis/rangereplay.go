@@ -2,10 +2,11 @@ package analysis
 
 import (
 	"fmt"
-	"github.com/rooftool/rooftool/metric"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/rooftool/rooftool/metric"
 
 	"github.com/rooftool/rooftool/cellkey"
 	"github.com/rooftool/rooftool/ingest"

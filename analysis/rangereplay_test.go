@@ -2,11 +2,12 @@ package analysis
 
 import (
 	"fmt"
-	"github.com/rooftool/rooftool/metric"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rooftool/rooftool/metric"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 

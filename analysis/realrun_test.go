@@ -1,11 +1,12 @@
 package analysis
 
 import (
-	"github.com/rooftool/rooftool/metric"
 	"math"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rooftool/rooftool/metric"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 

@@ -1,9 +1,10 @@
 package diff
 
 import (
-	"github.com/rooftool/rooftool/metric"
 	"sort"
 	"strings"
+
+	"github.com/rooftool/rooftool/metric"
 
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/cellkey"

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"github.com/apache/arrow-go/v18/arrow/array"
+
 	"github.com/rooftool/rooftool/ingest/internal/knob"
 )
 

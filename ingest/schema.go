@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/rooftool/rooftool/cellkey"
 )
 

@@ -4,12 +4,13 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"github.com/rooftool/rooftool/metric"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/rooftool/rooftool/metric"
 
 	"github.com/rooftool/rooftool/ingest/nsys"
 	"github.com/rooftool/rooftool/launch/plan"

@@ -15,11 +15,12 @@ package launch
 import (
 	"context"
 	"fmt"
-	"github.com/rooftool/rooftool/metric"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/rooftool/rooftool/metric"
 
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/detect"

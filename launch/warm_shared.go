@@ -3,11 +3,12 @@ package launch
 import (
 	"context"
 	"fmt"
-	"github.com/rooftool/rooftool/launch/runsummary"
 	"io"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/rooftool/rooftool/launch/runsummary"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/launch/compilecache"

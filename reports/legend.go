@@ -2,10 +2,11 @@ package reports
 
 import (
 	"fmt"
-	"github.com/rooftool/rooftool/metric"
 	"html/template"
 	"math"
 	"strings"
+
+	"github.com/rooftool/rooftool/metric"
 
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/ingest/rundir"

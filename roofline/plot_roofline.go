@@ -3,10 +3,11 @@ package roofline
 import (
 	"errors"
 	"fmt"
-	"github.com/rooftool/rooftool/metric"
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/rooftool/rooftool/metric"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg/draw"

@@ -1,13 +1,13 @@
 package suggest
 
 import (
-	"compress/gzip"
 	"database/sql"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rooftool/rooftool/internal/testgz"
 
 	_ "github.com/mattn/go-sqlite3"
 )
@@ -60,7 +60,7 @@ func TestKernelNamesOfRealExports(t *testing.T) {
 	gz, _ := filepath.Glob(filepath.Join("..", "testdata", "realdata", "*", "*.sqlite.gz"))
 	for _, g := range gz { // committed gzipped: SQLite reads a plain file
 		plain := filepath.Join(t.TempDir(), strings.TrimSuffix(filepath.Base(g), ".gz"))
-		gunzipTo(t, g, plain)
+		testgz.To(t, g, plain)
 		files = append(files, plain)
 	}
 	if len(files) == 0 {
@@ -97,29 +97,5 @@ func TestKernelNamesOfRealExports(t *testing.T) {
 	}
 	if seen == 0 {
 		t.Fatal("no kernel names read from the realdata exports")
-	}
-}
-
-// gunzipTo writes the gunzipped src to dst.
-func gunzipTo(t *testing.T, src, dst string) {
-	t.Helper()
-	f, err := os.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := os.Create(dst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, zr); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -11,8 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rooftool/rooftool/cellkey"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/rooftool/rooftool/cellkey"
 )
 
 // METHOD.md's quantitative statements, each recomputed from the raw

@@ -15,7 +15,7 @@ import (
 const modulePath = "github.com/rooftool/rooftool"
 
 // leafPackages import no package of the module; every layer may import them.
-var leafPackages = []string{"cellkey", "internal/checkout", "internal/figure", "internal/tableout", "internal/memlimit", "internal/buildinfo", "metric"}
+var leafPackages = []string{"cellkey", "internal/checkout", "internal/figure", "internal/tableout", "internal/memlimit", "internal/buildinfo", "internal/testgz", "metric"}
 
 // launchFloors are the packages under launch and, for each, the packages
 // under launch it may import: plan is the floor of them all, shard joins

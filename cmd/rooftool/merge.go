@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/rooftool/rooftool/launch/runsummary"
 	"os"
+
+	"github.com/rooftool/rooftool/launch/runsummary"
 
 	"github.com/spf13/cobra"
 

@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/rooftool/rooftool/launch/runsummary"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/rooftool/rooftool/launch/runsummary"
 
 	"github.com/spf13/cobra"
 

@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/rooftool/rooftool/launch/runsummary"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/rooftool/rooftool/launch/runsummary"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"

@@ -2,11 +2,12 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/rooftool/rooftool/launch/runsummary"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rooftool/rooftool/launch/runsummary"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
 )

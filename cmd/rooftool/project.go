@@ -4,11 +4,12 @@ import (
 	"context"
 	"io"
 
+	"github.com/spf13/cobra"
+
 	"github.com/rooftool/rooftool/gpu"
 	"github.com/rooftool/rooftool/internal/tableout"
 	"github.com/rooftool/rooftool/pipeline"
 	"github.com/rooftool/rooftool/project"
-	"github.com/spf13/cobra"
 )
 
 // ProjectOptions are the flags of `rooftool project`.

@@ -2,13 +2,14 @@ package main
 
 import (
 	"fmt"
-	"github.com/rooftool/rooftool/metric"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rooftool/rooftool/metric"
 
 	"github.com/rooftool/rooftool/analysis"
 	"github.com/rooftool/rooftool/gpu"

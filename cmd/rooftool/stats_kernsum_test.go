@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rooftool/rooftool/internal/testgz"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rooftool/rooftool/ingest"
@@ -81,14 +83,14 @@ func TestStatsKernelsOnly(t *testing.T) {
 // report: they hold NVTX ranges), with each kind of name.
 func TestNsysKernelSummaryMatchesIngest(t *testing.T) {
 	cutlass := filepath.Join(t.TempDir(), "report1.sqlite") // committed gzipped
-	gunzipTo(t, statsRealdata+"cutlass_benchmark/report1.sqlite.gz", cutlass)
+	testgz.To(t, statsRealdata+"cutlass_benchmark/report1.sqlite.gz", cutlass)
 	files := []string{statsRealdata + "gpu4/report.sqlite", cutlass,
 		statsRealdata + "cuda-kernel-library/report2.sqlite", statsRealdata + "DLProf/nsys_profile.sqlite"}
 	gz, _ := filepath.Glob("../../testdata/runs/*/raw/nsys/*/part-1.sqlite.gz")
 	for i, g := range gz {
 		if i%4 == 0 { // a sample keeps the test short
 			db := filepath.Join(t.TempDir(), "part-1.sqlite")
-			gunzipTo(t, g, db)
+			testgz.To(t, g, db)
 			files = append(files, db)
 		}
 	}

@@ -2,17 +2,17 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/csv"
 	"encoding/json"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/rooftool/rooftool/internal/testgz"
 
 	"github.com/rooftool/rooftool/internal/golden"
 	"github.com/rooftool/rooftool/stats"
@@ -152,31 +152,8 @@ func TestStatsByRangeMatchesSQL(t *testing.T) {
 		return
 	}
 	db := filepath.Join(t.TempDir(), "swiglu.sqlite")
-	gunzipTo(t, gz[0], db)
+	testgz.To(t, gz[0], db)
 	live(db, gz[0])
-}
-
-func gunzipTo(t *testing.T, src, dst string) {
-	t.Helper()
-	f, err := os.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := os.Create(dst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, zr); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // writeKernelTables writes ingested tables holding ks to a fresh directory.

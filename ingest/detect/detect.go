@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/kineto"
 	"github.com/rooftool/rooftool/ingest/ncu"

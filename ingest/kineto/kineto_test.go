@@ -11,7 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rooftool/rooftool/internal/testgz"
+
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/internal/ingesttest"
 	"github.com/rooftool/rooftool/internal/golden"
@@ -159,7 +162,7 @@ func mustKineto(t *testing.T, js string, mem memory.Allocator) *ingest.Tables {
 }
 
 func TestKinetoBadInput(t *testing.T) {
-	real := ingesttest.Gunzip(t, htaTrace)
+	real := testgz.Read(t, htaTrace)
 	for _, c := range []struct {
 		name, data, key, want string
 	}{
@@ -222,7 +225,7 @@ func TestUsToNs(t *testing.T) {
 // FuzzKineto feeds arbitrary bytes to the Kineto parser: it must return
 // rows or an *InputError, never panic, and never leak Arrow memory.
 func FuzzKineto(f *testing.F) {
-	real := ingesttest.Gunzip(f, htaTrace)
+	real := testgz.Read(f, htaTrace)
 	// The whole real trace (1 MB) as a seed under go test; the fuzzing
 	// engine stalls on inputs that large, so while fuzzing it starts from a
 	// slice of the same trace instead.
@@ -294,7 +297,7 @@ func kinetoSlice(t testing.TB, trace []byte, n int) []byte {
 // BenchmarkKinetoHTA parses the real HolisticTraceAnalysis trace (1,408
 // events) from memory.
 func BenchmarkKinetoHTA(b *testing.B) {
-	data := ingesttest.Gunzip(b, htaTrace)
+	data := testgz.Read(b, htaTrace)
 	b.SetBytes(int64(len(data)))
 	for i := 0; i < b.N; i++ {
 		bl := ingest.NewBuilder(nil)

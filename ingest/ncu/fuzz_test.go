@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
 	"github.com/rooftool/rooftool/ingest"
 )
 

@@ -8,9 +8,10 @@ package ncu
 
 import (
 	"fmt"
-	"github.com/rooftool/rooftool/metric"
 	"math"
 	"strings"
+
+	"github.com/rooftool/rooftool/metric"
 
 	"github.com/rooftool/rooftool/ingest"
 )

@@ -11,6 +11,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/internal/ingesttest"
 )

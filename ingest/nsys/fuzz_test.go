@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/internal/ingesttest"
 )

@@ -12,8 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rooftool/rooftool/internal/testgz"
+
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/internal/ingesttest"
 	"github.com/rooftool/rooftool/ingest/internal/knob"
@@ -588,7 +591,7 @@ func TestNsysH100Run(t *testing.T) {
 				t.Skipf("run export not present: %v", err)
 			}
 			p := filepath.Join(t.TempDir(), c.exp+".sqlite")
-			if err := os.WriteFile(p, ingesttest.Gunzip(t, gz), 0o644); err != nil {
+			if err := os.WriteFile(p, testgz.Read(t, gz), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())

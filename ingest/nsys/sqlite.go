@@ -21,6 +21,7 @@ import (
 	"time"
 
 	_ "github.com/mattn/go-sqlite3" // registers "sqlite3" (a stub without cgo)
+
 	"github.com/rooftool/rooftool/ingest"
 )
 

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rooftool/rooftool/internal/testgz"
+
 	"github.com/rooftool/rooftool/ingest/internal/ingesttest"
 )
 
@@ -29,7 +31,7 @@ func TestScanSplitOrder(t *testing.T) {
 			paths = append(paths, p)
 		case strings.HasSuffix(p, ".sqlite.gz"): // committed gzipped
 			plain := filepath.Join(t.TempDir(), strings.TrimSuffix(filepath.Base(p), ".gz"))
-			if err := os.WriteFile(plain, ingesttest.Gunzip(t, p), 0o644); err != nil {
+			if err := os.WriteFile(plain, testgz.Read(t, p), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			paths = append(paths, plain)

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/rooftool/rooftool/ingest"
 	"github.com/rooftool/rooftool/ingest/internal/callindex"
 	"github.com/rooftool/rooftool/ingest/internal/ingesttest"

@@ -8,9 +8,10 @@ package rangerule
 
 import (
 	"fmt"
-	"github.com/rooftool/rooftool/metric"
 	"math"
 	"strings"
+
+	"github.com/rooftool/rooftool/metric"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
 )

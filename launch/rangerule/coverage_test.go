@@ -1,14 +1,13 @@
 package rangerule
 
 import (
-	"compress/gzip"
 	"encoding/json"
-	"github.com/rooftool/rooftool/metric"
-	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/rooftool/rooftool/internal/testgz"
+	"github.com/rooftool/rooftool/metric"
 
 	"github.com/rooftool/rooftool/ingest/rundir"
 	"github.com/rooftool/rooftool/launch/ncu"
@@ -31,19 +30,7 @@ func TestCoverageOfCommittedRun(t *testing.T) {
 		t.Run(tc.variant, func(t *testing.T) {
 			sum := func(pass string) Totals {
 				// The committed run keeps its CSVs gzipped.
-				f, err := os.Open(filepath.Join(run, pass, "gla_proj", tc.variant, shape+".gz"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer f.Close()
-				zr, err := gzip.NewReader(f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				data, err := io.ReadAll(zr)
-				if err != nil {
-					t.Fatal(err)
-				}
+				data := testgz.Read(t, filepath.Join(run, pass, "gla_proj", tc.variant, shape+".gz"))
 				s, _, err := ncu.SumMetrics(data, metric.Duration, metric.L2Bytes)
 				if err != nil {
 					t.Fatal(err)
