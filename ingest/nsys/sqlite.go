@@ -240,35 +240,11 @@ func (s *sqliteDB) scanIntsNull(table, query string, ncol int, null int64, fn fu
 // values a row (null for a NULL), to send (false: stop reading). Buffers
 // come from free where it has one.
 func (s *sqliteDB) readInts(table, query string, ncol int, null int64, send func([]int64) bool, free chan []int64) error {
-	mmap := 0
-	if st, err := os.Stat(s.file); err == nil && st.Size() <= mmapMax {
-		mmap = mmapMax
-	}
+	mmap := s.mmapSize()
 	if nativeOK {
 		return s.readNative(table, query, ncol, null, int64(mmap), send, free)
 	}
-	ctx := context.Background()
-	conn, err := s.db.Conn(ctx)
-	if err != nil {
-		return s.wrap(table, err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA mmap_size = %d", mmap)); err != nil {
-		return s.wrap(table, err)
-	}
-	return conn.Raw(func(dc any) error {
-		q, ok := dc.(driver.QueryerContext)
-		if !ok {
-			return fmt.Errorf("sqlite driver %T cannot query", dc)
-		}
-		rows, err := q.QueryContext(ctx, query, nil)
-		if err != nil {
-			return s.wrap(table, err)
-		}
-		defer rows.Close()
-		if n := len(rows.Columns()); n != ncol {
-			return fmt.Errorf("query on %s returned %d columns, want %d", table, n, ncol)
-		}
+	return s.queryRows(table, query, ncol, mmap, func(rows driver.Rows) error {
 		dest := make([]driver.Value, ncol)
 		newBuf := func() []int64 {
 			select {
@@ -407,4 +383,46 @@ func sqlInt(v any, null int64) (int64, bool) {
 		return null, true
 	}
 	return 0, false
+}
+
+// mmapSize is the SQLite mmap_size for reading the export: the whole file
+// where it is at most mmapMax bytes, else 0 (read, not mapped).
+func (s *sqliteDB) mmapSize() int {
+	if st, err := os.Stat(s.file); err == nil && st.Size() <= mmapMax {
+		return mmapMax
+	}
+	return 0
+}
+
+// queryRows runs query on one connection through the driver's own rows
+// (no database/sql conversion), after setting mmap_size to mmap (a negative
+// mmap leaves SQLite's setting as it is),
+// checks that it returns ncol columns and hands the rows to each.
+func (s *sqliteDB) queryRows(table, query string, ncol, mmap int, each func(driver.Rows) error) error {
+	ctx := context.Background()
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return s.wrap(table, err)
+	}
+	defer conn.Close()
+	if mmap >= 0 {
+		if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA mmap_size = %d", mmap)); err != nil {
+			return s.wrap(table, err)
+		}
+	}
+	return conn.Raw(func(dc any) error {
+		q, ok := dc.(driver.QueryerContext)
+		if !ok {
+			return fmt.Errorf("sqlite driver %T cannot query", dc)
+		}
+		rows, err := q.QueryContext(ctx, query, nil)
+		if err != nil {
+			return s.wrap(table, err)
+		}
+		defer rows.Close()
+		if n := len(rows.Columns()); n != ncol {
+			return fmt.Errorf("query on %s returned %d columns, want %d", table, n, ncol)
+		}
+		return each(rows)
+	})
 }

@@ -1,12 +1,10 @@
 package nsys
 
 import (
-	"context"
 	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 
 	"github.com/rooftool/rooftool/ingest"
@@ -121,10 +119,7 @@ func (s *sqliteDB) readRows(table, query string, nint int, null int64, r *rowStr
 		}
 	}
 	if nativeOK {
-		mmap := int64(0)
-		if st, err := os.Stat(s.file); err == nil && st.Size() <= mmapMax {
-			mmap = mmapMax
-		}
+		mmap := int64(s.mmapSize())
 		nr, err := openNative(s.file, query, nint+1, nint, mmap)
 		if err != nil {
 			return s.wrap(table, err)
@@ -157,25 +152,7 @@ func (s *sqliteDB) readRows(table, query string, nint int, null int64, r *rowStr
 			}
 		}
 	}
-	ctx := context.Background()
-	conn, err := s.db.Conn(ctx)
-	if err != nil {
-		return s.wrap(table, err)
-	}
-	defer conn.Close()
-	return conn.Raw(func(dc any) error {
-		q, ok := dc.(driver.QueryerContext)
-		if !ok {
-			return fmt.Errorf("sqlite driver %T cannot query", dc)
-		}
-		rows, err := q.QueryContext(ctx, query, nil)
-		if err != nil {
-			return s.wrap(table, err)
-		}
-		defer rows.Close()
-		if n := len(rows.Columns()); n != nint+1 {
-			return fmt.Errorf("query on %s returned %d columns, want %d", table, n, nint+1)
-		}
+	return s.queryRows(table, query, nint+1, -1, func(rows driver.Rows) error {
 		dest := make([]driver.Value, nint+1)
 		c := newChunk()
 		for {
